@@ -1,0 +1,147 @@
+"""The world's state document (PROTOCOL.md "State document") as pydantic models.
+
+The models are frozen; a ruling builds new ones with `model_copy(update=...)`, so an unchanged part
+of a document is the very same object before and after, and the patch builder can skip it.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+from pydantic import Field
+
+from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Slug
+from vtt_bridge.rules.detection import ORDINARY_SENSES, AntiDetectionMeans, DetectionMeans, LocateState
+from vtt_bridge.rules.energy import Attribute, EnergyPool, Gauge
+from vtt_bridge.rules.health import HealthTrack
+from vtt_bridge.rules.immunities import Immunity, SaveBonuses
+from vtt_bridge.rules.iwr import Iwr, TemporaryImmunity
+from vtt_bridge.rules.willpower import Willpower
+
+Id = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
+"""A document id (actor uuid, token id): no '/' or '~', so it is one JSON Pointer segment as is."""
+
+Name = Annotated[str, Field(strict=True, max_length=200)]
+Coordinate = Annotated[float, Field(strict=True, ge=-1e9, le=1e9, allow_inf_nan=False)]
+Rating = Annotated[int, Field(strict=True, ge=0, le=1000)]
+
+
+class HealthStatus(str, Enum):
+    """HEALTH-6: what a creature's Health reads as."""
+
+    UNHARMED = "unharmed"
+    LIGHTLY = "lightly"
+    MODERATELY = "moderately"
+    BADLY = "badly"
+    DYING = "dying"
+    DEAD = "dead"
+
+
+DERIVED_CONDITIONS: frozenset[str] = frozenset({"unconscious", "worsening", "dying", "dead"})
+"""Conditions the server derives (HEALTH-3..5, WP-5); a client cannot set them."""
+
+
+class LastTurn(RuleModel):
+    """What an actor did last turn (DET-9 contest modifiers)."""
+
+    attacked: Flag = False
+    made_sound: Flag = False
+    moved_over_half_speed: Flag = False
+
+
+class Healing(RuleModel):
+    """HEALTH-10: every fast healing and regeneration rating the actor has (each works on its own)."""
+
+    fast_healing: tuple[Rating, ...] = ()
+    regeneration: tuple[Rating, ...] = ()
+
+
+def _default_attributes() -> dict[Attribute, Count]:
+    return {attribute: 1 for attribute in Attribute}
+
+
+class Actor(RuleModel):
+    """One actor of the world (PROTOCOL.md); `status` and the derived conditions are server-written."""
+
+    name: Name = ""
+    humanoid: Flag = True
+    speed: Distance = 0
+    attributes: dict[Attribute, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(
+        default_factory=_default_attributes
+    )
+    skills: dict[Slug, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(default_factory=dict)
+    health: HealthTrack = HealthTrack(max=7)
+    second_health: HealthTrack | None = None
+    status: HealthStatus = HealthStatus.UNHARMED
+    healing: Healing = Healing()
+    approximate_range: Distance | None = None
+    sensory_range: Distance | None = None
+    unusual_smell: Flag = False
+    willpower: Willpower = Willpower(max=2, current=2)
+    energy_pools: dict[Slug, EnergyPool] = Field(default_factory=dict)
+    gauges: dict[Slug, Gauge] = Field(default_factory=dict)
+    immunities: tuple[Immunity, ...] = ()
+    temporary_immunities: tuple[TemporaryImmunity, ...] = ()
+    save_bonuses: SaveBonuses = SaveBonuses()
+    iwr: Iwr = Iwr()
+    detection: tuple[DetectionMeans, ...] = ORDINARY_SENSES
+    anti_detection: tuple[AntiDetectionMeans, ...] = ()
+    conditions: dict[Slug, Flag] = Field(default_factory=dict)
+    condition_points: dict[Slug, Count] = Field(default_factory=dict)
+    emotion_points: dict[Slug, Count] = Field(default_factory=dict)
+    last_turn: LastTurn = LastTurn()
+
+
+class Token(RuleModel):
+    """A token on the scene: which actor it shows and where (canvas pixels, as Foundry keeps them)."""
+
+    actor: Id
+    x: Coordinate = 0
+    y: Coordinate = 0
+    elevation: Coordinate = 0
+
+
+class Scene(RuleModel):
+    """The scene the world's tokens stand on."""
+
+    id: Id
+    round: Count = 0
+    noisy: Flag = False
+    grid_size: Annotated[float, Field(strict=True, gt=0, le=10_000, allow_inf_nan=False)] = 100
+    grid_distance: Annotated[float, Field(strict=True, gt=0, le=10_000, allow_inf_nan=False)] = 1.5
+    grid_units: Annotated[str, Field(strict=True, max_length=20)] = "m"
+
+
+class Settings(RuleModel):
+    """World settings: the optional rules (both off by default)."""
+
+    wound_penalty: Flag = False
+    """HEALTH-7."""
+    unconscious_at_zero_willpower: Flag = False
+    """WP-5."""
+
+
+class WorldState(RuleModel):
+    """The whole state document of one world, at revision `rev`."""
+
+    rev: Count = 0
+    scene: Scene | None = None
+    settings: Settings = Settings()
+    actors: dict[Id, Actor] = Field(default_factory=dict)
+    tokens: dict[Id, Token] = Field(default_factory=dict)
+    visibility: dict[Id, dict[Id, LocateState]] = Field(default_factory=dict)
+
+
+__all__ = [
+    "DERIVED_CONDITIONS",
+    "Actor",
+    "Healing",
+    "HealthStatus",
+    "LastTurn",
+    "LocateState",
+    "Scene",
+    "Settings",
+    "Token",
+    "WorldState",
+]

@@ -1,0 +1,61 @@
+"""Shared building blocks of the pure rules: the model base, strict number types, explanation steps."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+MAX_SAFE_INT = 2**53 - 1
+"""The largest integer a JavaScript client holds exactly; the wire's default bound."""
+
+Count = Annotated[int, Field(strict=True, ge=0, le=MAX_SAFE_INT)]
+"""A non-negative JSON integer (not "3", not 3.5, not 1e30)."""
+
+SignedInt = Annotated[int, Field(strict=True, ge=-MAX_SAFE_INT, le=MAX_SAFE_INT)]
+"""A JSON integer of either sign within the safe range."""
+
+Distance = Annotated[float, Field(strict=True, ge=0, le=1e9, allow_inf_nan=False)]
+"""A finite, non-negative distance in scene units."""
+
+Flag = Annotated[bool, Field(strict=True)]
+"""A JSON boolean (not 0, not "true")."""
+
+Slug = Annotated[str, Field(strict=True, min_length=1, max_length=64)]
+"""A short identifier such as a damage type, trait or condition id."""
+
+
+class RuleModel(BaseModel):
+    """Base of every rules and state model: frozen, camelCase on the wire, unknown fields refused."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        allow_inf_nan=False,
+    )
+
+
+class Step(RuleModel):
+    """One step of a ruling's explanation: the rule id it applies and what it did."""
+
+    rule: str
+    text: str
+    data: dict[str, Any] | None = None
+
+
+class RuleViolation(Exception):
+    """An action the rules forbid (spending more than held, a variant of a missing pool, ...).
+
+    The server answers it with error code `invalid` and changes nothing.
+    """
+
+    def __init__(self, rule: str, message: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+        self.path = path
