@@ -1,0 +1,55 @@
+"""Action handlers: each takes the world's state and one validated action, calls the pure rules and
+returns a `Ruling` (the new state, the explanation, the dice). They do no I/O; `world.py` runs them,
+derives the server-written fields, builds the patch and hands it to the store.
+
+A handler raises `NotFound` for an unknown actor or token and `RuleViolation` for an action the rules
+forbid; either way nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vtt_bridge.models import Actor, WorldState
+from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.dice import Roll, Roller
+
+
+class NotFound(Exception):
+    """An action names an actor or token the world does not have (error code `not_found`)."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a handler may use besides the state: the dice (DICE-6) and nothing else."""
+
+    roller: Roller
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """A handler's outcome: the new state (rev not yet bumped), the steps that explain it, the dice rolled."""
+
+    state: WorldState
+    log: tuple[Step, ...] = ()
+    rolls: tuple[Roll, ...] = field(default=())
+
+
+def get_actor(state: WorldState, actor_id: str, path: tuple[str | int, ...]) -> Actor:
+    """The actor with this id, or `NotFound` naming the field that held the id."""
+    actor = state.actors.get(actor_id)
+    if actor is None:
+        raise NotFound(path, f"no actor {actor_id!r} in this world")
+    return actor
+
+
+def with_actor(state: WorldState, actor_id: str, actor: Actor) -> WorldState:
+    """The state with one actor replaced; every other actor stays the very same object."""
+    actors = dict(state.actors)
+    actors[actor_id] = actor
+    return state.model_copy(update={"actors": actors})
