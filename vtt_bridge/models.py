@@ -6,7 +6,6 @@ of a document is the very same object before and after, and the patch builder ca
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Annotated
 
 from pydantic import Field
@@ -14,7 +13,7 @@ from pydantic import Field
 from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Slug
 from vtt_bridge.rules.detection import ORDINARY_SENSES, AntiDetectionMeans, DetectionMeans, LocateState
 from vtt_bridge.rules.energy import Attribute, EnergyPool, Gauge
-from vtt_bridge.rules.health import HealthTrack
+from vtt_bridge.rules.health import HealthStatus, HealthTrack
 from vtt_bridge.rules.immunities import Immunity, SaveBonuses
 from vtt_bridge.rules.iwr import Iwr, TemporaryImmunity
 from vtt_bridge.rules.willpower import Willpower
@@ -25,17 +24,6 @@ Id = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^
 Name = Annotated[str, Field(strict=True, max_length=200)]
 Coordinate = Annotated[float, Field(strict=True, ge=-1e9, le=1e9, allow_inf_nan=False)]
 Rating = Annotated[int, Field(strict=True, ge=0, le=1000)]
-
-
-class HealthStatus(str, Enum):
-    """HEALTH-6: what a creature's Health reads as."""
-
-    UNHARMED = "unharmed"
-    LIGHTLY = "lightly"
-    MODERATELY = "moderately"
-    BADLY = "badly"
-    DYING = "dying"
-    DEAD = "dead"
 
 
 DERIVED_CONDITIONS: frozenset[str] = frozenset({"unconscious", "worsening", "dying", "dead"})

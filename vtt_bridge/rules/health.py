@@ -28,6 +28,17 @@ class Grade(str, Enum):
         return {"B": 1, "L": 2, "A": 3}[self.value]
 
 
+class HealthStatus(str, Enum):
+    """HEALTH-6: what a creature's Health reads as."""
+
+    UNHARMED = "unharmed"
+    LIGHTLY = "lightly"
+    MODERATELY = "moderately"
+    BADLY = "badly"
+    DYING = "dying"
+    DEAD = "dead"
+
+
 class HealthTrack(RuleModel):
     """HEALTH-1: `max` boxes, each healthy, B, L or A; kept as counts, healthy = max − B − L − A."""
 
@@ -36,7 +47,10 @@ class HealthTrack(RuleModel):
     lethal: Boxes = 0
     aggravated: Boxes = 0
     temp_hp: Boxes = 0
-    temporary_max: dict[Annotated[str, Field(min_length=1, max_length=100)], Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)]] = Field(default_factory=dict)
+    temporary_max: dict[
+        Annotated[str, Field(min_length=1, max_length=100)],
+        Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)],
+    ] = Field(default_factory=dict)
     stabilized: Flag = False
 
     @model_validator(mode="after")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug
+from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step
 from vtt_bridge.rules.health import Grade
+from vtt_bridge.rules.immunities import Immunity
 from vtt_bridge.rules.ranks import Rank
 
 Amount = Annotated[int, Field(strict=True, ge=0, le=1_000_000)]
@@ -60,12 +62,44 @@ class Iwr(RuleModel):
     resistances: tuple[Resistance, ...] = ()
 
 
-
-
-
 class TemporaryImmunity(RuleModel):
     """IWR-5: immunity to one effect for a while (`untilRound` inclusive; None: until removed), maybe to one creature only."""
 
     effect: Slug
     until_round: Count | None = None
     creature: Annotated[str, Field(strict=True, min_length=1, max_length=200)] | None = None
+
+
+class DealtDamage(RuleModel):
+    """What one instance deals after immunities, weaknesses and resistances (before temporary HP)."""
+
+    index: Count
+    grade: Grade
+    amount: Count
+    unavoidable: Flag = False
+
+
+class DamageResolution(RuleModel):
+    """IWR-8 steps up to resistances: the damage each instance still deals, and why."""
+
+    dealt: tuple[DealtDamage, ...]
+    steps: tuple[Step, ...] = ()
+
+
+def resolve_damage(
+    instances: Sequence[DamageInstance],
+    *,
+    iwr: Iwr,
+    immunities: Sequence[Immunity],
+    temporary_immunities: Sequence[TemporaryImmunity],
+    round: int,
+) -> DamageResolution:
+    """IWR-8: immunities (Rank-contested and not), then weaknesses, then resistances, per instance.
+
+    PLACEHOLDER until the IWR pipeline lands: passes every instance through unchanged.
+    """
+    dealt = tuple(
+        DealtDamage(index=i, grade=inst.grade, amount=inst.amount, unavoidable=inst.unavoidable)
+        for i, inst in enumerate(instances)
+    )
+    return DamageResolution(dealt=dealt, steps=())
