@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field
@@ -13,7 +13,7 @@ from vtt_bridge.rules.ranks import Rank
 Name = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
 
 
-class Essence(str, Enum):
+class Essence(StrEnum):
     """DET-1: the four Essences of a means of detection or anti-detection."""
 
     NATURAL = "natural"
@@ -22,7 +22,7 @@ class Essence(str, Enum):
     ANOMALOUS = "anomalous"
 
 
-class Sense(str, Enum):
+class Sense(StrEnum):
     """The sense a means of detection works through (DET-5 blinds sight, deafens hearing)."""
 
     SIGHT = "sight"
@@ -32,14 +32,14 @@ class Sense(str, Enum):
     OTHER = "other"
 
 
-class Capability(str, Enum):
+class Capability(StrEnum):
     """DET-3: the best a means can do."""
 
     PINPOINT = "pinpoint"
     APPROXIMATE = "approximate"
 
 
-class LocateState(str, Enum):
+class LocateState(StrEnum):
     """DET-4: locate states, best to worst."""
 
     PINPOINTED = "pinpointed"
@@ -48,7 +48,7 @@ class LocateState(str, Enum):
 
 
 class DetectionMeans(RuleModel):
-    """DET-1/3: a means of detection `{name, sense, essence, rank, capability, range}` (range in scene units; None: unlimited)."""
+    """DET-1/3: a means of detection; `range` in scene units, None for unlimited."""
 
     name: Name
     sense: Sense
@@ -70,4 +70,4 @@ ORDINARY_SENSES: tuple[DetectionMeans, ...] = (
     DetectionMeans(name="sight", sense=Sense.SIGHT, capability=Capability.PINPOINT),
     DetectionMeans(name="hearing", sense=Sense.HEARING, capability=Capability.APPROXIMATE),
 )
-"""DET-5: an ordinary eye is natural unranked sight (pinpoint); an ordinary ear natural unranked hearing (approximate)."""
+"""DET-5: an ordinary eye (natural unranked sight, pinpoint) and ear (hearing, approximate)."""

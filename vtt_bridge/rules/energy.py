@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field
@@ -12,7 +12,7 @@ from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug
 Name = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 
 
-class Attribute(str, Enum):
+class Attribute(StrEnum):
     """The nine Attributes, in their three groups (EP-1)."""
 
     STR = "STR"
@@ -26,14 +26,14 @@ class Attribute(str, Enum):
     COM = "COM"
 
 
-class PoolCategory(str, Enum):
+class PoolCategory(StrEnum):
     """EP-1: general (Eastern, Western or both) or special."""
 
     GENERAL = "general"
     SPECIAL = "special"
 
 
-class Region(str, Enum):
+class Region(StrEnum):
     """EP-1: a general pool's region."""
 
     EASTERN = "eastern"
@@ -41,7 +41,7 @@ class Region(str, Enum):
     BOTH = "both"
 
 
-class CompatibilityMode(str, Enum):
+class CompatibilityMode(StrEnum):
     """EP-2: how a pool rejects others (no entry: no rejection)."""
 
     ONLY_WITH = "onlyWith"

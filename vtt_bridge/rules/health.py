@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -13,9 +13,11 @@ MAX_HEALTH = 10_000
 """The largest Health track the engine accepts (a sane bound; no rulebook creature comes near)."""
 
 Boxes = Annotated[int, Field(strict=True, ge=0, le=MAX_HEALTH)]
+EffectId = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
+MaxChange = Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)]
 
 
-class Grade(str, Enum):
+class Grade(StrEnum):
     """HEALTH-1: damage grades, lightest first."""
 
     BASHING = "B"
@@ -28,7 +30,7 @@ class Grade(str, Enum):
         return {"B": 1, "L": 2, "A": 3}[self.value]
 
 
-class HealthStatus(str, Enum):
+class HealthStatus(StrEnum):
     """HEALTH-6: what a creature's Health reads as."""
 
     UNHARMED = "unharmed"
@@ -40,7 +42,7 @@ class HealthStatus(str, Enum):
 
 
 class HealthTrack(RuleModel):
-    """HEALTH-1: `max` boxes, each healthy, B, L or A; kept as counts, healthy = max − B − L − A."""
+    """HEALTH-1: `max` boxes, each healthy, B, L or A; kept as counts, healthy = max - B - L - A."""
 
     max: Boxes
     bashing: Boxes = 0

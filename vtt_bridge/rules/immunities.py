@@ -11,7 +11,7 @@ from vtt_bridge.rules.ranks import Rank
 
 
 class Immunity(RuleModel):
-    """An immunity of the Ranks rules, e.g. `{kind: "poison", rank: "C"}` or `{kind: "damage", subject: "fire"}`."""
+    """A Ranks-rules immunity: `{kind: "poison", rank: "C"}`, `{kind: "damage", subject: "fire"}`."""
 
     kind: Slug
     subject: Slug | None = None

@@ -63,7 +63,7 @@ class Iwr(RuleModel):
 
 
 class TemporaryImmunity(RuleModel):
-    """IWR-5: immunity to one effect for a while (`untilRound` inclusive; None: until removed), maybe to one creature only."""
+    """IWR-5: immunity to one effect until `untilRound` (inclusive; None: until removed)."""
 
     effect: Slug
     until_round: Count | None = None

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Rank(str, Enum):
+class Rank(StrEnum):
     """RANK-1: six Ranks, ordered unranked < D < C < B < A < S. The value is the wire form."""
 
     UNRANKED = "unranked"
