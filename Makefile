@@ -1,0 +1,49 @@
+# One place for what people and CI run.
+#   make serve   start the sidecar on its defaults (127.0.0.1:30500, data in ~/.local/share/vtt-bridge)
+#   make test    install everything the tests need, then run every test (Python and JavaScript)
+#   make check   ruff, mypy --strict, eslint, tsc --checkJs
+#   make bench   the benchmarks (ratios against a reply-only websocket server)
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+NPM_DIR := foundry_module
+
+.PHONY: serve test test-python test-js check bench deps system-deps clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+$(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+system-deps:
+	./scripts/install-system-deps.sh
+
+deps: system-deps $(VENV)/.installed $(NPM_DIR)/node_modules/.installed
+
+serve: $(VENV)/.installed
+	$(VENV)/bin/vtt-bridge serve
+
+test: deps test-python test-js
+
+test-python: $(VENV)/.installed
+	$(PY) -m pytest
+
+test-js: $(NPM_DIR)/node_modules/.installed
+	cd $(NPM_DIR) && VTT_BRIDGE_PYTHON=$(abspath $(PY)) npm test
+
+check: deps
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	cd $(NPM_DIR) && npm run lint && npm run typecheck
+
+bench: $(VENV)/.installed
+	$(PY) -m benchmarks.bench_roundtrip
+
+clean:
+	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache

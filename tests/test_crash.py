@@ -1,0 +1,137 @@
+"""Durability: the sidecar killed with SIGKILL mid-stream restarts with every acknowledged ruling, once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from tests.conftest import TOKEN, world_state
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def sidecar(data_dir: Path, port: int) -> Iterator[subprocess.Popen[str]]:
+    """`python -m vtt_bridge serve` in a process of its own, ready when it prints its URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "vtt_bridge", "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        env={**os.environ, "VTT_BRIDGE_TOKEN": TOKEN, "VTT_BRIDGE_LOG_LEVEL": "WARNING"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert f"ws://127.0.0.1:{port}/ws" in line, line
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
+async def _hello(ws: aiohttp.ClientWebSocketResponse, world: str) -> dict[str, Any]:
+    await ws.send_json(
+        {
+            "v": 1,
+            "id": "h",
+            "type": "hello",
+            "payload": {"token": TOKEN, "world": world, "client": {"name": "crash"}},
+        }
+    )
+    reply: dict[str, Any] = json.loads((await ws.receive(timeout=10)).data)
+    assert reply["type"] == "welcome", reply
+    return reply
+
+
+def _damage(i: int) -> str:
+    return json.dumps(
+        {
+            "v": 1,
+            "id": f"hit-{i}",
+            "type": "action",
+            "payload": {"kind": "damage", "target": "actor0", "instances": [{"amount": 1, "grade": "B"}]},
+        }
+    )
+
+
+async def _stream_until_killed(
+    port: int, process: subprocess.Popen[str], total: int, kill_after: int
+) -> dict[str, int]:
+    """Pipeline `total` damage actions; SIGKILL the server after `kill_after` acks. Returns id: acked rev."""
+    acked: dict[str, int] = {}
+    async with aiohttp.ClientSession() as session, session.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
+        await _hello(ws, "crash")
+        await ws.send_str(
+            json.dumps({"v": 1, "id": "sync", "type": "sync", "payload": {"state": world_state(1, 10_000)}})
+        )
+        assert json.loads((await ws.receive(timeout=10)).data)["type"] == "result"
+
+        async def writer() -> None:
+            for i in range(total):
+                await ws.send_str(_damage(i))
+                if i % 20 == 0:
+                    await asyncio.sleep(0)
+
+        sending = asyncio.create_task(writer())
+        try:
+            while True:
+                msg = await ws.receive(timeout=10)
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    break
+                reply = json.loads(msg.data)
+                assert reply["type"] == "result", reply
+                acked[reply["re"]] = reply["payload"]["rev"]
+                if len(acked) == kill_after:
+                    os.kill(process.pid, signal.SIGKILL)
+        finally:
+            sending.cancel()
+    return acked
+
+
+async def test_sigkill_mid_stream_loses_no_acknowledged_ruling_and_applies_none_twice(tmp_path: Path) -> None:
+    port = free_port()
+    total, kill_after = 600, 250
+    with sidecar(tmp_path, port) as process:
+        acked = await _stream_until_killed(port, process, total, kill_after)
+        process.wait(timeout=10)
+        assert process.returncode == -signal.SIGKILL
+    assert len(acked) >= kill_after
+    last_acked = max(acked.values())
+
+    with sidecar(tmp_path, port):
+        async with aiohttp.ClientSession() as session, session.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            welcome = await _hello(ws, "crash")
+            rev = welcome["payload"]["rev"]
+            assert rev >= last_acked, "an acknowledged ruling was lost"
+            # every ruling applied exactly once: one bashing box per ruling since the sync (rev 1)
+            await ws.send_json({"v": 1, "id": "q", "type": "query", "payload": {"kind": "state"}})
+            state = json.loads((await ws.receive(timeout=10)).data)["payload"]["state"]
+            assert state["actors"]["actor0"]["health"]["bashing"] == rev - 1
+            # retrying every action: the acknowledged ones answer as before and change nothing
+            for i in range(total):
+                await ws.send_str(_damage(i))
+                reply = json.loads((await ws.receive(timeout=10)).data)
+                if reply["re"] in acked:
+                    assert reply["payload"]["rev"] == acked[reply["re"]]
+            await ws.send_json({"v": 1, "id": "q2", "type": "query", "payload": {"kind": "state"}})
+            final = json.loads((await ws.receive(timeout=10)).data)["payload"]["state"]
+            assert final["rev"] == 1 + total
+            assert final["actors"]["actor0"]["health"]["bashing"] == total

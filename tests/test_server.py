@@ -1,0 +1,322 @@
+"""The server over a real websocket on loopback: the handshake, the envelope, every error code."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from tests.conftest import TOKEN, Connect, Peer, world_state
+from vtt_bridge import actions
+from vtt_bridge.actions import registry
+from vtt_bridge.server import Config, create_app, origin_allowed
+
+
+async def synced(connect: Connect, world: str = "w1", **kwargs: Any) -> Peer:
+    peer = await connect(world, **kwargs)
+    reply = await peer.request("sync", {"state": world_state()})
+    assert reply["type"] == "result", reply
+    return peer
+
+
+async def assert_unchanged_and_serving(peer: Peer, rev: int) -> None:
+    """Nothing changed, and the connection still serves the next message."""
+    state = await peer.state()
+    assert state["rev"] == rev
+
+
+def damage(target: str = "actor0", amount: Any = 2, grade: Any = "L") -> dict[str, Any]:
+    return {"kind": "damage", "target": target, "instances": [{"amount": amount, "grade": grade}]}
+
+
+async def test_hello_welcomes_with_protocol_world_and_rev(connect: Connect) -> None:
+    peer = await connect(hello=False)
+    reply = await peer.request(
+        "hello", {"token": TOKEN, "world": "w9", "client": {"name": "t", "version": "1"}}
+    )
+    assert reply["type"] == "welcome"
+    assert reply["payload"]["protocol"] == 1
+    assert reply["payload"]["world"] == "w9"
+    assert reply["payload"]["rev"] == 0
+
+
+async def test_sync_replies_result_with_patch_from_empty_and_derived_fields(connect: Connect) -> None:
+    peer = await connect()
+    reply = await peer.request("sync", {"state": world_state()})
+    payload = reply["payload"]
+    assert reply["type"] == "result"
+    assert payload["rev"] == 1
+    assert payload["patch"][0] == {"op": "test", "path": "/rev", "value": 0}
+    assert payload["patch"][-1] == {"op": "replace", "path": "/rev", "value": 1}
+    actors = next(op for op in payload["patch"] if op["path"] == "/actors")["value"]
+    assert actors["actor0"]["status"] == "unharmed"
+    state = await peer.state()
+    assert state["rev"] == 1
+    assert set(state["actors"]) == {"actor0", "actor1"}
+
+
+async def test_damage_action_result_patch_applies_to_the_document(connect: Connect) -> None:
+    import jsonpatch
+
+    peer = await synced(connect)
+    before = await peer.state()
+    reply = await peer.action(damage(amount=3, grade="L"))
+    assert reply["type"] == "result", reply
+    payload = reply["payload"]
+    assert payload["rev"] == 2
+    after = jsonpatch.apply_patch(before, payload["patch"])
+    assert after == await peer.state()
+    assert after["actors"]["actor0"]["health"]["lethal"] == 3
+    assert after["actors"]["actor0"]["status"] == "lightly"
+    assert any(step["rule"] == "HEALTH-2" for step in payload["log"])
+    assert all(op["op"] in {"test", "add", "remove", "replace"} for op in payload["patch"])
+
+
+async def test_other_clients_of_the_world_get_the_patch_pushed(connect: Connect) -> None:
+    gm = await synced(connect)
+    other = await connect("w1")
+    elsewhere = await connect("w2")
+    reply = await gm.action(damage())
+    pushed = await other.receive()
+    assert pushed["type"] == "patch"
+    assert pushed["payload"]["rev"] == reply["payload"]["rev"]
+    assert pushed["payload"]["patch"] == reply["payload"]["patch"]
+    # a client of another world gets nothing: its next reply is the answer to its own query
+    state = await elsewhere.state()
+    assert state["rev"] == 0
+
+
+async def test_a_retried_action_id_returns_the_same_result_and_changes_nothing(connect: Connect) -> None:
+    peer = await synced(connect)
+    first = await peer.action(damage(), msg_id="retry-me")
+    again = await peer.action(damage(), msg_id="retry-me")
+    assert again["payload"] == first["payload"]
+    state = await peer.state()
+    assert state["rev"] == 2
+    assert state["actors"]["actor0"]["health"]["lethal"] == 2
+
+
+async def test_upsert_sets_a_field_and_refuses_derived_ones(connect: Connect) -> None:
+    peer = await synced(connect)
+    reply = await peer.request("upsert", {"path": "/actors/actor0/health/max", "value": 9})
+    assert reply["type"] == "result", reply
+    assert {"op": "replace", "path": "/actors/actor0/health/max", "value": 9} in reply["payload"]["patch"]
+    refused = await peer.request("upsert", {"path": "/actors/actor0/status", "value": "dead"})
+    assert refused["payload"]["code"] == "invalid"
+    await assert_unchanged_and_serving(peer, 2)
+
+
+# --- one test per error code -----------------------------------------------------------------
+
+
+async def test_error_unauthorized_wrong_token_closes_with_4401(connect: Connect) -> None:
+    peer = await connect(hello=False)
+    reply = await peer.request("hello", {"token": "wrong", "world": "w1", "client": {"name": "x"}})
+    assert reply["type"] == "error"
+    assert reply["payload"]["code"] == "unauthorized"
+    msg = await peer.ws.receive(timeout=5)
+    assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+    assert peer.ws.close_code == 4401
+
+
+async def test_error_unauthorized_anything_before_hello(connect: Connect) -> None:
+    peer = await connect(hello=False)
+    reply = await peer.request("query", {"kind": "state"})
+    assert reply["payload"]["code"] == "unauthorized"
+    await peer.ws.receive(timeout=5)
+    assert peer.ws.close_code == 4401
+
+
+async def test_unauthorized_client_does_not_disturb_others(connect: Connect) -> None:
+    peer = await synced(connect)
+    intruder = await connect(hello=False)
+    await intruder.request("hello", {"token": "nope", "world": "w1", "client": {"name": "x"}})
+    await assert_unchanged_and_serving(peer, 1)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pytest.param("{not json", id="malformed JSON"),
+        pytest.param("[1, 2]", id="a non-object"),
+        pytest.param('"hello"', id="a bare string"),
+        pytest.param(json.dumps({"v": 1, "id": "x", "type": "teleport", "payload": {}}), id="unknown type"),
+        pytest.param(json.dumps({"v": 2, "id": "x", "type": "query", "payload": {}}), id="wrong version"),
+        pytest.param(json.dumps({"v": 1, "type": "query", "payload": {}}), id="no id"),
+        pytest.param(
+            json.dumps({"v": 1, "id": "x", "type": "query", "payload": []}), id="payload not an object"
+        ),
+        pytest.param('{"v": 1, "id": "x", "type": "query", "payload": {"kind": NaN}}', id="NaN literal"),
+        pytest.param(
+            json.dumps({"v": 1, "id": "x", "type": "action", "payload": {"kind": "fly"}}), id="unknown kind"
+        ),
+        pytest.param(
+            json.dumps({"v": 1, "id": "x", "type": "query", "payload": {"kind": "x"}}), id="unknown query"
+        ),
+    ],
+)
+async def test_error_bad_request(connect: Connect, frame: str) -> None:
+    peer = await synced(connect)
+    await peer.ws.send_str(frame)
+    reply = await peer.receive()
+    assert reply["type"] == "error"
+    assert reply["payload"]["code"] == "bad_request", reply
+    await assert_unchanged_and_serving(peer, 1)
+
+
+async def test_error_bad_request_keeps_the_request_id_when_there_is_one(connect: Connect) -> None:
+    peer = await synced(connect)
+    reply = await peer.request("teleport", {})
+    assert reply["re"] is not None
+    assert reply["payload"]["code"] == "bad_request"
+
+
+@pytest.mark.parametrize(
+    ("payload", "path"),
+    [
+        pytest.param(damage(amount=-3), ["instances", 0, "amount"], id="negative damage"),
+        pytest.param(damage(amount=10**30), ["instances", 0, "amount"], id="10^30 damage"),
+        pytest.param(damage(amount="3"), ["instances", 0, "amount"], id="a string for an integer"),
+        pytest.param(damage(amount=3.5), ["instances", 0, "amount"], id="a fraction for an integer"),
+        pytest.param(damage(grade="X"), ["instances", 0, "grade"], id="unknown grade"),
+        pytest.param({"kind": "damage", "target": 5, "instances": []}, ["target"], id="target not a string"),
+        pytest.param({"kind": "damage", "instances": []}, ["target"], id="missing target"),
+    ],
+)
+async def test_error_invalid_action_names_the_field(
+    connect: Connect, payload: dict[str, Any], path: list[Any]
+) -> None:
+    peer = await synced(connect)
+    reply = await peer.action(payload)
+    assert reply["type"] == "error"
+    assert reply["payload"]["code"] == "invalid", reply
+    assert any(detail["path"][: len(path)] == path for detail in reply["payload"]["details"]), reply
+    await assert_unchanged_and_serving(peer, 1)
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        pytest.param({"actors": {"a": {"health": {"max": -3}}}}, id="a track of -3"),
+        pytest.param({"actors": {"a": {"health": {"max": 2, "lethal": 3}}}}, id="more damage than boxes"),
+        pytest.param(
+            {"actors": {"a": {"health": {"max": 7}}}, "tokens": {"t": {"actor": "b"}}},
+            id="token without actor",
+        ),
+        pytest.param({"actors": {"a": {"speed": "fast"}}}, id="wrong type"),
+        pytest.param({"actors": {"a": {"wings": True}}}, id="unknown field"),
+    ],
+)
+async def test_error_invalid_sync_changes_nothing(connect: Connect, state: dict[str, Any]) -> None:
+    peer = await synced(connect)
+    reply = await peer.request("sync", {"state": state})
+    assert reply["payload"]["code"] == "invalid", reply
+    assert reply["payload"]["details"]
+    await assert_unchanged_and_serving(peer, 1)
+
+
+async def test_error_not_found_unknown_actor(connect: Connect) -> None:
+    peer = await synced(connect)
+    reply = await peer.action(damage(target="nobody"))
+    assert reply["payload"]["code"] == "not_found", reply
+    await assert_unchanged_and_serving(peer, 1)
+
+
+async def test_error_not_found_unknown_token_on_upsert(connect: Connect) -> None:
+    peer = await synced(connect)
+    reply = await peer.request("upsert", {"path": "/tokens/nope/x", "value": 5})
+    assert reply["payload"]["code"] == "not_found", reply
+    await assert_unchanged_and_serving(peer, 1)
+
+
+async def test_error_stale_when_expect_rev_is_behind(connect: Connect) -> None:
+    peer = await synced(connect)
+    reply = await peer.action({**damage(), "expectRev": 0})
+    assert reply["payload"]["code"] == "stale"
+    assert reply["payload"]["rev"] == 1
+    await assert_unchanged_and_serving(peer, 1)
+    ok = await peer.action({**damage(), "expectRev": 1})
+    assert ok["payload"]["rev"] == 2
+
+
+async def test_error_too_large_frame_closes_and_others_go_on(connect: Connect, config: Config) -> None:
+    other = await synced(connect)
+    peer = await connect()
+    await peer.ws.send_str(
+        json.dumps({"v": 1, "id": "big", "type": "query", "payload": {"pad": "x" * config.max_frame}})
+    )
+    reply = await peer.receive()
+    assert reply["payload"]["code"] == "too_large"
+    await peer.ws.receive(timeout=5)
+    assert peer.ws.close_code == 1009
+    await assert_unchanged_and_serving(other, 1)
+
+
+async def test_error_rate_limited(tmp_path: Any) -> None:
+    config = Config(data_dir=tmp_path, token=TOKEN, rate_limit=1.0, rate_burst=3.0)
+    async with TestClient(TestServer(create_app(config), host="127.0.0.1")) as client:
+        peer = Peer(await client.ws_connect("/ws"))
+        await peer.request("hello", {"token": TOKEN, "world": "w", "client": {"name": "t"}})
+        codes = [(await peer.request("query", {"kind": "state"}))["type"] for _ in range(4)]
+        assert codes[:2] == ["result", "result"]
+        assert codes[-1] == "error"
+        # the limited message still got its one reply, with the code
+        await peer.send("query", {"kind": "state"})
+        reply = await peer.receive()
+        assert reply["payload"]["code"] == "rate_limited"
+
+
+async def test_error_internal_changes_nothing_and_serves_on(
+    connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    peer = await synced(connect)
+
+    def broken(state: Any, action: Any, ctx: actions.Context) -> actions.Ruling:
+        raise RuntimeError("a bug in a handler")
+
+    model, _ = registry.HANDLERS["damage"]
+    monkeypatch.setitem(registry.HANDLERS, "damage", (model, broken))
+    reply = await peer.action(damage())
+    assert reply["payload"]["code"] == "internal"
+    monkeypatch.undo()
+    await assert_unchanged_and_serving(peer, 1)
+
+
+async def test_a_foreign_browser_origin_is_refused_at_the_handshake(
+    server: TestClient[web.Request, web.Application],
+) -> None:
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+        await server.ws_connect("/ws", headers={"Origin": "https://evil.example"})
+    assert refused.value.status == 403
+
+
+async def test_an_allowed_browser_origin_connects(connect: Connect) -> None:
+    peer = await connect(headers={"Origin": "http://localhost:30000"})
+    assert (await peer.state())["rev"] == 0
+
+
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [
+        ("http://localhost:30000", True),
+        ("http://localhost", True),
+        ("http://127.0.0.1:8080", True),
+        ("https://localhost:443", True),
+        ("https://127.0.0.1:30000", False),
+        ("http://localhost.evil.example", False),
+        ("http://localhost:30000.evil", False),
+        ("null", False),
+        ("https://my.forge-vtt.com", False),
+    ],
+)
+def test_origin_patterns(origin: str, allowed: bool) -> None:
+    patterns = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*")
+    assert origin_allowed(origin, patterns) is allowed
+
+
+def test_allow_origin_adds_an_exact_origin() -> None:
+    assert origin_allowed("https://my.forge-vtt.com", ("https://my.forge-vtt.com",))

@@ -1,0 +1,50 @@
+"""The `round` action: a new combat round (HEALTH-4 worsening, HEALTH-10 fast healing, WP-3, DET-8)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from vtt_bridge.actions import Context, Ruling
+from vtt_bridge.models import Scene, WorldState
+from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.dice import Roll
+
+
+class RoundAction(RuleModel):
+    """`round {round}`: the scene enters round `round` (the next one, or a restart at 0 or 1)."""
+
+    kind: Literal["round"]
+    round: Count
+
+
+def new_round(state: WorldState, action: RoundAction, ctx: Context) -> Ruling:
+    """Advance the scene's round, then run every rule that happens between two rounds."""
+    scene = state.scene
+    if scene is None:
+        raise RuleViolation(
+            "ROUND", "there is no scene to advance; send `sync` with a scene first", ("round",)
+        )
+    if action.round not in (scene.round + 1, 0, 1):
+        raise RuleViolation(
+            "ROUND",
+            f"the scene is at round {scene.round}: the next round is {scene.round + 1} (0 or 1 restarts)",
+            ("round",),
+        )
+    after = state.model_copy(
+        update={"scene": Scene.model_validate({**scene.model_dump(), "round": action.round})}
+    )
+    log = [Step(rule="ROUND", text=f"round {action.round} begins", data={"round": action.round})]
+    rolls: list[Roll] = []
+    for phase in ROUND_PHASES:
+        ruling = phase(after, ctx)
+        after = ruling.state
+        log.extend(ruling.log)
+        rolls.extend(ruling.rolls)
+    return Ruling(state=after, log=tuple(log), rolls=tuple(rolls))
+
+
+Phase = Callable[[WorldState, Context], Ruling]
+
+ROUND_PHASES: tuple[Phase, ...] = ()
+"""What happens between two rounds, in order."""

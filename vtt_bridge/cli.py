@@ -1,0 +1,125 @@
+"""`vtt-bridge serve | schema`: the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from vtt_bridge import __version__
+
+ENV_PREFIX = "VTT_BRIDGE_"
+
+
+def default_data_dir() -> Path:
+    """The user's data folder: $XDG_DATA_HOME/vtt-bridge, Application Support (macOS), %APPDATA% (Windows)."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "vtt-bridge"
+
+
+def load_or_create_token(data_dir: Path) -> str:
+    """The token kept in the data folder; made once with a secure random source (file mode 0600)."""
+    path = data_dir / "token"
+    if path.exists():
+        token = path.read_text(encoding="utf-8").strip()
+        if token:
+            return token
+    data_dir.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    return token
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(ENV_PREFIX + name, default)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vtt-bridge", description="Rules sidecar for the vtt-bridge Foundry module."
+    )
+    parser.add_argument("--version", action="version", version=f"vtt-bridge {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the websocket server (defaults: 127.0.0.1:30500)")
+    serve.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="address to bind [$VTT_BRIDGE_HOST]")
+    serve.add_argument(
+        "--port", type=int, default=int(_env("PORT", "30500") or 30500), help="[$VTT_BRIDGE_PORT]"
+    )
+    serve.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(_env("DATA_DIR") or default_data_dir()),
+        help="SQLite store and token file [$VTT_BRIDGE_DATA_DIR]",
+    )
+    serve.add_argument(
+        "--token", default=_env("TOKEN"), help="shared secret (default: generated once) [$VTT_BRIDGE_TOKEN]"
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[o for o in (_env("ALLOW_ORIGIN") or "").split() if o],
+        help="also allow this browser origin, e.g. https://my.forge-vtt.com (repeatable) "
+        "[$VTT_BRIDGE_ALLOW_ORIGIN, space-separated]",
+    )
+    serve.add_argument(
+        "--max-frame", type=int, default=int(_env("MAX_FRAME", str(1 << 20)) or 0), help="frame cap in bytes"
+    )
+    serve.add_argument("--seed", type=int, default=None, help="seed the engine's dice (reproducible rolls)")
+    serve.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
+    commands.add_parser("schema", help="print the JSON Schema of every protocol message")
+    return parser
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the server until Ctrl-C or SIGTERM; sockets are closed and the store flushed on the way out."""
+    from aiohttp import web
+
+    from vtt_bridge.server import Config, create_app
+
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    data_dir: Path = args.data_dir.expanduser()
+    token = args.token or load_or_create_token(data_dir)
+    config = Config(
+        data_dir=data_dir,
+        token=token,
+        host=args.host,
+        port=args.port,
+        allow_origins=tuple(args.allow_origin),
+        max_frame=args.max_frame,
+        seed=args.seed,
+    )
+    app = create_app(config)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+
+    def ready(_: object) -> None:
+        print(f"vtt-bridge {__version__} listening on ws://{host}:{args.port}/ws", flush=True)
+        print(f"token: {token}", flush=True)
+        print(f"data folder: {data_dir}", flush=True)
+
+    web.run_app(app, host=args.host, port=args.port, print=ready, handle_signals=True, shutdown_timeout=5)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `vtt-bridge` console script and `python -m vtt_bridge`."""
+    args = _parser().parse_args(argv)
+    if args.command == "schema":
+        from vtt_bridge.protocol import json_schema
+
+        print(json.dumps(json_schema(), indent=2))
+        return 0
+    return serve(args)

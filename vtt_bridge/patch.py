@@ -1,0 +1,162 @@
+"""RFC 6902 patches of the state document: built from what a ruling changed, applied with jsonpatch.
+
+The builder never diffs whole documents. The state models are frozen and a ruling replaces only
+what it touches, so an unchanged actor, token or visibility row is the very same object before and
+after and is skipped without a look; a changed one is dumped field by field, only the fields that
+changed. The ops are `add`, `remove` and `replace` only (never `move`/`copy`, which no Foundry update
+can express); arrays are replaced whole, as Foundry replaces them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import jsonpatch
+from pydantic import BaseModel
+
+from vtt_bridge.models import WorldState
+
+Op = dict[str, Any]
+
+
+def escape(segment: str) -> str:
+    """One JSON Pointer segment (RFC 6901): `~` as `~0`, `/` as `~1`."""
+    return segment.replace("~", "~0").replace("/", "~1")
+
+
+def unescape(segment: str) -> str:
+    """The inverse of `escape`."""
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def split_pointer(pointer: str) -> list[str]:
+    """A JSON Pointer's unescaped segments (`/a/b~1c` -> `["a", "b/c"]`)."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError(f"a JSON Pointer starts with '/': {pointer!r}")
+    return [unescape(part) for part in pointer[1:].split("/")]
+
+
+def _diff_json(path: str, before: Any, after: Any, ops: list[Op]) -> None:
+    """Ops turning one JSON value into another: objects key by key, anything else replaced whole."""
+    if before == after:
+        return
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in before:
+            if key not in after:
+                ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
+        for key, value in after.items():
+            if key not in before:
+                ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": value})
+            else:
+                _diff_json(f"{path}/{escape(key)}", before[key], value, ops)
+        return
+    ops.append({"op": "replace", "path": path, "value": after})
+
+
+def _diff_model(path: str, before: BaseModel, after: BaseModel, ops: list[Op]) -> None:
+    """Ops for the fields of one model that are not the very same object before and after."""
+    changed = {name for name in type(after).model_fields if getattr(before, name) is not getattr(after, name)}
+    if not changed:
+        return
+    old = before.model_dump(mode="json", include=changed)
+    new = after.model_dump(mode="json", include=changed)
+    for key, value in new.items():
+        _diff_json(f"{path}/{escape(key)}", old[key], value, ops)
+
+
+def _diff_models(
+    path: str, before: Mapping[str, BaseModel], after: Mapping[str, BaseModel], ops: list[Op]
+) -> None:
+    """Ops for a map of models keyed by id: removed, added, and changed members."""
+    if before is after:
+        return
+    for key in before:
+        if key not in after:
+            ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
+    for key, model in after.items():
+        old = before.get(key)
+        if old is None:
+            ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": model.model_dump(mode="json")})
+        elif old is not model:
+            _diff_model(f"{path}/{escape(key)}", old, model, ops)
+
+
+def _diff_visibility(
+    before: Mapping[str, Mapping[str, str]],
+    after: Mapping[str, Mapping[str, str]],
+    pairs: Iterable[tuple[str, str]] | None,
+    ops: list[Op],
+) -> None:
+    """Ops for the visibility matrix; with `pairs`, only those (observer, target) cells are looked at."""
+    if before is after:
+        return
+    for observer in before:
+        if observer not in after:
+            ops.append({"op": "remove", "path": f"/visibility/{escape(observer)}"})
+    changed_rows: dict[str, None] = {}
+    for observer, row in after.items():
+        old_row = before.get(observer)
+        if old_row is None:
+            ops.append({"op": "add", "path": f"/visibility/{escape(observer)}", "value": dict(row)})
+        elif old_row is not row:
+            changed_rows[observer] = None
+    if not changed_rows:
+        return
+    if pairs is None:
+        for observer in changed_rows:
+            _diff_json(f"/visibility/{escape(observer)}", dict(before[observer]), dict(after[observer]), ops)
+        return
+    for observer, target in pairs:
+        if observer not in changed_rows:
+            continue
+        old_row, row = before[observer], after[observer]
+        path = f"/visibility/{escape(observer)}/{escape(target)}"
+        if target not in row:
+            if target in old_row:
+                ops.append({"op": "remove", "path": path})
+        elif target not in old_row:
+            ops.append({"op": "add", "path": path, "value": row[target]})
+        elif old_row[target] != row[target]:
+            ops.append({"op": "replace", "path": path, "value": row[target]})
+
+
+def diff_states(
+    before: WorldState, after: WorldState, visibility_pairs: Iterable[tuple[str, str]] | None = None
+) -> list[Op]:
+    """The ops that turn `before` into `after`, rev excluded (see `ruling_patch`)."""
+    ops: list[Op] = []
+    for name in ("scene", "settings"):
+        old, new = getattr(before, name), getattr(after, name)
+        if old is not new:
+            _diff_json(
+                f"/{name}",
+                None if old is None else old.model_dump(mode="json"),
+                None if new is None else new.model_dump(mode="json"),
+                ops,
+            )
+    _diff_models("/actors", before.actors, after.actors, ops)
+    _diff_models("/tokens", before.tokens, after.tokens, ops)
+    _diff_visibility(before.visibility, after.visibility, visibility_pairs, ops)
+    return ops
+
+
+def ruling_patch(old_rev: int, new_rev: int, ops: list[Op]) -> list[Op]:
+    """A ruling's patch: a `test` of the old rev, the changes, and the new rev (PROTOCOL.md)."""
+    return [
+        {"op": "test", "path": "/rev", "value": old_rev},
+        *ops,
+        {"op": "replace", "path": "/rev", "value": new_rev},
+    ]
+
+
+def apply(document: dict[str, Any], patch: list[Op]) -> dict[str, Any]:
+    """Apply a patch to a JSON document in place (its `test` ops checked); raises on any failure."""
+    result: dict[str, Any] = jsonpatch.apply_patch(document, patch, in_place=True)
+    return result
+
+
+PatchConflict = (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException)
+"""What `apply` raises when a patch does not fit the document."""

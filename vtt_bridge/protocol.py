@@ -1,0 +1,204 @@
+"""Every wire message of protocol v1 (docs/protocol.md), as pydantic models.
+
+The envelope `{v, id, type, payload, re?}` wraps every message both ways. Client payloads are
+validated here; the action union is built from the handlers' payload models (one discriminated
+union on `kind`), so `vtt-bridge schema` prints exactly what the server accepts.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from vtt_bridge.actions.registry import ACTION_MODELS, QUERY_MODELS
+from vtt_bridge.models import Actor, Scene, Settings, Token, WorldState
+from vtt_bridge.rules.common import Count, RuleModel, Step
+
+PROTOCOL_VERSION = 1
+
+MessageId = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
+WorldId = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
+Pointer = Annotated[str, Field(strict=True, min_length=1, max_length=1000, pattern=r"^/")]
+
+
+class ErrorCode(StrEnum):
+    """The stable error codes of PROTOCOL.md."""
+
+    UNAUTHORIZED = "unauthorized"
+    BAD_REQUEST = "bad_request"
+    INVALID = "invalid"
+    NOT_FOUND = "not_found"
+    STALE = "stale"
+    TOO_LARGE = "too_large"
+    RATE_LIMITED = "rate_limited"
+    INTERNAL = "internal"
+
+
+class Envelope(RuleModel):
+    """Every message, both ways. Replies carry `re`, the id of the request they answer."""
+
+    v: Literal[1]
+    id: MessageId
+    type: Annotated[str, Field(strict=True, min_length=1, max_length=50)]
+    payload: dict[str, Any] = Field(default_factory=dict)
+    re: MessageId | None = None
+
+
+# --- client -> server -------------------------------------------------------------------------
+
+
+class ClientInfo(RuleModel):
+    """Who is connecting (for logs and the status page)."""
+
+    name: Annotated[str, Field(strict=True, max_length=100)]
+    version: Annotated[str, Field(strict=True, max_length=50)] = ""
+
+
+class Hello(RuleModel):
+    """The first message of a connection: the shared secret and the world to join."""
+
+    token: Annotated[str, Field(strict=True, max_length=500)]
+    world: WorldId
+    client: ClientInfo
+
+
+class SyncState(RuleModel):
+    """The whole document as the client holds it: everything but `rev` and `visibility`.
+
+    Derived fields (`status`, the derived conditions) may be present; the server recomputes them.
+    """
+
+    scene: Scene | None = None
+    settings: Settings = Settings()
+    actors: dict[Annotated[str, Field(pattern=r"^[^/~]+$", min_length=1, max_length=200)], Actor] = Field(
+        default_factory=dict
+    )
+    tokens: dict[Annotated[str, Field(pattern=r"^[^/~]+$", min_length=1, max_length=200)], Token] = Field(
+        default_factory=dict
+    )
+
+
+class Sync(RuleModel):
+    """Replace the world's document with the client's (on connect, scene change, or a rev gap)."""
+
+    state: SyncState
+
+
+class Upsert(RuleModel):
+    """The GM changed something in the VTT: set the value at a JSON Pointer, or remove it (`null`)."""
+
+    path: Pointer
+    value: Any = None
+    expect_rev: Count | None = None
+
+
+class StateQuery(RuleModel):
+    """`{kind: "state"}`: the whole document."""
+
+    kind: Literal["state"]
+
+
+# --- server -> client -------------------------------------------------------------------------
+
+
+class Welcome(RuleModel):
+    """The answer to a good `hello`."""
+
+    protocol: Literal[1] = 1
+    server: ClientInfo
+    world: WorldId
+    rev: Count
+
+
+class Result(RuleModel):
+    """The answer to `sync`, `upsert`, `action` and `query`: the new rev, the patch, and why."""
+
+    rev: Count
+    patch: list[dict[str, Any]] = Field(default_factory=list)
+    log: list[Step] = Field(default_factory=list)
+    rolls: list[dict[str, Any]] = Field(default_factory=list)
+    state: dict[str, Any] | None = None
+    data: dict[str, Any] | None = None
+
+
+class Patch(RuleModel):
+    """A change another client caused, pushed to every other client of the world."""
+
+    rev: Count
+    patch: list[dict[str, Any]]
+    log: list[Step] = Field(default_factory=list)
+
+
+class ErrorDetail(RuleModel):
+    """One problem with a request: where (a field path) and why."""
+
+    path: list[str | int]
+    message: str
+
+
+class Error(RuleModel):
+    """Any failure; `re` names the request when there was one."""
+
+    code: ErrorCode
+    message: str
+    details: list[ErrorDetail] | None = None
+    rev: Count | None = None
+
+
+def _tagged_union(models: tuple[type[RuleModel], ...]) -> TypeAdapter[Any]:
+    """One validator for several payload models, discriminated on their `kind` literal."""
+    if len(models) == 1:
+        return TypeAdapter(models[0])
+    return TypeAdapter(Annotated[Union[models], Field(discriminator="kind")])  # noqa: UP007
+
+
+ACTION_ADAPTER = _tagged_union(ACTION_MODELS)
+"""Every action kind (PROTOCOL.md `action`)."""
+
+QUERY_ADAPTER = _tagged_union((StateQuery, *QUERY_MODELS))
+"""Every query kind (PROTOCOL.md `query`)."""
+
+CLIENT_PAYLOADS: dict[str, type[RuleModel]] = {"hello": Hello, "sync": Sync, "upsert": Upsert}
+"""Client message types validated by a plain model (`action` and `query` use the adapters)."""
+
+CLIENT_TYPES = frozenset({"hello", "sync", "upsert", "action", "query"})
+
+
+def error_details(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[ErrorDetail]:
+    """Each failing field of a validation error, with its path and pydantic's reason."""
+    details = []
+    for err in exc.errors(include_url=False):
+        message = err["msg"]
+        ctx = err.get("ctx") or {}
+        if "expected" in ctx:
+            message = f"{message} (allowed: {ctx['expected']})"
+        details.append(ErrorDetail(path=[*prefix, *err["loc"]], message=message))
+    return details
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of every message: the envelope, each client payload, each server payload."""
+    schemas: dict[str, Any] = {
+        "envelope": Envelope.model_json_schema(by_alias=True),
+        "client": {
+            "hello": Hello.model_json_schema(by_alias=True),
+            "sync": Sync.model_json_schema(by_alias=True),
+            "upsert": Upsert.model_json_schema(by_alias=True),
+            "action": ACTION_ADAPTER.json_schema(by_alias=True),
+            "query": QUERY_ADAPTER.json_schema(by_alias=True),
+        },
+        "server": {
+            "welcome": Welcome.model_json_schema(by_alias=True),
+            "result": Result.model_json_schema(by_alias=True),
+            "patch": Patch.model_json_schema(by_alias=True),
+            "error": Error.model_json_schema(by_alias=True),
+        },
+        "state": WorldState.model_json_schema(by_alias=True),
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"vtt-bridge protocol v{PROTOCOL_VERSION}",
+        **schemas,
+    }

@@ -1,0 +1,372 @@
+"""The aiohttp server: the websocket endpoint, authentication, the envelope, and the store.
+
+One event loop owns every world. A request is validated, ruled on (pure code in `world.py`),
+written to the store, and only then committed and acknowledged; a request that fails at any step
+changes nothing. Every message gets exactly one reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import itertools
+import json
+import logging
+import time
+import weakref
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSCloseCode, WSMsgType, web
+from pydantic import ValidationError
+
+from vtt_bridge import __version__
+from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
+from vtt_bridge.rules.dice import SeededRoller
+from vtt_bridge.store import Store
+from vtt_bridge.world import Pending, RequestError, World
+
+log = logging.getLogger("vtt_bridge")
+
+CLOSE_UNAUTHORIZED = 4401
+"""Close code after a failed `hello` (PROTOCOL.md)."""
+
+DEFAULT_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*")
+"""Browser origins allowed by default (PROTOCOL.md Transport); `--allow-origin` adds more."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """What `vtt-bridge serve` runs with."""
+
+    data_dir: Path
+    token: str
+    host: str = "127.0.0.1"
+    port: int = 30500
+    allow_origins: tuple[str, ...] = ()
+    max_frame: int = 1 << 20
+    """The largest text frame a client may send (bytes); larger ones get `too_large`."""
+    heartbeat: float = 20.0
+    rate_limit: float = 10_000.0
+    """Messages per second a connection may send on average."""
+    rate_burst: float = 10_000.0
+    """Messages a connection may send at once before the rate applies."""
+    seed: int | None = None
+    """Seed of the engine's own dice (DICE-6); None: seeded from the OS."""
+    sync_interval: float = 1.0
+    """Seconds between WAL checkpoints (what a power loss can cost at most)."""
+
+    @property
+    def origins(self) -> tuple[str, ...]:
+        """Every allowed browser origin pattern."""
+        return DEFAULT_ORIGINS + self.allow_origins
+
+
+def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a browser `Origin` matches one pattern; `scheme://host:*` allows any port (or none)."""
+    origin = origin.rstrip("/").lower()
+    for pattern in patterns:
+        pattern = pattern.rstrip("/").lower()
+        if pattern == "*" or origin == pattern:
+            return True
+        if pattern.endswith(":*"):
+            base = pattern[:-2]
+            if origin == base:
+                return True
+            if origin.startswith(base + ":") and origin[len(base) + 1 :].isdigit():
+                return True
+    return False
+
+
+@dataclass(eq=False)
+class Client:
+    """One websocket connection, and the world it joined once welcomed."""
+
+    ws: web.WebSocketResponse
+    remote: str
+    world: World | None = None
+    name: str = ""
+    tokens: float = 0.0
+    stamp: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class RulingRecord:
+    """A recent ruling, for the status page."""
+
+    world: str
+    rev: int
+    kind: str
+    log: list[dict[str, Any]]
+    at: float
+
+
+class Bridge:
+    """The server's state: the store, the worlds, who is connected to which."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.store = Store(config.data_dir / "vtt-bridge.sqlite3")
+        self.worlds: dict[str, World] = {}
+        self.clients: dict[str, set[Client]] = {}
+        self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+        self.roller = SeededRoller(config.seed)
+        self.recent: deque[RulingRecord] = deque(maxlen=50)
+        self._ids = itertools.count(1)
+        self.dirty = False
+        for world_id in self.store.worlds():
+            self.world(world_id)
+
+    def next_id(self) -> str:
+        """A fresh id for a server-sent message."""
+        return f"s{next(self._ids)}"
+
+    def world(self, world_id: str) -> World:
+        """The world with this id, recovered from the store the first time it is asked for."""
+        world = self.worlds.get(world_id)
+        if world is None:
+            recovered = self.store.recover(world_id)
+            world = World(world_id, recovered.state, recovered.replies)
+            self.worlds[world_id] = world
+        return world
+
+    def close(self) -> None:
+        """Flush and close the store."""
+        self.store.close()
+
+
+BRIDGE = web.AppKey("bridge", Bridge)
+
+
+def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
+    """A message as JSON text, its payload already serialized."""
+    head = f'{{"v":1,"id":{json.dumps(msg_id)},'
+    if re is not None:
+        head += f'"re":{json.dumps(re)},'
+    return f'{head}"type":"{type_}","payload":{payload_json}}}'
+
+
+async def _send(client: Client, text: str) -> None:
+    with contextlib.suppress(ConnectionResetError, RuntimeError):
+        await client.ws.send_str(text)
+
+
+async def _error(bridge: Bridge, client: Client, error: RequestError, re: str | None) -> None:
+    await _send(client, envelope("error", json.dumps(error.payload()), bridge.next_id(), re))
+
+
+def _rate_ok(bridge: Bridge, client: Client) -> bool:
+    """A token bucket per connection: `rate_burst` at once, `rate_limit` per second on average."""
+    now = time.monotonic()
+    cfg = bridge.config
+    client.tokens = min(cfg.rate_burst, client.tokens + (now - client.stamp) * cfg.rate_limit)
+    client.stamp = now
+    if client.tokens < 1.0:
+        return False
+    client.tokens -= 1.0
+    return True
+
+
+def _no_constants(name: str) -> Any:
+    """JSON has no NaN or Infinity (Python's parser would accept them)."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse(text: str) -> tuple[str | None, str, dict[str, Any]]:
+    """The envelope's id, type and payload, or `RequestError(bad_request)` (id kept when there is one)."""
+    try:
+        message = json.loads(text, parse_constant=_no_constants)
+    except (ValueError, RecursionError):
+        raise RequestError(ErrorCode.BAD_REQUEST, "the frame is not JSON") from None
+    if not isinstance(message, dict):
+        raise RequestError(ErrorCode.BAD_REQUEST, "a message is a JSON object")
+    msg_id = message.get("id")
+    re = msg_id if isinstance(msg_id, str) and 0 < len(msg_id) <= 200 else None
+    problems: list[tuple[list[str | int], str]] = []
+    if message.get("v") != 1 or type(message.get("v")) is not int:
+        problems.append((["v"], "the protocol version must be 1"))
+    if re is None:
+        problems.append((["id"], "a string of 1 to 200 characters"))
+    type_ = message.get("type")
+    if not isinstance(type_, str):
+        problems.append((["type"], "a string"))
+    payload = message.get("payload", {})
+    if not isinstance(payload, dict):
+        problems.append((["payload"], "an object"))
+    unknown = set(message) - {"v", "id", "type", "payload", "re"}
+    if unknown:
+        problems.append(([sorted(unknown)[0]], "not an envelope field (v, id, type, payload, re)"))
+    if problems:
+        details = [ErrorDetail(path=list(path), message=why) for path, why in problems]
+        raise RequestError(ErrorCode.BAD_REQUEST, "not a protocol v1 envelope", details, re=re)
+    assert isinstance(type_, str) and re is not None
+    if type_ not in CLIENT_TYPES:
+        known = ", ".join(sorted(CLIENT_TYPES))
+        raise RequestError(ErrorCode.BAD_REQUEST, f"unknown message type {type_!r}; known: {known}", re=re)
+    return re, type_, payload
+
+
+async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str, Any]) -> bool:
+    """Check the token; welcome the client into its world. False: refused (and closed)."""
+    try:
+        hello = Hello.model_validate(payload)
+    except ValidationError as exc:
+        refusal = RequestError(
+            ErrorCode.UNAUTHORIZED, "hello needs {token, world, client}", error_details(exc)
+        )
+        await _error(bridge, client, refusal, msg_id)
+        await client.ws.close(code=CLOSE_UNAUTHORIZED, message=b"unauthorized")
+        return False
+    if not hmac.compare_digest(hello.token.encode(), bridge.config.token.encode()):
+        await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "wrong token"), msg_id)
+        await client.ws.close(code=CLOSE_UNAUTHORIZED, message=b"unauthorized")
+        log.warning("refused a client from %s: wrong token", client.remote)
+        return False
+    world = bridge.world(hello.world)
+    client.world = world
+    client.name = hello.client.name
+    bridge.clients.setdefault(world.id, set()).add(client)
+    welcome = {
+        "protocol": 1,
+        "server": {"name": "vtt-bridge", "version": __version__},
+        "world": world.id,
+        "rev": world.rev,
+    }
+    await _send(client, envelope("welcome", json.dumps(welcome), bridge.next_id(), msg_id))
+    log.info("client %r joined world %r from %s", client.name, world.id, client.remote)
+    return True
+
+
+async def _commit(
+    bridge: Bridge, client: Client, world: World, pending: Pending, msg_id: str, kind: str
+) -> None:
+    """Store the ruling, then commit it, acknowledge it, and push it to the world's other clients."""
+    result_json = json.dumps(pending.result, separators=(",", ":"))
+    new_rev = pending.result["rev"]
+    snapshot = pending.state if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
+    bridge.store.append(world.id, new_rev, pending.action_id, result_json, snapshot)
+    bridge.dirty = True
+    world.commit(pending, result_json)
+    await _send(client, envelope("result", result_json, bridge.next_id(), msg_id))
+    bridge.recent.append(RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time()))
+    others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
+    if others:
+        pushed = json.dumps(
+            {"rev": new_rev, "patch": pending.result["patch"], "log": pending.result["log"]},
+            separators=(",", ":"),
+        )
+        for other in others:
+            await _send(other, envelope("patch", pushed, bridge.next_id(), None))
+
+
+async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
+    """One text frame: exactly one reply. False: the connection is to be closed."""
+    re: str | None = None
+    try:
+        if len(text) > bridge.config.max_frame:
+            raise RequestError(ErrorCode.TOO_LARGE, f"a frame is at most {bridge.config.max_frame} bytes")
+        re, type_, payload = _parse(text)
+        if not _rate_ok(bridge, client):
+            raise RequestError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
+        world = client.world
+        if world is None:
+            if type_ != "hello":
+                await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "send hello first"), re)
+                await client.ws.close(code=CLOSE_UNAUTHORIZED, message=b"unauthorized")
+                return False
+            return await _hello(bridge, client, re, payload)
+        if type_ == "hello":
+            raise RequestError(ErrorCode.BAD_REQUEST, "already welcomed")
+        if type_ == "query":
+            result = world.query(payload)
+            await _send(client, envelope("result", json.dumps(result), bridge.next_id(), re))
+            return True
+        if type_ == "action":
+            prepared = world.prepare_action(re, payload, bridge.roller)
+            if isinstance(prepared, str):
+                await _send(client, envelope("result", prepared, bridge.next_id(), re))
+                return True
+            await _commit(bridge, client, world, prepared, re, str(payload.get("kind")))
+            return True
+        pending = world.prepare_sync(payload) if type_ == "sync" else world.prepare_upsert(payload)
+        await _commit(bridge, client, world, pending, re, type_)
+        return True
+    except RequestError as error:
+        await _error(bridge, client, error, re if re is not None else error.re)
+        if error.code is ErrorCode.TOO_LARGE:
+            await client.ws.close(code=WSCloseCode.MESSAGE_TOO_BIG, message=b"too large")
+            return False
+        return True
+    except Exception:
+        log.exception("internal error on a %d-byte message", len(text))
+        await _error(
+            bridge, client, RequestError(ErrorCode.INTERNAL, "internal error; nothing was changed"), re
+        )
+        return True
+
+
+async def websocket(request: web.Request) -> web.StreamResponse:
+    """`GET /ws`: the protocol endpoint."""
+    bridge = request.app[BRIDGE]
+    origin = request.headers.get("Origin")
+    if origin is not None and not origin_allowed(origin, bridge.config.origins):
+        log.warning("refused a browser page from origin %s", origin)
+        raise web.HTTPForbidden(text=f"origin {origin} is not allowed; start the sidecar with --allow-origin")
+    ws = web.WebSocketResponse(
+        heartbeat=bridge.config.heartbeat, compress=False, max_msg_size=4 * bridge.config.max_frame
+    )
+    await ws.prepare(request)
+    client = Client(ws=ws, remote=request.remote or "?", tokens=bridge.config.rate_burst)
+    bridge.sockets.add(ws)
+    try:
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT:
+                if not await _handle(bridge, client, msg.data):
+                    break
+            elif msg.type == WSMsgType.BINARY:
+                await _error(bridge, client, RequestError(ErrorCode.BAD_REQUEST, "text frames only"), None)
+            elif msg.type == WSMsgType.ERROR:
+                log.info("connection from %s ended: %s", client.remote, ws.exception())
+                break
+    finally:
+        if client.world is not None:
+            bridge.clients.get(client.world.id, set()).discard(client)
+    return ws
+
+
+async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
+    """Fsync the WAL every `sync_interval` seconds when something was written (bounds power-loss cost)."""
+    bridge = app[BRIDGE]
+
+    async def loop() -> None:
+        while True:
+            await asyncio.sleep(bridge.config.sync_interval)
+            if bridge.dirty:
+                bridge.dirty = False
+                bridge.store.flush()
+
+    task = asyncio.create_task(loop())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    bridge.close()
+
+
+async def _close_sockets(app: web.Application) -> None:
+    for ws in set(app[BRIDGE].sockets):
+        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+
+
+def create_app(config: Config) -> web.Application:
+    """The aiohttp application: `/ws`, and the pages of `pages.py`."""
+    app = web.Application()
+    app[BRIDGE] = Bridge(config)
+    app.router.add_get("/ws", websocket)
+    app.cleanup_ctx.append(_checkpoints)
+    app.on_shutdown.append(_close_sockets)
+    return app

@@ -1,0 +1,137 @@
+"""The SQLite store: an append-only log of rulings per world, with snapshots, and recovery.
+
+Durability (docs/durability.md): the store runs in WAL mode with `synchronous=NORMAL`. Each ruling
+is one committed transaction before it is acknowledged, so a killed process (SIGKILL, a crash)
+loses nothing: the commit is in the operating system's cache and the WAL file. No fsync is paid per
+ruling; a background checkpoint (every `sync_interval` seconds) fsyncs the WAL, which bounds what a
+power loss can cost to the rulings of the last interval.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vtt_bridge import patch as patches
+from vtt_bridge.models import WorldState
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS worlds (
+    world TEXT PRIMARY KEY,
+    snapshot_rev INTEGER NOT NULL,
+    snapshot TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rulings (
+    world TEXT NOT NULL,
+    rev INTEGER NOT NULL,
+    action_id TEXT,
+    reply TEXT NOT NULL,
+    PRIMARY KEY (world, rev)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS rulings_action ON rulings (world, action_id) WHERE action_id IS NOT NULL;
+"""
+
+SNAPSHOT_EVERY = 1000
+"""Rulings between two snapshots of a world (recovery replays at most this many patches)."""
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """A world as the store last acknowledged it: its state and the replies to its actions."""
+
+    state: WorldState
+    replies: dict[str, str]
+
+
+class Store:
+    """The rulings log in one SQLite file. Not thread-safe: the server's event loop owns it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+        self._since_snapshot: dict[str, int] = {}
+
+    def close(self) -> None:
+        """Checkpoint and fsync the WAL, then close the file."""
+        self.flush()
+        self._db.close()
+
+    def flush(self) -> None:
+        """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing."""
+        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    def append(
+        self, world: str, rev: int, action_id: str | None, reply: str, snapshot: WorldState | None
+    ) -> None:
+        """Write one ruling (and, when given, a snapshot of the state after it) in one transaction."""
+        count = self._since_snapshot.get(world, 0) + 1
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            if snapshot is None or action_id is not None:
+                db.execute(
+                    "INSERT INTO rulings (world, rev, action_id, reply) VALUES (?, ?, ?, ?)",
+                    (world, rev, action_id, reply),
+                )
+            if snapshot is not None:
+                self._write_snapshot(world, snapshot)
+                count = 0
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._since_snapshot[world] = count
+
+    def wants_snapshot(self, world: str) -> bool:
+        """Whether the next ruling of this world should carry a snapshot (to bound replay)."""
+        return self._since_snapshot.get(world, 0) + 1 >= SNAPSHOT_EVERY
+
+    def _write_snapshot(self, world: str, state: WorldState) -> None:
+        self._db.execute(
+            "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
+            "DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot",
+            (world, state.rev, state.model_dump_json()),
+        )
+        self._db.execute(
+            "DELETE FROM rulings WHERE world = ? AND rev <= ? AND action_id IS NULL", (world, state.rev)
+        )
+
+    def worlds(self) -> list[str]:
+        """Every world the store knows."""
+        rows = self._db.execute(
+            "SELECT world FROM worlds UNION SELECT DISTINCT world FROM rulings"
+        ).fetchall()
+        return sorted(row[0] for row in rows)
+
+    def _replies(self, world: str) -> Iterator[tuple[int, str | None, str]]:
+        yield from self._db.execute(
+            "SELECT rev, action_id, reply FROM rulings WHERE world = ? ORDER BY rev", (world,)
+        )
+
+    def recover(self, world: str) -> Recovered:
+        """The world at its last acknowledged rev: its snapshot with every later ruling's patch applied."""
+        row = self._db.execute(
+            "SELECT snapshot_rev, snapshot FROM worlds WHERE world = ?", (world,)
+        ).fetchone()
+        snapshot_rev = -1
+        document: dict[str, Any] = WorldState().model_dump(mode="json")
+        if row is not None:
+            snapshot_rev, document = row[0], json.loads(row[1])
+        replies: dict[str, str] = {}
+        replayed = 0
+        for rev, action_id, reply in self._replies(world):
+            if action_id is not None:
+                replies[action_id] = reply
+            if rev > snapshot_rev:
+                patches.apply(document, json.loads(reply)["patch"])
+                replayed += 1
+        self._since_snapshot[world] = replayed
+        return Recovered(state=WorldState.model_validate(document), replies=replies)

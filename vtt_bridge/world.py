@@ -1,0 +1,399 @@
+"""One world: its state document and the rulings on it, computed without I/O.
+
+`World.prepare_*` turn a validated request into a `Pending` (the next state and the reply); the
+server makes the pending ruling durable in the store and only then calls `World.commit` and
+acknowledges it. A request that fails raises `RequestError` and leaves the world as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from vtt_bridge import patch as patches
+from vtt_bridge.actions import Context, NotFound, Ruling
+from vtt_bridge.actions.registry import HANDLERS, QUERIES
+from vtt_bridge.models import DERIVED_CONDITIONS, Actor, Scene, Settings, Token, WorldState
+from vtt_bridge.protocol import (
+    ACTION_ADAPTER,
+    QUERY_ADAPTER,
+    ErrorCode,
+    ErrorDetail,
+    StateQuery,
+    Sync,
+    Upsert,
+    error_details,
+)
+from vtt_bridge.rules.common import RuleViolation, Step
+from vtt_bridge.rules.dice import Roll, Roller
+from vtt_bridge.rules.health import derive_actor
+
+
+class RequestError(Exception):
+    """A request the world refuses; the server answers it with an `error` of this code."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        details: list[ErrorDetail] | None = None,
+        rev: int | None = None,
+        re: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.re = re
+        """The id of the request, when the error is found before the request is parsed."""
+        self.code = code
+        self.message = message
+        self.details = details
+        self.rev = rev
+
+    def payload(self) -> dict[str, Any]:
+        """The `error` payload (without `re`, which the envelope carries)."""
+        body: dict[str, Any] = {"code": self.code.value, "message": self.message}
+        if self.details is not None:
+            body["details"] = [d.model_dump(mode="json") for d in self.details]
+        if self.rev is not None:
+            body["rev"] = self.rev
+        return body
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A ruling computed but not yet durable: the next state and the `result` payload."""
+
+    state: WorldState
+    result: dict[str, Any]
+    action_id: str | None
+    snapshot: bool
+
+
+VisibilityRefresh = Callable[[WorldState, WorldState], tuple[WorldState, Iterable[tuple[str, str]] | None]]
+"""Recomputes visibility after a change: the new state, and the cells it may have changed."""
+
+
+def _no_visibility(before: WorldState, after: WorldState) -> tuple[WorldState, None]:
+    return after, None
+
+
+REFRESH_VISIBILITY: VisibilityRefresh = _no_visibility
+"""The detection rules' incremental refresh (set by the registry when detection is present)."""
+
+
+def derive(before: WorldState, after: WorldState) -> WorldState:
+    """HEALTH-3..6, WP-5: rederive `status` and the derived conditions of every actor that changed."""
+    every = before.settings is not after.settings
+    actors: dict[str, Actor] | None = None
+    for actor_id, actor in after.actors.items():
+        if every or before.actors.get(actor_id) is not actor:
+            derived = derive_actor(actor, after.settings)
+            if derived is not actor:
+                if actors is None:
+                    actors = dict(after.actors)
+                actors[actor_id] = derived
+    return after if actors is None else after.model_copy(update={"actors": actors})
+
+
+def roll_payload(roll: Roll) -> dict[str, Any]:
+    """A roll as the wire shows it, so the module can rebuild it as a Foundry roll."""
+    return asdict(roll) | {"dice": list(roll.dice)}
+
+
+def step_payload(step: Step) -> dict[str, Any]:
+    """A log step as the wire shows it."""
+    return step.model_dump(mode="json", exclude_none=True)
+
+
+def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail]:
+    return [ErrorDetail(path=list(path), message=message)]
+
+
+class World:
+    """A world's document at its last acknowledged rev, and the replies to the actions it ruled on."""
+
+    def __init__(self, world_id: str, state: WorldState | None = None, replies: dict[str, str] | None = None):
+        self.id = world_id
+        self.state = state if state is not None else WorldState()
+        self.replies: dict[str, str] = replies if replies is not None else {}
+        """Action id -> the `result` payload (JSON text) it was answered with (idempotent retries)."""
+
+    @property
+    def rev(self) -> int:
+        """The last acknowledged revision."""
+        return self.state.rev
+
+    # --- rulings -------------------------------------------------------------------------------
+
+    def _finish(
+        self,
+        before: WorldState,
+        after: WorldState,
+        log: Iterable[Step],
+        rolls: Iterable[Roll],
+        action_id: str | None,
+        pairs: Iterable[tuple[str, str]] | None = None,
+        full: bool = False,
+    ) -> Pending:
+        after = derive(before, after)
+        after, refreshed = REFRESH_VISIBILITY(before, after)
+        if pairs is None:
+            pairs = refreshed
+        new_rev = before.rev + 1
+        after = after.model_copy(update={"rev": new_rev})
+        if full:
+            document = after.model_dump(mode="json")
+            ops: list[patches.Op] = [
+                {"op": "replace", "path": f"/{name}", "value": document[name]}
+                for name in ("scene", "settings", "actors", "tokens", "visibility")
+            ]
+        else:
+            ops = patches.diff_states(before, after, pairs)
+        result = {
+            "rev": new_rev,
+            "patch": patches.ruling_patch(before.rev, new_rev, ops),
+            "log": [step_payload(step) for step in log],
+            "rolls": [roll_payload(roll) for roll in rolls],
+        }
+        return Pending(state=after, result=result, action_id=action_id, snapshot=full)
+
+    def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | str:
+        """Rule on one `action`. A retried action id returns its stored reply (JSON text) instead."""
+        stored = self.replies.get(action_id)
+        if stored is not None:
+            return stored
+        body = dict(payload)
+        expect_rev = body.pop("expectRev", None)
+        if expect_rev is not None and (type(expect_rev) is not int or expect_rev < 0):
+            raise RequestError(
+                ErrorCode.INVALID,
+                "expectRev must be a non-negative integer",
+                _path_details(("expectRev",), "int"),
+            )
+        kind = body.get("kind")
+        if kind not in HANDLERS:
+            raise RequestError(
+                ErrorCode.BAD_REQUEST,
+                f"unknown action kind {kind!r}; known kinds: {', '.join(sorted(HANDLERS))}",
+            )
+        try:
+            action = ACTION_ADAPTER.validate_python(body)
+        except ValidationError as exc:
+            raise RequestError(ErrorCode.INVALID, f"invalid {kind} action", error_details(exc)) from None
+        if expect_rev is not None and expect_rev != self.rev:
+            raise RequestError(
+                ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
+            )
+        _, handler = HANDLERS[kind]
+        try:
+            ruling: Ruling = handler(self.state, action, Context(roller=roller))
+        except NotFound as exc:
+            raise RequestError(
+                ErrorCode.NOT_FOUND, exc.message, _path_details(exc.path, exc.message)
+            ) from None
+        except RuleViolation as exc:
+            raise RequestError(
+                ErrorCode.INVALID, f"{exc.rule}: {exc.message}", _path_details(exc.path, exc.message)
+            ) from None
+        except ValidationError as exc:
+            raise RequestError(ErrorCode.INVALID, f"invalid {kind} action", error_details(exc)) from None
+        return self._finish(self.state, ruling.state, ruling.log, ruling.rolls, action_id)
+
+    def prepare_sync(self, payload: dict[str, Any]) -> Pending:
+        """Replace the document with the client's; derive everything; the patch replaces each part."""
+        try:
+            sync = Sync.model_validate(payload)
+        except ValidationError as exc:
+            raise RequestError(ErrorCode.INVALID, "invalid sync", error_details(exc)) from None
+        state = sync.state
+        details = [
+            ErrorDetail(
+                path=["state", "tokens", token_id, "actor"], message=f"no actor {token.actor!r} in the state"
+            )
+            for token_id, token in state.tokens.items()
+            if token.actor not in state.actors
+        ]
+        if details:
+            raise RequestError(ErrorCode.INVALID, "a token names an actor the state does not have", details)
+        after = WorldState(
+            rev=self.rev, scene=state.scene, settings=state.settings, actors=state.actors, tokens=state.tokens
+        )
+        step = Step(
+            rule="SYNC",
+            text=f"the world was synced from the VTT: {len(state.actors)} actors, {len(state.tokens)} tokens",
+        )
+        # Against an empty world every actor and token is new, so all of them are derived afresh.
+        return self._finish(WorldState(rev=self.rev), after, [step], (), None, full=True)
+
+    def prepare_upsert(self, payload: dict[str, Any]) -> Pending:
+        """Set (or with `null`, remove) one part of the document, as the GM changed it in the VTT."""
+        try:
+            upsert = Upsert.model_validate(payload)
+        except ValidationError as exc:
+            raise RequestError(ErrorCode.INVALID, "invalid upsert", error_details(exc)) from None
+        if upsert.expect_rev is not None and upsert.expect_rev != self.rev:
+            raise RequestError(
+                ErrorCode.STALE, f"the world is at rev {self.rev}, not {upsert.expect_rev}", rev=self.rev
+            )
+        try:
+            segments = patches.split_pointer(upsert.path)
+        except ValueError as exc:
+            raise RequestError(ErrorCode.INVALID, str(exc), _path_details(("path",), str(exc))) from None
+        after = self._upserted(segments, upsert.value)
+        step = Step(rule="UPSERT", text=f"the VTT set {upsert.path}", data={"path": upsert.path})
+        return self._finish(self.state, after, [step], (), None)
+
+    def _upserted(self, segments: list[str], value: Any) -> WorldState:
+        state = self.state
+        head, rest = segments[0], segments[1:]
+        where = ("path",)
+        if head in ("actors", "tokens"):
+            if not rest:
+                raise RequestError(
+                    ErrorCode.INVALID,
+                    f"name one of the {head} (/{head}/<id>)",
+                    _path_details(where, "too short"),
+                )
+            entity_id, inner = rest[0], rest[1:]
+            members: dict[str, Any] = dict(getattr(state, head))
+            model: type[BaseModel] = Actor if head == "actors" else Token
+            if (
+                head == "actors"
+                and inner
+                and (
+                    inner[0] == "status"
+                    or (inner[0] == "conditions" and len(inner) > 1 and inner[1] in DERIVED_CONDITIONS)
+                )
+            ):
+                raise RequestError(
+                    ErrorCode.INVALID,
+                    f"/{'/'.join(segments)} is derived by the server (HEALTH-3..6); it cannot be set",
+                    _path_details(where, "derived field"),
+                )
+            if not inner and value is None:
+                if entity_id not in members:
+                    raise RequestError(
+                        ErrorCode.NOT_FOUND,
+                        f"no {head[:-1]} {entity_id!r}",
+                        _path_details(where, "unknown id"),
+                    )
+                if head == "actors":
+                    users = [t for t, token in state.tokens.items() if token.actor == entity_id]
+                    if users:
+                        raise RequestError(
+                            ErrorCode.INVALID,
+                            f"actor {entity_id!r} still has tokens ({', '.join(users)}); remove them first",
+                            _path_details(where, "actor in use"),
+                        )
+                del members[entity_id]
+                return state.model_copy(update={head: members})
+            if inner and entity_id not in members:
+                raise RequestError(
+                    ErrorCode.NOT_FOUND, f"no {head[:-1]} {entity_id!r}", _path_details(where, "unknown id")
+                )
+            current = members[entity_id].model_dump(mode="json") if entity_id in members else None
+            new_json = self._patched(current, inner, value)
+            try:
+                entity = model.model_validate(new_json)
+            except ValidationError as exc:
+                raise RequestError(
+                    ErrorCode.INVALID, f"invalid {head[:-1]}", error_details(exc, ("value",))
+                ) from None
+            if head == "tokens" and entity.actor not in state.actors:  # type: ignore[attr-defined]
+                raise RequestError(
+                    ErrorCode.NOT_FOUND,
+                    f"no actor {entity.actor!r} for this token",  # type: ignore[attr-defined]
+                    _path_details(("value", "actor"), "unknown actor"),
+                )
+            members[entity_id] = entity
+            return state.model_copy(update={head: members})
+        if head in ("scene", "settings"):
+            part: BaseModel | None = getattr(state, head)
+            current = None if part is None else part.model_dump(mode="json")
+            if rest and current is None:
+                raise RequestError(
+                    ErrorCode.NOT_FOUND, "there is no scene yet", _path_details(where, "no scene")
+                )
+            new_json = self._patched(current, rest, value)
+            if head == "settings" and new_json is None:
+                raise RequestError(
+                    ErrorCode.INVALID, "settings cannot be removed", _path_details(where, "required")
+                )
+            part_model: type[BaseModel] = Scene if head == "scene" else Settings
+            try:
+                new_part = None if new_json is None else part_model.model_validate(new_json)
+            except ValidationError as exc:
+                raise RequestError(
+                    ErrorCode.INVALID, f"invalid {head}", error_details(exc, ("value",))
+                ) from None
+            return state.model_copy(update={head: new_part})
+        raise RequestError(
+            ErrorCode.INVALID,
+            f"/{head} cannot be set; settable: /actors, /tokens, /scene, /settings",
+            _path_details(where, "not settable"),
+        )
+
+    @staticmethod
+    def _patched(current: Any, inner: list[str], value: Any) -> Any:
+        """`current` with `value` set at the inner path (or removed when `value` is null)."""
+        if not inner:
+            return value
+        op: patches.Op
+        pointer = "/" + "/".join(patches.escape(s) for s in inner)
+        op = (
+            {"op": "remove", "path": pointer}
+            if value is None
+            else {"op": "add", "path": pointer, "value": value}
+        )
+        try:
+            return patches.apply(current, [op])
+        except patches.PatchConflict as exc:
+            raise RequestError(
+                ErrorCode.INVALID, f"cannot set {pointer}: {exc}", _path_details(("path",), str(exc))
+            ) from None
+
+    # --- queries -------------------------------------------------------------------------------
+
+    def query(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Answer a query (no state change): the `result` payload."""
+        kind = payload.get("kind")
+        if kind != "state" and kind not in QUERIES:
+            raise RequestError(
+                ErrorCode.BAD_REQUEST,
+                f"unknown query kind {kind!r}; known kinds: {', '.join(sorted(['state', *QUERIES]))}",
+            )
+        try:
+            query = QUERY_ADAPTER.validate_python(payload)
+        except ValidationError as exc:
+            raise RequestError(ErrorCode.INVALID, f"invalid {kind} query", error_details(exc)) from None
+        if isinstance(query, StateQuery):
+            return {
+                "rev": self.rev,
+                "patch": [],
+                "log": [],
+                "rolls": [],
+                "state": self.state.model_dump(mode="json"),
+            }
+        _, handler = QUERIES[kind]
+        try:
+            data = handler(self.state, query)
+        except NotFound as exc:
+            raise RequestError(
+                ErrorCode.NOT_FOUND, exc.message, _path_details(exc.path, exc.message)
+            ) from None
+        except RuleViolation as exc:
+            raise RequestError(
+                ErrorCode.INVALID, f"{exc.rule}: {exc.message}", _path_details(exc.path, exc.message)
+            ) from None
+        log = data.pop("log", [])
+        return {"rev": self.rev, "patch": [], "log": log, "rolls": [], "data": data}
+
+    # --- commit --------------------------------------------------------------------------------
+
+    def commit(self, pending: Pending, reply_json: str) -> None:
+        """Make a durable ruling the world's state (call only after the store has it)."""
+        self.state = pending.state
+        if pending.action_id is not None:
+            self.replies[pending.action_id] = reply_json
