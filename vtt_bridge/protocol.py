@@ -166,15 +166,21 @@ CLIENT_PAYLOADS: dict[str, type[RuleModel]] = {"hello": Hello, "sync": Sync, "up
 CLIENT_TYPES = frozenset({"hello", "sync", "upsert", "action", "query"})
 
 
-def error_details(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[ErrorDetail]:
-    """Each failing field of a validation error, with its path and pydantic's reason."""
+def error_details(
+    exc: ValidationError, prefix: tuple[str | int, ...] = (), tag: str | None = None
+) -> list[ErrorDetail]:
+    """Each failing field of a validation error, with its path and pydantic's reason.
+
+    `tag`: the discriminator value a tagged union puts first in every path (dropped).
+    """
     details = []
     for err in exc.errors(include_url=False):
+        loc = err["loc"][1:] if tag is not None and err["loc"][:1] == (tag,) else err["loc"]
         message = err["msg"]
         ctx = err.get("ctx") or {}
         if "expected" in ctx:
             message = f"{message} (allowed: {ctx['expected']})"
-        details.append(ErrorDetail(path=[*prefix, *err["loc"]], message=message))
+        details.append(ErrorDetail(path=[*prefix, *loc], message=message))
     return details
 
 

@@ -181,7 +181,7 @@ class World:
         try:
             action = ACTION_ADAPTER.validate_python(body)
         except ValidationError as exc:
-            raise RequestError(ErrorCode.INVALID, f"invalid {kind} action", error_details(exc)) from None
+            raise RequestError(ErrorCode.INVALID, f"invalid {kind} action", error_details(exc, tag=kind)) from None
         if expect_rev is not None and expect_rev != self.rev:
             raise RequestError(
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
@@ -367,7 +367,7 @@ class World:
         try:
             query = QUERY_ADAPTER.validate_python(payload)
         except ValidationError as exc:
-            raise RequestError(ErrorCode.INVALID, f"invalid {kind} query", error_details(exc)) from None
+            raise RequestError(ErrorCode.INVALID, f"invalid {kind} query", error_details(exc, tag=kind)) from None
         if isinstance(query, StateQuery):
             return {
                 "rev": self.rev,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vtt_bridge.actions import Context, Ruling, round
+from vtt_bridge.actions import Context, Ruling, detection, effects, energy, health, round
 from vtt_bridge.models import WorldState
 from vtt_bridge.rules.common import RuleModel
 
@@ -17,10 +17,14 @@ QueryHandler = Callable[[WorldState, Any], dict[str, Any]]
 
 HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
     "round": (round.RoundAction, round.new_round),
+    **health.ACTIONS,
+    **effects.ACTIONS,
+    **energy.ACTIONS,
+    **detection.ACTIONS,
 }
 """Action kind -> (payload model, handler)."""
 
-QUERIES: dict[str, tuple[type[RuleModel], QueryHandler]] = {}
+QUERIES: dict[str, tuple[type[RuleModel], QueryHandler]] = {**detection.QUERIES}
 """Query kind -> (payload model, handler); `state` is answered by the world itself."""
 
 ACTION_MODELS: tuple[type[RuleModel], ...] = tuple(model for model, _ in HANDLERS.values())
