@@ -11,8 +11,14 @@ from typing import Annotated
 from pydantic import Field
 
 from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Slug
-from vtt_bridge.rules.detection import ORDINARY_SENSES, AntiDetectionMeans, DetectionMeans, LocateState
-from vtt_bridge.rules.energy import Attribute, EnergyPool, Gauge
+from vtt_bridge.rules.detection import (
+    ORDINARY_SENSES,
+    AntiDetectionMeans,
+    ContestWin,
+    DetectionMeans,
+    LocateState,
+)
+from vtt_bridge.rules.energy import Attribute, CannotGainAgain, EnergyPool, Gauge
 from vtt_bridge.rules.health import HealthStatus, HealthTrack
 from vtt_bridge.rules.immunities import Immunity, SaveBonuses
 from vtt_bridge.rules.iwr import Iwr, TemporaryImmunity
@@ -69,6 +75,8 @@ class Actor(RuleModel):
     willpower: Willpower = Willpower(max=2, current=2)
     energy_pools: dict[Slug, EnergyPool] = Field(default_factory=dict)
     gauges: dict[Slug, Gauge] = Field(default_factory=dict)
+    cannot_gain_again: tuple[CannotGainAgain, ...] = ()
+    """EP-3: time-anchored bars on gaining pools of a class."""
     immunities: tuple[Immunity, ...] = ()
     temporary_immunities: tuple[TemporaryImmunity, ...] = ()
     save_bonuses: SaveBonuses = SaveBonuses()
@@ -119,6 +127,8 @@ class WorldState(RuleModel):
     actors: dict[Id, Actor] = Field(default_factory=dict)
     tokens: dict[Id, Token] = Field(default_factory=dict)
     visibility: dict[Id, dict[Id, LocateState]] = Field(default_factory=dict)
+    contests: dict[Id, dict[Id, ContestWin]] = Field(default_factory=dict)
+    """DET-8: standing stage-three wins, observer token -> target token (server-written)."""
 
 
 __all__ = [

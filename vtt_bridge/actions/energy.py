@@ -1,0 +1,483 @@
+"""Energy Pool and Gauge actions (EP-1..9): gain, spend, restore, change max, anchor.
+
+Every handler leaves Willpower alone (WP-1) and keeps untouched pools as the very same objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from vtt_bridge.actions import Context, NotFound, Ruling, get_actor, with_actor
+from vtt_bridge.models import Actor, Id, WorldState
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, SignedInt, Slug, Step
+from vtt_bridge.rules.energy import (
+    CannotGainAgain,
+    Compatibility,
+    Conflict,
+    EnergyPool,
+    Gauge,
+    Name,
+    NewPool,
+    PoolCategory,
+    can_pay_for,
+    change_max,
+    choice_refusal,
+    gain_pool,
+    gauge_conflicts,
+    payment,
+    pool_summary,
+)
+
+Handler = Callable[[WorldState, Any, Context], Ruling]
+
+
+class GainEnergyPoolAction(RuleModel):
+    """EP-1..4: gain a pool (or open it again); `max` is derived from the key Attributes."""
+
+    kind: Literal["gainEnergyPool"]
+    actor: Id
+    pool: NewPool
+
+
+class SpendEnergyAction(RuleModel):
+    """EP-6..8: spend `cost` for an ability that calls for `pool`.
+
+    `reduction`: cost reductions that apply; `spendAll`: the ability spends all energy (no reduction,
+    `cost` ignored); `substituteFrom`: the pool actually spent in place of `pool`; `chosen`: the
+    ability lets the player choose a pool (optionally of `chosenClass`, e.g. "physical").
+    """
+
+    kind: Literal["spendEnergy"]
+    actor: Id
+    pool: Slug
+    cost: Count | None = None
+    reduction: Count = 0
+    spend_all: Flag = False
+    substitute_from: Slug | None = None
+    chosen: Flag = False
+    chosen_class: Slug | None = None
+
+    @model_validator(mode="after")
+    def _cost_given(self) -> SpendEnergyAction:
+        if self.cost is None and not self.spend_all:
+            raise ValueError("cost is required unless spendAll is true")
+        return self
+
+
+class RestoreEnergyAction(RuleModel):
+    """Recover `amount` energy, up to the maximum."""
+
+    kind: Literal["restoreEnergy"]
+    actor: Id
+    pool: Slug
+    amount: Count
+
+
+class MaxChangeReason(StrEnum):
+    """Why a maximum changes: a temporary change (EP-5), an enhancement, an attack on the pool (EP-8)."""
+
+    TEMPORARY = "temporary"
+    ENHANCEMENT = "enhancement"
+    ATTACK = "attack"
+
+
+class ChangePoolMaxAction(RuleModel):
+    """EP-5/EP-8: change a pool's maximum by `delta`."""
+
+    kind: Literal["changePoolMax"]
+    actor: Id
+    pool: Slug
+    delta: SignedInt
+    reason: MaxChangeReason = MaxChangeReason.TEMPORARY
+
+
+class CannotGainAgainAction(RuleModel):
+    """EP-3: from now on the actor cannot gain pools of `class` (except `participants` via `source`)."""
+
+    kind: Literal["cannotGainAgain"]
+    actor: Id
+    class_: Slug = Field(alias="class")
+    source: Name
+    participants: tuple[Slug, ...] = ()
+
+
+class NewGauge(RuleModel):
+    """EP-9: a Gauge being gained from a resource; `current` defaults to full (0 without a max)."""
+
+    id: Slug
+    name: Name
+    max: Count | None
+    source: Name
+    nature: Slug | None = None
+    current: Count | None = None
+    compatibility: tuple[Compatibility, ...] = ()
+
+    @model_validator(mode="after")
+    def _current_fits(self) -> NewGauge:
+        if self.max is not None and self.current is not None and self.current > self.max:
+            raise ValueError(f"current ({self.current}) exceeds max ({self.max})")
+        return self
+
+
+class GainGaugeAction(RuleModel):
+    """EP-9: gain a Gauge."""
+
+    kind: Literal["gainGauge"]
+    actor: Id
+    gauge: NewGauge
+
+
+class SpendGaugeAction(RuleModel):
+    """EP-9: spend `amount` of a Gauge."""
+
+    kind: Literal["spendGauge"]
+    actor: Id
+    gauge: Slug
+    amount: Count
+
+
+class RestoreGaugeAction(RuleModel):
+    """EP-9: raise a Gauge by `amount`, up to its maximum if it has one."""
+
+    kind: Literal["restoreGauge"]
+    actor: Id
+    gauge: Slug
+    amount: Count
+
+
+class ChangeGaugeMaxAction(RuleModel):
+    """EP-9: a temporary change to a Gauge's maximum (empty max on a gain, loss for good)."""
+
+    kind: Literal["changeGaugeMax"]
+    actor: Id
+    gauge: Slug
+    delta: SignedInt
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _living(state: WorldState, actor_id: str) -> Actor:
+    actor = get_actor(state, actor_id, ("actor",))
+    if actor.conditions.get("annihilated"):
+        raise RuleViolation(
+            "EP-2", f"{actor.name or actor_id} is annihilated: dead beyond revival", ("actor",)
+        )
+    return actor
+
+
+def _pool(actor: Actor, pool_id: str, path: tuple[str | int, ...]) -> EnergyPool:
+    pool = actor.energy_pools.get(pool_id)
+    if pool is None:
+        raise NotFound(path, f"the actor has no Energy Pool {pool_id!r}")
+    return pool
+
+
+def _gauge(actor: Actor, gauge_id: str) -> Gauge:
+    gauge = actor.gauges.get(gauge_id)
+    if gauge is None:
+        raise NotFound(("gauge",), f"the actor has no Gauge {gauge_id!r}")
+    return gauge
+
+
+def _with_pool(actor: Actor, pool_id: str, pool: EnergyPool) -> Actor:
+    pools = dict(actor.energy_pools)
+    pools[pool_id] = pool
+    return actor.model_copy(update={"energy_pools": pools})
+
+
+def _with_gauge(actor: Actor, gauge_id: str, gauge: Gauge) -> Actor:
+    gauges = dict(actor.gauges)
+    gauges[gauge_id] = gauge
+    return actor.model_copy(update={"gauges": gauges})
+
+
+def _annihilate(actor: Actor, conflicts: tuple[Conflict, ...] | list[Conflict]) -> tuple[Actor, list[Step]]:
+    if not conflicts:
+        return actor, []
+    conditions = dict(actor.conditions)
+    conditions["annihilated"] = True
+    conditions["dead"] = True
+    step = Step(
+        rule="EP-2",
+        text="conflicting Energy Pools or Gauges meet: annihilated, dead beyond any revival, no save",
+        data={"conflicts": [{"rule": c.rule, "text": c.text} for c in conflicts]},
+    )
+    return actor.model_copy(update={"conditions": conditions}), [step]
+
+
+# ---------------------------------------------------------------- handlers
+
+
+def gain_energy_pool(state: WorldState, action: GainEnergyPoolAction, ctx: Context) -> Ruling:
+    """EP-1..4, EP-7, EP-8: gain a pool, or open it again; conflicts annihilate."""
+    actor = _living(state, action.actor)
+    gain = gain_pool(action.pool, actor.energy_pools, actor.gauges, actor.attributes, actor.cannot_gain_again)
+    updated = actor.model_copy(update={"energy_pools": gain.pools})
+    updated, steps = _annihilate(updated, gain.conflicts)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(*gain.steps, *steps))
+
+
+def spend_energy(state: WorldState, action: SpendEnergyAction, ctx: Context) -> Ruling:
+    """EP-6..8: pay for an ability, maybe from a substitute pool, maybe at a reduced cost."""
+    actor = _living(state, action.actor)
+    steps: list[Step] = []
+    if action.substitute_from is None:
+        payer_id = action.pool
+        payer = _pool(actor, payer_id, ("pool",))
+    else:
+        payer_id = action.substitute_from
+        payer = _pool(actor, payer_id, ("substituteFrom",))
+        if not can_pay_for(payer_id, payer, action.pool):
+            target = actor.energy_pools.get(action.pool)
+            if target is not None and target.variant_of == payer_id:
+                message = (
+                    f"{payer.name} is the original of {target.name}: "
+                    "the original cannot be spent in place of its variant"
+                )
+            else:
+                message = f"{payer.name} cannot be spent in place of {action.pool!r}"
+            raise RuleViolation("EP-7", message, ("substituteFrom",))
+        if payer_id != action.pool:
+            steps.append(
+                Step(
+                    rule="EP-7",
+                    text=f"{payer.name} spent in place of {action.pool}; immunity is judged on {payer.name}",
+                    data=pool_summary(payer_id, payer),
+                )
+            )
+    if action.chosen:
+        refusal = choice_refusal(payer_id, payer, action.chosen_class)
+        if refusal is not None:
+            path = ("pool",) if action.substitute_from is None else ("substituteFrom",)
+            raise RuleViolation("EP-8", refusal, path)
+    cost = 0 if action.cost is None else action.cost
+    pay = payment(cost, action.reduction, action.spend_all, payer.current)
+    if action.spend_all:
+        steps.append(
+            Step(
+                rule="EP-6",
+                text=f"the ability spends all energy: {pay.paid}"
+                + ("; no cost reduction applies" if action.reduction else ""),
+                data={"spendAll": True, "paid": pay.paid},
+            )
+        )
+    elif pay.reduction_applied:
+        steps.append(
+            Step(
+                rule="EP-6",
+                text=(
+                    f"cost {cost} reduced by {pay.reduction_applied} to {pay.paid}; "
+                    f"the effect is worked out from the original cost {cost}"
+                ),
+                data={"cost": cost, "reduction": pay.reduction_applied, "paid": pay.paid},
+            )
+        )
+    if pay.paid > payer.current:
+        raise RuleViolation(
+            "EP-6",
+            f"paying {pay.paid} needs more than the {payer.current} {payer.name} holds",
+            ("cost",),
+        )
+    spent = payer.model_copy(update={"current": payer.current - pay.paid})
+    steps.append(
+        Step(
+            rule="EP-6",
+            text=(
+                f"{payer.name}: {payer.current} - {pay.paid} = {spent.current}; effect cost {pay.effect_cost}"
+            ),
+            data={
+                **pool_summary(payer_id, payer),
+                "paid": pay.paid,
+                "effectCost": pay.effect_cost,
+                "current": spent.current,
+            },
+        )
+    )
+    if pay.paid == 0:
+        return Ruling(state=state, log=tuple(steps))
+    updated = _with_pool(actor, payer_id, spent)
+    return Ruling(state=with_actor(state, action.actor, updated), log=tuple(steps))
+
+
+def restore_energy(state: WorldState, action: RestoreEnergyAction, ctx: Context) -> Ruling:
+    """Recover energy up to the maximum; what would go past it is lost."""
+    actor = _living(state, action.actor)
+    pool = _pool(actor, action.pool, ("pool",))
+    current = min(pool.max, pool.current + action.amount)
+    step = Step(
+        rule="EP-5",
+        text=f"{pool.name}: {pool.current} + {action.amount} = {current} (max {pool.max})",
+        data={"pool": action.pool, "restored": current - pool.current, "current": current},
+    )
+    if current == pool.current:
+        return Ruling(state=state, log=(step,))
+    updated = _with_pool(actor, action.pool, pool.model_copy(update={"current": current}))
+    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+
+
+def change_pool_max(state: WorldState, action: ChangePoolMaxAction, ctx: Context) -> Ruling:
+    """EP-5: gains add empty max, losses drop the excess for good; EP-8: non-pools resist attacks and
+    cannot be enhanced; enhancements work on general pools only."""
+    actor = _living(state, action.actor)
+    pool = _pool(actor, action.pool, ("pool",))
+    if action.reason is MaxChangeReason.ATTACK and not pool.counts_as_pool:
+        step = Step(
+            rule="EP-8",
+            text=(
+                f"{pool.name} doesn't count as an Energy Pool: "
+                "effects that attack Energy Pools don't touch it"
+            ),
+        )
+        return Ruling(state=state, log=(step,))
+    if action.reason is MaxChangeReason.ENHANCEMENT:
+        if not pool.counts_as_pool:
+            raise RuleViolation(
+                "EP-8", f"{pool.name} doesn't count as an Energy Pool: it cannot be enhanced", ("pool",)
+            )
+        if pool.category is not PoolCategory.GENERAL:
+            raise RuleViolation(
+                "EP-8", f"{pool.name} is special: Energy Pool Enhancement raises general pools", ("pool",)
+            )
+    change = change_max(pool.max, pool.current, action.delta)
+    text = f"{pool.name}: max {pool.max} -> {change.max}"
+    if action.delta > 0:
+        text += f"; {action.delta} empty maximum, current stays {change.current}"
+    elif change.lost:
+        text += f"; {change.lost} energy above the new max is lost for good"
+    step = Step(
+        rule="EP-5",
+        text=text,
+        data={"pool": action.pool, "max": change.max, "current": change.current, "lost": change.lost},
+    )
+    updated = _with_pool(
+        actor, action.pool, pool.model_copy(update={"max": change.max, "current": change.current})
+    )
+    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+
+
+def cannot_gain_again(state: WorldState, action: CannotGainAgainAction, ctx: Context) -> Ruling:
+    """EP-3: anchor "cannot gain <class> Energy Pools again" now."""
+    actor = _living(state, action.actor)
+    for index, participant in enumerate(action.participants):
+        _pool(actor, participant, ("participants", index))
+    anchor = CannotGainAgain(class_=action.class_, source=action.source, participants=action.participants)
+    step = Step(
+        rule="EP-3",
+        text=(
+            f"from now on ({action.source}) gaining a {action.class_!r} Energy Pool annihilates"
+            + (f"; taking part: {', '.join(action.participants)}" if action.participants else "")
+        ),
+        data={"class": action.class_, "participants": list(action.participants)},
+    )
+    updated = actor.model_copy(update={"cannot_gain_again": (*actor.cannot_gain_again, anchor)})
+    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+
+
+def gain_gauge(state: WorldState, action: GainGaugeAction, ctx: Context) -> Ruling:
+    """EP-9: gain a Gauge from a resource; same-named Gauges under other ids stay separate."""
+    actor = _living(state, action.actor)
+    new = action.gauge
+    if new.id in actor.gauges:
+        held = actor.gauges[new.id]
+        raise RuleViolation(
+            "EP-9",
+            f"the actor already has Gauge {new.id!r} (from {held.source}); "
+            "a Gauge from another upgrade needs its own id",
+            ("gauge", "id"),
+        )
+    current = new.current if new.current is not None else (new.max if new.max is not None else 0)
+    gauge = Gauge(
+        name=new.name,
+        max=new.max,
+        current=current,
+        source=new.source,
+        nature=new.nature,
+        compatibility=new.compatibility,
+    )
+    same_name = sorted(gid for gid, g in actor.gauges.items() if g.name == new.name)
+    steps = [
+        Step(
+            rule="EP-9",
+            text=f"{new.name} from {new.source}: {current}"
+            + (f"/{new.max}" if new.max is not None else " (no maximum)")
+            + (f"; separate from {', '.join(same_name)}" if same_name else ""),
+            data={"gauge": new.id, "current": current, "max": new.max},
+        )
+    ]
+    conflicts = gauge_conflicts(new.id, gauge, actor.energy_pools, actor.gauges)
+    steps += [Step(rule=c.rule, text=f"{c.text}: annihilated") for c in conflicts]
+    updated, more = _annihilate(_with_gauge(actor, new.id, gauge), conflicts)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(*steps, *more))
+
+
+def spend_gauge(state: WorldState, action: SpendGaugeAction, ctx: Context) -> Ruling:
+    """EP-9: spend from a Gauge; never more than it holds."""
+    actor = _living(state, action.actor)
+    gauge = _gauge(actor, action.gauge)
+    if action.amount > gauge.current:
+        raise RuleViolation(
+            "EP-9",
+            f"spending {action.amount} needs more than the {gauge.current} {gauge.name} holds",
+            ("amount",),
+        )
+    current = gauge.current - action.amount
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: {gauge.current} - {action.amount} = {current}",
+        data={"gauge": action.gauge, "current": current},
+    )
+    updated = _with_gauge(actor, action.gauge, gauge.model_copy(update={"current": current}))
+    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+
+
+def restore_gauge(state: WorldState, action: RestoreGaugeAction, ctx: Context) -> Ruling:
+    """EP-9: raise a Gauge, up to its maximum if it has one."""
+    actor = _living(state, action.actor)
+    gauge = _gauge(actor, action.gauge)
+    current = gauge.current + action.amount
+    if gauge.max is not None:
+        current = min(current, gauge.max)
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: {gauge.current} + {action.amount} = {current}",
+        data={"gauge": action.gauge, "current": current},
+    )
+    updated = _with_gauge(actor, action.gauge, gauge.model_copy(update={"current": current}))
+    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+
+
+def change_gauge_max(state: WorldState, action: ChangeGaugeMaxAction, ctx: Context) -> Ruling:
+    """EP-9 (as EP-5): a gain adds empty maximum; a loss drops the excess for good."""
+    actor = _living(state, action.actor)
+    gauge = _gauge(actor, action.gauge)
+    if gauge.max is None:
+        raise RuleViolation("EP-9", f"{gauge.name} has no maximum to change", ("gauge",))
+    change = change_max(gauge.max, gauge.current, action.delta)
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: max {gauge.max} -> {change.max}, current {change.current}"
+        + (f" ({change.lost} lost for good)" if change.lost else ""),
+        data={"gauge": action.gauge, "max": change.max, "current": change.current, "lost": change.lost},
+    )
+    updated = _with_gauge(
+        actor, action.gauge, gauge.model_copy(update={"max": change.max, "current": change.current})
+    )
+    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+
+
+ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
+    "gainEnergyPool": (GainEnergyPoolAction, gain_energy_pool),
+    "spendEnergy": (SpendEnergyAction, spend_energy),
+    "restoreEnergy": (RestoreEnergyAction, restore_energy),
+    "changePoolMax": (ChangePoolMaxAction, change_pool_max),
+    "cannotGainAgain": (CannotGainAgainAction, cannot_gain_again),
+    "gainGauge": (GainGaugeAction, gain_gauge),
+    "spendGauge": (SpendGaugeAction, spend_gauge),
+    "restoreGauge": (RestoreGaugeAction, restore_gauge),
+    "changeGaugeMax": (ChangeGaugeMaxAction, change_gauge_max),
+}
