@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 NPM_DIR := foundry_module
 
-.PHONY: serve test test-python test-js check bench deps system-deps clean
+.PHONY: serve test test-python test-js check bench deps system-deps clean docs
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,3 +47,6 @@ bench: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache
+
+docs: $(VENV)/.installed
+	{ cat docs/protocol.head.md; echo; $(VENV)/bin/vtt-bridge schema --markdown; } > docs/protocol.md

@@ -78,7 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--seed", type=int, default=None, help="seed the engine's dice (reproducible rolls)")
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
-    commands.add_parser("schema", help="print the JSON Schema of every protocol message")
+    schema = commands.add_parser("schema", help="print the JSON Schema of every protocol message")
+    schema.add_argument("--markdown", action="store_true", help="the action and query reference as Markdown")
     return parser
 
 
@@ -118,8 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `vtt-bridge` console script and `python -m vtt_bridge`."""
     args = _parser().parse_args(argv)
     if args.command == "schema":
-        from vtt_bridge.protocol import json_schema
+        from vtt_bridge.protocol import json_schema, reference_markdown
 
-        print(json.dumps(json_schema(), indent=2))
+        print(reference_markdown() if args.markdown else json.dumps(json_schema(), indent=2), end="\n")
         return 0
     return serve(args)

@@ -7,12 +7,14 @@ union on `kind`), so `vtt-bridge schema` prints exactly what the server accepts.
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Union
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from vtt_bridge.actions.registry import ACTION_MODELS, QUERY_MODELS
+from vtt_bridge.actions.registry import ACTION_MODELS, HANDLERS, QUERIES, QUERY_MODELS
 from vtt_bridge.models import Actor, Scene, Settings, Token, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, Step
 
@@ -208,3 +210,48 @@ def json_schema() -> dict[str, Any]:
         "title": f"vtt-bridge protocol v{PROTOCOL_VERSION}",
         **schemas,
     }
+
+
+def _type_name(annotation: Any) -> str:
+    """A short readable name of a field's type for the reference (`int | null`, `list[DamageInstance]`)."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if annotation is type(None):
+        return "null"
+    if origin is Annotated:
+        return _type_name(args[0])
+    if origin is Literal:
+        return " | ".join(json.dumps(a) for a in args)
+    if origin in (Union, UnionType):
+        return " | ".join(_type_name(a) for a in args)
+    if origin in (tuple, list):
+        return f"list[{_type_name(args[0])}]" if args else "list"
+    if origin is dict:
+        return f"object[{_type_name(args[0])} → {_type_name(args[1])}]"
+    name = getattr(annotation, "__name__", None)
+    return name if name is not None else str(annotation)
+
+
+def _field_lines(model: type[RuleModel]) -> list[str]:
+    lines = []
+    for name, info in model.model_fields.items():
+        wire = info.alias or name
+        if wire == "kind":
+            continue
+        required = "required" if info.is_required() else "optional"
+        lines.append(f"  - `{wire}` ({required}): `{_type_name(info.annotation)}`")
+    return lines
+
+
+def reference_markdown() -> str:
+    """The generated reference of every action and query kind with its fields (docs/protocol.md)."""
+    out = ["### Actions", ""]
+    for kind, (model, _) in sorted(HANDLERS.items()):
+        doc = (model.__doc__ or "").strip().splitlines()[0]
+        out.append(f"- `{kind}`: {doc}")
+        out.extend(_field_lines(model))
+    out += ["", "### Queries", ""]
+    for kind, model in [("state", StateQuery), *((k, m) for k, (m, _) in sorted(QUERIES.items()))]:
+        doc = (model.__doc__ or "").strip().splitlines()[0]
+        out.append(f"- `{kind}`: {doc}")
+        out.extend(_field_lines(model))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,37 @@
+"""The docs tell the truth: the protocol reference is the generated one, every action is listed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from vtt_bridge.actions.registry import HANDLERS, QUERIES
+from vtt_bridge.protocol import json_schema, reference_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_protocol_doc_ends_with_the_generated_reference() -> None:
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    marker = "## Reference (generated)\n"
+    assert marker in text
+    assert text.split(marker, 1)[1].strip() == reference_markdown().strip(), (
+        "docs/protocol.md is stale: run `make docs`"
+    )
+
+
+def test_every_action_and_query_kind_is_in_the_schema() -> None:
+    schema = json.dumps(json_schema())
+    for kind in [*HANDLERS, *QUERIES]:
+        assert f'"{kind}"' in schema, kind
+
+
+def test_schema_command_prints_json_schema() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "vtt_bridge", "schema"], check=True, capture_output=True, text=True
+    ).stdout
+    schema = json.loads(out)
+    assert schema["title"] == "vtt-bridge protocol v1"
+    assert {"hello", "sync", "upsert", "action", "query"} <= set(schema["client"])
