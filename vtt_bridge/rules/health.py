@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from vtt_bridge.rules.common import Flag, RuleModel
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
+
+if TYPE_CHECKING:  # models.py imports this module; the names are only needed for type hints
+    from vtt_bridge.models import Actor, Settings
 
 MAX_HEALTH = 10_000
 """The largest Health track the engine accepts (a sane bound; no rulebook creature comes near)."""
@@ -54,6 +60,9 @@ class HealthTrack(RuleModel):
         Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)],
     ] = Field(default_factory=dict)
     stabilized: Flag = False
+    """HEALTH-4: worsening stopped by healing or a successful First Aid; new damage clears it."""
+    woken: Flag = False
+    """HEALTH-3: woken by recovering Willpower (or by an ST ruling); new damage clears it."""
 
     @model_validator(mode="after")
     def _boxes_fit(self) -> HealthTrack:
@@ -68,3 +77,692 @@ class HealthTrack(RuleModel):
     def healthy(self) -> int:
         """Boxes with no damage."""
         return self.max - self.bashing - self.lethal - self.aggravated
+
+
+# --------------------------------------------------------------------------------------------------
+# Logic. Every function is pure: it takes tracks and returns new ones plus the steps that explain them.
+
+LIGHTEST_FIRST: tuple[Grade, ...] = (Grade.BASHING, Grade.LETHAL, Grade.AGGRAVATED)
+HEAVIEST_FIRST: tuple[Grade, ...] = (Grade.AGGRAVATED, Grade.LETHAL, Grade.BASHING)
+
+OVERSEER_COST_PER_AGGRAVATED = 200
+"""HEALTH-9: points the Overseer charges for each A box; B and L are free."""
+
+FAST_HEALING_POINTS_PER_AGGRAVATED = 4
+"""HEALTH-10: one instance of fast healing or regeneration heals 1 A instead of 4 B/L points."""
+
+MINUTES_PER_DAY = 24 * 60
+
+
+def _count(track: HealthTrack, grade: Grade) -> int:
+    return {Grade.BASHING: track.bashing, Grade.LETHAL: track.lethal, Grade.AGGRAVATED: track.aggravated}[
+        grade
+    ]
+
+
+def describe(track: HealthTrack) -> str:
+    """The track as the rulebook writes it: '8 healthy + 3B + 4L + 5A'."""
+    return f"{track.healthy} healthy + {track.bashing}B + {track.lethal}L + {track.aggravated}A"
+
+
+def _boxes(track: HealthTrack) -> dict[str, int]:
+    return {
+        "max": track.max,
+        "healthy": track.healthy,
+        "bashing": track.bashing,
+        "lethal": track.lethal,
+        "aggravated": track.aggravated,
+    }
+
+
+def damage_equivalent(track: HealthTrack) -> int:
+    """HEALTH-6: E = B + 2L + 3A, the damage converted to bashing."""
+    return sum(_count(track, g) * g.weight for g in LIGHTEST_FIRST)
+
+
+def is_full_of_aggravated(track: HealthTrack) -> bool:
+    """HEALTH-5: every box (of a track with at least one) is A."""
+    return track.max > 0 and track.aggravated == track.max
+
+
+# ---- HEALTH-2: taking damage -----------------------------------------------------------------------
+
+
+def spill_damage(
+    track: HealthTrack, amounts: Mapping[Grade, int]
+) -> tuple[HealthTrack, dict[Grade, int], tuple[Step, ...]]:
+    """HEALTH-2 in closed form, lowest grade first; also returns what a full-A track could not take.
+
+    Point by point, a grade's damage first turns healthy boxes into that grade, then (no healthy box
+    left) B boxes into L (A for A damage), then (no B left) L into A; each stage only runs once the
+    one before has used up its boxes, so each is a single `min`.
+    """
+    healthy, bashing, lethal, aggravated = track.healthy, track.bashing, track.lethal, track.aggravated
+    overflow: dict[Grade, int] = {}
+    steps: list[Step] = []
+    for grade in LIGHTEST_FIRST:
+        amount = amounts.get(grade, 0)
+        if amount < 0:
+            raise ValueError(f"damage amount must not be negative, got {amount} {grade.value}")
+        if amount == 0:
+            continue
+        left = amount
+        from_healthy = min(left, healthy)
+        healthy -= from_healthy
+        left -= from_healthy
+        if grade is Grade.BASHING:
+            bashing += from_healthy
+        elif grade is Grade.LETHAL:
+            lethal += from_healthy
+        else:
+            aggravated += from_healthy
+        from_bashing = min(left, bashing)
+        bashing -= from_bashing
+        left -= from_bashing
+        if grade is Grade.AGGRAVATED:
+            aggravated += from_bashing
+        else:
+            lethal += from_bashing
+        from_lethal = min(left, lethal)
+        lethal -= from_lethal
+        aggravated += from_lethal
+        left -= from_lethal
+        overflow[grade] = left
+        upgraded = "A" if grade is Grade.AGGRAVATED else "L"
+        parts = [
+            text
+            for n, text in (
+                (from_healthy, f"{from_healthy} healthy → {grade.value}"),
+                (from_bashing, f"{from_bashing} B → {upgraded}"),
+                (from_lethal, f"{from_lethal} L → A"),
+            )
+            if n
+        ]
+        if left:
+            parts.append(f"{left} left over (every box is A)")
+        now = HealthTrack.model_construct(
+            max=track.max, bashing=bashing, lethal=lethal, aggravated=aggravated
+        )
+        steps.append(
+            Step(
+                rule="HEALTH-2",
+                text=f"{amount} {grade.value} damage: {', '.join(parts)}; now {describe(now)}",
+                data={
+                    "grade": grade.value,
+                    "amount": amount,
+                    "healthyTo": from_healthy,
+                    "bashingUp": from_bashing,
+                    "lethalUp": from_lethal,
+                    "leftOver": left,
+                    **_boxes(now),
+                },
+            )
+        )
+    new = track.model_copy(update={"bashing": bashing, "lethal": lethal, "aggravated": aggravated})
+    return new, overflow, tuple(steps)
+
+
+def _wasted_step(overflow: Mapping[Grade, int], why: str) -> Step | None:
+    wasted = {g.value: n for g, n in overflow.items() if n}
+    if not wasted:
+        return None
+    listed = " + ".join(f"{n}{g}" for g, n in wasted.items())
+    return Step(rule="HEALTH-2", text=f"{listed} damage wasted: {why}", data={"wasted": wasted})
+
+
+def apply_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> tuple[HealthTrack, tuple[Step, ...]]:
+    """HEALTH-2: several grades at once, lowest first, O(1); damage beyond an all-A track is wasted."""
+    new, overflow, steps = spill_damage(track, amounts)
+    wasted = _wasted_step(overflow, "every box is already A")
+    return new, (*steps, wasted) if wasted else steps
+
+
+def damage_tracks(
+    first: HealthTrack, second: HealthTrack | None, amounts: Mapping[Grade, int]
+) -> tuple[HealthTrack, HealthTrack | None, tuple[Step, ...]]:
+    """HEALTH-2 + HEALTH-13: the first track takes the damage; what an all-A first track cannot take
+    goes to the second track (lowest grade first still holds: overflow only starts once the first
+    track is all A), and what neither can take is wasted."""
+    new_first, overflow, steps = spill_damage(first, amounts)
+    if second is None or not any(overflow.values()):
+        wasted = _wasted_step(overflow, "every box is already A")
+        return new_first, second, (*steps, wasted) if wasted else steps
+    moved = " + ".join(f"{n}{g.value}" for g, n in overflow.items() if n)
+    note = Step(
+        rule="HEALTH-13",
+        text=f"the first track is all A: {moved} goes to the second Health track",
+        data={"overflow": {g.value: n for g, n in overflow.items() if n}},
+    )
+    new_second, overflow2, steps2 = spill_damage(second, overflow)
+    steps2 = tuple(
+        s.model_copy(update={"rule": "HEALTH-2", "text": "second track: " + s.text}) for s in steps2
+    )
+    wasted = _wasted_step(overflow2, "both Health tracks are all A")
+    return new_first, new_second, (*steps, note, *steps2, *((wasted,) if wasted else ()))
+
+
+def clear_after_damage(track: HealthTrack) -> HealthTrack:
+    """HEALTH-4/HEALTH-3: new damage re-checks: it ends a stabilization and an earlier waking."""
+    if not track.stabilized and not track.woken:
+        return track
+    return track.model_copy(update={"stabilized": False, "woken": False})
+
+
+# ---- HEALTH-11: temporary HP ----------------------------------------------------------------------
+
+
+def absorb_temp_hp(
+    track: HealthTrack, amounts: Mapping[Grade, int]
+) -> tuple[HealthTrack, dict[Grade, int], tuple[Step, ...]]:
+    """HEALTH-11: temporary HP soaks (avoidable) damage of any grade, highest grade first.
+
+    The caller passes only damage temporary HP works against (not unavoidable damage).
+    """
+    remaining = {g: amounts.get(g, 0) for g in LIGHTEST_FIRST}
+    temp = track.temp_hp
+    absorbed: dict[str, int] = {}
+    for grade in HEAVIEST_FIRST:
+        taken = min(temp, remaining[grade])
+        if taken:
+            temp -= taken
+            remaining[grade] -= taken
+            absorbed[grade.value] = taken
+    if not absorbed:
+        return track, remaining, ()
+    listed = " + ".join(f"{n}{g}" for g, n in absorbed.items())
+    step = Step(
+        rule="HEALTH-11",
+        text=f"temporary HP {track.temp_hp} absorbs {listed} (highest grade first); {temp} left",
+        data={"absorbed": absorbed, "tempHpBefore": track.temp_hp, "tempHp": temp},
+    )
+    return track.model_copy(update={"temp_hp": temp}), remaining, (step,)
+
+
+def gain_temp_hp(track: HealthTrack, amount: int) -> tuple[HealthTrack, tuple[Step, ...]]:
+    """HEALTH-11: temporary HP does not stack; the higher amount stays."""
+    if amount <= track.temp_hp:
+        step = Step(
+            rule="HEALTH-11",
+            text=f"temporary HP does not stack: {track.temp_hp} already held, {amount} gives nothing",
+            data={"tempHp": track.temp_hp, "offered": amount},
+        )
+        return track, (step,)
+    step = Step(
+        rule="HEALTH-11",
+        text=f"temporary HP {track.temp_hp} → {amount} (the higher amount stays)",
+        data={"tempHp": amount, "before": track.temp_hp},
+    )
+    return track.model_copy(update={"temp_hp": amount}), (step,)
+
+
+# ---- HEALTH-3..6, HEALTH-13: what the track means ----------------------------------------------------
+
+
+def active_track(first: HealthTrack, second: HealthTrack | None) -> HealthTrack:
+    """HEALTH-13: the track that currently keeps the character going (the second once the first is all A)."""
+    if second is not None and is_full_of_aggravated(first):
+        return second
+    return first
+
+
+def health_status(
+    track: HealthTrack, second: HealthTrack | None = None, *, kept_alive: bool = False
+) -> HealthStatus:
+    """HEALTH-6 (and HEALTH-5): the status read from a track.
+
+    Max 0 is dead (HEALTH-5, "max Health drops to 0"). All A is dying when a second track that is not
+    itself all A carries the character (HEALTH-13) or `kept_alive` (an ability) says so; else dead.
+    """
+    if track.max == 0:
+        return HealthStatus.DEAD
+    if is_full_of_aggravated(track):
+        carried = second is not None and second.max > 0 and not is_full_of_aggravated(second)
+        return HealthStatus.DYING if carried or kept_alive else HealthStatus.DEAD
+    e = damage_equivalent(track)
+    if e == 0:
+        return HealthStatus.UNHARMED
+    if e <= track.max:
+        return HealthStatus.LIGHTLY
+    if e <= 2 * track.max:
+        return HealthStatus.MODERATELY
+    return HealthStatus.BADLY
+
+
+def unconscious_from_injuries(first: HealthTrack, second: HealthTrack | None = None) -> bool:
+    """HEALTH-3/HEALTH-4: no healthy box left on the active track (before Willpower or waking)."""
+    track = active_track(first, second)
+    return track.max > 0 and track.healthy == 0
+
+
+def is_worsening(first: HealthTrack, second: HealthTrack | None = None) -> bool:
+    """HEALTH-4: no healthy box, at least one A but not all A, and not stabilized."""
+    track = active_track(first, second)
+    return track.healthy == 0 and 0 < track.aggravated < track.max and not track.stabilized and track.max > 0
+
+
+def worsen(track: HealthTrack) -> tuple[HealthTrack, tuple[Step, ...]]:
+    """HEALTH-4: at the end of the character's round one non-A box becomes A, L first."""
+    if not (track.healthy == 0 and 0 < track.aggravated < track.max and not track.stabilized):
+        return track, ()
+    if track.lethal:
+        new = track.model_copy(
+            update={"lethal": track.lethal - 1, "aggravated": track.aggravated + 1, "woken": False}
+        )
+        which = "L"
+    else:
+        new = track.model_copy(
+            update={"bashing": track.bashing - 1, "aggravated": track.aggravated + 1, "woken": False}
+        )
+        which = "B"
+    step = Step(
+        rule="HEALTH-4",
+        text=f"injuries worsen at the end of the round: 1 {which} → A; now {describe(new)}",
+        data={"from": which, **_boxes(new)},
+    )
+    return new, (step,)
+
+
+# ---- HEALTH-7: wound penalty -----------------------------------------------------------------------
+
+
+def wound_penalty(track: HealthTrack, enabled: bool) -> int:
+    """HEALTH-7 (optional): with lethal (or worse) damage, (3 - healthy) to rolls and defense, never < 0."""
+    if not enabled or (track.lethal == 0 and track.aggravated == 0):
+        return 0
+    return max(0, 3 - track.healthy)
+
+
+# ---- HEALTH-8: natural recovery times --------------------------------------------------------------
+
+
+class RecoveryKind(StrEnum):
+    """HEALTH-8: the natural recovery periods."""
+
+    SHORT_REST = "shortRest"
+    """15 minutes: 1 B."""
+    LONG_REST = "longRest"
+    """8 hours (1 Willpower)."""
+    LETHAL = "lethal"
+    """two days with two long rests: 1 L."""
+    AGGRAVATED = "aggravated"
+    """seven days with seven long rests: 1 A."""
+
+
+_RECOVERY_MINUTES = {
+    RecoveryKind.SHORT_REST: 15,
+    RecoveryKind.LONG_REST: 8 * 60,
+    RecoveryKind.LETHAL: 2 * MINUTES_PER_DAY,
+    RecoveryKind.AGGRAVATED: 7 * MINUTES_PER_DAY,
+}
+_RECOVERY_LONG_RESTS = {RecoveryKind.LETHAL: 2, RecoveryKind.AGGRAVATED: 7}
+
+
+def recovery_time(kind: RecoveryKind, double: bool = False) -> int:
+    """HEALTH-8: minutes one recovery period takes; double recovery halves it, rounded up to the minute."""
+    minutes = _RECOVERY_MINUTES[kind]
+    return math.ceil(minutes / 2) if double else minutes
+
+
+def recovery_long_rests(kind: RecoveryKind, double: bool = False) -> int:
+    """HEALTH-8: long rests a period must include (L 2, A 7; halved and rounded up when double)."""
+    rests = _RECOVERY_LONG_RESTS.get(kind, 1 if kind is RecoveryKind.LONG_REST else 0)
+    return math.ceil(rests / 2) if double else rests
+
+
+# ---- healing ---------------------------------------------------------------------------------------
+
+
+class HealSource(StrEnum):
+    """Where a `heal` comes from; decides which boxes it may heal and what a point buys."""
+
+    FAST_HEALING = "fastHealing"
+    REGENERATION = "regeneration"
+    FIRST_AID = "firstAid"
+    MAGIC = "magic"
+    OVERSEER = "overseer"
+    SHORT_REST = "shortRest"
+    LONG_REST = "longRest"
+
+
+HealGrade = Literal["B", "L", "A", "any"]
+
+_SOURCE_RULE = {
+    HealSource.FAST_HEALING: "HEALTH-10",
+    HealSource.REGENERATION: "HEALTH-10",
+    HealSource.FIRST_AID: "HEALTH-8",
+    HealSource.MAGIC: "HEALTH-8",
+    HealSource.OVERSEER: "HEALTH-9",
+    HealSource.SHORT_REST: "HEALTH-8",
+    HealSource.LONG_REST: "HEALTH-8",
+}
+
+
+@dataclass(frozen=True)
+class HealOutcome:
+    """What a heal did: both tracks, the boxes healed per grade, the Overseer's price (HEALTH-9)."""
+
+    health: HealthTrack
+    second_health: HealthTrack | None
+    healed: dict[Grade, int]
+    overseer_cost: int
+    steps: tuple[Step, ...]
+
+
+def _heal_points(
+    track: HealthTrack, points: int, order: Sequence[Grade], aggravated_cost: int
+) -> tuple[HealthTrack, dict[Grade, int], int]:
+    """Spend `points` on boxes of `order`'s grades, in that order (an A box costs `aggravated_cost`)."""
+    healed: dict[Grade, int] = {}
+    counts = {g: _count(track, g) for g in LIGHTEST_FIRST}
+    for grade in order:
+        cost = aggravated_cost if grade is Grade.AGGRAVATED else 1
+        n = min(counts[grade], points // cost)
+        if n:
+            counts[grade] -= n
+            points -= n * cost
+            healed[grade] = n
+    if not healed:
+        return track, healed, points
+    new = track.model_copy(
+        update={
+            "bashing": counts[Grade.BASHING],
+            "lethal": counts[Grade.LETHAL],
+            "aggravated": counts[Grade.AGGRAVATED],
+        }
+    )
+    return new, healed, points
+
+
+def _stabilize(track: HealthTrack) -> HealthTrack:
+    return track if track.stabilized else track.model_copy(update={"stabilized": True})
+
+
+def _heal_plan(
+    first: HealthTrack,
+    second: HealthTrack | None,
+    amount: int,
+    grade: HealGrade,
+    source: HealSource,
+    double: bool,
+) -> tuple[int, tuple[Grade, ...], int, str]:
+    """(points, grades in order, cost of one A box, how the points were worked out)."""
+    chosen = None if grade == "any" else Grade(grade)
+    if source is HealSource.SHORT_REST:
+        if chosen not in (None, Grade.BASHING):
+            raise RuleViolation("HEALTH-8", "a short rest heals only B (1 per 15-minute rest)", ("grade",))
+        minutes = recovery_time(RecoveryKind.SHORT_REST, double)
+        return amount, (Grade.BASHING,), 1, f"{amount} short rest(s) of {minutes} minutes: 1 B each"
+    if source is HealSource.LONG_REST:
+        if chosen is Grade.BASHING:
+            raise RuleViolation("HEALTH-8", "long rests heal L or A; B heals by short rests", ("grade",))
+        if chosen is None:
+            has_lethal = first.lethal > 0 or (second is not None and second.lethal > 0)
+            chosen = Grade.LETHAL if has_lethal else Grade.AGGRAVATED
+        kind = RecoveryKind.LETHAL if chosen is Grade.LETHAL else RecoveryKind.AGGRAVATED
+        period = recovery_time(kind, double)
+        points = amount * MINUTES_PER_DAY // period
+        how = (
+            f"{amount} day(s) of rest ({recovery_long_rests(kind, double)} long rests per "
+            f"{period // 60} hours): {points} {chosen.value}; recovery periods do not combine"
+        )
+        return points, (chosen,), 1, how
+    if source in (HealSource.FAST_HEALING, HealSource.REGENERATION):
+        if chosen is Grade.AGGRAVATED and amount < FAST_HEALING_POINTS_PER_AGGRAVATED:
+            raise RuleViolation(
+                "HEALTH-10",
+                f"{source.value} {amount} cannot heal A: one instance needs at least 4",
+                ("grade",),
+            )
+        order = LIGHTEST_FIRST if chosen is None else (chosen,)
+        return (
+            amount,
+            order,
+            FAST_HEALING_POINTS_PER_AGGRAVATED,
+            f"{source.value} {amount}: {amount} points of B/L, 4 points buy 1 A",
+        )
+    order = LIGHTEST_FIRST if chosen is None else (chosen,)
+    return amount, order, 1, f"{source.value}: {amount} box(es)"
+
+
+def heal(
+    first: HealthTrack,
+    second: HealthTrack | None,
+    *,
+    amount: int,
+    grade: HealGrade = "any",
+    source: HealSource,
+    double: bool = False,
+) -> HealOutcome:
+    """Heal by source (HEALTH-8..10), second track first (HEALTH-13); healing that restores Health,
+    or a successful First Aid, stops worsening (HEALTH-4).
+
+    `amount` is boxes (firstAid, magic, overseer), the instance's rating (fastHealing, regeneration:
+    1 point per B/L box, 4 points per A box), short rests (shortRest: 1 B each) or days of rest
+    (longRest: 1 L per two days, or 1 A per seven days, never both). `grade` "any" heals lightest first.
+    """
+    if amount < 0:
+        raise ValueError(f"heal amount must not be negative, got {amount}")
+    rule = _SOURCE_RULE[source]
+    points, order, a_cost, how = _heal_plan(first, second, amount, grade, source, double)
+    steps = [Step(rule=rule, text=how, data={"source": source.value, "points": points})]
+    healed: dict[Grade, int] = {}
+    if second is not None:
+        second, healed_second, points = _heal_points(second, points, order, a_cost)
+        if healed_second:
+            listed = " + ".join(f"{n}{g.value}" for g, n in healed_second.items())
+            steps.append(
+                Step(
+                    rule="HEALTH-13",
+                    text=f"heals the second track first: {listed}; now {describe(second)}",
+                    data={"healed": {g.value: n for g, n in healed_second.items()}, **_boxes(second)},
+                )
+            )
+        for g, n in healed_second.items():
+            healed[g] = healed.get(g, 0) + n
+        if second.healthy < second.max:
+            points = 0
+    healed_first: dict[Grade, int] = {}
+    if points:
+        first, healed_first, points = _heal_points(first, points, order, a_cost)
+    if healed_first:
+        listed = " + ".join(f"{n}{g.value}" for g, n in healed_first.items())
+        steps.append(
+            Step(
+                rule=rule,
+                text=f"heals {listed}; now {describe(first)}",
+                data={"healed": {g.value: n for g, n in healed_first.items()}, **_boxes(first)},
+            )
+        )
+    for g, n in healed_first.items():
+        healed[g] = healed.get(g, 0) + n
+    if not healed:
+        steps.append(Step(rule=rule, text="nothing this source can heal", data={"healed": {}}))
+    cost = 0
+    if source is HealSource.OVERSEER:
+        aggravated = healed.get(Grade.AGGRAVATED, 0)
+        cost = aggravated * OVERSEER_COST_PER_AGGRAVATED
+        steps.append(
+            Step(
+                rule="HEALTH-9",
+                text=f"the Overseer heals B and L free; {aggravated} A cost {cost} points",
+                data={"cost": cost, "aggravated": aggravated},
+            )
+        )
+    if healed or source is HealSource.FIRST_AID:
+        newly = not first.stabilized or (second is not None and not second.stabilized)
+        first = _stabilize(first)
+        second = None if second is None else _stabilize(second)
+        if newly:
+            why = "a successful First Aid" if source is HealSource.FIRST_AID else "healing restores Health"
+            steps.append(
+                Step(
+                    rule="HEALTH-4",
+                    text=f"{why}: worsening stops until new damage",
+                    data={"stabilized": True},
+                )
+            )
+    return HealOutcome(
+        health=first, second_health=second, healed=healed, overseer_cost=cost, steps=tuple(steps)
+    )
+
+
+def round_start_healing(
+    first: HealthTrack,
+    second: HealthTrack | None,
+    fast_healing: Sequence[int],
+    regeneration: Sequence[int],
+) -> HealOutcome:
+    """HEALTH-10: every fast healing and regeneration instance heals on its own at the round's start.
+
+    Default policy: smallest instances first, each heals B/L lightest first and spends what is left
+    in 4s on A, so a large instance heals A only once no B/L remains.
+    """
+    instances = sorted(
+        [(r, HealSource.FAST_HEALING) for r in fast_healing if r > 0]
+        + [(r, HealSource.REGENERATION) for r in regeneration if r > 0],
+        key=lambda pair: (pair[0], pair[1].value),
+    )
+    healed: dict[Grade, int] = {}
+    steps: list[Step] = []
+    for rating, source in instances:
+        if not any(_count(t, g) for t in (first, second) if t is not None for g in LIGHTEST_FIRST):
+            break
+        out = heal(first, second, amount=rating, source=source)
+        first, second = out.health, out.second_health
+        steps.extend(out.steps)
+        for g, n in out.healed.items():
+            healed[g] = healed.get(g, 0) + n
+    return HealOutcome(health=first, second_health=second, healed=healed, overseer_cost=0, steps=tuple(steps))
+
+
+# ---- HEALTH-12: changes to maximum Health -------------------------------------------------------------
+
+
+def change_max(
+    track: HealthTrack, delta: int, effect: str | None = None
+) -> tuple[HealthTrack, tuple[Step, ...]]:
+    """HEALTH-12: a gain adds healthy boxes; a loss removes healthy, then B, L, A boxes.
+
+    With `effect`, the change is temporary and recorded so `end_temporary_max` can reverse it.
+    """
+    update: dict[str, Any] = {}
+    if effect is not None:
+        held = dict(track.temporary_max)
+        total = held.get(effect, 0) + delta
+        if abs(total) > MAX_HEALTH:
+            raise RuleViolation("HEALTH-12", f"temporary change {total} is out of range", ("delta",))
+        if total:
+            held[effect] = total
+        else:
+            held.pop(effect, None)
+        update["temporary_max"] = held
+    if delta >= 0:
+        new_max = track.max + delta
+        if new_max > MAX_HEALTH:
+            raise RuleViolation("HEALTH-12", f"max Health {new_max} exceeds {MAX_HEALTH}", ("delta",))
+        update["max"] = new_max
+        text = f"max Health {track.max} → {new_max}: {delta} healthy box(es) gained"
+        removed = {"healthy": 0, "B": 0, "L": 0, "A": 0}
+    else:
+        loss = min(-delta, track.max)
+        removed = {}
+        left = loss
+        for key, held_boxes in (
+            ("healthy", track.healthy),
+            ("B", track.bashing),
+            ("L", track.lethal),
+            ("A", track.aggravated),
+        ):
+            removed[key] = min(left, held_boxes)
+            left -= removed[key]
+        update.update(
+            max=track.max - loss,
+            bashing=track.bashing - removed["B"],
+            lethal=track.lethal - removed["L"],
+            aggravated=track.aggravated - removed["A"],
+        )
+        listed = ", ".join(f"{n} {k}" for k, n in removed.items() if n) or "nothing"
+        text = f"max Health {track.max} → {track.max - loss}: removes {listed} (healthy, then B, L, A)"
+    new = track.model_copy(update=update)
+    if effect is not None:
+        text += f"; temporary, effect {effect!r}"
+    if is_full_of_aggravated(new) or new.max == 0:
+        text += "; the track is all A: death unless an ability says otherwise"
+    step = Step(
+        rule="HEALTH-12",
+        text=text,
+        data={"delta": delta, "effect": effect, "removed": removed, **_boxes(new)},
+    )
+    return new, (step,)
+
+
+def end_temporary_max(track: HealthTrack, effect: str) -> tuple[HealthTrack, tuple[Step, ...]]:
+    """HEALTH-12: a temporary max change ends; it is reversed and other changes stay as they are."""
+    if effect not in track.temporary_max:
+        known = ", ".join(sorted(track.temporary_max)) or "none"
+        raise RuleViolation(
+            "HEALTH-12", f"no temporary max Health change {effect!r} (held: {known})", ("effect",)
+        )
+    delta = track.temporary_max[effect]
+    held = {k: v for k, v in track.temporary_max.items() if k != effect}
+    new, steps = change_max(track.model_copy(update={"temporary_max": held}), -delta)
+    note = Step(
+        rule="HEALTH-12",
+        text=f"effect {effect!r} ends: its {delta:+d} max Health is reversed",
+        data={"effect": effect, "reversed": delta},
+    )
+    return new, (note, *steps)
+
+
+# ---- HEALTH-13: second Health --------------------------------------------------------------------
+
+
+def gain_second_health(max_boxes: int) -> tuple[HealthTrack, tuple[Step, ...]]:
+    """HEALTH-13: a new all-healthy track sized from a value at this moment; later changes to that value
+    do not touch it."""
+    track = HealthTrack(max=max_boxes)
+    step = Step(
+        rule="HEALTH-13",
+        text=f"second Health track of {max_boxes} healthy boxes set up",
+        data={"max": max_boxes},
+    )
+    return track, (step,)
+
+
+# ---- derived fields ---------------------------------------------------------------------------------
+
+
+def is_unconscious(actor: Actor, settings: Settings) -> bool:
+    """HEALTH-3/4 unless kept conscious (WP-3) or woken; WP-5 (optional) at 0 Willpower."""
+    injured = (
+        unconscious_from_injuries(actor.health, actor.second_health)
+        and not actor.willpower.kept_conscious
+        and not actor.health.woken
+    )
+    drained = settings.unconscious_at_zero_willpower and (
+        actor.willpower.current + actor.willpower.temporary == 0
+    )
+    return injured or drained
+
+
+def derive_actor(actor: Actor, settings: Settings) -> Actor:
+    """Server-written fields: `status` (HEALTH-6) and conditions unconscious, worsening, dying, dead.
+
+    Annihilation (EP-2) keeps `dead`. The same object comes back when nothing changes.
+    """
+    status = health_status(actor.health, actor.second_health)
+    annihilated = bool(actor.conditions.get("annihilated", False))
+    if annihilated:
+        status = HealthStatus.DEAD
+    dead = status is HealthStatus.DEAD
+    derived = {
+        "unconscious": not dead and is_unconscious(actor, settings),
+        "worsening": not dead and is_worsening(actor.health, actor.second_health),
+        "dying": status is HealthStatus.DYING,
+        "dead": dead,
+    }
+    if status == actor.status and all(
+        key in actor.conditions and actor.conditions[key] == value for key, value in derived.items()
+    ):
+        return actor
+    return actor.model_copy(update={"status": status, "conditions": {**actor.conditions, **derived}})

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import model_validator
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Annotated
 
-from vtt_bridge.rules.common import Flag, RuleModel
-from vtt_bridge.rules.health import Boxes
+from pydantic import Field, model_validator
+
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.health import MAX_HEALTH, Boxes
 
 
 class Willpower(RuleModel):
@@ -15,9 +19,179 @@ class Willpower(RuleModel):
     current: Boxes
     temporary: Boxes = 0
     kept_conscious: Flag = False
+    hunger_scene: Annotated[str, Field(strict=True, max_length=200)] | None = None
+    """WP-3: the scene (id; "" without a scene) in which Willpower last kept hunger or thirst at bay."""
 
     @model_validator(mode="after")
     def _current_fits(self) -> Willpower:
         if self.current > self.max:
             raise ValueError(f"current ({self.current}) exceeds max ({self.max})")
         return self
+
+
+# --------------------------------------------------------------------------------------------------
+# Logic: pure functions from a Willpower to a new one plus the steps that explain it.
+
+PERFECT_BONUS = 3
+"""WP-2: the perfect bonus one Willpower buys (DP on a one-roll action, or points of defense)."""
+
+
+class WillpowerUse(StrEnum):
+    """What a Willpower point is spent on (WP-2, WP-3)."""
+
+    ROLL = "roll"
+    DEFENSE = "defense"
+    STAY_CONSCIOUS = "stayConscious"
+    HUNGER = "hunger"
+
+
+def will(attributes: Mapping[str, int]) -> int:
+    """WP-1: Will = Resolve + Composure, the starting max Willpower."""
+    return attributes.get("RES", 0) + attributes.get("COM", 0)
+
+
+def total(willpower: Willpower) -> int:
+    """WP-4: Willpower counts as 0 only when neither current nor temporary Willpower is left."""
+    return willpower.current + willpower.temporary
+
+
+def _pay(willpower: Willpower) -> tuple[Willpower, str]:
+    """WP-4: temporary Willpower is spent first."""
+    if willpower.temporary:
+        return willpower.model_copy(update={"temporary": willpower.temporary - 1}), "temporary"
+    return willpower.model_copy(update={"current": willpower.current - 1}), "current"
+
+
+def spend(
+    willpower: Willpower,
+    use: WillpowerUse,
+    *,
+    self_aware: bool,
+    injured_unconscious: bool,
+    extended: bool = False,
+    scene: str = "",
+) -> tuple[Willpower, tuple[Step, ...]]:
+    """Spend 1 Willpower: WP-2 (+3 perfect bonus), WP-3 (stay conscious; hunger once per scene).
+
+    `self_aware`: not unconscious (or kept conscious); `injured_unconscious`: HEALTH-3/4 holds.
+    """
+    rule = "WP-2" if use in (WillpowerUse.ROLL, WillpowerUse.DEFENSE) else "WP-3"
+    if total(willpower) == 0:
+        raise RuleViolation(rule, "no Willpower left to spend", ("use",))
+    if use in (WillpowerUse.ROLL, WillpowerUse.DEFENSE):
+        if extended:
+            raise RuleViolation("WP-2", "Willpower cannot be spent on extended rolls", ("extended",))
+        if not self_aware:
+            raise RuleViolation("WP-2", "Willpower can only be used while self-aware", ("use",))
+    if use is WillpowerUse.STAY_CONSCIOUS:
+        if not injured_unconscious:
+            raise RuleViolation(
+                "WP-3", "only a character unconscious from injuries can pay to stay awake", ("use",)
+            )
+        if willpower.kept_conscious:
+            raise RuleViolation("WP-3", "already kept conscious this round", ("use",))
+    if use is WillpowerUse.HUNGER and willpower.hunger_scene == scene:
+        raise RuleViolation("WP-3", "Willpower against hunger or thirst only once per scene", ("use",))
+    paid, pool = _pay(willpower)
+    left = f"{paid.current} left" + (f" + {paid.temporary} temporary" if paid.temporary else "")
+    if use is WillpowerUse.ROLL:
+        text = f"1 {pool} Willpower: +{PERFECT_BONUS} DP perfect bonus on this one-roll action"
+    elif use is WillpowerUse.DEFENSE:
+        text = f"1 {pool} Willpower: +{PERFECT_BONUS} perfect bonus to defense against this attack"
+    elif use is WillpowerUse.STAY_CONSCIOUS:
+        paid = paid.model_copy(update={"kept_conscious": True})
+        text = f"1 {pool} Willpower: stays conscious this round (1 hour out of combat)"
+    else:
+        paid = paid.model_copy(update={"hunger_scene": scene})
+        text = f"1 {pool} Willpower: stays conscious 3 hours despite hunger or thirst, then faints anyway"
+    step = Step(
+        rule=rule,
+        text=f"{text}; {left}",
+        data={
+            "use": use.value,
+            "paidFrom": pool,
+            "bonus": PERFECT_BONUS if rule == "WP-2" else 0,
+            "current": paid.current,
+            "temporary": paid.temporary,
+        },
+    )
+    return paid, (step,)
+
+
+def gain(
+    willpower: Willpower, amount: int, *, temporary: bool = False
+) -> tuple[Willpower, int, tuple[Step, ...]]:
+    """Recover Willpower up to max, or gain temporary Willpower (WP-4: does not stack, the higher stays,
+    and is not recovery). Returns the new Willpower, the points actually recovered, the steps."""
+    if amount < 0:
+        raise ValueError(f"amount must not be negative, got {amount}")
+    if temporary:
+        if amount > MAX_HEALTH:
+            raise RuleViolation("WP-4", f"temporary Willpower {amount} exceeds {MAX_HEALTH}", ("amount",))
+        if amount <= willpower.temporary:
+            text = f"temporary Willpower does not stack: {willpower.temporary} already held"
+            return willpower, 0, (Step(rule="WP-4", text=text, data={"temporary": willpower.temporary}),)
+        new = willpower.model_copy(update={"temporary": amount})
+        text = f"temporary Willpower {willpower.temporary} → {amount} (not recovery: wakes no one)"
+        return new, 0, (Step(rule="WP-4", text=text, data={"temporary": amount}),)
+    recovered = min(amount, willpower.max - willpower.current)
+    if not recovered:
+        text = f"Willpower already at max ({willpower.max}): nothing recovered"
+        return willpower, 0, (Step(rule="WP-1", text=text, data={"recovered": 0}),)
+    new = willpower.model_copy(update={"current": willpower.current + recovered})
+    text = f"recovers {recovered} Willpower: {willpower.current} → {new.current} of {new.max}"
+    return (
+        new,
+        recovered,
+        (Step(rule="WP-1", text=text, data={"recovered": recovered, "current": new.current}),),
+    )
+
+
+def lose(willpower: Willpower, amount: int) -> tuple[Willpower, tuple[Step, ...]]:
+    """WP-4: Willpower lost to an ability goes from temporary Willpower first, then current (not below 0)."""
+    if amount < 0:
+        raise ValueError(f"amount must not be negative, got {amount}")
+    from_temporary = min(amount, willpower.temporary)
+    from_current = min(amount - from_temporary, willpower.current)
+    new = willpower.model_copy(
+        update={
+            "temporary": willpower.temporary - from_temporary,
+            "current": willpower.current - from_current,
+        }
+    )
+    step = Step(
+        rule="WP-4",
+        text=(
+            f"loses {from_temporary + from_current} Willpower ({from_temporary} temporary first, "
+            f"{from_current} current); {new.current} + {new.temporary} temporary left"
+        ),
+        data={"fromTemporary": from_temporary, "fromCurrent": from_current, "current": new.current},
+    )
+    return (new if from_temporary or from_current else willpower), (step,)
+
+
+def change_will(willpower: Willpower, delta: int) -> tuple[Willpower, tuple[Step, ...]]:
+    """WP-6: Will moves max Willpower; a rise is empty max, a fall drops current above max for good."""
+    new_max = max(0, willpower.max + delta)
+    if new_max > MAX_HEALTH:
+        raise RuleViolation("WP-6", f"max Willpower {new_max} exceeds {MAX_HEALTH}", ("delta",))
+    current = min(willpower.current, new_max)
+    lost = willpower.current - current
+    new = willpower.model_copy(update={"max": new_max, "current": current})
+    if delta >= 0:
+        text = f"Will {delta:+d}: max Willpower {willpower.max} → {new_max}, empty (no Willpower gained)"
+    else:
+        text = f"Will {delta:+d}: max Willpower {willpower.max} → {new_max}" + (
+            f"; {lost} Willpower above the max is lost for good" if lost else ""
+        )
+    return new, (Step(rule="WP-6", text=text, data={"max": new_max, "current": current, "lost": lost}),)
+
+
+def new_round(willpower: Willpower) -> Willpower:
+    """WP-3: staying conscious lasts one round; at each new round it has to be paid again."""
+    return willpower.model_copy(update={"kept_conscious": False}) if willpower.kept_conscious else willpower
+
+
+def after_blow(willpower: Willpower) -> Willpower:
+    """WP-3: a new blow that gets through knocks a kept-conscious character out unless they pay again."""
+    return new_round(willpower)

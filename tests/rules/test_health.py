@@ -1,0 +1,541 @@
+"""HEALTH-1..13: the pure Health rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from vtt_bridge.models import Actor, Settings
+from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.health import (
+    Grade,
+    HealSource,
+    HealthStatus,
+    HealthTrack,
+    RecoveryKind,
+    absorb_temp_hp,
+    apply_damage,
+    change_max,
+    clear_after_damage,
+    damage_equivalent,
+    damage_tracks,
+    derive_actor,
+    end_temporary_max,
+    gain_second_health,
+    gain_temp_hp,
+    heal,
+    health_status,
+    is_worsening,
+    recovery_long_rests,
+    recovery_time,
+    round_start_healing,
+    unconscious_from_injuries,
+    worsen,
+    wound_penalty,
+)
+from vtt_bridge.rules.willpower import Willpower
+
+B, L, A = Grade.BASHING, Grade.LETHAL, Grade.AGGRAVATED
+
+
+def track(max: int, b: int = 0, lethal: int = 0, a: int = 0, **extra: object) -> HealthTrack:
+    return HealthTrack.model_validate({"max": max, "bashing": b, "lethal": lethal, "aggravated": a, **extra})
+
+
+def boxes(t: HealthTrack) -> tuple[int, int, int, int]:
+    return (t.healthy, t.bashing, t.lethal, t.aggravated)
+
+
+def point_by_point(t: HealthTrack, amounts: Mapping[Grade, int]) -> tuple[int, int, int, int]:
+    """HEALTH-2 exactly as the text words it, one point at a time (the reference for the closed form)."""
+    h, b, lethal, a = boxes(t)
+    for grade in (B, L, A):
+        for _ in range(amounts.get(grade, 0)):
+            if h:
+                h -= 1
+                if grade is B:
+                    b += 1
+                elif grade is L:
+                    lethal += 1
+                else:
+                    a += 1
+            elif b:
+                b -= 1
+                if grade is A:
+                    a += 1
+                else:
+                    lethal += 1
+            elif lethal:
+                lethal -= 1
+                a += 1
+    return (h, b, lethal, a)
+
+
+# ---- HEALTH-1 ---------------------------------------------------------------------------------------
+
+
+def test_HEALTH_1_track_holds_max_boxes_healthy_is_the_rest() -> None:
+    t = track(8, 1, 2, 3)
+    assert boxes(t) == (2, 1, 2, 3)
+
+
+def test_HEALTH_1_more_damage_than_boxes_is_refused() -> None:
+    with pytest.raises(ValidationError) as err:
+        track(5, 2, 2, 2)
+    assert "exceeds max" in str(err.value)
+
+
+# ---- HEALTH-2 ---------------------------------------------------------------------------------------
+
+TWENTY_HEALTH_EXAMPLE = [
+    pytest.param(track(20), {B: 3}, (17, 3, 0, 0), id="first attack 3 bashing: 17 healthy + 3B"),
+    pytest.param(track(20, 3), {L: 4}, (13, 3, 4, 0), id="trap 4 lethal: 13 healthy + 3B + 4L"),
+    pytest.param(track(20, 3, 4), {A: 5}, (8, 3, 4, 5), id="boss 5 aggravated: 8 healthy + 3B + 4L + 5A"),
+    pytest.param(track(20, 3, 4, 5), {B: 10}, (0, 9, 6, 5), id="10 bashing: 8 healthy to B, 2 B to L"),
+    pytest.param(
+        track(20, 3, 4, 5),
+        {B: 10, L: 10},
+        (0, 0, 14, 6),
+        id="10B+10L at once, lowest first: 0 + 0B + 14L + 6A",
+    ),
+    pytest.param(track(5), {L: 6}, (0, 0, 4, 1), id="5 Health takes 6L: 4L1A"),
+    pytest.param(track(5), {L: 5}, (0, 0, 5, 0), id="5 Health takes 5L: 5L"),
+]
+
+
+@pytest.mark.parametrize(("before", "amounts", "after"), TWENTY_HEALTH_EXAMPLE)
+def test_HEALTH_2_worked_examples(
+    before: HealthTrack, amounts: dict[Grade, int], after: tuple[int, int, int, int]
+) -> None:
+    new, steps = apply_damage(before, amounts)
+    assert boxes(new) == after
+    assert all(s.rule == "HEALTH-2" for s in steps)
+
+
+@pytest.mark.parametrize(
+    ("grade", "after"),
+    [
+        pytest.param(B, (0, 2, 1, 0), id="B: healthy first, then B to L"),
+        pytest.param(L, (0, 0, 3, 0), id="L: healthy first, then B to L"),
+        pytest.param(A, (0, 0, 0, 3), id="A: healthy first, then B to A"),
+    ],
+)
+def test_HEALTH_2_each_grade_upgrades_in_its_order(grade: Grade, after: tuple[int, int, int, int]) -> None:
+    new, _ = apply_damage(track(3, 1), {grade: 3})
+    assert boxes(new) == after
+
+
+def test_HEALTH_2_a_damage_turns_l_into_a_once_no_b_is_left() -> None:
+    new, _ = apply_damage(track(3, 1, 2), {A: 2})
+    assert boxes(new) == (0, 0, 1, 2)
+
+
+def test_HEALTH_2_damage_on_a_full_a_track_is_wasted_and_said_so() -> None:
+    new, steps = apply_damage(track(4, 0, 1, 3), {B: 1_000_000})
+    assert boxes(new) == (0, 0, 0, 4)
+    assert steps[-1].data == {"wasted": {"B": 999_999}}
+    assert "wasted" in steps[-1].text
+
+
+def test_HEALTH_2_a_million_points_is_closed_form() -> None:
+    new, _ = apply_damage(track(10_000), {B: 1_000_000, L: 1_000_000, A: 1_000_000})
+    assert boxes(new) == (0, 0, 0, 10_000)
+
+
+def test_HEALTH_2_negative_amount_is_a_programming_error() -> None:
+    with pytest.raises(ValueError):
+        apply_damage(track(5), {B: -3})
+
+
+@st.composite
+def tracks(draw: st.DrawFn, max_max: int = 30) -> HealthTrack:
+    m = draw(st.integers(0, max_max))
+    b = draw(st.integers(0, m))
+    lethal = draw(st.integers(0, m - b))
+    a = draw(st.integers(0, m - b - lethal))
+    return track(m, b, lethal, a)
+
+
+amounts_st = st.dictionaries(st.sampled_from([B, L, A]), st.integers(0, 40))
+
+
+@given(tracks(), amounts_st)
+def test_HEALTH_2_closed_form_equals_point_by_point(t: HealthTrack, amounts: dict[Grade, int]) -> None:
+    new, _ = apply_damage(t, amounts)
+    assert boxes(new) == point_by_point(t, amounts)
+
+
+@given(tracks(), amounts_st)
+def test_HEALTH_2_damage_never_heals(t: HealthTrack, amounts: dict[Grade, int]) -> None:
+    new, _ = apply_damage(t, amounts)
+    assert damage_equivalent(new) >= damage_equivalent(t)
+    # no box's grade decreases: with boxes sorted A, L, B, healthy, every cumulative count only grows
+    assert new.aggravated >= t.aggravated
+    assert new.aggravated + new.lethal >= t.aggravated + t.lethal
+    assert new.aggravated + new.lethal + new.bashing >= t.aggravated + t.lethal + t.bashing
+    assert new.max == t.max
+
+
+# ---- HEALTH-3, HEALTH-4 -----------------------------------------------------------------------------
+
+
+def _actor(t: HealthTrack, **extra: object) -> Actor:
+    return Actor.model_validate({"health": t.model_dump(by_alias=True), **extra})
+
+
+def test_HEALTH_3_five_lethal_on_five_health_is_unconscious_not_worsening() -> None:
+    t, _ = apply_damage(track(5), {L: 5})
+    derived = derive_actor(_actor(t), Settings())
+    assert derived.conditions["unconscious"] is True
+    assert derived.conditions["worsening"] is False
+    assert derived.conditions["dead"] is False
+
+
+def test_HEALTH_3_a_healthy_box_wakes_them() -> None:
+    t = track(5, 0, 5)
+    out = heal(t, None, amount=1, grade="L", source=HealSource.MAGIC)
+    assert not unconscious_from_injuries(out.health)
+    assert derive_actor(_actor(out.health), Settings()).conditions["unconscious"] is False
+
+
+def test_HEALTH_3_woken_flag_keeps_them_awake() -> None:
+    t = track(5, 0, 5, woken=True)
+    assert unconscious_from_injuries(t)
+    assert derive_actor(_actor(t), Settings()).conditions["unconscious"] is False
+
+
+WORSENING_EXAMPLE = [
+    pytest.param(track(5, 0, 4, 1), (0, 0, 3, 2), id="5 Health 4L1A worsens to 3L2A (L first)"),
+    pytest.param(track(3, 2, 0, 1), (0, 1, 0, 2), id="no L left: a B becomes A"),
+    pytest.param(track(3, 1, 1, 1), (0, 1, 0, 2), id="L before B"),
+    pytest.param(track(5, 0, 5, 0), (0, 0, 5, 0), id="no A: unconscious but no worsening"),
+    pytest.param(track(5, 0, 3, 1), (1, 0, 3, 1), id="a healthy box: no worsening"),
+    pytest.param(track(2, 0, 0, 2), (0, 0, 0, 2), id="all A: nothing left to worsen"),
+    pytest.param(track(5, 0, 4, 1, stabilized=True), (0, 0, 4, 1), id="stabilized: worsening stopped"),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), WORSENING_EXAMPLE)
+def test_HEALTH_4_worsening_at_the_end_of_the_round(
+    before: HealthTrack, after: tuple[int, int, int, int]
+) -> None:
+    new, steps = worsen(before)
+    assert boxes(new) == after
+    assert bool(steps) == (after != boxes(before))
+
+
+def test_HEALTH_4_six_lethal_example_is_worsening_until_all_a() -> None:
+    t, _ = apply_damage(track(5), {L: 6})
+    assert is_worsening(t)
+    rounds = 0
+    while is_worsening(t):
+        t, _ = worsen(t)
+        rounds += 1
+    assert rounds == 4 and boxes(t) == (0, 0, 0, 5)
+    assert health_status(t) is HealthStatus.DEAD
+
+
+def test_HEALTH_4_healing_or_first_aid_stabilizes_and_new_damage_unstabilizes() -> None:
+    t = track(5, 0, 4, 1)
+    aided = heal(t, None, amount=0, source=HealSource.FIRST_AID).health
+    assert aided.stabilized and not is_worsening(aided)
+    first, _, _ = damage_tracks(aided, None, {B: 1})
+    assert not clear_after_damage(first).stabilized
+    assert is_worsening(clear_after_damage(first))
+
+
+# ---- HEALTH-5, HEALTH-6 -----------------------------------------------------------------------------
+
+STATUS_TABLE = [
+    pytest.param(track(5), HealthStatus.UNHARMED, id="E = 0: unharmed"),
+    pytest.param(track(5, 5), HealthStatus.LIGHTLY, id="E = max: lightly"),
+    pytest.param(track(5, 0, 3), HealthStatus.MODERATELY, id="max < E = 6 <= 2max: moderately"),
+    pytest.param(track(5, 0, 5), HealthStatus.MODERATELY, id="E = 2max: moderately"),
+    pytest.param(track(5, 0, 4, 1), HealthStatus.BADLY, id="2max < E <= 3max: badly"),
+    pytest.param(track(5, 0, 0, 5), HealthStatus.DEAD, id="all A: dead"),
+    pytest.param(track(0), HealthStatus.DEAD, id="max Health 0: dead"),
+]
+
+
+@pytest.mark.parametrize(("t", "status"), STATUS_TABLE)
+def test_HEALTH_6_status_from_bashing_equivalent(t: HealthTrack, status: HealthStatus) -> None:
+    assert health_status(t) is status
+
+
+def test_HEALTH_5_all_a_is_dead_unless_an_ability_or_second_track() -> None:
+    t = track(4, 0, 0, 4)
+    assert health_status(t) is HealthStatus.DEAD
+    assert health_status(t, kept_alive=True) is HealthStatus.DYING
+    assert health_status(t, track(3)) is HealthStatus.DYING
+    assert health_status(t, track(3, 0, 0, 3)) is HealthStatus.DEAD
+
+
+def test_HEALTH_5_derive_actor_dead_and_annihilated() -> None:
+    dead = derive_actor(_actor(track(3, 0, 0, 3)), Settings())
+    assert dead.status is HealthStatus.DEAD
+    assert dead.conditions == {"unconscious": False, "worsening": False, "dying": False, "dead": True}
+    annihilated = derive_actor(_actor(track(3), conditions={"annihilated": True}), Settings())
+    assert annihilated.conditions["dead"] is True and annihilated.status is HealthStatus.DEAD
+
+
+def test_HEALTH_6_derive_actor_returns_the_same_object_when_nothing_changes() -> None:
+    once = derive_actor(_actor(track(5, 1)), Settings())
+    assert once.status is HealthStatus.LIGHTLY
+    assert derive_actor(once, Settings()) is once
+
+
+# ---- HEALTH-7 ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("t", "enabled", "penalty"),
+    [
+        pytest.param(track(7, 0, 1), True, 0, id="6 healthy: 3 - 6 never below 0"),
+        pytest.param(track(7, 0, 5), True, 1, id="2 healthy with L: 1"),
+        pytest.param(track(7, 3, 4), True, 3, id="0 healthy with L: 3"),
+        pytest.param(track(7, 6), True, 0, id="bashing only: no penalty"),
+        pytest.param(track(7, 0, 5), False, 0, id="optional rule off"),
+        pytest.param(track(7, 0, 0, 6), True, 2, id="A counts as lethal-or-worse"),
+    ],
+)
+def test_HEALTH_7_wound_penalty(t: HealthTrack, enabled: bool, penalty: int) -> None:
+    assert wound_penalty(t, enabled) == penalty
+
+
+# ---- HEALTH-8 ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "double", "minutes"),
+    [
+        (RecoveryKind.SHORT_REST, False, 15),
+        (RecoveryKind.SHORT_REST, True, 8),
+        (RecoveryKind.LONG_REST, False, 480),
+        (RecoveryKind.LONG_REST, True, 240),
+        (RecoveryKind.LETHAL, False, 2880),
+        (RecoveryKind.LETHAL, True, 1440),
+        (RecoveryKind.AGGRAVATED, False, 10080),
+        (RecoveryKind.AGGRAVATED, True, 5040),
+    ],
+)
+def test_HEALTH_8_recovery_time_halved_rounded_up(kind: RecoveryKind, double: bool, minutes: int) -> None:
+    assert recovery_time(kind, double) == minutes
+
+
+def test_HEALTH_8_double_recovery_halves_rest_counts_rounding_up() -> None:
+    assert recovery_long_rests(RecoveryKind.AGGRAVATED) == 7
+    assert recovery_long_rests(RecoveryKind.AGGRAVATED, True) == 4
+    assert recovery_long_rests(RecoveryKind.LETHAL, True) == 1
+
+
+def test_HEALTH_8_short_rests_heal_one_bashing_each() -> None:
+    out = heal(track(6, 3, 2), None, amount=2, source=HealSource.SHORT_REST)
+    assert boxes(out.health) == (3, 1, 2, 0)
+    with pytest.raises(RuleViolation) as err:
+        heal(track(6, 3, 2), None, amount=2, grade="L", source=HealSource.SHORT_REST)
+    assert err.value.rule == "HEALTH-8" and err.value.path == ("grade",)
+
+
+@pytest.mark.parametrize(
+    ("grade", "days", "double", "after"),
+    [
+        pytest.param("L", 7, False, (3, 0, 1, 2), id="7 days: 3 L"),
+        pytest.param("A", 7, False, (1, 0, 4, 1), id="7 days: or 1 A, not both"),
+        pytest.param("any", 7, False, (3, 0, 1, 2), id="any: L while L remains"),
+        pytest.param("A", 7, True, (2, 0, 4, 0), id="double: 1 A per 3.5 days"),
+        pytest.param("L", 1, False, (0, 0, 4, 2), id="one day is not enough for L"),
+    ],
+)
+def test_HEALTH_8_long_rest_heals_l_or_a_never_combined(
+    grade: str, days: int, double: bool, after: tuple[int, int, int, int]
+) -> None:
+    out = heal(track(6, 0, 4, 2), None, amount=days, grade=grade, source=HealSource.LONG_REST, double=double)  # type: ignore[arg-type]
+    assert boxes(out.health) == after
+
+
+def test_HEALTH_8_long_rest_does_not_heal_bashing() -> None:
+    with pytest.raises(RuleViolation):
+        heal(track(6, 2), None, amount=3, grade="B", source=HealSource.LONG_REST)
+
+
+# ---- HEALTH-9 ---------------------------------------------------------------------------------------
+
+
+def test_HEALTH_9_overseer_heals_b_and_l_free_and_charges_200_per_a() -> None:
+    out = heal(track(10, 2, 3, 3), None, amount=10, source=HealSource.OVERSEER)
+    assert boxes(out.health) == (10, 0, 0, 0)
+    assert out.overseer_cost == 600
+    assert any(s.rule == "HEALTH-9" and s.data == {"cost": 600, "aggravated": 3} for s in out.steps)
+
+
+# ---- HEALTH-10 --------------------------------------------------------------------------------------
+
+
+FAST_HEALING = [
+    pytest.param((3, 2), (), track(10, 3, 3, 2), (7, 0, 1, 2), id="fast healing 3 + 2: 5 B/L, never A"),
+    pytest.param((3, 2), (), track(10, 0, 2, 2), (8, 0, 0, 2), id="3 + 2 with only 2L and 2A: A stays"),
+    pytest.param((4,), (), track(10, 0, 0, 2), (9, 0, 0, 1), id="fast healing 4: 1 A instead of 4 points"),
+    pytest.param((4,), (), track(10, 1, 0, 2), (8, 0, 0, 2), id="4 with B left heals B first (policy)"),
+    pytest.param((1,), (4,), track(10, 1, 0, 2), (9, 0, 0, 1), id="smallest first: 1 heals B, regen 4 an A"),
+    pytest.param((8,), (), track(10, 0, 0, 3), (9, 0, 0, 1), id="8 points buy 2 A"),
+    pytest.param((1,), (1,), track(10, 2), (10, 0, 0, 0), id="regeneration works beside fast healing"),
+]
+
+
+@pytest.mark.parametrize(("fast", "regen", "before", "after"), FAST_HEALING)
+def test_HEALTH_10_each_instance_heals_separately(
+    fast: tuple[int, ...], regen: tuple[int, ...], before: HealthTrack, after: tuple[int, int, int, int]
+) -> None:
+    out = round_start_healing(before, None, fast, regen)
+    assert boxes(out.health) == after
+
+
+def test_HEALTH_10_an_instance_below_4_cannot_heal_a() -> None:
+    with pytest.raises(RuleViolation) as err:
+        heal(track(5, 0, 0, 1), None, amount=3, grade="A", source=HealSource.FAST_HEALING)
+    assert err.value.rule == "HEALTH-10"
+
+
+# ---- HEALTH-11 --------------------------------------------------------------------------------------
+
+
+def test_HEALTH_11_temp_hp_absorbs_highest_grade_first() -> None:
+    t, left, steps = absorb_temp_hp(track(10, temp_hp=5), {B: 3, L: 2, A: 2})
+    assert left == {B: 2, L: 0, A: 0}
+    assert t.temp_hp == 0
+    assert steps[0].data is not None and steps[0].data["absorbed"] == {"A": 2, "L": 2, "B": 1}
+
+
+def test_HEALTH_11_temp_hp_does_not_stack_the_higher_stays() -> None:
+    t, _ = gain_temp_hp(track(10, temp_hp=5), 3)
+    assert t.temp_hp == 5
+    t, _ = gain_temp_hp(t, 8)
+    assert t.temp_hp == 8
+
+
+# ---- HEALTH-12 --------------------------------------------------------------------------------------
+
+
+def test_HEALTH_12_text_example_8_to_11_to_10_then_effect_ends_at_7() -> None:
+    t = track(8)
+    t, _ = change_max(t, 3, "stamina-potion")
+    assert t.max == 11 and t.healthy == 11
+    t, _ = change_max(t, -1)
+    assert t.max == 10
+    t, steps = end_temporary_max(t, "stamina-potion")
+    assert t.max == 7 and t.healthy == 7
+    assert t.temporary_max == {}
+    assert steps[0].data == {"effect": "stamina-potion", "reversed": 3}
+
+
+@pytest.mark.parametrize(
+    ("before", "delta", "after"),
+    [
+        pytest.param(track(6, 1, 1, 1), -2, (1, 1, 1, 1), id="healthy first"),
+        pytest.param(track(6, 1, 1, 1), -4, (0, 0, 1, 1), id="then B"),
+        pytest.param(track(6, 1, 1, 1), -5, (0, 0, 0, 1), id="then L, leaving all A"),
+        pytest.param(track(6, 1, 1, 1), -9, (0, 0, 0, 0), id="never below 0"),
+        pytest.param(track(6, 1, 1, 1), 2, (5, 1, 1, 1), id="a gain adds healthy boxes"),
+    ],
+)
+def test_HEALTH_12_loss_removes_healthy_then_b_l_a(
+    before: HealthTrack, delta: int, after: tuple[int, int, int, int]
+) -> None:
+    new, _ = change_max(before, delta)
+    assert boxes(new) == after
+
+
+def test_HEALTH_12_a_loss_leaving_all_a_means_death() -> None:
+    new, steps = change_max(track(6, 1, 1, 1), -5)
+    assert health_status(new) is HealthStatus.DEAD
+    assert "death" in steps[0].text
+
+
+def test_HEALTH_12_ending_an_unknown_effect_is_refused() -> None:
+    with pytest.raises(RuleViolation) as err:
+        end_temporary_max(track(5), "nope")
+    assert err.value.path == ("effect",)
+
+
+# ---- HEALTH-13 --------------------------------------------------------------------------------------
+
+
+def test_HEALTH_13_damage_past_an_all_a_first_track_goes_to_the_second() -> None:
+    second, _ = gain_second_health(4)
+    first, second2, steps = damage_tracks(track(3, 0, 2), second, {L: 2, A: 3})
+    assert boxes(first) == (0, 0, 0, 3)
+    assert second2 is not None and boxes(second2) == (3, 0, 0, 1)
+    assert any(s.rule == "HEALTH-13" for s in steps)
+    assert health_status(first, second2) is HealthStatus.DYING
+
+
+def test_HEALTH_13_healing_heals_the_second_track_first_excess_to_first() -> None:
+    out = heal(track(3, 0, 0, 3), track(4, 1, 1), amount=4, source=HealSource.MAGIC)
+    assert out.second_health is not None and boxes(out.second_health) == (4, 0, 0, 0)
+    assert boxes(out.health) == (2, 0, 0, 1)
+
+
+def test_HEALTH_13_no_excess_while_the_second_track_is_still_damaged() -> None:
+    out = heal(track(3, 0, 0, 3), track(4, 1, 0, 1), amount=3, grade="B", source=HealSource.MAGIC)
+    assert out.second_health is not None and boxes(out.second_health) == (3, 0, 0, 1)
+    assert boxes(out.health) == (0, 0, 0, 3)
+
+
+# ---- HEALTH-1 properties: any sequence keeps the track whole ----------------------------------------
+
+ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("damage"), amounts_st),
+        st.tuples(st.just("heal"), st.integers(0, 30), st.sampled_from(["B", "L", "A", "any"])),
+        st.tuples(st.just("max"), st.integers(-20, 20)),
+        st.tuples(st.just("fast"), st.lists(st.integers(0, 9), max_size=3)),
+        st.tuples(st.just("worsen")),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=200)
+@given(tracks(), ops)
+def test_HEALTH_1_track_always_holds_exactly_max_boxes(
+    t: HealthTrack, sequence: list[tuple[object, ...]]
+) -> None:
+    for op in sequence:
+        if op[0] == "damage":
+            t, _ = apply_damage(t, op[1])  # type: ignore[arg-type]
+        elif op[0] == "heal":
+            t = heal(t, None, amount=op[1], grade=op[2], source=HealSource.MAGIC).health  # type: ignore[arg-type]
+        elif op[0] == "max":
+            t, _ = change_max(t, op[1])  # type: ignore[arg-type]
+        elif op[0] == "fast":
+            t = round_start_healing(t, None, op[1], ()).health  # type: ignore[arg-type]
+        else:
+            t, _ = worsen(t)
+        t = HealthTrack.model_validate(t.model_dump())  # the validator re-checks B + L + A <= max
+        assert t.healthy >= 0 and t.bashing + t.lethal + t.aggravated <= t.max
+
+
+def test_WP_3_kept_conscious_overrides_injury_unconsciousness_in_derive() -> None:
+    t = track(5, 0, 5)
+    kept = Actor(health=t, willpower=Willpower(max=2, current=1, kept_conscious=True))
+    assert derive_actor(kept, Settings()).conditions["unconscious"] is False
+    # ... but not worsening: the 6L example worsens while kept conscious
+    kept_worse = Actor(health=track(5, 0, 4, 1), willpower=Willpower(max=2, current=1, kept_conscious=True))
+    assert derive_actor(kept_worse, Settings()).conditions["worsening"] is True
+
+
+def test_WP_5_optional_unconscious_at_zero_willpower() -> None:
+    drained = Actor(health=track(5), willpower=Willpower(max=2, current=0))
+    assert derive_actor(drained, Settings()).conditions["unconscious"] is False
+    assert (
+        derive_actor(drained, Settings(unconscious_at_zero_willpower=True)).conditions["unconscious"] is True
+    )
+    with_temp = Actor(health=track(5), willpower=Willpower(max=2, current=0, temporary=1))
+    assert (
+        derive_actor(with_temp, Settings(unconscious_at_zero_willpower=True)).conditions["unconscious"]
+        is False
+    )

@@ -1,0 +1,163 @@
+"""WP-1..6: the pure Willpower rules."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.willpower import (
+    PERFECT_BONUS,
+    Willpower,
+    WillpowerUse,
+    after_blow,
+    change_will,
+    gain,
+    lose,
+    new_round,
+    spend,
+    total,
+    will,
+)
+
+
+def test_WP_1_will_is_resolve_plus_composure() -> None:
+    assert will({"STR": 5, "RES": 3, "COM": 2}) == 5
+
+
+def test_WP_1_recovery_stops_at_max() -> None:
+    new, recovered, _ = gain(Willpower(max=4, current=3), 5)
+    assert (new.current, recovered) == (4, 1)
+    same, recovered, _ = gain(new, 1)
+    assert same is new and recovered == 0
+
+
+@pytest.mark.parametrize("use", [WillpowerUse.ROLL, WillpowerUse.DEFENSE])
+def test_WP_2_one_willpower_buys_a_3_point_perfect_bonus(use: WillpowerUse) -> None:
+    new, steps = spend(Willpower(max=4, current=4), use, self_aware=True, injured_unconscious=False)
+    assert new.current == 3
+    assert (
+        steps[0].rule == "WP-2" and steps[0].data is not None and steps[0].data["bonus"] == PERFECT_BONUS == 3
+    )
+
+
+def test_WP_2_not_on_extended_rolls() -> None:
+    with pytest.raises(RuleViolation) as err:
+        spend(
+            Willpower(max=4, current=4),
+            WillpowerUse.ROLL,
+            extended=True,
+            self_aware=True,
+            injured_unconscious=False,
+        )
+    assert err.value.rule == "WP-2" and err.value.path == ("extended",)
+
+
+def test_WP_2_not_while_unconscious() -> None:
+    with pytest.raises(RuleViolation) as err:
+        spend(Willpower(max=4, current=4), WillpowerUse.ROLL, self_aware=False, injured_unconscious=True)
+    assert "self-aware" in err.value.message
+
+
+def test_WP_2_nothing_to_spend() -> None:
+    with pytest.raises(RuleViolation):
+        spend(Willpower(max=4, current=0), WillpowerUse.DEFENSE, self_aware=True, injured_unconscious=False)
+
+
+def test_WP_3_stay_conscious_sets_the_flag_once_per_round() -> None:
+    new, steps = spend(
+        Willpower(max=4, current=2), WillpowerUse.STAY_CONSCIOUS, self_aware=False, injured_unconscious=True
+    )
+    assert new.kept_conscious and new.current == 1 and steps[0].rule == "WP-3"
+    with pytest.raises(RuleViolation):
+        spend(new, WillpowerUse.STAY_CONSCIOUS, self_aware=False, injured_unconscious=True)
+    assert not new_round(new).kept_conscious
+    assert not after_blow(new).kept_conscious
+
+
+def test_WP_3_stay_conscious_only_when_unconscious_from_injuries() -> None:
+    with pytest.raises(RuleViolation):
+        spend(
+            Willpower(max=4, current=2),
+            WillpowerUse.STAY_CONSCIOUS,
+            self_aware=True,
+            injured_unconscious=False,
+        )
+
+
+def test_WP_3_hunger_once_per_scene() -> None:
+    new, _ = spend(
+        Willpower(max=4, current=2),
+        WillpowerUse.HUNGER,
+        scene="s1",
+        self_aware=False,
+        injured_unconscious=True,
+    )
+    assert new.hunger_scene == "s1" and new.current == 1
+    with pytest.raises(RuleViolation):
+        spend(new, WillpowerUse.HUNGER, scene="s1", self_aware=True, injured_unconscious=False)
+    again, _ = spend(new, WillpowerUse.HUNGER, scene="s2", self_aware=True, injured_unconscious=False)
+    assert again.current == 0
+
+
+def test_WP_4_temporary_willpower_is_spent_first_and_lost_first() -> None:
+    w = Willpower(max=4, current=2, temporary=2)
+    spent, steps = spend(w, WillpowerUse.ROLL, self_aware=True, injured_unconscious=False)
+    assert (spent.current, spent.temporary) == (2, 1)
+    assert steps[0].data is not None and steps[0].data["paidFrom"] == "temporary"
+    lost, _ = lose(w, 3)
+    assert (lost.current, lost.temporary) == (1, 0)
+
+
+def test_WP_4_temporary_willpower_does_not_stack_and_is_not_recovery() -> None:
+    w = Willpower(max=4, current=0, temporary=3)
+    same, recovered, _ = gain(w, 2, temporary=True)
+    assert same is w and recovered == 0
+    higher, recovered, _ = gain(w, 5, temporary=True)
+    assert higher.temporary == 5 and recovered == 0
+
+
+def test_WP_4_temporary_willpower_above_max_is_allowed_and_counts() -> None:
+    w, _, _ = gain(Willpower(max=1, current=0), 3, temporary=True)
+    assert total(w) == 3
+
+
+def test_WP_5_total_zero_only_without_temporary() -> None:
+    assert total(Willpower(max=3, current=0)) == 0
+    assert total(Willpower(max=3, current=0, temporary=1)) == 1
+
+
+def test_WP_5_losing_more_than_held_stops_at_zero() -> None:
+    lost, _ = lose(Willpower(max=3, current=2, temporary=1), 1_000_000)
+    assert total(lost) == 0
+
+
+@pytest.mark.parametrize(
+    ("before", "delta", "after"),
+    [
+        pytest.param((4, 4), 1, (5, 4), id="increase: empty max only"),
+        pytest.param((4, 4), -1, (3, 3), id="decrease: current above max is lost"),
+        pytest.param((4, 2), -1, (3, 2), id="decrease: current within max stays"),
+        pytest.param((2, 2), -5, (0, 0), id="never below 0"),
+    ],
+)
+def test_WP_6_will_changes_move_max_willpower(
+    before: tuple[int, int], delta: int, after: tuple[int, int]
+) -> None:
+    new, _ = change_will(Willpower(max=before[0], current=before[1]), delta)
+    assert (new.max, new.current) == after
+
+
+def test_WP_6_lost_willpower_does_not_come_back() -> None:
+    w, _ = change_will(Willpower(max=4, current=4), -1)
+    w, _ = change_will(w, 1)
+    assert (w.max, w.current) == (4, 3)
+
+
+@given(st.integers(0, 50), st.integers(0, 50), st.lists(st.integers(-20, 20), max_size=10))
+def test_WP_6_current_never_exceeds_max(m: int, c: int, deltas: list[int]) -> None:
+    w = Willpower(max=m, current=min(c, m))
+    for d in deltas:
+        w, _ = change_will(w, d)
+        assert 0 <= w.current <= w.max

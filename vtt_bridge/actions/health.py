@@ -1,0 +1,384 @@
+"""Health and Willpower actions (HEALTH-1..13, WP-1..6): damage, healing, Willpower, max changes, and
+the per-round upkeep `round_health` that the world's `round` action runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
+from vtt_bridge.models import Actor, Id, Settings, WorldState
+from vtt_bridge.rules import health as h
+from vtt_bridge.rules import willpower as wp
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxChange
+from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
+
+PositiveBoxes = Annotated[int, Field(strict=True, ge=1, le=h.MAX_HEALTH)]
+
+
+# ---- payloads ---------------------------------------------------------------------------------------
+
+
+class DamageAction(RuleModel):
+    """`damage`: one hit of one or more damage instances (IWR-8, HEALTH-11, HEALTH-2, HEALTH-13)."""
+
+    kind: Literal["damage"]
+    target: Id
+    instances: tuple[DamageInstance, ...] = Field(min_length=1, max_length=100)
+
+
+class HealAction(RuleModel):
+    """`heal`: `amount` boxes, points, rests or days depending on `source` (see `rules.health.heal`)."""
+
+    kind: Literal["heal"]
+    target: Id
+    amount: Amount
+    grade: HealGrade = "any"
+    source: HealSource
+    double: Flag = False
+    """HEALTH-8: the character has double natural recovery speed (rest sources only)."""
+
+
+class SpendWillpowerAction(RuleModel):
+    """`spendWillpower`: 1 Willpower on a roll or defense (WP-2), to stay awake or against hunger (WP-3)."""
+
+    kind: Literal["spendWillpower"]
+    actor: Id
+    use: wp.WillpowerUse
+    extended: Flag = False
+
+
+class GainWillpowerAction(RuleModel):
+    """`gainWillpower`: recover Willpower, or gain temporary Willpower (WP-4)."""
+
+    kind: Literal["gainWillpower"]
+    actor: Id
+    amount: Boxes
+    temporary: Flag = False
+
+
+class LoseWillpowerAction(RuleModel):
+    """`loseWillpower`: an ability drains Willpower (WP-4: temporary first)."""
+
+    kind: Literal["loseWillpower"]
+    actor: Id
+    amount: Amount
+
+
+class ChangeWillAction(RuleModel):
+    """`changeWill`: Will (and so max Willpower) changes (WP-6)."""
+
+    kind: Literal["changeWill"]
+    actor: Id
+    delta: MaxChange
+
+
+class ChangeMaxHealthAction(RuleModel):
+    """`changeMaxHealth`: max Health changes; with `effect`, temporarily (HEALTH-12)."""
+
+    kind: Literal["changeMaxHealth"]
+    actor: Id
+    delta: MaxChange
+    effect: EffectId | None = None
+
+
+class EndTemporaryMaxAction(RuleModel):
+    """`endTemporaryMax`: a temporary max Health change ends and is reversed (HEALTH-12)."""
+
+    kind: Literal["endTemporaryMax"]
+    actor: Id
+    effect: EffectId
+
+
+class GainSecondHealthAction(RuleModel):
+    """`gainSecondHealth`: an ability sets up a second Health track of `max` boxes (HEALTH-13)."""
+
+    kind: Literal["gainSecondHealth"]
+    actor: Id
+    max: PositiveBoxes
+
+
+class GainTempHpAction(RuleModel):
+    """`gainTempHp`: temporary HP; does not stack, the higher stays (HEALTH-11)."""
+
+    kind: Literal["gainTempHp"]
+    actor: Id
+    amount: Boxes
+
+
+# ---- helpers ----------------------------------------------------------------------------------------
+
+
+def _updated(actor: Actor, **fields: Any) -> Actor:
+    """The actor with only the fields that really changed replaced (unchanged ones stay the same objects)."""
+    update = {k: v for k, v in fields.items() if getattr(actor, k) is not v}
+    return actor.model_copy(update=update) if update else actor
+
+
+def _is_dead(actor: Actor) -> bool:
+    return bool(actor.conditions.get("annihilated")) or (
+        h.health_status(actor.health, actor.second_health) is HealthStatus.DEAD
+    )
+
+
+def _summary(actor: Actor, settings: Settings) -> Step:
+    """HEALTH-6: what the ruling leaves the character as (the world layer writes these fields)."""
+    derived = h.derive_actor(actor, settings)
+    flags = [c for c in ("unconscious", "worsening", "dying", "dead") if derived.conditions.get(c)]
+    return Step(
+        rule="HEALTH-6",
+        text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
+        data={"status": derived.status.value, "conditions": flags},
+    )
+
+
+def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[Actor, list[Step]]:
+    """WP-1 recovery; recovering 1 Willpower wakes a character unconscious from injuries (HEALTH-3)."""
+    was_zero = wp.total(actor.willpower) == 0
+    willpower, recovered, steps = wp.gain(actor.willpower, amount)
+    out = list(steps)
+    health = actor.health
+    if recovered and h.unconscious_from_injuries(actor.health, actor.second_health) and not health.woken:
+        health = health.model_copy(update={"woken": True})
+        out.append(
+            Step(
+                rule="HEALTH-3",
+                text="recovering Willpower wakes them from their injuries",
+                data={"woken": True},
+            )
+        )
+    if recovered and was_zero and settings.unconscious_at_zero_willpower:
+        out.append(Step(rule="WP-5", text="Willpower above 0 again: no longer unconscious from it"))
+    return _updated(actor, willpower=willpower, health=health), out
+
+
+# ---- handlers ---------------------------------------------------------------------------------------
+
+
+def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
+    """IWR-8 (immunities, weaknesses, resistances), then HEALTH-11 temporary HP, then HEALTH-2 on the
+    track, overflowing an all-A track into the second one (HEALTH-13). A blow that gets through ends
+    a stabilization (HEALTH-4), a waking (HEALTH-3) and staying conscious (WP-3)."""
+    actor = get_actor(state, action.target, ("target",))
+    resolution = resolve_damage(
+        action.instances,
+        iwr=actor.iwr,
+        immunities=actor.immunities,
+        temporary_immunities=actor.temporary_immunities,
+        round=state.scene.round if state.scene is not None else 0,
+    )
+    steps: list[Step] = list(resolution.steps)
+    avoidable = dict.fromkeys(h.LIGHTEST_FIRST, 0)
+    unavoidable = dict.fromkeys(h.LIGHTEST_FIRST, 0)
+    for dealt in resolution.dealt:
+        (unavoidable if dealt.unavoidable else avoidable)[dealt.grade] += dealt.amount
+    health, avoidable, absorbed = h.absorb_temp_hp(actor.health, avoidable)
+    steps.extend(absorbed)
+    if any(unavoidable.values()) and health.temp_hp:
+        steps.append(
+            Step(
+                rule="HEALTH-11",
+                text="temporary HP does not work against unavoidable damage",
+                data={"unavoidable": {g.value: n for g, n in unavoidable.items() if n}},
+            )
+        )
+    amounts = {g: avoidable[g] + unavoidable[g] for g in h.LIGHTEST_FIRST}
+    second = actor.second_health
+    willpower = actor.willpower
+    if any(amounts.values()):
+        health, second, track_steps = h.damage_tracks(health, second, amounts)
+        steps.extend(track_steps)
+        if health.stabilized or (second is not None and second.stabilized):
+            steps.append(Step(rule="HEALTH-4", text="new damage: worsening is checked again"))
+        health = h.clear_after_damage(health)
+        second = None if second is None else h.clear_after_damage(second)
+        if willpower.kept_conscious:
+            steps.append(Step(rule="WP-3", text="a new blow: Willpower must be paid again to stay conscious"))
+        willpower = wp.after_blow(willpower)
+    else:
+        steps.append(Step(rule="HEALTH-2", text="no damage reaches the Health track"))
+    new_actor = _updated(actor, health=health, second_health=second, willpower=willpower)
+    steps.append(_summary(new_actor, state.settings))
+    return Ruling(state=with_actor(state, action.target, new_actor), log=tuple(steps))
+
+
+def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
+    """HEALTH-8..10, HEALTH-13; a long rest also restores 1 Willpower per day (HEALTH-8)."""
+    actor = get_actor(state, action.target, ("target",))
+    out = h.heal(
+        actor.health,
+        actor.second_health,
+        amount=action.amount,
+        grade=action.grade,
+        source=action.source,
+        double=action.double,
+    )
+    steps = list(out.steps)
+    new_actor = _updated(actor, health=out.health, second_health=out.second_health)
+    if action.source is HealSource.LONG_REST and action.amount:
+        steps.append(
+            Step(
+                rule="HEALTH-8",
+                text=f"{action.amount} long rest(s): 1 Willpower each (stacks with Health recovery)",
+            )
+        )
+        new_actor, wp_steps = _recover_willpower(new_actor, action.amount, state.settings)
+        steps.extend(wp_steps)
+    steps.append(_summary(new_actor, state.settings))
+    return Ruling(state=with_actor(state, action.target, new_actor), log=tuple(steps))
+
+
+def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Context) -> Ruling:
+    """WP-2, WP-3: pay 1 Willpower (temporary first, WP-4)."""
+    actor = get_actor(state, action.actor, ("actor",))
+    if _is_dead(actor):
+        raise RuleViolation("HEALTH-5", "a dead character spends no Willpower", ("actor",))
+    injured = h.unconscious_from_injuries(actor.health, actor.second_health) and not actor.health.woken
+    willpower, steps = wp.spend(
+        actor.willpower,
+        action.use,
+        self_aware=not h.is_unconscious(actor, state.settings),
+        injured_unconscious=injured,
+        extended=action.extended,
+        scene=state.scene.id if state.scene is not None else "",
+    )
+    new_actor = _updated(actor, willpower=willpower)
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=steps)
+
+
+def gain_willpower(state: WorldState, action: GainWillpowerAction, ctx: Context) -> Ruling:
+    """WP-1 recovery (wakes the injured, HEALTH-3) or WP-4 temporary Willpower (wakes no one)."""
+    actor = get_actor(state, action.actor, ("actor",))
+    if action.temporary:
+        willpower, _, steps = wp.gain(actor.willpower, action.amount, temporary=True)
+        new_actor = _updated(actor, willpower=willpower)
+        log: list[Step] = list(steps)
+    else:
+        new_actor, log = _recover_willpower(actor, action.amount, state.settings)
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
+
+
+def lose_willpower(state: WorldState, action: LoseWillpowerAction, ctx: Context) -> Ruling:
+    """WP-4: temporary Willpower is lost first; WP-5 may knock the character out at 0."""
+    actor = get_actor(state, action.actor, ("actor",))
+    willpower, steps = wp.lose(actor.willpower, action.amount)
+    log = list(steps)
+    if state.settings.unconscious_at_zero_willpower and wp.total(willpower) == 0:
+        log.append(Step(rule="WP-5", text="Willpower is 0: unconscious until 1 is recovered"))
+    new_actor = _updated(actor, willpower=willpower)
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
+
+
+def change_will(state: WorldState, action: ChangeWillAction, ctx: Context) -> Ruling:
+    """WP-6."""
+    actor = get_actor(state, action.actor, ("actor",))
+    willpower, steps = wp.change_will(actor.willpower, action.delta)
+    new_actor = _updated(actor, willpower=willpower)
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=steps)
+
+
+def change_max_health(state: WorldState, action: ChangeMaxHealthAction, ctx: Context) -> Ruling:
+    """HEALTH-12."""
+    actor = get_actor(state, action.actor, ("actor",))
+    health, steps = h.change_max(actor.health, action.delta, action.effect)
+    new_actor = _updated(actor, health=health)
+    return Ruling(
+        state=with_actor(state, action.actor, new_actor), log=(*steps, _summary(new_actor, state.settings))
+    )
+
+
+def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Context) -> Ruling:
+    """HEALTH-12: the effect ends; its change is reversed, later changes stay."""
+    actor = get_actor(state, action.actor, ("actor",))
+    health, steps = h.end_temporary_max(actor.health, action.effect)
+    new_actor = _updated(actor, health=health)
+    return Ruling(
+        state=with_actor(state, action.actor, new_actor), log=(*steps, _summary(new_actor, state.settings))
+    )
+
+
+def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: Context) -> Ruling:
+    """HEALTH-13: a new second track (an existing one is replaced)."""
+    actor = get_actor(state, action.actor, ("actor",))
+    track, steps = h.gain_second_health(action.max)
+    log = list(steps)
+    if actor.second_health is not None:
+        log.insert(0, Step(rule="HEALTH-13", text="the earlier second Health track is replaced"))
+    new_actor = _updated(actor, second_health=track)
+    log.append(_summary(new_actor, state.settings))
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
+
+
+def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> Ruling:
+    """HEALTH-11."""
+    actor = get_actor(state, action.actor, ("actor",))
+    health, steps = h.gain_temp_hp(actor.health, action.amount)
+    new_actor = _updated(actor, health=health)
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=steps)
+
+
+# ---- the round --------------------------------------------------------------------------------------
+
+
+def _tag(steps: tuple[Step, ...] | list[Step], actor_id: str, actor: Actor) -> list[Step]:
+    who = actor.name or actor_id
+    return [
+        s.model_copy(update={"text": f"{who}: {s.text}", "data": {**(s.data or {}), "actor": actor_id}})
+        for s in steps
+    ]
+
+
+def round_health(state: WorldState, ctx: Context) -> Ruling:
+    """For every living actor: worsening for the round that ended (HEALTH-4), staying conscious lapses
+    (WP-3), then fast healing and regeneration at the new round's start (HEALTH-10)."""
+    state_out = state
+    log: list[Step] = []
+    for actor_id in sorted(state.actors):
+        actor = state.actors[actor_id]
+        steps: list[Step] = []
+        first, second = actor.health, actor.second_health
+        if _is_dead(actor):
+            continue
+        if h.is_worsening(first, second):
+            if second is not None and h.is_full_of_aggravated(first):
+                second, worse = h.worsen(second)
+                worse = tuple(s.model_copy(update={"text": "second track: " + s.text}) for s in worse)
+            else:
+                first, worse = h.worsen(first)
+            steps.extend(worse)
+        willpower = wp.new_round(actor.willpower)
+        if willpower is not actor.willpower:
+            steps.append(Step(rule="WP-3", text="a new round: staying conscious must be paid again"))
+        alive = h.health_status(first, second) is not HealthStatus.DEAD
+        if alive and (actor.healing.fast_healing or actor.healing.regeneration):
+            out = h.round_start_healing(first, second, actor.healing.fast_healing, actor.healing.regeneration)
+            first, second = out.health, out.second_health
+            steps.extend(out.steps)
+        new_actor = _updated(actor, health=first, second_health=second, willpower=willpower)
+        if new_actor is not actor:
+            if first is not actor.health or second is not actor.second_health:
+                steps.append(_summary(new_actor, state.settings))
+            state_out = with_actor(state_out, actor_id, new_actor)
+            log.extend(_tag(steps, actor_id, actor))
+    return Ruling(state=state_out, log=tuple(log))
+
+
+Handler = Callable[[WorldState, Any, Context], Ruling]
+
+ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
+    "damage": (DamageAction, damage),
+    "heal": (HealAction, heal),
+    "spendWillpower": (SpendWillpowerAction, spend_willpower),
+    "gainWillpower": (GainWillpowerAction, gain_willpower),
+    "loseWillpower": (LoseWillpowerAction, lose_willpower),
+    "changeWill": (ChangeWillAction, change_will),
+    "changeMaxHealth": (ChangeMaxHealthAction, change_max_health),
+    "endTemporaryMax": (EndTemporaryMaxAction, end_temporary_max),
+    "gainSecondHealth": (GainSecondHealthAction, gain_second_health),
+    "gainTempHp": (GainTempHpAction, gain_temp_hp),
+}
+
+__all__ = ["ACTIONS", "round_health"]
