@@ -1,19 +1,97 @@
-"""Immunity, weakness, resistance (IWR-1..8), after Pathfinder 2e, and one damage instance."""
+"""Immunity, weakness, resistance (IWR-1..8), after Pathfinder 2e, and the one damage pipeline.
+
+`iwr` entries follow the pf2e system's data (`{type, exceptions?}`, `{type, value, exceptions?,
+doubleVs?}`), so a GM can copy a stat block. An entry's `type` (and each exception / doubleVs slug)
+is matched against a damage instance by `matches`: a damage type, a group (`physical`, `energy`,
+`all-damage`), `critical-hits`, `nonlethal-attacks`, an effect category (`death-effects` -> trait
+`death`, any `x-effects` -> trait `x`), `magical` / `non-magical`, or else any trait or material of the
+effect (open sets: `silver`, `cold-iron`, `water`, `spell`, ...).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import Field
 
 from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step
 from vtt_bridge.rules.health import Grade
-from vtt_bridge.rules.immunities import Immunity
+from vtt_bridge.rules.immunities import (
+    Immunity,
+    check_immunities,
+    covers_damage,
+    covers_traits,
+)
 from vtt_bridge.rules.ranks import Rank
 
 Amount = Annotated[int, Field(strict=True, ge=0, le=1_000_000)]
 """Damage, healing or an IWR value: a non-negative integer no larger than a million."""
+
+
+class DamageType(StrEnum):
+    """Damage types: pf2e's current slugs plus the rulebook's own (ballistic, pure energy, lightning,
+    radiant). RANK-9 lists the rulebook's; `electricity` is pf2e's, `lightning` the rulebook's.
+    """
+
+    BLUDGEONING = "bludgeoning"
+    PIERCING = "piercing"
+    SLASHING = "slashing"
+    BLEED = "bleed"
+    ACID = "acid"
+    COLD = "cold"
+    ELECTRICITY = "electricity"
+    FIRE = "fire"
+    SONIC = "sonic"
+    FORCE = "force"
+    VITALITY = "vitality"
+    VOID = "void"
+    SPIRIT = "spirit"
+    MENTAL = "mental"
+    POISON = "poison"
+    UNTYPED = "untyped"
+    BALLISTIC = "ballistic"
+    PURE_ENERGY = "pure-energy"
+    LIGHTNING = "lightning"
+    RADIANT = "radiant"
+
+    @property
+    def english(self) -> str:
+        """The English name, e.g. `pure energy`."""
+        return self.value.replace("-", " ")
+
+
+DAMAGE_TYPE_SLUGS: frozenset[str] = frozenset(member.value for member in DamageType)
+
+D = DamageType
+DAMAGE_GROUPS: dict[str, frozenset[DamageType]] = {
+    "physical": frozenset({D.BLUDGEONING, D.PIERCING, D.SLASHING, D.BLEED, D.BALLISTIC}),
+    "energy": frozenset(
+        {
+            D.ACID,
+            D.COLD,
+            D.ELECTRICITY,
+            D.FIRE,
+            D.SONIC,
+            D.FORCE,
+            D.VITALITY,
+            D.VOID,
+            D.PURE_ENERGY,
+            D.LIGHTNING,
+            D.RADIANT,
+        }
+    ),
+    "all-damage": frozenset(DamageType),
+}
+"""pf2e's groups (physical incl. bleed as in the pf2e system; energy incl. force, vitality, void), with
+the rulebook's ballistic in physical and pure energy, lightning, radiant in energy. Spirit, mental,
+poison and untyped are in neither (docs/rules/ranks-dice-iwr.md)."""
+del D
+
+EFFECT_CATEGORIES: dict[str, str] = {"death-effects": "death", "disease": "disease", "poison": "poison"}
+"""IWR-2: immunity types naming an effect category, and the trait that marks an effect of it. Any
+other `x-effects` type maps to trait `x` the same way."""
 
 
 class DamageInstance(RuleModel):
@@ -21,12 +99,14 @@ class DamageInstance(RuleModel):
 
     amount: Amount
     grade: Grade
-    type: Slug = "untyped"
+    type: DamageType = DamageType.UNTYPED
     rank: Rank = Rank.UNRANKED
     traits: tuple[Slug, ...] = ()
     materials: tuple[Slug, ...] = ()
     critical: Flag = False
     unavoidable: Flag = False
+    source: Annotated[str, Field(strict=True, min_length=1, max_length=200)] | None = None
+    """The creature or ability it comes from (IWR-5: a temporary immunity naming a creature)."""
 
 
 class IwrImmunity(RuleModel):
@@ -63,7 +143,11 @@ class Iwr(RuleModel):
 
 
 class TemporaryImmunity(RuleModel):
-    """IWR-5: immunity to one effect until `untilRound` (inclusive; None: until removed)."""
+    """IWR-5: immunity to one effect until `untilRound` (inclusive; None: until removed).
+
+    The effect is named by a trait its instances carry (e.g. `blindness`); with `creature`, only
+    that creature's effects (the instance's `source`) are blocked.
+    """
 
     effect: Slug
     until_round: Count | None = None
@@ -86,6 +170,66 @@ class DamageResolution(RuleModel):
     steps: tuple[Step, ...] = ()
 
 
+# --- matching --------------------------------------------------------------------------------------
+
+
+def is_damage_type_or_group(slug: str) -> bool:
+    """A damage type or group slug (matched on the instance's type only, never on its traits)."""
+    return slug in DAMAGE_TYPE_SLUGS or slug in DAMAGE_GROUPS
+
+
+def matches(
+    slug: str, instance: DamageInstance, effect_traits: frozenset[str], *, immunity: bool = False
+) -> bool:
+    """Whether an IWR type, exception or doubleVs slug applies to this instance of this effect.
+
+    For an immunity, an effect category that is also a damage type (`poison`) covers the effect's
+    trait as well as the damage type (IWR-2).
+    """
+    if immunity and slug in EFFECT_CATEGORIES and EFFECT_CATEGORIES[slug] in effect_traits:
+        return True
+    if slug in DAMAGE_GROUPS:
+        return instance.type in DAMAGE_GROUPS[slug]
+    if slug in DAMAGE_TYPE_SLUGS:
+        return instance.type == slug
+    if slug == "critical-hits":
+        return instance.critical
+    if slug == "nonlethal-attacks":
+        return "nonlethal" in effect_traits
+    if slug == "non-magical":
+        return "magical" not in effect_traits
+    if slug in EFFECT_CATEGORIES:
+        return EFFECT_CATEGORIES[slug] in effect_traits
+    if slug.endswith("-effects"):
+        return slug.removesuffix("-effects") in effect_traits
+    return slug in effect_traits or slug in instance.materials
+
+
+def _applies(
+    type_: str, exceptions: Sequence[str], instance: DamageInstance, effect_traits: frozenset[str]
+) -> bool:
+    """The entry's type matches and none of its exceptions (OR-ed) does."""
+    if not matches(type_, instance, effect_traits):
+        return False
+    return not any(matches(exception, instance, effect_traits) for exception in exceptions)
+
+
+def _blocks_whole_effect(immunity: IwrImmunity, instance: DamageInstance) -> bool:
+    """IWR-2: an effect category (or other non-damage kind) blocks the whole effect; a damage type
+    only its own damage (IWR-1).
+    """
+    if immunity.type in EFFECT_CATEGORIES:
+        return immunity.type != instance.type
+    return not is_damage_type_or_group(immunity.type)
+
+
+# --- the pipeline ----------------------------------------------------------------------------------
+
+
+def _label(instance: DamageInstance, amount: int) -> str:
+    return f"{amount} {instance.type.english}"
+
+
 def resolve_damage(
     instances: Sequence[DamageInstance],
     *,
@@ -94,12 +238,245 @@ def resolve_damage(
     temporary_immunities: Sequence[TemporaryImmunity],
     round: int,
 ) -> DamageResolution:
-    """IWR-8: immunities (Rank-contested and not), then weaknesses, then resistances, per instance.
-
-    PLACEHOLDER until the IWR pipeline lands: passes every instance through unchanged.
+    """IWR-8: per instance, in order: critical doubling (IWR-3), the Ranks immunities (RANK-5/9/10),
+    temporary immunities (IWR-5), pf2e immunities (IWR-1/2/4), weaknesses (IWR-6), resistances
+    (IWR-7). The instances together are one effect (one hit): its traits are their union and its Rank
+    their highest, so an effect-category immunity blocks all of it or none, and a harmless
+    substance's weakness hits once.
+    Temporary HP and the Health track (HEALTH-11) follow in the damage handler.
     """
-    dealt = tuple(
-        DealtDamage(index=i, grade=inst.grade, amount=inst.amount, unavoidable=inst.unavoidable)
-        for i, inst in enumerate(instances)
+    effect_traits = frozenset(trait for instance in instances for trait in instance.traits)
+    effect_rank = max(
+        (instance.rank for instance in instances), key=lambda r: r.number, default=Rank.UNRANKED
     )
-    return DamageResolution(dealt=dealt, steps=())
+    steps: list[Step] = []
+    dealt: list[DealtDamage] = []
+    contact_used = False
+    for index, instance in enumerate(instances):
+        amount, instance_steps, contact = _resolve_one(
+            index,
+            instance,
+            effect_traits,
+            effect_rank,
+            iwr=iwr,
+            immunities=immunities,
+            temporary_immunities=temporary_immunities,
+            round=round,
+            contact_used=contact_used,
+        )
+        contact_used = contact_used or contact
+        steps.extend(instance_steps)
+        dealt.append(
+            DealtDamage(index=index, grade=instance.grade, amount=amount, unavoidable=instance.unavoidable)
+        )
+    return DamageResolution(dealt=tuple(dealt), steps=tuple(steps))
+
+
+def _resolve_one(
+    index: int,
+    instance: DamageInstance,
+    effect_traits: frozenset[str],
+    effect_rank: Rank,
+    *,
+    iwr: Iwr,
+    immunities: Sequence[Immunity],
+    temporary_immunities: Sequence[TemporaryImmunity],
+    round: int,
+    contact_used: bool,
+) -> tuple[int, list[Step], bool]:
+    """One instance through IWR-8. Returns the amount dealt, the steps, and whether a harmless
+    substance's weakness was spent on it.
+    """
+    base: dict[str, object] = {"index": index, "type": instance.type.value}
+    steps: list[Step] = []
+    amount = instance.amount
+    steps.append(
+        Step(
+            rule="IWR-8",
+            text=f"instance {index}: {_label(instance, amount)} ({instance.grade.value}, "
+            f"{instance.rank.label}{', critical' if instance.critical else ''})",
+            data={**base, "amount": amount, "grade": instance.grade.value, "rank": instance.rank.value},
+        )
+    )
+
+    def blocked(rule: str, text: str, **extra: object) -> tuple[int, list[Step], bool]:
+        steps.append(Step(rule=rule, text=text, data={**base, "before": amount, "after": 0, **extra}))
+        steps.append(Step(rule="IWR-8", text=f"instance {index} deals 0", data={**base, "amount": 0}))
+        return 0, steps, False
+
+    # IWR-3: a critical hit doubles, unless the target is immune to critical hits.
+    if instance.critical:
+        crit_immunity = next(
+            (
+                immunity
+                for immunity in iwr.immunities
+                if immunity.type == "critical-hits"
+                and _applies(immunity.type, immunity.exceptions, instance, effect_traits)
+            ),
+            None,
+        )
+        if crit_immunity is not None:
+            steps.append(
+                Step(
+                    rule="IWR-3",
+                    text=f"immune to critical hits: {_label(instance, amount)} is not doubled",
+                    data={**base, "before": amount, "after": amount},
+                )
+            )
+        else:
+            steps.append(
+                Step(
+                    rule="IWR-3",
+                    text=f"critical hit doubles {amount} to {amount * 2}",
+                    data={**base, "before": amount, "after": amount * 2},
+                )
+            )
+            amount *= 2
+
+    # RANK-5/9/10: the Ranks rules' immunities, against the instance's Rank.
+    # Damage they cover meets the instance's Rank; an effect they cover (by trait) meets the
+    # effect's Rank, the highest of its instances, so one effect is blocked whole or not at all.
+    for covers, rank, what in (
+        (lambda i: covers_damage(i, instance.type), instance.rank, _label(instance, amount)),
+        (lambda i: covers_traits(i, effect_traits) is not None, effect_rank, "the effect"),
+    ):
+        check = check_immunities(immunities, covers, rank, what, data=dict(base))
+        steps.extend(check.steps[:-1] if check.blocked else check.steps)
+        if check.blocked:
+            last = check.steps[-1]
+            return blocked(last.rule, last.text, immunity=(last.data or {}).get("immunity"))
+
+    # IWR-5: temporary immunity to the same effect, while it lasts.
+    for temporary in temporary_immunities:
+        if temporary.effect not in effect_traits:
+            continue
+        if temporary.until_round is not None and round > temporary.until_round:
+            continue
+        if temporary.creature is not None and temporary.creature != instance.source:
+            continue
+        until = "until removed" if temporary.until_round is None else f"through round {temporary.until_round}"
+        return blocked(
+            "IWR-5",
+            f"temporarily immune to {temporary.effect!r} ({until}): {_label(instance, amount)} does nothing",
+            effect=temporary.effect,
+        )
+
+    # IWR-1/2/4: pf2e immunities.
+    for immunity in iwr.immunities:
+        if immunity.type == "critical-hits":
+            continue
+        if not matches(immunity.type, instance, effect_traits, immunity=True):
+            continue
+        exception = next((e for e in immunity.exceptions if matches(e, instance, effect_traits)), None)
+        if exception is not None:
+            steps.append(
+                Step(
+                    rule="IWR-1",
+                    text=f"immunity to {immunity.type} does not apply: exception {exception}",
+                    data={**base, "immunity": immunity.type, "exception": exception},
+                )
+            )
+            continue
+        if immunity.type == "nonlethal-attacks":
+            rule, why = "IWR-4", "immune to nonlethal attacks"
+        elif _blocks_whole_effect(immunity, instance):
+            rule, why = "IWR-2", f"immune to {immunity.type}: the whole effect does nothing"
+        else:
+            rule, why = "IWR-1", f"immune to {immunity.type} damage"
+        return blocked(rule, f"{why}: {_label(instance, amount)} ignored", immunity=immunity.type)
+
+    # IWR-6: weaknesses, the highest applicable one only.
+    contact = False
+    if amount > 0:
+        candidates = [
+            (weakness, _value(weakness.value, weakness.double_vs, instance, effect_traits))
+            for weakness in iwr.weaknesses
+            if _applies(weakness.type, weakness.exceptions, instance, effect_traits)
+        ]
+    elif not contact_used:
+        candidates = [
+            (weakness, _value(weakness.value, weakness.double_vs, instance, effect_traits))
+            for weakness in iwr.weaknesses
+            if not is_damage_type_or_group(weakness.type)
+            and _applies(weakness.type, weakness.exceptions, instance, effect_traits)
+        ]
+        contact = bool(candidates)
+    else:
+        candidates = []
+    if candidates:
+        weakness, value = max(candidates, key=lambda pair: pair[1])
+        others = [w.type for w, _ in candidates if w is not weakness]
+        text = (
+            f"contact with {weakness.type}, harmless to others: weakness {value} deals {value}"
+            if contact
+            else f"weakness to {weakness.type} {value}: {amount} + {value} = {amount + value}"
+        )
+        if others:
+            text += f" (only the highest; also applicable: {', '.join(others)})"
+        steps.append(
+            Step(
+                rule="IWR-6",
+                text=text,
+                data={
+                    **base,
+                    "weakness": weakness.type,
+                    "value": value,
+                    "before": amount,
+                    "after": amount + value,
+                },
+            )
+        )
+        amount += value
+
+    # IWR-7: resistances, the highest applicable one only, never below 0.
+    if amount > 0:
+        resistances = [
+            (resistance, _value(resistance.value, resistance.double_vs, instance, effect_traits))
+            for resistance in iwr.resistances
+            if _applies(resistance.type, resistance.exceptions, instance, effect_traits)
+        ]
+        if resistances and instance.unavoidable:
+            steps.append(
+                Step(rule="IWR-7", text="unavoidable damage: resistances do not reduce it", data=dict(base))
+            )
+        elif resistances:
+            resistance, value = max(resistances, key=lambda pair: pair[1])
+            after = max(0, amount - value)
+            others = [r.type for r, _ in resistances if r is not resistance]
+            text = f"resistance to {resistance.type} {value}: {amount} - {value} = {after}"
+            if amount - value < 0:
+                text += " (never below 0)"
+            if value != resistance.value:
+                text += f" (doubled from {resistance.value})"
+            if others:
+                text += f" (only the highest; also applicable: {', '.join(others)})"
+            steps.append(
+                Step(
+                    rule="IWR-7",
+                    text=text,
+                    data={
+                        **base,
+                        "resistance": resistance.type,
+                        "value": value,
+                        "before": amount,
+                        "after": after,
+                    },
+                )
+            )
+            amount = after
+
+    steps.append(
+        Step(
+            rule="IWR-8",
+            text=f"instance {index} deals {_label(instance, amount)}",
+            data={**base, "amount": amount},
+        )
+    )
+    return amount, steps, contact
+
+
+def _value(
+    value: int, double_vs: Sequence[str], instance: DamageInstance, effect_traits: frozenset[str]
+) -> int:
+    """An IWR value, doubled when any of its doubleVs slugs applies."""
+    return value * 2 if any(matches(slug, instance, effect_traits) for slug in double_vs) else value

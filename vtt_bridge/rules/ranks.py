@@ -1,8 +1,20 @@
-"""Ranks (RANK-1..13): the ordered power grades of abilities and effects."""
+"""Ranks (RANK-1..8): the ordered power grades of abilities and effects, prices, contests.
+
+The immunity catalogue (RANK-9/10) and the immunity rules built on it (RANK-5, 11..13) live in
+`immunities.py`.
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from enum import StrEnum
+from itertools import pairwise
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from vtt_bridge.rules.common import Count, RuleModel
 
 
 class Rank(StrEnum):
@@ -19,6 +31,11 @@ class Rank(StrEnum):
     def number(self) -> int:
         """The Rank's number: unranked 0, D 1, C 2, B 3, A 4, S 5."""
         return _RANK_NUMBERS[self]
+
+    @property
+    def label(self) -> str:
+        """English label: `unranked`, `D-Rank`, ..."""
+        return "unranked" if self is Rank.UNRANKED else f"{self.value}-Rank"
 
     @classmethod
     def from_number(cls, number: int) -> Rank:
@@ -48,3 +65,160 @@ class Rank(StrEnum):
 
 _RANK_NUMBERS = {Rank.UNRANKED: 0, Rank.D: 1, Rank.C: 2, Rank.B: 3, Rank.A: 4, Rank.S: 5}
 _RANKS_BY_NUMBER = {number: rank for rank, number in _RANK_NUMBERS.items()}
+
+
+# --- RANK-2: prices -------------------------------------------------------------------------------
+
+_PRICE = re.compile(r"(?P<letters>[DCBAS]+)(?:\+(?P<points>[0-9]+))?")
+MAX_REWARD_POINTS = 2**53 - 1
+
+
+@dataclass(frozen=True)
+class Price:
+    """RANK-2: a purchase price: the ability's Rank and the reward points beside it."""
+
+    rank: Rank
+    reward_points: int
+
+
+def parse_price(text: str) -> Price:
+    """RANK-2: `DD+1200` -> Price(D, 1200). The highest letter is the Rank; a doubled letter is the
+    single Rank; nothing is above S (`SSS+500` is S). Anything else raises ValueError.
+    """
+    match = _PRICE.fullmatch(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(
+            f"malformed price {text!r}: expected Rank letters from D, C, B, A, S (e.g. 'C', 'BB') "
+            "optionally followed by '+' and reward points (e.g. 'DD+1200')"
+        )
+    rank = max((Rank(letter) for letter in match["letters"]), key=lambda r: r.number)
+    points = int(match["points"]) if match["points"] is not None else 0
+    if points > MAX_REWARD_POINTS:
+        raise ValueError(f"malformed price {text!r}: reward points above {MAX_REWARD_POINTS}")
+    return Price(rank=rank, reward_points=points)
+
+
+# --- RANK-3 / RANK-4 / RANK-6: effect Rank and contests -------------------------------------------
+
+
+def effect_rank(used: Rank, gained: Rank) -> Rank:
+    """RANK-3: an effect's Rank is the higher of its Rank when used and when gained."""
+    return used if used >= gained else gained
+
+
+Side = Literal["spear", "shield"]
+
+
+@dataclass(frozen=True)
+class ContestOutcome:
+    """Who wins a contest of directly opposed abilities, and the rule that decided it."""
+
+    winner: Side
+    rule: str
+    reason: str
+
+
+def opposed_contest(spear: Rank, shield: Rank) -> ContestOutcome:
+    """RANK-6: the higher Rank wins; at equal Rank the shield (defender) wins."""
+    if spear > shield:
+        return ContestOutcome(
+            "spear", "RANK-6", f"the {spear.label} spear breaks the lower {shield.label} shield"
+        )
+    if spear < shield:
+        return ContestOutcome(
+            "shield", "RANK-6", f"the {shield.label} shield outranks the {spear.label} spear"
+        )
+    return ContestOutcome("shield", "RANK-6", f"equal Rank ({shield}): the shield wins ties")
+
+
+CasterLevel = Annotated[int, Field(strict=True, ge=0, le=1000)]
+
+
+class Spell(RuleModel):
+    """RANK-4: a spell (or similar effect) with its own Rank and its caster's level."""
+
+    rank: Rank = Rank.UNRANKED
+    caster_level: CasterLevel = 0
+
+
+def spell_contest(spear: Spell, shield: Spell) -> ContestOutcome:
+    """RANK-4: spells compare their own Rank; at equal Rank the higher caster level wins; at equal
+    caster level RANK-6 gives it to the shield.
+    """
+    if spear.rank != shield.rank:
+        outcome = opposed_contest(spear.rank, shield.rank)
+        return ContestOutcome(outcome.winner, "RANK-4", outcome.reason)
+    if spear.caster_level > shield.caster_level:
+        return ContestOutcome(
+            "spear",
+            "RANK-4",
+            f"equal Rank ({spear.rank}): caster level {spear.caster_level} beats {shield.caster_level}",
+        )
+    if spear.caster_level < shield.caster_level:
+        return ContestOutcome(
+            "shield",
+            "RANK-4",
+            f"equal Rank ({spear.rank}): caster level {shield.caster_level} beats {spear.caster_level}",
+        )
+    return ContestOutcome(
+        "shield", "RANK-6", f"equal Rank ({spear.rank}) and caster level: the shield wins ties"
+    )
+
+
+# --- RANK-7 / RANK-8: abilities without a Rank ----------------------------------------------------
+
+UNRANKED_SOURCES: frozenset[str] = frozenset({"talent", "flaw", "quirk", "basic-combat"})
+"""RANK-7: abilities from these count as unranked (e.g. flat-footed from a surprise attack)."""
+
+
+def source_rank(source_kind: str, price_rank: Rank) -> Rank:
+    """RANK-7: Talents, Flaws, Quirks and basic-combat effects are unranked; else the price's Rank."""
+    return Rank.UNRANKED if source_kind in UNRANKED_SOURCES else price_rank
+
+
+class XpThreshold(RuleModel):
+    """RANK-8: from `minXp` XP on, an XP-only ability has `rank`."""
+
+    min_xp: Count
+    rank: Rank
+
+
+class XpRankTable(RuleModel):
+    """RANK-8: the self-made Skill levels that turn an XP-only cost into a Rank (configuration).
+
+    Thresholds ascend in XP and in Rank; below the first, an ability is unranked.
+    """
+
+    thresholds: tuple[XpThreshold, ...]
+
+    @field_validator("thresholds")
+    @classmethod
+    def _ascending(cls, value: tuple[XpThreshold, ...]) -> tuple[XpThreshold, ...]:
+        for before, after in pairwise(value):
+            if after.min_xp <= before.min_xp or after.rank <= before.rank:
+                raise ValueError("thresholds must ascend strictly in minXp and in rank")
+        return value
+
+
+DEFAULT_XP_RANK_TABLE = XpRankTable(
+    thresholds=(
+        XpThreshold(min_xp=1, rank=Rank.D),
+        XpThreshold(min_xp=1000, rank=Rank.C),
+        XpThreshold(min_xp=3000, rank=Rank.B),
+        XpThreshold(min_xp=6000, rank=Rank.A),
+        XpThreshold(min_xp=10000, rank=Rank.S),
+    )
+)
+"""RANK-8: OUR default, not the rulebook's: the text refers to the self-made Skill levels but does
+not include their table. A GM replaces it in configuration (docs/rules/ranks-dice-iwr.md)."""
+
+
+def rank_for_xp(xp: int, table: XpRankTable = DEFAULT_XP_RANK_TABLE) -> Rank:
+    """RANK-8: the Rank of an ability that costs only XP."""
+    if xp < 0:
+        raise ValueError(f"an XP cost is not negative, got {xp}")
+    rank = Rank.UNRANKED
+    for threshold in table.thresholds:
+        if xp >= threshold.min_xp:
+            rank = threshold.rank
+    return rank

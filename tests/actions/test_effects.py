@@ -1,0 +1,192 @@
+"""`affect` and `gainImmunity`: points and conditions meet immunities (RANK-3/5/9/10/12/13, IWR-2/5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from vtt_bridge.actions import Context, NotFound, Ruling
+from vtt_bridge.actions.effects import ACTIONS
+from vtt_bridge.models import Actor, WorldState
+from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.dice import SeededRoller
+
+
+def world(round: int = 1, **hero: Any) -> WorldState:
+    return WorldState.model_validate(
+        {
+            "scene": {"id": "s", "round": round},
+            "actors": {"hero": {"name": "Lu Ren", **hero}, "other": {"name": "Bystander"}},
+        }
+    )
+
+
+def run(state: WorldState, payload: dict[str, Any]) -> Ruling:
+    model, handler = ACTIONS[payload["kind"]]
+    return handler(state, model.model_validate(payload), Context(roller=SeededRoller(0)))
+
+
+def affect(state: WorldState, **effect: Any) -> Ruling:
+    return run(state, {"kind": "affect", "actor": "hero", "effect": effect})
+
+
+def hero(ruling: Ruling) -> Actor:
+    return ruling.state.actors["hero"]
+
+
+MAGE_SLAYER = {"kind": "flat-footed", "rank": "C", "source": "Title: Mage Slayer"}
+
+
+@pytest.mark.parametrize(
+    ("rank", "flat_footed"),
+    [
+        pytest.param("C", False, id="the C-Rank Stinger Tongue does not make Lu Ren flat-footed"),
+        pytest.param("B", True, id="the B-Rank Nanaya Body Arts still makes Lu Ren flat-footed"),
+    ],
+)
+def test_RANK_5_lu_ren_c_rank_flat_footed_immunity(rank: str, flat_footed: bool) -> None:
+    state = world(immunities=[MAGE_SLAYER])
+    ruling = affect(state, rank=rank, conditions=["flat-footed"], source="Zerg")
+    assert hero(ruling).conditions.get("flat-footed", False) is flat_footed
+    assert any(step.rule == "RANK-5" for step in ruling.log)
+    if not flat_footed:
+        assert ruling.state is state
+
+
+def test_RANK_5_d_rank_mind_affecting_lets_a_rank_fear_points_through() -> None:
+    state = world(immunities=[{"kind": "mind-affecting", "rank": "D"}])
+    assert hero(affect(state, rank="A", emotionPoints={"fear": 2})).emotion_points == {"fear": 2}
+    assert hero(affect(state, rank="D", emotionPoints={"fear": 2})).emotion_points == {}
+
+
+def test_RANK_3_a_heightened_spell_deals_points_at_its_higher_rank() -> None:
+    state = world(immunities=[{"kind": "mind-affecting", "rank": "C"}])
+    ruling = affect(state, rank="C", rankWhenGained="B", emotionPoints={"dejection": 1})
+    assert hero(ruling).emotion_points == {"dejection": 1}
+    assert ruling.log[0].rule == "RANK-3"
+
+
+def test_RANK_9_emotion_point_immunity_is_per_kind_and_uncontested() -> None:
+    state = world(immunities=[{"kind": "emotion-points", "subject": "fear"}])
+    ruling = affect(state, rank="S", emotionPoints={"fear": 3, "elation": 1})
+    assert hero(ruling).emotion_points == {"elation": 1}
+    assert ruling.log[0].rule == "RANK-9"
+
+
+def test_RANK_12_condition_immunity_still_gains_the_points_but_not_the_condition() -> None:
+    state = world(immunities=[{"kind": "condition", "subject": "frozen"}])
+    ruling = affect(state, conditionPoints={"freeze": 4}, conditions=["frozen"])
+    assert hero(ruling).condition_points == {"freeze": 4}
+    assert "frozen" not in hero(ruling).conditions
+
+
+def test_RANK_12_point_immunity_never_gains_the_points() -> None:
+    state = world(
+        immunities=[{"kind": "condition-points", "subject": "freeze"}], conditionPoints={"freeze": 1}
+    )
+    ruling = affect(state, conditionPoints={"freeze": 4, "burn": 2})
+    assert hero(ruling).condition_points == {"freeze": 1, "burn": 2}
+
+
+def test_RANK_12_points_add_up() -> None:
+    state = world(conditionPoints={"burn": 2})
+    assert hero(affect(state, conditionPoints={"burn": 3})).condition_points == {"burn": 5}
+
+
+def test_RANK_10_poison_immunity_blocks_the_whole_poison_effect_by_rank() -> None:
+    state = world(immunities=[{"kind": "poison", "rank": "C"}])
+    effect = {"conditionPoints": {"nausea": 2}, "conditions": ["poisoned"], "traits": ["poison"]}
+    assert affect(state, rank="C", **effect).state is state
+    assert hero(affect(state, rank="B", **effect)).condition_points == {"nausea": 2}
+
+
+def test_IWR_2_pf2e_effect_immunity_blocks_the_effect_and_conditions() -> None:
+    state = world(iwr={"immunities": [{"type": "fear-effects"}, {"type": "blinded"}, {"type": "fire"}]})
+    assert affect(state, rank="S", emotionPoints={"fear": 1}, traits=["fear"]).state is state
+    assert "blinded" not in hero(affect(state, conditions=["blinded"])).conditions
+    burned = affect(state, conditionPoints={"burn": 2}, traits=["fire"])
+    assert hero(burned).condition_points == {"burn": 2}, "fire damage immunity does not block a fire effect"
+
+
+@pytest.mark.parametrize(
+    ("round", "creature", "source", "blocked"),
+    [
+        pytest.param(3, None, "anyone", True, id="within the duration, from any source: no effect"),
+        pytest.param(6, None, "anyone", False, id="after the duration: the effect works"),
+        pytest.param(3, "Vex", "Mira", False, id="naming a creature: others' effects work"),
+    ],
+)
+def test_IWR_5_temporary_immunity_to_the_same_effect(
+    round: int, creature: str | None, source: str, blocked: bool
+) -> None:
+    temporary = {"effect": "blindness", "untilRound": 5} | ({"creature": creature} if creature else {})
+    state = world(round=round, temporaryImmunities=[temporary], conditions={"blinded": True})
+    ruling = affect(state, conditions=["deafened"], traits=["blindness"], source=source)
+    assert (ruling.state is state) is blocked
+    assert hero(ruling).conditions["blinded"] is True, "an effect already active is not ended"
+
+
+def test_RANK_13_gain_immunity_replaces_and_adds_the_reflex_bonus() -> None:
+    state = world(immunities=[{"kind": "flat-footed", "rank": "D", "source": "Bloodline"}])
+    ruling = run(state, {"kind": "gainImmunity", "actor": "hero", "immunity": MAGE_SLAYER})
+    actor = hero(ruling)
+    assert [i.model_dump(mode="json", exclude_none=True) for i in actor.immunities] == [MAGE_SLAYER]
+    assert actor.save_bonuses.reflex == 2
+    assert ruling.log[0].rule == "RANK-13"
+    assert ruling.state.actors["other"] is state.actors["other"]
+    assert actor.health is state.actors["hero"].health
+
+
+def test_RANK_9_gain_immunity_adds_a_plain_immunity() -> None:
+    state = world()
+    ruling = run(
+        state, {"kind": "gainImmunity", "actor": "hero", "immunity": {"kind": "damage", "subject": "fire"}}
+    )
+    assert hero(ruling).immunities[0].subject == "fire"
+    assert hero(ruling).save_bonuses is state.actors["hero"].save_bonuses
+
+
+@pytest.mark.parametrize(
+    ("payload", "loc", "needle"),
+    [
+        pytest.param({"conditionPoints": {"itch": 1}}, ("effect", "conditionPoints", "itch", "[key]"),
+                     "'burn'",
+                     id="an unknown condition point kind lists the kinds"),
+        pytest.param({"emotionPoints": {"anger": 1}}, ("effect", "emotionPoints", "anger", "[key]"), "'fear'",
+                     id="an unknown emotion kind lists the kinds"),
+        pytest.param({"conditions": ["sad"]}, ("effect", "conditions", 0), "'frozen'",
+                     id="an unknown condition lists the conditions"),
+        pytest.param({"conditionPoints": {"burn": -1}}, ("effect", "conditionPoints", "burn"), "0",
+                     id="negative points"),
+        pytest.param({"rank": "E"}, ("effect", "rank"), "'S'", id="Rank E"),
+    ],
+)  # fmt: skip
+def test_RANK_9_bad_effects_are_invalid_with_path_and_allowed_values(
+    payload: dict[str, Any], loc: tuple[str | int, ...], needle: str
+) -> None:
+    model, _ = ACTIONS["affect"]
+    with pytest.raises(ValidationError) as error:
+        model.model_validate({"kind": "affect", "actor": "hero", "effect": payload})
+    problem = error.value.errors()[0]
+    assert problem["loc"] == loc and needle in problem["msg"]
+
+
+def test_RANK_9_bad_immunity_kind_in_gain_immunity_is_invalid() -> None:
+    model, _ = ACTIONS["gainImmunity"]
+    with pytest.raises(ValidationError) as error:
+        model.model_validate({"kind": "gainImmunity", "actor": "hero", "immunity": {"kind": "lava"}})
+    assert error.value.errors()[0]["loc"] == ("immunity", "kind")
+    assert "'mind-affecting'" in error.value.errors()[0]["msg"]
+
+
+def test_HEALTH_3_derived_conditions_cannot_be_set_by_an_effect() -> None:
+    with pytest.raises(RuleViolation) as error:
+        affect(world(), conditions=["dead"])
+    assert error.value.path == ("effect", "conditions", 0)
+
+
+def test_unknown_actor_is_not_found() -> None:
+    with pytest.raises(NotFound):
+        run(world(), {"kind": "affect", "actor": "ghost", "effect": {}})

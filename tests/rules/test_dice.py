@@ -1,0 +1,153 @@
+"""DICE-1..7: pools, n-again, extra successes, bonus stacking, opposed rolls, supplied dice, Willpower."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.dice import (
+    PERFECT,
+    Bonus,
+    DiceExhausted,
+    SeededRoller,
+    SuppliedDice,
+    add_willpower,
+    opposed,
+    roll_pool,
+    roll_supplied,
+    stack_bonuses,
+    with_extra_successes,
+)
+
+
+def test_DICE_1_each_die_of_8_or_more_is_a_success() -> None:
+    roll = roll_pool(5, SuppliedDice([1, 7, 8, 9, 3]))
+    assert roll.successes == 2 and roll.dice == (1, 7, 8, 9, 3)
+
+
+@pytest.mark.parametrize(
+    ("again", "dice", "successes"),
+    [
+        pytest.param(10, [10, 10, 2, 5], 2, id="10-again: each 10 adds a die, which can add more"),
+        pytest.param(9, [9, 10, 1, 1], 2, id="9-again: 9s and 10s add a die"),
+        pytest.param(8, [8, 1, 1], 1, id="8-again: 8s add a die"),
+        pytest.param(11, [10, 4], 1, id="no rerolls at all"),
+    ],
+)
+def test_DICE_2_again_adds_dice(again: int, dice: list[int], successes: int) -> None:
+    roll = roll_pool(2, SuppliedDice(dice), again)
+    assert roll.dice == tuple(dice) and roll.successes == successes
+
+
+def test_DICE_2_again_must_be_8_9_10_or_none() -> None:
+    with pytest.raises(ValueError, match="again"):
+        roll_pool(2, SeededRoller(1), again=7)
+
+
+@pytest.mark.parametrize(
+    ("dice", "extra", "expected"),
+    [
+        pytest.param([8, 1], 2, 3, id="a roll with a success gains the extra successes"),
+        pytest.param([1, 2], 2, 0, id="a roll without a success gains none"),
+    ],
+)
+def test_DICE_3_extra_successes_only_on_a_success(dice: list[int], extra: int, expected: int) -> None:
+    assert with_extra_successes(roll_pool(2, SuppliedDice(dice)), extra) == expected
+
+
+@pytest.mark.parametrize(
+    ("bonuses", "all_stack", "total"),
+    [
+        pytest.param([Bonus(2, "morale"), Bonus(3, "morale")], False, 3, id="same type: the highest counts"),
+        pytest.param([Bonus(2, "morale"), Bonus(1, "equipment")], False, 3, id="different types stack"),
+        pytest.param([Bonus(2, PERFECT), Bonus(3, PERFECT), Bonus(1, "morale")], False, 6,
+                     id="perfect bonuses stack with all"),
+        pytest.param([Bonus(-1, "wound"), Bonus(-3, "wound"), Bonus(2, "wound")], False, -1,
+                     id="same type: the highest bonus and the worst penalty"),
+        pytest.param([Bonus(2, "range"), Bonus(3, "range")], True, 5,
+                     id="where a rule says all stack (detection contest), all stack"),
+    ],
+)  # fmt: skip
+def test_DICE_4_bonus_stacking(bonuses: list[Bonus], all_stack: bool, total: int) -> None:
+    assert stack_bonuses(bonuses, all_stack=all_stack) == total
+
+
+@pytest.mark.parametrize(
+    ("active", "passive", "ties_to_passive", "wins"),
+    [
+        pytest.param(3, 2, False, True, id="more successes than the DC succeed"),
+        pytest.param(2, 2, False, True, id="at least the opponent's successes succeed"),
+        pytest.param(2, 2, True, False, id="in the detection contest the shield takes ties"),
+        pytest.param(0, 0, False, False, id="the active side needs at least one success"),
+        pytest.param(1, 3, False, False, id="fewer successes than the DC fail"),
+    ],
+)
+def test_DICE_5_opposed_roll(active: int, passive: int, ties_to_passive: bool, wins: bool) -> None:
+    outcome = opposed(active, passive, ties_to_passive=ties_to_passive)
+    assert outcome.active_wins is wins and outcome.dc == passive
+
+
+def test_DICE_6_a_seed_reproduces_the_engine_dice() -> None:
+    assert roll_pool(10, SeededRoller(42), 8) == roll_pool(10, SeededRoller(42), 8)
+
+
+@pytest.mark.parametrize(
+    ("pool", "again", "dice"),
+    [
+        pytest.param(3, 10, [1, 8, 9], id="exactly the pool when nothing rerolls"),
+        pytest.param(2, 10, [10, 10, 3, 8], id="one more die per 10 (10-again)"),
+        pytest.param(2, 8, [8, 9, 1, 1], id="one more die per 8+ (8-again)"),
+        pytest.param(0, 10, [], id="an empty pool takes no dice"),
+    ],
+)
+def test_DICE_6_supplied_dice_that_fit_the_pool_are_used_exactly(
+    pool: int, again: int, dice: list[int]
+) -> None:
+    roll = roll_supplied(pool, dice, again)
+    assert roll.dice == tuple(dice)
+
+
+@pytest.mark.parametrize(
+    ("pool", "again", "dice", "path", "message"),
+    [
+        pytest.param(2, 10, [11, 3], ("dice", 0), "1..10", id="a die above 10"),
+        pytest.param(2, 10, [3, 0], ("dice", 1), "1..10", id="a die of 0"),
+        pytest.param(2, 10, [3, -2], ("dice", 1), "1..10", id="a negative die"),
+        pytest.param(3, 10, [3, 4], ("dice",), "too few", id="fewer dice than the pool"),
+        pytest.param(2, 10, [10, 4], ("dice",), "too few", id="a 10 without its reroll"),
+        pytest.param(2, 10, [3, 4, 5], ("dice",), "too many", id="more dice than the pool"),
+        pytest.param(2, 11, [10, 4, 5], ("dice",), "too many", id="a reroll where none is allowed"),
+    ],
+)
+def test_DICE_6_supplied_dice_that_do_not_fit_are_refused(
+    pool: int, again: int, dice: list[int], path: tuple[str | int, ...], message: str
+) -> None:
+    with pytest.raises(RuleViolation, match=message) as error:
+        roll_supplied(pool, dice, again)
+    assert error.value.path == path and error.value.rule == "DICE-6"
+
+
+def test_DICE_6_supplied_dice_run_out() -> None:
+    with pytest.raises(DiceExhausted):
+        roll_pool(3, SuppliedDice([1, 2]))
+
+
+@given(
+    pool=st.integers(min_value=0, max_value=12),
+    again=st.sampled_from([8, 9, 10, 11]),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_DICE_6_any_engine_roll_replayed_as_supplied_dice_gives_the_same_roll(
+    pool: int, again: int, seed: int
+) -> None:
+    engine = roll_pool(pool, SeededRoller(seed), again)
+    assert roll_supplied(pool, engine.dice, again) == engine
+
+
+def test_DICE_7_willpower_adds_three_perfect_dice_once_per_action() -> None:
+    bonuses = add_willpower([Bonus(2, "morale"), Bonus(3, PERFECT)])
+    assert stack_bonuses(bonuses) == 2 + 3 + 3
+    with pytest.raises(ValueError, match="once per action"):
+        add_willpower(bonuses)

@@ -1,0 +1,228 @@
+"""Effects on actors: condition points, emotion points and conditions (`affect`), and gaining an
+immunity (`gainImmunity`), with the immunities that block them (RANK-3/5/9/10/12/13, IWR-2/5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
+from vtt_bridge.models import Actor, WorldState
+from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Slug, Step
+from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
+from vtt_bridge.rules.immunities import (
+    Immunity,
+    check_immunities,
+    covers_condition,
+    covers_condition_points,
+    covers_emotion_points,
+    covers_traits,
+    gain_immunity,
+)
+from vtt_bridge.rules.iwr import EFFECT_CATEGORIES, is_damage_type_or_group
+from vtt_bridge.rules.ranks import Rank, effect_rank
+
+ActorId = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
+Source = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
+
+
+class Effect(RuleModel):
+    """What an effect does to an actor: points of each kind, conditions, with its Rank and traits."""
+
+    rank: Rank = Rank.UNRANKED
+    rank_when_gained: Rank | None = None
+    """RANK-3: the effect's Rank is the higher of `rank` (when used) and this."""
+    condition_points: dict[ConditionPointKind, Count] = Field(default_factory=dict)
+    emotion_points: dict[EmotionPointKind, Count] = Field(default_factory=dict)
+    conditions: tuple[Condition, ...] = ()
+    traits: tuple[Slug, ...] = ()
+    source: Source | None = None
+
+
+class AffectAction(RuleModel):
+    """`affect {actor, effect}`: apply an effect's points and conditions to an actor."""
+
+    kind: Literal["affect"]
+    actor: ActorId
+    effect: Effect
+
+
+class GainImmunityAction(RuleModel):
+    """`gainImmunity {actor, immunity}`: the actor gains a Ranks-rules immunity (RANK-13 bonus)."""
+
+    kind: Literal["gainImmunity"]
+    actor: ActorId
+    immunity: Immunity
+
+
+def _iwr_type_covers_trait(type_: str, traits: tuple[str, ...]) -> str | None:
+    """IWR-2: a pf2e immunity to an effect category or kind covers an effect carrying its trait; an
+    immunity to a damage type covers only that damage, never a trait of the same name.
+    """
+    if is_damage_type_or_group(type_) and type_ not in EFFECT_CATEGORIES:
+        return None
+    trait = EFFECT_CATEGORIES.get(type_, type_.removesuffix("-effects"))
+    return trait if trait in traits else None
+
+
+def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
+    """Apply an effect: whole-effect immunities first (temporary IWR-5, pf2e IWR-2, Ranks RANK-5/9/10
+    by trait), then each kind of points and each condition against the immunities that cover it.
+    """
+    actor = get_actor(state, action.actor, ("actor",))
+    effect = action.effect
+    for index, condition in enumerate(effect.conditions):
+        if condition.derived:
+            raise RuleViolation(
+                "HEALTH-3",
+                f"{condition.value!r} is derived by the server; an effect cannot set it",
+                ("effect", "conditions", index),
+            )
+    steps: list[Step] = []
+    rank = effect.rank
+    if effect.rank_when_gained is not None:
+        rank = effect_rank(effect.rank, effect.rank_when_gained)
+        steps.append(
+            Step(
+                rule="RANK-3",
+                text=f"the effect's Rank is the higher of {effect.rank} (used) and "
+                f"{effect.rank_when_gained} (gained): {rank}",
+                data={"rank": rank.value},
+            )
+        )
+    blocker = _whole_effect_blocker(actor, effect, rank, round_=state.scene.round if state.scene else 0)
+    steps.extend(blocker[1])
+    if blocker[0]:
+        return Ruling(state=state, log=tuple(steps))
+
+    immunities = actor.immunities
+    condition_points = dict(actor.condition_points)
+    for kind, points in effect.condition_points.items():
+
+        def covers_points(immunity: Immunity, kind: str = kind.value) -> bool:
+            return covers_condition_points(immunity, kind)
+
+        check = check_immunities(immunities, covers_points, rank, f"{kind.value} points")
+        steps.extend(check.steps)
+        if not check.blocked:
+            condition_points[kind.value] = condition_points.get(kind.value, 0) + points
+            steps.append(
+                Step(
+                    rule="RANK-12",
+                    text=f"gains {points} {kind.english.lower()} (now {condition_points[kind.value]})",
+                    data={"kind": kind.value, "points": points, "total": condition_points[kind.value]},
+                )
+            )
+    emotion_points = dict(actor.emotion_points)
+    for emotion, points in effect.emotion_points.items():
+
+        def covers_emotion(immunity: Immunity, kind: str = emotion.value) -> bool:
+            return covers_emotion_points(immunity, kind)
+
+        check = check_immunities(immunities, covers_emotion, rank, f"{emotion.value} points")
+        steps.extend(check.steps)
+        if not check.blocked:
+            emotion_points[emotion.value] = emotion_points.get(emotion.value, 0) + points
+            steps.append(
+                Step(
+                    rule="RANK-5",
+                    text=f"gains {points} {emotion.english.lower()} (now {emotion_points[emotion.value]})",
+                    data={"kind": emotion.value, "points": points, "total": emotion_points[emotion.value]},
+                )
+            )
+    conditions = dict(actor.conditions)
+    for condition in effect.conditions:
+        iwr_hit = next((i.type for i in actor.iwr.immunities if i.type == condition.value), None)
+        if iwr_hit is not None:
+            steps.append(
+                Step(
+                    rule="IWR-2",
+                    text=f"immune to {condition.english.lower()}: the condition does not apply",
+                    data={"condition": condition.value},
+                )
+            )
+            continue
+
+        def covers_cond(immunity: Immunity, condition: str = condition.value) -> bool:
+            return covers_condition(immunity, condition)
+
+        check = check_immunities(immunities, covers_cond, rank, f"the {condition.value} condition")
+        steps.extend(check.steps)
+        if not check.blocked:
+            conditions[condition.value] = True
+            steps.append(
+                Step(
+                    rule="RANK-5",
+                    text=f"becomes {condition.english.lower()}",
+                    data={"condition": condition.value},
+                )
+            )
+    update: dict[str, object] = {}
+    if condition_points != actor.condition_points:
+        update["condition_points"] = condition_points
+    if emotion_points != actor.emotion_points:
+        update["emotion_points"] = emotion_points
+    if conditions != actor.conditions:
+        update["conditions"] = conditions
+    if not update:
+        return Ruling(state=state, log=tuple(steps))
+    return Ruling(state=with_actor(state, action.actor, actor.model_copy(update=update)), log=tuple(steps))
+
+
+def _whole_effect_blocker(actor: Actor, effect: Effect, rank: Rank, round_: int) -> tuple[bool, list[Step]]:
+    """IWR-5, IWR-2 and RANK-5/9/10 by trait: immunities that stop the whole effect."""
+    traits = effect.traits
+    for temporary in actor.temporary_immunities:
+        if temporary.effect not in traits:
+            continue
+        if temporary.until_round is not None and round_ > temporary.until_round:
+            continue
+        if temporary.creature is not None and temporary.creature != effect.source:
+            continue
+        return True, [
+            Step(
+                rule="IWR-5",
+                text=f"temporarily immune to {temporary.effect!r}: the effect does nothing",
+                data={"effect": temporary.effect, "untilRound": temporary.until_round},
+            )
+        ]
+    for immunity in actor.iwr.immunities:
+        trait = _iwr_type_covers_trait(immunity.type, traits)
+        if trait is not None and not any(e in traits for e in immunity.exceptions):
+            return True, [
+                Step(
+                    rule="IWR-2",
+                    text=f"immune to {immunity.type}: the {trait} effect does nothing",
+                    data={"immunity": immunity.type, "trait": trait},
+                )
+            ]
+    covers: Callable[[Immunity], bool] = lambda immunity: covers_traits(immunity, traits) is not None  # noqa: E731
+    check = check_immunities(actor.immunities, covers, rank, "the effect")
+    return check.blocked, list(check.steps)
+
+
+def gain_immunity_action(state: WorldState, action: GainImmunityAction, ctx: Context) -> Ruling:
+    """`gainImmunity`: RANK-13 replaces a same-or-lower flat-footed / touch-attack / mind-affecting
+    immunity from a different source and adds the perfect save bonus; otherwise adds the immunity.
+    """
+    actor = get_actor(state, action.actor, ("actor",))
+    gain = gain_immunity(actor.immunities, actor.save_bonuses, action.immunity)
+    update: dict[str, object] = {}
+    if gain.immunities != actor.immunities:
+        update["immunities"] = gain.immunities
+    if gain.save_bonuses is not actor.save_bonuses:
+        update["save_bonuses"] = gain.save_bonuses
+    if not update:
+        return Ruling(state=state, log=gain.steps)
+    return Ruling(state=with_actor(state, action.actor, actor.model_copy(update=update)), log=gain.steps)
+
+
+Handler = Callable[[WorldState, Any, Context], Ruling]
+
+ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
+    "affect": (AffectAction, affect),
+    "gainImmunity": (GainImmunityAction, gain_immunity_action),
+}
