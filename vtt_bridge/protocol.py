@@ -153,7 +153,8 @@ def _tagged_union(models: tuple[type[RuleModel], ...]) -> TypeAdapter[Any]:
     """One validator for several payload models, discriminated on their `kind` literal."""
     if len(models) == 1:
         return TypeAdapter(models[0])
-    return TypeAdapter(Annotated[Union[models], Field(discriminator="kind")])  # noqa: UP007
+    union: Any = Union[models]  # noqa: UP007
+    return TypeAdapter(Annotated[union, Field(discriminator="kind")])
 
 
 ACTION_ADAPTER = _tagged_union(ACTION_MODELS)
@@ -250,7 +251,9 @@ def reference_markdown() -> str:
         out.append(f"- `{kind}`: {doc}")
         out.extend(_field_lines(model))
     out += ["", "### Queries", ""]
-    for kind, model in [("state", StateQuery), *((k, m) for k, (m, _) in sorted(QUERIES.items()))]:
+    queries: list[tuple[str, type[RuleModel]]] = [("state", StateQuery)]
+    queries.extend((k, m) for k, (m, _) in sorted(QUERIES.items()))
+    for kind, model in queries:
         doc = (model.__doc__ or "").strip().splitlines()[0]
         out.append(f"- `{kind}`: {doc}")
         out.extend(_field_lines(model))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from vtt_bridge import __version__
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
@@ -150,6 +150,15 @@ def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
     return f'{head}"type":"{type_}","payload":{payload_json}}}'
 
 
+def _json_default(value: Any) -> Any:
+    """JSON for what a rule put in a step's data beyond plain JSON (a model, a set)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, set | frozenset):
+        return sorted(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
 async def _send(client: Client, text: str) -> None:
     with contextlib.suppress(ConnectionResetError, RuntimeError):
         await client.ws.send_str(text)
@@ -176,7 +185,7 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _parse(text: str) -> tuple[str | None, str, dict[str, Any]]:
+def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
     """The envelope's id, type and payload, or `RequestError(bad_request)` (id kept when there is one)."""
     try:
         message = json.loads(text, parse_constant=_no_constants)
@@ -245,7 +254,7 @@ async def _commit(
     bridge: Bridge, client: Client, world: World, pending: Pending, msg_id: str, kind: str
 ) -> None:
     """Store the ruling, then commit it, acknowledge it, and push it to the world's other clients."""
-    result_json = json.dumps(pending.result, separators=(",", ":"))
+    result_json = json.dumps(pending.result, separators=(",", ":"), default=_json_default)
     new_rev = pending.result["rev"]
     snapshot = pending.state if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     bridge.store.append(world.id, new_rev, pending.action_id, result_json, snapshot)
@@ -269,7 +278,8 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
     try:
         if len(text) > bridge.config.max_frame:
             raise RequestError(ErrorCode.TOO_LARGE, f"a frame is at most {bridge.config.max_frame} bytes")
-        re, type_, payload = _parse(text)
+        msg_id, type_, payload = _parse(text)
+        re = msg_id
         if not _rate_ok(bridge, client):
             raise RequestError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
         world = client.world
@@ -278,22 +288,24 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
                 await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "send hello first"), re)
                 await client.ws.close(code=CLOSE_UNAUTHORIZED, message=b"unauthorized")
                 return False
-            return await _hello(bridge, client, re, payload)
+            return await _hello(bridge, client, msg_id, payload)
         if type_ == "hello":
             raise RequestError(ErrorCode.BAD_REQUEST, "already welcomed")
         if type_ == "query":
             result = world.query(payload)
-            await _send(client, envelope("result", json.dumps(result), bridge.next_id(), re))
+            await _send(
+                client, envelope("result", json.dumps(result, default=_json_default), bridge.next_id(), re)
+            )
             return True
         if type_ == "action":
-            prepared = world.prepare_action(re, payload, bridge.roller)
+            prepared = world.prepare_action(msg_id, payload, bridge.roller)
             if isinstance(prepared, str):
                 await _send(client, envelope("result", prepared, bridge.next_id(), re))
                 return True
-            await _commit(bridge, client, world, prepared, re, str(payload.get("kind")))
+            await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")))
             return True
         pending = world.prepare_sync(payload) if type_ == "sync" else world.prepare_upsert(payload)
-        await _commit(bridge, client, world, pending, re, type_)
+        await _commit(bridge, client, world, pending, msg_id, type_)
         return True
     except RequestError as error:
         await _error(bridge, client, error, re if re is not None else error.re)

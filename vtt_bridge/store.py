@@ -32,7 +32,6 @@ CREATE TABLE IF NOT EXISTS rulings (
     reply TEXT NOT NULL,
     PRIMARY KEY (world, rev)
 ) WITHOUT ROWID;
-CREATE UNIQUE INDEX IF NOT EXISTS rulings_action ON rulings (world, action_id) WHERE action_id IS NOT NULL;
 """
 
 SNAPSHOT_EVERY = 1000

@@ -104,7 +104,9 @@ def roll_payload(roll: Roll) -> dict[str, Any]:
 
 def step_payload(step: Step) -> dict[str, Any]:
     """A log step as the wire shows it."""
-    return step.model_dump(mode="json", exclude_none=True)
+    if step.data is None:
+        return {"rule": step.rule, "text": step.text}
+    return {"rule": step.rule, "text": step.text, "data": step.data}
 
 
 def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail]:
@@ -181,7 +183,9 @@ class World:
         try:
             action = ACTION_ADAPTER.validate_python(body)
         except ValidationError as exc:
-            raise RequestError(ErrorCode.INVALID, f"invalid {kind} action", error_details(exc, tag=kind)) from None
+            raise RequestError(
+                ErrorCode.INVALID, f"invalid {kind} action", error_details(exc, tag=kind)
+            ) from None
         if expect_rev is not None and expect_rev != self.rev:
             raise RequestError(
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
@@ -367,7 +371,9 @@ class World:
         try:
             query = QUERY_ADAPTER.validate_python(payload)
         except ValidationError as exc:
-            raise RequestError(ErrorCode.INVALID, f"invalid {kind} query", error_details(exc, tag=kind)) from None
+            raise RequestError(
+                ErrorCode.INVALID, f"invalid {kind} query", error_details(exc, tag=kind)
+            ) from None
         if isinstance(query, StateQuery):
             return {
                 "rev": self.rev,

@@ -102,22 +102,30 @@ def _count(track: HealthTrack, grade: Grade) -> int:
 
 def describe(track: HealthTrack) -> str:
     """The track as the rulebook writes it: '8 healthy + 3B + 4L + 5A'."""
-    return f"{track.healthy} healthy + {track.bashing}B + {track.lethal}L + {track.aggravated}A"
+    return _describe(track.healthy, track.bashing, track.lethal, track.aggravated)
+
+
+def _describe(healthy: int, bashing: int, lethal: int, aggravated: int) -> str:
+    return f"{healthy} healthy + {bashing}B + {lethal}L + {aggravated}A"
 
 
 def _boxes(track: HealthTrack) -> dict[str, int]:
+    return _box_counts(track.max, track.bashing, track.lethal, track.aggravated)
+
+
+def _box_counts(max_: int, bashing: int, lethal: int, aggravated: int) -> dict[str, int]:
     return {
-        "max": track.max,
-        "healthy": track.healthy,
-        "bashing": track.bashing,
-        "lethal": track.lethal,
-        "aggravated": track.aggravated,
+        "max": max_,
+        "healthy": max_ - bashing - lethal - aggravated,
+        "bashing": bashing,
+        "lethal": lethal,
+        "aggravated": aggravated,
     }
 
 
 def damage_equivalent(track: HealthTrack) -> int:
     """HEALTH-6: E = B + 2L + 3A, the damage converted to bashing."""
-    return sum(_count(track, g) * g.weight for g in LIGHTEST_FIRST)
+    return track.bashing + 2 * track.lethal + 3 * track.aggravated
 
 
 def is_full_of_aggravated(track: HealthTrack) -> bool:
@@ -180,13 +188,11 @@ def spill_damage(
         ]
         if left:
             parts.append(f"{left} left over (every box is A)")
-        now = HealthTrack.model_construct(
-            max=track.max, bashing=bashing, lethal=lethal, aggravated=aggravated
-        )
         steps.append(
             Step(
                 rule="HEALTH-2",
-                text=f"{amount} {grade.value} damage: {', '.join(parts)}; now {describe(now)}",
+                text=f"{amount} {grade.value} damage: {', '.join(parts)}; "
+                f"now {_describe(healthy, bashing, lethal, aggravated)}",
                 data={
                     "grade": grade.value,
                     "amount": amount,
@@ -194,7 +200,7 @@ def spill_damage(
                     "bashingUp": from_bashing,
                     "lethalUp": from_lethal,
                     "leftOver": left,
-                    **_boxes(now),
+                    **_box_counts(track.max, bashing, lethal, aggravated),
                 },
             )
         )
