@@ -31,7 +31,7 @@ serve: $(VENV)/.installed
 test: deps test-python test-js
 
 test-python: $(VENV)/.installed
-	$(PY) -m pytest
+	$(PY) -m pytest -q
 
 test-js: $(NPM_DIR)/node_modules/.installed
 	cd $(NPM_DIR) && VTT_BRIDGE_PYTHON=$(abspath $(PY)) npm test
