@@ -22,6 +22,8 @@ Op = dict[str, Any]
 
 def escape(segment: str) -> str:
     """One JSON Pointer segment (RFC 6901): `~` as `~0`, `/` as `~1`."""
+    if "~" not in segment and "/" not in segment:
+        return segment
     return segment.replace("~", "~0").replace("/", "~1")
 
 
@@ -58,7 +60,8 @@ def _diff_json(path: str, before: Any, after: Any, ops: list[Op]) -> None:
 
 def _diff_model(path: str, before: BaseModel, after: BaseModel, ops: list[Op]) -> None:
     """Ops for the fields of one model that are not the very same object before and after."""
-    changed = {name for name in type(after).model_fields if getattr(before, name) is not getattr(after, name)}
+    old_fields = before.__dict__
+    changed = {name for name, value in after.__dict__.items() if old_fields[name] is not value}
     if not changed:
         return
     old = before.model_dump(mode="json", include=changed)
