@@ -143,6 +143,19 @@ def diff_states(
     _diff_models("/actors", before.actors, after.actors, ops)
     _diff_models("/tokens", before.tokens, after.tokens, ops)
     _diff_visibility(before.visibility, after.visibility, visibility_pairs, ops)
+    if before.contests is not after.contests:
+        _diff_json(
+            "/contests",
+            {
+                o: {t: win.model_dump(mode="json") for t, win in row.items()}
+                for o, row in before.contests.items()
+            },
+            {
+                o: {t: win.model_dump(mode="json") for t, win in row.items()}
+                for o, row in after.contests.items()
+            },
+            ops,
+        )
     return ops
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, NotFound, Ruling
+from vtt_bridge.actions.detection import refresh_changes
 from vtt_bridge.actions.registry import HANDLERS, QUERIES
 from vtt_bridge.models import DERIVED_CONDITIONS, Actor, Scene, Settings, Token, WorldState
 from vtt_bridge.protocol import (
@@ -75,12 +76,8 @@ VisibilityRefresh = Callable[[WorldState, WorldState], tuple[WorldState, Iterabl
 """Recomputes visibility after a change: the new state, and the cells it may have changed."""
 
 
-def _no_visibility(before: WorldState, after: WorldState) -> tuple[WorldState, None]:
-    return after, None
-
-
-REFRESH_VISIBILITY: VisibilityRefresh = _no_visibility
-"""The detection rules' incremental refresh (set by the registry when detection is present)."""
+REFRESH_VISIBILITY: VisibilityRefresh = refresh_changes
+"""DET-6..8: the detection rules' incremental refresh of the visibility matrix."""
 
 
 def derive(before: WorldState, after: WorldState) -> WorldState:
@@ -149,7 +146,7 @@ class World:
             document = after.model_dump(mode="json")
             ops: list[patches.Op] = [
                 {"op": "replace", "path": f"/{name}", "value": document[name]}
-                for name in ("scene", "settings", "actors", "tokens", "visibility")
+                for name in ("scene", "settings", "actors", "tokens", "visibility", "contests")
             ]
         else:
             ops = patches.diff_states(before, after, pairs)

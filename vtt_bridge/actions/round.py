@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from vtt_bridge.actions import Context, Ruling
+from vtt_bridge.actions.detection import round_contests
 from vtt_bridge.actions.health import round_health
 from vtt_bridge.models import Scene, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
@@ -47,5 +48,5 @@ def new_round(state: WorldState, action: RoundAction, ctx: Context) -> Ruling:
 
 Phase = Callable[[WorldState, Context], Ruling]
 
-ROUND_PHASES: tuple[Phase, ...] = (round_health,)
+ROUND_PHASES: tuple[Phase, ...] = (round_health, round_contests)
 """What happens between two rounds, in order."""

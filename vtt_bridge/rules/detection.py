@@ -1,13 +1,22 @@
-"""Detection and locating (DET-1..10): means, anti-detection, locate states."""
+"""Detection and locating (DET-1..10): means, anti-detection, locate states, the three stages.
+
+Levels: a locate state is also a number, unlocated 0 < approximate 1 < pinpointed 2 (DET-4), so
+"best over means" is `max` and "worst for the observer" is `min`. Distances are compared squared
+(scene units²) everywhere, so the matrix fast path and the explanation never disagree at a boundary.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Distance, RuleModel
+from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step
+from vtt_bridge.rules.dice import Roll, Roller, roll_pool
 from vtt_bridge.rules.ranks import Rank
 
 Name = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
@@ -46,6 +55,16 @@ class LocateState(StrEnum):
     APPROXIMATE = "approximate"
     UNLOCATED = "unlocated"
 
+    @property
+    def level(self) -> int:
+        """DET-4: unlocated 0, approximate 1, pinpointed 2 (higher is better for the observer)."""
+        return _LEVELS[self]
+
+    @classmethod
+    def from_level(cls, level: int) -> LocateState:
+        """The state of a level 0..2."""
+        return STATES[level]
+
 
 class DetectionMeans(RuleModel):
     """DET-1/3: a means of detection; `range` in scene units, None for unlimited."""
@@ -71,3 +90,398 @@ ORDINARY_SENSES: tuple[DetectionMeans, ...] = (
     DetectionMeans(name="hearing", sense=Sense.HEARING, capability=Capability.APPROXIMATE),
 )
 """DET-5: an ordinary eye (natural unranked sight, pinpoint) and ear (hearing, approximate)."""
+
+UNLOCATED = 0
+APPROXIMATE = 1
+PINPOINTED = 2
+
+STATES: tuple[LocateState, LocateState, LocateState] = (
+    LocateState.UNLOCATED,
+    LocateState.APPROXIMATE,
+    LocateState.PINPOINTED,
+)
+"""DET-4: the locate state of each level, indexed by level."""
+
+_LEVELS = {state: level for level, state in enumerate(STATES)}
+
+AntiKey = tuple[tuple[Essence, int], ...]
+"""A target's anti-detection reduced to what matters: sorted distinct (Essence, Rank number) pairs.
+Empty: the target has no anti-detection (stage one)."""
+
+
+class ContestWin(RuleModel):
+    """DET-8: a standing stage-three win of an observer over a target (server-written).
+
+    It raises the stage-two state it was won against by one step and holds until the next round's
+    contest or until stage two changes (then the server drops it).
+    """
+
+    stage_two: LocateState
+    round: Count = 0
+
+
+# --- DET-1..7: one means against one anti-detection ------------------------------------------------
+
+
+def anti_key(anti_detection: Iterable[AntiDetectionMeans]) -> AntiKey:
+    """DET-1: the target's anti-detection means as sorted distinct (Essence, Rank number) pairs."""
+    return tuple(sorted({(anti.essence, anti.rank.number) for anti in anti_detection}))
+
+
+def effective_rank(means_essence: Essence, means_rank: int, anti_essence: Essence) -> int:
+    """DET-2: the detecting means counts one Rank higher when the Essences differ (S+1 = 6 beats S)."""
+    return means_rank + (1 if means_essence is not anti_essence else 0)
+
+
+def capability_level(means: DetectionMeans, humanoid: bool) -> int:
+    """DET-3: the best a means can do; a human-based observer pinpoints only by sight."""
+    if means.capability is Capability.PINPOINT and (not humanoid or means.sense is Sense.SIGHT):
+        return PINPOINTED
+    return APPROXIMATE
+
+
+def versus_level(means: DetectionMeans, essence: Essence, rank: int, humanoid: bool) -> int:
+    """DET-7: one means against one anti-detection: higher → pinpointed (capped, DET-3), equal →
+    approximate, lower → unlocated."""
+    effective = effective_rank(means.essence, means.rank.number, essence)
+    if effective > rank:
+        return capability_level(means, humanoid)
+    if effective == rank:
+        return APPROXIMATE
+    return UNLOCATED
+
+
+def means_level(means: DetectionMeans, key: AntiKey, humanoid: bool) -> int:
+    """DET-6/7: a usable means against a target: at its capability without anti-detection (stage
+    one), else against the anti-detection means worst for the observer."""
+    if not key:
+        return capability_level(means, humanoid)
+    return min(versus_level(means, essence, rank, humanoid) for essence, rank in key)
+
+
+def condition_allows(means: DetectionMeans, blinded: bool, deafened: bool) -> bool:
+    """DET-5: blinded loses sight-based means, deafened loses hearing-based means."""
+    if blinded and means.sense is Sense.SIGHT:
+        return False
+    return not (deafened and means.sense is Sense.HEARING)
+
+
+def range_squared(means: DetectionMeans) -> float:
+    """A means' range squared, in scene units²; unlimited is infinity."""
+    return math.inf if means.range is None else means.range * means.range
+
+
+def distance_squared(dx: float, dy: float, dz: float, scale_squared: float) -> float:
+    """Token distance squared in scene units²: canvas pixels (dx, dy) times (gridDistance /
+    gridSize)², plus the elevation difference dz (scene units) squared: 3D Euclidean."""
+    return (dx * dx + dy * dy) * scale_squared + dz * dz
+
+
+def in_range(means: DetectionMeans, distance2: float) -> bool:
+    """DET-5 reading: a means reaches a target at a distance not above its range."""
+    return distance2 <= range_squared(means)
+
+
+# --- DET-7 over all means as a function of distance -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """The best level over an observer's usable means as a step function of distance².
+
+    `steps` are (range², level) with ascending range² and descending level: the level at d² is the
+    first step whose range² is at least d², else `beyond` (what the unlimited means give).
+    """
+
+    steps: tuple[tuple[float, int], ...]
+    beyond: int
+
+    def at(self, distance2: float) -> int:
+        """The level at this distance²."""
+        for limit, level in self.steps:
+            if distance2 <= limit:
+                return level
+        return self.beyond
+
+
+def build_reach(entries: Iterable[tuple[float, int]]) -> Reach:
+    """DET-7 "best over all usable means": from (range², level) per means, the step function."""
+    beyond = UNLOCATED
+    finite: dict[float, int] = {}
+    for limit, level in entries:
+        if limit == math.inf:
+            beyond = max(beyond, level)
+        else:
+            finite[limit] = max(finite.get(limit, UNLOCATED), level)
+    steps: list[tuple[float, int]] = []
+    best = beyond
+    for limit in sorted(finite, reverse=True):
+        best = max(best, finite[limit])
+        if steps and steps[-1][1] == best:
+            continue
+        if best > beyond:
+            steps.append((limit, best))
+    steps.reverse()
+    return Reach(steps=tuple(steps), beyond=beyond)
+
+
+class ObserverProfile:
+    """An observer's detection, summarised once and shared by every observer with the same senses:
+    its usable means (DET-5) and, per target anti-detection, a `Reach` (memoised per instance)."""
+
+    __slots__ = ("_reaches", "capability", "hearing", "humanoid", "smell", "usable")
+
+    def __init__(
+        self, detection: Sequence[DetectionMeans], *, humanoid: bool, blinded: bool, deafened: bool
+    ) -> None:
+        self.humanoid = humanoid
+        self.usable = tuple(m for m in detection if condition_allows(m, blinded, deafened))
+        self._reaches: dict[AntiKey, Reach] = {}
+        self.capability = build_reach((range_squared(m), capability_level(m, humanoid)) for m in self.usable)
+        """DET-3/8: the best a stage-three win can reach, by distance."""
+        self.hearing = build_reach((range_squared(m), 1) for m in self.usable if m.sense is Sense.HEARING)
+        """DET-9: 1 where the observer has usable hearing."""
+        self.smell = build_reach((range_squared(m), 1) for m in self.usable if m.sense is Sense.SMELL)
+        """DET-9: 1 where the observer has a usable sense of smell."""
+
+    def reach(self, key: AntiKey) -> Reach:
+        """DET-6/7: the best level over usable means against a target with this anti-detection."""
+        reach = self._reaches.get(key)
+        if reach is None:
+            reach = build_reach((range_squared(m), means_level(m, key, self.humanoid)) for m in self.usable)
+            self._reaches[key] = reach
+        return reach
+
+
+def locate(
+    detection: Sequence[DetectionMeans],
+    anti_detection: Sequence[AntiDetectionMeans],
+    *,
+    humanoid: bool,
+    blinded: bool = False,
+    deafened: bool = False,
+    distance2: float = 0.0,
+) -> LocateState:
+    """DET-5..7: how an observer locates a target by stages one and two (no stage-three win)."""
+    return explain_locate(
+        detection, anti_detection, humanoid=humanoid, blinded=blinded, deafened=deafened, distance2=distance2
+    )[0]
+
+
+def explain_locate(
+    detection: Sequence[DetectionMeans],
+    anti_detection: Sequence[AntiDetectionMeans],
+    *,
+    humanoid: bool,
+    blinded: bool = False,
+    deafened: bool = False,
+    distance2: float = 0.0,
+) -> tuple[LocateState, list[Step]]:
+    """DET-5..7 one means at a time, with a step per decision a GM may want to check."""
+    steps: list[Step] = []
+    key = anti_key(anti_detection)
+    distance = math.sqrt(distance2)
+    if key:
+        names = ", ".join(f"{a.name} ({a.essence.value} {a.rank.value})" for a in anti_detection)
+        steps.append(Step(rule="DET-1", text=f"stage one: the target has anti-detection: {names}"))
+    else:
+        steps.append(Step(rule="DET-6", text="stage one: the target has no anti-detection; it is exposed"))
+    best = UNLOCATED
+    best_name: str | None = None
+    for means in detection:
+        label = f"{means.name} ({means.sense.value}, {means.essence.value} {means.rank.value})"
+        if not condition_allows(means, blinded, deafened):
+            why = "blinded" if means.sense is Sense.SIGHT else "deafened"
+            steps.append(Step(rule="DET-5", text=f"{label}: unusable, the observer is {why}"))
+            continue
+        if not in_range(means, distance2):
+            steps.append(
+                Step(
+                    rule="DET-5",
+                    text=f"{label}: out of range ({distance:.2f} > {means.range})",
+                    data={"distance": distance, "range": means.range},
+                )
+            )
+            continue
+        cap = capability_level(means, humanoid)
+        if means.capability is Capability.PINPOINT and cap == APPROXIMATE:
+            steps.append(Step(rule="DET-3", text=f"{label}: a human-based observer pinpoints only by sight"))
+        level = means_level(means, key, humanoid)
+        if key:
+            for essence, rank in key:
+                effective = effective_rank(means.essence, means.rank.number, essence)
+                versus = versus_level(means, essence, rank, humanoid)
+                bump = " (Essences differ: one Rank higher)" if effective != means.rank.number else ""
+                if effective > rank and versus == APPROXIMATE:
+                    bump += " (capped at approximate by its capability, DET-3)"
+                steps.append(
+                    Step(
+                        rule="DET-2" if effective != means.rank.number else "DET-7",
+                        text=(
+                            f"{label} counts as Rank {effective}{bump} vs {essence.value} anti-detection "
+                            f"Rank {rank}: {STATES[versus].value}"
+                        ),
+                        data={"effectiveRank": effective, "antiRank": rank, "result": STATES[versus].value},
+                    )
+                )
+            worst = STATES[level].value
+            steps.append(Step(rule="DET-7", text=f"{label}: the anti-detection worst for it gives {worst}"))
+        else:
+            steps.append(Step(rule="DET-6", text=f"{label}: at its capability: {STATES[level].value}"))
+        if best_name is None or level > best:
+            best, best_name = level, means.name
+    steps.append(
+        Step(
+            rule="DET-7" if key else "DET-6",
+            text=f"best over usable means: {STATES[best].value}" + (f" ({best_name})" if best_name else ""),
+            data={"result": STATES[best].value},
+        )
+    )
+    return STATES[best], steps
+
+
+# --- DET-8/9: stage three ---------------------------------------------------------------------------
+
+
+def raise_one_step(stage_two: int, capability: int) -> int:
+    """DET-8: a win raises the stage-two state one step, never above the observer's capability (DET-3)."""
+    return max(stage_two, min(stage_two + 1, capability))
+
+
+@dataclass(frozen=True, slots=True)
+class ContestModifier:
+    """DET-9: one circumstance modifier of the stage-three contest, in dice (DP)."""
+
+    side: Literal["observer", "hider"]
+    dp: int
+    text: str
+
+
+def contest_modifiers(
+    *,
+    unlocated: bool,
+    noisy: bool,
+    hearing: bool,
+    smell: bool,
+    attacked: bool,
+    made_sound: bool,
+    unusual_smell: bool,
+    moved_over_half_speed: bool,
+    within_approximate_range: bool,
+    within_sensory_range: bool,
+) -> tuple[ContestModifier, ...]:
+    """DET-9: every modifier that applies; they all stack (DICE-4)."""
+    found: list[ContestModifier] = []
+    if unlocated:
+        found.append(ContestModifier("hider", 10, "the observer cannot locate the hider: it is invisible"))
+    if noisy and hearing:
+        found.append(ContestModifier("observer", -2, "noisy surroundings"))
+    if attacked and hearing:
+        found.append(ContestModifier("observer", 2, "the hider attacked or cast a spell last turn"))
+    if made_sound and hearing:
+        found.append(ContestModifier("observer", 2, "the hider made a sound last turn"))
+    if unusual_smell and smell:
+        found.append(ContestModifier("observer", 2, "the hider gives off an unusual smell"))
+    if moved_over_half_speed:
+        found.append(ContestModifier("observer", 2, "the hider moved more than half its speed last turn"))
+    if within_approximate_range:
+        found.append(ContestModifier("observer", 1, "within the observer's approximate range"))
+    if within_sensory_range:
+        found.append(ContestModifier("observer", 1, "within the observer's sensory range"))
+    return tuple(found)
+
+
+def observer_wins(observer_successes: int, hider_successes: int) -> bool:
+    """DICE-5/RANK-6: the observer needs a success and at least the hider's; a tie is the shield's."""
+    return observer_successes >= 1 and observer_successes >= hider_successes
+
+
+@dataclass(frozen=True, slots=True)
+class ContestOutcome:
+    """DET-8: the pools after DET-9 modifiers, both rolls and who won."""
+
+    observer_pool: int
+    hider_pool: int
+    modifiers: tuple[ContestModifier, ...]
+    observer_roll: Roll
+    hider_roll: Roll
+    observer_wins: bool
+
+
+def contest(
+    observer_base: int,
+    hider_base: int,
+    modifiers: Sequence[ContestModifier],
+    observer_roller: Roller,
+    hider_roller: Roller,
+) -> ContestOutcome:
+    """DET-8: PER + Investigation (observer_base) against DEX + Stealth (hider_base), modified."""
+    observer_pool = observer_base + sum(m.dp for m in modifiers if m.side == "observer")
+    hider_pool = hider_base + sum(m.dp for m in modifiers if m.side == "hider")
+    observer_roll = roll_pool(observer_pool, observer_roller)
+    hider_roll = roll_pool(hider_pool, hider_roller)
+    return ContestOutcome(
+        observer_pool=observer_pool,
+        hider_pool=hider_pool,
+        modifiers=tuple(modifiers),
+        observer_roll=observer_roll,
+        hider_roll=hider_roll,
+        observer_wins=observer_wins(observer_roll.successes, hider_roll.successes),
+    )
+
+
+# --- DET-10: consequences ---------------------------------------------------------------------------
+
+
+class SpellKind(StrEnum):
+    """DET-10: a spell that targets ("target X targets") or covers an area ("each target within")."""
+
+    TARGETED = "targeted"
+    AREA = "area"
+
+
+class AttackConsequence(RuleModel):
+    """DET-10: what an attack or spell on a target counts for, given how the attacker locates it."""
+
+    locate: LocateState
+    guessed_position_only: Flag
+    """Unlocated: the attack goes at a guessed position; a right guess counts as approximate."""
+    halved: Flag
+    successes: Count
+    extra_successes: Count
+    effect_points: Count
+    spell: SpellKind | None = None
+    spell_allowed: Flag = True
+    spell_chance: Annotated[float, Field(ge=0, le=1)] = 1.0
+
+
+def attack_consequence(
+    locate: LocateState,
+    successes: int,
+    extra_successes: int = 0,
+    effect_points: int = 0,
+    spell: SpellKind | None = None,
+) -> AttackConsequence:
+    """DET-10: approximate halves an attack's successes, extra successes and effect points (round
+    down); a targeted spell on it works with a 50% chance; unlocated: attack only at a guessed
+    position (a right guess counts as approximate), never a spell's target; area spells work."""
+    unlocated = locate is LocateState.UNLOCATED
+    halved = spell is None and locate is not LocateState.PINPOINTED
+    divisor = 2 if halved else 1
+    allowed = True
+    chance = 1.0
+    if spell is SpellKind.TARGETED and locate is LocateState.APPROXIMATE:
+        chance = 0.5
+    elif spell is SpellKind.TARGETED and unlocated:
+        allowed, chance = False, 0.0
+    return AttackConsequence(
+        locate=locate,
+        guessed_position_only=unlocated and spell is None,
+        halved=halved,
+        successes=successes // divisor,
+        extra_successes=extra_successes // divisor,
+        effect_points=effect_points // divisor,
+        spell=spell,
+        spell_allowed=allowed,
+        spell_chance=chance,
+    )

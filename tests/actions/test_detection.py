@@ -1,0 +1,554 @@
+"""Detection actions (DET-4..10): the visibility matrix, `move`, `contest`, the round's contests,
+`explain` and `attackCheck`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from vtt_bridge.actions import Context, NotFound
+from vtt_bridge.actions.detection import (
+    ACTIONS,
+    QUERIES,
+    AttackCheckQuery,
+    ContestAction,
+    ExplainQuery,
+    MoveAction,
+    attack_check,
+    contest_action,
+    explain,
+    explain_query,
+    move,
+    recompute_visibility,
+    refresh_changes,
+    refresh_visibility,
+    round_contests,
+)
+from vtt_bridge.models import Actor, Scene, Token, WorldState
+from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.detection import ORDINARY_SENSES, LocateState
+from vtt_bridge.rules.dice import SeededRoller, SuppliedDice
+from vtt_bridge.rules.ranks import Rank
+
+P, A, U = LocateState.PINPOINTED, LocateState.APPROXIMATE, LocateState.UNLOCATED
+SQUARE = 100.0
+"""One grid square: 100 px = 1.5 m."""
+
+
+def actor(**fields: Any) -> Actor:
+    return Actor.model_validate({"name": "x", **fields})
+
+
+GUARD = actor(attributes={"PER": 3}, skills={"investigation": 2})
+ASSASSIN = actor(
+    attributes={"DEX": 2},
+    skills={"stealth": 1},
+    antiDetection=[{"name": "invisibility", "essence": "magical", "rank": "C"}],
+)
+WIZARD = actor(
+    detection=[
+        *[m.model_dump() for m in ORDINARY_SENSES],
+        {"name": "see invisibility", "sense": "sight", "essence": "magical", "rank": "B"},
+    ]
+)
+DOG = actor(
+    humanoid=False,
+    detection=[
+        {"name": "sight", "sense": "sight", "range": 30},
+        {"name": "hearing", "sense": "hearing", "rank": "C", "capability": "approximate", "range": 15},
+    ],
+)
+
+
+def world(cast: Mapping[str, tuple[Actor, float]], **scene: Any) -> WorldState:
+    """One token per actor, `tN` showing `aN`, placed along x (in squares)."""
+    state = WorldState(
+        scene=Scene.model_validate({"id": "s", **scene}),
+        actors={f"a-{name}": who for name, (who, _) in cast.items()},
+        tokens={name: Token(actor=f"a-{name}", x=at * SQUARE) for name, (_, at) in cast.items()},
+    )
+    return refresh_visibility(WorldState(), state)
+
+
+def ctx(seed: int = 1) -> Context:
+    return Context(roller=SeededRoller(seed))
+
+
+def scene_tavern() -> WorldState:
+    return world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2), "wizard": (WIZARD, 4), "dog": (DOG, 6)})
+
+
+# --- the matrix --------------------------------------------------------------------------------------
+
+
+def test_DET_4_the_matrix_holds_every_ordered_pair_of_distinct_tokens() -> None:
+    state = scene_tavern()
+    assert set(state.visibility) == set(state.tokens)
+    for observer, row in state.visibility.items():
+        assert set(row) == set(state.tokens) - {observer}
+
+
+def test_DET_7_the_invisible_assassin_is_invisible_to_the_guard_the_wizard_sees_it_the_dog_hears_it() -> None:
+    state = scene_tavern()
+    assert state.visibility["guard"]["assassin"] is U
+    assert state.visibility["wizard"]["assassin"] is P
+    # the dog's C hearing (natural) vs magical C: C+1 > C, but hearing can only approximate
+    assert state.visibility["dog"]["assassin"] is A
+    assert state.visibility["assassin"]["guard"] is P
+
+
+def test_DET_6_with_no_anti_detection_everyone_pinpoints_everyone_by_sight() -> None:
+    state = world({"a": (GUARD, 0), "b": (GUARD, 50)})
+    assert state.visibility == {"a": {"b": P}, "b": {"a": P}}
+
+
+def test_DET_5_distance_uses_the_grid_and_elevation() -> None:
+    short_sight = actor(detection=[{"name": "sight", "sense": "sight", "range": 12.5}])
+    state = WorldState(
+        scene=Scene(id="s", grid_size=100, grid_distance=1.5),
+        actors={"o": short_sight, "t": actor()},
+        tokens={"o": Token(actor="o"), "t": Token(actor="t", x=300, y=400, elevation=10)},
+    )
+    assert recompute_visibility(state)["o"]["t"] is P  # 7.5 m across, 10 m up: 12.5 m
+    higher = state.model_copy(
+        update={"tokens": {**state.tokens, "t": Token(actor="t", x=300, y=400, elevation=10.1)}}
+    )
+    assert recompute_visibility(higher)["o"]["t"] is U
+
+
+def test_DET_5_blinded_and_deafened_conditions_change_the_matrix_incrementally() -> None:
+    state = scene_tavern()
+    blind_wizard = WIZARD.model_copy(update={"conditions": {"blinded": True}})
+    after = refresh_visibility(
+        state, state.model_copy(update={"actors": {**state.actors, "a-wizard": blind_wizard}})
+    )
+    assert after.visibility["wizard"]["guard"] is A and after.visibility["wizard"]["assassin"] is U
+    assert after.visibility["guard"] is state.visibility["guard"]
+    deaf = after.actors["a-wizard"].model_copy(update={"conditions": {"blinded": True, "deafened": True}})
+    later = refresh_visibility(after, after.model_copy(update={"actors": {**after.actors, "a-wizard": deaf}}))
+    assert later.visibility["wizard"]["guard"] is U
+    assert later.visibility == recompute_visibility(later)
+
+
+def test_DET_4_a_token_without_an_actor_is_not_found() -> None:
+    state = WorldState(actors={"a": actor()}, tokens={"t": Token(actor="a"), "u": Token(actor="missing")})
+    with pytest.raises(NotFound) as error:
+        recompute_visibility(state)
+    assert error.value.path == ("tokens", "u", "actor")
+    with pytest.raises(NotFound):
+        refresh_visibility(WorldState(), state)
+
+
+def test_DET_4_a_scene_past_the_frame_cap_still_recomputes() -> None:
+    cast = {f"t{i}": (GUARD if i % 3 else ASSASSIN, i % 40) for i in range(1200)}
+    state = world(cast)
+    assert len(state.visibility) == 1200 and len(state.visibility["t0"]) == 1199
+
+
+# --- move --------------------------------------------------------------------------------------------
+
+
+def test_DET_5_move_recomputes_only_pairs_with_the_moved_token_and_keeps_other_rows() -> None:
+    state = scene_tavern()
+    ruling = move(state, MoveAction(kind="move", token="dog", x=40 * SQUARE, y=0), ctx())
+    after = ruling.state
+    assert after.tokens["dog"].x == 40 * SQUARE and after.tokens["dog"].elevation == 0
+    assert after.visibility["dog"]["assassin"] is U and after.visibility["dog"]["guard"] is U  # out of range
+    assert after.visibility["guard"] is state.visibility["guard"]
+    assert after.visibility == recompute_visibility(after)
+    assert ruling.log[0].rule == "DET-5" and ruling.log[0].data == {"token": "dog", "changedPairs": 3}
+    assert after.rev == state.rev
+
+
+def test_DET_5_move_reports_exactly_the_changed_cells() -> None:
+    state = scene_tavern()
+    after = move(state, MoveAction(kind="move", token="dog", x=40 * SQUARE, y=0, elevation=2), ctx()).state
+    _, cells = refresh_changes(state, after)
+    expected = {
+        (o, t)
+        for o, row in after.visibility.items()
+        for t, located in row.items()
+        if state.visibility[o][t] is not located
+    }
+    assert cells is not None and set(cells) == expected
+
+
+def test_DET_5_move_of_an_unknown_token_is_not_found() -> None:
+    with pytest.raises(NotFound) as error:
+        move(scene_tavern(), MoveAction(kind="move", token="ghost", x=0, y=0), ctx())
+    assert error.value.path == ("token",)
+
+
+@pytest.mark.parametrize(
+    "bad", [{"x": float("nan")}, {"x": "3"}, {"token": "a/b"}], ids=["nan", "string", "slash"]
+)
+def test_DET_5_a_move_with_bad_numbers_is_invalid(bad: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        MoveAction.model_validate({"kind": "move", "token": "dog", "x": 0, "y": 0, **bad})
+
+
+# --- contest -----------------------------------------------------------------------------------------
+
+
+def contest_dice(observer: list[int], target: list[int]) -> dict[str, Any]:
+    return {"observer": observer, "target": target}
+
+
+def run_contest(state: WorldState, observer: str, target: str, dice: dict[str, Any] | None = None) -> Any:
+    action = ContestAction.model_validate(
+        {"kind": "contest", "observer": observer, "target": target, "dice": dice}
+    )
+    return contest_action(state, action, ctx())
+
+
+def test_DET_8_a_win_from_unlocated_gives_an_approximate_location() -> None:
+    state = scene_tavern()
+    # guard: PER 3 + Investigation 2 = 5; assassin DEX 2 + Stealth 1 + 10 (invisible) = 13
+    ruling = run_contest(state, "guard", "assassin", contest_dice([8, 8, 1, 1, 1], [8] + [1] * 12))
+    assert ruling.state.visibility["guard"]["assassin"] is A
+    assert ruling.state.contests["guard"]["assassin"].stage_two is U
+    assert [r.successes for r in ruling.rolls] == [2, 1]
+    assert ruling.log[-1].rule == "DICE-5"
+    assert ruling.state.visibility["assassin"] is state.visibility["assassin"]
+
+
+def test_DET_8_ties_go_to_the_detecting_side() -> None:
+    ruling = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8, 1, 1, 1, 1], [9] + [1] * 12))
+    assert ruling.state.visibility["guard"]["assassin"] is A
+
+
+def test_DET_8_a_loss_leaves_the_stage_two_state() -> None:
+    state = scene_tavern()
+    ruling = run_contest(state, "guard", "assassin", contest_dice([1] * 5, [8] + [1] * 12))
+    assert ruling.state.visibility["guard"]["assassin"] is U and "guard" not in ruling.state.contests
+
+
+def test_DET_8_a_win_from_approximate_pinpoints_and_holds_until_stage_two_changes() -> None:
+    # A guard with D magical sight: D+... vs magical D anti-detection: same Rank: approximate.
+    seer = actor(detection=[{"name": "sight", "sense": "sight", "essence": "magical", "rank": "D"}])
+    ghost = actor(antiDetection=[{"name": "veil", "essence": "magical", "rank": "D"}])
+    state = world({"seer": (seer, 0), "ghost": (ghost, 3)})
+    assert state.visibility["seer"]["ghost"] is A
+    won = run_contest(state, "seer", "ghost", contest_dice([8], [1])).state
+    assert won.visibility["seer"]["ghost"] is P
+    moved = move(won, MoveAction(kind="move", token="ghost", x=5 * SQUARE, y=0), ctx()).state
+    assert moved.visibility["seer"]["ghost"] is P and moved.contests == won.contests
+    stronger = ghost.model_copy(
+        update={"anti_detection": (ghost.anti_detection[0].model_copy(update={"rank": Rank.C}),)}
+    )
+    changed = refresh_visibility(
+        moved, moved.model_copy(update={"actors": {**moved.actors, "a-ghost": stronger}})
+    )
+    assert changed.visibility["seer"]["ghost"] is U and changed.contests == {}
+
+
+def test_DET_3_a_win_never_raises_above_the_observers_capability() -> None:
+    blind_guard = GUARD.model_copy(update={"conditions": {"blinded": True}})
+    state = world({"guard": (blind_guard, 0), "assassin": (ASSASSIN, 2)})
+    won = run_contest(state, "guard", "assassin", contest_dice([8] * 4 + [1], [1] * 13)).state
+    assert won.visibility["guard"]["assassin"] is A
+    again = run_contest(won, "guard", "assassin", contest_dice([8] * 5, [1] * 3)).state
+    assert again.visibility["guard"]["assassin"] is A
+    # a hearing-only observer that already approximates in stage two has nothing to contest
+    deaf_dog_sight = DOG.model_copy(update={"conditions": {"blinded": True}})
+    state = world({"dog": (deaf_dog_sight, 0), "assassin": (ASSASSIN, 2)})
+    assert state.visibility["dog"]["assassin"] is A
+    with pytest.raises(RuleViolation) as error:
+        run_contest(state, "dog", "assassin")
+    assert error.value.rule == "DET-8"
+
+
+def test_DET_6_no_contest_against_a_target_without_anti_detection() -> None:
+    with pytest.raises(RuleViolation) as error:
+        run_contest(scene_tavern(), "assassin", "guard")
+    assert (error.value.rule, error.value.path) == ("DET-6", ("target",))
+
+
+def test_DET_8_no_contest_once_stage_two_pinpoints() -> None:
+    with pytest.raises(RuleViolation) as error:
+        run_contest(scene_tavern(), "wizard", "assassin")
+    assert error.value.rule == "DET-8"
+
+
+@pytest.mark.parametrize(
+    ("dice", "path"),
+    [
+        (contest_dice([8, 8, 1, 1], [1] * 13), ("dice",)),
+        (contest_dice([8, 8, 1, 1, 1, 1], [1] * 13), ("dice", "observer")),
+        (contest_dice([10, 8, 1, 1, 1], [1] * 13), ("dice",)),
+        (contest_dice([8, 8, 1, 1, 1], [1] * 14), ("dice", "target")),
+    ],
+    ids=["too few", "too many", "a 10 needs its reroll", "too many for the hider"],
+)
+def test_DICE_6_supplied_dice_must_be_exactly_the_right_count(
+    dice: dict[str, Any], path: tuple[str, ...]
+) -> None:
+    state = scene_tavern()
+    with pytest.raises(RuleViolation) as error:
+        run_contest(state, "guard", "assassin", dice)
+    assert (error.value.rule, error.value.path) == ("DICE-6", path)
+
+
+@pytest.mark.parametrize("face", [0, 11, 2.5, "8"])
+def test_DICE_6_a_supplied_die_outside_1_to_10_is_invalid_with_its_path(face: Any) -> None:
+    with pytest.raises(ValidationError) as error:
+        ContestAction.model_validate(
+            {"kind": "contest", "observer": "guard", "target": "assassin", "dice": contest_dice([face], [1])}
+        )
+    assert error.value.errors()[0]["loc"] == ("dice", "observer", 0)
+
+
+@pytest.mark.parametrize(
+    ("observer", "target", "path"), [("ghost", "assassin", ("observer",)), ("guard", "nobody", ("target",))]
+)
+def test_DET_8_an_observer_or_target_not_on_the_scene_is_not_found(
+    observer: str, target: str, path: tuple[str]
+) -> None:
+    with pytest.raises(NotFound) as error:
+        run_contest(scene_tavern(), observer, target)
+    assert error.value.path == path
+
+
+def test_DET_8_engine_dice_are_reproducible_from_the_seed() -> None:
+    state = scene_tavern()
+    action = ContestAction(kind="contest", observer="guard", target="assassin")
+    first = contest_action(state, action, ctx(5))
+    second = contest_action(state, action, ctx(5))
+    assert first.rolls == second.rolls and first.state.visibility == second.state.visibility
+
+
+# --- DET-9 in play -------------------------------------------------------------------------------------
+
+
+def modifiers_of(ruling: Any) -> list[tuple[str, int]]:
+    return [(s.data["side"], s.data["dp"]) for s in ruling.log if s.rule == "DET-9"]
+
+
+def test_DET_9_the_scene_and_last_turn_feed_the_modifiers() -> None:
+    loud = ASSASSIN.model_copy(
+        update={
+            "last_turn": ASSASSIN.last_turn.model_copy(update={"attacked": True, "made_sound": True}),
+            "unusual_smell": True,
+        }
+    )
+    guard = GUARD.model_copy(update={"approximate_range": 10.0, "sensory_range": 1.0})
+    state = world({"guard": (guard, 0), "assassin": (loud, 2)}, noisy=True)
+    ruling = contest_action(state, ContestAction(kind="contest", observer="guard", target="assassin"), ctx())
+    # 2 squares = 3 m: within approximate range 10, not sensory range 1; the guard has no smell
+    assert modifiers_of(ruling) == [
+        ("hider", 10),
+        ("observer", -2),
+        ("observer", 2),
+        ("observer", 2),
+        ("observer", 1),
+    ]
+
+
+def test_DET_9_a_deafened_observer_gets_no_hearing_modifiers_but_moving_fast_still_counts() -> None:
+    fast = ASSASSIN.model_copy(
+        update={
+            "last_turn": ASSASSIN.last_turn.model_copy(
+                update={"made_sound": True, "moved_over_half_speed": True}
+            )
+        }
+    )
+    deaf = GUARD.model_copy(update={"conditions": {"deafened": True}})
+    state = world({"guard": (deaf, 0), "assassin": (fast, 2)}, noisy=True)
+    ruling = contest_action(state, ContestAction(kind="contest", observer="guard", target="assassin"), ctx())
+    assert modifiers_of(ruling) == [("hider", 10), ("observer", 2)]
+
+
+def test_DET_9_a_hider_already_located_approximately_gets_no_invisibility_bonus() -> None:
+    state = world({"dog": (DOG, 0), "assassin": (ASSASSIN, 2)})
+    assert state.visibility["dog"]["assassin"] is A
+    ruling = contest_action(state, ContestAction(kind="contest", observer="dog", target="assassin"), ctx())
+    assert ("hider", 10) not in modifiers_of(ruling)
+
+
+# --- the round ----------------------------------------------------------------------------------------
+
+
+def test_DET_8_once_per_round_every_observer_that_has_not_pinpointed_contests() -> None:
+    state = scene_tavern()
+    ruling = round_contests(state, ctx(3))
+    contested = {
+        (d["observerPool"], d["hiderPool"]) for s in ruling.log if s.rule == "DET-8" and (d := s.data)
+    }
+    # guard: unlocated, 5 vs 13 (+10 invisible); dog: approximate by hearing, its sight could
+    # pinpoint: 1 vs 3; the wizard pinpoints in stage two: no contest.
+    assert contested == {(5, 13), (1, 3)}
+    assert len(ruling.rolls) == 4
+    assert ruling.state.visibility == recompute_visibility(ruling.state)
+
+
+def test_DET_8_the_next_rounds_contest_replaces_the_last_result() -> None:
+    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)})
+    won = round_contests(state, Context(roller=SuppliedDice([8] * 5 + [1] * 13))).state
+    assert won.visibility["guard"]["assassin"] is A
+    # this round the assassin is approximately located: no +10, DEX 2 + Stealth 1 = 3 dice
+    lost = round_contests(won, Context(roller=SuppliedDice([1] * 5 + [8] * 3))).state
+    assert lost.visibility["guard"]["assassin"] is U and lost.contests == {}
+
+
+# --- queries -------------------------------------------------------------------------------------------
+
+
+def test_DET_7_explain_walks_the_rules_and_agrees_with_the_matrix() -> None:
+    state = scene_tavern()
+    for observer in state.tokens:
+        for target in state.tokens:
+            if observer != target:
+                steps = explain(state, observer, target)
+                assert steps[-1].rule == "DET-4"
+                assert steps[-1].data == {"result": state.visibility[observer][target].value}
+    answer = QUERIES["explain"][1](state, ExplainQuery(kind="explain", observer="dog", target="assassin"))
+    assert answer["locate"] == "approximate"
+    assert any(step["rule"] == "DET-2" for step in answer["log"])
+
+
+def test_DET_8_explain_shows_a_standing_win() -> None:
+    state = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8] * 5, [1] * 13)).state
+    answer = explain_query(state, ExplainQuery(kind="explain", observer="guard", target="assassin"))
+    assert answer["locate"] == "approximate"
+    assert [s["rule"] for s in answer["log"]][-2:] == ["DET-8", "DET-4"]
+
+
+def test_DET_4_explain_of_an_unknown_or_same_token() -> None:
+    state = scene_tavern()
+    with pytest.raises(NotFound):
+        explain(state, "nobody", "guard")
+    with pytest.raises(RuleViolation):
+        explain(state, "guard", "guard")
+
+
+@pytest.mark.parametrize(
+    ("attacker", "spell", "expected"),
+    [
+        ("wizard", None, {"locate": "pinpointed", "successes": 5, "extraSuccesses": 3, "effectPoints": 7}),
+        ("dog", None, {"locate": "approximate", "successes": 2, "extraSuccesses": 1, "halved": True}),
+        ("dog", "targeted", {"spellAllowed": True, "spellChance": 0.5, "successes": 5}),
+        ("guard", None, {"locate": "unlocated", "guessedPositionOnly": True, "successes": 2}),
+        ("guard", "targeted", {"spellAllowed": False, "spellChance": 0.0}),
+        ("guard", "area", {"spellAllowed": True, "spellChance": 1.0}),
+    ],
+)
+def test_DET_10_attack_check_applies_the_attackers_locate_state(
+    attacker: str, spell: str | None, expected: dict[str, Any]
+) -> None:
+    query = AttackCheckQuery.model_validate(
+        {"kind": "attackCheck", "attacker": attacker, "target": "assassin", "successes": 5,
+         "extraSuccesses": 3, "effectPoints": 7, "spell": spell}
+    )  # fmt: skip
+    state = scene_tavern()
+    answer = attack_check(state, query)
+    assert {k: answer[k] for k in expected} == expected
+    assert answer["log"][-1]["rule"] == "DET-10"
+    assert state is scene_tavern() or state.visibility == scene_tavern().visibility
+
+
+def test_DET_10_attack_check_counts_a_standing_win() -> None:
+    state = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8] * 5, [1] * 13)).state
+    query = AttackCheckQuery(kind="attackCheck", attacker="guard", target="assassin", successes=4)
+    assert attack_check(state, query)["locate"] == "approximate"
+
+
+def test_DET_8_the_module_registers_its_actions_and_queries() -> None:
+    assert set(ACTIONS) == {"move", "contest"} and set(QUERIES) == {"explain", "attackCheck"}
+
+
+# --- properties -----------------------------------------------------------------------------------------
+
+CAST = [GUARD, ASSASSIN, WIZARD, DOG, GUARD.model_copy(update={"conditions": {"blinded": True}})]
+token_ids = st.sampled_from([f"t{i}" for i in range(8)])
+positions = st.tuples(st.integers(0, 30), st.integers(0, 4), st.sampled_from([0.0, 3.0]))
+
+
+def small_world(picks: list[int]) -> WorldState:
+    actors = {f"a{i}": CAST[pick] for i, pick in enumerate(picks)}
+    tokens = {f"t{i}": Token(actor=f"a{i}", x=i * 4 * SQUARE) for i in range(len(picks))}
+    return refresh_visibility(WorldState(), WorldState(scene=Scene(id="s"), actors=actors, tokens=tokens))
+
+
+operation = st.one_of(
+    st.tuples(st.just("move"), token_ids, positions),
+    st.tuples(st.just("senses"), token_ids, st.integers(0, len(CAST) - 1)),
+    st.tuples(st.just("contest"), token_ids, token_ids, st.integers(0, 2**16)),
+    st.tuples(st.just("round"), st.integers(0, 2**16)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, len(CAST) - 1), min_size=8, max_size=8), st.lists(operation, max_size=12))
+def test_DET_7_the_matrix_after_any_sequence_of_changes_equals_a_full_recompute(
+    picks: list[int], operations: list[tuple[Any, ...]]
+) -> None:
+    state = small_world(picks)
+    for op in operations:
+        before = state
+        if op[0] == "move":
+            x, y, z = op[2]
+            state = move(
+                state, MoveAction(kind="move", token=op[1], x=x * SQUARE, y=y * SQUARE, elevation=z), ctx()
+            ).state
+        elif op[0] == "senses":
+            actor_id = state.tokens[op[1]].actor
+            state = refresh_visibility(
+                state, state.model_copy(update={"actors": {**state.actors, actor_id: CAST[op[2]]}})
+            )
+        elif op[0] == "contest":
+            try:
+                state = contest_action(
+                    state, ContestAction(kind="contest", observer=op[1], target=op[2]), ctx(op[3])
+                ).state
+            except RuleViolation:
+                continue
+        else:
+            state = round_contests(state, ctx(op[1])).state
+        assert state.visibility == recompute_visibility(state)
+        _, cells = refresh_changes(before, state)
+        if cells is not None:
+            changed = {
+                (o, t)
+                for o, row in state.visibility.items()
+                for t, s in row.items()
+                if before.visibility[o].get(t) is not s
+            }
+            assert set(cells) == changed
+        for observer, row in state.visibility.items():
+            if row == before.visibility.get(observer):
+                assert row is before.visibility[observer]
+
+
+RANK_ORDER = list(Rank)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, len(CAST) - 1), min_size=4, max_size=6), st.integers(0, 5), st.integers(0, 5))
+def test_DET_2_raising_an_observers_detection_rank_never_worsens_its_row(
+    picks: list[int], low: int, up: int
+) -> None:
+    state = small_world(picks)
+    observer = state.actors["a0"]
+    ranked = [m.model_copy(update={"rank": RANK_ORDER[low]}) for m in observer.detection]
+    higher = [m.model_copy(update={"rank": RANK_ORDER[min(5, low + up)]}) for m in observer.detection]
+    weak = refresh_visibility(
+        state,
+        state.model_copy(
+            update={
+                "actors": {**state.actors, "a0": observer.model_copy(update={"detection": tuple(ranked)})}
+            }
+        ),
+    )
+    strong = refresh_visibility(
+        weak,
+        weak.model_copy(
+            update={"actors": {**weak.actors, "a0": observer.model_copy(update={"detection": tuple(higher)})}}
+        ),
+    )
+    for target, located in weak.visibility["t0"].items():
+        assert strong.visibility["t0"][target].level >= located.level
