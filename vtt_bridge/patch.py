@@ -70,21 +70,18 @@ def _diff_model(path: str, before: BaseModel, after: BaseModel, ops: list[Op]) -
         _diff_json(f"{path}/{escape(key)}", old[key], value, ops)
 
 
-def _diff_models(
-    path: str, before: Mapping[str, BaseModel], after: Mapping[str, BaseModel], ops: list[Op]
-) -> None:
+def _diff_models(path: str, before: Mapping[str, BaseModel], after: Mapping[str, BaseModel], ops: list[Op]) -> None:
     """Ops for a map of models keyed by id: removed, added, and changed members."""
     if before is after:
         return
-    for key in before:
-        if key not in after:
+    if before.keys() != after.keys():
+        for key in before.keys() - after.keys():
             ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
-    for key, model in after.items():
-        old = before.get(key)
-        if old is None:
-            ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": model.model_dump(mode="json")})
-        elif old is not model:
-            _diff_model(f"{path}/{escape(key)}", old, model, ops)
+        for key in after.keys() - before.keys():
+            ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": after[key].model_dump(mode="json")})
+    old_get = before.get
+    for key in [key for key, model in after.items() if old_get(key, model) is not model]:
+        _diff_model(f"{path}/{escape(key)}", before[key], after[key], ops)
 
 
 def _diff_visibility(
@@ -96,26 +93,20 @@ def _diff_visibility(
     """Ops for the visibility matrix; with `pairs`, only those (observer, target) cells are looked at."""
     if before is after:
         return
-    for observer in before:
-        if observer not in after:
+    if before.keys() != after.keys():
+        for observer in before.keys() - after.keys():
             ops.append({"op": "remove", "path": f"/visibility/{escape(observer)}"})
-    changed_rows: dict[str, None] = {}
-    for observer, row in after.items():
-        old_row = before.get(observer)
-        if old_row is None:
-            ops.append({"op": "add", "path": f"/visibility/{escape(observer)}", "value": dict(row)})
-        elif old_row is not row:
-            changed_rows[observer] = None
-    if not changed_rows:
-        return
+        for observer in after.keys() - before.keys():
+            ops.append({"op": "add", "path": f"/visibility/{escape(observer)}", "value": dict(after[observer])})
     if pairs is None:
-        for observer in changed_rows:
+        old_get = before.get
+        for observer in [o for o, row in after.items() if old_get(o, row) is not row]:
             _diff_json(f"/visibility/{escape(observer)}", dict(before[observer]), dict(after[observer]), ops)
         return
     for observer, target in pairs:
-        if observer not in changed_rows:
-            continue
-        old_row, row = before[observer], after[observer]
+        old_row, row = before.get(observer), after.get(observer)
+        if old_row is None or row is None or old_row is row:
+            continue  # a whole row added or removed above, or unchanged
         path = f"/visibility/{escape(observer)}/{escape(target)}"
         if target not in row:
             if target in old_row:

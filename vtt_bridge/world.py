@@ -83,6 +83,8 @@ REFRESH_VISIBILITY: VisibilityRefresh = refresh_changes
 def derive(before: WorldState, after: WorldState) -> WorldState:
     """HEALTH-3..6, WP-5: rederive `status` and the derived conditions of every actor that changed."""
     every = before.settings is not after.settings
+    if not every and before.actors is after.actors:
+        return after
     actors: dict[str, Actor] | None = None
     for actor_id, actor in after.actors.items():
         if every or before.actors.get(actor_id) is not actor:

@@ -1,0 +1,97 @@
+"""A generated 500-token scene over the wire: full `sync` time, and a `move`'s round trip
+interleaved with the same reply-only baseline as the spine's benchmark, in one run.
+
+    python -m benchmarks.bench_scene [--tokens 500] [--rounds 5] [--count 100]
+
+Aims (issue 4): a move within 5x the baseline; a 500-token sync under half a second; scenes past
+the frame cap (~1,200 tokens) still sync (the sync is then sent in parts: see `--tokens 1200`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from typing import Any
+
+import aiohttp
+
+from benchmarks.bench_detection_rules import scene
+from benchmarks.common import TOKEN, baseline, sidecar, summary, time_round_trips
+
+
+def _sync_state(tokens: int) -> dict[str, Any]:
+    state = scene(tokens, seed=7).model_dump(mode="json")
+    return {key: state[key] for key in ("scene", "settings", "actors", "tokens")}
+
+
+async def run(tokens: int, rounds: int, count: int) -> None:
+    state = _sync_state(tokens)
+    token_ids = list(state["tokens"])
+    with sidecar() as bridge_port, baseline() as base_port:
+        async with aiohttp.ClientSession() as session:
+            bridge = await session.ws_connect(f"ws://127.0.0.1:{bridge_port}/ws", max_msg_size=0)
+            base = await session.ws_connect(f"ws://127.0.0.1:{base_port}/ws")
+            hello = {"token": TOKEN, "world": "scene", "client": {"name": "bench"}}
+            await bridge.send_json({"v": 1, "id": "h", "type": "hello", "payload": hello})
+            assert json.loads((await bridge.receive()).data)["type"] == "welcome"
+            frame = json.dumps({"v": 1, "id": "sync", "type": "sync", "payload": {"state": state}})
+            start = time.perf_counter()
+            await bridge.send_str(frame)
+            reply = json.loads((await bridge.receive()).data)
+            sync_ms = (time.perf_counter() - start) * 1000
+            assert reply["type"] == "result", reply["payload"]
+            size = len(frame)
+
+            def move(i: int) -> str:
+                token = token_ids[i % len(token_ids)]
+                x, y = (i * 37) % 4000, (i * 53) % 4000
+                return json.dumps(
+                    {"v": 1, "id": f"m{i}", "type": "action", "payload": {"kind": "move", "token": token, "x": x, "y": y}}
+                )
+
+            offset = 0
+
+            async def on_bridge(i: int) -> None:
+                await bridge.send_str(move(offset + i))
+                answer = json.loads((await bridge.receive()).data)
+                assert answer["type"] == "result", answer
+
+            async def on_base(i: int) -> None:
+                await base.send_str(move(offset + i))
+                await base.receive()
+
+            await time_round_trips(on_bridge, 30)
+            await time_round_trips(on_base, 30)
+            offset = 30
+            bridge_times: list[float] = []
+            base_times: list[float] = []
+            for r in range(rounds):
+                pair = [(on_bridge, bridge_times), (on_base, base_times)]
+                if r % 2:
+                    pair.reverse()
+                for call, sink in pair:
+                    sink.extend(await time_round_trips(call, count))
+                offset += count
+            await bridge.close()
+            await base.close()
+    print(f"{tokens}-token scene ({size / 1e6:.2f} MB sync frame), one run")
+    print(f"  sync: {sync_ms:.0f} ms to the result")
+    print(f"  move, sidecar    {summary(bridge_times)}")
+    print(f"  move, reply-only {summary(base_times)}")
+    print(f"  ratio of medians: {statistics.median(bridge_times) / statistics.median(base_times):.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tokens", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--count", type=int, default=100)
+    args = parser.parse_args()
+    asyncio.run(run(args.tokens, args.rounds, args.count))
+
+
+if __name__ == "__main__":
+    main()
