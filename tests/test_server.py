@@ -320,3 +320,39 @@ def test_origin_patterns(origin: str, allowed: bool) -> None:
 
 def test_allow_origin_adds_an_exact_origin() -> None:
     assert origin_allowed("https://my.forge-vtt.com", ("https://my.forge-vtt.com",))
+
+
+async def test_a_sync_larger_than_a_frame_goes_in_parts_and_rules_once(connect: Connect) -> None:
+    peer = await connect()
+    whole = world_state(actors=3)
+    first = {"scene": whole["scene"], "actors": {"actor0": whole["actors"]["actor0"]}, "tokens": {}}
+    second = {"actors": {"actor1": whole["actors"]["actor1"], "actor2": whole["actors"]["actor2"]}}
+    last = {"tokens": whole["tokens"]}
+    for part in (first, second):
+        reply = await peer.request("sync", {"state": part, "more": True})
+        assert reply["type"] == "result"
+        assert reply["payload"]["rev"] == 0 and reply["payload"]["patch"] == []
+    reply = await peer.request("sync", {"state": last})
+    assert reply["payload"]["rev"] == 1
+    state = await peer.state()
+    assert set(state["actors"]) == {"actor0", "actor1", "actor2"}
+    assert set(state["tokens"]) == {"token0", "token1", "token2"}
+    assert state["scene"]["id"] == "scene1"
+
+
+async def test_move_patch_carries_only_changed_visibility_cells(connect: Connect) -> None:
+    peer = await connect()
+    state = world_state(actors=3)
+    state["actors"]["actor2"]["antiDetection"] = [{"name": "invisibility", "essence": "magical", "rank": "C"}]
+    reply = await peer.request("sync", {"state": state})
+    assert reply["type"] == "result", reply
+    before = await peer.state()
+    assert before["visibility"]["token0"]["token2"] != "pinpointed"
+    assert before["visibility"]["token0"]["token1"] == "pinpointed"
+    moved = await peer.action({"kind": "move", "token": "token1", "x": 5000, "y": 5000})
+    assert moved["type"] == "result", moved
+    for op in moved["payload"]["patch"][1:-1]:
+        assert op["path"].startswith(("/tokens/token1", "/visibility/")), op
+    explained = await peer.request("query", {"kind": "explain", "observer": "token0", "target": "token2"})
+    assert explained["type"] == "result", explained
+    assert any(step["rule"].startswith("DET-") for step in explained["payload"]["log"])

@@ -16,7 +16,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from vtt_bridge.actions.registry import ACTION_MODELS, HANDLERS, QUERIES, QUERY_MODELS
 from vtt_bridge.models import Actor, Scene, Settings, Token, WorldState
-from vtt_bridge.rules.common import Count, RuleModel, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, Step
 
 PROTOCOL_VERSION = 1
 
@@ -83,9 +83,14 @@ class SyncState(RuleModel):
 
 
 class Sync(RuleModel):
-    """Replace the world's document with the client's (on connect, scene change, or a rev gap)."""
+    """Replace the world's document with the client's (on connect, scene change, or a rev gap).
+
+    A state larger than one frame is sent in parts: every part but the last has `more: true`; the
+    server merges the parts (actors and tokens by id) and rules on the whole at the last one.
+    """
 
     state: SyncState
+    more: Flag = False
 
 
 class Upsert(RuleModel):

@@ -92,6 +92,9 @@ class Client:
     name: str = ""
     tokens: float = 0.0
     stamp: float = field(default_factory=time.monotonic)
+    sync_parts: dict[str, Any] | None = None
+    """The parts of a `sync` sent in several frames (`more: true`), merged so far."""
+    sync_bytes: int = 0
 
 
 @dataclass
@@ -272,6 +275,35 @@ async def _commit(
             await _send(other, envelope("patch", pushed, bridge.next_id(), None))
 
 
+MAX_SYNC_BYTES = 64 << 20
+"""The largest state a `sync` may send in parts (64 MiB of JSON)."""
+
+
+def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any]) -> dict[str, Any]:
+    """Merge a `sync` part into what the connection sent before; the merged payload when it is the last."""
+    state = payload.get("state")
+    if not isinstance(state, dict):
+        client.sync_parts = None
+        return payload  # validation reports it
+    if client.sync_parts is None and payload.get("more") is not True:
+        return payload
+    merged = client.sync_parts if client.sync_parts is not None else {"actors": {}, "tokens": {}}
+    client.sync_bytes += sum(len(json.dumps(v)) for v in state.values()) if payload.get("more") is True else 0
+    if client.sync_bytes > MAX_SYNC_BYTES:
+        client.sync_parts, client.sync_bytes = None, 0
+        raise RequestError(ErrorCode.TOO_LARGE, f"a sync is at most {MAX_SYNC_BYTES} bytes in all its parts")
+    for key, value in state.items():
+        if key in ("actors", "tokens") and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key].update(value)
+        else:
+            merged[key] = value
+    if payload.get("more") is True:
+        client.sync_parts = merged
+        return payload
+    client.sync_parts, client.sync_bytes = None, 0
+    return {**payload, "state": merged}
+
+
 async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
     """One text frame: exactly one reply. False: the connection is to be closed."""
     re: str | None = None
@@ -304,6 +336,12 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
                 return True
             await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")))
             return True
+        if type_ == "sync":
+            payload = _merge_sync_part(bridge, client, payload)
+            if payload.get("more") is True:
+                result = {"rev": world.rev, "patch": [], "log": [], "rolls": [], "data": {"buffered": True}}
+                await _send(client, envelope("result", json.dumps(result), bridge.next_id(), msg_id))
+                return True
         pending = world.prepare_sync(payload) if type_ == "sync" else world.prepare_upsert(payload)
         await _commit(bridge, client, world, pending, msg_id, type_)
         return True
@@ -379,6 +417,9 @@ def create_app(config: Config) -> web.Application:
     app = web.Application()
     app[BRIDGE] = Bridge(config)
     app.router.add_get("/ws", websocket)
+    from vtt_bridge import pages  # here, not at the top: pages imports this module
+
+    pages.setup(app)
     app.cleanup_ctx.append(_checkpoints)
     app.on_shutdown.append(_close_sockets)
     return app
