@@ -27,6 +27,28 @@ def _sync_state(tokens: int) -> dict[str, Any]:
     return {key: state[key] for key in ("scene", "settings", "actors", "tokens")}
 
 
+def _sync_frames(state: dict[str, Any], limit: int) -> list[str]:
+    """The sync as frames of at most about `limit` bytes: parts with `more: true`, then the last."""
+    parts: list[dict[str, Any]] = [
+        {"scene": state["scene"], "settings": state["settings"], "actors": {}, "tokens": {}}
+    ]
+    used = 0
+    for key in ("actors", "tokens"):
+        for item_id, item in state[key].items():
+            size = len(json.dumps(item)) + len(item_id) + 8
+            if used + size > limit:
+                parts.append({"actors": {}, "tokens": {}})
+                used = 0
+            parts[-1][key][item_id] = item
+            used += size
+    return [
+        json.dumps(
+            {"v": 1, "id": f"sync{i}", "type": "sync", "payload": {"state": part, "more": i < len(parts) - 1}}
+        )
+        for i, part in enumerate(parts)
+    ]
+
+
 async def run(tokens: int, rounds: int, count: int) -> None:
     state = _sync_state(tokens)
     token_ids = list(state["tokens"])
@@ -37,19 +59,25 @@ async def run(tokens: int, rounds: int, count: int) -> None:
             hello = {"token": TOKEN, "world": "scene", "client": {"name": "bench"}}
             await bridge.send_json({"v": 1, "id": "h", "type": "hello", "payload": hello})
             assert json.loads((await bridge.receive()).data)["type"] == "welcome"
-            frame = json.dumps({"v": 1, "id": "sync", "type": "sync", "payload": {"state": state}})
+            frames = _sync_frames(state, limit=900_000)
             start = time.perf_counter()
-            await bridge.send_str(frame)
-            reply = json.loads((await bridge.receive()).data)
+            for frame in frames:
+                await bridge.send_str(frame)
+                reply = json.loads((await bridge.receive()).data)
+                assert reply["type"] == "result", reply["payload"]
             sync_ms = (time.perf_counter() - start) * 1000
-            assert reply["type"] == "result", reply["payload"]
-            size = len(frame)
+            size = sum(len(frame) for frame in frames)
 
             def move(i: int) -> str:
                 token = token_ids[i % len(token_ids)]
                 x, y = (i * 37) % 4000, (i * 53) % 4000
                 return json.dumps(
-                    {"v": 1, "id": f"m{i}", "type": "action", "payload": {"kind": "move", "token": token, "x": x, "y": y}}
+                    {
+                        "v": 1,
+                        "id": f"m{i}",
+                        "type": "action",
+                        "payload": {"kind": "move", "token": token, "x": x, "y": y},
+                    }
                 )
 
             offset = 0
@@ -77,7 +105,7 @@ async def run(tokens: int, rounds: int, count: int) -> None:
                 offset += count
             await bridge.close()
             await base.close()
-    print(f"{tokens}-token scene ({size / 1e6:.2f} MB sync frame), one run")
+    print(f"{tokens}-token scene ({size / 1e6:.2f} MB of sync in {len(frames)} frames), one run")
     print(f"  sync: {sync_ms:.0f} ms to the result")
     print(f"  move, sidecar    {summary(bridge_times)}")
     print(f"  move, reply-only {summary(base_times)}")
