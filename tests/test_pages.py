@@ -1,0 +1,357 @@
+"""The sidecar's pages over real HTTP: the status page, and the Foundry module it serves for install."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import io
+import json
+import os
+import re
+import zipfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from tests.conftest import TOKEN, Peer, world_state
+from vtt_bridge import __version__, pages
+from vtt_bridge.server import Config, create_app
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULE_DIR = ROOT / "foundry_module"
+
+Client = TestClient[web.Request, web.Application]
+Serve = Callable[[Path], Awaitable[Client]]
+
+
+async def joined(server: Client, world: str, name: str) -> Peer:
+    """A websocket peer welcomed into `world` under the client name `name`."""
+    peer = Peer(await server.ws_connect("/ws"))
+    reply = await peer.request("hello", {"token": TOKEN, "world": world, "client": {"name": name}})
+    assert reply["type"] == "welcome", reply
+    return peer
+
+
+def damage(target: str, amount: int, grade: str) -> dict[str, Any]:
+    return {"kind": "damage", "target": target, "instances": [{"amount": amount, "grade": grade}]}
+
+
+async def page(server: Client) -> str:
+    response = await server.get("/")
+    assert response.status == 200
+    assert response.content_type == "text/html"
+    return await response.text()
+
+
+@pytest.fixture
+async def serve(config: Config, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Serve]:
+    """Start the real app with its module folder at a given path (as `$VTT_BRIDGE_MODULE_DIR` sets it)."""
+    started: list[Client] = []
+
+    async def _serve(folder: Path) -> Client:
+        monkeypatch.setenv(pages.MODULE_DIR_ENV, str(folder))
+        client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
+        await client.start_server()
+        started.append(client)
+        return client
+
+    yield _serve
+    for client in started:
+        await client.close()
+
+
+def write(folder: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+SMALL_MODULE = {
+    "module.json": json.dumps(
+        {
+            "id": "vtt-bridge",
+            "title": "t",
+            "version": "0.0.1",
+            "esmodules": ["scripts/main.mjs"],
+            "styles": ["styles/s.css"],
+            "languages": [{"lang": "en", "name": "English", "path": "lang/en.json"}],
+        }
+    ),
+    "scripts/main.mjs": "export const a = 1;\n",
+    "styles/s.css": "a {}\n",
+    "lang/en.json": "{}\n",
+    "templates/card.hbs": "<p>{{x}}</p>\n",
+    "tests/unit/a.test.mjs": "test\n",
+    "node_modules/ws/index.js": "x\n",
+    "types/foundry.d.ts": "x\n",
+    "package.json": "{}\n",
+    "package-lock.json": "{}\n",
+    "tsconfig.json": "{}\n",
+    "eslint.config.mjs": "x\n",
+    ".eslintcache": "x\n",
+    "debug-scratch.mjs": 'import "./tests/unit/a.test.mjs";\n',
+    "README.md": "# readme\n",
+    "scripts/.DS_Store": "x\n",
+}
+
+
+def names_in(data: bytes) -> list[str]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.namelist()
+
+
+def named_files(manifest: dict[str, Any]) -> list[str]:
+    """Every file a Foundry manifest names (esmodules, scripts, styles, languages[].path)."""
+    named = [*manifest.get("esmodules", []), *manifest.get("scripts", []), *manifest.get("styles", [])]
+    named += [language["path"] for language in manifest.get("languages", [])]
+    return named
+
+
+# --- the status page ---------------------------------------------------------------------------
+
+
+async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_steps(server: Client) -> None:
+    gm = await joined(server, "w1", "GM Alice")
+    await joined(server, "w1", "Player Bob")
+    await joined(server, "w2", "Carol")
+    assert (await gm.request("sync", {"state": world_state()}))["type"] == "result"
+    reply = await gm.action(damage("actor0", 3, "L"))
+    assert reply["type"] == "result", reply
+    text = await page(server)
+    assert f"vtt-bridge {__version__}" in text
+    row_w1 = re.search(r"<tr><td><code>w1</code></td><td>(\d+)</td><td>(.*?)</td></tr>", text)
+    assert row_w1 is not None, text
+    assert row_w1.group(1) == str(reply["payload"]["rev"]) == "2"
+    assert row_w1.group(2) == "2: GM Alice, Player Bob"
+    row_w2 = re.search(r"<tr><td><code>w2</code></td><td>(\d+)</td><td>(.*?)</td></tr>", text)
+    assert row_w2 is not None and row_w2.groups() == ("0", "1: Carol")
+    ruling = text.split("<code>damage</code> in <code>w1</code>, rev 2", 1)
+    assert len(ruling) == 2, "the damage ruling is listed with its world and rev"
+    steps = reply["payload"]["log"]
+    assert any(step["rule"] == "HEALTH-2" for step in steps)
+    for step in steps:
+        assert (
+            f'<span class="rule">{html.escape(step["rule"])}</span> {html.escape(step["text"])}' in ruling[1]
+        )
+
+
+async def test_status_page_shows_newest_ruling_first_and_drops_a_client_that_left(server: Client) -> None:
+    gm = await joined(server, "w1", "GM")
+    leaver = await joined(server, "w1", "Leaver")
+    await gm.request("sync", {"state": world_state()})
+    await gm.action(damage("actor1", 1, "B"))
+    assert "Leaver" in await page(server)
+    await leaver.ws.close()
+    for _ in range(100):  # the server sees the close on its own schedule
+        text = await page(server)
+        if "Leaver" not in text:
+            break
+        await asyncio.sleep(0.02)
+    assert "Leaver" not in text
+    assert text.index("<code>damage</code> in <code>w1</code>, rev 2") < text.index(
+        "<code>sync</code> in <code>w1</code>, rev 1"
+    )
+
+
+async def test_status_page_never_shows_the_token(server: Client) -> None:
+    peer = await joined(server, "w1", f"pasted {TOKEN} here")
+    await peer.request("sync", {"state": world_state()})
+    await peer.action(damage("actor0", 1, "L"))
+    text = await page(server)
+    assert "pasted [token hidden] here" in text
+    assert TOKEN not in text
+    assert TOKEN[:8] not in text
+
+
+async def test_status_page_escapes_what_clients_send(server: Client) -> None:
+    await joined(server, "w1", "<script>alert('x')</script>")
+    text = await page(server)
+    assert "<script>" not in text
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in text
+
+
+async def test_status_page_before_anything_happened(server: Client) -> None:
+    text = await page(server)
+    assert "No world yet." in text
+    assert "No ruling yet." in text
+
+
+# --- the module, from the project's foundry_module/ ---------------------------------------------
+
+
+async def test_module_json_points_manifest_and_download_at_the_server(server: Client) -> None:
+    response = await server.get("/module.json")
+    assert response.status == 200
+    assert response.content_type == "application/json"
+    served = await response.json()
+    base = f"http://127.0.0.1:{server.port}"
+    assert served["manifest"] == f"{base}/module.json"
+    assert served["download"] == f"{base}/module.zip"
+    on_disk = json.loads((MODULE_DIR / "module.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in served.items() if k not in ("manifest", "download")} == {
+        k: v for k, v in on_disk.items() if k not in ("manifest", "download")
+    }
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        pytest.param("192.168.1.20:30500", "http://192.168.1.20:30500", id="a LAN address"),
+        pytest.param("sidecar.local:8080", "http://sidecar.local:8080", id="a host name"),
+        pytest.param("[::1]:30500", "http://[::1]:30500", id="IPv6"),
+        pytest.param('evil"<x>:1', "http://127.0.0.1:30500", id="malformed: the configured address"),
+    ],
+)
+async def test_module_json_urls_follow_the_host_header(server: Client, host: str, expected: str) -> None:
+    response = await server.get("/module.json", headers={"Host": host})
+    served = await response.json()
+    assert served["manifest"] == f"{expected}/module.json"
+    assert served["download"] == f"{expected}/module.zip"
+
+
+async def test_module_zip_from_a_running_sidecar_installs_with_every_named_file(
+    server: Client, tmp_path: Path
+) -> None:
+    manifest_url = f"http://127.0.0.1:{server.port}/module.json"
+    # what Foundry does: read the manifest at the URL the GM pasted, download its `download`, unzip
+    async with aiohttp.ClientSession() as session:
+        async with session.get(manifest_url) as response:
+            manifest = await response.json()
+        async with session.get(manifest["download"]) as response:
+            assert response.status == 200
+            assert response.content_type == "application/zip"
+            data = await response.read()
+    modules = tmp_path / "Data" / "modules"
+    modules.mkdir(parents=True)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        for name in names:
+            assert not PurePosixPath(name).is_absolute() and ".." not in PurePosixPath(name).parts, name
+        archive.extractall(modules)
+    assert {PurePosixPath(name).parts[0] for name in names} == {"vtt-bridge"}
+    installed = modules / "vtt-bridge"
+    found = json.loads((installed / "module.json").read_text(encoding="utf-8"))
+    assert found["id"] == "vtt-bridge"
+    assert found["manifest"] == manifest_url
+    assert found["download"] == manifest["download"]
+    named = named_files(found)
+    assert named, "the manifest names its files"
+    for relative in named:
+        assert (installed / relative).is_file(), f"module.json names {relative}, missing from the zip"
+    # what the shipped scripts load at run time is shipped too: relative imports and templates
+    for script in installed.rglob("*.mjs"):
+        source = script.read_text(encoding="utf-8")
+        for target in re.findall(r"""(?:from\s+|import\s*\(\s*)["'](\.{1,2}/[^"']+)["']""", source):
+            assert (script.parent / target).resolve().is_file(), f"{script.name} imports missing {target}"
+        for target in re.findall(r"modules/(?:\$\{MODULE_ID\}|vtt-bridge)/([\w./-]+\.\w+)", source):
+            assert (installed / target).is_file(), f"{script.name} loads missing {target}"
+    for name in names:
+        parts = PurePosixPath(name).parts[1:]
+        assert not parts or parts[0] not in {"tests", "node_modules", "types"}, name
+        assert not re.fullmatch(r"package.*\.json", PurePosixPath(name).name), name
+
+
+async def test_module_zip_is_deterministic_and_cached(server: Client) -> None:
+    first = await (await server.get("/module.zip")).read()
+    second = await (await server.get("/module.zip")).read()
+    assert first == second
+    assert server.app is not None
+    assert server.app[pages.MODULE].builds == 1
+    with zipfile.ZipFile(io.BytesIO(first)) as archive:
+        infos = archive.infolist()
+    assert [i.filename for i in infos] == sorted(i.filename for i in infos)
+    assert {i.date_time for i in infos} == {pages.ZIP_TIME}
+
+
+# --- the module from a folder of the test's own --------------------------------------------------
+
+
+async def test_module_zip_ships_runtime_files_and_leaves_development_files_out(
+    serve: Serve, tmp_path: Path
+) -> None:
+    folder = tmp_path / "mod"
+    write(folder, SMALL_MODULE)
+    client = await serve(folder)
+    data = await (await client.get("/module.zip")).read()
+    assert names_in(data) == [
+        "vtt-bridge/",
+        "vtt-bridge/README.md",
+        "vtt-bridge/lang/",
+        "vtt-bridge/lang/en.json",
+        "vtt-bridge/module.json",
+        "vtt-bridge/scripts/",
+        "vtt-bridge/scripts/main.mjs",
+        "vtt-bridge/styles/",
+        "vtt-bridge/styles/s.css",
+        "vtt-bridge/templates/",
+        "vtt-bridge/templates/card.hbs",
+    ]
+
+
+async def test_module_zip_is_rebuilt_when_a_file_changes(serve: Serve, tmp_path: Path) -> None:
+    folder = tmp_path / "mod"
+    write(folder, SMALL_MODULE)
+    client = await serve(folder)
+    assert client.app is not None
+    source = client.app[pages.MODULE]
+    first = await (await client.get("/module.zip")).read()
+    assert await (await client.get("/module.zip")).read() == first
+    assert source.builds == 1
+    script = folder / "scripts" / "main.mjs"
+    script.write_text("export const a = 2;\n", encoding="utf-8")
+    stamp = script.stat().st_mtime_ns + 5_000_000_000
+    os.utime(script, ns=(stamp, stamp))
+    second = await (await client.get("/module.zip")).read()
+    assert source.builds == 2
+    with zipfile.ZipFile(io.BytesIO(second)) as archive:
+        assert archive.read("vtt-bridge/scripts/main.mjs") == b"export const a = 2;\n"
+    # a new file is a change too
+    write(folder, {"templates/other.hbs": "x\n"})
+    third = await (await client.get("/module.zip")).read()
+    assert "vtt-bridge/templates/other.hbs" in names_in(third)
+    assert source.builds == 3
+
+
+async def test_module_missing_answers_404_saying_where_it_looked(serve: Serve, tmp_path: Path) -> None:
+    client = await serve(tmp_path / "nowhere")
+    for path in ("/module.json", "/module.zip"):
+        response = await client.get(path)
+        assert response.status == 404
+        text = await response.text()
+        assert str(tmp_path / "nowhere" / "module.json") in text
+        assert pages.MODULE_DIR_ENV in text
+    assert (await client.get("/")).status == 200
+
+
+async def test_module_naming_a_missing_file_answers_500_naming_it(serve: Serve, tmp_path: Path) -> None:
+    folder = tmp_path / "mod"
+    write(folder, SMALL_MODULE)
+    (folder / "styles" / "s.css").unlink()
+    client = await serve(folder)
+    response = await client.get("/module.zip")
+    assert response.status == 500
+    assert "styles/s.css" in await response.text()
+
+
+async def test_module_manifest_path_leaving_the_folder_is_refused(serve: Serve, tmp_path: Path) -> None:
+    folder = tmp_path / "mod"
+    write(folder, SMALL_MODULE)
+    write(tmp_path, {"secret.txt": "s\n"})
+    manifest = json.loads(SMALL_MODULE["module.json"])
+    manifest["scripts"] = ["../secret.txt"]
+    write(folder, {"module.json": json.dumps(manifest)})
+    client = await serve(folder)
+    response = await client.get("/module.zip")
+    assert response.status == 500
+    assert "../secret.txt" in await response.text()
+
+
+def test_default_module_dir_is_the_checkouts_foundry_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(pages.MODULE_DIR_ENV, raising=False)
+    assert pages.default_module_dir() == MODULE_DIR
