@@ -70,7 +70,9 @@ def _diff_model(path: str, before: BaseModel, after: BaseModel, ops: list[Op]) -
         _diff_json(f"{path}/{escape(key)}", old[key], value, ops)
 
 
-def _diff_models(path: str, before: Mapping[str, BaseModel], after: Mapping[str, BaseModel], ops: list[Op]) -> None:
+def _diff_models(
+    path: str, before: Mapping[str, BaseModel], after: Mapping[str, BaseModel], ops: list[Op]
+) -> None:
     """Ops for a map of models keyed by id: removed, added, and changed members."""
     if before is after:
         return
@@ -78,7 +80,9 @@ def _diff_models(path: str, before: Mapping[str, BaseModel], after: Mapping[str,
         for key in before.keys() - after.keys():
             ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
         for key in after.keys() - before.keys():
-            ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": after[key].model_dump(mode="json")})
+            ops.append(
+                {"op": "add", "path": f"{path}/{escape(key)}", "value": after[key].model_dump(mode="json")}
+            )
     old_get = before.get
     for key in [key for key, model in after.items() if old_get(key, model) is not model]:
         _diff_model(f"{path}/{escape(key)}", before[key], after[key], ops)
@@ -97,7 +101,9 @@ def _diff_visibility(
         for observer in before.keys() - after.keys():
             ops.append({"op": "remove", "path": f"/visibility/{escape(observer)}"})
         for observer in after.keys() - before.keys():
-            ops.append({"op": "add", "path": f"/visibility/{escape(observer)}", "value": dict(after[observer])})
+            ops.append(
+                {"op": "add", "path": f"/visibility/{escape(observer)}", "value": dict(after[observer])}
+            )
     if pairs is None:
         old_get = before.get
         for observer in [o for o, row in after.items() if old_get(o, row) is not row]:
