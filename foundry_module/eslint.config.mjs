@@ -1,0 +1,33 @@
+import js from "@eslint/js";
+import globals from "globals";
+
+const foundryGlobals = {
+  game: "readonly",
+  Hooks: "readonly",
+  ui: "readonly",
+  CONFIG: "readonly",
+  canvas: "readonly",
+  foundry: "readonly",
+  fromUuid: "readonly",
+  ChatMessage: "readonly",
+};
+
+export default [
+  { ignores: ["node_modules/**"] },
+  js.configs.recommended,
+  {
+    files: ["scripts/**/*.mjs"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.browser, ...foundryGlobals } },
+  },
+  {
+    files: ["tests/**/*.mjs", "eslint.config.mjs"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.node, ...globals.browser } },
+  },
+  {
+    rules: {
+      "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      eqeqeq: ["error", "always"],
+      "prefer-const": "error",
+    },
+  },
+];

@@ -1,0 +1,362 @@
+/**
+ * PURE: turns the sidecar's RFC 6902 patches into batched Foundry updates.
+ *
+ * The module keeps a mirror of the sidecar's state document. A patch is applied to the mirror;
+ * then every part it touched is compared before/after and written to Foundry as flat dot-path
+ * updates:
+ * - `actors/<uuid>/<field>` → `flags.vtt-bridge.<field>` on that actor (all fields but `name`);
+ *   objects are merged key by key, arrays are replaced whole, a removed key is deleted with the
+ *   version-aware deletion helper;
+ * - a changed condition whose status effect exists → a `toggleStatusEffect` call;
+ * - `visibility/<observer>/<target>` → `flags.vtt-bridge.visibility.<observer>` on the TARGET token
+ *   (so each token carries "who locates me"), deleted when the pair leaves the document;
+ * - `tokens/<id>/{x,y,elevation}` → the token's own position (not on a full sync: Foundry already
+ *   has it);
+ * - `rev`, `scene`, `settings`: nothing to write (they come from Foundry).
+ * A `test` op that fails, or any op that does not apply, means the mirror is out of step: the plan
+ * says `resync` and writes nothing.
+ * @module apply-patch
+ */
+
+import {
+  CONDITION_STATUS_ALIASES,
+  MODULE_ID,
+  ORIGIN_SIDECAR,
+  VISIBILITY_FLAG,
+} from "./constants.mjs";
+import { applyJsonPatch, deepEqual, isPlainObject, parsePointer, PatchError } from "./json-patch.mjs";
+
+/** @typedef {import("./json-patch.mjs").PatchOp} PatchOp */
+/** @typedef {(parent: string, key: string) => [string, unknown]} Deletion */
+/** @typedef {Record<string, unknown>} FlatUpdate a Foundry update object with dot-path keys */
+
+/**
+ * @typedef {object} PatchPlan
+ * @property {boolean} resync the patch did not fit the mirror: send `sync`
+ * @property {string} [reason] why a resync is needed
+ * @property {any} state the new mirror (the old one when `resync`)
+ * @property {number|undefined} rev the new mirror's rev
+ * @property {Map<string, FlatUpdate>} actorUpdates actor uuid → update
+ * @property {Map<string, FlatUpdate>} tokenUpdates token id → update
+ * @property {Array<{actor: string, status: string, active: boolean}>} statusToggles
+ */
+
+/**
+ * @typedef {object} PlanOptions
+ * @property {"sync"|"patch"} [mode] "sync": a full sync result, the patch builds the document from
+ *   empty; "patch": a change on top of the mirror
+ * @property {Set<string>} statusIds ids of the configured status effects
+ * @property {Deletion} deletion from `deletionOperator`
+ * @property {Record<string, Record<string, string>>} [foundryVisibility] for "sync": the
+ *   visibility flags Foundry's tokens hold now, target → observer → state, so stale pairs are deleted
+ */
+
+/** The document a sync patch is applied to. */
+export const EMPTY_STATE = Object.freeze({ rev: 0, scene: null, settings: {}, actors: {}, tokens: {}, visibility: {} });
+
+const FLAG_ROOT = `flags.${MODULE_ID}`;
+
+/**
+ * Plan the Foundry writes of one patch.
+ * @param {any} mirror the state document before (ignored in "sync" mode)
+ * @param {readonly PatchOp[]} ops
+ * @param {PlanOptions} options
+ * @returns {PatchPlan}
+ */
+export function planPatch(mirror, ops, options) {
+  const sync = options.mode === "sync";
+  const before = sync ? structuredClone(EMPTY_STATE) : mirror;
+  let after;
+  try {
+    after = applyJsonPatch(before, sync ? syncOps(ops) : ops);
+  } catch (error) {
+    if (error instanceof PatchError || error instanceof SyntaxError) {
+      return emptyPlan(mirror, true, error.message);
+    }
+    throw error;
+  }
+  const touched = [];
+  for (const op of ops) {
+    if (op.op === "test") continue;
+    touched.push(parsePointer(op.path));
+    if (op.op === "move" && op.from !== undefined) touched.push(parsePointer(op.from));
+  }
+  return planChanges(before, after, touched, options);
+}
+
+/**
+ * A sync result builds the document from empty: its `test` of the old rev says nothing about the
+ * mirror, and a `replace` of a part the empty document lacks (a field newer than this module) is
+ * an `add`.
+ * @param {readonly PatchOp[]} ops
+ * @returns {PatchOp[]}
+ */
+function syncOps(ops) {
+  return ops.filter((op) => op.op !== "test").map((op) => (op.op === "replace" ? { ...op, op: "add" } : op));
+}
+
+/**
+ * Plan the writes that take Foundry from `before` to `after`, looking only at the `touched` paths
+ * (token lists; `[]` is the whole document).
+ * @param {any} before
+ * @param {any} after
+ * @param {string[][]} touched
+ * @param {PlanOptions} options
+ * @returns {PatchPlan}
+ */
+export function planChanges(before, after, touched, options) {
+  const sync = options.mode === "sync";
+  const plan = emptyPlan(after, false);
+  /** @type {Map<string, Set<string>|null>} actor uuid → fields (null: all) */
+  const actorFields = new Map();
+  /** @type {Set<string>|null} observers touched (null: all) */
+  let observers = new Set();
+  /** @type {Map<string, Set<string>|null>} */
+  const tokenFields = new Map();
+  const allActors = () => unionKeys(before?.actors, after?.actors);
+
+  for (const tokens of touched) {
+    const [root, id, field] = tokens;
+    if (root === undefined) {
+      for (const uuid of allActors()) actorFields.set(uuid, null);
+      observers = null;
+      for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
+    } else if (root === "actors") {
+      if (id === undefined) for (const uuid of allActors()) actorFields.set(uuid, null);
+      else if (field === undefined) actorFields.set(id, null);
+      else {
+        const fields = actorFields.get(id);
+        if (fields !== null) actorFields.set(id, (fields ?? new Set()).add(field));
+      }
+    } else if (root === "visibility") {
+      if (id === undefined) observers = null;
+      else if (observers) observers.add(id);
+    } else if (root === "tokens") {
+      if (id === undefined) for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
+      else if (field === undefined) tokenFields.set(id, null);
+      else {
+        const fields = tokenFields.get(id);
+        if (fields !== null) tokenFields.set(id, (fields ?? new Set()).add(field));
+      }
+    }
+  }
+
+  for (const [uuid, fields] of actorFields) {
+    const a = after?.actors?.[uuid];
+    const b = before?.actors?.[uuid];
+    if (!isPlainObject(a)) continue; // an actor leaving the document keeps its Foundry flags
+    const names = fields ?? unionKeys(b, a);
+    /** @type {FlatUpdate} */
+    const update = {};
+    for (const name of names) {
+      if (name === "name") continue;
+      diffInto(update, `${FLAG_ROOT}.${name}`, b?.[name], a[name], options.deletion);
+      if (name === "conditions") {
+        plan.statusToggles.push(...conditionToggles(uuid, b?.conditions, a.conditions, sync, options.statusIds));
+      }
+    }
+    if (Object.keys(update).length) plan.actorUpdates.set(uuid, update);
+  }
+
+  const beforeVisibility = sync ? invertVisibility(options.foundryVisibility ?? {}) : before?.visibility;
+  const observerIds = observers ?? unionKeys(beforeVisibility, after?.visibility);
+  for (const observer of observerIds) {
+    const b = beforeVisibility?.[observer] ?? {};
+    const a = after?.visibility?.[observer] ?? {};
+    for (const target of unionKeys(b, a)) {
+      if (b[target] === a[target]) continue;
+      const update = tokenUpdate(plan, target);
+      if (a[target] === undefined) {
+        const [key, value] = options.deletion(`${FLAG_ROOT}.${VISIBILITY_FLAG}`, observer);
+        update[key] = value;
+      } else {
+        update[`${FLAG_ROOT}.${VISIBILITY_FLAG}.${observer}`] = a[target];
+      }
+    }
+  }
+
+  if (!sync) {
+    for (const [tid, fields] of tokenFields) {
+      const a = after?.tokens?.[tid];
+      if (!isPlainObject(a)) continue;
+      const b = before?.tokens?.[tid] ?? {};
+      for (const name of fields ?? ["x", "y", "elevation"]) {
+        if (!["x", "y", "elevation"].includes(name)) continue;
+        if (typeof a[name] === "number" && a[name] !== b[name]) tokenUpdate(plan, tid)[name] = a[name];
+      }
+    }
+  }
+  return plan;
+}
+
+/**
+ * @param {any} state
+ * @param {boolean} resync
+ * @param {string} [reason]
+ * @returns {PatchPlan}
+ */
+function emptyPlan(state, resync, reason) {
+  return {
+    resync,
+    ...(reason === undefined ? {} : { reason }),
+    state,
+    rev: typeof state?.rev === "number" ? state.rev : undefined,
+    actorUpdates: new Map(),
+    tokenUpdates: new Map(),
+    statusToggles: [],
+  };
+}
+
+/**
+ * @param {PatchPlan} plan
+ * @param {string} id
+ * @returns {FlatUpdate}
+ */
+function tokenUpdate(plan, id) {
+  let update = plan.tokenUpdates.get(id);
+  if (!update) plan.tokenUpdates.set(id, (update = {}));
+  return update;
+}
+
+/**
+ * @param {unknown} a
+ * @param {unknown} b
+ * @returns {string[]}
+ */
+function unionKeys(a, b) {
+  return [...new Set([...(isPlainObject(a) ? Object.keys(a) : []), ...(isPlainObject(b) ? Object.keys(b) : [])])];
+}
+
+/**
+ * Write into `out` the dot-path updates that take `before` to `after` at `path`: objects key by
+ * key, anything else (arrays included) whole.
+ * @param {FlatUpdate} out
+ * @param {string} path
+ * @param {unknown} before
+ * @param {unknown} after
+ * @param {Deletion} deletion
+ */
+export function diffInto(out, path, before, after, deletion) {
+  if (deepEqual(before, after)) return;
+  if (after === undefined) {
+    const cut = path.lastIndexOf(".");
+    const [key, value] = deletion(path.slice(0, cut), path.slice(cut + 1));
+    out[key] = value;
+    return;
+  }
+  if (isPlainObject(before) && isPlainObject(after)) {
+    for (const key of unionKeys(before, after)) diffInto(out, `${path}.${key}`, before[key], after[key], deletion);
+    return;
+  }
+  out[path] = structuredClone(after);
+}
+
+/**
+ * The Foundry status effect id of a condition, or null when none is configured.
+ * @param {string} condition
+ * @param {Set<string>} statusIds
+ * @returns {string|null}
+ */
+export function statusForCondition(condition, statusIds) {
+  const alias = /** @type {Record<string, string>} */ (CONDITION_STATUS_ALIASES)[condition];
+  if (alias && statusIds.has(alias)) return alias;
+  return statusIds.has(condition) ? condition : null;
+}
+
+/**
+ * The condition a status effect id stands for (the inverse of `statusForCondition`).
+ * @param {string} status
+ * @returns {string}
+ */
+export function conditionForStatus(status) {
+  for (const [condition, alias] of Object.entries(CONDITION_STATUS_ALIASES)) {
+    if (alias === status) return condition;
+  }
+  return status;
+}
+
+/**
+ * @param {string} actor
+ * @param {any} before
+ * @param {any} after
+ * @param {boolean} sync every condition present is asserted, changed or not
+ * @param {Set<string>} statusIds
+ * @returns {Array<{actor: string, status: string, active: boolean}>}
+ */
+function conditionToggles(actor, before, after, sync, statusIds) {
+  const toggles = [];
+  for (const condition of unionKeys(before, after)) {
+    const was = before?.[condition] === true;
+    const is = after?.[condition] === true;
+    if (was === is && !(sync && after && condition in after)) continue;
+    const status = statusForCondition(condition, statusIds);
+    if (status) toggles.push({ actor, status, active: is });
+  }
+  return toggles;
+}
+
+/**
+ * target → observer → state (token flags) into observer → target → state (state document).
+ * @param {Record<string, Record<string, string>>} byTarget
+ * @returns {Record<string, Record<string, string>>}
+ */
+export function invertVisibility(byTarget) {
+  /** @type {Record<string, Record<string, string>>} */
+  const byObserver = {};
+  for (const [target, observers] of Object.entries(byTarget)) {
+    for (const [observer, state] of Object.entries(observers ?? {})) {
+      (byObserver[observer] ??= {})[target] = state;
+    }
+  }
+  return byObserver;
+}
+
+/**
+ * @typedef {object} FoundryBatches
+ * @property {FlatUpdate[]} worldActors for `Actor.updateDocuments(worldActors, options)`
+ * @property {Array<{uuid: string, update: FlatUpdate}>} syntheticActors unlinked tokens' actors
+ * @property {FlatUpdate[]} tokens for `scene.updateEmbeddedDocuments("Token", tokens, options)`
+ * @property {Array<{actor: string, status: string, active: boolean}>} statusToggles
+ * @property {Record<string, unknown>} options the update options tagging the writes as ours
+ */
+
+/**
+ * Group a plan's updates into as few Foundry calls as possible.
+ * @param {PatchPlan} plan
+ * @returns {FoundryBatches}
+ */
+export function toFoundryBatches(plan) {
+  /** @type {FoundryBatches} */
+  const batches = {
+    worldActors: [],
+    syntheticActors: [],
+    tokens: [],
+    statusToggles: plan.statusToggles,
+    options: updateOptions(),
+  };
+  for (const [uuid, update] of plan.actorUpdates) {
+    const world = /^Actor\.([^.]+)$/.exec(uuid);
+    if (world) batches.worldActors.push({ _id: world[1], ...update });
+    else batches.syntheticActors.push({ uuid, update });
+  }
+  for (const [id, update] of plan.tokenUpdates) batches.tokens.push({ _id: id, ...update });
+  return batches;
+}
+
+/**
+ * The update options of every write the module makes, so its hooks recognise (and never forward)
+ * them; token moves are not animated.
+ * @returns {Record<string, unknown>}
+ */
+export function updateOptions() {
+  return { [MODULE_ID]: { origin: ORIGIN_SIDECAR }, animate: false };
+}
+
+/**
+ * Whether update options mark a write as the module's own.
+ * @param {unknown} options
+ * @returns {boolean}
+ */
+export function isOwnWrite(options) {
+  return isPlainObject(options) && isPlainObject(options[MODULE_ID]) && options[MODULE_ID].origin === ORIGIN_SIDECAR;
+}

@@ -1,0 +1,86 @@
+/**
+ * Glue between the connection and Foundry's documents: keeps the mirror of the state document,
+ * plans each incoming patch (apply-patch.mjs) and carries the plan out as batched document updates.
+ * Foundry's classes come in as arguments, so tests run it on Foundry-shaped plain objects.
+ * @module bridge
+ */
+
+import { planPatch, toFoundryBatches } from "./apply-patch.mjs";
+
+/** @typedef {import("./apply-patch.mjs").FoundryBatches} FoundryBatches */
+/** @typedef {import("./connection.mjs").Incoming} Incoming */
+
+/**
+ * @typedef {object} DocumentLike
+ * @property {(update: Record<string, unknown>, options?: Record<string, unknown>) => Promise<unknown>} update
+ * @property {(status: string, options: {active: boolean}) => Promise<unknown>} [toggleStatusEffect]
+ */
+
+/**
+ * @typedef {object} FoundryTarget where a plan is written
+ * @property {{updateDocuments: (updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}} Actor
+ * @property {() => ({updateEmbeddedDocuments: (name: string, updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}|null)} scene
+ * @property {(uuid: string) => (DocumentLike|null|Promise<DocumentLike|null>)} fromUuid
+ */
+
+/**
+ * Carry out one plan: one `Actor.updateDocuments` for world actors, one update per synthetic
+ * actor, one `updateEmbeddedDocuments("Token")` for the scene's tokens, then the status toggles.
+ * @param {FoundryBatches} batches
+ * @param {FoundryTarget} target
+ */
+export async function executeBatches(batches, target) {
+  const { options } = batches;
+  if (batches.worldActors.length) await target.Actor.updateDocuments(batches.worldActors, options);
+  for (const { uuid, update } of batches.syntheticActors) {
+    const doc = await target.fromUuid(uuid);
+    if (doc) await doc.update(update, options);
+  }
+  if (batches.tokens.length) {
+    const scene = target.scene();
+    if (scene) await scene.updateEmbeddedDocuments("Token", batches.tokens, options);
+  }
+  for (const { actor, status, active } of batches.statusToggles) {
+    const doc = await target.fromUuid(actor);
+    if (doc?.toggleStatusEffect) await doc.toggleStatusEffect(status, { active });
+  }
+}
+
+/**
+ * @typedef {object} ApplierOptions
+ * @property {(batches: FoundryBatches, incoming: Incoming) => Promise<void>} execute
+ * @property {() => Set<string>} statusIds the configured status effect ids
+ * @property {(parent: string, key: string) => [string, unknown]} deletion
+ * @property {() => Record<string, Record<string, string>>} [foundryVisibility] token visibility
+ *   flags now (target → observer → state), read on a sync to clear stale pairs
+ */
+
+/** Holds the mirror and applies incoming results/patches to it and to Foundry. */
+export class PatchApplier {
+  /** @param {ApplierOptions} options */
+  constructor(options) {
+    this.options = options;
+    /** @type {any} the mirror of the sidecar's state document */
+    this.state = null;
+  }
+
+  /**
+   * The `apply` of BridgeConnection: false when the patch does not fit (resync).
+   * @param {Incoming} incoming
+   * @returns {Promise<boolean>}
+   */
+  async apply(incoming) {
+    if (incoming.mode === "patch" && this.state === null) return false;
+    const plan = planPatch(this.state, incoming.patch, {
+      mode: incoming.mode,
+      statusIds: this.options.statusIds(),
+      deletion: this.options.deletion,
+      foundryVisibility: incoming.mode === "sync" ? this.options.foundryVisibility?.() : undefined,
+    });
+    if (plan.resync) return false;
+    if (plan.state && typeof plan.state === "object") plan.state.rev = incoming.rev;
+    this.state = plan.state;
+    await this.options.execute(toFoundryBatches(plan), incoming);
+    return true;
+  }
+}

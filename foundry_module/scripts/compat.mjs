@@ -1,0 +1,88 @@
+/**
+ * The Foundry version differences the module meets, each behind one helper (v12/v13/v14).
+ * Every helper takes the globals it reads as an argument, so Node tests drive each branch.
+ * @module compat
+ */
+
+/**
+ * @typedef {object} FoundryEnv the parts of `globalThis` the helpers read
+ * @property {{data?: {operators?: {ForcedDeletion?: {create?: () => unknown, new (): unknown}}}}} [foundry]
+ * @property {{generation?: number}} [release]
+ */
+
+/**
+ * The one deletion helper: returns `(parentDotPath, key) => [updateKey, updateValue]`.
+ * v14+ (`foundry.data.operators.ForcedDeletion` exists): `{"a.b.key": ForcedDeletion}`;
+ * v12/v13: `{"a.b.-=key": null}` (v13 requires the value `null`).
+ * @param {FoundryEnv|Record<string, any>} env usually `globalThis`
+ * @returns {(parent: string, key: string) => [string, unknown]}
+ */
+export function deletionOperator(env) {
+  const Forced = /** @type {FoundryEnv} */ (env)?.foundry?.data?.operators?.ForcedDeletion;
+  if (Forced) {
+    const operator = typeof Forced.create === "function" ? Forced.create() : new Forced();
+    return (parent, key) => [`${parent}.${key}`, operator];
+  }
+  return (parent, key) => [`${parent}.-=${key}`, null];
+}
+
+/**
+ * The ids of the configured status effects: `CONFIG.statusEffects` is an array of `{id}` in
+ * v12/v13 and an object keyed by id in v14.
+ * @param {unknown} statusEffects
+ * @returns {Set<string>}
+ */
+export function statusEffectIds(statusEffects) {
+  const ids = new Set();
+  if (Array.isArray(statusEffects)) {
+    for (const effect of statusEffects) {
+      if (effect && typeof effect.id === "string") ids.add(effect.id);
+    }
+  } else if (statusEffects && typeof statusEffects === "object") {
+    for (const [key, effect] of Object.entries(statusEffects)) {
+      ids.add(effect && typeof effect.id === "string" ? effect.id : key);
+    }
+  }
+  return ids;
+}
+
+/**
+ * The ids of a token's detection modes: an array of `{id}` in v12/v13, an object keyed by id in v14.
+ * @param {unknown} detectionModes
+ * @returns {string[]}
+ */
+export function detectionModeIds(detectionModes) {
+  if (Array.isArray(detectionModes)) return detectionModes.map((m) => m?.id).filter((id) => typeof id === "string");
+  if (detectionModes && typeof detectionModes === "object") return Object.keys(detectionModes);
+  return [];
+}
+
+/**
+ * A class by its v13+ namespaced path, else its v12 global name (`foundry.canvas.placeables.Token`
+ * vs `Token`).
+ * @param {Record<string, any>} env usually `globalThis`
+ * @param {string} namespaced dot path from `env`, e.g. "foundry.applications.api.ApplicationV2"
+ * @param {string} [legacy] the v12 global
+ * @returns {any}
+ */
+export function namespacedClass(env, namespaced, legacy) {
+  /** @type {any} */
+  let node = env;
+  for (const part of namespaced.split(".")) {
+    node = node?.[part];
+    if (node === undefined) break;
+  }
+  return node ?? (legacy ? env[legacy] : undefined);
+}
+
+/**
+ * Whether a change object (as hooks receive it) carries a deletion of `key`, in either syntax.
+ * @param {Record<string, unknown>} changes
+ * @param {string} key
+ * @returns {boolean}
+ */
+export function deletesKey(changes, key) {
+  if (Object.prototype.hasOwnProperty.call(changes, `-=${key}`)) return true;
+  const value = changes[key];
+  return !!value && typeof value === "object" && value.constructor?.name === "ForcedDeletion";
+}

@@ -1,0 +1,96 @@
+/**
+ * Names shared by every part of the module: the module id (also the flag scope, the settings
+ * namespace and the socket channel), the flag layout and the tag put on the module's own writes.
+ * @module constants
+ */
+
+/** The module id, as in module.json. */
+export const MODULE_ID = "vtt-bridge";
+
+/** The socket channel players use to reach the browser that runs the bridge. */
+export const SOCKET_CHANNEL = `module.${MODULE_ID}`;
+
+/** The protocol version spoken (PROTOCOL.md "Envelope"). */
+export const PROTOCOL_VERSION = 1;
+
+/** The module version sent in `hello` (kept equal to module.json by a test). */
+export const MODULE_VERSION = "0.1.0";
+
+/**
+ * The update option that marks a write as the module's own, so the hooks that forward Foundry
+ * changes to the sidecar never echo a patch back: `options[MODULE_ID].origin === ORIGIN_SIDECAR`.
+ */
+export const ORIGIN_SIDECAR = "sidecar";
+
+/**
+ * The actor fields of the state document that live in actor flags, one flag each:
+ * `flags.vtt-bridge.<field>` holds the state document's `actors[uuid].<field>` as is.
+ * `name` is not among them: it is the Foundry actor's own name.
+ */
+export const ACTOR_FIELDS = Object.freeze([
+  "humanoid",
+  "speed",
+  "attributes",
+  "skills",
+  "health",
+  "secondHealth",
+  "healing",
+  "approximateRange",
+  "sensoryRange",
+  "unusualSmell",
+  "willpower",
+  "energyPools",
+  "gauges",
+  "immunities",
+  "temporaryImmunities",
+  "saveBonuses",
+  "iwr",
+  "detection",
+  "antiDetection",
+  "conditions",
+  "conditionPoints",
+  "emotionPoints",
+  "lastTurn",
+]);
+
+/** Actor fields only the sidecar writes (PROTOCOL.md "Derived fields"); also kept in flags. */
+export const SERVER_ACTOR_FIELDS = Object.freeze(["status"]);
+
+/** Conditions the sidecar derives (HEALTH-3..5, WP-5); a client never sends them. */
+export const DERIVED_CONDITIONS = Object.freeze(["unconscious", "worsening", "dying", "dead"]);
+
+/**
+ * Actor fields whose edits made in Foundry (outside the module) are forwarded as `upsert`
+ * (issue 6: senses, anti-detection, immunities, IWR, conditions). The rules sheet sends every
+ * field it edits itself.
+ */
+export const FORWARDED_ACTOR_FIELDS = Object.freeze([
+  "detection",
+  "antiDetection",
+  "immunities",
+  "iwr",
+  "conditions",
+]);
+
+/** Token flag holding who locates this token: `{<observer token id>: locate state}`. */
+export const VISIBILITY_FLAG = "visibility";
+
+/** Scene flag: the scene is noisy (DET-9). */
+export const NOISY_FLAG = "noisy";
+
+/** The locate states (DET-4), best to worst. */
+export const LOCATE_STATES = Object.freeze(["pinpointed", "approximate", "unlocated"]);
+
+/**
+ * Condition ids of the state document whose Foundry status effect has another id in core
+ * (`CONFIG.statusEffects`). A condition not listed here maps to the status effect of the same id,
+ * when one exists.
+ */
+export const CONDITION_STATUS_ALIASES = Object.freeze({
+  blinded: "blind",
+  deafened: "deaf",
+  asleep: "sleep",
+  frozen: "frozen",
+  unconscious: "unconscious",
+  dead: "dead",
+});

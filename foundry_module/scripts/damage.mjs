@@ -1,0 +1,71 @@
+/**
+ * PURE: the damage / healing dialog's data and the chat button that applies a ruling.
+ * A chat card carries the action as data attributes; clicking its button sends the action
+ * (from a player's browser through the module socket).
+ * @module damage
+ */
+
+import { MODULE_ID } from "./constants.mjs";
+import { damageAction, GRADES, HEAL_SOURCES, healAction } from "./messages.mjs";
+
+/**
+ * The dialog's submitted fields → a damage or heal action.
+ * @param {string} target actor uuid
+ * @param {Record<string, unknown>} form `{mode: "damage"|"heal", amount, grade, type?, source?}`
+ * @returns {Record<string, unknown>}
+ * @throws {TypeError} when a field is wrong
+ */
+export function actionFromDialog(target, form) {
+  const amount = typeof form.amount === "string" ? Number(form.amount) : form.amount;
+  if (form.mode === "heal") {
+    const source = typeof form.source === "string" ? form.source : "magic";
+    const grade = form.grade === undefined || form.grade === "" ? undefined : form.grade;
+    return healAction(target, /** @type {number} */ (amount), source, /** @type {any} */ (grade));
+  }
+  /** @type {import("./messages.mjs").DamageInstance} */
+  const instance = { amount: /** @type {number} */ (amount), grade: /** @type {any} */ (form.grade) };
+  if (typeof form.type === "string" && form.type.trim()) instance.type = form.type.trim().toLowerCase();
+  return damageAction(target, [instance]);
+}
+
+/** The choices the dialog offers. */
+export const DIALOG_CHOICES = Object.freeze({ grades: GRADES, healSources: HEAL_SOURCES });
+
+/**
+ * @param {string} text
+ * @returns {string}
+ */
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * A chat card's HTML with one button that applies `action` (stored as JSON in a data attribute).
+ * @param {Record<string, unknown>} action
+ * @param {string} label the button's (localized) text
+ * @param {string} summary one line saying what the action does
+ * @returns {string}
+ */
+export function actionCardHtml(action, label, summary) {
+  const json = escapeHtml(JSON.stringify(action));
+  return (
+    `<div class="${MODULE_ID}-card"><p>${escapeHtml(summary)}</p>` +
+    `<button type="button" data-${MODULE_ID}-action="${json}">${escapeHtml(label)}</button></div>`
+  );
+}
+
+/**
+ * The action a clicked chat button carries, or null.
+ * @param {{getAttribute: (name: string) => string|null}} button
+ * @returns {Record<string, unknown>|null}
+ */
+export function actionFromButton(button) {
+  const raw = button.getAttribute(`data-${MODULE_ID}-action`);
+  if (!raw) return null;
+  try {
+    const action = JSON.parse(raw);
+    return action && typeof action === "object" && typeof action.kind === "string" ? action : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The module's settings, declared once as data (tested in Node) and registered in `init`.
+ * - client scope (this browser only, never sent to other users): the sidecar URL, the token and
+ *   "this browser runs the bridge";
+ * - world scope: the optional rules, sent to the sidecar in the state document's `settings`.
+ * The token is never a world setting and never a flag: every player receives those.
+ * @module settings
+ */
+
+import { MODULE_ID } from "./constants.mjs";
+
+export const DEFAULT_SIDECAR_URL = "ws://127.0.0.1:30500/ws";
+
+/**
+ * @typedef {object} SettingDef
+ * @property {string} key
+ * @property {"client"|"world"} scope
+ * @property {BooleanConstructor|StringConstructor} type
+ * @property {boolean|string} default
+ * @property {boolean} config shown in the settings window
+ * @property {"connection"|"rules"} group what a change affects
+ */
+
+/** @type {readonly SettingDef[]} */
+export const SETTINGS = Object.freeze([
+  { key: "sidecarUrl", scope: "client", type: String, default: DEFAULT_SIDECAR_URL, config: true, group: "connection" },
+  { key: "token", scope: "client", type: String, default: "", config: true, group: "connection" },
+  { key: "runsBridge", scope: "client", type: Boolean, default: false, config: true, group: "connection" },
+  { key: "woundPenalty", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
+  { key: "unconsciousAtZeroWillpower", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
+]);
+
+/**
+ * The localization keys of a setting's name and hint.
+ * @param {string} key
+ */
+export function settingLabels(key) {
+  const base = `VTTBRIDGE.Settings.${key[0].toUpperCase()}${key.slice(1)}`;
+  return { name: `${base}.Name`, hint: `${base}.Hint` };
+}
+
+/**
+ * Register every setting (`game.settings`); `onChange(group)` is called after a change.
+ * @param {{register: (namespace: string, key: string, config: Record<string, unknown>) => void}} registry
+ * @param {(group: "connection"|"rules", key: string) => void} [onChange]
+ */
+export function registerSettings(registry, onChange) {
+  for (const def of SETTINGS) {
+    registry.register(MODULE_ID, def.key, {
+      ...settingLabels(def.key),
+      scope: def.scope,
+      config: def.config,
+      type: def.type,
+      default: def.default,
+      onChange: () => onChange?.(def.group, def.key),
+    });
+  }
+}
+
+/** @typedef {(key: string) => unknown} SettingGetter reads `game.settings.get(MODULE_ID, key)` */
+
+/**
+ * The optional rules as the state document's `settings`.
+ * @param {SettingGetter} get
+ * @returns {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean}}
+ */
+export function readRuleSettings(get) {
+  return { woundPenalty: get("woundPenalty") === true, unconsciousAtZeroWillpower: get("unconsciousAtZeroWillpower") === true };
+}
+
+/**
+ * @param {SettingGetter} get
+ * @returns {{url: string, token: string, runsBridge: boolean}}
+ */
+export function readConnectionSettings(get) {
+  const url = get("sidecarUrl");
+  const token = get("token");
+  return {
+    url: typeof url === "string" && url.trim() ? url.trim() : DEFAULT_SIDECAR_URL,
+    token: typeof token === "string" ? token.trim() : "",
+    runsBridge: get("runsBridge") === true,
+  };
+}
+
+/**
+ * Whether this browser opens the link: a GM whose own client setting says it runs the bridge
+ * (a co-GM's 127.0.0.1 is another machine), with a token entered.
+ * @param {{isGM: boolean, runsBridge: boolean, token: string}} args
+ */
+export function shouldRunBridge({ isGM, runsBridge, token }) {
+  return isGM && runsBridge && token !== "";
+}
+
+/**
+ * Check a sidecar URL: ws:// or wss://, ending in a path; `localhost` is refused in favour of
+ * 127.0.0.1 (browsers may resolve it to ::1, where the sidecar does not listen).
+ * @param {string} url
+ * @returns {{ok: true} | {ok: false, reason: "scheme"|"localhost"|"malformed"}}
+ */
+export function checkSidecarUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  if (parsed.protocol !== "ws:" && parsed.protocol !== "wss:") return { ok: false, reason: "scheme" };
+  if (parsed.hostname === "localhost") return { ok: false, reason: "localhost" };
+  return { ok: true };
+}

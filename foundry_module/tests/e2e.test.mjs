@@ -1,0 +1,181 @@
+/**
+ * End to end: the real sidecar (`vtt-bridge serve`), the module's real connection/applier/forwarder
+ * code, Foundry-shaped documents; once in Node (WebSocket from the `ws` package) and once in
+ * headless Chromium (Debian's /usr/bin/chromium, the page served from a tiny local http server).
+ *
+ * The sidecar is started from the repository's virtualenv (`../.venv/bin/vtt-bridge`), or with
+ * `$VTT_BRIDGE_PYTHON -m vtt_bridge serve` when that variable is set. The browser is
+ * `$CHROMIUM_PATH` or /usr/bin/chromium. A missing sidecar or browser FAILS the test with a clear
+ * message; nothing is skipped.
+ */
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, extname, join, normalize, sep } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import puppeteer from "puppeteer-core";
+import { WebSocket } from "ws";
+
+import { runScenario } from "./helpers/scenario.mjs";
+
+const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+const repoRoot = join(moduleRoot, "..");
+const TOKEN = "e2e-token-" + Math.random().toString(36).slice(2);
+
+/** @returns {Promise<number>} */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function sidecarCommand() {
+  const python = process.env.VTT_BRIDGE_PYTHON;
+  if (python) return { cmd: python, args: ["-m", "vtt_bridge", "serve"] };
+  const bin = join(repoRoot, ".venv", "bin", "vtt-bridge");
+  if (!existsSync(bin)) {
+    throw new Error(`no sidecar: ${bin} does not exist (create the venv, or set VTT_BRIDGE_PYTHON)`);
+  }
+  return { cmd: bin, args: ["serve"] };
+}
+
+/** @type {import("node:child_process").ChildProcess|null} */
+let sidecar = null;
+/** @type {import("node:http").Server|null} */
+let http = null;
+let sidecarUrl = "";
+let httpOrigin = "";
+let dataDir = "";
+let sidecarOutput = "";
+
+before(async () => {
+  const port = await freePort();
+  dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-e2e-"));
+  const { cmd, args } = sidecarCommand();
+  sidecar = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", TOKEN, "--seed", "7"], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  sidecarUrl = `ws://127.0.0.1:${port}/ws`;
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the sidecar did not start:\n${sidecarOutput}`)), 20_000);
+    /** @param {Buffer} chunk */
+    const onData = (chunk) => {
+      sidecarOutput += chunk.toString();
+      if (sidecarOutput.includes("listening on")) {
+        clearTimeout(timer);
+        resolve(undefined);
+      }
+    };
+    sidecar?.stdout?.on("data", onData);
+    sidecar?.stderr?.on("data", onData);
+    sidecar?.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the sidecar exited (${code}):\n${sidecarOutput}`));
+    });
+  });
+
+  // the module's files over http, as Foundry would serve them
+  const types = { ".mjs": "text/javascript", ".js": "text/javascript", ".html": "text/html", ".json": "application/json" };
+  http = createServer((req, res) => {
+    const path = normalize(join(moduleRoot, decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)));
+    if (!path.startsWith(moduleRoot + sep) || path.includes(`${sep}node_modules${sep}`) || !existsSync(path)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": /** @type {Record<string, string>} */ (types)[extname(path)] ?? "application/octet-stream" });
+    res.end(readFileSync(path));
+  });
+  await new Promise((resolve) => http?.listen(0, "127.0.0.1", () => resolve(undefined)));
+  const address = http.address();
+  httpOrigin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+});
+
+after(async () => {
+  if (sidecar && sidecar.exitCode === null) {
+    const exited = new Promise((resolve) => sidecar?.once("exit", resolve));
+    sidecar.kill("SIGTERM");
+    await exited;
+  }
+  await new Promise((resolve) => (http ? http.close(() => resolve(undefined)) : resolve(undefined)));
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** @param {Record<string, any>} report @param {string} where */
+function checkReport(report, where) {
+  assert.deepEqual(report.errors, [], `${where}: no errors`);
+  assert.equal(report.status, "connected");
+  assert.equal(report.welcome.protocol, 1);
+  assert.deepEqual(report.mirrorActors, ["Actor.ann0000000000001", "Actor.bob0000000000002"]);
+  assert.deepEqual(report.mirrorTokens, ["tokAnn000000001", "tokBob000000002"]);
+  assert.equal(report.annStatusFlag, "unharmed", "the derived status was written to the actor's flags on sync");
+  // move
+  assert.equal(report.forwardedMoves, 1);
+  assert.equal(report.moveEchoes, 1, "the module's own token write was not echoed back as a move");
+  assert.equal(report.moveRev, report.syncRev + 1);
+  assert.deepEqual(report.mirrorAnnAt, { x: 200, y: 100 });
+  assert.deepEqual(report.tokenAt, { x: 200, y: 100 });
+  // damage
+  assert.equal(report.damageRev, report.moveRev + 1);
+  assert.ok(report.damageLog.length > 0, "the ruling is explained");
+  assert.equal(report.bobHealthFlag.lethal, 3, "3 lethal landed in Bob's flags");
+  assert.equal(report.bobHealthFlag.max, 7);
+  assert.notEqual(report.bobStatusFlag, "unharmed");
+  assert.equal(report.bobStatusFlag, report.bobStatusMirror);
+  assert.ok(report.bobWrites.every((/** @type {string} */ o) => o === "sidecar"), "every write to Bob is tagged");
+  // visibility
+  assert.deepEqual(report.visibilityMismatches, []);
+  // the other client, by pushed patches only
+  assert.equal(report.otherRev, report.damageRev);
+  assert.equal(report.otherBobLethal, 3);
+  assert.equal(report.otherAnnTokenX, 200);
+  assert.ok(report.mirrorsEqual, "both clients hold the same mirror");
+  assert.equal(report.wrongToken, "unauthorized");
+}
+
+test("Node: sync a scene, move a token, damage an actor against the real sidecar", async () => {
+  const report = await runScenario({ WebSocket, url: sidecarUrl, token: TOKEN, world: "e2e-node" });
+  checkReport(report, "node");
+});
+
+test("headless Chromium: the same scenario with the browser's own WebSocket", async () => {
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
+  const browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    userDataDir: profile,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const page = await browser.newPage();
+    /** @type {string[]} */
+    const consoleErrors = [];
+    page.on("console", (msg) => {
+      if (msg.type() === "error") consoleErrors.push(msg.text());
+    });
+    page.on("pageerror", (error) => consoleErrors.push(String(error)));
+    const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world: "e2e-chromium" });
+    await page.goto(`${httpOrigin}/tests/browser/e2e.html?${query}`);
+    await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout: 60_000 });
+    const result = await page.evaluate(() => /** @type {any} */ (window).__result);
+    assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
+    checkReport(result.report, "chromium");
+  } finally {
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
+import { deletionOperator } from "../../scripts/compat.mjs";
+import { actionCardHtml, actionFromButton, actionFromDialog } from "../../scripts/damage.mjs";
+import { moveFromTokenUpdate, upsertsFromActorUpdate } from "../../scripts/forward.mjs";
+import { FakeWorld, ForcedDeletion } from "../helpers/fake-foundry.mjs";
+
+function world() {
+  const w = new FakeWorld();
+  const ann = w.addActor("aaa", "Ann", { health: { max: 7, bashing: 0, lethal: 0, aggravated: 0 }, conditions: {} });
+  const t1 = w.addToken("t1", ann, 0, 0);
+  const t2 = w.addToken("t2", ann, 100, 0);
+  t2.flags = { "vtt-bridge": { visibility: { gone: "approximate" } } };
+  return { w, ann, t1, t2 };
+}
+
+/** @param {FakeWorld} w @param {any} env */
+function applier(w, env = {}) {
+  return new PatchApplier({
+    statusIds: () => new Set(["unconscious"]),
+    deletion: deletionOperator(env),
+    foundryVisibility: () => ({ t2: { gone: "approximate" } }),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+  });
+}
+
+const full = {
+  scene: { id: "scene1", round: 0 },
+  settings: {},
+  actors: { "Actor.aaa": { name: "Ann", health: { max: 7, bashing: 0, lethal: 0, aggravated: 0 }, status: "unharmed", conditions: {} } },
+  tokens: { t1: { actor: "Actor.aaa", x: 0, y: 0, elevation: 0 }, t2: { actor: "Actor.aaa", x: 100, y: 0, elevation: 0 } },
+  visibility: { t1: { t2: "pinpointed" } },
+};
+const syncPatch = [
+  { op: "test", path: "/rev", value: 0 },
+  ...Object.entries(full).map(([k, v]) => ({ op: "replace", path: `/${k}`, value: v })),
+  { op: "replace", path: "/rev", value: 1 },
+];
+
+for (const [label, env] of /** @type {const} */ ([["v13", {}], ["v14", { foundry: { data: { operators: { ForcedDeletion } } } }]])) {
+  test(`${label}: a sync then a ruling land in Foundry-shaped documents, with stale pairs deleted`, async () => {
+    const { w, ann, t2 } = world();
+    const a = applier(w, env);
+    assert.equal(await a.apply({ mode: "patch", rev: 1, patch: [], log: [], source: "patch" }), false, "no mirror yet");
+    assert.ok(await a.apply({ mode: "sync", rev: 1, patch: /** @type {any} */ (syncPatch), log: [], source: "result" }));
+    assert.deepEqual(t2.flags["vtt-bridge"].visibility, { t1: "pinpointed" });
+    assert.equal(ann.flags["vtt-bridge"].status, "unharmed");
+    const ok = await a.apply({
+      mode: "patch",
+      rev: 2,
+      patch: [
+        { op: "test", path: "/rev", value: 1 },
+        { op: "replace", path: "/actors/Actor.aaa/health/lethal", value: 3 },
+        { op: "add", path: "/actors/Actor.aaa/conditions/unconscious", value: true },
+        { op: "replace", path: "/rev", value: 2 },
+      ],
+      log: [],
+      source: "result",
+    });
+    assert.ok(ok);
+    assert.equal(ann.flags["vtt-bridge"].health.lethal, 3);
+    assert.ok(ann.statuses.has("unconscious"));
+    assert.equal(a.state.rev, 2);
+    // every write the module made is tagged, so the forwarders ignore it
+    for (const { changes, options } of ann.updates) {
+      assert.deepEqual(upsertsFromActorUpdate(ann, changes, options, a.state), []);
+    }
+    assert.equal(await a.apply({ mode: "patch", rev: 3, patch: [{ op: "test", path: "/rev", value: 7 }], log: [], source: "patch" }), false);
+  });
+}
+
+test("a token moved by the sidecar is not sent back as a move", async () => {
+  const { w, t1 } = world();
+  const a = applier(w);
+  await a.apply({ mode: "sync", rev: 1, patch: /** @type {any} */ (syncPatch), log: [], source: "result" });
+  /** @type {any[]} */
+  const sent = [];
+  w.hooks.on("updateToken", (token, changes, options) => sent.push(moveFromTokenUpdate(token, changes, options, a.state)));
+  await a.apply({
+    mode: "patch",
+    rev: 2,
+    patch: [{ op: "test", path: "/rev", value: 1 }, { op: "replace", path: "/tokens/t1/x", value: 300 }, { op: "replace", path: "/rev", value: 2 }],
+    log: [],
+    source: "patch",
+  });
+  assert.equal(t1.x, 300);
+  assert.deepEqual(sent, [null]);
+});
+
+test("damage dialog and chat button carry a valid action", () => {
+  assert.deepEqual(actionFromDialog("Actor.a", { mode: "damage", amount: "3", grade: "L", type: " Fire " }), {
+    kind: "damage",
+    target: "Actor.a",
+    instances: [{ amount: 3, grade: "L", type: "fire" }],
+  });
+  assert.deepEqual(actionFromDialog("Actor.a", { mode: "heal", amount: 2, grade: "any", source: "firstAid" }), {
+    kind: "heal",
+    target: "Actor.a",
+    amount: 2,
+    source: "firstAid",
+    grade: "any",
+  });
+  assert.throws(() => actionFromDialog("Actor.a", { mode: "damage", amount: "-1", grade: "L" }), TypeError);
+  const action = { kind: "damage", target: "Actor.a", instances: [{ amount: 1, grade: "B", type: "<b>\"x\"" }] };
+  const html = actionCardHtml(action, "Apply", "1 bashing <to> Ann");
+  assert.ok(!html.includes("<to>") && !html.includes('"x"'));
+  const attr = /data-vtt-bridge-action="([^"]*)"/.exec(html)?.[1] ?? "";
+  const decoded = attr.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c)));
+  assert.deepEqual(actionFromButton({ getAttribute: () => decoded }), action);
+  assert.equal(actionFromButton({ getAttribute: () => "{nope" }), null);
+});

@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { ATTRIBUTES, defineRulesSheet, parseSheetForm, sheetContext } from "../../scripts/rules-sheet.mjs";
+
+test("the sheet shows defaults where nothing is stored", () => {
+  const ctx = sheetContext(undefined);
+  assert.equal(ctx.healthMax, 7);
+  assert.equal(ctx.willpowerMax, 2);
+  assert.deepEqual(ctx.attributes.map((a) => a.key), ATTRIBUTES);
+  assert.ok(ctx.attributes.every((a) => a.value === 1));
+  assert.deepEqual(ctx.skills, [{ key: "investigation", value: 0 }, { key: "stealth", value: 0 }]);
+  assert.deepEqual(JSON.parse(ctx.json.find((j) => j.key === "detection")?.text ?? ""), [
+    { name: "sight", sense: "sight", essence: "natural", rank: "unranked", capability: "pinpoint", range: null },
+    { name: "hearing", sense: "hearing", essence: "natural", rank: "unranked", capability: "approximate", range: null },
+  ]);
+});
+
+test("the sheet shows stored flags", () => {
+  const ctx = sheetContext({ health: { max: 9 }, attributes: { STR: 4 }, skills: { stealth: 3 }, iwr: { immunities: [{ type: "fire" }] } });
+  assert.equal(ctx.healthMax, 9);
+  assert.equal(ctx.attributes[0].value, 4);
+  assert.equal(ctx.skills[1].value, 3);
+  assert.deepEqual(JSON.parse(ctx.json.find((j) => j.key === "iwr")?.text ?? ""), { immunities: [{ type: "fire" }] });
+});
+
+/** @returns {Record<string, unknown>} */
+function form() {
+  return {
+    healthMax: 8,
+    willpowerMax: "3",
+    speed: 6,
+    ...Object.fromEntries(ATTRIBUTES.map((a) => [`attributes.${a}`, 2])),
+    "skills.investigation": 1,
+    "skills.stealth": 3,
+    "json.detection": "[]",
+    "json.antiDetection": '[{"name":"cloak","essence":"magical","rank":"C"}]',
+    "json.immunities": "[]",
+    "json.iwr": '{"immunities":[],"weaknesses":[],"resistances":[{"type":"fire","value":2}]}',
+    "json.energyPools": "{}",
+  };
+}
+
+test("a submitted form becomes one flat flag update; Willpower current is kept within max", () => {
+  const { update, errors } = parseSheetForm(form(), { willpower: { max: 5, current: 5 } });
+  assert.deepEqual(errors, []);
+  assert.equal(update["flags.vtt-bridge.health.max"], 8);
+  assert.equal(update["flags.vtt-bridge.willpower.max"], 3);
+  assert.equal(update["flags.vtt-bridge.willpower.current"], 3);
+  assert.equal(update["flags.vtt-bridge.speed"], 6);
+  assert.deepEqual(update["flags.vtt-bridge.attributes"], Object.fromEntries(ATTRIBUTES.map((a) => [a, 2])));
+  assert.equal(update["flags.vtt-bridge.skills.stealth"], 3);
+  assert.deepEqual(update["flags.vtt-bridge.antiDetection"], [{ name: "cloak", essence: "magical", rank: "C" }]);
+  assert.deepEqual(update["flags.vtt-bridge.iwr"], { immunities: [], weaknesses: [], resistances: [{ type: "fire", value: 2 }] });
+  assert.equal(parseSheetForm(form(), {}).update["flags.vtt-bridge.willpower.current"], 3, "new Willpower starts full");
+});
+
+test("wrong fields are all reported and nothing is written", () => {
+  const bad = { ...form(), healthMax: 0, "attributes.DEX": 2.5, "json.iwr": "[]", "json.detection": "{oops" };
+  const { update, errors } = parseSheetForm(bad);
+  assert.deepEqual(update, {});
+  assert.deepEqual(errors, [
+    { field: "healthMax", problem: "integer" },
+    { field: "attributes.DEX", problem: "integer" },
+    { field: "json.detection", problem: "json" },
+    { field: "json.iwr", problem: "shape" },
+  ]);
+});
+
+test("the ApplicationV2 class is built from the injected API and submits through actor.update", async () => {
+  class ApplicationV2 {
+    /** @param {any} options */
+    constructor(options) {
+      this.options = options;
+    }
+  }
+  const Sheet = defineRulesSheet({ ApplicationV2, HandlebarsApplicationMixin: (base) => class extends base {} }, { localize: (k) => k, notifyError: () => {} });
+  /** @type {any[]} */
+  const updates = [];
+  const actor = { uuid: "Actor.a", name: "Ann", flags: {}, update: async (/** @type {any} */ u) => updates.push(u) };
+  const sheet = new Sheet({ actor });
+  assert.equal(sheet.options.id, "vtt-bridge-rules-Actor-a");
+  assert.equal(Sheet.DEFAULT_OPTIONS.tag, "form");
+  assert.equal(Sheet.PARTS.form.template, "modules/vtt-bridge/templates/rules-sheet.hbs");
+  const ctx = await sheet._prepareContext();
+  assert.equal(ctx.actorName, "Ann");
+  await Sheet.DEFAULT_OPTIONS.form.handler.call(sheet, new Event("submit"), /** @type {any} */ ({}), { object: form() });
+  assert.equal(updates.length, 1);
+  await assert.rejects(Sheet.DEFAULT_OPTIONS.form.handler.call(sheet, new Event("submit"), /** @type {any} */ ({}), { object: { healthMax: -1 } }));
+});

@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { ACTOR_FIELDS, FORWARDED_ACTOR_FIELDS, MODULE_ID, MODULE_VERSION, SOCKET_CHANNEL } from "../../scripts/constants.mjs";
+import {
+  checkSidecarUrl,
+  DEFAULT_SIDECAR_URL,
+  readConnectionSettings,
+  readRuleSettings,
+  registerSettings,
+  SETTINGS,
+  shouldRunBridge,
+} from "../../scripts/settings.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const manifest = JSON.parse(readFileSync(join(root, "module.json"), "utf8"));
+
+test("the token, URL and 'runs the bridge' are client settings; only the optional rules are world settings", () => {
+  const scopes = Object.fromEntries(SETTINGS.map((s) => [s.key, s.scope]));
+  assert.deepEqual(scopes, {
+    sidecarUrl: "client",
+    token: "client",
+    runsBridge: "client",
+    woundPenalty: "world",
+    unconsciousAtZeroWillpower: "world",
+  });
+  assert.equal(DEFAULT_SIDECAR_URL, "ws://127.0.0.1:30500/ws");
+});
+
+test("registerSettings registers each under the module id with localized name/hint keys and onChange", () => {
+  /** @type {Array<[string, string, Record<string, any>]>} */
+  const calls = [];
+  /** @type {string[]} */
+  const changed = [];
+  registerSettings({ register: (ns, key, config) => calls.push([ns, key, config]) }, (group, key) => changed.push(`${group}:${key}`));
+  assert.equal(calls.length, SETTINGS.length);
+  const token = calls.find(([, key]) => key === "token");
+  assert.deepEqual(token?.[0], MODULE_ID);
+  assert.equal(token?.[2].scope, "client");
+  assert.equal(token?.[2].type, String);
+  assert.equal(token?.[2].name, "VTTBRIDGE.Settings.Token.Name");
+  calls.find(([, key]) => key === "woundPenalty")?.[2].onChange();
+  assert.deepEqual(changed, ["rules:woundPenalty"]);
+});
+
+test("rule settings are read as booleans for the state document's settings", () => {
+  /** @type {Record<string, unknown>} */
+  const stored = { woundPenalty: true };
+  assert.deepEqual(readRuleSettings((k) => stored[k]), { woundPenalty: true, unconsciousAtZeroWillpower: false });
+  assert.deepEqual(readConnectionSettings(() => undefined), { url: DEFAULT_SIDECAR_URL, token: "", runsBridge: false });
+});
+
+test("only a GM browser that says it runs the bridge, with a token, connects", () => {
+  assert.ok(shouldRunBridge({ isGM: true, runsBridge: true, token: "x" }));
+  assert.ok(!shouldRunBridge({ isGM: false, runsBridge: true, token: "x" }));
+  assert.ok(!shouldRunBridge({ isGM: true, runsBridge: false, token: "x" }));
+  assert.ok(!shouldRunBridge({ isGM: true, runsBridge: true, token: "" }));
+});
+
+test("sidecar URLs: ws/wss only, 127.0.0.1 rather than localhost", () => {
+  assert.deepEqual(checkSidecarUrl("ws://127.0.0.1:30500/ws"), { ok: true });
+  assert.deepEqual(checkSidecarUrl("ws://localhost:30500/ws"), { ok: false, reason: "localhost" });
+  assert.deepEqual(checkSidecarUrl("http://127.0.0.1:30500/ws"), { ok: false, reason: "scheme" });
+  assert.deepEqual(checkSidecarUrl("nonsense"), { ok: false, reason: "malformed" });
+});
+
+test("module.json: id, version, compatibility, socket, every named file present", () => {
+  assert.equal(manifest.id, MODULE_ID);
+  assert.equal(manifest.version, MODULE_VERSION);
+  assert.equal(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version, MODULE_VERSION);
+  assert.deepEqual(manifest.compatibility, { minimum: "12", verified: "13" });
+  assert.equal(manifest.socket, true);
+  assert.equal(SOCKET_CHANNEL, "module.vtt-bridge");
+  assert.deepEqual(manifest.esmodules, ["scripts/main.mjs"]);
+  assert.deepEqual(manifest.languages.map((/** @type {any} */ l) => l.lang), ["en", "de", "zh-CN"]);
+  for (const file of [...manifest.esmodules, ...manifest.styles, ...manifest.languages.map((/** @type {any} */ l) => l.path)]) {
+    assert.ok(existsSync(join(root, file)), file);
+  }
+});
+
+/** @param {Record<string, any>} obj @param {string} [prefix] @returns {string[]} */
+function flatKeys(obj, prefix = "") {
+  return Object.entries(obj).flatMap(([k, v]) => (typeof v === "object" ? flatKeys(v, `${prefix}${k}.`) : [`${prefix}${k}`]));
+}
+
+test("every language has the same keys, and every key the code and templates use exists", () => {
+  const langs = Object.fromEntries(
+    manifest.languages.map((/** @type {any} */ l) => [l.lang, flatKeys(JSON.parse(readFileSync(join(root, l.path), "utf8"))).sort()]),
+  );
+  assert.deepEqual(langs.de, langs.en);
+  assert.deepEqual(langs["zh-CN"], langs.en);
+  const en = new Set(langs.en);
+  const sources = [
+    ...readdirSync(join(root, "scripts")).map((f) => join(root, "scripts", f)),
+    ...readdirSync(join(root, "templates")).map((f) => join(root, "templates", f)),
+  ];
+  /** @type {string[]} */
+  const missing = [];
+  for (const file of sources) {
+    for (const [key] of readFileSync(file, "utf8").matchAll(/VTTBRIDGE\.[A-Za-z.]+[A-Za-z]/g)) {
+      if (!en.has(key) && !langs.en.some((/** @type {string} */ k) => k.startsWith(`${key}.`))) missing.push(`${file}: ${key}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+  for (const status of ["idle", "connecting", "connected", "reconnecting", "unauthorized", "stopped"]) assert.ok(en.has(`VTTBRIDGE.Status.${status}`));
+  for (const s of SETTINGS) assert.ok(en.has(`VTTBRIDGE.Settings.${s.key[0].toUpperCase()}${s.key.slice(1)}.Hint`));
+});
+
+test("flag layout: forwarded fields are actor fields; the token is never a flag", () => {
+  for (const f of FORWARDED_ACTOR_FIELDS) assert.ok(ACTOR_FIELDS.includes(f), f);
+  assert.ok(!ACTOR_FIELDS.includes("token"));
+  assert.ok(!ACTOR_FIELDS.includes("name"));
+});
