@@ -524,6 +524,48 @@ def test_DET_7_the_matrix_after_any_sequence_of_changes_equals_a_full_recompute(
                 assert row is before.visibility[observer]
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, len(CAST) - 1), min_size=8, max_size=8),
+    st.dictionaries(token_ids, positions, max_size=4),
+    st.dictionaries(token_ids, st.integers(0, len(CAST) - 1), max_size=2),
+    st.lists(token_ids, max_size=1),
+    st.integers(0, 2**16),
+)
+def test_DET_5_moves_sense_changes_and_removals_in_one_change_equal_a_full_recompute(
+    picks: list[int],
+    moves: dict[str, tuple[int, int, float]],
+    senses: dict[str, int],
+    removed: list[str],
+    seed: int,
+) -> None:
+    state = round_contests(small_world(picks), ctx(seed)).state
+    tokens = {
+        tid: tok.model_copy(
+            update={"x": moves[tid][0] * SQUARE, "y": moves[tid][1] * SQUARE, "elevation": moves[tid][2]}
+        )
+        if tid in moves
+        else tok
+        for tid, tok in state.tokens.items()
+        if tid not in removed
+    }
+    actors = {**state.actors, **{state.tokens[tid].actor: CAST[pick] for tid, pick in senses.items()}}
+    after, cells = refresh_changes(state, state.model_copy(update={"tokens": tokens, "actors": actors}))
+    assert after.visibility == recompute_visibility(after)
+    assert cells is not None
+    changed = {
+        (o, t)
+        for o, row in state.visibility.items()
+        if o in after.visibility
+        for t, s in row.items()
+        if after.visibility[o].get(t) is not s
+    }
+    assert set(cells) == changed
+    for observer, row in after.visibility.items():
+        if row == state.visibility.get(observer):
+            assert row is state.visibility[observer]
+
+
 RANK_ORDER = list(Rank)
 
 

@@ -14,8 +14,8 @@ template. Profiles are memoised by actor identity (a cache only: results never d
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -31,6 +31,7 @@ from vtt_bridge.rules.detection import (
     ContestWin,
     LocateState,
     ObserverProfile,
+    Reach,
     SpellKind,
     anti_key,
     attack_consequence,
@@ -263,6 +264,14 @@ def refresh_visibility(before: WorldState, after: WorldState) -> WorldState:
 def refresh_changes(before: WorldState, after: WorldState) -> tuple[WorldState, Pairs | None]:
     """`refresh_visibility` plus the (observer, target) cells whose state changed from `before`'s
     matrix (None: a full recompute; diff the rows). The shape of `world.REFRESH_VISIBILITY`."""
+    return _refresh(before, after, None)
+
+
+def _refresh(
+    before: WorldState, after: WorldState, candidates: Collection[str] | None
+) -> tuple[WorldState, Pairs | None]:
+    """`refresh_changes`. `candidates`, when given, are the only tokens that may differ between the
+    two tokens dicts (none added or removed), so the dicts need not be scanned."""
     fresh = _FRESH.get(id(after))
     if fresh is not None and fresh[0] is after:
         if fresh[1] is before:
@@ -275,19 +284,22 @@ def refresh_changes(before: WorldState, after: WorldState) -> tuple[WorldState, 
     ):
         return _full(after)
     b_tokens, a_tokens = before.tokens, after.tokens
-    dirty: set[str] = set()
+    moved: set[str] = set()
     removed: list[str] = []
     if b_tokens is not a_tokens:
-        dirty = {tid for tid, tok in a_tokens.items() if b_tokens.get(tid) is not tok}
-        dirty = {tid for tid in dirty if _moved(b_tokens.get(tid), a_tokens[tid])}
-        removed = [tid for tid in b_tokens if tid not in a_tokens]
+        if candidates is None:
+            candidates = [tid for tid, tok in a_tokens.items() if b_tokens.get(tid) is not tok]
+            removed = [tid for tid in b_tokens if tid not in a_tokens]
+        moved = {tid for tid in candidates if _moved(b_tokens.get(tid), a_tokens[tid])}
+    sensed: set[str] = set()
     if before.actors is not after.actors:
         changed = {
             aid for aid, actor in after.actors.items() if _senses_changed(before.actors.get(aid), actor)
         }
         changed.update(aid for aid in before.actors if aid not in after.actors)
         if changed:
-            dirty.update(tid for tid, tok in a_tokens.items() if tok.actor in changed)
+            sensed = {tid for tid, tok in a_tokens.items() if tok.actor in changed}
+    dirty = moved | sensed
     pairs: set[tuple[str, str]] = set()
     if before.contests is not after.contests:
         for observer in before.contests.keys() | after.contests.keys():
@@ -305,23 +317,43 @@ def refresh_changes(before: WorldState, after: WorldState) -> tuple[WorldState, 
         if after.visibility is before.visibility:
             return _mark_fresh(after, before, []), []
         return _mark_fresh(after.model_copy(update={"visibility": before.visibility}), before, []), []
-    state, changed_pairs = _incremental(before, after, dirty, removed, pairs)
+    # A token that only moved keeps its actor and senses: only its pairs whose stage two depends on
+    # distance can change (DET-5), besides standing wins (DET-8).
+    only_moved = {
+        tid for tid in moved - sensed if tid in b_tokens and b_tokens[tid].actor == a_tokens[tid].actor
+    }
+    state, changed_pairs = _incremental(before, after, dirty, only_moved, removed, pairs)
     return _mark_fresh(state, before, changed_pairs), changed_pairs
+
+
+StateSteps = tuple[tuple[float, LocateState], ...]
+Varying = list[tuple[str, StateSteps, LocateState]]
+"""Tokens whose stage-two state against one observer profile (or one target key) depends on
+distance: (token id, (range², state) steps, state beyond every step), as in `Reach`."""
 
 
 @dataclass(slots=True)
 class _Index:
-    """Per-token summaries grouped by observer profile and by target anti-detection key (no
-    positions), valid for one actors dict and one token-to-actor assignment."""
+    """Per-token summaries grouped by observer profile and by target anti-detection key, and the
+    token positions, valid for one actors dict, one token-to-actor assignment and one tokens dict."""
 
     actors: dict[str, Actor]
     tokens: dict[str, Token]
     summaries: dict[str, _Summary]
     by_profile: list[tuple[ObserverProfile, list[str]]]
     by_key: list[tuple[AntiKey, list[str]]]
+    positions: dict[str, tuple[float, float, float]]
+    varying_targets: dict[int, Varying] = field(default_factory=dict)
+    """Per observer profile (by id): the targets whose state depends on distance."""
+    varying_observers: dict[AntiKey, Varying] = field(default_factory=dict)
+    """Per target anti-detection key: the observers whose state depends on distance."""
 
 
 _INDEX: list[_Index] = []
+
+
+def _position(token: Token) -> tuple[float, float, float]:
+    return token.x, token.y, token.elevation
 
 
 def _build_index(state: WorldState) -> _Index:
@@ -331,7 +363,10 @@ def _build_index(state: WorldState) -> _Index:
     for tid, summary in summaries.items():
         profiles.setdefault(id(summary.profile), (summary.profile, []))[1].append(tid)
         keys.setdefault(summary.key, []).append(tid)
-    return _Index(state.actors, state.tokens, summaries, list(profiles.values()), list(keys.items()))
+    positions = {tid: _position(tok) for tid, tok in state.tokens.items()}
+    return _Index(
+        state.actors, state.tokens, summaries, list(profiles.values()), list(keys.items()), positions
+    )
 
 
 def _index_for(before: WorldState, after: WorldState, dirty: set[str], removed: list[str]) -> _Index:
@@ -347,74 +382,192 @@ def _index_for(before: WorldState, after: WorldState, dirty: set[str], removed: 
             )
         ):
             index.tokens = after.tokens
+            for tid in dirty:
+                index.positions[tid] = _position(after.tokens[tid])
             return index
     index = _build_index(after)
     _INDEX[:] = [index]
     return index
 
 
+def _state_steps(reach: Reach) -> tuple[StateSteps, LocateState]:
+    return tuple((limit, STATES[level]) for limit, level in reach.steps), STATES[reach.beyond]
+
+
+def _varying_targets(index: _Index, profile: ObserverProfile) -> Varying:
+    """DET-6/7: the targets an observer with this profile sees differently at different distances."""
+    found = index.varying_targets.get(id(profile))
+    if found is None:
+        found = []
+        for key, members in index.by_key:
+            reach = profile.reach(key)
+            if reach.steps:
+                steps, beyond = _state_steps(reach)
+                found.extend((tid, steps, beyond) for tid in members)
+        index.varying_targets[id(profile)] = found
+    return found
+
+
+def _varying_observers(index: _Index, key: AntiKey) -> Varying:
+    """DET-6/7: the observers that see a target with this anti-detection differently at different
+    distances."""
+    found = index.varying_observers.get(key)
+    if found is None:
+        found = []
+        for profile, members in index.by_profile:
+            reach = profile.reach(key)
+            if reach.steps:
+                steps, beyond = _state_steps(reach)
+                found.extend((oid, steps, beyond) for oid in members)
+        index.varying_observers[key] = found
+    return found
+
+
+def _state_at(steps: StateSteps, beyond: LocateState, distance2: float) -> LocateState:
+    for limit, state in steps:
+        if distance2 <= limit:
+            return state
+    return beyond
+
+
+def _states_from(
+    origin: tuple[float, float, float],
+    varying: Varying,
+    positions: dict[str, tuple[float, float, float]],
+    scale2: float,
+) -> list[LocateState]:
+    """DET-5..7: the stage-two state of each varying token paired with the token at `origin`."""
+    x, y, z = origin
+    out: list[LocateState] = []
+    for tid, steps, beyond in varying:
+        tx, ty, tz = positions[tid]
+        out.append(_state_at(steps, beyond, distance_squared(x - tx, y - ty, z - tz, scale2)))
+    return out
+
+
+# The two loops below are the hot path of a move: `distance_squared` and `_state_at` are inlined.
+
+
+def _column_changes(
+    target: str,
+    varying: Varying,
+    positions: dict[str, tuple[float, float, float]],
+    scale2: float,
+    old_visibility: Visibility,
+    changes: dict[str, dict[str, LocateState]],
+) -> None:
+    """DET-5..7: each varying observer against `target`, recorded in `changes` where the state
+    differs from the old matrix (the target against itself included: drop it)."""
+    x, y, z = positions[target]
+    for oid, steps, beyond in varying:
+        ox, oy, oz = positions[oid]
+        dx, dy, dz = ox - x, oy - y, oz - z
+        distance2 = (dx * dx + dy * dy) * scale2 + dz * dz
+        state = beyond
+        for limit, step_state in steps:
+            if distance2 <= limit:
+                state = step_state
+                break
+        if old_visibility[oid].get(target) is not state:
+            cells = changes.get(oid)
+            if cells is None:
+                changes[oid] = {target: state}
+            else:
+                cells[target] = state
+
+
+def _row_changes(
+    observer: str,
+    varying: Varying,
+    positions: dict[str, tuple[float, float, float]],
+    scale2: float,
+    old_row: dict[str, LocateState],
+) -> dict[str, LocateState]:
+    """DET-5..7: `observer` against each varying target, where the state differs from `old_row`."""
+    x, y, z = positions[observer]
+    old_get = old_row.get
+    cells: dict[str, LocateState] = {}
+    for tid, steps, beyond in varying:
+        tx, ty, tz = positions[tid]
+        dx, dy, dz = x - tx, y - ty, z - tz
+        distance2 = (dx * dx + dy * dy) * scale2 + dz * dz
+        state = beyond
+        for limit, step_state in steps:
+            if distance2 <= limit:
+                state = step_state
+                break
+        if old_get(tid) is not state:
+            cells[tid] = state
+    cells.pop(observer, None)
+    return cells
+
+
+def _full_row(index: _Index, oid: str, scale2: float) -> dict[str, LocateState]:
+    """DET-6/7: one observer against every other token."""
+    positions = index.positions
+    profile = index.summaries[oid].profile
+    row: dict[str, LocateState] = {}
+    for key, members in index.by_key:
+        reach = profile.reach(key)
+        if not reach.steps:
+            row.update(dict.fromkeys(members, STATES[reach.beyond]))
+    varying = _varying_targets(index, profile)
+    states = _states_from(positions[oid], varying, positions, scale2)
+    row.update(zip((tid for tid, _, _ in varying), states, strict=True))
+    del row[oid]
+    return row
+
+
 def _incremental(
-    before: WorldState, after: WorldState, dirty: set[str], removed: list[str], pairs: set[tuple[str, str]]
+    before: WorldState,
+    after: WorldState,
+    dirty: set[str],
+    only_moved: set[str],
+    removed: list[str],
+    pairs: set[tuple[str, str]],
 ) -> tuple[WorldState, Pairs]:
     tokens = after.tokens
     scale2 = _scale_squared(after.scene)
     contests = after.contests
     index = _index_for(before, after, dirty, removed)
     summaries = index.summaries
+    positions = index.positions
     old_visibility = before.visibility
     removed_set = set(removed)
-    dirty_ids = [tid for tid in tokens if tid in dirty]
+    dirty_ids = sorted(dirty)
     rows: dict[str, dict[str, LocateState]] = {}
+    """Rows recomputed whole: observers whose senses changed or that are new."""
     changes: dict[str, dict[str, LocateState]] = {}
-    # rows: each dirty observer against every target (DET-6/7)
+    """Every other observer: the cells whose state changed."""
     for oid in dirty_ids:
-        otok = tokens[oid]
-        profile = summaries[oid].profile
-        row: dict[str, LocateState] = {}
-        for key, members in index.by_key:
-            reach = profile.reach(key)
-            if not reach.steps:
-                row.update(dict.fromkeys(members, STATES[reach.beyond]))
-                continue
-            steps, beyond = reach.steps, reach.beyond
-            for tid in members:
-                ttok = tokens[tid]
-                dx, dy, dz = otok.x - ttok.x, otok.y - ttok.y, otok.elevation - ttok.elevation
-                d2 = (dx * dx + dy * dy) * scale2 + dz * dz
-                level = beyond
-                for limit, step_level in steps:
-                    if d2 <= limit:
-                        level = step_level
-                        break
-                row[tid] = STATES[level]
-        del row[oid]
-        rows[oid] = row
-    # columns: every clean observer against each dirty target
+        if oid not in only_moved:
+            rows[oid] = _full_row(index, oid, scale2)
+    # columns: every other observer against each dirty target
     for tid in dirty_ids:
-        ttok = tokens[tid]
         key = summaries[tid].key
-        for profile, members in index.by_profile:
-            reach = profile.reach(key)
-            if not reach.steps:
-                state = STATES[reach.beyond]
-                for oid in members:
-                    if oid not in dirty and old_visibility[oid].get(tid) is not state:
-                        changes.setdefault(oid, {})[tid] = state
-                continue
-            steps, beyond = reach.steps, reach.beyond
-            for oid in members:
-                if oid in dirty:
+        if tid in only_moved:
+            varying = _varying_observers(index, key)
+        else:
+            varying = []
+            for profile, members in index.by_profile:
+                steps, beyond = _state_steps(profile.reach(key))
+                if steps:
+                    varying.extend((oid, steps, beyond) for oid in members)
                     continue
-                otok = tokens[oid]
-                dx, dy, dz = otok.x - ttok.x, otok.y - ttok.y, otok.elevation - ttok.elevation
-                d2 = (dx * dx + dy * dy) * scale2 + dz * dz
-                level = beyond
-                for limit, step_level in steps:
-                    if d2 <= limit:
-                        level = step_level
-                        break
-                if old_visibility[oid].get(tid) is not STATES[level]:
-                    changes.setdefault(oid, {})[tid] = STATES[level]
+                for oid in members:
+                    if oid not in rows and old_visibility[oid].get(tid) is not beyond:
+                        changes.setdefault(oid, {})[tid] = beyond
+        if rows:
+            varying = [entry for entry in varying if entry[0] not in rows]
+        _column_changes(tid, varying, positions, scale2, old_visibility, changes)
+        changes.get(tid, {}).pop(tid, None)
+    # rows of moved observers: only the targets whose state depends on distance
+    for oid in dirty_ids:
+        if oid in only_moved:
+            varying = _varying_targets(index, summaries[oid].profile)
+            cells = _row_changes(oid, varying, positions, scale2, old_visibility[oid])
+            if cells:
+                changes.setdefault(oid, {}).update(cells)
     # DET-8: standing wins on the touched pairs, and pairs whose win changed
     new_contests: dict[str, dict[str, ContestWin]] = {}
     touched = set(pairs)
@@ -440,24 +593,27 @@ def _incremental(
             changes.setdefault(oid, {})[t] = STATES[level]
         elif oid in changes:
             changes[oid].pop(t, None)
-    visibility: Visibility = dict(old_visibility)
-    for tid in removed:
-        visibility.pop(tid, None)
-    if removed_set:
-        for oid, row in visibility.items():
-            if not removed_set.isdisjoint(row):
-                changes.setdefault(oid, {})
+    visibility: Visibility = old_visibility.copy()
     changed: Pairs = []
-    for oid, updates in changes.items():
-        if oid in rows or not (updates or removed_set):
-            continue
-        new_row = dict(visibility[oid])
+    if removed_set:
         for tid in removed:
-            if new_row.pop(tid, None) is not None:
-                changed.append((oid, tid))
+            visibility.pop(tid, None)
+        for oid, row in list(visibility.items()):
+            if oid in rows or removed_set.isdisjoint(row):
+                continue
+            new_row = row.copy()
+            for tid in removed:
+                if new_row.pop(tid, None) is not None:
+                    changed.append((oid, tid))
+            visibility[oid] = new_row
+    for oid, updates in changes.items():
+        if not updates or oid in rows:
+            continue
+        new_row = visibility[oid]
+        if new_row is old_visibility[oid]:
+            new_row = visibility[oid] = new_row.copy()
         new_row.update(updates)
-        changed.extend((oid, tid) for tid in updates)
-        visibility[oid] = new_row
+        changed.extend([(oid, tid) for tid in updates])
     for oid, row in rows.items():
         old_row = old_visibility.get(oid)
         if old_row is not None and old_row == row:
@@ -467,7 +623,7 @@ def _incremental(
         if old_row is not None:
             changed.extend((oid, tid) for tid, located in row.items() if old_row.get(tid) is not located)
             changed.extend((oid, tid) for tid in old_row if tid not in row)
-    if len(visibility) != len(tokens) or (dirty and any(t not in old_visibility for t in dirty)):
+    if len(visibility) != len(tokens) or any(t not in old_visibility for t in dirty):
         visibility = {tid: visibility[tid] for tid in tokens}
     update: dict[str, Any] = {"visibility": visibility}
     if new_contests or (
@@ -703,9 +859,9 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
         raise NotFound(("token",), f"no token {action.token!r} on the scene")
     elevation = token.elevation if action.elevation is None else action.elevation
     moved = token.model_copy(update={"x": action.x, "y": action.y, "elevation": elevation})
-    tokens = dict(state.tokens)
+    tokens = state.tokens.copy()
     tokens[action.token] = moved
-    after, cells = refresh_changes(state, state.model_copy(update={"tokens": tokens}))
+    after, cells = _refresh(state, state.model_copy(update={"tokens": tokens}), (action.token,))
     if cells is None:
         cells = [
             (observer, target)
