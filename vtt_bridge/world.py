@@ -7,11 +7,11 @@ acknowledges it. A request that fails raises `RequestError` and leaves the world
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, NotFound, Ruling
@@ -108,6 +108,24 @@ def step_payload(step: Step) -> dict[str, Any]:
     return {"rule": step.rule, "text": step.text, "data": step.data}
 
 
+def _validated(
+    adapter: TypeAdapter[Any], known: Collection[str], what: str, body: dict[str, Any]
+) -> tuple[str, Any]:
+    """An action's or query's payload validated by its `kind`: `bad_request` for an unknown kind,
+    `invalid` (with each field path) for a known one that does not fit."""
+    kind = body.get("kind")
+    if not isinstance(kind, str) or kind not in known:
+        raise RequestError(
+            ErrorCode.BAD_REQUEST, f"unknown {what} kind {kind!r}; known kinds: {', '.join(sorted(known))}"
+        )
+    try:
+        return kind, adapter.validate_python(body)
+    except ValidationError as exc:
+        raise RequestError(
+            ErrorCode.INVALID, f"invalid {kind} {what}", error_details(exc, tag=kind)
+        ) from None
+
+
 def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail]:
     return [ErrorDetail(path=list(path), message=message)]
 
@@ -173,18 +191,7 @@ class World:
                 "expectRev must be a non-negative integer",
                 _path_details(("expectRev",), "int"),
             )
-        kind = body.get("kind")
-        if kind not in HANDLERS:
-            raise RequestError(
-                ErrorCode.BAD_REQUEST,
-                f"unknown action kind {kind!r}; known kinds: {', '.join(sorted(HANDLERS))}",
-            )
-        try:
-            action = ACTION_ADAPTER.validate_python(body)
-        except ValidationError as exc:
-            raise RequestError(
-                ErrorCode.INVALID, f"invalid {kind} action", error_details(exc, tag=kind)
-            ) from None
+        kind, action = _validated(ACTION_ADAPTER, HANDLERS.keys(), "action", body)
         if expect_rev is not None and expect_rev != self.rev:
             raise RequestError(
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
@@ -361,18 +368,7 @@ class World:
 
     def query(self, payload: dict[str, Any]) -> dict[str, Any]:
         """Answer a query (no state change): the `result` payload."""
-        kind = payload.get("kind")
-        if kind != "state" and kind not in QUERIES:
-            raise RequestError(
-                ErrorCode.BAD_REQUEST,
-                f"unknown query kind {kind!r}; known kinds: {', '.join(sorted(['state', *QUERIES]))}",
-            )
-        try:
-            query = QUERY_ADAPTER.validate_python(payload)
-        except ValidationError as exc:
-            raise RequestError(
-                ErrorCode.INVALID, f"invalid {kind} query", error_details(exc, tag=kind)
-            ) from None
+        kind, query = _validated(QUERY_ADAPTER, {"state", *QUERIES}, "query", payload)
         if isinstance(query, StateQuery):
             return {
                 "rev": self.rev,
