@@ -9,8 +9,8 @@ can express); arrays are replaced whole, as Foundry replaces them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 import jsonpatch
 from pydantic import BaseModel
@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from vtt_bridge.models import WorldState
 
 Op = dict[str, Any]
+V = TypeVar("V")
 
 
 def escape(segment: str) -> str:
@@ -70,19 +71,25 @@ def _diff_model(path: str, before: BaseModel, after: BaseModel, ops: list[Op]) -
         _diff_json(f"{path}/{escape(key)}", old[key], value, ops)
 
 
+def _added_and_removed(
+    path: str, before: Mapping[str, V], after: Mapping[str, V], dump: Callable[[V], Any], ops: list[Op]
+) -> None:
+    """Ops for the members of a map that only one side has (set differences of the keys, in C)."""
+    if before.keys() == after.keys():
+        return
+    for key in before.keys() - after.keys():
+        ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
+    for key in after.keys() - before.keys():
+        ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": dump(after[key])})
+
+
 def _diff_models(
     path: str, before: Mapping[str, BaseModel], after: Mapping[str, BaseModel], ops: list[Op]
 ) -> None:
     """Ops for a map of models keyed by id: removed, added, and changed members."""
     if before is after:
         return
-    if before.keys() != after.keys():
-        for key in before.keys() - after.keys():
-            ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
-        for key in after.keys() - before.keys():
-            ops.append(
-                {"op": "add", "path": f"{path}/{escape(key)}", "value": after[key].model_dump(mode="json")}
-            )
+    _added_and_removed(path, before, after, lambda model: model.model_dump(mode="json"), ops)
     old_get = before.get
     for key in [key for key, model in after.items() if old_get(key, model) is not model]:
         _diff_model(f"{path}/{escape(key)}", before[key], after[key], ops)
@@ -97,13 +104,7 @@ def _diff_visibility(
     """Ops for the visibility matrix; with `pairs`, only those (observer, target) cells are looked at."""
     if before is after:
         return
-    if before.keys() != after.keys():
-        for observer in before.keys() - after.keys():
-            ops.append({"op": "remove", "path": f"/visibility/{escape(observer)}"})
-        for observer in after.keys() - before.keys():
-            ops.append(
-                {"op": "add", "path": f"/visibility/{escape(observer)}", "value": dict(after[observer])}
-            )
+    _added_and_removed("/visibility", before, after, dict, ops)
     if pairs is None:
         old_get = before.get
         for observer in [o for o, row in after.items() if old_get(o, row) is not row]:

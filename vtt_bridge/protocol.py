@@ -168,9 +168,6 @@ ACTION_ADAPTER = _tagged_union(ACTION_MODELS)
 QUERY_ADAPTER = _tagged_union((StateQuery, *QUERY_MODELS))
 """Every query kind (PROTOCOL.md `query`)."""
 
-CLIENT_PAYLOADS: dict[str, type[RuleModel]] = {"hello": Hello, "sync": Sync, "upsert": Upsert}
-"""Client message types validated by a plain model (`action` and `query` use the adapters)."""
-
 CLIENT_TYPES = frozenset({"hello", "sync", "upsert", "action", "query"})
 
 

@@ -279,8 +279,9 @@ MAX_SYNC_BYTES = 64 << 20
 """The largest state a `sync` may send in parts (64 MiB of JSON)."""
 
 
-def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any]) -> dict[str, Any]:
-    """Merge a `sync` part into what the connection sent before; the merged payload when it is the last."""
+def _merge_sync_part(client: Client, payload: dict[str, Any], size: int) -> dict[str, Any]:
+    """Merge a `sync` part (`size` bytes of frame) into what the connection sent before; the merged
+    payload when it is the last."""
     state = payload.get("state")
     if not isinstance(state, dict):
         client.sync_parts = None
@@ -288,7 +289,7 @@ def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any]) ->
     if client.sync_parts is None and payload.get("more") is not True:
         return payload
     merged = client.sync_parts if client.sync_parts is not None else {"actors": {}, "tokens": {}}
-    client.sync_bytes += sum(len(json.dumps(v)) for v in state.values()) if payload.get("more") is True else 0
+    client.sync_bytes += size
     if client.sync_bytes > MAX_SYNC_BYTES:
         client.sync_parts, client.sync_bytes = None, 0
         raise RequestError(ErrorCode.TOO_LARGE, f"a sync is at most {MAX_SYNC_BYTES} bytes in all its parts")
@@ -337,7 +338,7 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
             await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")))
             return True
         if type_ == "sync":
-            payload = _merge_sync_part(bridge, client, payload)
+            payload = _merge_sync_part(client, payload, len(text))
             if payload.get("more") is True:
                 result = {"rev": world.rev, "patch": [], "log": [], "rolls": [], "data": {"buffered": True}}
                 await _send(client, envelope("result", json.dumps(result), bridge.next_id(), msg_id))

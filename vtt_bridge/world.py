@@ -7,7 +7,8 @@ acknowledges it. A request that fails raises `RequestError` and leaves the world
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -72,14 +73,6 @@ class Pending:
     snapshot: bool
 
 
-VisibilityRefresh = Callable[[WorldState, WorldState], tuple[WorldState, Iterable[tuple[str, str]] | None]]
-"""Recomputes visibility after a change: the new state, and the cells it may have changed."""
-
-
-REFRESH_VISIBILITY: VisibilityRefresh = refresh_changes
-"""DET-6..8: the detection rules' incremental refresh of the visibility matrix."""
-
-
 def derive(before: WorldState, after: WorldState) -> WorldState:
     """HEALTH-3..6, WP-5: rederive `status` and the derived conditions of every actor that changed."""
     every = before.settings is not after.settings
@@ -126,6 +119,21 @@ def _validated(
         ) from None
 
 
+@contextmanager
+def _rule_errors(invalid: str) -> Iterator[None]:
+    """A handler's refusals as request errors: `not_found` for an unknown id, `invalid` for a rule
+    violation or a model the rules could not build (each with its field path)."""
+    try:
+        yield
+    except NotFound as exc:
+        raise RequestError(ErrorCode.NOT_FOUND, exc.message, _path_details(exc.path, exc.message)) from None
+    except RuleViolation as exc:
+        message = f"{exc.rule}: {exc.message}"
+        raise RequestError(ErrorCode.INVALID, message, _path_details(exc.path, exc.message)) from None
+    except ValidationError as exc:
+        raise RequestError(ErrorCode.INVALID, invalid, error_details(exc)) from None
+
+
 def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail]:
     return [ErrorDetail(path=list(path), message=message)]
 
@@ -157,7 +165,7 @@ class World:
         full: bool = False,
     ) -> Pending:
         after = derive(before, after)
-        after, refreshed = REFRESH_VISIBILITY(before, after)
+        after, refreshed = refresh_changes(before, after)
         if pairs is None:
             pairs = refreshed
         new_rev = before.rev + 1
@@ -197,18 +205,8 @@ class World:
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
             )
         _, handler = HANDLERS[kind]
-        try:
+        with _rule_errors(f"invalid {kind} action"):
             ruling: Ruling = handler(self.state, action, Context(roller=roller))
-        except NotFound as exc:
-            raise RequestError(
-                ErrorCode.NOT_FOUND, exc.message, _path_details(exc.path, exc.message)
-            ) from None
-        except RuleViolation as exc:
-            raise RequestError(
-                ErrorCode.INVALID, f"{exc.rule}: {exc.message}", _path_details(exc.path, exc.message)
-            ) from None
-        except ValidationError as exc:
-            raise RequestError(ErrorCode.INVALID, f"invalid {kind} action", error_details(exc)) from None
         return self._finish(self.state, ruling.state, ruling.log, ruling.rolls, action_id)
 
     def prepare_sync(self, payload: dict[str, Any]) -> Pending:
@@ -378,16 +376,8 @@ class World:
                 "state": self.state.model_dump(mode="json"),
             }
         _, handler = QUERIES[kind]
-        try:
+        with _rule_errors(f"invalid {kind} query"):
             data = handler(self.state, query)
-        except NotFound as exc:
-            raise RequestError(
-                ErrorCode.NOT_FOUND, exc.message, _path_details(exc.path, exc.message)
-            ) from None
-        except RuleViolation as exc:
-            raise RequestError(
-                ErrorCode.INVALID, f"{exc.rule}: {exc.message}", _path_details(exc.path, exc.message)
-            ) from None
         log = data.pop("log", [])
         return {"rev": self.rev, "patch": [], "log": log, "rolls": [], "data": data}
 

@@ -263,7 +263,7 @@ def refresh_visibility(before: WorldState, after: WorldState) -> WorldState:
 
 def refresh_changes(before: WorldState, after: WorldState) -> tuple[WorldState, Pairs | None]:
     """`refresh_visibility` plus the (observer, target) cells whose state changed from `before`'s
-    matrix (None: a full recompute; diff the rows). The shape of `world.REFRESH_VISIBILITY`."""
+    matrix (None: a full recompute; diff the rows). The world layer calls it after every ruling."""
     return _refresh(before, after, None)
 
 
