@@ -6,10 +6,10 @@ Willpower is not an Energy Pool (WP-1): nothing here reads or writes it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 
 from pydantic import Field, model_validator
 
@@ -270,6 +270,29 @@ def _describe(rule: Compatibility) -> str:
     return f"{rule.mode.value} {rule.class_!r}"
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+T = TypeVar("T", bound=_Named)
+
+
+def _rejections(
+    rule_id: str,
+    holder: EnergyPool | NewPool | Gauge,
+    rejects: Callable[[Compatibility, str, T], bool],
+    other_id: str,
+    other: T,
+) -> list[Conflict]:
+    """EP-2/EP-9: each of `holder`'s compatibility modes that rejects `other`."""
+    return [
+        Conflict(rule_id, f"{holder.name} ({_describe(rule)}) rejects {other.name}")
+        for rule in holder.compatibility
+        if rejects(rule, other_id, other)
+    ]
+
+
 def pool_conflicts(
     new_id: str,
     new: EnergyPool | NewPool,
@@ -286,21 +309,12 @@ def pool_conflicts(
     """
     conflicts: list[Conflict] = []
     for held_id, held in pools.items():
-        if held_id == new_id:
-            continue
-        for rule in new.compatibility:
-            if _rejects_pool(rule, held_id, held):
-                conflicts.append(Conflict("EP-2", f"{new.name} ({_describe(rule)}) rejects {held.name}"))
-        for rule in held.compatibility:
-            if _rejects_pool(rule, new_id, new):
-                conflicts.append(Conflict("EP-2", f"{held.name} ({_describe(rule)}) rejects {new.name}"))
+        if held_id != new_id:
+            conflicts += _rejections("EP-2", new, _rejects_pool, held_id, held)
+            conflicts += _rejections("EP-2", held, _rejects_pool, new_id, new)
     for gauge_id, gauge in gauges.items():
-        for rule in new.compatibility:
-            if _rejects_gauge(rule, gauge_id, gauge):
-                conflicts.append(Conflict("EP-9", f"{new.name} ({_describe(rule)}) rejects {gauge.name}"))
-        for rule in gauge.compatibility:
-            if _rejects_pool(rule, new_id, new):
-                conflicts.append(Conflict("EP-9", f"{gauge.name} ({_describe(rule)}) rejects {new.name}"))
+        conflicts += _rejections("EP-9", new, _rejects_gauge, gauge_id, gauge)
+        conflicts += _rejections("EP-9", gauge, _rejects_pool, new_id, new)
     if new.counts_as_pool:
         for anchor in anchors:
             if anchor.class_ not in pool_classes(new_id, new):
@@ -323,19 +337,11 @@ def gauge_conflicts(
     """EP-9: every conflict gaining Gauge `new_id` makes with held pools and Gauges, both ways."""
     conflicts: list[Conflict] = []
     for pool_id, pool in pools.items():
-        for rule in pool.compatibility:
-            if _rejects_gauge(rule, new_id, new):
-                conflicts.append(Conflict("EP-9", f"{pool.name} ({_describe(rule)}) rejects {new.name}"))
-        for rule in new.compatibility:
-            if _rejects_pool(rule, pool_id, pool):
-                conflicts.append(Conflict("EP-9", f"{new.name} ({_describe(rule)}) rejects {pool.name}"))
+        conflicts += _rejections("EP-9", pool, _rejects_gauge, new_id, new)
+        conflicts += _rejections("EP-9", new, _rejects_pool, pool_id, pool)
     for held_id, held in gauges.items():
-        for rule in new.compatibility:
-            if _rejects_gauge(rule, held_id, held):
-                conflicts.append(Conflict("EP-9", f"{new.name} ({_describe(rule)}) rejects {held.name}"))
-        for rule in held.compatibility:
-            if _rejects_gauge(rule, new_id, new):
-                conflicts.append(Conflict("EP-9", f"{held.name} ({_describe(rule)}) rejects {new.name}"))
+        conflicts += _rejections("EP-9", new, _rejects_gauge, held_id, held)
+        conflicts += _rejections("EP-9", held, _rejects_gauge, new_id, new)
     return conflicts
 
 
