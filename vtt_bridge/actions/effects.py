@@ -4,7 +4,8 @@ immunity (`gainImmunity`), with the immunities that block them (RANK-3/5/9/10/12
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -68,6 +69,38 @@ def _iwr_type_covers_trait(type_: str, traits: tuple[str, ...]) -> str | None:
     return trait if trait in traits else None
 
 
+def _gain_points(
+    held: Mapping[str, int],
+    gains: Mapping[ConditionPointKind, int] | Mapping[EmotionPointKind, int],
+    covers: Callable[[Immunity, str], bool],
+    rule: str,
+    actor: Actor,
+    rank: Rank,
+    steps: list[Step],
+) -> dict[str, int]:
+    """RANK-5/9/12: add each kind of points the actor's immunities do not block; explain each."""
+    points_now = dict(held)
+    for kind, points in gains.items():
+        check = check_immunities(
+            actor.immunities, partial(_covers_kind, covers, kind.value), rank, f"{kind.value} points"
+        )
+        steps.extend(check.steps)
+        if not check.blocked:
+            points_now[kind.value] = total = points_now.get(kind.value, 0) + points
+            steps.append(
+                Step(
+                    rule=rule,
+                    text=f"gains {points} {kind.english.lower()} (now {total})",
+                    data={"kind": kind.value, "points": points, "total": total},
+                )
+            )
+    return points_now
+
+
+def _covers_kind(covers: Callable[[Immunity, str], bool], kind: str, immunity: Immunity) -> bool:
+    return covers(immunity, kind)
+
+
 def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
     """Apply an effect: whole-effect immunities first (temporary IWR-5, pf2e IWR-2, Ranks RANK-5/9/10
     by trait), then each kind of points and each condition against the immunities that cover it.
@@ -98,41 +131,18 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
     if blocker[0]:
         return Ruling(state=state, log=tuple(steps))
 
-    immunities = actor.immunities
-    condition_points = dict(actor.condition_points)
-    for kind, points in effect.condition_points.items():
-
-        def covers_points(immunity: Immunity, kind: str = kind.value) -> bool:
-            return covers_condition_points(immunity, kind)
-
-        check = check_immunities(immunities, covers_points, rank, f"{kind.value} points")
-        steps.extend(check.steps)
-        if not check.blocked:
-            condition_points[kind.value] = condition_points.get(kind.value, 0) + points
-            steps.append(
-                Step(
-                    rule="RANK-12",
-                    text=f"gains {points} {kind.english.lower()} (now {condition_points[kind.value]})",
-                    data={"kind": kind.value, "points": points, "total": condition_points[kind.value]},
-                )
-            )
-    emotion_points = dict(actor.emotion_points)
-    for emotion, points in effect.emotion_points.items():
-
-        def covers_emotion(immunity: Immunity, kind: str = emotion.value) -> bool:
-            return covers_emotion_points(immunity, kind)
-
-        check = check_immunities(immunities, covers_emotion, rank, f"{emotion.value} points")
-        steps.extend(check.steps)
-        if not check.blocked:
-            emotion_points[emotion.value] = emotion_points.get(emotion.value, 0) + points
-            steps.append(
-                Step(
-                    rule="RANK-5",
-                    text=f"gains {points} {emotion.english.lower()} (now {emotion_points[emotion.value]})",
-                    data={"kind": emotion.value, "points": points, "total": emotion_points[emotion.value]},
-                )
-            )
+    condition_points = _gain_points(
+        actor.condition_points,
+        effect.condition_points,
+        covers_condition_points,
+        "RANK-12",
+        actor,
+        rank,
+        steps,
+    )
+    emotion_points = _gain_points(
+        actor.emotion_points, effect.emotion_points, covers_emotion_points, "RANK-5", actor, rank, steps
+    )
     conditions = dict(actor.conditions)
     for condition in effect.conditions:
         iwr_hit = next((i.type for i in actor.iwr.immunities if i.type == condition.value), None)
@@ -149,7 +159,7 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
         def covers_cond(immunity: Immunity, condition: str = condition.value) -> bool:
             return covers_condition(immunity, condition)
 
-        check = check_immunities(immunities, covers_cond, rank, f"the {condition.value} condition")
+        check = check_immunities(actor.immunities, covers_cond, rank, f"the {condition.value} condition")
         steps.extend(check.steps)
         if not check.blocked:
             conditions[condition.value] = True
