@@ -105,8 +105,9 @@ async def test_upsert_sets_a_field_and_refuses_derived_ones(connect: Connect) ->
     reply = await peer.request("upsert", {"path": "/actors/actor0/health/max", "value": 9})
     assert reply["type"] == "result", reply
     assert {"op": "replace", "path": "/actors/actor0/health/max", "value": 9} in reply["payload"]["patch"]
-    refused = await peer.request("upsert", {"path": "/actors/actor0/status", "value": "dead"})
-    assert refused["payload"]["code"] == "invalid"
+    for derived in ("status", "woundPenalty"):
+        refused = await peer.request("upsert", {"path": f"/actors/actor0/{derived}", "value": 3})
+        assert refused["payload"]["code"] == "invalid", refused
     await assert_unchanged_and_serving(peer, 2)
 
 

@@ -68,6 +68,8 @@ class Actor(RuleModel):
     health: HealthTrack = HealthTrack(max=7)
     second_health: HealthTrack | None = None
     status: HealthStatus = HealthStatus.UNHARMED
+    wound_penalty: Count = 0
+    """HEALTH-7: dice penalty to rolls and defense, server-written (0 while the optional rule is off)."""
     healing: Healing = Healing()
     approximate_range: Distance | None = None
     sensory_range: Distance | None = None

@@ -271,13 +271,13 @@ class World:
                 head == "actors"
                 and inner
                 and (
-                    inner[0] == "status"
+                    inner[0] in ("status", "woundPenalty")
                     or (inner[0] == "conditions" and len(inner) > 1 and inner[1] in DERIVED_CONDITIONS)
                 )
             ):
                 raise RequestError(
                     ErrorCode.INVALID,
-                    f"/{'/'.join(segments)} is derived by the server (HEALTH-3..6); it cannot be set",
+                    f"/{'/'.join(segments)} is derived by the server (HEALTH-3..7); it cannot be set",
                     _path_details(where, "derived field"),
                 )
             if not inner and value is None:

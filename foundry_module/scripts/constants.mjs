@@ -54,7 +54,7 @@ export const ACTOR_FIELDS = Object.freeze([
 ]);
 
 /** Actor fields only the sidecar writes (PROTOCOL.md "Derived fields"); also kept in flags. */
-export const SERVER_ACTOR_FIELDS = Object.freeze(["status"]);
+export const SERVER_ACTOR_FIELDS = Object.freeze(["status", "woundPenalty"]);
 
 /** Conditions the sidecar derives (HEALTH-3..5, WP-5); a client never sends them. */
 export const DERIVED_CONDITIONS = Object.freeze(["unconscious", "worsening", "dying", "dead"]);

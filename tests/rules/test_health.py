@@ -306,6 +306,15 @@ def test_HEALTH_7_wound_penalty(t: HealthTrack, enabled: bool, penalty: int) -> 
     assert wound_penalty(t, enabled) == penalty
 
 
+@pytest.mark.parametrize("enabled", [True, False])
+def test_HEALTH_7_wound_penalty_is_derived_onto_the_actor_only_with_the_setting(enabled: bool) -> None:
+    hurt = Actor(name="Hero", health=track(7, 0, 2, 3))
+    derived = derive_actor(hurt, Settings(wound_penalty=enabled))
+    assert derived.wound_penalty == (wound_penalty(hurt.health, True) if enabled else 0)
+    assert derived.wound_penalty == (1 if enabled else 0)
+    assert derive_actor(derived, Settings(wound_penalty=enabled)) is derived
+
+
 # ---- HEALTH-8 ---------------------------------------------------------------------------------------
 
 

@@ -752,7 +752,8 @@ def is_unconscious(actor: Actor, settings: Settings) -> bool:
 
 
 def derive_actor(actor: Actor, settings: Settings) -> Actor:
-    """Server-written fields: `status` (HEALTH-6) and conditions unconscious, worsening, dying, dead.
+    """Server-written fields: `status` (HEALTH-6), `woundPenalty` (HEALTH-7, 0 when the optional rule is
+    off) and conditions unconscious, worsening, dying, dead.
 
     Annihilation (EP-2) keeps `dead`. The same object comes back when nothing changes.
     """
@@ -767,8 +768,13 @@ def derive_actor(actor: Actor, settings: Settings) -> Actor:
         "dying": status is HealthStatus.DYING,
         "dead": dead,
     }
-    if status == actor.status and all(
-        key in actor.conditions and actor.conditions[key] == value for key, value in derived.items()
+    penalty = wound_penalty(actor.health, settings.wound_penalty)
+    if (
+        status == actor.status
+        and penalty == actor.wound_penalty
+        and all(key in actor.conditions and actor.conditions[key] == value for key, value in derived.items())
     ):
         return actor
-    return actor.model_copy(update={"status": status, "conditions": {**actor.conditions, **derived}})
+    return actor.model_copy(
+        update={"status": status, "wound_penalty": penalty, "conditions": {**actor.conditions, **derived}}
+    )
