@@ -59,16 +59,48 @@ def _diff_json(path: str, before: Any, after: Any, ops: list[Op]) -> None:
     ops.append({"op": "replace", "path": path, "value": after})
 
 
+_SCALARS = frozenset((int, str, float, bool, type(None)))
+"""Field values that are their own JSON (exact types: an enum member is dumped, not taken as is)."""
+
+_KEYS: dict[type[BaseModel], dict[str, str]] = {}
+"""Per model class: field name -> its escaped key on the wire (the camelCase alias)."""
+
+
+def _keys(cls: type[BaseModel]) -> dict[str, str]:
+    keys = _KEYS.get(cls)
+    if keys is None:
+        keys = {
+            name: escape(info.serialization_alias or info.alias or name)
+            for name, info in cls.model_fields.items()
+        }
+        _KEYS[cls] = keys
+    return keys
+
+
 def _diff_model(path: str, before: BaseModel, after: BaseModel, ops: list[Op]) -> None:
-    """Ops for the fields of one model that are not the very same object before and after."""
+    """Ops for the fields of one model that are not the very same object before and after: a nested
+    model field by field again, a plain scalar compared as it is, anything else dumped and diffed."""
     old_fields = before.__dict__
-    changed = {name for name, value in after.__dict__.items() if old_fields[name] is not value}
-    if not changed:
+    keys = _keys(type(after))
+    rest: set[str] = set()
+    for name, value in after.__dict__.items():
+        old = old_fields[name]
+        if old is value:
+            continue
+        kind = type(value)
+        if kind in _SCALARS and type(old) in _SCALARS:
+            if old != value or type(old) is not kind:
+                ops.append({"op": "replace", "path": f"{path}/{keys[name]}", "value": value})
+        elif isinstance(value, BaseModel) and type(old) is kind:
+            _diff_model(f"{path}/{keys[name]}", old, value, ops)
+        else:
+            rest.add(name)
+    if not rest:
         return
-    old = before.model_dump(mode="json", include=changed)
-    new = after.model_dump(mode="json", include=changed)
-    for key, value in new.items():
-        _diff_json(f"{path}/{escape(key)}", old[key], value, ops)
+    old_json = before.model_dump(mode="json", include=rest)
+    new_json = after.model_dump(mode="json", include=rest)
+    for key, value in new_json.items():
+        _diff_json(f"{path}/{escape(key)}", old_json[key], value, ops)
 
 
 def _added_and_removed(

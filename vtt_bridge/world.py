@@ -73,14 +73,16 @@ class Pending:
     snapshot: bool
 
 
-def derive(before: WorldState, after: WorldState) -> WorldState:
-    """HEALTH-3..6, WP-5: rederive `status` and the derived conditions of every actor that changed."""
+def derive(before: WorldState, after: WorldState, done: frozenset[str] = frozenset()) -> WorldState:
+    """HEALTH-3..7, WP-5: rederive `status`, `woundPenalty` and the derived conditions of every actor
+    that changed (but those in `done`, which the handler derived already)."""
     every = before.settings is not after.settings
     if not every and before.actors is after.actors:
         return after
     actors: dict[str, Actor] | None = None
+    old_get = before.actors.get
     for actor_id, actor in after.actors.items():
-        if every or before.actors.get(actor_id) is not actor:
+        if every or (old_get(actor_id) is not actor and actor_id not in done):
             derived = derive_actor(actor, after.settings)
             if derived is not actor:
                 if actors is None:
@@ -92,13 +94,6 @@ def derive(before: WorldState, after: WorldState) -> WorldState:
 def roll_payload(roll: Roll) -> dict[str, Any]:
     """A roll as the wire shows it, so the module can rebuild it as a Foundry roll."""
     return asdict(roll) | {"dice": list(roll.dice)}
-
-
-def step_payload(step: Step) -> dict[str, Any]:
-    """A log step as the wire shows it."""
-    if step.data is None:
-        return {"rule": step.rule, "text": step.text}
-    return {"rule": step.rule, "text": step.text, "data": step.data}
 
 
 def _validated(
@@ -163,8 +158,9 @@ class World:
         action_id: str | None,
         pairs: Iterable[tuple[str, str]] | None = None,
         full: bool = False,
+        derived: frozenset[str] = frozenset(),
     ) -> Pending:
-        after = derive(before, after)
+        after = derive(before, after, derived)
         after, refreshed = refresh_changes(before, after)
         if pairs is None:
             pairs = refreshed
@@ -181,7 +177,7 @@ class World:
         result = {
             "rev": new_rev,
             "patch": patches.ruling_patch(before.rev, new_rev, ops),
-            "log": [step_payload(step) for step in log],
+            "log": [step.payload() for step in log],
             "rolls": [roll_payload(roll) for roll in rolls],
         }
         return Pending(state=after, result=result, action_id=action_id, snapshot=full)
@@ -207,7 +203,9 @@ class World:
         _, handler = HANDLERS[kind]
         with _rule_errors(f"invalid {kind} action"):
             ruling: Ruling = handler(self.state, action, Context(roller=roller))
-        return self._finish(self.state, ruling.state, ruling.log, ruling.rolls, action_id)
+        return self._finish(
+            self.state, ruling.state, ruling.log, ruling.rolls, action_id, derived=ruling.derived
+        )
 
     def prepare_sync(self, payload: dict[str, Any]) -> Pending:
         """Replace the document with the client's; derive everything; the patch replaces each part."""

@@ -38,6 +38,8 @@ class Ruling:
     state: WorldState
     log: tuple[Step, ...] = ()
     rolls: tuple[Roll, ...] = field(default=())
+    derived: frozenset[str] = frozenset()
+    """Actors the handler already derived (HEALTH-3..7) under the state's settings; the world skips them."""
 
 
 def get_actor(state: WorldState, actor_id: str, path: tuple[str | int, ...]) -> Actor:

@@ -1000,10 +1000,6 @@ class ExplainQuery(RuleModel):
     target: TokenId
 
 
-def _step_payload(step: Step) -> dict[str, Any]:
-    return step.model_dump(mode="json", exclude_none=True)
-
-
 def explain_query(state: WorldState, query: ExplainQuery) -> dict[str, Any]:
     """`explain`: how the observer locates the target, rule by rule: `{observer, target, locate, log}`."""
     steps = explain(state, query.observer, query.target)
@@ -1012,7 +1008,7 @@ def explain_query(state: WorldState, query: ExplainQuery) -> dict[str, Any]:
         "observer": query.observer,
         "target": query.target,
         "locate": final["result"],
-        "log": [_step_payload(step) for step in steps],
+        "log": [step.payload() for step in steps],
     }
 
 
@@ -1059,7 +1055,7 @@ def attack_check(state: WorldState, query: AttackCheckQuery) -> dict[str, Any]:
             },
         ),
     ]
-    return {**consequence.model_dump(mode="json"), "log": [_step_payload(step) for step in log]}
+    return {**consequence.model_dump(mode="json"), "log": [step.payload() for step in log]}
 
 
 def check_attack(state: WorldState, query: AttackCheckQuery) -> AttackConsequence:

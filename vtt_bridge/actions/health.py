@@ -4,6 +4,7 @@ the per-round upkeep `round_health` that the world's `round` action runs."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -126,9 +127,15 @@ def _is_dead(actor: Actor) -> bool:
 
 def _summary(actor: Actor, settings: Settings) -> Step:
     """HEALTH-6: what the ruling leaves the character as (the world layer writes these fields)."""
+    return _derived(actor, settings)[1]
+
+
+def _derived(actor: Actor, settings: Settings) -> tuple[Actor, Step]:
+    """`_summary` and the derived actor itself, for a handler that puts it in the state (and names it
+    in `Ruling.derived`, so the world does not derive it twice)."""
     derived = h.derive_actor(actor, settings)
     flags = [c for c in ("unconscious", "worsening", "dying", "dead") if derived.conditions.get(c)]
-    return Step(
+    return derived, Step(
         rule="HEALTH-6",
         text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
         data={"status": derived.status.value, "conditions": flags},
@@ -200,9 +207,15 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
         willpower = wp.after_blow(willpower)
     else:
         steps.append(Step(rule="HEALTH-2", text="no damage reaches the Health track"))
-    new_actor = _updated(actor, health=health, second_health=second, willpower=willpower)
-    steps.append(_summary(new_actor, state.settings))
-    return Ruling(state=with_actor(state, action.target, new_actor), log=tuple(steps))
+    new_actor, summary = _derived(
+        _updated(actor, health=health, second_health=second, willpower=willpower), state.settings
+    )
+    steps.append(summary)
+    return Ruling(
+        state=with_actor(state, action.target, new_actor),
+        log=tuple(steps),
+        derived=frozenset((action.target,)),
+    )
 
 
 def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
@@ -227,8 +240,13 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
         )
         new_actor, wp_steps = _recover_willpower(new_actor, action.amount, state.settings)
         steps.extend(wp_steps)
-    steps.append(_summary(new_actor, state.settings))
-    return Ruling(state=with_actor(state, action.target, new_actor), log=tuple(steps))
+    new_actor, summary = _derived(new_actor, state.settings)
+    steps.append(summary)
+    return Ruling(
+        state=with_actor(state, action.target, new_actor),
+        log=tuple(steps),
+        derived=frozenset((action.target,)),
+    )
 
 
 def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Context) -> Ruling:
@@ -325,10 +343,7 @@ def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> R
 
 def _tag(steps: tuple[Step, ...] | list[Step], actor_id: str, actor: Actor) -> list[Step]:
     who = actor.name or actor_id
-    return [
-        s.model_copy(update={"text": f"{who}: {s.text}", "data": {**(s.data or {}), "actor": actor_id}})
-        for s in steps
-    ]
+    return [replace(s, text=f"{who}: {s.text}", data={**(s.data or {}), "actor": actor_id}) for s in steps]
 
 
 def round_health(state: WorldState, ctx: Context) -> Ruling:
@@ -345,7 +360,7 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
         if h.is_worsening(first, second):
             if second is not None and h.is_full_of_aggravated(first):
                 second, worse = h.worsen(second)
-                worse = tuple(s.model_copy(update={"text": "second track: " + s.text}) for s in worse)
+                worse = tuple(replace(s, text="second track: " + s.text) for s in worse)
             else:
                 first, worse = h.worsen(first)
             steps.extend(worse)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -40,12 +41,23 @@ class RuleModel(BaseModel):
     )
 
 
-class Step(RuleModel):
-    """One step of a ruling's explanation: the rule id it applies and what it did."""
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a ruling's explanation: the rule id it applies and what it did.
+
+    A plain frozen dataclass, not a model: rulings build several per action, always in code (never
+    from the wire), so validating each would only cost time.
+    """
 
     rule: str
     text: str
     data: dict[str, Any] | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """The step as the wire shows it (`data` left out when there is none)."""
+        if self.data is None:
+            return {"rule": self.rule, "text": self.text}
+        return {"rule": self.rule, "text": self.text, "data": self.data}
 
 
 class RuleViolation(Exception):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -240,9 +240,7 @@ def damage_tracks(
         data={"overflow": {g.value: n for g, n in overflow.items() if n}},
     )
     new_second, overflow2, steps2 = spill_damage(second, overflow)
-    steps2 = tuple(
-        s.model_copy(update={"rule": "HEALTH-2", "text": "second track: " + s.text}) for s in steps2
-    )
+    steps2 = tuple(replace(s, rule="HEALTH-2", text="second track: " + s.text) for s in steps2)
     wasted = _wasted_step(overflow2, "both Health tracks are all A")
     return new_first, new_second, (*steps, note, *steps2, *((wasted,) if wasted else ()))
 

@@ -11,6 +11,7 @@ effect (open sets: `silver`, `cold-iron`, `water`, `spell`, ...).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
@@ -154,16 +155,18 @@ class TemporaryImmunity(RuleModel):
     creature: Annotated[str, Field(strict=True, min_length=1, max_length=200)] | None = None
 
 
-class DealtDamage(RuleModel):
+@dataclass(frozen=True, slots=True)
+class DealtDamage:
     """What one instance deals after immunities, weaknesses and resistances (before temporary HP)."""
 
-    index: Count
+    index: int
     grade: Grade
-    amount: Count
-    unavoidable: Flag = False
+    amount: int
+    unavoidable: bool = False
 
 
-class DamageResolution(RuleModel):
+@dataclass(frozen=True, slots=True)
+class DamageResolution:
     """IWR-8 steps up to resistances: the damage each instance still deals, and why."""
 
     dealt: tuple[DealtDamage, ...]
