@@ -194,28 +194,45 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+ENVELOPE_FIELDS = frozenset(("v", "id", "type", "payload", "re"))
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constants)
+"""One decoder for every frame (`json.loads` with a hook would build a new one each time)."""
+
+
 def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
     """The envelope's id, type and payload, or `RequestError(bad_request)` (id kept when there is one)."""
     try:
-        message = json.loads(text, parse_constant=_no_constants)
+        message = _DECODER.decode(text)
     except (ValueError, RecursionError):
         raise RequestError(ErrorCode.BAD_REQUEST, "the frame is not JSON") from None
     if not isinstance(message, dict):
         raise RequestError(ErrorCode.BAD_REQUEST, "a message is a JSON object")
     msg_id = message.get("id")
+    type_ = message.get("type")
+    payload = message.get("payload", {})
+    if (
+        type(msg_id) is str
+        and 0 < len(msg_id) <= 200
+        and type(type_) is str
+        and type_ in CLIENT_TYPES
+        and type(payload) is dict
+        and message.get("v") == 1
+        and type(message["v"]) is int
+        and message.keys() <= ENVELOPE_FIELDS
+    ):
+        return msg_id, type_, payload  # the well-formed message, checked in one go
     re = msg_id if isinstance(msg_id, str) and 0 < len(msg_id) <= 200 else None
     problems: list[tuple[list[str | int], str]] = []
     if message.get("v") != 1 or type(message.get("v")) is not int:
         problems.append((["v"], "the protocol version must be 1"))
     if re is None:
         problems.append((["id"], "a string of 1 to 200 characters"))
-    type_ = message.get("type")
     if not isinstance(type_, str):
         problems.append((["type"], "a string"))
-    payload = message.get("payload", {})
     if not isinstance(payload, dict):
         problems.append((["payload"], "an object"))
-    unknown = set(message) - {"v", "id", "type", "payload", "re"}
+    unknown = message.keys() - ENVELOPE_FIELDS
     if unknown:
         problems.append(([sorted(unknown)[0]], "not an envelope field (v, id, type, payload, re)"))
     if problems:

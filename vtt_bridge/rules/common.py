@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -39,6 +40,22 @@ class RuleModel(BaseModel):
         serialize_by_alias=True,
         allow_inf_nan=False,
     )
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """pydantic's `model_copy`, with the shallow update the rulings use on every step made cheap:
+        the new model shares every value it does not replace (so the patch builder sees them as the
+        very same objects) and, as in pydantic, nothing is validated."""
+        if deep or not update or self.__pydantic_private__ is not None:
+            return super().model_copy(update=update, deep=deep)
+        cls = type(self)
+        new = cls.__new__(cls)
+        values = self.__dict__.copy()
+        values.update(update)
+        object.__setattr__(new, "__dict__", values)
+        object.__setattr__(new, "__pydantic_fields_set__", self.__pydantic_fields_set__ | update.keys())
+        object.__setattr__(new, "__pydantic_extra__", None)
+        object.__setattr__(new, "__pydantic_private__", None)
+        return new
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ effect (open sets: `silver`, `cold-iron`, `water`, `spell`, ...).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
@@ -339,10 +339,13 @@ def _resolve_one(
     # RANK-5/9/10: the Ranks rules' immunities, against the instance's Rank.
     # Damage they cover meets the instance's Rank; an effect they cover (by trait) meets the
     # effect's Rank, the highest of its instances, so one effect is blocked whole or not at all.
-    for covers, rank, what in (
-        (lambda i: covers_damage(i, instance.type), instance.rank, _label(instance, amount)),
-        (lambda i: covers_traits(i, effect_traits) is not None, effect_rank, "the effect"),
-    ):
+    checks: tuple[tuple[Callable[[Immunity], bool], Rank, str], ...] = ()
+    if immunities:  # (most creatures have none: skip building the checks)
+        checks = (
+            (lambda i: covers_damage(i, instance.type), instance.rank, _label(instance, amount)),
+            (lambda i: covers_traits(i, effect_traits) is not None, effect_rank, "the effect"),
+        )
+    for covers, rank, what in checks:
         check = check_immunities(immunities, covers, rank, what, data=dict(base))
         steps.extend(check.steps[:-1] if check.blocked else check.steps)
         if check.blocked:
