@@ -724,7 +724,7 @@ def explain(state: WorldState, observer: str, target: str) -> list[Step]:
             )
         )
     elif pair.key and result is not LocateState.PINPOINTED:
-        out.append(Step(rule="DET-8", text="stage three: no standing win this round"))
+        out.append(Step(rule="DET-8", text="stage three: no standing win this round", data={"win": False}))
     out.append(
         Step(
             rule="DET-4",
@@ -771,7 +771,11 @@ def _run_contest(
 
 def _contest_steps(pair: _Pair, outcome: ContestOutcome, stage_two: int, result: LocateState) -> list[Step]:
     steps = [
-        Step(rule="DET-9", text=f"{m.side} {m.dp:+d} DP: {m.text}", data={"side": m.side, "dp": m.dp})
+        Step(
+            rule="DET-9",
+            text=f"{m.side} {m.dp:+d} DP: {m.text}",
+            data={"side": m.side, "dp": m.dp, "reason": m.reason},
+        )
         for m in outcome.modifiers
     ]
     o_roll, h_roll = outcome.observer_roll, outcome.hider_roll
@@ -1052,6 +1056,11 @@ def attack_check(state: WorldState, query: AttackCheckQuery) -> dict[str, Any]:
                 "successes": consequence.successes,
                 "extraSuccesses": consequence.extra_successes,
                 "effectPoints": consequence.effect_points,
+                "halved": consequence.halved,
+                "guessedPositionOnly": consequence.guessed_position_only,
+                "spell": None if consequence.spell is None else consequence.spell.value,
+                "spellAllowed": consequence.spell_allowed,
+                "spellChance": consequence.spell_chance,
             },
         ),
     ]

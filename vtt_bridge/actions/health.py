@@ -158,7 +158,13 @@ def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[A
             )
         )
     if recovered and was_zero and settings.unconscious_at_zero_willpower:
-        out.append(Step(rule="WP-5", text="Willpower above 0 again: no longer unconscious from it"))
+        out.append(
+            Step(
+                rule="WP-5",
+                text="Willpower above 0 again: no longer unconscious from it",
+                data={"unconscious": False},
+            )
+        )
     return _updated(actor, willpower=willpower, health=health), out
 
 
@@ -199,14 +205,22 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
         health, second, track_steps = h.damage_tracks(health, second, amounts)
         steps.extend(track_steps)
         if health.stabilized or (second is not None and second.stabilized):
-            steps.append(Step(rule="HEALTH-4", text="new damage: worsening is checked again"))
+            steps.append(
+                Step(rule="HEALTH-4", text="new damage: worsening is checked again", data={"recheck": True})
+            )
         health = h.clear_after_damage(health)
         second = None if second is None else h.clear_after_damage(second)
         if willpower.kept_conscious:
-            steps.append(Step(rule="WP-3", text="a new blow: Willpower must be paid again to stay conscious"))
+            steps.append(
+                Step(
+                    rule="WP-3",
+                    text="a new blow: Willpower must be paid again to stay conscious",
+                    data={"lapse": "blow"},
+                )
+            )
         willpower = wp.after_blow(willpower)
     else:
-        steps.append(Step(rule="HEALTH-2", text="no damage reaches the Health track"))
+        steps.append(Step(rule="HEALTH-2", text="no damage reaches the Health track", data={"amount": 0}))
     new_actor, summary = _derived(
         _updated(actor, health=health, second_health=second, willpower=willpower), state.settings
     )
@@ -236,6 +250,7 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
             Step(
                 rule="HEALTH-8",
                 text=f"{action.amount} long rest(s): 1 Willpower each (stacks with Health recovery)",
+                data={"longRests": action.amount},
             )
         )
         new_actor, wp_steps = _recover_willpower(new_actor, action.amount, state.settings)
@@ -285,7 +300,13 @@ def lose_willpower(state: WorldState, action: LoseWillpowerAction, ctx: Context)
     willpower, steps = wp.lose(actor.willpower, action.amount)
     log = list(steps)
     if state.settings.unconscious_at_zero_willpower and wp.total(willpower) == 0:
-        log.append(Step(rule="WP-5", text="Willpower is 0: unconscious until 1 is recovered"))
+        log.append(
+            Step(
+                rule="WP-5",
+                text="Willpower is 0: unconscious until 1 is recovered",
+                data={"unconscious": True},
+            )
+        )
     new_actor = _updated(actor, willpower=willpower)
     return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
 
@@ -324,7 +345,12 @@ def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: C
     track, steps = h.gain_second_health(action.max)
     log = list(steps)
     if actor.second_health is not None:
-        log.insert(0, Step(rule="HEALTH-13", text="the earlier second Health track is replaced"))
+        log.insert(
+            0,
+            Step(
+                rule="HEALTH-13", text="the earlier second Health track is replaced", data={"replaced": True}
+            ),
+        )
     new_actor = _updated(actor, second_health=track)
     log.append(_summary(new_actor, state.settings))
     return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
@@ -366,7 +392,13 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
             steps.extend(worse)
         willpower = wp.new_round(actor.willpower)
         if willpower is not actor.willpower:
-            steps.append(Step(rule="WP-3", text="a new round: staying conscious must be paid again"))
+            steps.append(
+                Step(
+                    rule="WP-3",
+                    text="a new round: staying conscious must be paid again",
+                    data={"lapse": "round"},
+                )
+            )
         alive = h.health_status(first, second) is not HealthStatus.DEAD
         if alive and (actor.healing.fast_healing or actor.healing.regeneration):
             out = h.round_start_healing(first, second, actor.healing.fast_healing, actor.healing.regeneration)

@@ -283,16 +283,34 @@ def explain_locate(
     distance = math.sqrt(distance2)
     if key:
         names = ", ".join(f"{a.name} ({a.essence.value} {a.rank.value})" for a in anti_detection)
-        steps.append(Step(rule="DET-1", text=f"stage one: the target has anti-detection: {names}"))
+        steps.append(
+            Step(
+                rule="DET-1",
+                text=f"stage one: the target has anti-detection: {names}",
+                data={"anti": [a.name for a in anti_detection]},
+            )
+        )
     else:
-        steps.append(Step(rule="DET-6", text="stage one: the target has no anti-detection; it is exposed"))
+        steps.append(
+            Step(
+                rule="DET-6",
+                text="stage one: the target has no anti-detection; it is exposed",
+                data={"exposed": True},
+            )
+        )
     best = UNLOCATED
     best_name: str | None = None
     for means in detection:
         label = f"{means.name} ({means.sense.value}, {means.essence.value} {means.rank.value})"
         if not condition_allows(means, blinded, deafened):
             why = "blinded" if means.sense is Sense.SIGHT else "deafened"
-            steps.append(Step(rule="DET-5", text=f"{label}: unusable, the observer is {why}"))
+            steps.append(
+                Step(
+                    rule="DET-5",
+                    text=f"{label}: unusable, the observer is {why}",
+                    data={"means": means.name, "unusable": why},
+                )
+            )
             continue
         if not in_range(means, distance2):
             steps.append(
@@ -305,7 +323,13 @@ def explain_locate(
             continue
         cap = capability_level(means, humanoid)
         if means.capability is Capability.PINPOINT and cap == APPROXIMATE:
-            steps.append(Step(rule="DET-3", text=f"{label}: a human-based observer pinpoints only by sight"))
+            steps.append(
+                Step(
+                    rule="DET-3",
+                    text=f"{label}: a human-based observer pinpoints only by sight",
+                    data={"means": means.name},
+                )
+            )
         level = means_level(means, key, humanoid)
         if key:
             for essence, rank in key:
@@ -325,9 +349,21 @@ def explain_locate(
                     )
                 )
             worst = STATES[level].value
-            steps.append(Step(rule="DET-7", text=f"{label}: the anti-detection worst for it gives {worst}"))
+            steps.append(
+                Step(
+                    rule="DET-7",
+                    text=f"{label}: the anti-detection worst for it gives {worst}",
+                    data={"means": means.name, "result": worst},
+                )
+            )
         else:
-            steps.append(Step(rule="DET-6", text=f"{label}: at its capability: {STATES[level].value}"))
+            steps.append(
+                Step(
+                    rule="DET-6",
+                    text=f"{label}: at its capability: {STATES[level].value}",
+                    data={"means": means.name, "result": STATES[level].value},
+                )
+            )
         if best_name is None or level > best:
             best, best_name = level, means.name
     steps.append(
@@ -355,6 +391,8 @@ class ContestModifier:
     side: Literal["observer", "hider"]
     dp: int
     text: str
+    reason: str = ""
+    """A stable key of the circumstance, for clients that localize it."""
 
 
 def contest_modifiers(
@@ -373,21 +411,29 @@ def contest_modifiers(
     """DET-9: every modifier that applies; they all stack (DICE-4)."""
     found: list[ContestModifier] = []
     if unlocated:
-        found.append(ContestModifier("hider", 10, "the observer cannot locate the hider: it is invisible"))
+        found.append(
+            ContestModifier("hider", 10, "the observer cannot locate the hider: it is invisible", "invisible")
+        )
     if noisy and hearing:
-        found.append(ContestModifier("observer", -2, "noisy surroundings"))
+        found.append(ContestModifier("observer", -2, "noisy surroundings", "noisy"))
     if attacked and hearing:
-        found.append(ContestModifier("observer", 2, "the hider attacked or cast a spell last turn"))
+        found.append(
+            ContestModifier("observer", 2, "the hider attacked or cast a spell last turn", "attacked")
+        )
     if made_sound and hearing:
-        found.append(ContestModifier("observer", 2, "the hider made a sound last turn"))
+        found.append(ContestModifier("observer", 2, "the hider made a sound last turn", "sound"))
     if unusual_smell and smell:
-        found.append(ContestModifier("observer", 2, "the hider gives off an unusual smell"))
+        found.append(ContestModifier("observer", 2, "the hider gives off an unusual smell", "smell"))
     if moved_over_half_speed:
-        found.append(ContestModifier("observer", 2, "the hider moved more than half its speed last turn"))
+        found.append(
+            ContestModifier("observer", 2, "the hider moved more than half its speed last turn", "moved")
+        )
     if within_approximate_range:
-        found.append(ContestModifier("observer", 1, "within the observer's approximate range"))
+        found.append(
+            ContestModifier("observer", 1, "within the observer's approximate range", "approximateRange")
+        )
     if within_sensory_range:
-        found.append(ContestModifier("observer", 1, "within the observer's sensory range"))
+        found.append(ContestModifier("observer", 1, "within the observer's sensory range", "sensoryRange"))
     return tuple(found)
 
 
