@@ -158,7 +158,9 @@ export class BridgeConnection {
 
   /**
    * Listen to "status" (Status), "notice" ({kind: "lost"|"restored"|"unauthorized"}), "log"
-   * (the `log` steps of a ruling), "error" (an Error nobody awaited).
+   * (`{rev, log, rolls, source, request?}`: a ruling's steps; `request` `{type, payload}` is this
+   * client's request it answers, absent for a change pushed by another client), "error" (an Error
+   * nobody awaited).
    * @param {string} event
    * @param {(arg: any) => void} fn
    * @returns {() => void} unsubscribe
@@ -274,7 +276,8 @@ export class BridgeConnection {
         pending.reject(new BridgeError(payload.code, payload.message, payload.details));
       } else {
         if (type === "result" && pending.type !== "sync" && Array.isArray(payload.patch)) {
-          this.#enqueue(() => this.#applyChange(payload, "result"));
+          const request = { type: pending.type, payload: pending.payload };
+          this.#enqueue(() => this.#applyChange(payload, "result", request));
         }
         pending.resolve(payload);
       }
@@ -457,8 +460,9 @@ export class BridgeConnection {
   /**
    * @param {Record<string, any>} payload a `result` or `patch` payload
    * @param {"result"|"patch"} source
+   * @param {{type: string, payload: Record<string, any>}} [request] for a result: what it answers
    */
-  async #applyChange(payload, source) {
+  async #applyChange(payload, source, request) {
     const rev = payload.rev;
     if (typeof rev !== "number" || this.rev === null || rev <= this.rev) return; // duplicate or pre-sync
     if (rev !== this.rev + 1) {
@@ -474,7 +478,7 @@ export class BridgeConnection {
       return;
     }
     this.rev = rev;
-    if (log.length) this.#emit("log", { rev, log, rolls: payload.rolls ?? [], source });
+    if (log.length) this.#emit("log", { rev, log, rolls: payload.rolls ?? [], source, request });
   }
 
   /** Wait until every queued sync and patch has been applied (tests, shutdown). */

@@ -228,3 +228,28 @@ test("stop closes the socket and cancels the reconnect timer", async () => {
   assert.equal(sockets.length, 1);
   assert.equal(conn.status, "stopped");
 });
+
+test("a ruling's log event names the request it answers; a change pushed by another client names none", async () => {
+  const { conn, sockets } = setup();
+  /** @type {any[]} */
+  const logs = [];
+  conn.on("log", (event) => logs.push(event));
+  conn.start();
+  const ws = await connect(sockets, 1);
+  const action = { kind: "damage", target: "hero", instances: [{ amount: 2, grade: "L" }] };
+  const pending = conn.action(action);
+  const sent = ws.lastOf("action");
+  const step = { rule: "HEALTH-2", text: "2 L damage" };
+  ws.receive({ v: 1, id: "r1", type: "result", re: sent.id, payload: { rev: 2, patch: [], log: [step], rolls: [] } });
+  await pending;
+  await conn.idle();
+  ws.receive({ v: 1, id: "p1", type: "patch", payload: { rev: 3, patch: [], log: [{ rule: "ROUND", text: "round 2" }] } });
+  await flush();
+  await conn.idle();
+  assert.equal(logs.length, 2);
+  assert.deepEqual(logs[0].request, { type: "action", payload: action });
+  assert.deepEqual(logs[0].log, [step]);
+  assert.equal(logs[0].source, "result");
+  assert.equal(logs[1].request, undefined);
+  assert.equal(logs[1].source, "patch");
+});
