@@ -19,9 +19,12 @@ import {
   upsertsFromStatusChange,
   upsertsFromTokenLifecycle,
 } from "./forward.mjs";
+import { installChatCards } from "./chat-canvas.mjs";
+import { installHealthTrack } from "./health-canvas.mjs";
 import { buildState, tokenVisibilityFlags } from "./messages.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
+import { installVisibility, isIdentityHidden, VISIBILITY_HOOK } from "./visibility-canvas.mjs";
 
 /** @type {BridgeConnection|null} */
 let connection = null;
@@ -175,6 +178,13 @@ Hooks.once("init", () => {
     if (group === "connection") startBridge();
     else connection?.resync("settings");
   });
+  installVisibility({ localize: t });
+  const healthTrack = installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
+  // a new locate ruling hides (or shows) a token's boxes at once, not at its next redraw
+  Hooks.on(VISIBILITY_HOOK, (/** @type {any[]} */ tokens) => {
+    for (const token of tokens) healthTrack.refresh(token);
+  });
+  installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),

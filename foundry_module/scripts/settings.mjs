@@ -18,7 +18,10 @@ export const DEFAULT_SIDECAR_URL = "ws://127.0.0.1:30500/ws";
  * @property {BooleanConstructor|StringConstructor} type
  * @property {boolean|string} default
  * @property {boolean} config shown in the settings window
- * @property {"connection"|"rules"} group what a change affects
+ * @property {"connection"|"rules"|"display"} group what a change affects ("display": only this
+ *   browser's drawing, which listens to the setting itself; `onChange` is not called)
+ * @property {Readonly<Record<string, string>>} [choices] value → localization key of its label
+ * @property {string} [i18n] localization base of name/hint when not under `VTTBRIDGE.Settings`
  */
 
 /** @type {readonly SettingDef[]} */
@@ -28,14 +31,42 @@ export const SETTINGS = Object.freeze([
   { key: "runsBridge", scope: "client", type: Boolean, default: false, config: true, group: "connection" },
   { key: "woundPenalty", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
   { key: "unconsciousAtZeroWillpower", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
+  {
+    key: "healthVisibility",
+    scope: "world",
+    type: String,
+    default: "owner",
+    config: true,
+    group: "display",
+    i18n: "VTTBRIDGE.HealthTrack.Setting",
+    choices: Object.freeze({
+      gm: "VTTBRIDGE.HealthTrack.Setting.Choices.gm",
+      owner: "VTTBRIDGE.HealthTrack.Setting.Choices.owner",
+      everyone: "VTTBRIDGE.HealthTrack.Setting.Choices.everyone",
+    }),
+  },
+  {
+    key: "rulingCards",
+    scope: "world",
+    type: String,
+    default: "public",
+    config: true,
+    group: "display",
+    i18n: "VTTBRIDGE.Rules.Setting",
+    choices: Object.freeze({
+      off: "VTTBRIDGE.Rules.Setting.Choices.off",
+      gm: "VTTBRIDGE.Rules.Setting.Choices.gm",
+      public: "VTTBRIDGE.Rules.Setting.Choices.public",
+    }),
+  },
 ]);
 
 /**
  * The localization keys of a setting's name and hint.
  * @param {string} key
+ * @param {string} [base] the localization base when not `VTTBRIDGE.Settings.<Key>`
  */
-export function settingLabels(key) {
-  const base = `VTTBRIDGE.Settings.${key[0].toUpperCase()}${key.slice(1)}`;
+export function settingLabels(key, base = `VTTBRIDGE.Settings.${key[0].toUpperCase()}${key.slice(1)}`) {
   return { name: `${base}.Name`, hint: `${base}.Hint` };
 }
 
@@ -47,12 +78,15 @@ export function settingLabels(key) {
 export function registerSettings(registry, onChange) {
   for (const def of SETTINGS) {
     registry.register(MODULE_ID, def.key, {
-      ...settingLabels(def.key),
+      ...settingLabels(def.key, def.i18n),
       scope: def.scope,
       config: def.config,
       type: def.type,
       default: def.default,
-      onChange: () => onChange?.(def.group, def.key),
+      ...(def.choices ? { choices: def.choices } : {}),
+      onChange: () => {
+        if (def.group !== "display") onChange?.(def.group, def.key);
+      },
     });
   }
 }

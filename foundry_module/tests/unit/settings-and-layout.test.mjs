@@ -12,6 +12,7 @@ import {
   readRuleSettings,
   registerSettings,
   SETTINGS,
+  settingLabels,
   shouldRunBridge,
 } from "../../scripts/settings.mjs";
 
@@ -26,6 +27,8 @@ test("the token, URL and 'runs the bridge' are client settings; only the optiona
     runsBridge: "client",
     woundPenalty: "world",
     unconsciousAtZeroWillpower: "world",
+    healthVisibility: "world",
+    rulingCards: "world",
   });
   assert.equal(DEFAULT_SIDECAR_URL, "ws://127.0.0.1:30500/ws");
 });
@@ -106,7 +109,11 @@ test("every language has the same keys, and every key the code and templates use
   }
   assert.deepEqual(missing, []);
   for (const status of ["idle", "connecting", "connected", "reconnecting", "unauthorized", "stopped"]) assert.ok(en.has(`VTTBRIDGE.Status.${status}`));
-  for (const s of SETTINGS) assert.ok(en.has(`VTTBRIDGE.Settings.${s.key[0].toUpperCase()}${s.key.slice(1)}.Hint`));
+  for (const s of SETTINGS) {
+    const { name, hint } = settingLabels(s.key, s.i18n);
+    assert.ok(en.has(name) && en.has(hint), s.key);
+    for (const label of Object.values(s.choices ?? {})) assert.ok(en.has(label), label);
+  }
 });
 
 test("flag layout: forwarded fields are actor fields; the token is never a flag", () => {

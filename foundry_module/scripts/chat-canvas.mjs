@@ -1,0 +1,217 @@
+/**
+ * Thin wiring of the ruling cards (chat-cards.mjs), the engine's dice as Foundry rolls (rolls.mjs),
+ * the GM's "why can't X see Y?" button on the token HUD, and the status effects core lacks
+ * (status-effects.mjs). Every decision is in those pure modules; this file reads Foundry's globals.
+ * Call `installChatCards({...})` once in `init`.
+ * @module chat-canvas
+ */
+
+import { cardAudience, escapeHtml, namedIds, renderCard, shouldPostCard } from "./chat-cards.mjs";
+import { namespacedClass } from "./compat.mjs";
+import { MODULE_ID, VISIBILITY_FLAG } from "./constants.mjs";
+import { rollToFoundryData } from "./rolls.mjs";
+import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
+
+/**
+ * @typedef {object} ChatCardsOptions
+ * @property {{on(hook: string, fn: (...args: any[]) => unknown): number}} hooks usually `Hooks`
+ * @property {(key: string) => unknown} getSetting reads a setting of this module
+ * @property {any} [config] usually `CONFIG` (for `statusEffects`)
+ */
+
+/** @returns {any} */
+const env = () => globalThis;
+
+/** @returns {import("./chat-cards.mjs").I18n} */
+function i18n() {
+  const source = /** @type {any} */ (game.i18n);
+  return {
+    localize: (key) => source.localize(key),
+    format: (key, data) => source.format(key, data),
+    has: (key) => (typeof source.has === "function" ? source.has(key) : source.localize(key) !== key),
+  };
+}
+
+/** @returns {any} the viewed scene */
+const scene = () => env().canvas?.scene ?? game.scenes?.viewed ?? null;
+
+/** @param {string} id a token id or an actor uuid @returns {any[]} token documents */
+function tokensFor(id) {
+  const tokens = [...(scene()?.tokens ?? [])];
+  const byId = tokens.find((t) => t.id === id);
+  return byId ? [byId] : tokens.filter((t) => t.actor?.uuid === id);
+}
+
+/** @param {string} id @returns {string|undefined} */
+function nameOf(id) {
+  const token = tokensFor(id)[0];
+  if (token?.name) return token.name;
+  try {
+    return env().fromUuidSync?.(id)?.name ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether players may not locate a token (or any token of an actor): hidden, or some observer does
+ * not pinpoint it.
+ * @param {string} id
+ */
+function isSecret(id) {
+  return tokensFor(id).some((token) => {
+    if (token.hidden) return true;
+    const seen = token.flags?.[MODULE_ID]?.[VISIBILITY_FLAG] ?? {};
+    return Object.values(seen).some((state) => state !== "pinpointed");
+  });
+}
+
+/** @returns {string[]} */
+const gmIds = () => [...(/** @type {any} */ (game).users ?? [])].filter((u) => u.isGM).map((u) => u.id);
+
+/**
+ * Post one card.
+ * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean}} card
+ * @param {string} mode the "ruling cards" setting
+ */
+async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false }, mode) {
+  const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret });
+  if (audience === "none") return;
+  const content = renderCard({ log, rolls, kind, subject, names: nameOf }, i18n());
+  const Roll = namespacedClass(env(), "foundry.dice.Roll", "Roll");
+  /** @type {any[]} */
+  const rollObjects = [];
+  for (const roll of rolls) {
+    try {
+      rollObjects.push(Roll.fromData(rollToFoundryData(roll)));
+    } catch (error) {
+      console.warn(`${MODULE_ID} | a roll of the sidecar was not shown`, error);
+    }
+  }
+  /** @type {Record<string, unknown>} */
+  const data = { content, speaker: { alias: "vtt-bridge" } };
+  if (rollObjects.length) data.rolls = rollObjects;
+  if (audience === "gm") data.whisper = gmIds();
+  await ChatMessage.create(data);
+}
+
+/**
+ * The subject of an action: the actor or token it is about.
+ * @param {Record<string, any>|undefined} action
+ * @returns {string|undefined}
+ */
+function actionSubject(action) {
+  for (const key of ["target", "actor", "token", "observer"]) if (typeof action?.[key] === "string") return action[key];
+  return undefined;
+}
+
+/**
+ * Post a card for each ruling of a connection; the request a ruling answers (when this browser
+ * sent it) names the card's kind and subject.
+ * @param {any} connection a BridgeConnection
+ * @param {(key: string) => unknown} getSetting
+ */
+function followConnection(connection, getSetting) {
+  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>}}} */ event) => {
+    if (!game.user.isGM || !shouldPostCard(event.log)) return;
+    const action = event.request?.type === "action" ? event.request.payload : undefined;
+    const subjectId = actionSubject(action);
+    try {
+      await postCard(
+        {
+          log: event.log,
+          rolls: event.rolls,
+          kind: typeof action?.kind === "string" ? action.kind : undefined,
+          subject: subjectId ? nameOf(subjectId) : undefined,
+          named: subjectId ? [subjectId] : [],
+        },
+        String(getSetting("rulingCards") ?? "public"),
+      );
+    } catch (error) {
+      console.error(`${MODULE_ID} |`, error);
+    }
+  });
+}
+
+/**
+ * Ask the GM which token looks at `target`.
+ * @param {any} target token document
+ * @returns {Promise<any|null>}
+ */
+async function pickObserver(target) {
+  const candidates = [...(scene()?.tokens ?? [])].filter((t) => t.id !== target.id);
+  const loc = i18n();
+  if (!candidates.length) {
+    ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoObserver"));
+    return null;
+  }
+  const DialogV2 = namespacedClass(env(), "foundry.applications.api.DialogV2");
+  const options = candidates.map((t) => `<option value="${escapeHtml(t.id)}">${escapeHtml(t.name)}</option>`).join("");
+  const id = await DialogV2.prompt({
+    window: { title: loc.localize("VTTBRIDGE.Rules.Card.PickObserver") },
+    content: `<label>${escapeHtml(loc.localize("VTTBRIDGE.Rules.Card.Observer"))} <select name="observer">${options}</select></label>`,
+    ok: {
+      label: loc.localize("VTTBRIDGE.Rules.Card.Ask"),
+      callback: (/** @type {Event} */ _event, /** @type {HTMLButtonElement} */ button) =>
+        new FormData(/** @type {HTMLFormElement} */ (button.form)).get("observer"),
+    },
+  });
+  return candidates.find((t) => t.id === id) ?? null;
+}
+
+/**
+ * The button's action: explain how each observer locates `target`, as whispered cards.
+ * @param {any} target token document
+ * @param {any} connection
+ */
+async function explainFor(target, connection) {
+  const loc = i18n();
+  if (!connection || connection.status === "stopped") {
+    ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
+    return;
+  }
+  const controlled = (env().canvas?.tokens?.controlled ?? []).map((/** @type {any} */ t) => t.document).filter((/** @type {any} */ d) => d && d.id !== target.id);
+  const observers = controlled.length ? controlled : [await pickObserver(target)].filter(Boolean);
+  for (const observer of observers) {
+    try {
+      const answer = await connection.query({ kind: "explain", observer: observer.id, target: target.id });
+      await postCard({ log: answer.log ?? [], kind: "explain", subject: `${observer.name} → ${target.name}`, forceGm: true }, "gm");
+    } catch (error) {
+      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+    }
+  }
+}
+
+/**
+ * Install everything: status effects now (call in `init`), then the hooks.
+ * @param {ChatCardsOptions} options
+ */
+export function installChatCards({ hooks, getSetting, config }) {
+  const statusEffects = config?.statusEffects;
+  if (statusEffects) addStatusEffects(statusEffects, missingStatusEffects(statusEffects));
+  /** @type {any} */
+  let connection = null;
+  hooks.on(`${MODULE_ID}.connection`, (/** @type {any} */ conn) => {
+    connection = conn;
+    followConnection(conn, getSetting);
+  });
+  hooks.on("renderTokenHUD", (/** @type {any} */ hud, /** @type {any} */ html) => {
+    if (!game.user.isGM) return;
+    const root = html instanceof HTMLElement ? html : html?.[0];
+    const target = hud?.object?.document ?? hud?.document;
+    if (!root || !target) return;
+    const column = root.querySelector(".col.right") ?? root;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = `control-icon ${MODULE_ID}-explain`;
+    const label = i18n().localize("VTTBRIDGE.Rules.Card.Explain");
+    button.dataset.tooltip = label;
+    button.setAttribute("aria-label", label);
+    button.innerHTML = '<i class="fa-solid fa-eye-low-vision"></i>';
+    button.addEventListener("click", (event) => {
+      event.preventDefault();
+      explainFor(target, connection);
+    });
+    column.append(button);
+  });
+}

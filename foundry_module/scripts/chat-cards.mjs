@@ -1,0 +1,423 @@
+/**
+ * PURE: the chat card of a ruling. The sidecar explains each ruling as `log: [{rule, text, data?}]`
+ * (and its dice as `rolls`); a card shows, per step, the rule id, the rule's localized title and a
+ * localized sentence made from the step's `data`. A step whose shape has no sentence template (or
+ * whose template is missing in the language) shows the sidecar's English text instead, under the
+ * localized title.
+ *
+ * Localization keys (block "Rules"): `VTTBRIDGE.Rules.<rule id>.Title` for every rule id, and
+ * `VTTBRIDGE.Rules.<rule id>.<variant>` for the sentence of one step shape; `VTTBRIDGE.Rules.Card.*`
+ * for the card's own words. Every value that reaches the HTML is escaped (actor and token names come
+ * from users).
+ * @module chat-cards
+ */
+
+/** The localization block of this module part. */
+export const RULES_KEY = "VTTBRIDGE.Rules";
+const CARD_KEY = `${RULES_KEY}.Card`;
+
+/**
+ * @typedef {object} Step one step of a ruling's log
+ * @property {string} rule
+ * @property {string} text
+ * @property {Record<string, any>|null} [data]
+ */
+
+/**
+ * @typedef {object} I18n what the card reads from Foundry's `game.i18n`
+ * @property {(key: string) => string} localize
+ * @property {(key: string, data?: Record<string, string>) => string} format
+ * @property {(key: string) => boolean} has
+ */
+
+/**
+ * @typedef {object} CardInput
+ * @property {Step[]} log
+ * @property {import("./rolls.mjs").EngineRoll[]} [rolls]
+ * @property {string} [kind] the action or query kind ("damage", "explain", ...); inferred when absent
+ * @property {string} [subject] who the ruling is about (a name; escaped here)
+ * @property {(id: string) => string|undefined} [names] actor uuid / token id → display name
+ */
+
+/**
+ * Escape a value for HTML text and attribute values.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function escapeHtml(value) {
+  return String(value ?? "").replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** @param {Record<string, any>} d @param {string} key */
+const has = (d, key) => Object.prototype.hasOwnProperty.call(d, key);
+
+/**
+ * Sentence templates: rule id → variants, first match wins. A variant's key is
+ * `VTTBRIDGE.Rules.<rule>.<variant>`; its placeholders are the step's data keys (formatted by
+ * `stepParams`). `*` holds variants tried for every rule (shapes several rules share).
+ * @type {Record<string, Array<[string, (d: Record<string, any>) => boolean]>>}
+ */
+export const TEMPLATES = {
+  "HEALTH-2": [
+    ["Damage", (d) => has(d, "grade")],
+    ["Wasted", (d) => has(d, "wasted")],
+    ["NoDamage", (d) => d.amount === 0],
+  ],
+  "HEALTH-3": [["Woken", (d) => d.woken === true]],
+  "HEALTH-4": [
+    ["Worsen", (d) => has(d, "from")],
+    ["Stabilized", (d) => d.stabilized === true],
+    ["Recheck", (d) => d.recheck === true],
+  ],
+  "HEALTH-6": [["Status", (d) => has(d, "status")]],
+  "HEALTH-8": [["LongRest", (d) => has(d, "longRests")]],
+  "HEALTH-9": [["Cost", (d) => has(d, "cost")]],
+  "HEALTH-11": [
+    ["Absorb", (d) => has(d, "absorbed")],
+    ["Unavoidable", (d) => has(d, "unavoidable")],
+    ["NoStack", (d) => has(d, "offered")],
+    ["Gain", (d) => has(d, "before")],
+  ],
+  "HEALTH-12": [
+    ["Ends", (d) => has(d, "reversed")],
+    ["Change", (d) => has(d, "delta")],
+  ],
+  "HEALTH-13": [
+    ["Overflow", (d) => has(d, "overflow")],
+    ["Healed", (d) => has(d, "healed")],
+    ["Replaced", (d) => d.replaced === true],
+    ["New", (d) => has(d, "max")],
+  ],
+  "WP-1": [
+    ["Recover", (d) => d.recovered > 0],
+    ["Full", (d) => d.recovered === 0],
+  ],
+  "WP-2": [
+    ["roll", (d) => d.use === "roll"],
+    ["defense", (d) => d.use === "defense"],
+  ],
+  "WP-3": [
+    ["stayConscious", (d) => d.use === "stayConscious"],
+    ["hunger", (d) => d.use === "hunger"],
+    ["Blow", (d) => d.lapse === "blow"],
+    ["Round", (d) => d.lapse === "round"],
+  ],
+  "WP-4": [
+    ["Lose", (d) => has(d, "fromTemporary")],
+    ["Temporary", (d) => has(d, "temporary") && !has(d, "use")],
+  ],
+  "WP-5": [
+    ["Unconscious", (d) => d.unconscious === true],
+    ["Awake", (d) => d.unconscious === false],
+  ],
+  "WP-6": [["Change", (d) => has(d, "max")]],
+  ROUND: [["Begins", (d) => has(d, "round")]],
+  "IWR-1": [
+    ["Exception", (d) => has(d, "exception")],
+    ["Blocked", (d) => has(d, "before") && typeof d.immunity === "string"],
+  ],
+  "IWR-2": [
+    ["Condition", (d) => has(d, "condition")],
+    ["Trait", (d) => has(d, "trait")],
+    ["Blocked", (d) => has(d, "before") && typeof d.immunity === "string"],
+  ],
+  "IWR-3": [
+    ["Immune", (d) => has(d, "before") && d.before === d.after],
+    ["Doubled", (d) => has(d, "before")],
+  ],
+  "IWR-4": [["Blocked", (d) => has(d, "before")]],
+  "IWR-5": [["Temporary", (d) => has(d, "effect")]],
+  "IWR-6": [["Weakness", (d) => has(d, "weakness")]],
+  "IWR-7": [
+    ["Resistance", (d) => has(d, "resistance")],
+    ["Unavoidable", (d) => has(d, "type")],
+  ],
+  "IWR-8": [
+    ["Instance", (d) => has(d, "grade")],
+    ["Deals", (d) => has(d, "amount")],
+  ],
+  "RANK-3": [["Rank", (d) => has(d, "rank")]],
+  "RANK-5": [["Condition", (d) => typeof d.condition === "string"]],
+  "RANK-11": [["Again", (d) => has(d, "effectiveAgain")]],
+  "DET-1": [["Anti", (d) => Array.isArray(d.anti)]],
+  "DET-2": [["Versus", (d) => has(d, "effectiveRank")]],
+  "DET-3": [["Humanoid", (d) => has(d, "means")]],
+  "DET-4": [
+    ["Result", (d) => has(d, "result")],
+    ["Locate", (d) => has(d, "locate")],
+  ],
+  "DET-5": [
+    ["Moved", (d) => has(d, "changedPairs")],
+    ["Unusable", (d) => has(d, "unusable")],
+    ["OutOfRange", (d) => has(d, "range")],
+    ["Distance", (d) => has(d, "distance")],
+  ],
+  "DET-6": [
+    ["Exposed", (d) => d.exposed === true],
+    ["Means", (d) => has(d, "means")],
+    ["Best", (d) => has(d, "result")],
+  ],
+  "DET-7": [
+    ["Versus", (d) => has(d, "effectiveRank")],
+    ["Worst", (d) => has(d, "means")],
+    ["Best", (d) => has(d, "result")],
+  ],
+  "DET-8": [
+    ["Contest", (d) => has(d, "observerPool")],
+    ["Won", (d) => has(d, "round")],
+    ["NoWin", (d) => d.win === false],
+  ],
+  "DET-9": [["Modifier", (d) => typeof d.reason === "string" && d.reason !== ""]],
+  "DET-10": [
+    ["Spell", (d) => typeof d.spell === "string" && d.spellAllowed === true],
+    ["NoSpell", (d) => typeof d.spell === "string"],
+    ["Guessed", (d) => d.guessedPositionOnly === true],
+    ["Halved", (d) => d.halved === true],
+    ["Full", (d) => has(d, "successes")],
+  ],
+  "DICE-5": [
+    ["ObserverWins", (d) => d.observerWins === true],
+    ["HiderWins", (d) => d.observerWins === false],
+  ],
+  "EP-5": [
+    ["Restore", (d) => has(d, "restored")],
+    ["Max", (d) => has(d, "lost")],
+  ],
+  "EP-6": [
+    ["SpendAll", (d) => d.spendAll === true],
+    ["Reduced", (d) => has(d, "reduction")],
+    ["Paid", (d) => has(d, "effectCost")],
+  ],
+  "EP-9": [
+    ["Max", (d) => has(d, "lost")],
+    ["Gauge", (d) => has(d, "gauge") && has(d, "current")],
+  ],
+  "*": [
+    ["Points", (d) => has(d, "kind") && has(d, "points") && has(d, "total")],
+    ["HealSource", (d) => typeof d.source === "string" && has(d, "points")],
+    ["HealNothing", (d) => has(d, "healed") && Object.keys(d.healed ?? {}).length === 0],
+    ["Healed", (d) => has(d, "healed")],
+  ],
+};
+
+/** Rule ids whose steps may carry the shared `*` shapes. */
+export const SHARED_RULES = new Set(["HEALTH-8", "HEALTH-9", "HEALTH-10", "RANK-5", "RANK-9", "RANK-12"]);
+
+/**
+ * The sentence variant of a step (null: no template; show the sidecar's text).
+ * @param {Step} step
+ * @returns {string|null}
+ */
+export function stepVariant(step) {
+  const data = step.data;
+  if (!data || typeof data !== "object") return null;
+  const own = TEMPLATES[step.rule] ?? [];
+  const shared = SHARED_RULES.has(step.rule) ? TEMPLATES["*"] : [];
+  for (const [variant, when] of [...own, ...shared]) {
+    if (when(data)) return variant;
+  }
+  return null;
+}
+
+/** The keys of a step's sentence template (null when it has none). @param {Step} step */
+export function stepTemplateKey(step) {
+  const variant = stepVariant(step);
+  return variant ? `${RULES_KEY}.${step.rule}.${variant}` : null;
+}
+
+/**
+ * `{B: 1, L: 2}` → "1 B + 2 L"; `[a, b]` → "a, b"; numbers and strings as they are.
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function plainValue(value) {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.map(plainValue).join(", ");
+  if (typeof value === "object") {
+    const parts = Object.entries(value)
+      .filter(([, n]) => typeof n !== "number" || n !== 0)
+      .map(([k, n]) => (typeof n === "number" ? `${n} ${k}` : `${k}: ${plainValue(n)}`));
+    return parts.join(" + ") || "0";
+  }
+  if (typeof value === "number" && !Number.isInteger(value)) return value.toFixed(2);
+  return String(value);
+}
+
+/**
+ * The template parameters of a step: every data value formatted and escaped, plus derived ones
+ * (`boxes`, localized states, names).
+ * @param {Step} step
+ * @param {I18n} i18n
+ * @param {(id: string) => string|undefined} [names]
+ * @returns {Record<string, string>}
+ */
+export function stepParams(step, i18n, names) {
+  const data = step.data ?? {};
+  const word = (/** @type {string} */ group, /** @type {unknown} */ value) => {
+    const key = `${CARD_KEY}.${group}.${value}`;
+    return i18n.has(key) ? i18n.localize(key) : String(value);
+  };
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const [key, value] of Object.entries(data)) out[key] = plainValue(value);
+  for (const key of ["result", "locate"]) if (typeof data[key] === "string") out[key] = word("Locate", data[key]);
+  if (typeof data.status === "string") out.status = word("Status", data.status);
+  if (Array.isArray(data.conditions)) {
+    out.conditions = data.conditions.length ? `; ${data.conditions.map((c) => word("Condition", c)).join(", ")}` : "";
+  }
+  if (typeof data.condition === "string") out.condition = word("Condition", data.condition);
+  if (typeof data.side === "string") out.side = word("Side", data.side);
+  if (typeof data.reason === "string") out.reason = word("Reason", data.reason);
+  if (typeof data.paidFrom === "string") out.paidFrom = word("Pool", data.paidFrom);
+  if (typeof data.unusable === "string") out.unusable = word("Condition", data.unusable);
+  if (typeof data.source === "string") {
+    const key = `VTTBRIDGE.HealSource.${data.source}`;
+    out.source = i18n.has(key) ? i18n.localize(key) : data.source;
+  }
+  if (typeof data.dp === "number") out.dp = data.dp > 0 ? `+${data.dp}` : String(data.dp);
+  if (typeof data.delta === "number") out.delta = data.delta > 0 ? `+${data.delta}` : String(data.delta);
+  if (typeof data.spellChance === "number") out.spellChance = `${Math.round(data.spellChance * 100)}%`;
+  if (typeof data.spell === "string") out.spell = word("Spell", data.spell);
+  for (const key of ["token", "actor"]) if (typeof data[key] === "string") out[key] = names?.(data[key]) ?? data[key];
+  if (typeof data.healthy === "number") {
+    const { healthy, bashing = 0, lethal = 0, aggravated = 0 } = data;
+    out.boxes = i18n.format(`${CARD_KEY}.Boxes`, { healthy: String(healthy), bashing: String(bashing), lethal: String(lethal), aggravated: String(aggravated) });
+  }
+  for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
+  return out;
+}
+
+/**
+ * One step as HTML: rule id, localized title, localized sentence (or the English text).
+ * @param {Step} step
+ * @param {I18n} i18n
+ * @param {(id: string) => string|undefined} [names]
+ * @returns {string}
+ */
+export function renderStep(step, i18n, names) {
+  const rule = escapeHtml(step.rule);
+  const titleKey = `${RULES_KEY}.${step.rule}.Title`;
+  const title = i18n.has(titleKey) ? escapeHtml(i18n.localize(titleKey)) : "";
+  const templateKey = stepTemplateKey(step);
+  let sentence;
+  let localized = false;
+  if (templateKey && i18n.has(templateKey)) {
+    sentence = i18n.format(templateKey, stepParams(step, i18n, names));
+    localized = true;
+  } else {
+    sentence = escapeHtml(step.text);
+  }
+  const who = typeof step.data?.actor === "string" ? names?.(step.data.actor) : undefined;
+  const whoHtml = who ? `<span class="vtt-bridge-who">${escapeHtml(who)}:</span> ` : "";
+  return (
+    `<li class="vtt-bridge-step" data-rule="${rule}">` +
+    `<div class="vtt-bridge-step-head"><span class="vtt-bridge-rule">${rule}</span>` +
+    (title ? ` <span class="vtt-bridge-title">${title}</span>` : "") +
+    `</div><div class="vtt-bridge-text"${localized ? "" : ' lang="en"'}>${whoHtml}${sentence}</div></li>`
+  );
+}
+
+/**
+ * One roll as HTML: the faces (successes and rerolls marked) and the successes.
+ * @param {import("./rolls.mjs").EngineRoll} roll
+ * @param {I18n} i18n
+ * @returns {string}
+ */
+export function renderRoll(roll, i18n) {
+  const faces = (roll.dice ?? [])
+    .map((face) => {
+      const cls = ["vtt-bridge-die", face >= 8 ? "success" : "", face >= roll.again ? "exploded" : ""].filter(Boolean).join(" ");
+      return `<span class="${cls}">${escapeHtml(face)}</span>`;
+    })
+    .join("");
+  const again = roll.again >= 11 ? i18n.localize(`${CARD_KEY}.NoAgain`) : i18n.format(`${CARD_KEY}.Again`, { again: String(roll.again) });
+  const summary = i18n.format(`${CARD_KEY}.Roll`, { pool: escapeHtml(roll.pool), again: escapeHtml(again), successes: escapeHtml(roll.successes) });
+  return `<div class="vtt-bridge-roll"><div class="vtt-bridge-roll-summary">${summary}</div><div class="vtt-bridge-dice">${faces}</div></div>`;
+}
+
+/** Action/query kinds a card names in its header. */
+export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "ruling"]);
+
+/**
+ * The kind of a ruling, from its steps, when the caller does not know it.
+ * @param {Step[]} log
+ * @returns {string}
+ */
+export function inferKind(log) {
+  const rules = log.map((s) => s.rule);
+  if (rules.includes("ROUND")) return "round";
+  if (log.some((s) => s.rule === "DET-8" && s.data && "observerPool" in s.data)) return "contest";
+  if (rules.some((r) => r === "IWR-8") || log.some((s) => s.rule === "HEALTH-2")) return "damage";
+  if (log.some((s) => s.data && typeof s.data.source === "string" && "points" in s.data)) return "heal";
+  if (log.some((s) => s.data && typeof s.data.use === "string")) return "spendWillpower";
+  if (rules.some((r) => r.startsWith("WP-"))) return "willpower";
+  return "ruling";
+}
+
+/**
+ * The whole card.
+ * @param {CardInput} input
+ * @param {I18n} i18n
+ * @returns {string}
+ */
+export function renderCard({ log, rolls = [], kind, subject, names }, i18n) {
+  const cardKind = kind && CARD_KINDS.includes(kind) ? kind : inferKind(log);
+  const heading = escapeHtml(i18n.localize(`${CARD_KEY}.Kind.${cardKind}`));
+  const subjectHtml = subject ? ` <span class="vtt-bridge-subject">${escapeHtml(subject)}</span>` : "";
+  const steps = log.map((step) => renderStep(step, i18n, names)).join("");
+  const dice = rolls.length ? `<div class="vtt-bridge-rolls">${rolls.map((r) => renderRoll(r, i18n)).join("")}</div>` : "";
+  return (
+    `<div class="vtt-bridge-ruling" data-kind="${escapeHtml(cardKind)}">` +
+    `<header class="vtt-bridge-ruling-head">${heading}${subjectHtml}</header>` +
+    `<ol class="vtt-bridge-steps">${steps}</ol>${dice}</div>`
+  );
+}
+
+/** Steps that are bookkeeping, not rulings: a card made of these alone is not posted. */
+const BOOKKEEPING = new Set(["SYNC", "UPSERT"]);
+
+/**
+ * Whether a ruling's log deserves a card: not bookkeeping (sync, upserts) and not a plain token
+ * move (a `move` ruling is one DET-5 step counting the pairs that changed; moves are constant).
+ * @param {Step[]} log
+ * @returns {boolean}
+ */
+export function shouldPostCard(log) {
+  if (!Array.isArray(log) || log.length === 0) return false;
+  return !log.every((s) => BOOKKEEPING.has(s.rule) || (s.rule === "DET-5" && s.data && "changedPairs" in s.data));
+}
+
+/** The "ruling cards" setting's choices. */
+export const CARD_MODES = Object.freeze(["off", "gm", "public"]);
+
+/**
+ * The token ids and actor uuids a ruling names (in step data, and the explain/attack pair).
+ * @param {Step[]} log
+ * @param {string[]} [extra] ids known from the request (observer, target, action target)
+ * @returns {string[]}
+ */
+export function namedIds(log, extra = []) {
+  const ids = new Set(extra.filter((id) => typeof id === "string" && id));
+  for (const step of log) {
+    for (const key of ["actor", "token", "observer", "target", "attacker"]) {
+      const value = step.data?.[key];
+      if (typeof value === "string" && value) ids.add(value);
+    }
+  }
+  return [...ids];
+}
+
+/**
+ * Who sees a card: "none" (setting off), "gm" (whispered to the GMs) or "public". Any step of the
+ * detection rules (DET-*), or a named token or actor the players may not locate, makes it "gm"
+ * whatever the setting: a card must never reveal a hidden token.
+ * @param {{log: Step[], mode: string, named?: string[], isSecret?: (id: string) => boolean}} args
+ * @returns {"none"|"gm"|"public"}
+ */
+export function cardAudience({ log, mode, named = [], isSecret = () => false }) {
+  if (mode === "off" || !CARD_MODES.includes(mode)) return mode === "off" ? "none" : "gm";
+  if (mode === "gm") return "gm";
+  if (log.some((s) => typeof s.rule === "string" && s.rule.startsWith("DET-"))) return "gm";
+  if (named.some((id) => isSecret(id))) return "gm";
+  return "public";
+}

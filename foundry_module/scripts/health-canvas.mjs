@@ -1,0 +1,175 @@
+/**
+ * Foundry wiring of the Health track (thin): one PIXI container per token holding the track (below
+ * the token) and the counters (above it), drawn from the actor's `flags.vtt-bridge` with the pure
+ * `health-track.mjs` and the PIXI code of `drawing.mjs`. Hidden when the world setting "who sees
+ * Health boxes" says so for this user, and when the token shows as a silhouette or not at all
+ * (`isIdentityHidden`, from the visibility layer).
+ * @module health-canvas
+ */
+
+import { MODULE_ID } from "./constants.mjs";
+import { drawConditionCounters, drawHealthTrack } from "./drawing.mjs";
+import { canSeeHealth, DEFAULT_HEALTH_VISIBILITY, healthTrackView } from "./health-track.mjs";
+
+/** The setting key of "who sees Health boxes". */
+export const HEALTH_VISIBILITY_SETTING = "healthVisibility";
+
+/** The name of the container this module adds to each token. */
+export const HEALTH_CONTAINER_NAME = `${MODULE_ID}-health`;
+
+/** Actor flags whose change redraws the track. */
+const WATCHED_FLAGS = ["health", "status", "woundPenalty", "conditionPoints", "emotionPoints"];
+
+/**
+ * @typedef {object} HealthTrackOptions
+ * @property {{on: (hook: string, fn: (...args: any[]) => unknown) => unknown}} hooks usually `Hooks`
+ * @property {(key: string) => unknown} getSetting reads `game.settings.get(MODULE_ID, key)`
+ * @property {typeof import("pixi.js")} PIXI the global `PIXI`
+ * @property {(token: any) => boolean} [isIdentityHidden] true while the token shows as a silhouette or not at all
+ * @property {() => boolean} [isGM] default `game.user.isGM`
+ * @property {(key: string) => string} [localize] default `game.i18n.localize`
+ * @property {() => Iterable<any>} [tokens] the token placeables of the canvas (redrawn when the setting changes)
+ */
+
+/**
+ * Whether a change object touches one of the watched flags (in any of the shapes a hook receives:
+ * nested, dot paths, deletion keys).
+ * @param {unknown} changes
+ */
+export function touchesHealthFlags(changes) {
+  if (!changes || typeof changes !== "object") return false;
+  const record = /** @type {Record<string, any>} */ (changes);
+  /** @param {string} path the part after `flags.vtt-bridge.` */
+  const watched = (path) => WATCHED_FLAGS.includes(path.replace(/^-=/, "").split(".")[0]);
+  for (const [key, value] of Object.entries(record)) {
+    const prefix = `flags.${MODULE_ID}.`;
+    if (key.startsWith(prefix) && watched(key.slice(prefix.length))) return true;
+    if (key === `flags.${MODULE_ID}` || key === `flags.-=${MODULE_ID}`) return true;
+    if (key === "flags" && value && typeof value === "object") {
+      if (`-=${MODULE_ID}` in value) return true;
+      const scope = value[MODULE_ID];
+      if (scope && typeof scope === "object" && Object.keys(scope).some(watched)) return true;
+    }
+    // an unlinked token's own actor changes arrive in updateToken (v11+ `delta`, older `actorData`)
+    if ((key === "delta" || key === "actorData") && touchesHealthFlags(value)) return true;
+  }
+  return false;
+}
+
+/**
+ * Install the hooks. Returns `{refresh(token), refreshAll()}` for callers that know of a change the
+ * hooks do not see (e.g. the visibility layer after a new ruling).
+ * @param {HealthTrackOptions} options
+ */
+export function installHealthTrack({
+  hooks,
+  getSetting,
+  PIXI,
+  isIdentityHidden = () => false,
+  isGM = () => !!game.user?.isGM,
+  localize = (key) => game.i18n.localize(key),
+  tokens = () => /** @type {any} */ (globalThis).canvas?.tokens?.placeables ?? [],
+}) {
+  /** @type {WeakMap<object, {container: any, track: any, counters: any, signature: string, trackHeight?: number, nameplateBase?: number, nameplateSet?: number}>} */
+  const drawn = new WeakMap();
+
+  /** @param {any} token */
+  function entryOf(token) {
+    let entry = drawn.get(token);
+    if (!entry || entry.container.destroyed) {
+      const container = new PIXI.Container();
+      container.name = HEALTH_CONTAINER_NAME;
+      container.eventMode = "none";
+      const track = new PIXI.Graphics();
+      const counters = new PIXI.Container();
+      container.addChild(track, counters);
+      token.addChild(container);
+      entry = { container, track, counters, signature: "" };
+      drawn.set(token, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Move Foundry's nameplate below the track (and back), without fighting Foundry's own positioning:
+   * a y value we did not set is Foundry's new base.
+   * @param {any} token @param {NonNullable<ReturnType<typeof drawn.get>>} entry @param {number} offset
+   */
+  function placeNameplate(token, entry, offset) {
+    const plate = token.nameplate;
+    if (!plate || typeof plate.y !== "number") return;
+    if (entry.nameplateSet === undefined || plate.y !== entry.nameplateSet) entry.nameplateBase = plate.y;
+    const base = /** @type {number} */ (entry.nameplateBase);
+    plate.y = base + offset;
+    entry.nameplateSet = plate.y;
+  }
+
+  /** @param {any} token */
+  function refresh(token) {
+    if (!token || token.destroyed) return;
+    const flags = token.actor?.flags?.[MODULE_ID];
+    const setting = getSetting(HEALTH_VISIBILITY_SETTING) ?? DEFAULT_HEALTH_VISIBILITY;
+    const isOwner = !!(token.isOwner ?? token.document?.isOwner ?? token.actor?.isOwner);
+    const visible = !!flags?.health && canSeeHealth({ setting, isGM: isGM(), isOwner }) && !isIdentityHidden(token);
+    const existing = drawn.get(token);
+    if (!visible) {
+      if (existing) {
+        existing.container.visible = false;
+        placeNameplate(token, existing, 0);
+      }
+      return;
+    }
+    const width = Number(token.w ?? token.width ?? 0);
+    const height = Number(token.h ?? token.height ?? 0);
+    const entry = entryOf(token);
+    entry.container.visible = true;
+    const signature = JSON.stringify([width, height, WATCHED_FLAGS.map((k) => flags[k])]);
+    if (signature !== entry.signature) {
+      entry.signature = signature;
+      const view = healthTrackView(flags, { width });
+      if (!view) return;
+      const trackHeight = drawHealthTrack(PIXI, entry.track, view.layout, {
+        status: view.statusKey ? localize(view.statusKey) : null,
+        penalty: view.penalty,
+        text: true,
+      });
+      entry.track.position.set(0, height + 2);
+      const countersHeight = drawConditionCounters(PIXI, entry.counters, view.counters, {
+        maxWidth: width,
+        text: true,
+        label: (counter) => (counter.kind === "tempHp" ? localize("VTTBRIDGE.HealthTrack.TempHp") : counter.id),
+      });
+      entry.counters.position.set(0, -countersHeight - 2);
+      entry.trackHeight = trackHeight;
+    }
+    placeNameplate(token, entry, (entry.trackHeight ?? 0) + 2);
+  }
+
+  function refreshAll() {
+    for (const token of tokens()) refresh(token);
+  }
+
+  hooks.on("drawToken", (/** @type {any} */ token) => refresh(token));
+  hooks.on("refreshToken", (/** @type {any} */ token) => refresh(token));
+  hooks.on("destroyToken", (/** @type {any} */ token) => {
+    const entry = drawn.get(token);
+    drawn.delete(token);
+    if (entry && !entry.container.destroyed) entry.container.destroy({ children: true });
+  });
+  hooks.on("updateActor", (/** @type {any} */ actor, /** @type {unknown} */ changes) => {
+    if (!touchesHealthFlags(changes)) return;
+    const active = typeof actor?.getActiveTokens === "function" ? actor.getActiveTokens() : [];
+    for (const token of active) refresh(token);
+  });
+  hooks.on("updateToken", (/** @type {any} */ tokenDocument, /** @type {unknown} */ changes) => {
+    if (touchesHealthFlags(changes) || (changes && typeof changes === "object" && ("width" in changes || "height" in changes))) {
+      refresh(tokenDocument?.object);
+    }
+  });
+  for (const hook of ["updateSetting", "createSetting"]) {
+    hooks.on(hook, (/** @type {any} */ setting) => {
+      if (setting?.key === `${MODULE_ID}.${HEALTH_VISIBILITY_SETTING}`) refreshAll();
+    });
+  }
+  return { refresh, refreshAll };
+}

@@ -1,0 +1,603 @@
+/**
+ * Foundry wiring of who sees what (thin; every decision is in `visibility.mjs`):
+ * - a Token class mixin installed at `init` on `CONFIG.Token.objectClass`: `isVisible` (unlocated →
+ *   not drawn; approximate → drawn even out of sight), the approximate look (art, name plate, bars,
+ *   effects, tooltip, target markers, turn marker hidden; the anonymous silhouette of `drawing.mjs`
+ *   drawn instead; neutral border), `_canHUD`/`_canHover`/`_canControl`/`_canView`/`_canDrag`,
+ *   `setTarget` refusal, `_isLightSource` (an unlocated token's light does not shine here);
+ * - the combat tracker (v12/v13: `_isTokenVisible` on the configured class' prototype; v14: a
+ *   subclass, as `CONFIG.ui.combat` is read when the UI is built; every version: rows removed in
+ *   `renderCombatTracker` as a second line of defence);
+ * - refresh on `updateToken` (our flag), `controlToken`, token create/delete, ownership changes;
+ * - the GM overlay of who locates whom (keybinding + token tool, drawn on `canvas.controls`).
+ * Everything is read from the `env` passed in (usually `globalThis`), so tests drive it with fakes.
+ * @module visibility-canvas
+ */
+
+import { MODULE_ID } from "./constants.mjs";
+import { namespacedClass } from "./compat.mjs";
+import { createSilhouette } from "./drawing.mjs";
+import {
+  dashSegments,
+  locateStateFor,
+  observersFor,
+  OVERLAY_LABEL_LIMIT,
+  OVERLAY_STYLES,
+  overlayRelations,
+  overlaySegment,
+  presentationFor,
+  relationStyle,
+  setOverlayToolActive,
+  addOverlayTool,
+  tokenChangeKinds,
+  visibilityFlagChanged,
+  visibilityFlagOf,
+} from "./visibility.mjs";
+
+/** The keybinding action and the token tool name of the GM overlay. */
+export const OVERLAY_ACTION = "visibilityOverlay";
+export const OVERLAY_TOOL = `${MODULE_ID}-visibility`;
+/** The hook called (with the refreshed token placeables) after this client's presentation changed. */
+export const VISIBILITY_HOOK = `${MODULE_ID}.visibility`;
+
+/** The token property holding its silhouette (the container `createSilhouette` returns). */
+const SILHOUETTE = "_vttBridgeSilhouette";
+
+/**
+ * @typedef {import("./visibility.mjs").Presentation} Presentation
+ * @typedef {import("./visibility.mjs").Observers} Observers
+ */
+
+/** @type {VisibilityRuntime|null} the installed runtime (one per page) */
+let runtime = null;
+
+/**
+ * True when this client draws the token as a silhouette or not at all (unlocated, or Foundry's own
+ * test hides it), so another layer (Health boxes, counters) must not name it either. Accepts a token
+ * placeable or a token document. False before `installVisibility` ran.
+ * @param {any} token
+ * @returns {boolean}
+ */
+export function isIdentityHidden(token) {
+  if (!runtime || !token) return false;
+  const placeable = token.document ? token : (token.object ?? { document: token, controlled: false });
+  if (runtime.presentationOf(placeable).identityHidden) return true;
+  return placeable.visible === false;
+}
+
+/**
+ * Install everything. Call once, in the `init` hook (the Token class must be replaced before the
+ * canvas is drawn; keybindings must be registered during `init`).
+ * @param {{env?: any, localize?: (key: string, data?: Record<string, string>) => string}} [options]
+ * @returns {VisibilityRuntime}
+ */
+export function installVisibility({ env = globalThis, localize } = {}) {
+  runtime = new VisibilityRuntime(env, localize ?? ((key, data) => (data ? env.game.i18n.format(key, data) : env.game.i18n.localize(key))));
+  runtime.install();
+  return runtime;
+}
+
+/**
+ * The Token mixin. `runtime` answers the decisions; everything else is Foundry's.
+ * @param {VttBridgeTokenClass} Base the configured Token class
+ * @param {VisibilityRuntime} rt
+ * @returns {VttBridgeTokenClass}
+ */
+export function visibilityTokenMixin(Base, rt) {
+  return class VttBridgeVisibilityToken extends Base {
+    /** @override */
+    get isVisible() {
+      const p = rt.presentationOf(this);
+      if (!p.drawn) return false;
+      if (!p.coreVisibility) return true;
+      return super.isVisible;
+    }
+
+    /** @override */
+    _refreshVisibility() {
+      super._refreshVisibility();
+      rt.applyPresentation(this);
+    }
+
+    /** @override */
+    _refreshState() {
+      super._refreshState();
+      rt.applyPresentation(this);
+    }
+
+    /**
+     * Core sets the mesh's visibility in more than one refresh; clamp it here too.
+     * @override
+     */
+    _refreshMesh() {
+      if (typeof super._refreshMesh === "function") super._refreshMesh();
+      rt.applyPresentation(this);
+    }
+
+    /** @override */
+    _getBorderColor(/** @type {any[]} */ ...args) {
+      if (rt.presentationOf(this).border === "neutral") return rt.neutralBorderColor();
+      return super._getBorderColor(...args);
+    }
+
+    /** @override */
+    _canHUD(/** @type {any} */ user, /** @type {any} */ event) {
+      return rt.presentationOf(this).hud && super._canHUD(user, event);
+    }
+
+    /** @override */
+    _canHover(/** @type {any} */ user, /** @type {any} */ event) {
+      return rt.presentationOf(this).hover && super._canHover(user, event);
+    }
+
+    /** @override */
+    _canControl(/** @type {any} */ user, /** @type {any} */ event) {
+      return rt.presentationOf(this).control && super._canControl(user, event);
+    }
+
+    /** @override */
+    _canView(/** @type {any} */ user, /** @type {any} */ event) {
+      return rt.presentationOf(this).view && (typeof super._canView !== "function" || super._canView(user, event));
+    }
+
+    /** @override */
+    _canDrag(/** @type {any} */ user, /** @type {any} */ event) {
+      return rt.presentationOf(this).drag && (typeof super._canDrag !== "function" || super._canDrag(user, event));
+    }
+
+    /** @override */
+    _isLightSource() {
+      return (typeof super._isLightSource !== "function" || super._isLightSource()) && rt.presentationOf(this).emitsLight;
+    }
+
+    /**
+     * Refuse to target a token this user may not target (untargeting is always allowed).
+     * @override
+     */
+    setTarget(targeted = true, /** @type {any} */ options = {}) {
+      const forThisUser = !options?.user || options.user === rt.env.game.user;
+      if (targeted && forThisUser && !rt.presentationOf(this).targetable) return;
+      return super.setTarget(targeted, options);
+    }
+
+    /**
+     * While a silhouette, render only the silhouette and the border: whatever other child a module
+     * adds to the token (or core adds in a later version) stays undrawn.
+     * @override
+     */
+    render(/** @type {any} */ renderer) {
+      const silhouette = this[SILHOUETTE];
+      if (!silhouette || silhouette.destroyed || !silhouette.visible || !rt.presentationOf(this).silhouette) {
+        super.render(renderer);
+        return;
+      }
+      /** @type {any[]} */
+      const children = this.children;
+      this.children = [this.border, silhouette].filter((c) => c && !c.destroyed && c.parent === this);
+      try {
+        super.render(renderer);
+      } finally {
+        this.children = children;
+      }
+    }
+  };
+}
+
+/** Children of a token that name or describe it, with the presentation field that allows each. */
+const TOKEN_PARTS = /** @type {const} */ ([
+  ["nameplate", "name"],
+  ["bars", "bars"],
+  ["effects", "effects"],
+  ["tooltip", "tooltip"],
+  ["targetArrows", "targetMarkers"], // v13+
+  ["targetPips", "targetMarkers"], // v13+
+  ["target", "targetMarkers"], // v12
+  ["turnMarker", "turnMarker"], // v13+
+  ["levelIndicator", "name"], // v14 (elevation/level badge)
+  ["voidMesh", "art"],
+  ["detectionFilterMesh", "art"],
+]);
+
+export class VisibilityRuntime {
+  /**
+   * @param {any} env usually `globalThis`
+   * @param {(key: string, data?: Record<string, string>) => string} localize
+   */
+  constructor(env, localize) {
+    this.env = env;
+    this.localize = localize;
+    /** @type {Observers|null} cached until something that changes them happens */
+    this.observers = null;
+    /** @type {WeakMap<object, Presentation>} the last presentation applied per token */
+    this.applied = new WeakMap();
+    /** GM overlay on/off (this browser only) */
+    this.overlayActive = false;
+    /** @type {any} */
+    this.overlay = null;
+    /** @type {HTMLElement|null} */
+    this.legend = null;
+    /** @type {Set<any>|"all"|null} tokens waiting for a refresh */
+    this.pending = null;
+    this.overlayPending = false;
+  }
+
+  get canvas() {
+    return this.env.canvas;
+  }
+
+  install() {
+    const { CONFIG, Hooks } = this.env;
+    const Token = CONFIG.Token?.objectClass ?? namespacedClass(this.env, "foundry.canvas.placeables.Token", "Token");
+    if (Token) CONFIG.Token.objectClass = visibilityTokenMixin(Token, this);
+    this.installCombatTracker();
+    this.registerKeybinding();
+
+    Hooks.on("updateToken", (/** @type {any} */ doc, /** @type {any} */ changes) => {
+      const kinds = tokenChangeKinds(changes);
+      if (kinds.observers) this.invalidateObservers();
+      if (visibilityFlagChanged(changes) && doc.object) this.schedule([doc.object]);
+      if (visibilityFlagChanged(changes) || kinds.position || kinds.observers) this.scheduleOverlay();
+    });
+    Hooks.on("controlToken", () => {
+      this.invalidateObservers();
+      this.scheduleOverlay();
+    });
+    Hooks.on("hoverToken", () => this.scheduleOverlay());
+    for (const hook of ["createToken", "deleteToken"]) {
+      Hooks.on(hook, () => {
+        this.invalidateObservers();
+        this.scheduleOverlay();
+      });
+    }
+    Hooks.on("updateActor", (/** @type {any} */ _actor, /** @type {any} */ changes) => {
+      if (changes && (Object.hasOwn(changes, "ownership") || Object.hasOwn(changes, "permission"))) this.invalidateObservers();
+    });
+    Hooks.on("canvasReady", () => {
+      // observers computed while the layer was still being drawn may be partial
+      this.invalidateObservers();
+      this.overlay = null;
+      if (this.overlayActive) this.scheduleOverlay();
+    });
+    Hooks.on("canvasTearDown", () => {
+      this.overlay = null;
+    });
+    Hooks.on("getSceneControlButtons", (/** @type {any} */ controls) => {
+      if (!this.env.game.user?.isGM) return;
+      addOverlayTool(controls, {
+        name: OVERLAY_TOOL,
+        title: "VTTBRIDGE.Visibility.Tool",
+        icon: "fa-solid fa-eye-low-vision",
+        active: this.overlayActive,
+        onToggle: (/** @type {boolean} */ active) => this.setOverlay(active, false),
+      });
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // decisions for this client
+
+  /** @returns {Observers} */
+  clientObservers() {
+    if (this.observers) return this.observers;
+    const { game } = this.env;
+    const layer = this.canvas?.tokens;
+    if (!layer?.placeables || !game.user) return { source: game.user?.isGM ? "all" : "none", ids: [] };
+    const user = game.user;
+    const candidates = layer.placeables.map((/** @type {any} */ t) => ({
+      id: t.document?.id,
+      controlled: !!t.controlled,
+      observable: !!(t.actor?.testUserPermission?.(user, "OBSERVER") ?? t.document?.isOwner),
+      hasSight: !!(t.hasSight ?? t.document?.sight?.enabled),
+      hidden: !!t.document?.hidden,
+    }));
+    const tokenVision = this.canvas?.visibility?.tokenVision ?? this.canvas?.scene?.tokenVision ?? true;
+    this.observers = observersFor({ isGM: !!user.isGM, tokens: candidates, tokenVision: !!tokenVision });
+    return this.observers;
+  }
+
+  /**
+   * @param {any} token a placeable (or `{document, controlled}`)
+   * @returns {Presentation}
+   */
+  presentationOf(token) {
+    const { game } = this.env;
+    const doc = token?.document;
+    const observers = this.clientObservers();
+    const state = observers.ids.length ? locateStateFor(visibilityFlagOf(doc), observers.ids) : null;
+    return presentationFor({
+      state,
+      isGM: !!game.user?.isGM,
+      isOwner: !!doc?.isOwner,
+      isControlled: !!token?.controlled,
+      isObserver: observers.ids.includes(doc?.id),
+      hidden: !!doc?.hidden,
+    });
+  }
+
+  neutralBorderColor() {
+    const colors = this.env.CONFIG.Canvas?.dispositionColors;
+    return colors?.INACTIVE ?? 0x555555;
+  }
+
+  /**
+   * Enforce the presentation on a token after Foundry's own refresh set its parts.
+   * @param {any} token
+   */
+  applyPresentation(token) {
+    const p = this.presentationOf(token);
+    const before = this.applied.get(token);
+    this.applied.set(token, p);
+    if (token.mesh && !p.art) token.mesh.visible = false;
+    for (const [part, field] of TOKEN_PARTS) {
+      const child = token[part];
+      if (child && !p[field]) child.visible = false;
+    }
+    this.updateSilhouette(token, p);
+    if (before && before.emitsLight !== p.emitsLight) {
+      const init = token.initializeLightSource ?? token.initializeSources;
+      if (typeof init === "function") init.call(token);
+    }
+  }
+
+  /**
+   * @param {any} token
+   * @param {Presentation} p
+   */
+  updateSilhouette(token, p) {
+    /** @type {any} */
+    let silhouette = token[SILHOUETTE];
+    const width = token.w ?? token.width ?? 0;
+    const height = token.h ?? token.height ?? 0;
+    if (!p.silhouette) {
+      if (silhouette && !silhouette.destroyed) silhouette.visible = false;
+      return;
+    }
+    const stale = !silhouette || silhouette.destroyed || silhouette.parent !== token || silhouette.vttWidth !== width || silhouette.vttHeight !== height;
+    if (stale) {
+      if (silhouette && !silhouette.destroyed) silhouette.destroy({ children: true });
+      silhouette = createSilhouette(this.env.PIXI, { width, height });
+      silhouette.vttWidth = width;
+      silhouette.vttHeight = height;
+      silhouette.eventMode = "none";
+      token.addChild(silhouette);
+      token[SILHOUETTE] = silhouette;
+    }
+    silhouette.visible = true;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // refresh
+
+  invalidateObservers() {
+    this.observers = null;
+    this.schedule("all");
+  }
+
+  /** @param {any[]|"all"} tokens */
+  schedule(tokens) {
+    const first = this.pending === null;
+    if (tokens === "all" || this.pending === "all") this.pending = "all";
+    else {
+      this.pending ??= new Set();
+      for (const t of tokens) /** @type {Set<any>} */ (this.pending).add(t);
+    }
+    if (first) this.defer(() => this.flush());
+  }
+
+  /** @param {() => void} fn */
+  defer(fn) {
+    const raf = this.env.requestAnimationFrame;
+    if (typeof raf === "function") raf.call(this.env, fn);
+    else setTimeout(fn, 0);
+  }
+
+  flush() {
+    const pending = this.pending;
+    this.pending = null;
+    if (!pending) return;
+    // a hook may have run before Foundry finished changing who is controlled: read it again now
+    if (pending === "all") this.observers = null;
+    const tokens = pending === "all" ? [...(this.canvas?.tokens?.placeables ?? [])] : [...pending].filter((t) => !t.destroyed);
+    const { game, ui } = this.env;
+    for (const token of tokens) {
+      token.renderFlags?.set({ refreshVisibility: true, refreshState: true });
+      const p = this.presentationOf(token);
+      if (!p.targetable && token.targeted?.has?.(game.user)) token.setTarget(false, { releaseOthers: false });
+    }
+    if (game.combat) ui?.combat?.render?.();
+    this.env.Hooks.callAll(VISIBILITY_HOOK, tokens);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // combat tracker
+
+  installCombatTracker() {
+    const { CONFIG, Hooks, game } = this.env;
+    const rt = this;
+    /** @param {any} token placeable or document */
+    const shows = (token) => {
+      const placeable = token?.document ? token : token?.object;
+      return !placeable || rt.presentationOf(placeable).inCombatTracker;
+    };
+    const Tracker = CONFIG.ui?.combat;
+    if (Tracker?.prototype) {
+      if ((game.release?.generation ?? 0) >= 14) {
+        CONFIG.ui.combat = class extends Tracker {
+          /** @param {any} token */
+          _isTokenVisible(token) {
+            return shows(token) && (typeof super._isTokenVisible === "function" ? super._isTokenVisible(token) : true);
+          }
+        };
+      } else if (typeof Tracker.prototype._isTokenVisible === "function") {
+        const original = Tracker.prototype._isTokenVisible;
+        Tracker.prototype._isTokenVisible = function (/** @type {any} */ token) {
+          return shows(token) && original.call(this, token);
+        };
+      }
+    }
+    // every version (v12 has no `_isTokenVisible`): drop the rows of combatants this user may not see
+    Hooks.on("renderCombatTracker", (/** @type {any} */ app, /** @type {any} */ html) => {
+      const root = html?.[0] ?? html;
+      const combat = app?.viewed ?? game.combat;
+      if (!root?.querySelectorAll || !combat?.combatants) return;
+      for (const row of root.querySelectorAll("[data-combatant-id]")) {
+        const combatant = combat.combatants.get(row.dataset.combatantId);
+        const token = combatant?.token?.object ?? combatant?.token;
+        if (token && !shows(token)) row.remove();
+      }
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // GM overlay
+
+  registerKeybinding() {
+    const { game } = this.env;
+    game.keybindings?.register?.(MODULE_ID, OVERLAY_ACTION, {
+      name: "VTTBRIDGE.Visibility.Keybinding.Name",
+      hint: "VTTBRIDGE.Visibility.Keybinding.Hint",
+      editable: [{ key: "KeyV", modifiers: ["Shift"] }],
+      restricted: true,
+      onDown: () => {
+        if (!game.user?.isGM) return false;
+        this.setOverlay(!this.overlayActive, true);
+        return true;
+      },
+    });
+  }
+
+  /**
+   * @param {boolean} active
+   * @param {boolean} syncTool update the token tool's pressed state (when toggled by the key)
+   */
+  setOverlay(active, syncTool) {
+    if (!this.env.game.user?.isGM) active = false;
+    this.overlayActive = active;
+    if (syncTool) {
+      const controls = this.env.ui?.controls;
+      if (controls && setOverlayToolActive(controls.controls, OVERLAY_TOOL, active)) controls.render?.();
+    }
+    if (active) this.scheduleOverlay();
+    else this.clearOverlay();
+  }
+
+  scheduleOverlay() {
+    if (!this.overlayActive || this.overlayPending) return;
+    this.overlayPending = true;
+    this.defer(() => {
+      this.overlayPending = false;
+      this.drawOverlay();
+    });
+  }
+
+  clearOverlay() {
+    if (this.overlay && !this.overlay.destroyed) this.overlay.destroy({ children: true });
+    this.overlay = null;
+    this.legend?.remove();
+    this.legend = null;
+  }
+
+  drawOverlay() {
+    const { PIXI } = this.env;
+    const canvas = this.canvas;
+    const layer = canvas?.tokens;
+    const parent = canvas?.controls ?? canvas?.interface;
+    if (!this.overlayActive || !layer?.placeables || !parent || !PIXI) return;
+    if (!this.overlay || this.overlay.destroyed || this.overlay.parent !== parent) {
+      this.overlay = new PIXI.Container();
+      this.overlay.name = `${MODULE_ID}-visibility-overlay`;
+      this.overlay.eventMode = "none";
+      parent.addChild(this.overlay);
+    }
+    const overlay = this.overlay;
+    for (const child of overlay.removeChildren()) child.destroy({ children: true });
+
+    const hovered = layer.hover ?? null;
+    const focus = hovered ? [hovered.document.id] : layer.controlled.map((/** @type {any} */ t) => t.document.id);
+    const { relations, total, counts, malformed, truncated } = overlayRelations(
+      layer.placeables.map((/** @type {any} */ t) => ({ id: t.document.id, center: t.center, visibility: visibilityFlagOf(t.document) })),
+      focus,
+    );
+    const grid = canvas.grid?.size ?? canvas.dimensions?.size ?? 100;
+    const g = new PIXI.Graphics();
+    overlay.addChild(g);
+    const labels = relations.length <= OVERLAY_LABEL_LIMIT;
+    for (const relation of relations) {
+      const style = relationStyle(relation);
+      const segment = overlaySegment(relation.from, relation.to, { offset: 5, inset: grid * 0.3 });
+      if (!segment) continue;
+      g.lineStyle({ width: style.width, color: style.color, alpha: 0.9 });
+      const pieces = style.dashed ? dashSegments(segment.from, segment.to) : [[segment.from, segment.to]];
+      for (const [a, b] of pieces) {
+        g.moveTo(a.x, a.y);
+        g.lineTo(b.x, b.y);
+      }
+      // arrow head at the target end
+      const angle = Math.atan2(segment.to.y - segment.from.y, segment.to.x - segment.from.x);
+      const size = 10;
+      g.lineStyle(0);
+      g.beginFill(style.color, 0.9);
+      g.drawPolygon([
+        segment.to.x,
+        segment.to.y,
+        segment.to.x - size * Math.cos(angle - 0.4),
+        segment.to.y - size * Math.sin(angle - 0.4),
+        segment.to.x - size * Math.cos(angle + 0.4),
+        segment.to.y - size * Math.sin(angle + 0.4),
+      ]);
+      g.endFill();
+      if (labels) {
+        const text = new PIXI.Text(this.stateLabel(relation), { fontSize: 14, fill: style.color, stroke: 0x000000, strokeThickness: 3 });
+        text.anchor.set(0.5, 0.5);
+        text.position.set((segment.from.x + segment.to.x) / 2, (segment.from.y + segment.to.y) / 2);
+        overlay.addChild(text);
+      }
+    }
+    this.drawLegend({ shown: relations.length, total, counts, malformed, truncated, focused: focus.length > 0 });
+  }
+
+  /** @param {{state: string, malformed: boolean}} relation */
+  stateLabel(relation) {
+    return relation.malformed ? this.localize("VTTBRIDGE.Visibility.Legend.Malformed") : this.localize(`VTTBRIDGE.Visibility.State.${relation.state}`);
+  }
+
+  /**
+   * The legend (HTML, bottom left): colours, counts, "N of M shown".
+   * @param {{shown: number, total: number, counts: Record<string, number>, malformed: number, truncated: boolean, focused: boolean}} data
+   */
+  drawLegend({ shown, total, counts, malformed, truncated, focused }) {
+    const doc = this.env.document;
+    if (!doc) return;
+    /** @type {HTMLElement} */
+    const legend = this.legend ?? doc.createElement("div");
+    if (!this.legend) {
+      legend.id = `${MODULE_ID}-visibility-legend`;
+      doc.body.append(legend);
+      this.legend = legend;
+    }
+    const hex = (/** @type {number} */ n) => `#${n.toString(16).padStart(6, "0")}`;
+    /** @param {string} label @param {{color: number, dashed: boolean}} style @param {number} count */
+    const row = (label, style, count) => {
+      const line = doc.createElement("div");
+      const swatch = doc.createElement("span");
+      swatch.className = "swatch";
+      swatch.style.borderTop = `3px ${style.dashed ? "dashed" : "solid"} ${hex(style.color)}`;
+      line.append(swatch, doc.createTextNode(` ${label}: ${count}`));
+      return line;
+    };
+    const title = doc.createElement("strong");
+    title.textContent = this.localize("VTTBRIDGE.Visibility.Legend.Title");
+    const rows = ["pinpointed", "approximate", "unlocated"].map((state) =>
+      row(this.localize(`VTTBRIDGE.Visibility.State.${state}`), OVERLAY_STYLES[/** @type {"pinpointed"} */ (state)], counts[state] ?? 0),
+    );
+    if (malformed) rows.push(row(this.localize("VTTBRIDGE.Visibility.Legend.Malformed"), OVERLAY_STYLES.malformed, malformed));
+    const summary = doc.createElement("div");
+    summary.textContent = truncated
+      ? this.localize("VTTBRIDGE.Visibility.Legend.Shown", { shown: String(shown), total: String(total) })
+      : this.localize("VTTBRIDGE.Visibility.Legend.All", { total: String(total) });
+    const hint = doc.createElement("div");
+    hint.className = "hint";
+    hint.textContent = this.localize(focused ? "VTTBRIDGE.Visibility.Legend.Focused" : "VTTBRIDGE.Visibility.Legend.Focus");
+    legend.replaceChildren(title, ...rows, summary, hint);
+  }
+}

@@ -1,0 +1,472 @@
+/**
+ * Who sees what on this client (issue 7 part B), as pure decisions. The sidecar rules per pair of
+ * tokens how an observer locates a target (DET-4); the module writes it on the TARGET token as
+ * `flags.vtt-bridge.visibility.<observer token id>`. This file turns those flags plus "who is
+ * looking on this client" into one render decision per token, and the GM overlay's data.
+ * No Foundry globals: everything is passed in (Foundry-shaped plain objects in the tests).
+ * @module visibility
+ */
+
+import { LOCATE_STATES, MODULE_ID, VISIBILITY_FLAG } from "./constants.mjs";
+
+/** @typedef {"pinpointed"|"approximate"|"unlocated"} LocateState */
+
+/**
+ * Rank of each state for "the best observer counts": lower is better. A missing ruling ranks with
+ * "pinpointed" (Foundry decides, exactly as without the module).
+ * @type {Readonly<Record<LocateState, number>>}
+ */
+export const LOCATE_RANK = Object.freeze({ pinpointed: 0, approximate: 1, unlocated: 2 });
+
+/**
+ * The state an unreadable ruling counts as: "unlocated". A ruling exists for the pair (the sidecar
+ * wrote something) but this client cannot read it, e.g. a newer sidecar's state name or a hand-edited
+ * flag. Drawing the token normally could show a player what the sidecar meant to hide, and a leak
+ * cannot be taken back; hiding it wrongly is visible to the GM (the overlay marks the pair as
+ * malformed) and is undone by the next correct write. Another observer of the same user that
+ * locates the token still wins (best state counts).
+ * @type {LocateState}
+ */
+export const MALFORMED_STATE = "unlocated";
+
+/**
+ * Read one flag value.
+ * @param {unknown} value
+ * @returns {{state: LocateState, malformed: boolean}}
+ */
+export function parseLocateState(value) {
+  if (typeof value === "string" && /** @type {readonly string[]} */ (LOCATE_STATES).includes(value)) {
+    return { state: /** @type {LocateState} */ (value), malformed: false };
+  }
+  return { state: MALFORMED_STATE, malformed: true };
+}
+
+/**
+ * The visibility flag of a token document (or of its `flags`), or undefined.
+ * @param {{flags?: Record<string, any>}|null|undefined} tokenDocument
+ * @returns {unknown}
+ */
+export function visibilityFlagOf(tokenDocument) {
+  return tokenDocument?.flags?.[MODULE_ID]?.[VISIBILITY_FLAG];
+}
+
+/**
+ * @typedef {object} ObserverCandidate one token of the viewed scene, as this client sees it
+ * @property {string} id token id
+ * @property {boolean} [controlled] this user controls it
+ * @property {boolean} [observable] this user may see through it (OBSERVER permission or better)
+ * @property {boolean} [hasSight] the token has vision enabled
+ * @property {boolean} [hidden] the token is hidden by the GM (document.hidden)
+ */
+
+/**
+ * @typedef {object} Observers
+ * @property {"controlled"|"owned"|"all"|"none"} source where they come from: "all" = a GM who
+ *   controls no token with sight (sees everything); "none" = a player with no token to look through
+ * @property {string[]} ids the observer token ids (empty for "all" and "none")
+ */
+
+/**
+ * This client's observers, following Foundry's rule for vision sources (research §2.1): the tokens
+ * the user controls that have sight (a hidden one only for a GM); if none, for a player the tokens
+ * they may observe (OBSERVER permission) that have sight and are not hidden; a GM with none
+ * sees everything. With token vision off on the scene, sight is not required (Foundry then has no
+ * vision sources, but the sidecar's rulings still apply to who the user looks through).
+ * @param {{isGM: boolean, tokens: Iterable<ObserverCandidate>, tokenVision?: boolean}} input
+ * @returns {Observers}
+ */
+export function observersFor({ isGM, tokens, tokenVision = true }) {
+  const all = [...tokens];
+  /** @param {ObserverCandidate} t */
+  const sees = (t) => (!tokenVision || !!t.hasSight) && (isGM || !t.hidden);
+  const controlled = all.filter((t) => t.controlled && sees(t)).map((t) => t.id);
+  if (controlled.length) return { source: "controlled", ids: controlled };
+  if (isGM) return { source: "all", ids: [] };
+  const owned = all.filter((t) => t.observable && sees(t)).map((t) => t.id);
+  return owned.length ? { source: "owned", ids: owned } : { source: "none", ids: [] };
+}
+
+/**
+ * How the best of the observers locates the target. `null` = no ruling applies (no observers, an
+ * observer without an entry, or a flag that is absent): Foundry draws the token as it would anyway.
+ * A pinpointing observer wins; then any observer without a ruling; then approximate; then unlocated.
+ * A flag that is present but not an object counts as an unreadable ruling for every observer.
+ * @param {unknown} visibilityFlag the target token's `flags.vtt-bridge.visibility`
+ * @param {Iterable<string>} observerIds
+ * @returns {LocateState|null}
+ */
+export function locateStateFor(visibilityFlag, observerIds) {
+  const ids = [...observerIds];
+  if (!ids.length || visibilityFlag === undefined || visibilityFlag === null) return null;
+  const readable = typeof visibilityFlag === "object" && !Array.isArray(visibilityFlag);
+  /** @type {LocateState|null} */
+  let best = null;
+  let bestRank = Infinity;
+  for (const id of ids) {
+    /** @type {LocateState|null} */
+    let state;
+    if (!readable) state = MALFORMED_STATE;
+    else if (!Object.hasOwn(visibilityFlag, id)) state = null;
+    else state = parseLocateState(/** @type {Record<string, unknown>} */ (visibilityFlag)[id]).state;
+    if (state === "pinpointed") return "pinpointed";
+    const rank = state === null ? 0.5 : LOCATE_RANK[state];
+    if (rank < bestRank) {
+      bestRank = rank;
+      best = state;
+    }
+  }
+  return best;
+}
+
+/**
+ * @typedef {object} Presentation one client's answer to every render decision for one token
+ * @property {LocateState|null} state the state that was applied (null: no ruling, or the viewer's own token)
+ * @property {boolean} drawn the token is drawn at all (false: unlocated)
+ * @property {boolean} coreVisibility when drawn, Foundry's own test (walls, light, hidden) still decides
+ * @property {boolean} silhouette drawn as the anonymous blurred silhouette instead of its art
+ * @property {boolean} identityHidden silhouette or not drawn: nothing that names the token may show
+ * @property {boolean} art the token's image, ring and mesh
+ * @property {boolean} name the name plate
+ * @property {boolean} bars the resource bars
+ * @property {boolean} effects the status/effect icons
+ * @property {boolean} tooltip the hover text / elevation tooltip
+ * @property {boolean} targetMarkers target arrows and pips
+ * @property {boolean} turnMarker the combat turn marker on the canvas
+ * @property {boolean} hud the token HUD (right click)
+ * @property {boolean} hover hover interactions (hover name, highlight)
+ * @property {boolean} control selecting / controlling it
+ * @property {boolean} view opening its sheet by double click
+ * @property {boolean} drag dragging it
+ * @property {boolean} targetable the user may target it
+ * @property {boolean} inCombatTracker its row (and turn) is listed in the combat tracker
+ * @property {"core"|"neutral"} border "neutral": no disposition colour on the border
+ * @property {boolean} emitsLight its light source shines on this client (see `presentationFor`)
+ */
+
+/** @type {Readonly<Presentation>} */
+const CORE = Object.freeze({
+  state: null,
+  drawn: true,
+  coreVisibility: true,
+  silhouette: false,
+  identityHidden: false,
+  art: true,
+  name: true,
+  bars: true,
+  effects: true,
+  tooltip: true,
+  targetMarkers: true,
+  turnMarker: true,
+  hud: true,
+  hover: true,
+  control: true,
+  view: true,
+  drag: true,
+  targetable: true,
+  inCombatTracker: true,
+  border: "core",
+  emitsLight: true,
+});
+
+/**
+ * Every render decision for one token on this client. "true" never grants more than Foundry
+ * would: the wiring asks Foundry too (e.g. `hud: true` means "Foundry's own `_canHUD` decides").
+ *
+ * - the viewer's own token (controlled, or owned by a player, or one of this client's observers):
+ *   exactly as Foundry draws it. A GM owns every document by role, so for a GM only the tokens
+ *   they control count as their own; otherwise a GM previewing through a token would see nothing;
+ * - pinpointed or no ruling: exactly as Foundry draws it;
+ * - approximate: drawn even where Foundry's sight test fails (the observer knows roughly where it
+ *   is), except a token the GM hid (`hidden`) for a player; shown as an anonymous silhouette: no
+ *   art, name, bars, effects, tooltip, target markers, turn marker, neutral border; for a player no
+ *   HUD, hover, control, sheet, drag, targeting, combat tracker row;
+ * - unlocated: not drawn (and, like a token the GM hid in core, its light does not shine on this
+ *   client, since a moving light would show where it is); for a player also not targetable and not
+ *   in the tracker.
+ * A GM previewing through controlled tokens sees the same picture as the player would, but keeps
+ * every interaction and the full combat tracker (nothing there is a secret from the GM).
+ * @param {{state: LocateState|null, isGM: boolean, isOwner?: boolean, isControlled?: boolean,
+ *   isObserver?: boolean, hidden?: boolean}} input `isOwner`: the user owns the token (ignored for a GM);
+ *   `isObserver`: it is one of this client's observers; `hidden`: the GM hid it (document.hidden)
+ * @returns {Presentation}
+ */
+export function presentationFor({ state, isGM, isOwner = false, isControlled = false, isObserver = false, hidden = false }) {
+  const own = isControlled || isObserver || (!isGM && isOwner);
+  if (own || state === null || state === "pinpointed") return { ...CORE, state: own ? null : state };
+  const player = !isGM;
+  if (state === "unlocated") {
+    return {
+      ...CORE,
+      state,
+      drawn: false,
+      coreVisibility: false,
+      identityHidden: true,
+      art: false,
+      name: false,
+      bars: false,
+      effects: false,
+      tooltip: false,
+      targetMarkers: false,
+      turnMarker: false,
+      hud: !player,
+      hover: !player,
+      control: !player,
+      view: !player,
+      drag: !player,
+      targetable: !player,
+      inCombatTracker: !player,
+      border: "neutral",
+      emitsLight: false,
+    };
+  }
+  // approximate
+  return {
+    ...CORE,
+    state,
+    drawn: true,
+    coreVisibility: player && hidden,
+    silhouette: true,
+    identityHidden: true,
+    art: false,
+    name: false,
+    bars: false,
+    effects: false,
+    tooltip: false,
+    targetMarkers: false,
+    turnMarker: false,
+    hud: !player,
+    hover: !player,
+    control: !player,
+    view: !player,
+    drag: !player,
+    targetable: !player,
+    inCombatTracker: !player,
+    border: "neutral",
+    emitsLight: true,
+  };
+}
+
+/**
+ * Whether a token update (as the `updateToken` hook receives it: an expanded diff) touches our
+ * visibility flag, in any deletion syntax (`-=key` or v14 ForcedDeletion values, which keep the key).
+ * @param {Record<string, any>|null|undefined} changes
+ * @returns {boolean}
+ */
+export function visibilityFlagChanged(changes) {
+  if (!changes || typeof changes !== "object") return false;
+  for (const key of Object.keys(changes)) {
+    if (key === `flags.${MODULE_ID}` || key.startsWith(`flags.${MODULE_ID}.${VISIBILITY_FLAG}`)) return true;
+  }
+  const flags = changes.flags;
+  if (!flags || typeof flags !== "object") return false;
+  if (Object.hasOwn(flags, `-=${MODULE_ID}`)) return true;
+  const ours = flags[MODULE_ID];
+  if (!ours || typeof ours !== "object") return Object.hasOwn(flags, MODULE_ID);
+  return Object.hasOwn(ours, VISIBILITY_FLAG) || Object.hasOwn(ours, `-=${VISIBILITY_FLAG}`);
+}
+
+/**
+ * Whether a token update can change who this client's observers are or where the overlay draws.
+ * @param {Record<string, any>|null|undefined} changes
+ * @returns {{observers: boolean, position: boolean}}
+ */
+export function tokenChangeKinds(changes) {
+  if (!changes || typeof changes !== "object") return { observers: false, position: false };
+  const position = ["x", "y", "width", "height", "elevation"].some((k) => Object.hasOwn(changes, k));
+  const observers = Object.hasOwn(changes, "hidden") || Object.hasOwn(changes, "sight") || Object.hasOwn(changes, "actorId") || Object.hasOwn(changes, "ownership");
+  return { observers, position };
+}
+
+// ---------------------------------------------------------------------------------------------
+// GM overlay of who locates whom
+
+/**
+ * The most lines the overlay draws at once. 500 tokens could carry 249,500 pairs; past a few
+ * hundred lines the picture is unreadable and PIXI redraws get slow on every token move. When there
+ * are more, the worst states are kept first (unlocated, then approximate, then pinpointed: the
+ * exceptions are what a GM looks for) and the legend says "N of M shown".
+ */
+export const OVERLAY_CAP = 300;
+
+/** Lines get a midpoint label only when at most this many are drawn (else labels are clutter). */
+export const OVERLAY_LABEL_LIMIT = 40;
+
+/**
+ * Colour and dash per state (PIXI hex colours). `malformed` is an unreadable ruling.
+ * @type {Readonly<Record<LocateState|"malformed", {color: number, dashed: boolean, width: number}>>}
+ */
+export const OVERLAY_STYLES = Object.freeze({
+  pinpointed: Object.freeze({ color: 0x43a047, dashed: false, width: 2 }),
+  approximate: Object.freeze({ color: 0xffb300, dashed: true, width: 2 }),
+  unlocated: Object.freeze({ color: 0xe53935, dashed: false, width: 2 }),
+  malformed: Object.freeze({ color: 0xd500f9, dashed: true, width: 3 }),
+});
+
+/**
+ * @typedef {object} OverlayToken
+ * @property {string} id
+ * @property {{x: number, y: number}} center canvas coordinates
+ * @property {unknown} [visibility] its `flags.vtt-bridge.visibility`
+ */
+
+/**
+ * @typedef {object} Relation one line of the overlay: `observerId` locates `targetId` as `state`
+ * @property {string} observerId
+ * @property {string} targetId
+ * @property {LocateState} state
+ * @property {boolean} malformed the flag value was unreadable (`state` is then MALFORMED_STATE)
+ * @property {{x: number, y: number}} from observer centre
+ * @property {{x: number, y: number}} to target centre
+ */
+
+/**
+ * The overlay's data: every ruled pair whose two tokens are on the scene, restricted to the pairs
+ * touching the focus tokens (hovered or controlled) when there are any, worst first, capped.
+ * @param {Iterable<OverlayToken>} tokens
+ * @param {string|Iterable<string>|null} [focus] token id(s) to restrict to (as observer or target)
+ * @param {{cap?: number}} [options]
+ * @returns {{relations: Relation[], total: number, counts: Record<LocateState, number>, malformed: number, truncated: boolean}}
+ */
+export function overlayRelations(tokens, focus = null, { cap = OVERLAY_CAP } = {}) {
+  /** @type {Map<string, OverlayToken>} */
+  const byId = new Map();
+  for (const token of tokens) if (token && typeof token.id === "string") byId.set(token.id, token);
+  const focusIds = new Set(typeof focus === "string" ? [focus] : focus ? [...focus] : []);
+  /** @type {Relation[]} */
+  const relations = [];
+  /** @type {Record<LocateState, number>} */
+  const counts = { pinpointed: 0, approximate: 0, unlocated: 0 };
+  let malformed = 0;
+  for (const target of byId.values()) {
+    const flag = target.visibility;
+    if (!flag || typeof flag !== "object" || Array.isArray(flag)) continue;
+    for (const [observerId, value] of Object.entries(flag)) {
+      const observer = byId.get(observerId);
+      if (!observer || observerId === target.id) continue;
+      if (focusIds.size && !focusIds.has(observerId) && !focusIds.has(target.id)) continue;
+      const parsed = parseLocateState(value);
+      counts[parsed.state] += 1;
+      if (parsed.malformed) malformed += 1;
+      relations.push({ observerId, targetId: target.id, state: parsed.state, malformed: parsed.malformed, from: observer.center, to: target.center });
+    }
+  }
+  relations.sort(
+    (a, b) =>
+      Number(b.malformed) - Number(a.malformed) ||
+      LOCATE_RANK[b.state] - LOCATE_RANK[a.state] ||
+      (a.observerId < b.observerId ? -1 : a.observerId > b.observerId ? 1 : 0) ||
+      (a.targetId < b.targetId ? -1 : a.targetId > b.targetId ? 1 : 0),
+  );
+  const total = relations.length;
+  const limit = Math.max(0, Math.floor(cap));
+  return { relations: relations.slice(0, limit), total, counts, malformed, truncated: total > limit };
+}
+
+/**
+ * The overlay's style for one relation.
+ * @param {Pick<Relation, "state"|"malformed">} relation
+ */
+export function relationStyle(relation) {
+  return relation.malformed ? OVERLAY_STYLES.malformed : OVERLAY_STYLES[relation.state];
+}
+
+/**
+ * The segment of a line shifted sideways (to its right, looking from `from` to `to`) by `offset`,
+ * so A→B and B→A do not cover each other; shortened by `inset` at both ends so it starts and stops
+ * outside the token centres.
+ * @param {{x: number, y: number}} from
+ * @param {{x: number, y: number}} to
+ * @param {{offset?: number, inset?: number}} [options]
+ * @returns {{from: {x: number, y: number}, to: {x: number, y: number}}|null} null if too short to draw
+ */
+export function overlaySegment(from, to, { offset = 4, inset = 0 } = {}) {
+  const dx = to.x - from.x;
+  const dy = to.y - from.y;
+  const length = Math.hypot(dx, dy);
+  if (!Number.isFinite(length) || length <= 2 * inset || length === 0) return null;
+  const ux = dx / length;
+  const uy = dy / length;
+  const nx = -uy * offset;
+  const ny = ux * offset;
+  return {
+    from: { x: from.x + ux * inset + nx, y: from.y + uy * inset + ny },
+    to: { x: to.x - ux * inset + nx, y: to.y - uy * inset + ny },
+  };
+}
+
+/**
+ * The dashes of a dashed line, as segments (PIXI Graphics has no dash style).
+ * @param {{x: number, y: number}} from
+ * @param {{x: number, y: number}} to
+ * @param {{dash?: number, gap?: number}} [options]
+ * @returns {Array<[{x: number, y: number}, {x: number, y: number}]>}
+ */
+export function dashSegments(from, to, { dash = 12, gap = 8 } = {}) {
+  const length = Math.hypot(to.x - from.x, to.y - from.y);
+  if (!Number.isFinite(length) || length === 0 || dash <= 0 || gap < 0) return [];
+  const ux = (to.x - from.x) / length;
+  const uy = (to.y - from.y) / length;
+  /** @type {Array<[{x: number, y: number}, {x: number, y: number}]>} */
+  const out = [];
+  for (let start = 0; start < length; start += dash + gap) {
+    const end = Math.min(start + dash, length);
+    out.push([
+      { x: from.x + ux * start, y: from.y + uy * start },
+      { x: from.x + ux * end, y: from.y + uy * end },
+    ]);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The overlay's toggle among the token controls
+
+/**
+ * @typedef {object} OverlayToolSpec
+ * @property {string} name
+ * @property {string} title a localization key (core localizes tool titles)
+ * @property {string} icon Font Awesome classes
+ * @property {boolean} active pressed now
+ * @property {(active: boolean) => void} onToggle
+ */
+
+/**
+ * Add the overlay's toggle button to the token controls, in the shape the `getSceneControlButtons`
+ * hook gives: v13+ an object of controls keyed by name whose `tools` is an object keyed by tool name
+ * (`onChange(event, active)`, `order`); v12 an array of controls (`name: "token"`) whose `tools` is an
+ * array (`onClick(toggled)`). The caller adds it for a GM only.
+ * @param {unknown} controls
+ * @param {OverlayToolSpec} spec
+ * @returns {boolean} whether the token controls were found
+ */
+export function addOverlayTool(controls, { name, title, icon, active, onToggle }) {
+  const base = { name, title, icon, toggle: true, active: !!active, visible: true };
+  if (Array.isArray(controls)) {
+    const token = controls.find((c) => c?.name === "token");
+    if (!token || !Array.isArray(token.tools)) return false;
+    token.tools.push({ ...base, onClick: (/** @type {unknown} */ toggled) => onToggle(!!toggled) });
+    return true;
+  }
+  const tools = /** @type {any} */ (controls)?.tokens?.tools;
+  if (!tools || typeof tools !== "object") return false;
+  tools[name] = { ...base, order: Object.keys(tools).length, onChange: (/** @type {unknown} */ _event, /** @type {unknown} */ toggled) => onToggle(!!toggled) };
+  return true;
+}
+
+/**
+ * Set the pressed state of the overlay's tool in `ui.controls.controls` (either shape) after the
+ * keybinding toggled it.
+ * @param {unknown} controls
+ * @param {string} name
+ * @param {boolean} active
+ * @returns {boolean} whether the tool was found
+ */
+export function setOverlayToolActive(controls, name, active) {
+  /** @type {any} */
+  let tool;
+  if (Array.isArray(controls)) tool = controls.find((c) => c?.name === "token")?.tools?.find?.((/** @type {any} */ t) => t?.name === name);
+  else tool = /** @type {any} */ (controls)?.tokens?.tools?.[name];
+  if (!tool) return false;
+  tool.active = !!active;
+  return true;
+}

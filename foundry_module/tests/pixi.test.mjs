@@ -1,0 +1,344 @@
+/**
+ * Pixel tests of the canvas drawing: headless Chromium (Debian's /usr/bin/chromium or
+ * `$CHROMIUM_PATH`, driven by puppeteer-core) loads the REAL pixi.js (7.4.2, the PixiJS 7 line
+ * Foundry 13 ships; from node_modules) and the module's real `scripts/drawing.mjs` and
+ * `scripts/health-track.mjs` from a tiny local http server, renders several box mixes and a
+ * silhouette with WebGL (SwiftShader), and the test reads the pixels back.
+ *
+ * The PNGs go to docs/images/ only when VTT_BRIDGE_WRITE_SCREENSHOTS=1 (`npm run screenshots`),
+ * otherwise into a temporary folder, so a test run never changes the repository. A missing browser
+ * FAILS the test; nothing is skipped.
+ */
+
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, extname, join, normalize, sep } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import puppeteer from "puppeteer-core";
+
+import { COLORS } from "../scripts/drawing.mjs";
+
+const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
+const imageDir = writeDocs ? join(moduleRoot, "..", "docs", "images") : mkdtempSync(join(tmpdir(), "vtt-bridge-pixi-"));
+/** The one file of node_modules the page may load. */
+const PIXI_PATH = join(moduleRoot, "node_modules", "pixi.js", "dist", "pixi.mjs");
+
+/** @type {import("node:http").Server|null} */
+let http = null;
+/** @type {import("puppeteer-core").Browser|null} */
+let browser = null;
+/** @type {import("puppeteer-core").Page|null} */
+let page = null;
+let profile = "";
+/** @type {string[]} */
+const consoleErrors = [];
+
+before(async () => {
+  const types = { ".mjs": "text/javascript", ".js": "text/javascript", ".html": "text/html", ".json": "application/json" };
+  http = createServer((req, res) => {
+    if (req.url === "/favicon.ico") {
+      res.writeHead(204).end();
+      return;
+    }
+    const path = normalize(join(moduleRoot, decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)));
+    const allowed = path === PIXI_PATH || (path.startsWith(moduleRoot + sep) && !path.includes(`${sep}node_modules${sep}`));
+    if (!allowed || !existsSync(path)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": /** @type {Record<string, string>} */ (types)[extname(path)] ?? "application/octet-stream" });
+    res.end(readFileSync(path));
+  });
+  await new Promise((resolve) => http?.listen(0, "127.0.0.1", () => resolve(undefined)));
+  const address = http.address();
+  const origin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  assert.ok(existsSync(PIXI_PATH), `no pixi.js at ${PIXI_PATH} (npm ci)`);
+  profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
+  browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    userDataDir: profile,
+    args: [
+      "--no-sandbox",
+      "--use-angle=swiftshader",
+      "--enable-unsafe-swiftshader",
+      "--disable-background-networking",
+      "--no-first-run",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  page = await browser.newPage();
+  page.on("console", (msg) => {
+    if (msg.type() === "error") consoleErrors.push(msg.text());
+  });
+  page.on("pageerror", (error) => consoleErrors.push(String(error)));
+  await page.goto(`${origin}/tests/browser/pixi.html`);
+  await page.waitForFunction(() => /** @type {any} */ (window).vttReady === true, { timeout: 60_000 }).catch((error) => {
+    throw new Error(`the page did not load: ${error}\n${consoleErrors.join("\n")}`);
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await new Promise((resolve) => (http ? http.close(() => resolve(undefined)) : resolve(undefined)));
+  if (!writeDocs) rmSync(imageDir, { recursive: true, force: true });
+});
+
+/**
+ * @typedef {object} Shot
+ * @property {number} width
+ * @property {number} height
+ * @property {Uint8Array} rgba
+ * @property {string} png data URL
+ * @property {string} renderer
+ * @property {{x: number, y: number, width: number}} token
+ * @property {{x: number, y: number}} [origin]
+ * @property {import("../scripts/health-track.mjs").TrackLayout} [layout]
+ * @property {boolean} [isDisplayObject]
+ * @property {boolean} [blurred]
+ */
+
+/** @param {string} fn @param {Record<string, unknown>} spec @returns {Promise<Shot>} */
+async function render(fn, spec) {
+  assert.ok(page, "the page is open");
+  const shot = await page.evaluate((name, args) => /** @type {any} */ (window).vtt[name](args), fn, spec);
+  assert.deepEqual(consoleErrors, []);
+  return { ...shot, rgba: new Uint8Array(Buffer.from(shot.rgba, "base64")) };
+}
+
+/** @param {Shot} shot @param {string} name */
+function savePng(shot, name) {
+  mkdirSync(imageDir, { recursive: true });
+  const file = join(imageDir, name);
+  writeFileSync(file, Buffer.from(shot.png.replace(/^data:image\/png;base64,/, ""), "base64"));
+  return file;
+}
+
+/** @param {Shot} shot @param {number} x @param {number} y @returns {[number, number, number]} */
+function rgb(shot, x, y) {
+  const i = (Math.round(y) * shot.width + Math.round(x)) * 4;
+  return [shot.rgba[i], shot.rgba[i + 1], shot.rgba[i + 2]];
+}
+
+/** @param {number} color @returns {[number, number, number]} */
+const hex = (color) => [(color >> 16) & 255, (color >> 8) & 255, color & 255];
+
+/** @param {[number, number, number]} a @param {[number, number, number]} b @param {number} [tol] */
+const near = (a, b, tol = 24) => Math.abs(a[0] - b[0]) <= tol && Math.abs(a[1] - b[1]) <= tol && Math.abs(a[2] - b[2]) <= tol;
+
+const BG = 0x35503a;
+const DARK = hex(COLORS.frame);
+const EMPTY = hex(COLORS.empty);
+const RED = hex(COLORS.aggravated);
+
+/**
+ * A pixel of `color` at (x, y) or one of its 8 neighbours.
+ * @param {Shot} shot @param {number} x @param {number} y @param {[number, number, number]} color
+ */
+function markNear(shot, x, y, color) {
+  for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) if (near(rgb(shot, x + dx, y + dy), color, 40)) return true;
+  return false;
+}
+
+/**
+ * Check the boxes of a track render against its layout, by reading pixels only.
+ * @param {Shot} shot
+ * @param {string} where
+ */
+function checkTrack(shot, where) {
+  const layout = /** @type {NonNullable<Shot["layout"]>} */ (shot.layout);
+  const origin = /** @type {NonNullable<Shot["origin"]>} */ (shot.origin);
+  const { token } = shot;
+  // 1. count the boxes: along the top frame line of each row, every box is one run of frame pixels
+  let counted = 0;
+  const rowTops = [...new Set(layout.boxes.map((b) => b.y))];
+  for (const top of rowTops) {
+    let inRun = false;
+    for (let x = 0; x < shot.width; x++) {
+      const dark = near(rgb(shot, x, origin.y + top), DARK, 30);
+      if (dark && !inRun) counted++;
+      inRun = dark;
+    }
+  }
+  assert.equal(counted, layout.boxes.length, `${where}: boxes counted on the frame lines`);
+  // 2. nothing past the token's width on the rows of boxes (left and right of the token: background)
+  for (let y = origin.y; y < origin.y + layout.height; y++) {
+    for (let x = 0; x < shot.width; x++) {
+      if (x >= token.x && x < token.x + token.width) continue;
+      assert.ok(near(rgb(shot, x, y), hex(BG), 6), `${where}: pixel (${x},${y}) outside the token is drawn: ${rgb(shot, x, y)}`);
+    }
+  }
+  // 3. each box by its kind
+  for (const box of layout.boxes) {
+    const x = origin.x + box.x;
+    const y = origin.y + box.y;
+    const s = box.size;
+    const frame = Math.max(1, Math.round(s / 10));
+    const at = `${where}: box ${box.index} (${box.kind})`;
+    // the frame: the four corners are dark
+    for (const [cx, cy] of [[x, y], [x + s - 1, y], [x, y + s - 1], [x + s - 1, y + s - 1]]) {
+      assert.ok(near(rgb(shot, cx, cy), DARK, 30), `${at}: frame corner (${cx},${cy}) ${rgb(shot, cx, cy)}`);
+    }
+    // the fill just inside the frame, left middle (no mark there)
+    const fill = rgb(shot, x + frame, y + Math.floor(s / 2));
+    if (box.kind === "aggravated") assert.ok(near(fill, RED, 30), `${at}: red fill ${fill}`);
+    else assert.ok(near(fill, EMPTY, 30), `${at}: light fill ${fill}`);
+    const pad = frame + Math.max(1, Math.round(s / 8));
+    const inner = s - 2 * pad;
+    // points along both diagonals, away from the centre where they cross
+    const t = [0.2, 0.3, 0.7, 0.8].map((f) => Math.round(f * inner));
+    // marks: dark on the light boxes, light on the red one
+    const mark = box.kind === "aggravated" ? hex(COLORS.markOnRed) : DARK;
+    const slash = t.every((d) => markNear(shot, x + pad + d, y + s - pad - d, mark));
+    const backslash = t.every((d) => markNear(shot, x + pad + d, y + pad + d, mark));
+    // the bar: near both ends of the mark, where the diagonals are far from the middle column
+    const middle = [x + Math.floor(s / 2) - 1, x + Math.floor(s / 2)];
+    const vertical = [y + pad + 1, y + s - pad - 2].every((yy) => middle.some((xx) => near(rgb(shot, xx, yy), mark, 40)));
+    if (box.kind === "healthy") {
+      // empty: not one dark pixel inside the frame
+      for (let yy = y + frame; yy < y + s - frame; yy++) {
+        for (let xx = x + frame; xx < x + s - frame; xx++) assert.ok(near(rgb(shot, xx, yy), EMPTY, 30), `${at}: empty at (${xx},${yy}) ${rgb(shot, xx, yy)}`);
+      }
+    } else {
+      assert.ok(slash, `${at}: "/" on the rising diagonal`);
+      assert.equal(backslash, box.kind !== "bashing", `${at}: "\\" only for lethal and aggravated`);
+      // below 6 inner pixels the bar and the X share their pixels; the red fill tells A apart there
+      if (inner >= 6) assert.equal(vertical, box.kind === "aggravated", `${at}: vertical bar only for aggravated`);
+    }
+  }
+}
+
+const MIXES = [
+  { name: "unharmed", tokenWidth: 100, flags: { health: { max: 7 }, status: "unharmed" } },
+  { name: "mixed", tokenWidth: 100, flags: { health: { max: 8, bashing: 2, lethal: 2, aggravated: 1, tempHp: 2 }, status: "moderately", woundPenalty: 1, conditionPoints: { poison: 3 }, emotionPoints: { fear: 2 } } },
+  { name: "badly", tokenWidth: 100, flags: { health: { max: 7, bashing: 1, lethal: 4, aggravated: 1 }, status: "badly", woundPenalty: 2 } },
+  { name: "dead", tokenWidth: 100, flags: { health: { max: 6, aggravated: 6 }, status: "dead", woundPenalty: 3 } },
+  { name: "large-small-token", tokenWidth: 50, flags: { health: { max: 40, bashing: 12, lethal: 10, aggravated: 5 }, status: "moderately", woundPenalty: 1 } },
+  { name: "one-box", tokenWidth: 50, flags: { health: { max: 1, bashing: 1 }, status: "badly" } },
+];
+
+test("the page runs the real pixi.js 7.4.2 with WebGL", async () => {
+  assert.ok(page);
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).vtt.version), "7.4.2");
+  const pkg = JSON.parse(readFileSync(join(moduleRoot, "package.json"), "utf8"));
+  assert.equal(pkg.devDependencies["pixi.js"], "7.4.2", "pinned to the exact version");
+  const shot = await render("renderTrack", { tokenWidth: 50, flags: { health: { max: 1 } } });
+  assert.match(shot.renderer, /^webgl/);
+});
+
+for (const mix of MIXES) {
+  test(`Health track "${mix.name}": boxes counted, kinds by their pixels, nothing past the token`, async () => {
+    const plain = await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags });
+    assert.equal(plain.layout?.boxes.length, mix.flags.health.max);
+    checkTrack(plain, mix.name);
+    // with token art, counters and the texts (when a font renders): the boxes read the same
+    const dressed = await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags, text: true, art: true });
+    checkTrack(dressed, `${mix.name} (with text)`);
+    // the picture for people, twice the size
+    savePng(await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags, text: true, art: true, scale: 2 }), `health-track-${mix.name}.png`);
+  });
+}
+
+test("condition counters: one round badge per non-zero counter, inside the token width", async () => {
+  const flags = { health: { max: 5, tempHp: 1 }, conditionPoints: { poison: 3, bleeding: 0 }, emotionPoints: { fear: 2 } };
+  const shot = await render("renderTrack", { tokenWidth: 100, flags });
+  const { token } = shot;
+  // the badges sit in the row just above the token; scan the middle of that row
+  const d = 14;
+  const y = token.y - 2 - d / 2;
+  /** @type {Array<[number, number, number]>} */
+  const centres = [];
+  let run = 0;
+  for (let x = 0; x < shot.width; x++) {
+    const c = rgb(shot, x, y);
+    const drawn = !near(c, hex(BG), 6);
+    if (drawn) {
+      assert.ok(x >= token.x && x < token.x + token.width, `badge pixel at x=${x} outside the token`);
+      run++;
+    } else if (run) {
+      centres.push(rgb(shot, x - Math.ceil(run / 2), y));
+      run = 0;
+    }
+  }
+  assert.equal(centres.length, 3, "temporary Health, poison, fear");
+  assert.ok(near(centres[0], hex(COLORS.badge.tempHp), 30), `temp Health badge ${centres[0]}`);
+  assert.ok(near(centres[1], hex(COLORS.badge.condition), 30), `condition badge ${centres[1]}`);
+  assert.ok(near(centres[2], hex(COLORS.badge.emotion), 30), `emotion badge ${centres[2]}`);
+});
+
+test("silhouette: an anonymous grey head and shoulders, blurred edges, the same for every token of a size", async () => {
+  const shot = await render("renderSilhouette", { size: 100 });
+  assert.equal(shot.isDisplayObject, true);
+  assert.equal(shot.blurred, true);
+  savePng(await render("renderSilhouette", { size: 100, scale: 2 }), "silhouette.png");
+  const { token } = shot;
+  let grey = 0;
+  let darkest = 255;
+  for (let y = 0; y < shot.height; y++) {
+    for (let x = 0; x < shot.width; x++) {
+      const [r, g, b] = rgb(shot, x, y);
+      // no colour at all: no token art, no disposition colour
+      assert.ok(Math.abs(r - g) <= 3 && Math.abs(g - b) <= 3, `colour at (${x},${y}): ${[r, g, b]}`);
+      if (r < 250) {
+        grey++;
+        // nothing leaks out of the token's square
+        assert.ok(x >= token.x && x < token.x + token.width && y >= token.y && y < token.y + token.width, `drawn outside the token at (${x},${y})`);
+      }
+      darkest = Math.min(darkest, r);
+    }
+  }
+  assert.ok(grey > 0.15 * token.width * token.width, `a body-sized shape (${grey} px)`);
+  assert.ok(darkest < 175, `a solid grey core (${darkest})`);
+  // blurred: across the head's edge the grey fades over many pixels, not one or two
+  const headY = token.y + 36;
+  let fading = 0;
+  for (let x = token.x; x < token.x + token.width / 2; x++) {
+    const v = rgb(shot, x, headY)[0];
+    if (v > darkest + 8 && v < 247) fading++;
+  }
+  assert.ok(fading >= 5, `a soft edge (${fading} intermediate pixels)`);
+  // the head is above the shoulders, both centred: a generic shape, symmetric left/right
+  for (let y = token.y; y < token.y + token.width; y += 5) {
+    for (let dx = 0; dx < token.width / 2; dx += 3) {
+      const left = rgb(shot, token.x + token.width / 2 - 1 - dx, y)[0];
+      const right = rgb(shot, token.x + token.width / 2 + dx, y)[0];
+      assert.ok(Math.abs(left - right) <= 6, `symmetric at y=${y} dx=${dx}: ${left} vs ${right}`);
+    }
+  }
+  const again = await render("renderSilhouette", { size: 100 });
+  assert.deepEqual(again.rgba, shot.rgba, "the same silhouette for every token of this size");
+});
+
+test("the Foundry wiring: one container per token, shown by the setting and the identity predicate, redrawn on flag changes, removed on destroy", async () => {
+  assert.ok(page);
+  const log = await page.evaluate(() => /** @type {any} */ (window).vtt.wiring());
+  assert.deepEqual(consoleErrors, []);
+  const [mine, theirs, bare] = log.drawn;
+  assert.equal(mine.boxesTop, 102, "the track sits just below the token");
+  assert.ok(mine.trackRight <= 100, "inside the token width");
+  assert.equal(mine.counters, 1, "poison 3");
+  assert.ok(mine.nameplate > 102 + 10, `the nameplate moves below the track (${mine.nameplate})`);
+  assert.equal(theirs, "none", "'owner': another player's token shows nothing");
+  assert.equal(bare, "none", "an actor without a Health flag shows nothing");
+  assert.ok(log.sameContainer, "refreshes reuse the one container");
+  assert.equal(log.nameplateStable, mine.nameplate, "the nameplate does not drift on refreshes");
+  assert.notEqual(log.everyone[1], "none", "'everyone': every token shows its track");
+  assert.equal(log.gmOnly[0], "hidden");
+  assert.equal(log.gmOnly[1], "hidden");
+  assert.equal(log.gmOnly[2], 102, "the nameplate goes back when the track hides");
+  assert.notEqual(log.asGm[0], "hidden");
+  assert.notEqual(log.asGm[1], "hidden", "the GM always sees");
+  assert.equal(log.identityHidden, "hidden", "a token shown as a silhouette shows no track");
+  assert.equal(log.updated.counters, 0, "redrawn after updateActor");
+  assert.equal(log.destroyed, "none");
+});
