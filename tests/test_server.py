@@ -199,6 +199,14 @@ async def test_error_invalid_action_names_the_field(
     await assert_unchanged_and_serving(peer, 1)
 
 
+async def test_error_invalid_lists_the_allowed_values_once(connect: Connect) -> None:
+    peer = await synced(connect)
+    reply = await peer.action(damage(grade="X"))
+    (detail,) = reply["payload"]["details"]
+    assert detail["path"] == ["instances", 0, "grade"]
+    assert detail["message"].count("'B', 'L' or 'A'") == 1, detail
+
+
 @pytest.mark.parametrize(
     "state",
     [

@@ -179,11 +179,17 @@ def error_details(
     `tag`: the discriminator value a tagged union puts first in every path (dropped).
     """
     details = []
-    for err in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    for err in errors:
+        if err["type"] == "too_short" and any(
+            other["loc"][: len(err["loc"])] == err["loc"] and len(other["loc"]) > len(err["loc"])
+            for other in errors
+        ):
+            continue  # a list "too short after validation" only because one of its items failed
         loc = err["loc"][1:] if tag is not None and err["loc"][:1] == (tag,) else err["loc"]
         message = err["msg"]
         ctx = err.get("ctx") or {}
-        if "expected" in ctx:
+        if "expected" in ctx and str(ctx["expected"]) not in message:
             message = f"{message} (allowed: {ctx['expected']})"
         details.append(ErrorDetail(path=[*prefix, *loc], message=message))
     return details
