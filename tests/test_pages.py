@@ -10,6 +10,7 @@ import os
 import re
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -327,6 +328,23 @@ async def test_module_missing_answers_404_saying_where_it_looked(serve: Serve, t
         assert str(tmp_path / "nowhere" / "module.json") in text
         assert pages.MODULE_DIR_ENV in text
     assert (await client.get("/")).status == 200
+
+
+async def test_module_dir_from_the_config_wins_over_the_default(
+    config: Config, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`vtt-bridge serve --module-dir` (a non-editable install has no foundry_module/ beside it)."""
+    monkeypatch.delenv(pages.MODULE_DIR_ENV, raising=False)
+    folder = tmp_path / "elsewhere"
+    write(folder, SMALL_MODULE)
+    client = TestClient(TestServer(create_app(replace(config, module_dir=folder)), host="127.0.0.1"))
+    await client.start_server()
+    try:
+        response = await client.get("/module.json")
+        assert response.status == 200
+        assert (await response.json())["title"] == json.loads(SMALL_MODULE["module.json"])["title"]
+    finally:
+        await client.close()
 
 
 async def test_module_naming_a_missing_file_answers_500_naming_it(serve: Serve, tmp_path: Path) -> None:

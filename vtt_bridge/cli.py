@@ -77,6 +77,13 @@ def _parser() -> argparse.ArgumentParser:
         "--max-frame", type=int, default=int(_env("MAX_FRAME", str(1 << 20)) or 0), help="frame cap in bytes"
     )
     serve.add_argument("--seed", type=int, default=None, help="seed the engine's dice (reproducible rolls)")
+    serve.add_argument(
+        "--module-dir",
+        type=Path,
+        default=None,
+        help="the Foundry module folder served as /module.zip (default: the checkout's foundry_module/) "
+        "[$VTT_BRIDGE_MODULE_DIR]",
+    )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
     schema = commands.add_parser("schema", help="print the JSON Schema of every protocol message")
     schema.add_argument("--markdown", action="store_true", help="the action and query reference as Markdown")
@@ -102,6 +109,7 @@ def serve(args: argparse.Namespace) -> int:
         allow_origins=tuple(args.allow_origin),
         max_frame=args.max_frame,
         seed=args.seed,
+        module_dir=args.module_dir.expanduser() if args.module_dir is not None else None,
     )
     app = create_app(config)
     host = f"[{args.host}]" if ":" in args.host else args.host

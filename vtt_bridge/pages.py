@@ -13,7 +13,8 @@
 
 Where the module folder is: `$VTT_BRIDGE_MODULE_DIR` when set, otherwise `foundry_module/` next to
 the `vtt_bridge` package, which is where it is in a source checkout and an editable install
-(`pip install -e .`). A non-editable install has no copy of it: set `VTT_BRIDGE_MODULE_DIR`.
+(`pip install -e .`). A non-editable install has no copy of it: pass `vtt-bridge serve --module-dir`
+or set `VTT_BRIDGE_MODULE_DIR`.
 """
 
 from __future__ import annotations
@@ -129,7 +130,8 @@ class ModuleSource:
         if not path.is_file():
             raise ModuleUnavailable(
                 f"No Foundry module here: {path} does not exist. Run the sidecar from a source checkout "
-                f"(or an editable install), or set {MODULE_DIR_ENV} to the foundry_module folder.",
+                f"(or an editable install), or name the foundry_module folder with "
+                f"`vtt-bridge serve --module-dir` or {MODULE_DIR_ENV}.",
                 404,
             )
         try:

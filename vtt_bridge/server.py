@@ -60,6 +60,8 @@ class Config:
     """Seed of the engine's own dice (DICE-6); None: seeded from the OS."""
     sync_interval: float = 1.0
     """Seconds between WAL checkpoints (what a power loss can cost at most)."""
+    module_dir: Path | None = None
+    """The Foundry module folder `/module.zip` is built from (None: `pages.default_module_dir()`)."""
 
     @property
     def origins(self) -> tuple[str, ...]:
@@ -438,7 +440,7 @@ def create_app(config: Config) -> web.Application:
     app.router.add_get("/ws", websocket)
     from vtt_bridge import pages  # here, not at the top: pages imports this module
 
-    pages.setup(app)
+    pages.setup(app, config.module_dir)
     app.cleanup_ctx.append(_checkpoints)
     app.on_shutdown.append(_close_sockets)
     return app
