@@ -135,3 +135,38 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_ruling_and_applies_none_
             final = json.loads((await ws.receive(timeout=10)).data)["payload"]["state"]
             assert final["rev"] == 1 + total
             assert final["actors"]["actor0"]["health"]["bashing"] == total
+
+
+def test_a_second_sidecar_on_the_same_data_folder_is_refused_and_the_first_keeps_serving(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    with sidecar(tmp_path, port) as first:
+        second = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "vtt_bridge",
+                "serve",
+                "--port",
+                str(free_port()),
+                "--data-dir",
+                str(tmp_path),
+            ],
+            env={**os.environ, "VTT_BRIDGE_TOKEN": TOKEN, "VTT_BRIDGE_LOG_LEVEL": "WARNING"},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert second.returncode == 1, second
+        assert "in use by another vtt-bridge" in second.stderr, second.stderr
+        assert first.poll() is None
+
+        async def still_serves() -> None:
+            async with (
+                aiohttp.ClientSession() as session,
+                session.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws,
+            ):
+                await _hello(ws, "w1")
+
+        asyncio.run(still_serves())

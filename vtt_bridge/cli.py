@@ -95,6 +95,7 @@ def serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from vtt_bridge.server import Config, create_app
+    from vtt_bridge.store import StoreBusy
 
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -111,7 +112,11 @@ def serve(args: argparse.Namespace) -> int:
         seed=args.seed,
         module_dir=args.module_dir.expanduser() if args.module_dir is not None else None,
     )
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except StoreBusy as exc:
+        print(f"vtt-bridge: {exc}", file=sys.stderr)
+        return 1
     host = f"[{args.host}]" if ":" in args.host else args.host
 
     def ready(_: object) -> None:

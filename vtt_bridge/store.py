@@ -46,16 +46,32 @@ class Recovered:
     replies: dict[str, str]
 
 
+class StoreBusy(Exception):
+    """Another process holds the store (a second sidecar on the same data folder)."""
+
+
 class Store:
     """The rulings log in one SQLite file. Not thread-safe: the server's event loop owns it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=1.0)
+        # One process owns the file for as long as it runs: no file locking per transaction (six
+        # fcntl calls a ruling saved), no shared-memory WAL index, and a second sidecar on the same
+        # data folder is refused instead of writing a second history into it.
+        self._db.execute("PRAGMA locking_mode=EXCLUSIVE")
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.OperationalError as exc:
+            self._db.close()
+            if "locked" in str(exc):
+                raise StoreBusy(
+                    f"{path} is in use by another vtt-bridge (one sidecar per data folder)"
+                ) from None
+            raise
         self._since_snapshot: dict[str, int] = {}
 
     def close(self) -> None:
