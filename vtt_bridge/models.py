@@ -6,7 +6,8 @@ of a document is the very same object before and after, and the patch builder ca
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, TypeVar
 
 from pydantic import Field
 
@@ -30,6 +31,52 @@ Id = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^
 Name = Annotated[str, Field(strict=True, max_length=200)]
 Coordinate = Annotated[float, Field(strict=True, ge=-1e9, le=1e9, allow_inf_nan=False)]
 Rating = Annotated[int, Field(strict=True, ge=0, le=1000)]
+
+
+V = TypeVar("V")
+
+
+class Edited(dict[str, V]):
+    """A copy of the map `base` with the members named in `edited` set: a ruling that replaces one
+    actor of a 500-token scene says so, and the world reads the edited keys instead of comparing
+    every member before and after (`edited_keys`). A plain dict in every other respect (JSON, models).
+    The world clears `base` once the state is committed, so no chain of old maps is kept alive."""
+
+    __slots__ = ("base", "edited")
+
+    def __init__(self, base: Mapping[str, V], edited: frozenset[str]) -> None:
+        super().__init__(base)
+        self.base: Mapping[str, V] | None = base
+        self.edited = edited
+
+
+def replaced(base: Mapping[str, V], key: str, value: V) -> dict[str, V]:
+    """`base` with `base[key] = value`, as a new map that remembers the edit (see `Edited`)."""
+    out = Edited(base, frozenset((key,)))
+    out[key] = value
+    return out
+
+
+def edited_keys(before: Mapping[str, V], after: Mapping[str, V]) -> set[str] | None:
+    """The keys whose members may differ between `before` and `after`, read from the `Edited` maps
+    that lead from one to the other (a few edits at most); None when unknown: compare them all."""
+    keys: set[str] = set()
+    node: Mapping[str, V] | None = after
+    for _ in range(8):
+        if node is before:
+            return keys
+        if not isinstance(node, Edited) or node.base is None:
+            return None
+        keys.update(node.edited)
+        node = node.base
+    return None
+
+
+def seal(state: WorldState) -> None:
+    """Forget the edit trail of a committed state's maps (their `base`), so old maps can be freed."""
+    for members in (state.actors, state.tokens):
+        if isinstance(members, Edited):
+            members.base = None
 
 
 DERIVED_CONDITIONS: frozenset[str] = frozenset({"unconscious", "worsening", "dying", "dead"})
@@ -136,6 +183,7 @@ class WorldState(RuleModel):
 __all__ = [
     "DERIVED_CONDITIONS",
     "Actor",
+    "Edited",
     "Healing",
     "HealthStatus",
     "LastTurn",
@@ -144,4 +192,7 @@ __all__ = [
     "Settings",
     "Token",
     "WorldState",
+    "edited_keys",
+    "replaced",
+    "seal",
 ]

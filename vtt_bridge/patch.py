@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import jsonpatch
 from pydantic import BaseModel
 
-from vtt_bridge.models import WorldState
+from vtt_bridge.models import WorldState, edited_keys
 
 Op = dict[str, Any]
 V = TypeVar("V")
@@ -121,10 +121,23 @@ def _diff_models(
     """Ops for a map of models keyed by id: removed, added, and changed members."""
     if before is after:
         return
-    _added_and_removed(path, before, after, lambda model: model.model_dump(mode="json"), ops)
-    old_get = before.get
-    for key in [key for key, model in after.items() if old_get(key, model) is not model]:
-        _diff_model(f"{path}/{escape(key)}", before[key], after[key], ops)
+    edited = edited_keys(before, after)
+    if edited is None:  # compare every member
+        _added_and_removed(path, before, after, lambda model: model.model_dump(mode="json"), ops)
+        old_get = before.get
+        for key in [key for key, model in after.items() if old_get(key, model) is not model]:
+            _diff_model(f"{path}/{escape(key)}", before[key], after[key], ops)
+        return
+    for key in sorted(edited):  # only the members the ruling replaced, added or removed
+        old, new = before.get(key), after.get(key)
+        if old is new:
+            continue
+        if new is None:
+            ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
+        elif old is None:
+            ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": new.model_dump(mode="json")})
+        else:
+            _diff_model(f"{path}/{escape(key)}", old, new, ops)
 
 
 def _diff_visibility(

@@ -18,7 +18,17 @@ from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, NotFound, Ruling
 from vtt_bridge.actions.detection import refresh_changes
 from vtt_bridge.actions.registry import HANDLERS, QUERIES
-from vtt_bridge.models import DERIVED_CONDITIONS, Actor, Scene, Settings, Token, WorldState
+from vtt_bridge.models import (
+    DERIVED_CONDITIONS,
+    Actor,
+    Edited,
+    Scene,
+    Settings,
+    Token,
+    WorldState,
+    edited_keys,
+    seal,
+)
 from vtt_bridge.protocol import (
     ACTION_ADAPTER,
     QUERY_ADAPTER,
@@ -79,16 +89,24 @@ def derive(before: WorldState, after: WorldState, done: frozenset[str] = frozens
     every = before.settings is not after.settings
     if not every and before.actors is after.actors:
         return after
-    actors: dict[str, Actor] | None = None
     old_get = before.actors.get
-    for actor_id, actor in after.actors.items():
-        if every or (old_get(actor_id) is not actor and actor_id not in done):
-            derived = derive_actor(actor, after.settings)
-            if derived is not actor:
-                if actors is None:
-                    actors = dict(after.actors)
-                actors[actor_id] = derived
-    return after if actors is None else after.model_copy(update={"actors": actors})
+    edited = None if every else edited_keys(before.actors, after.actors)
+    members = (
+        after.actors.items()
+        if edited is None
+        else [(actor_id, after.actors[actor_id]) for actor_id in edited if actor_id in after.actors]
+    )
+    updates = {
+        actor_id: derived
+        for actor_id, actor in members
+        if (every or (old_get(actor_id) is not actor and actor_id not in done))
+        and (derived := derive_actor(actor, after.settings)) is not actor
+    }
+    if not updates:
+        return after
+    actors = Edited(after.actors, frozenset(updates))
+    actors.update(updates)
+    return after.model_copy(update={"actors": actors})
 
 
 def roll_payload(roll: Roll) -> dict[str, Any]:
@@ -384,5 +402,6 @@ class World:
     def commit(self, pending: Pending, reply_json: str) -> None:
         """Make a durable ruling the world's state (call only after the store has it)."""
         self.state = pending.state
+        seal(pending.state)
         if pending.action_id is not None:
             self.replies[pending.action_id] = reply_json

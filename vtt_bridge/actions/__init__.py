@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vtt_bridge.models import Actor, WorldState
+from vtt_bridge.models import Actor, WorldState, replaced
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.dice import Roll, Roller
 
@@ -52,6 +52,4 @@ def get_actor(state: WorldState, actor_id: str, path: tuple[str | int, ...]) -> 
 
 def with_actor(state: WorldState, actor_id: str, actor: Actor) -> WorldState:
     """The state with one actor replaced; every other actor stays the very same object."""
-    actors = dict(state.actors)
-    actors[actor_id] = actor
-    return state.model_copy(update={"actors": actors})
+    return state.model_copy(update={"actors": replaced(state.actors, actor_id, actor)})

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, NotFound, Ruling
-from vtt_bridge.models import Actor, Scene, Token, WorldState
+from vtt_bridge.models import Actor, Scene, Token, WorldState, edited_keys, replaced
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.detection import (
     STATES,
@@ -288,15 +288,27 @@ def _refresh(
     removed: list[str] = []
     if b_tokens is not a_tokens:
         if candidates is None:
-            candidates = [tid for tid, tok in a_tokens.items() if b_tokens.get(tid) is not tok]
-            removed = [tid for tid in b_tokens if tid not in a_tokens]
+            edited = edited_keys(b_tokens, a_tokens)
+            if edited is None:
+                candidates = [tid for tid, tok in a_tokens.items() if b_tokens.get(tid) is not tok]
+                removed = [tid for tid in b_tokens if tid not in a_tokens]
+            else:
+                candidates = [tid for tid in edited if tid in a_tokens]
+                removed = [tid for tid in edited if tid not in a_tokens and tid in b_tokens]
         moved = {tid for tid in candidates if _moved(b_tokens.get(tid), a_tokens[tid])}
     sensed: set[str] = set()
     if before.actors is not after.actors:
-        changed = {
-            aid for aid, actor in after.actors.items() if _senses_changed(before.actors.get(aid), actor)
-        }
-        changed.update(aid for aid in before.actors if aid not in after.actors)
+        b_actors, a_actors = before.actors, after.actors
+        edited_actors = edited_keys(b_actors, a_actors)
+        if edited_actors is None:
+            changed = {aid for aid, actor in a_actors.items() if _senses_changed(b_actors.get(aid), actor)}
+            changed.update(aid for aid in b_actors if aid not in a_actors)
+        else:
+            changed = {
+                aid
+                for aid in edited_actors
+                if aid not in a_actors or _senses_changed(b_actors.get(aid), a_actors[aid])
+            }
         if changed:
             sensed = {tid for tid, tok in a_tokens.items() if tok.actor in changed}
     dirty = moved | sensed
@@ -863,8 +875,7 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
         raise NotFound(("token",), f"no token {action.token!r} on the scene")
     elevation = token.elevation if action.elevation is None else action.elevation
     moved = token.model_copy(update={"x": action.x, "y": action.y, "elevation": elevation})
-    tokens = state.tokens.copy()
-    tokens[action.token] = moved
+    tokens = replaced(state.tokens, action.token, moved)
     after, cells = _refresh(state, state.model_copy(update={"tokens": tokens}), (action.token,))
     if cells is None:
         cells = [
