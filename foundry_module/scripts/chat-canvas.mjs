@@ -8,9 +8,10 @@
 
 import { cardAudience, escapeHtml, namedIds, renderCard, shouldPostCard } from "./chat-cards.mjs";
 import { namespacedClass } from "./compat.mjs";
-import { MODULE_ID, VISIBILITY_FLAG } from "./constants.mjs";
+import { MODULE_ID } from "./constants.mjs";
 import { rollToFoundryData } from "./rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
+import { parseLocateState, visibilityFlagOf } from "./visibility.mjs";
 
 /**
  * @typedef {object} ChatCardsOptions
@@ -61,8 +62,10 @@ function nameOf(id) {
 function isSecret(id) {
   return tokensFor(id).some((token) => {
     if (token.hidden) return true;
-    const seen = token.flags?.[MODULE_ID]?.[VISIBILITY_FLAG] ?? {};
-    return Object.values(seen).some((state) => state !== "pinpointed");
+    const seen = visibilityFlagOf(token);
+    if (seen === undefined || seen === null) return false;
+    if (typeof seen !== "object") return true; // unreadable: the safe side
+    return Object.values(seen).some((state) => parseLocateState(state).state !== "pinpointed");
   });
 }
 
@@ -134,11 +137,12 @@ function followConnection(connection, getSetting) {
 }
 
 /**
- * Ask the GM which token looks at `target`.
+ * Ask the GM which token looks at `target`; null when the dialog is closed without a choice
+ * (`rejectClose: false`: v12's DialogV2 rejects by default, v13's resolves null).
  * @param {any} target token document
  * @returns {Promise<any|null>}
  */
-async function pickObserver(target) {
+export async function pickObserver(target) {
   const candidates = [...(scene()?.tokens ?? [])].filter((t) => t.id !== target.id);
   const loc = i18n();
   if (!candidates.length) {
@@ -148,6 +152,7 @@ async function pickObserver(target) {
   const DialogV2 = namespacedClass(env(), "foundry.applications.api.DialogV2");
   const options = candidates.map((t) => `<option value="${escapeHtml(t.id)}">${escapeHtml(t.name)}</option>`).join("");
   const id = await DialogV2.prompt({
+    rejectClose: false,
     window: { title: loc.localize("VTTBRIDGE.Rules.Card.PickObserver") },
     content: `<label>${escapeHtml(loc.localize("VTTBRIDGE.Rules.Card.Observer"))} <select name="observer">${options}</select></label>`,
     ok: {

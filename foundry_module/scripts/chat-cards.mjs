@@ -17,6 +17,14 @@ export const RULES_KEY = "VTTBRIDGE.Rules";
 const CARD_KEY = `${RULES_KEY}.Card`;
 
 /**
+ * The localization key of the name of a condition or emotion point kind (RANK-9: the keys of
+ * `conditionPoints` / `emotionPoints`, e.g. "burn", "fear"), shared by the chat cards and the
+ * counters drawn on tokens.
+ * @param {string} kind
+ */
+export const pointNameKey = (kind) => `${CARD_KEY}.Point.${kind}`;
+
+/**
  * @typedef {object} Step one step of a ruling's log
  * @property {string} rule
  * @property {string} text
@@ -266,6 +274,8 @@ export function stepParams(step, i18n, names) {
     out.conditions = data.conditions.length ? `; ${data.conditions.map((c) => word("Condition", c)).join(", ")}` : "";
   }
   if (typeof data.condition === "string") out.condition = word("Condition", data.condition);
+  // a condition or emotion point kind (RANK-9), worded as on the counters drawn on tokens
+  if (typeof data.kind === "string") out.kind = word("Point", data.kind);
   if (typeof data.side === "string") out.side = word("Side", data.side);
   if (typeof data.reason === "string") out.reason = word("Reason", data.reason);
   if (typeof data.paidFrom === "string") out.paidFrom = word("Pool", data.paidFrom);

@@ -9,7 +9,7 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { drawConditionCounters, drawHealthTrack } from "./drawing.mjs";
-import { canSeeHealth, DEFAULT_HEALTH_VISIBILITY, healthTrackView } from "./health-track.mjs";
+import { canSeeHealth, counterLabelKey, DEFAULT_HEALTH_VISIBILITY, healthTrackView } from "./health-track.mjs";
 
 /** The setting key of "who sees Health boxes". */
 export const HEALTH_VISIBILITY_SETTING = "healthVisibility";
@@ -73,6 +73,13 @@ export function installHealthTrack({
   /** @type {WeakMap<object, {container: any, track: any, counters: any, signature: string, trackHeight?: number, nameplateBase?: number, nameplateSet?: number}>} */
   const drawn = new WeakMap();
 
+  // "who sees Health boxes", read once and again only when the setting changes: `refreshToken`
+  // runs for every token on every refresh (each frame of a move), and a world setting read looks
+  // the setting up among all of the world's settings
+  /** @type {{value: unknown}|null} */
+  let visibilitySetting = null;
+  const healthVisibility = () => (visibilitySetting ??= { value: getSetting(HEALTH_VISIBILITY_SETTING) ?? DEFAULT_HEALTH_VISIBILITY }).value;
+
   /** @param {any} token */
   function entryOf(token) {
     let entry = drawn.get(token);
@@ -108,7 +115,7 @@ export function installHealthTrack({
   function refresh(token) {
     if (!token || token.destroyed) return;
     const flags = token.actor?.flags?.[MODULE_ID];
-    const setting = getSetting(HEALTH_VISIBILITY_SETTING) ?? DEFAULT_HEALTH_VISIBILITY;
+    const setting = healthVisibility();
     const isOwner = !!(token.isOwner ?? token.document?.isOwner ?? token.actor?.isOwner);
     const visible = !!flags?.health && canSeeHealth({ setting, isGM: isGM(), isOwner }) && !isIdentityHidden(token);
     const existing = drawn.get(token);
@@ -137,7 +144,11 @@ export function installHealthTrack({
       const countersHeight = drawConditionCounters(PIXI, entry.counters, view.counters, {
         maxWidth: width,
         text: true,
-        label: (counter) => (counter.kind === "tempHp" ? localize("VTTBRIDGE.HealthTrack.TempHp") : counter.id),
+        label: (counter) => {
+          const key = counterLabelKey(counter);
+          const words = localize(key);
+          return words && words !== key ? words : counter.id;
+        },
       });
       entry.counters.position.set(0, -countersHeight - 2);
       entry.trackHeight = trackHeight;
@@ -168,7 +179,9 @@ export function installHealthTrack({
   });
   for (const hook of ["updateSetting", "createSetting"]) {
     hooks.on(hook, (/** @type {any} */ setting) => {
-      if (setting?.key === `${MODULE_ID}.${HEALTH_VISIBILITY_SETTING}`) refreshAll();
+      if (setting?.key !== `${MODULE_ID}.${HEALTH_VISIBILITY_SETTING}`) return;
+      visibilitySetting = null;
+      refreshAll();
     });
   }
   return { refresh, refreshAll };

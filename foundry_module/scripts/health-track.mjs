@@ -9,6 +9,8 @@
  * @module health-track
  */
 
+import { pointNameKey } from "./chat-cards.mjs";
+
 /** @typedef {"aggravated"|"lethal"|"bashing"|"healthy"} BoxKind */
 
 /** The box kinds in track order (leftmost first). */
@@ -230,6 +232,16 @@ export function conditionCounters(actorFlags) {
     ...pointCounters(flags.conditionPoints, "condition"),
     ...pointCounters(flags.emotionPoints, "emotion"),
   ];
+}
+
+/**
+ * The localization key of a counter's label: "temp. Health", or the name of the condition or
+ * emotion point kind (the words the chat cards use). A kind without a name shows its id.
+ * @param {Counter} counter
+ * @returns {string}
+ */
+export function counterLabelKey(counter) {
+  return counter.kind === "tempHp" ? "VTTBRIDGE.HealthTrack.TempHp" : pointNameKey(counter.id);
 }
 
 /**

@@ -24,7 +24,7 @@ import { installHealthTrack } from "./health-canvas.mjs";
 import { buildState, tokenVisibilityFlags } from "./messages.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
-import { installVisibility, isIdentityHidden, VISIBILITY_HOOK } from "./visibility-canvas.mjs";
+import { installVisibility, isIdentityHidden } from "./visibility-canvas.mjs";
 
 /** @type {BridgeConnection|null} */
 let connection = null;
@@ -145,6 +145,7 @@ async function openDamageDialog(actor, mode = "damage") {
       ? `<label>${t("VTTBRIDGE.Dialog.Source")} <select name="source">${sources}</select></label>`
       : `<label>${t("VTTBRIDGE.Dialog.Type")} <input type="text" name="type" placeholder="untyped"></label>`);
   const data = await DialogV2.prompt({
+    rejectClose: false, // v12 rejects when the dialog is closed; v13 resolves null
     window: { title: t(`VTTBRIDGE.Dialog.${mode}`, { name: actor.name }) },
     content,
     ok: {
@@ -179,11 +180,8 @@ Hooks.once("init", () => {
     else connection?.resync("settings");
   });
   installVisibility({ localize: t });
-  const healthTrack = installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
-  // a new locate ruling hides (or shows) a token's boxes at once, not at its next redraw
-  Hooks.on(VISIBILITY_HOOK, (/** @type {any[]} */ tokens) => {
-    for (const token of tokens) healthTrack.refresh(token);
-  });
+  // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
+  installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),

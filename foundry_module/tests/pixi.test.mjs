@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
 
 import { COLORS } from "../scripts/drawing.mjs";
+import { OVERLAY_STYLES } from "../scripts/visibility.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
@@ -317,6 +318,57 @@ test("silhouette: an anonymous grey head and shoulders, blurred edges, the same 
   }
   const again = await render("renderSilhouette", { size: 100 });
   assert.deepEqual(again.rgba, shot.rgba, "the same silhouette for every token of this size");
+});
+
+test("GM overlay: one line per ruled pair, coloured by state (approximate and unreadable dashed), legend counts", async () => {
+  const shot = await render("renderOverlay", {});
+  savePng(await render("renderOverlay", { scale: 1 }), "visibility-overlay.png");
+  const bg = hex(0x202020);
+  const expected = {
+    P: OVERLAY_STYLES.pinpointed,
+    X: OVERLAY_STYLES.approximate,
+    U: OVERLAY_STYLES.unlocated,
+    M: OVERLAY_STYLES.malformed,
+  };
+  /** @type {Record<string, any>} */
+  const lines = /** @type {any} */ (shot).lines;
+  for (const [id, style] of Object.entries(expected)) {
+    const { from, to } = lines[id];
+    const length = Math.hypot(to.x - from.x, to.y - from.y);
+    const ux = (to.x - from.x) / length;
+    const uy = (to.y - from.y) / length;
+    // the line runs 5 px to the right of the centre line (so A→B and B→A do not overlap), from 30 px
+    // (0.3 grid) after the observer; walk its first third, away from the label and the arrow head
+    let hits = 0;
+    let gaps = 0;
+    let wrong = 0;
+    for (let d = 32; d < length / 3; d++) {
+      const cx = from.x + ux * d - uy * 5;
+      const cy = from.y + uy * d + ux * 5;
+      /** @type {Array<[number, number, number]>} */
+      const around = [];
+      for (let o = -2; o <= 2; o++) around.push(rgb(shot, cx - uy * o, cy + ux * o));
+      if (around.some((c) => near(c, hex(style.color), 40))) hits++;
+      else if (around.every((c) => near(c, bg, 6))) gaps++;
+      else wrong++;
+    }
+    assert.ok(hits > 10, `${id}: the line is drawn in ${style.color.toString(16)} (${hits} pixels)`);
+    assert.equal(wrong, 0, `${id}: no other colour on the line`);
+    if (style.dashed) assert.ok(gaps > 5, `${id}: dashed (${gaps} gaps)`);
+    else assert.equal(gaps, 0, `${id}: solid`);
+    // nothing is drawn on the centre line itself far from the shifted line (it is offset, not doubled)
+  }
+  // the arrow head at the target end: filled in the state's colour just before the target's inset
+  for (const [id, style] of Object.entries(expected)) {
+    const { from, to } = lines[id];
+    const length = Math.hypot(to.x - from.x, to.y - from.y);
+    const ux = (to.x - from.x) / length;
+    const uy = (to.y - from.y) / length;
+    const d = length - 30 - 4;
+    const c = rgb(shot, from.x + ux * d - uy * 5, from.y + uy * d + ux * 5);
+    assert.ok(near(c, hex(style.color), 40), `${id}: arrow head ${c}`);
+  }
+  assert.deepEqual(/** @type {any} */ (shot).legend.slice(0, 5), ["Title", " pinpointed: 1", " approximate: 1", " unlocated: 2", " Malformed: 1"]);
 });
 
 test("the Foundry wiring: one container per token, shown by the setting and the identity predicate, redrawn on flag changes, removed on destroy", async () => {

@@ -155,6 +155,15 @@ test("each sample step gets a localized sentence with every placeholder filled, 
   assert.match(renderStep(SAMPLES[14], i18nFor("zh-CN")), /隐藏者 \+10骰：观察者无法定位隐藏者/);
 });
 
+test("a condition point step names the kind in the reader's language (the word the token counters show)", () => {
+  const step = { rule: "RANK-5", text: "gains 2 burn points (now 3)", data: { kind: "burn", points: 2, total: 3 } };
+  assert.match(renderStep(step, i18nFor("en")), /Gains 2 burn points \(now 3\)\./);
+  assert.match(renderStep(step, i18nFor("de")), /Erhält 2 Brand-Punkte \(jetzt 3\)\./);
+  assert.match(renderStep(step, i18nFor("zh-CN")), /获得2点燃烧点/);
+  const unknown = { ...step, data: { kind: "glitter", points: 1, total: 1 } };
+  assert.match(renderStep(unknown, i18nFor("de")), /Erhält 1 glitter-Punkte/, "a kind without a name keeps its id");
+});
+
 test("a step with no template shows the sidecar's English text under the localized title", () => {
   const step = { rule: "RANK-9", text: "immunity to fire blocks fire damage", data: { immunity: { kind: "damage", type: "fire" } } };
   assert.equal(stepTemplateKey(step), null);

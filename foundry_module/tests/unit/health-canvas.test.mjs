@@ -1,0 +1,152 @@
+// The Foundry wiring of the Health track (health-canvas.mjs) in Node, with Foundry-shaped tokens and
+// a tiny PIXI stand-in that records what is drawn (the real pixi.js needs a DOM; tests/pixi.test.mjs
+// renders the same wiring with the real one in Chromium and checks pixels).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { pointNameKey } from "../../scripts/chat-cards.mjs";
+import { HEALTH_CONTAINER_NAME, installHealthTrack } from "../../scripts/health-canvas.mjs";
+
+class FakeDisplay {
+  constructor() {
+    /** @type {any[]} */
+    this.children = [];
+    /** @type {any} */
+    this.parent = null;
+    this.visible = true;
+    this.destroyed = false;
+    this.name = "";
+    this.x = 0;
+    this.y = 0;
+    this.width = 10;
+    this.height = 10;
+    this.position = { set: (/** @type {number} */ x, /** @type {number} */ y) => Object.assign(this, { x, y }) };
+    this.scale = { set: () => {} };
+    this.anchor = { set: () => {} };
+  }
+  /** @param {...any} children */
+  addChild(...children) {
+    for (const child of children) {
+      child.parent = this;
+      this.children.push(child);
+    }
+    return children[0];
+  }
+  removeChildren() {
+    const removed = this.children;
+    this.children = [];
+    return removed;
+  }
+  destroy() {
+    this.destroyed = true;
+  }
+}
+class FakeGraphics extends FakeDisplay {}
+for (const m of ["clear", "lineStyle", "beginFill", "endFill", "drawRect", "drawCircle", "moveTo", "lineTo"]) {
+  // @ts-ignore
+  FakeGraphics.prototype[m] = function () {
+    return this;
+  };
+}
+class FakeText extends FakeDisplay {
+  /** @param {string} text */
+  constructor(text) {
+    super();
+    this.text = text;
+  }
+}
+const PIXI = /** @type {any} */ ({ Container: FakeDisplay, Graphics: FakeGraphics, Text: FakeText });
+
+class Hooks {
+  /** @type {Map<string, Function[]>} */
+  handlers = new Map();
+  /** @param {string} name @param {Function} fn */
+  on(name, fn) {
+    this.handlers.set(name, [...(this.handlers.get(name) ?? []), fn]);
+  }
+  /** @param {string} name @param {...any} args */
+  call(name, ...args) {
+    for (const fn of this.handlers.get(name) ?? []) fn(...args);
+  }
+}
+
+/** @param {Record<string, any>} flags @param {boolean} [isOwner] */
+function makeToken(flags, isOwner = true) {
+  const token = new FakeDisplay();
+  Object.assign(token, { w: 100, h: 100, isOwner, actor: { flags: { "vtt-bridge": flags } } });
+  return /** @type {any} */ (token);
+}
+
+/** @param {any} token */
+const containerOf = (token) => token.children.find((/** @type {any} */ c) => c.name === HEALTH_CONTAINER_NAME);
+
+/** @param {any} token the labels of its counters, left to right */
+const counterLabels = (token) =>
+  containerOf(token)
+    .children[1].children.map((/** @type {any} */ badge) => badge.children.filter((/** @type {any} */ c) => c instanceof FakeText).map((/** @type {any} */ t) => t.text).join(" "));
+
+test("'who sees Health boxes' is read once, not on every refreshToken, and again when it changes", () => {
+  const hooks = new Hooks();
+  const settings = { healthVisibility: "owner" };
+  let reads = 0;
+  const token = makeToken({ health: { max: 5, lethal: 1 } }, false);
+  installHealthTrack({
+    hooks,
+    PIXI,
+    getSetting: (key) => {
+      reads += 1;
+      return /** @type {Record<string, unknown>} */ (settings)[key];
+    },
+    isGM: () => false,
+    localize: (key) => key,
+    tokens: () => [token],
+  });
+  hooks.call("drawToken", token);
+  for (let frame = 0; frame < 60; frame++) hooks.call("refreshToken", token, { refreshPosition: true });
+  assert.equal(reads, 1, "a second of a moving token reads the world setting once");
+  assert.equal(containerOf(token), undefined, "'owner': another player's token shows no track");
+
+  settings.healthVisibility = "everyone";
+  hooks.call("updateSetting", { key: "vtt-bridge.someOtherSetting" });
+  hooks.call("refreshToken", token, {});
+  assert.equal(reads, 1, "another setting's change keeps the cached value");
+  hooks.call("updateSetting", { key: "vtt-bridge.healthVisibility" });
+  assert.equal(reads, 2);
+  assert.equal(containerOf(token)?.visible, true, "'everyone': the track shows at once");
+  settings.healthVisibility = "gm";
+  hooks.call("createSetting", { key: "vtt-bridge.healthVisibility" });
+  assert.equal(containerOf(token).visible, false);
+});
+
+test("counters are labelled with the point kind's name in the reader's language, the id when it has none", () => {
+  const de = JSON.parse(readFileSync(new URL("../../lang/de.json", import.meta.url), "utf8"));
+  /** @param {string} key */
+  const localize = (key) => key.split(".").reduce((node, part) => node?.[part], de) ?? key;
+  const hooks = new Hooks();
+  const token = makeToken({ health: { max: 5, tempHp: 2 }, conditionPoints: { burn: 3, "mental-bind": 1, "not-a-kind": 2 }, emotionPoints: { fear: 2 } });
+  installHealthTrack({ hooks, PIXI, getSetting: () => "owner", isGM: () => false, localize, tokens: () => [token] });
+  hooks.call("drawToken", token);
+  const tempHp = localize("VTTBRIDGE.HealthTrack.TempHp");
+  assert.notEqual(tempHp, "VTTBRIDGE.HealthTrack.TempHp");
+  assert.deepEqual(counterLabels(token), [`2 ${tempHp}`, "3 Brand", "1 Geistesfessel", "2 not-a-kind", "2 Furcht"]);
+});
+
+test("every condition and emotion point kind the sidecar writes has a name in en, de and zh-CN", () => {
+  const source = readFileSync(new URL("../../../vtt_bridge/rules/conditions.py", import.meta.url), "utf8");
+  /** @param {string} cls */
+  const kinds = (cls) => {
+    const body = source.split(`class ${cls}(StrEnum):`)[1].split("\n\n\n")[0];
+    return [...body.matchAll(/^ {4}[A-Z_]+ = "([a-z-]+)"$/gm)].map((m) => m[1]);
+  };
+  const all = [...kinds("ConditionPointKind"), ...kinds("EmotionPointKind")];
+  assert.equal(all.length, 20, "17 condition point kinds and 3 emotion point kinds (RANK-9)");
+  for (const lang of ["en", "de", "zh-CN"]) {
+    const data = JSON.parse(readFileSync(new URL(`../../lang/${lang}.json`, import.meta.url), "utf8"));
+    for (const kind of all) {
+      const name = pointNameKey(kind).split(".").reduce((node, part) => node?.[part], data);
+      assert.equal(typeof name, "string", `${lang}: ${pointNameKey(kind)}`);
+      if (lang === "zh-CN") assert.match(name, /[\u4e00-\u9fff]/, `zh-CN ${kind} is Chinese`);
+    }
+  }
+});
