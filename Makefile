@@ -44,6 +44,7 @@ check: deps
 
 bench: $(VENV)/.installed
 	$(PY) -m benchmarks.bench_roundtrip
+	$(PY) -m benchmarks.bench_scene
 
 clean:
 	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -53,7 +53,7 @@ async def run(rounds: int, count: int) -> None:
 
             async def on_base(i: int) -> None:
                 await base.send_str(_damage(offset + i))
-                await base.receive()
+                json.loads((await base.receive()).data)  # a client reads every reply, as above
 
             await time_round_trips(on_bridge, 200)  # warm-up
             await time_round_trips(on_base, 200)

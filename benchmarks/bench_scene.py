@@ -89,7 +89,7 @@ async def run(tokens: int, rounds: int, count: int) -> None:
 
             async def on_base(i: int) -> None:
                 await base.send_str(move(offset + i))
-                await base.receive()
+                json.loads((await base.receive()).data)  # a client reads every reply, as above
 
             await time_round_trips(on_bridge, 30)
             await time_round_trips(on_base, 30)
