@@ -60,6 +60,14 @@ export function escapeHtml(value) {
 const has = (d, key) => Object.prototype.hasOwnProperty.call(d, key);
 
 /**
+ * Whether a data value is an immunity as the sidecar writes it (RANK-9..13: `{kind, subject?, rank,
+ * source?}`).
+ * @param {unknown} value
+ * @returns {value is {kind: string, subject?: string, rank?: string, source?: string}}
+ */
+const isImmunity = (value) => typeof value === "object" && value !== null && typeof (/** @type {any} */ (value).kind) === "string";
+
+/**
  * Sentence templates: rule id → variants, first match wins. A variant's key is
  * `VTTBRIDGE.Rules.<rule>.<variant>`; its placeholders are the step's data keys (formatted by
  * `stepParams`). `*` holds variants tried for every rule (shapes several rules share).
@@ -145,9 +153,23 @@ export const TEMPLATES = {
     ["Deals", (d) => has(d, "amount")],
   ],
   "RANK-3": [["Rank", (d) => has(d, "rank")]],
-  "RANK-5": [["Condition", (d) => typeof d.condition === "string"]],
+  "RANK-5": [
+    ["Blocks", (d) => isImmunity(d.immunity) && has(d, "what") && d.blocked === true],
+    ["Unstopped", (d) => isImmunity(d.immunity) && has(d, "what") && d.blocked === false],
+    ["Condition", (d) => typeof d.condition === "string"],
+  ],
+  "RANK-9": [
+    ["Already", (d) => isImmunity(d.immunity) && d.already === true],
+    ["Gains", (d) => isImmunity(d.immunity) && d.gained === true],
+    ["Blocks", (d) => isImmunity(d.immunity) && has(d, "what")],
+  ],
+  "RANK-10": [["Gains", (d) => isImmunity(d.immunity) && d.gained === true]],
   "RANK-11": [["Again", (d) => has(d, "effectiveAgain")]],
-  "DET-1": [["Anti", (d) => Array.isArray(d.anti)]],
+  "RANK-13": [
+    ["Bonus", (d) => isImmunity(d.replaced) && isImmunity(d.immunity) && has(d, "bonus")],
+    ["SameSource", (d) => isImmunity(d.replaced) && isImmunity(d.immunity)],
+  ],
+  "DET-1": [["Anti", (d) => Array.isArray(d.anti) || Array.isArray(d.antiDetection)]],
   "DET-2": [["Versus", (d) => has(d, "effectiveRank")]],
   "DET-3": [["Humanoid", (d) => has(d, "means")]],
   "DET-4": [
@@ -187,6 +209,20 @@ export const TEMPLATES = {
     ["ObserverWins", (d) => d.observerWins === true],
     ["HiderWins", (d) => d.observerWins === false],
   ],
+  "EP-1": [["Gained", (d) => has(d, "keyAttributes")]],
+  "EP-2": [
+    ["Rejects", (d) => has(d, "mode") && has(d, "holder")],
+    ["Annihilated", (d) => Array.isArray(d.conflicts)],
+  ],
+  "EP-3": [
+    ["Anchor", (d) => has(d, "anchorSource") && has(d, "name")],
+    ["AnchoredWith", (d) => has(d, "anchorSource") && Array.isArray(d.participants) && d.participants.length > 0],
+    ["Anchored", (d) => has(d, "anchorSource")],
+  ],
+  "EP-4": [
+    ["Reopened", (d) => has(d, "reopening") && d.bonus > 0],
+    ["NoBonus", (d) => has(d, "reopening")],
+  ],
   "EP-5": [
     ["Restore", (d) => has(d, "restored")],
     ["Max", (d) => has(d, "lost")],
@@ -196,7 +232,13 @@ export const TEMPLATES = {
     ["Reduced", (d) => has(d, "reduction")],
     ["Paid", (d) => has(d, "effectCost")],
   ],
+  "EP-7": [
+    ["Variant", (d) => has(d, "variantOf")],
+    ["Substitute", (d) => has(d, "inPlaceOf")],
+  ],
+  "EP-8": [["Untouched", (d) => d.attack === true]],
   "EP-9": [
+    ["Rejects", (d) => has(d, "mode") && has(d, "holder")],
     ["Max", (d) => has(d, "lost")],
     ["Gauge", (d) => has(d, "gauge") && has(d, "current")],
   ],
@@ -289,11 +331,104 @@ export function stepParams(step, i18n, names) {
   if (typeof data.spellChance === "number") out.spellChance = `${Math.round(data.spellChance * 100)}%`;
   if (typeof data.spell === "string") out.spell = word("Spell", data.spell);
   for (const key of ["token", "actor"]) if (typeof data[key] === "string") out[key] = names?.(data[key]) ?? data[key];
+  Object.assign(out, immunityParams(data, i18n, word), energyParams(data, i18n, word));
+  if (Array.isArray(data.antiDetection)) {
+    out.anti = data.antiDetection
+      .map((/** @type {Record<string, any>} */ a) => i18n.format(`${CARD_KEY}.Means`, { name: String(a.name), essence: word("Essence", a.essence), rank: word("Rank", a.rank) }))
+      .join(", ");
+  }
   if (typeof data.healthy === "number") {
     const { healthy, bashing = 0, lethal = 0, aggravated = 0 } = data;
     out.boxes = i18n.format(`${CARD_KEY}.Boxes`, { healthy: String(healthy), bashing: String(bashing), lethal: String(lethal), aggravated: String(aggravated) });
   }
   for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
+  return out;
+}
+
+/** @typedef {(group: string, value: unknown) => string} Word a table value in the reader's language */
+
+/** The table an immunity kind's `subject` names (RANK-9), as a `Card` lookup block. */
+const SUBJECT_WORDS = Object.freeze({ damage: "DamageType", "emotion-points": "Point", "condition-points": "Point", condition: "Condition" });
+
+/**
+ * An immunity in the reader's language: the catalogue kind (RANK-9/10, `Card.Immunity.<kind>`), its
+ * subject worded from its table, and its Rank when it has one ("poison (C-Rank)").
+ * @param {{kind: string, subject?: string, rank?: string}} immunity
+ * @param {I18n} i18n
+ * @param {Word} word
+ * @returns {string}
+ */
+export function immunityLabel(immunity, i18n, word) {
+  const group = /** @type {Record<string, string>} */ (SUBJECT_WORDS)[immunity.kind];
+  const subject = immunity.subject === undefined ? "" : group ? word(group, immunity.subject) : String(immunity.subject);
+  const key = `${CARD_KEY}.Immunity.${immunity.kind}`;
+  const name = i18n.has(key) ? i18n.format(key, { subject }) : subject ? `${immunity.kind} (${subject})` : immunity.kind;
+  if (!immunity.rank || immunity.rank === "unranked") return name;
+  return i18n.format(`${CARD_KEY}.Ranked`, { immunity: name, rank: word("Rank", immunity.rank) });
+}
+
+/**
+ * The parameters of the immunity steps (RANK-5/9/10/13): `immunity`, `replaced`, their sources,
+ * `effectRank`, `save` and `what` (the thing an immunity blocks: points, a condition, the effect, damage).
+ * @param {Record<string, any>} data
+ * @param {I18n} i18n
+ * @param {Word} word
+ * @returns {Record<string, string>}
+ */
+function immunityParams(data, i18n, word) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const key of ["immunity", "replaced"]) {
+    const immunity = data[key];
+    if (!isImmunity(immunity)) continue;
+    out[key] = immunityLabel(immunity, i18n, word);
+    out[`${key}Source`] = immunity.source ?? "?";
+  }
+  if (!isImmunity(data.immunity)) return out;
+  if (typeof data.effectRank === "string") out.effectRank = word("Rank", data.effectRank);
+  if (typeof data.save === "string") out.save = word("Save", data.save);
+  if (typeof data.what === "string") {
+    const key = `${CARD_KEY}.What.${data.what}`;
+    const parts = {
+      kind: word("Point", data.kind),
+      condition: word("Condition", data.condition),
+      amount: String(data.amount ?? ""),
+      type: word("DamageType", data.type),
+    };
+    out.what = i18n.has(key) ? i18n.format(key, parts) : data.what;
+  }
+  return out;
+}
+
+/**
+ * The parameters of the Energy Pool steps (EP-1..9): key Attributes by name, the pool's kind and
+ * traits, pool classes (`class`, `classes`) and compatibility modes (`mode`) in the reader's language;
+ * pool, Gauge and source names stay as the users wrote them.
+ * @param {Record<string, any>} data
+ * @param {I18n} i18n
+ * @param {Word} word
+ * @returns {Record<string, string>}
+ */
+function energyParams(data, i18n, word) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  const poolClass = (/** @type {unknown} */ c) => word("PoolClass", c);
+  if (data.keyAttributes && typeof data.keyAttributes === "object") {
+    out.keyAttributes = Object.entries(data.keyAttributes)
+      .map(([attribute, value]) => {
+        const key = `VTTBRIDGE.Attribute.${attribute}`;
+        return `${i18n.has(key) ? i18n.localize(key) : attribute} ${value}`;
+      })
+      .join(" + ");
+    out.category = word("PoolKind", data.region ?? data.category);
+  }
+  if (Array.isArray(data.traits)) out.traits = data.traits.map(poolClass).join(", ");
+  if (Array.isArray(data.classes)) out.classes = data.classes.map(poolClass).join(", ");
+  if (typeof data.class === "string") out.class = poolClass(data.class);
+  if (typeof data.mode === "string") {
+    const key = `${CARD_KEY}.Mode.${data.mode}`;
+    out.mode = i18n.has(key) ? i18n.format(key, { class: out.class ?? "" }) : `${data.mode} ${out.class ?? ""}`;
+  }
   return out;
 }
 

@@ -190,3 +190,26 @@ def test_HEALTH_3_derived_conditions_cannot_be_set_by_an_effect() -> None:
 def test_unknown_actor_is_not_found() -> None:
     with pytest.raises(NotFound):
         run(world(), {"kind": "affect", "actor": "ghost", "effect": {}})
+
+
+@pytest.mark.parametrize(
+    ("immunity", "effect", "what"),
+    [
+        pytest.param({"kind": "mind-affecting", "rank": "D"}, {"rank": "A", "emotionPoints": {"fear": 2}},
+                     {"what": "points", "kind": "fear"}, id="points"),
+        pytest.param(MAGE_SLAYER, {"rank": "C", "conditions": ["flat-footed"]},
+                     {"what": "condition", "condition": "flat-footed"}, id="a condition"),
+        pytest.param({"kind": "poison", "rank": "B"}, {"rank": "C", "traits": ["poison"]}, {"what": "effect"},
+                     id="the whole effect"),
+    ],
+)  # fmt: skip
+def test_RANK_5_every_immunity_check_names_what_it_meets(
+    immunity: dict[str, Any], effect: dict[str, Any], what: dict[str, Any]
+) -> None:
+    ruling = affect(world(immunities=[immunity]), **effect)
+    checks = [step for step in ruling.log if step.data and "immunity" in step.data]
+    assert checks and all(step.rule == "RANK-5" for step in checks)
+    for step in checks:
+        assert step.data is not None
+        assert {key: step.data[key] for key in what} == what
+        assert isinstance(step.data["blocked"], bool) and step.data["effectRank"] == effect["rank"]

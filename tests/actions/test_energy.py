@@ -145,7 +145,14 @@ def test_EP_4_ouyang_gem_person_magician_necronomicon_plus_5_then_plus_3() -> No
         state, {"kind": "gainEnergyPool", "actor": "hero", "pool": pool("mana", source="Necronomicon")}
     )
     assert hero(ruling.state).energy_pools["mana"].max == 5 + 5 + 3
-    assert ruling.log[0].rule == "EP-4" and ruling.log[0].data == {"reopening": 2, "bonus": 3, "max": 13}
+    assert ruling.log[0].rule == "EP-4" and ruling.log[0].data == {
+        "reopening": 2,
+        "bonus": 3,
+        "max": 13,
+        "name": "Mana",
+        "gainedFrom": "Necronomicon",
+        "before": 10,
+    }
 
 
 def test_EP_4_a_variant_of_a_pool_the_actor_lacks_changes_nothing() -> None:
@@ -325,3 +332,87 @@ def test_unknown_actor_is_not_found() -> None:
     with pytest.raises(NotFound) as info:
         run(world(), {"kind": "gainEnergyPool", "actor": "ghost", "pool": pool("mana")})
     assert info.value.path == ("actor",)
+
+
+# --- step data the chat card words ----------------------------------------------------------------------
+
+
+def test_EP_1_step_names_the_pool_its_category_and_region() -> None:
+    step = run(world(), {"kind": "gainEnergyPool", "actor": "hero", "pool": INNER_FORCE}).log[0]
+    assert step.rule == "EP-1"
+    assert step.data == {
+        "max": 5,
+        "keyAttributes": {"STA": 3, "PER": 2},
+        "traits": ["mental", "physical"],
+        "name": "Inner Force",
+        "category": "general",
+        "region": "eastern",
+    }
+
+
+def test_EP_2_each_conflict_step_names_holder_mode_class_and_other() -> None:
+    state = gain(world(), pool("picky", compatibility=[{"mode": "onlyWith", "class": "western"}]))
+    log = run(state, {"kind": "gainEnergyPool", "actor": "hero", "pool": INNER_FORCE}).log
+    conflict = next(step for step in log if step.rule == "EP-2" and step.data and "mode" in step.data)
+    assert conflict.data == {
+        "holder": "Picky",
+        "mode": "onlyWith",
+        "class": "western",
+        "other": "Inner Force",
+    }
+    assert log[-1].data is not None and [c["rule"] for c in log[-1].data["conflicts"]] == ["EP-2"]
+
+
+def test_EP_3_anchor_and_its_conflict_name_the_class_and_the_source() -> None:
+    state = gain(world(), INNER_FORCE)
+    anchor = {
+        "kind": "cannotGainAgain",
+        "actor": "hero",
+        "class": "eastern",
+        "source": "True Essence condensing",
+        "participants": ["inner-force"],
+    }
+    ruling = run(state, anchor)
+    assert ruling.log[0].data == {
+        "class": "eastern",
+        "participants": ["inner-force"],
+        "anchorSource": "True Essence condensing",
+    }
+    buddha = pool("buddha-power", region="eastern", source="bought")
+    log = run(ruling.state, {"kind": "gainEnergyPool", "actor": "hero", "pool": buddha}).log
+    conflict = next(step for step in log if step.rule == "EP-3")
+    assert conflict.data == {
+        "class": "eastern",
+        "anchorSource": "True Essence condensing",
+        "name": "Buddha Power",
+    }
+
+
+def test_EP_7_variant_and_substitution_steps_name_the_pools() -> None:
+    state = gain(world(), pool("mana"))
+    ruling = run(
+        state, {"kind": "gainEnergyPool", "actor": "hero", "pool": pool("dark-mana", variantOf="mana")}
+    )
+    assert ruling.log[1].data == {"variantOf": "mana", "name": "Dark Mana"}
+    spend = {"kind": "spendEnergy", "actor": "hero", "pool": "mana", "substituteFrom": "dark-mana", "cost": 2}
+    step = run(ruling.state, spend).log[0]
+    assert step.rule == "EP-7" and step.data is not None
+    assert (step.data["name"], step.data["inPlaceOf"], step.data["pool"]) == (
+        "Dark Mana",
+        "mana",
+        "dark-mana",
+    )
+
+
+def test_EP_8_an_attack_on_a_non_pool_names_it() -> None:
+    state = gain(world(), pool("shade", countsAsPool=False))
+    attack = {"kind": "changePoolMax", "actor": "hero", "pool": "shade", "delta": -3, "reason": "attack"}
+    assert run(state, attack).log[0].data == {"pool": "shade", "name": "Shade", "attack": True}
+
+
+def test_EP_9_a_gauge_conflict_step_names_holder_mode_class_and_other() -> None:
+    state = gain(world(), pool("calm", compatibility=[{"mode": "rejectsGauges", "class": "fury"}]))
+    gauge = {"id": "rage", "name": "Rage", "max": 5, "source": "Berserker Title", "nature": "fury"}
+    log = run(state, {"kind": "gainGauge", "actor": "hero", "gauge": gauge}).log
+    conflict = next(step for step in log if step.rule == "EP-9" and step.data and "mode" in step.data)
+    assert conflict.data == {"holder": "Calm", "mode": "rejectsGauges", "class": "fury", "other": "Rage"}

@@ -494,3 +494,17 @@ def test_DET_7_build_reach_merges_steps_and_keeps_the_unlimited_level() -> None:
     reach = build_reach([(25.0, 2), (100.0, 2), (400.0, 1), (math.inf, 1)])
     assert reach == Reach(steps=((100.0, 2),), beyond=1)
     assert [reach.at(d2) for d2 in (0, 100, 101, 1e12)] == [2, 2, 1, 1]
+
+
+def test_DET_1_the_first_step_names_each_anti_detection_with_its_essence_and_rank() -> None:
+    _, steps = explain_locate(
+        (means(),), (anti("magical", "C"), anti("technological", "unranked")), humanoid=True
+    )
+    assert steps[0].rule == "DET-1"
+    assert steps[0].data == {
+        "anti": ["magical veil", "technological veil"],
+        "antiDetection": [
+            {"name": "magical veil", "essence": "magical", "rank": "C"},
+            {"name": "technological veil", "essence": "technological", "rank": "unranked"},
+        ],
+    }

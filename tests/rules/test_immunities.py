@@ -272,3 +272,62 @@ def test_RANK_9_bad_immunity_is_invalid_with_path_and_allowed_values(
     problems = error.value.errors()
     assert problems[0]["loc"] == loc
     assert needle in problems[0]["msg"]
+
+
+# --- step data the chat card words (RANK-5/9/10/13) -----------------------------------------------------
+
+
+def test_RANK_5_check_steps_carry_the_immunity_its_outcome_the_effect_rank_and_what_it_meets() -> None:
+    what = {"what": "points", "kind": "fear"}
+    mind = imm("mind-affecting", rank="D")
+    covers = lambda i: covers_emotion_points(i, "fear")  # noqa: E731
+    stopped = check_immunities([mind], covers, Rank.D, "fear points", data=what).steps[0]
+    broken = check_immunities([mind], covers, Rank.A, "fear points", data=what).steps[0]
+    assert stopped.rule == broken.rule == "RANK-5"
+    immunity = {"kind": "mind-affecting", "rank": "D"}
+    assert stopped.data == {**what, "immunity": immunity, "effectRank": "D", "blocked": True}
+    assert broken.data == {**what, "immunity": immunity, "effectRank": "A", "blocked": False}
+
+
+def test_RANK_9_check_step_carries_the_immunity_and_blocked() -> None:
+    fire = imm("damage", subject="fire")
+    step = check_immunities(
+        [fire], lambda i: covers_damage(i, "fire"), Rank.S, "fire", {"what": "effect"}
+    ).steps[0]
+    assert step.rule == "RANK-9"
+    immunity = {"kind": "damage", "subject": "fire", "rank": "unranked"}
+    assert step.data == {"what": "effect", "immunity": immunity, "blocked": True}
+
+
+def test_RANK_9_gaining_and_already_holding_an_immunity_name_it_in_the_step_data() -> None:
+    fire = imm("damage", subject="fire")
+    dumped = {"kind": "damage", "subject": "fire", "rank": "unranked"}
+    gained = gain_immunity((), SaveBonuses(), fire).steps[0]
+    assert (gained.rule, gained.data) == ("RANK-9", {"immunity": dumped, "gained": True})
+    again = gain_immunity((fire,), SaveBonuses(), fire).steps[0]
+    assert (again.rule, again.data) == ("RANK-9", {"immunity": dumped, "already": True})
+
+
+def test_RANK_10_gaining_a_contested_immunity_names_it_with_its_rank() -> None:
+    step = gain_immunity((), SaveBonuses(), imm("poison", rank="C")).steps[0]
+    assert (step.rule, step.data) == (
+        "RANK-10",
+        {"immunity": {"kind": "poison", "rank": "C"}, "gained": True},
+    )
+
+
+def test_RANK_13_steps_name_the_new_and_the_replaced_immunity() -> None:
+    old = imm("flat-footed", rank="C", source="Mage Slayer")
+    other = gain_immunity((old,), SaveBonuses(), imm("flat-footed", rank="B", source="Bloodline")).steps[0]
+    assert other.data == {
+        "replaced": {"kind": "flat-footed", "rank": "C", "source": "Mage Slayer"},
+        "immunity": {"kind": "flat-footed", "rank": "B", "source": "Bloodline"},
+        "save": "reflex",
+        "bonus": 4,
+        "total": 4,
+    }
+    same = gain_immunity((old,), SaveBonuses(), imm("flat-footed", rank="B", source="Mage Slayer")).steps[0]
+    assert same.data == {
+        "replaced": {"kind": "flat-footed", "rank": "C", "source": "Mage Slayer"},
+        "immunity": {"kind": "flat-footed", "rank": "B", "source": "Mage Slayer"},
+    }

@@ -393,3 +393,25 @@ def test_RANK_5_one_effect_meets_a_contested_immunity_whole_at_its_highest_rank(
     assert amounts(result) == [3, 2]
     dart = [instance("poison", 3, rank="C", traits=["poison"]), instance("piercing", 2)]
     assert amounts(resolve(*dart, immunities=[{"kind": "poison", "rank": "C"}])) == [0, 0]
+
+
+@pytest.mark.parametrize(
+    ("hit", "immunity", "rule", "what"),
+    [
+        pytest.param(instance("fire", 9, rank="S"), {"kind": "damage", "subject": "fire"}, "RANK-9",
+                     {"what": "damage", "amount": 9, "type": "fire"}, id="damage immunity, blocked"),
+        pytest.param(instance("poison", 6, rank="B"), {"kind": "poison", "rank": "C"}, "RANK-5",
+                     {"what": "damage", "amount": 6, "type": "poison"}, id="contested, not stopped"),
+        pytest.param(instance("piercing", 3, rank="C", traits=["poison"]), {"kind": "poison", "rank": "C"},
+                     "RANK-5", {"what": "effect"}, id="a poison effect, blocked whole"),
+    ],
+)  # fmt: skip
+def test_RANK_5_damage_pipeline_immunity_steps_name_what_they_meet(
+    hit: DamageInstance, immunity: dict[str, Any], rule: str, what: dict[str, Any]
+) -> None:
+    result = resolve(hit, immunities=[immunity])
+    steps = [step for step in result.steps if step.data and "immunity" in step.data]
+    assert [step.rule for step in steps] == [rule]
+    data = steps[0].data or {}
+    assert {key: data.get(key) for key in what} == what
+    assert data["immunity"]["kind"] == immunity["kind"] and isinstance(data["blocked"], bool)

@@ -82,7 +82,11 @@ def _gain_points(
     points_now = dict(held)
     for kind, points in gains.items():
         check = check_immunities(
-            actor.immunities, partial(_covers_kind, covers, kind.value), rank, f"{kind.value} points"
+            actor.immunities,
+            partial(_covers_kind, covers, kind.value),
+            rank,
+            f"{kind.value} points",
+            data={"what": "points", "kind": kind.value},
         )
         steps.extend(check.steps)
         if not check.blocked:
@@ -159,7 +163,13 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
         def covers_cond(immunity: Immunity, condition: str = condition.value) -> bool:
             return covers_condition(immunity, condition)
 
-        check = check_immunities(actor.immunities, covers_cond, rank, f"the {condition.value} condition")
+        check = check_immunities(
+            actor.immunities,
+            covers_cond,
+            rank,
+            f"the {condition.value} condition",
+            data={"what": "condition", "condition": condition.value},
+        )
         steps.extend(check.steps)
         if not check.blocked:
             conditions[condition.value] = True
@@ -210,7 +220,7 @@ def _whole_effect_blocker(actor: Actor, effect: Effect, rank: Rank, round_: int)
                 )
             ]
     covers: Callable[[Immunity], bool] = lambda immunity: covers_traits(immunity, traits) is not None  # noqa: E731
-    check = check_immunities(actor.immunities, covers, rank, "the effect")
+    check = check_immunities(actor.immunities, covers, rank, "the effect", data={"what": "effect"})
     return check.blocked, list(check.steps)
 
 

@@ -247,7 +247,7 @@ def spend_energy(state: WorldState, action: SpendEnergyAction, ctx: Context) -> 
                 Step(
                     rule="EP-7",
                     text=f"{payer.name} spent in place of {action.pool}; immunity is judged on {payer.name}",
-                    data=pool_summary(payer_id, payer),
+                    data={**pool_summary(payer_id, payer), "name": payer.name, "inPlaceOf": action.pool},
                 )
             )
     if action.chosen:
@@ -332,6 +332,7 @@ def change_pool_max(state: WorldState, action: ChangePoolMaxAction, ctx: Context
                 f"{pool.name} doesn't count as an Energy Pool: "
                 "effects that attack Energy Pools don't touch it"
             ),
+            data={"pool": action.pool, "name": pool.name, "attack": True},
         )
         return Ruling(state=state, log=(step,))
     if action.reason is MaxChangeReason.ENHANCEMENT:
@@ -372,7 +373,11 @@ def cannot_gain_again(state: WorldState, action: CannotGainAgainAction, ctx: Con
             f"from now on ({action.source}) gaining a {action.class_!r} Energy Pool annihilates"
             + (f"; taking part: {', '.join(action.participants)}" if action.participants else "")
         ),
-        data={"class": action.class_, "participants": list(action.participants)},
+        data={
+            "class": action.class_,
+            "participants": list(action.participants),
+            "anchorSource": action.source,
+        },
     )
     updated = actor.model_copy(update={"cannot_gain_again": (*actor.cannot_gain_again, anchor)})
     return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
@@ -410,7 +415,7 @@ def gain_gauge(state: WorldState, action: GainGaugeAction, ctx: Context) -> Ruli
         )
     ]
     conflicts = gauge_conflicts(new.id, gauge, actor.energy_pools, actor.gauges)
-    steps += [Step(rule=c.rule, text=f"{c.text}: annihilated") for c in conflicts]
+    steps += [Step(rule=c.rule, text=f"{c.text}: annihilated", data=c.data) for c in conflicts]
     updated, more = _annihilate(_with_gauge(actor, new.id, gauge), conflicts)
     return Ruling(state=with_actor(state, action.actor, updated), log=(*steps, *more))
 

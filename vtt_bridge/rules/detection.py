@@ -287,7 +287,13 @@ def explain_locate(
             Step(
                 rule="DET-1",
                 text=f"stage one: the target has anti-detection: {names}",
-                data={"anti": [a.name for a in anti_detection]},
+                data={
+                    "anti": [a.name for a in anti_detection],
+                    "antiDetection": [
+                        {"name": a.name, "essence": a.essence.value, "rank": a.rank.value}
+                        for a in anti_detection
+                    ],
+                },
             )
         )
     else:

@@ -264,6 +264,9 @@ class Conflict:
 
     rule: str
     text: str
+    data: dict[str, Any] | None = None
+    """What the chat card words it from: `holder`, `mode`, `class`, `other` (EP-2/EP-9) or `class`,
+    `anchorSource`, `name` (EP-3)."""
 
 
 def _describe(rule: Compatibility) -> str:
@@ -287,7 +290,11 @@ def _rejections(
 ) -> list[Conflict]:
     """EP-2/EP-9: each of `holder`'s compatibility modes that rejects `other`."""
     return [
-        Conflict(rule_id, f"{holder.name} ({_describe(rule)}) rejects {other.name}")
+        Conflict(
+            rule_id,
+            f"{holder.name} ({_describe(rule)}) rejects {other.name}",
+            {"holder": holder.name, "mode": rule.mode.value, "class": rule.class_, "other": other.name},
+        )
         for rule in holder.compatibility
         if rejects(rule, other_id, other)
     ]
@@ -326,6 +333,7 @@ def pool_conflicts(
                     "EP-3",
                     f"cannot gain {anchor.class_!r} Energy Pools again since {anchor.source}; "
                     f"{new.name} is one",
+                    {"class": anchor.class_, "anchorSource": anchor.source, "name": new.name},
                 )
             )
     return conflicts
@@ -408,7 +416,14 @@ def gain_pool(
                     f"{new.category.value}{'' if new.region is None else ' ' + new.region.value}, "
                     f"{' and '.join(traits)}"
                 ),
-                data={"max": maximum, "keyAttributes": values, "traits": traits},
+                data={
+                    "max": maximum,
+                    "keyAttributes": values,
+                    "traits": traits,
+                    "name": new.name,
+                    "category": new.category.value,
+                    "region": None if new.region is None else new.region.value,
+                },
             )
         )
         if new.variant_of is not None:
@@ -416,7 +431,7 @@ def gain_pool(
                 Step(
                     rule="EP-7",
                     text=f"{new.name} is a variant of {new.variant_of}: a separate pool, no reopening bonus",
-                    data={"variantOf": new.variant_of},
+                    data={"variantOf": new.variant_of, "name": new.name},
                 )
             )
         result[new.id] = EnergyPool(
@@ -456,7 +471,14 @@ def gain_pool(
                     f"{held.name} opened again from {new.source} (reopening {held.reopenings + 1}): "
                     + (f"max +{bonus}, {held.max} -> {held.max + bonus}" if bonus else "no further bonus")
                 ),
-                data={"reopening": held.reopenings + 1, "bonus": bonus, "max": held.max + bonus},
+                data={
+                    "reopening": held.reopenings + 1,
+                    "bonus": bonus,
+                    "max": held.max + bonus,
+                    "name": held.name,
+                    "gainedFrom": new.source,
+                    "before": held.max,
+                },
             )
         )
         result[new.id] = held.model_copy(
@@ -468,7 +490,13 @@ def gain_pool(
         )
     conflicts = pool_conflicts(new.id, new, pools, gauges, anchors, new.source)
     for conflict in conflicts:
-        steps.append(Step(rule=conflict.rule, text=f"{conflict.text}: annihilated, dead beyond revival"))
+        steps.append(
+            Step(
+                rule=conflict.rule,
+                text=f"{conflict.text}: annihilated, dead beyond revival",
+                data=conflict.data,
+            )
+        )
     return PoolGain(pools=result, conflicts=tuple(conflicts), steps=tuple(steps))
 
 

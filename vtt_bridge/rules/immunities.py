@@ -405,6 +405,8 @@ def check_immunities(
     """RANK-5/9/10: the first covering immunity that holds blocks `what`. An uncontested one always
     holds (RANK-9); a Rank-contested one only against effects of its Rank or lower (RANK-5, RANK-6:
     the immune side is the shield and wins ties). Without one, an effect of any Rank applies.
+    `data` names `what` for the chat card (`{"what": "points", "kind": ...}`, `"condition"`,
+    `"effect"`, `"damage"`); each step adds `immunity`, `blocked` and, when contested, `effectRank`.
     """
     steps: list[Step] = []
     for immunity in immunities:
@@ -413,12 +415,14 @@ def check_immunities(
         row = immunity.catalogue
         info = {**(data or {}), "immunity": immunity.model_dump(mode="json", exclude_none=True)}
         if not row.contested:
+            info["blocked"] = True
             steps.append(
                 Step(rule="RANK-9", text=f"immunity to {immunity.describe()} blocks {what}", data=info)
             )
             return ImmunityCheck(True, immunity, tuple(steps))
         outcome = opposed_contest(effect_rank, immunity.rank)
         info["effectRank"] = effect_rank.value
+        info["blocked"] = outcome.winner == "shield"
         if outcome.winner == "shield":
             steps.append(
                 Step(
@@ -495,7 +499,11 @@ def gain_immunity(held: Sequence[Immunity], bonuses: SaveBonuses, new: Immunity)
     """
     current = tuple(held)
     if new in current:
-        step = Step(rule="RANK-9", text=f"already immune to {new.describe()}: nothing changes")
+        step = Step(
+            rule="RANK-9",
+            text=f"already immune to {new.describe()}: nothing changes",
+            data={"immunity": new.model_dump(mode="json", exclude_none=True), "already": True},
+        )
         return ImmunityGain(current, bonuses, (step,))
     save = REPEAT_BONUS_SAVES.get(new.kind)
     if save is not None:
@@ -513,7 +521,10 @@ def gain_immunity(held: Sequence[Immunity], bonuses: SaveBonuses, new: Immunity)
                     rule="RANK-13",
                     text=f"{new.describe()} replaces {old.describe()} from the same (or an unnamed) "
                     "source: no bonus",
-                    data={"replaced": old.model_dump(mode="json", exclude_none=True)},
+                    data={
+                        "replaced": old.model_dump(mode="json", exclude_none=True),
+                        "immunity": new.model_dump(mode="json", exclude_none=True),
+                    },
                 )
                 return ImmunityGain((*kept, new), bonuses, (step,))
             bonus = 2 * old.rank.number
@@ -525,6 +536,7 @@ def gain_immunity(held: Sequence[Immunity], bonuses: SaveBonuses, new: Immunity)
                 f"(2 x {old.rank} = {old.rank.number})",
                 data={
                     "replaced": old.model_dump(mode="json", exclude_none=True),
+                    "immunity": new.model_dump(mode="json", exclude_none=True),
                     "save": save,
                     "bonus": bonus,
                     "total": getattr(updated, save),
@@ -532,5 +544,9 @@ def gain_immunity(held: Sequence[Immunity], bonuses: SaveBonuses, new: Immunity)
             )
             return ImmunityGain((*kept, new), updated, (step,))
     rule = new.catalogue.rule
-    step = Step(rule=rule, text=f"gains immunity to {new.describe()}")
+    step = Step(
+        rule=rule,
+        text=f"gains immunity to {new.describe()}",
+        data={"immunity": new.model_dump(mode="json", exclude_none=True), "gained": True},
+    )
     return ImmunityGain((*current, new), bonuses, (step,))

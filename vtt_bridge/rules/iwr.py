@@ -339,18 +339,29 @@ def _resolve_one(
     # RANK-5/9/10: the Ranks rules' immunities, against the instance's Rank.
     # Damage they cover meets the instance's Rank; an effect they cover (by trait) meets the
     # effect's Rank, the highest of its instances, so one effect is blocked whole or not at all.
-    checks: tuple[tuple[Callable[[Immunity], bool], Rank, str], ...] = ()
+    checks: tuple[tuple[Callable[[Immunity], bool], Rank, str, dict[str, object]], ...] = ()
     if immunities:  # (most creatures have none: skip building the checks)
         checks = (
-            (lambda i: covers_damage(i, instance.type), instance.rank, _label(instance, amount)),
-            (lambda i: covers_traits(i, effect_traits) is not None, effect_rank, "the effect"),
+            (
+                lambda i: covers_damage(i, instance.type),
+                instance.rank,
+                _label(instance, amount),
+                {**base, "what": "damage", "amount": amount},
+            ),
+            (
+                lambda i: covers_traits(i, effect_traits) is not None,
+                effect_rank,
+                "the effect",
+                {**base, "what": "effect"},
+            ),
         )
-    for covers, rank, what in checks:
-        check = check_immunities(immunities, covers, rank, what, data=dict(base))
+    for covers, rank, what, what_data in checks:
+        check = check_immunities(immunities, covers, rank, what, data=what_data)
         steps.extend(check.steps[:-1] if check.blocked else check.steps)
         if check.blocked:
             last = check.steps[-1]
-            return blocked(last.rule, last.text, immunity=(last.data or {}).get("immunity"))
+            said = {key: value for key, value in (last.data or {}).items() if key not in base}
+            return blocked(last.rule, last.text, **said)
 
     # IWR-5: temporary immunity to the same effect, while it lasts.
     for temporary in temporary_immunities:
