@@ -194,38 +194,10 @@ export function presentationFor({ state, isGM, isOwner = false, isControlled = f
   const own = isControlled || isObserver || (!isGM && isOwner);
   if (own || state === null || state === "pinpointed") return { ...CORE, state: own ? null : state };
   const player = !isGM;
-  if (state === "unlocated") {
-    return {
-      ...CORE,
-      state,
-      drawn: false,
-      coreVisibility: false,
-      identityHidden: true,
-      art: false,
-      name: false,
-      bars: false,
-      effects: false,
-      tooltip: false,
-      targetMarkers: false,
-      turnMarker: false,
-      hud: !player,
-      hover: !player,
-      control: !player,
-      view: !player,
-      drag: !player,
-      targetable: !player,
-      inCombatTracker: !player,
-      border: "neutral",
-      emitsLight: false,
-    };
-  }
-  // approximate
-  return {
+  // Not pinpointed: nothing that names or describes the token, and for players no interaction.
+  const anonymous = {
     ...CORE,
     state,
-    drawn: true,
-    coreVisibility: player && hidden,
-    silhouette: true,
     identityHidden: true,
     art: false,
     name: false,
@@ -241,9 +213,11 @@ export function presentationFor({ state, isGM, isOwner = false, isControlled = f
     drag: !player,
     targetable: !player,
     inCombatTracker: !player,
-    border: "neutral",
-    emitsLight: true,
+    border: /** @type {const} */ ("neutral"),
   };
+  if (state === "unlocated") return { ...anonymous, drawn: false, coreVisibility: false, emitsLight: false };
+  // approximate: the silhouette, where it is; its light shines (they know roughly where it is)
+  return { ...anonymous, drawn: true, coreVisibility: player && hidden, silhouette: true, emitsLight: true };
 }
 
 /**

@@ -96,6 +96,16 @@ def test_EP_2_a_conflicting_gain_annihilates_dead_beyond_revival() -> None:
         run(ruling.state, {"kind": "restoreEnergy", "actor": "hero", "pool": "picky", "amount": 1})
 
 
+TRUE_ESSENCE_ANCHOR: dict[str, Any] = {
+    "kind": "cannotGainAgain",
+    "actor": "hero",
+    "class": "eastern",
+    "source": "True Essence condensing",
+    "participants": ["inner-force"],
+}
+"""EP-3: condensing True Essence: no other eastern pool may be gained afterwards."""
+
+
 @pytest.mark.parametrize(
     "gained",
     [
@@ -110,13 +120,7 @@ def test_EP_2_a_conflicting_gain_annihilates_dead_beyond_revival() -> None:
 )
 def test_EP_3_true_essence_examples_annihilate_through_the_wire(gained: dict[str, Any]) -> None:
     state = gain(world(), INNER_FORCE)
-    anchor = {
-        "kind": "cannotGainAgain",
-        "actor": "hero",
-        "class": "eastern",
-        "source": "True Essence condensing",
-        "participants": ["inner-force"],
-    }
+    anchor = TRUE_ESSENCE_ANCHOR
     state = run(state, anchor).state
     assert hero(state).model_dump()["cannotGainAgain"][0]["class"] == "eastern"
     assert not hero(state).conditions.get("annihilated")
@@ -365,13 +369,7 @@ def test_EP_2_each_conflict_step_names_holder_mode_class_and_other() -> None:
 
 def test_EP_3_anchor_and_its_conflict_name_the_class_and_the_source() -> None:
     state = gain(world(), INNER_FORCE)
-    anchor = {
-        "kind": "cannotGainAgain",
-        "actor": "hero",
-        "class": "eastern",
-        "source": "True Essence condensing",
-        "participants": ["inner-force"],
-    }
+    anchor = TRUE_ESSENCE_ANCHOR
     ruling = run(state, anchor)
     assert ruling.log[0].data == {
         "class": "eastern",
