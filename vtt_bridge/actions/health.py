@@ -3,7 +3,7 @@ the per-round upkeep `round_health` that the world's `round` action runs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
@@ -131,14 +131,22 @@ def _summary(actor: Actor, settings: Settings) -> Step:
 
 
 def _derived(actor: Actor, settings: Settings) -> tuple[Actor, Step]:
-    """`_summary` and the derived actor itself, for a handler that puts it in the state (and names it
-    in `Ruling.derived`, so the world does not derive it twice)."""
+    """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = h.derive_actor(actor, settings)
     flags = [c for c in ("unconscious", "worsening", "dying", "dead") if derived.conditions.get(c)]
     return derived, Step(
         rule="HEALTH-6",
         text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
         data={"status": derived.status.value, "conditions": flags},
+    )
+
+
+def _summarized(state: WorldState, actor_id: str, actor: Actor, steps: Iterable[Step]) -> Ruling:
+    """The ruling that puts one changed actor in the state already derived (HEALTH-3..7), `steps`
+    ended by its HEALTH-6 summary; `Ruling.derived` names it, so the world does not derive it twice."""
+    derived, summary = _derived(actor, state.settings)
+    return Ruling(
+        state=with_actor(state, actor_id, derived), log=(*steps, summary), derived=frozenset((actor_id,))
     )
 
 
@@ -221,15 +229,8 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
         willpower = wp.after_blow(willpower)
     else:
         steps.append(Step(rule="HEALTH-2", text="no damage reaches the Health track", data={"amount": 0}))
-    new_actor, summary = _derived(
-        _updated(actor, health=health, second_health=second, willpower=willpower), state.settings
-    )
-    steps.append(summary)
-    return Ruling(
-        state=with_actor(state, action.target, new_actor),
-        log=tuple(steps),
-        derived=frozenset((action.target,)),
-    )
+    new_actor = _updated(actor, health=health, second_health=second, willpower=willpower)
+    return _summarized(state, action.target, new_actor, steps)
 
 
 def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
@@ -255,13 +256,7 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
         )
         new_actor, wp_steps = _recover_willpower(new_actor, action.amount, state.settings)
         steps.extend(wp_steps)
-    new_actor, summary = _derived(new_actor, state.settings)
-    steps.append(summary)
-    return Ruling(
-        state=with_actor(state, action.target, new_actor),
-        log=tuple(steps),
-        derived=frozenset((action.target,)),
-    )
+    return _summarized(state, action.target, new_actor, steps)
 
 
 def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Context) -> Ruling:
@@ -323,20 +318,14 @@ def change_max_health(state: WorldState, action: ChangeMaxHealthAction, ctx: Con
     """HEALTH-12."""
     actor = get_actor(state, action.actor, ("actor",))
     health, steps = h.change_max(actor.health, action.delta, action.effect)
-    new_actor = _updated(actor, health=health)
-    return Ruling(
-        state=with_actor(state, action.actor, new_actor), log=(*steps, _summary(new_actor, state.settings))
-    )
+    return _summarized(state, action.actor, _updated(actor, health=health), steps)
 
 
 def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Context) -> Ruling:
     """HEALTH-12: the effect ends; its change is reversed, later changes stay."""
     actor = get_actor(state, action.actor, ("actor",))
     health, steps = h.end_temporary_max(actor.health, action.effect)
-    new_actor = _updated(actor, health=health)
-    return Ruling(
-        state=with_actor(state, action.actor, new_actor), log=(*steps, _summary(new_actor, state.settings))
-    )
+    return _summarized(state, action.actor, _updated(actor, health=health), steps)
 
 
 def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: Context) -> Ruling:
@@ -351,9 +340,7 @@ def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: C
                 rule="HEALTH-13", text="the earlier second Health track is replaced", data={"replaced": True}
             ),
         )
-    new_actor = _updated(actor, second_health=track)
-    log.append(_summary(new_actor, state.settings))
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
+    return _summarized(state, action.actor, _updated(actor, second_health=track), log)
 
 
 def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> Ruling:
