@@ -2,9 +2,11 @@
 
 The builder never diffs whole documents. The state models are frozen and a ruling replaces only
 what it touches, so an unchanged actor, token or visibility row is the very same object before and
-after and is skipped without a look; a changed one is dumped field by field, only the fields that
-changed. The ops are `add`, `remove` and `replace` only (never `move`/`copy`, which no Foundry update
-can express); arrays are replaced whole, as Foundry replaces them.
+after and is skipped without a look (not even visited when the ruling's map names the members it
+replaced, see `models.Edited`); a changed one is walked field by field: nested models again, plain
+scalars compared as they are, only the other changed fields dumped. The ops are `add`, `remove`
+and `replace` only (never `move`/`copy`, which no Foundry update can express); arrays are replaced
+whole, as Foundry replaces them.
 """
 
 from __future__ import annotations
