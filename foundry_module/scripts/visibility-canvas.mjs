@@ -234,9 +234,10 @@ export class VisibilityRuntime {
 
     Hooks.on("updateToken", (/** @type {any} */ doc, /** @type {any} */ changes) => {
       const kinds = tokenChangeKinds(changes);
+      const flag = visibilityFlagChanged(changes);
       if (kinds.observers) this.invalidateObservers();
-      if (visibilityFlagChanged(changes) && doc.object) this.schedule([doc.object]);
-      if (visibilityFlagChanged(changes) || kinds.position || kinds.observers) this.scheduleOverlay();
+      if (flag && doc.object) this.schedule([doc.object]);
+      if (flag || kinds.position || kinds.observers) this.scheduleOverlay();
     });
     Hooks.on("controlToken", () => {
       this.invalidateObservers();

@@ -96,13 +96,12 @@ export function observersFor({ isGM, tokens, tokenVision = true }) {
  * @returns {LocateState|null}
  */
 export function locateStateFor(visibilityFlag, observerIds) {
-  const ids = [...observerIds];
-  if (!ids.length || visibilityFlag === undefined || visibilityFlag === null) return null;
+  if (visibilityFlag === undefined || visibilityFlag === null) return null;
   const readable = typeof visibilityFlag === "object" && !Array.isArray(visibilityFlag);
   /** @type {LocateState|null} */
-  let best = null;
+  let best = null; // also the answer without observers
   let bestRank = Infinity;
-  for (const id of ids) {
+  for (const id of observerIds) {
     /** @type {LocateState|null} */
     let state;
     if (!readable) state = MALFORMED_STATE;
@@ -168,6 +167,9 @@ const CORE = Object.freeze({
   emitsLight: true,
 });
 
+/** @type {Readonly<Presentation>} CORE for a target the observers pinpoint */
+const PINPOINTED = Object.freeze({ ...CORE, state: /** @type {const} */ ("pinpointed") });
+
 /**
  * Every render decision for one token on this client. "true" never grants more than Foundry
  * would: the wiring asks Foundry too (e.g. `hud: true` means "Foundry's own `_canHUD` decides").
@@ -192,7 +194,9 @@ const CORE = Object.freeze({
  */
 export function presentationFor({ state, isGM, isOwner = false, isControlled = false, isObserver = false, hidden = false }) {
   const own = isControlled || isObserver || (!isGM && isOwner);
-  if (own || state === null || state === "pinpointed") return { ...CORE, state: own ? null : state };
+  // the common answers are shared frozen objects: `isVisible` asks for every token on every refresh
+  if (own || state === null) return CORE;
+  if (state === "pinpointed") return PINPOINTED;
   const player = !isGM;
   // Not pinpointed: nothing that names or describes the token, and for players no interaction.
   const anonymous = {
