@@ -12,6 +12,8 @@
  * @module chat-cards
  */
 
+import { NO_AGAIN, SUCCESS_THRESHOLD } from "./rolls.mjs";
+
 /** The localization block of this module part. */
 export const RULES_KEY = "VTTBRIDGE.Rules";
 const CARD_KEY = `${RULES_KEY}.Card`;
@@ -471,11 +473,11 @@ export function renderStep(step, i18n, names) {
 export function renderRoll(roll, i18n) {
   const faces = (roll.dice ?? [])
     .map((face) => {
-      const cls = ["vtt-bridge-die", face >= 8 ? "success" : "", face >= roll.again ? "exploded" : ""].filter(Boolean).join(" ");
+      const cls = ["vtt-bridge-die", face >= SUCCESS_THRESHOLD ? "success" : "", face >= roll.again ? "exploded" : ""].filter(Boolean).join(" ");
       return `<span class="${cls}">${escapeHtml(face)}</span>`;
     })
     .join("");
-  const again = roll.again >= 11 ? i18n.localize(`${CARD_KEY}.NoAgain`) : i18n.format(`${CARD_KEY}.Again`, { again: String(roll.again) });
+  const again = roll.again >= NO_AGAIN ? i18n.localize(`${CARD_KEY}.NoAgain`) : i18n.format(`${CARD_KEY}.Again`, { again: String(roll.again) });
   const summary = i18n.format(`${CARD_KEY}.Roll`, { pool: escapeHtml(roll.pool), again: escapeHtml(again), successes: escapeHtml(roll.successes) });
   return `<div class="vtt-bridge-roll"><div class="vtt-bridge-roll-summary">${summary}</div><div class="vtt-bridge-dice">${faces}</div></div>`;
 }
@@ -492,7 +494,7 @@ export function inferKind(log) {
   const rules = log.map((s) => s.rule);
   if (rules.includes("ROUND")) return "round";
   if (log.some((s) => s.rule === "DET-8" && s.data && "observerPool" in s.data)) return "contest";
-  if (rules.some((r) => r === "IWR-8") || log.some((s) => s.rule === "HEALTH-2")) return "damage";
+  if (rules.includes("IWR-8") || rules.includes("HEALTH-2")) return "damage";
   if (log.some((s) => s.data && typeof s.data.source === "string" && "points" in s.data)) return "heal";
   if (log.some((s) => s.data && typeof s.data.use === "string")) return "spendWillpower";
   if (rules.some((r) => r.startsWith("WP-"))) return "willpower";
@@ -532,9 +534,6 @@ export function shouldPostCard(log) {
   return !log.every((s) => BOOKKEEPING.has(s.rule) || (s.rule === "DET-5" && s.data && "changedPairs" in s.data));
 }
 
-/** The "ruling cards" setting's choices. */
-export const CARD_MODES = Object.freeze(["off", "gm", "public"]);
-
 /**
  * The token ids and actor uuids a ruling names (in step data, and the explain/attack pair).
  * @param {Step[]} log
@@ -560,8 +559,8 @@ export function namedIds(log, extra = []) {
  * @returns {"none"|"gm"|"public"}
  */
 export function cardAudience({ log, mode, named = [], isSecret = () => false }) {
-  if (mode === "off" || !CARD_MODES.includes(mode)) return mode === "off" ? "none" : "gm";
-  if (mode === "gm") return "gm";
+  if (mode === "off") return "none";
+  if (mode !== "public") return "gm"; // "gm", or a value this version does not know: the safe side
   if (log.some((s) => typeof s.rule === "string" && s.rule.startsWith("DET-"))) return "gm";
   if (named.some((id) => isSecret(id))) return "gm";
   return "public";

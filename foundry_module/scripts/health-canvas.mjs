@@ -9,7 +9,7 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { drawConditionCounters, drawHealthTrack } from "./drawing.mjs";
-import { canSeeHealth, counterLabelKey, DEFAULT_HEALTH_VISIBILITY, healthTrackView } from "./health-track.mjs";
+import { canSeeHealth, counterLabelKey, healthTrackView } from "./health-track.mjs";
 
 /** The setting key of "who sees Health boxes". */
 export const HEALTH_VISIBILITY_SETTING = "healthVisibility";
@@ -75,10 +75,11 @@ export function installHealthTrack({
 
   // "who sees Health boxes", read once and again only when the setting changes: `refreshToken`
   // runs for every token on every refresh (each frame of a move), and a world setting read looks
-  // the setting up among all of the world's settings
+  // the setting up among all of the world's settings (its default and choices: settings.mjs;
+  // `canSeeHealth` reads a missing value as that default, "owner")
   /** @type {{value: unknown}|null} */
   let visibilitySetting = null;
-  const healthVisibility = () => (visibilitySetting ??= { value: getSetting(HEALTH_VISIBILITY_SETTING) ?? DEFAULT_HEALTH_VISIBILITY }).value;
+  const healthVisibility = () => (visibilitySetting ??= { value: getSetting(HEALTH_VISIBILITY_SETTING) }).value;
 
   /** @param {any} token */
   function entryOf(token) {

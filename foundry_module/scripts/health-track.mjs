@@ -19,12 +19,6 @@ export const BOX_KINDS = Object.freeze(/** @type {const} */ (["aggravated", "let
 /** The `status` values the sidecar derives (HEALTH-6). */
 export const HEALTH_STATUSES = Object.freeze(["unharmed", "lightly", "moderately", "badly", "dying", "dead"]);
 
-/** The choices of the world setting "who sees Health boxes" (the GM always does). */
-export const HEALTH_VISIBILITY_CHOICES = Object.freeze(/** @type {const} */ (["gm", "owner", "everyone"]));
-
-/** The default of that setting. */
-export const DEFAULT_HEALTH_VISIBILITY = "owner";
-
 /**
  * Above this many boxes the track is not drawn (`tooMany` in the layout): even at the minimum box
  * size it would cover a large part of the scene. No rulebook creature comes near.
