@@ -50,6 +50,11 @@ export class FakeHooks {
   call(name, ...args) {
     for (const fn of this.handlers.get(name) ?? []) fn(...args);
   }
+  /** Foundry's `Hooks.callAll`: every handler, whatever they return. @param {string} name @param {...any} args */
+  callAll(name, ...args) {
+    this.call(name, ...args);
+    return true;
+  }
 }
 
 export class FakeDocument {

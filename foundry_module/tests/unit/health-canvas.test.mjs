@@ -7,6 +7,7 @@ import { test } from "node:test";
 
 import { pointNameKey } from "../../scripts/chat-cards.mjs";
 import { HEALTH_CONTAINER_NAME, installHealthTrack } from "../../scripts/health-canvas.mjs";
+import { FakeHooks } from "../helpers/fake-foundry.mjs";
 
 class FakeDisplay {
   constructor() {
@@ -58,19 +59,6 @@ class FakeText extends FakeDisplay {
 }
 const PIXI = /** @type {any} */ ({ Container: FakeDisplay, Graphics: FakeGraphics, Text: FakeText });
 
-class Hooks {
-  /** @type {Map<string, Function[]>} */
-  handlers = new Map();
-  /** @param {string} name @param {Function} fn */
-  on(name, fn) {
-    this.handlers.set(name, [...(this.handlers.get(name) ?? []), fn]);
-  }
-  /** @param {string} name @param {...any} args */
-  call(name, ...args) {
-    for (const fn of this.handlers.get(name) ?? []) fn(...args);
-  }
-}
-
 /** @param {Record<string, any>} flags @param {boolean} [isOwner] */
 function makeToken(flags, isOwner = true) {
   const token = new FakeDisplay();
@@ -87,7 +75,7 @@ const counterLabels = (token) =>
     .children[1].children.map((/** @type {any} */ badge) => badge.children.filter((/** @type {any} */ c) => c instanceof FakeText).map((/** @type {any} */ t) => t.text).join(" "));
 
 test("'who sees Health boxes' is read once, not on every refreshToken, and again when it changes", () => {
-  const hooks = new Hooks();
+  const hooks = new FakeHooks();
   const settings = { healthVisibility: "owner" };
   let reads = 0;
   const token = makeToken({ health: { max: 5, lethal: 1 } }, false);
@@ -123,7 +111,7 @@ test("counters are labelled with the point kind's name in the reader's language,
   const de = JSON.parse(readFileSync(new URL("../../lang/de.json", import.meta.url), "utf8"));
   /** @param {string} key */
   const localize = (key) => key.split(".").reduce((node, part) => node?.[part], de) ?? key;
-  const hooks = new Hooks();
+  const hooks = new FakeHooks();
   const token = makeToken({ health: { max: 5, tempHp: 2 }, conditionPoints: { burn: 3, "mental-bind": 1, "not-a-kind": 2 }, emotionPoints: { fear: 2 } });
   installHealthTrack({ hooks, PIXI, getSetting: () => "owner", isGM: () => false, localize, tokens: () => [token] });
   hooks.call("drawToken", token);

@@ -6,6 +6,7 @@ import { test } from "node:test";
 
 import { MODULE_ID } from "../../scripts/constants.mjs";
 import { installVisibility, isIdentityHidden, OVERLAY_TOOL, VISIBILITY_HOOK } from "../../scripts/visibility-canvas.mjs";
+import { FakeHooks } from "../helpers/fake-foundry.mjs";
 
 class FakeDisplay {
   constructor() {
@@ -141,20 +142,6 @@ class BaseToken extends FakeDisplay {
   /** @param {any} _renderer */
   render(_renderer) {
     this.rendered.push([...this.children]);
-  }
-}
-
-class FakeHooks {
-  /** @type {Map<string, Function[]>} */
-  handlers = new Map();
-  /** @param {string} name @param {Function} fn */
-  on(name, fn) {
-    this.handlers.set(name, [...(this.handlers.get(name) ?? []), fn]);
-  }
-  /** @param {string} name @param {...any} args */
-  callAll(name, ...args) {
-    for (const fn of this.handlers.get(name) ?? []) fn(...args);
-    return true;
   }
 }
 
