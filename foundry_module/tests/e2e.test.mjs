@@ -11,17 +11,17 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, extname, join, normalize, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
+import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { runScenario } from "./helpers/scenario.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -53,7 +53,7 @@ function sidecarCommand() {
 
 /** @type {import("node:child_process").ChildProcess|null} */
 let sidecar = null;
-/** @type {import("node:http").Server|null} */
+/** @type {Awaited<ReturnType<typeof serveModuleFiles>>|null} */
 let http = null;
 let sidecarUrl = "";
 let httpOrigin = "";
@@ -88,19 +88,8 @@ before(async () => {
   });
 
   // the module's files over http, as Foundry would serve them
-  const types = { ".mjs": "text/javascript", ".js": "text/javascript", ".html": "text/html", ".json": "application/json" };
-  http = createServer((req, res) => {
-    const path = normalize(join(moduleRoot, decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)));
-    if (!path.startsWith(moduleRoot + sep) || path.includes(`${sep}node_modules${sep}`) || !existsSync(path)) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { "content-type": /** @type {Record<string, string>} */ (types)[extname(path)] ?? "application/octet-stream" });
-    res.end(readFileSync(path));
-  });
-  await new Promise((resolve) => http?.listen(0, "127.0.0.1", () => resolve(undefined)));
-  const address = http.address();
-  httpOrigin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  http = await serveModuleFiles(moduleRoot);
+  httpOrigin = http.origin;
 });
 
 after(async () => {
@@ -109,7 +98,7 @@ after(async () => {
     sidecar.kill("SIGTERM");
     await exited;
   }
-  await new Promise((resolve) => (http ? http.close(() => resolve(undefined)) : resolve(undefined)));
+  await http?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -12,9 +12,8 @@
 
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, extname, join, normalize, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -22,6 +21,7 @@ import puppeteer from "puppeteer-core";
 
 import { COLORS } from "../scripts/drawing.mjs";
 import { OVERLAY_STYLES } from "../scripts/visibility.mjs";
+import { serveModuleFiles } from "./helpers/module-server.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
@@ -29,7 +29,7 @@ const imageDir = writeDocs ? join(moduleRoot, "..", "docs", "images") : mkdtempS
 /** The one file of node_modules the page may load. */
 const PIXI_PATH = join(moduleRoot, "node_modules", "pixi.js", "dist", "pixi.mjs");
 
-/** @type {import("node:http").Server|null} */
+/** @type {Awaited<ReturnType<typeof serveModuleFiles>>|null} */
 let http = null;
 /** @type {import("puppeteer-core").Browser|null} */
 let browser = null;
@@ -40,24 +40,8 @@ let profile = "";
 const consoleErrors = [];
 
 before(async () => {
-  const types = { ".mjs": "text/javascript", ".js": "text/javascript", ".html": "text/html", ".json": "application/json" };
-  http = createServer((req, res) => {
-    if (req.url === "/favicon.ico") {
-      res.writeHead(204).end();
-      return;
-    }
-    const path = normalize(join(moduleRoot, decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)));
-    const allowed = path === PIXI_PATH || (path.startsWith(moduleRoot + sep) && !path.includes(`${sep}node_modules${sep}`));
-    if (!allowed || !existsSync(path)) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { "content-type": /** @type {Record<string, string>} */ (types)[extname(path)] ?? "application/octet-stream" });
-    res.end(readFileSync(path));
-  });
-  await new Promise((resolve) => http?.listen(0, "127.0.0.1", () => resolve(undefined)));
-  const address = http.address();
-  const origin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  http = await serveModuleFiles(moduleRoot, { extra: [PIXI_PATH] });
+  const origin = http.origin;
 
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
@@ -91,7 +75,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
-  await new Promise((resolve) => (http ? http.close(() => resolve(undefined)) : resolve(undefined)));
+  await http?.close();
   if (!writeDocs) rmSync(imageDir, { recursive: true, force: true });
 });
 
