@@ -16,7 +16,7 @@ import statistics
 
 import aiohttp
 
-from benchmarks.common import TOKEN, baseline, sidecar, summary, time_round_trips
+from benchmarks.common import TOKEN, baseline, pin_client, sidecar, summary, time_round_trips
 
 
 def _damage(i: int) -> str:
@@ -39,6 +39,7 @@ async def _setup_world(ws: aiohttp.ClientWebSocketResponse, boxes: int) -> None:
 
 
 async def run(rounds: int, count: int) -> None:
+    placement = pin_client()
     with sidecar() as bridge_port, baseline() as base_port:
         async with aiohttp.ClientSession() as session:
             bridge = await session.ws_connect(f"ws://127.0.0.1:{bridge_port}/ws")
@@ -75,6 +76,7 @@ async def run(rounds: int, count: int) -> None:
             await bridge.close()
             await base.close()
     print("damage action round trip, interleaved, one run")
+    print(f"  {placement}")
     print(f"  sidecar    {summary(bridge_times)}")
     print(f"  reply-only {summary(base_times)}")
     ratio = statistics.median(bridge_times) / statistics.median(base_times)

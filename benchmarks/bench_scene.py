@@ -19,7 +19,7 @@ from typing import Any
 import aiohttp
 
 from benchmarks.bench_detection_rules import scene
-from benchmarks.common import TOKEN, baseline, sidecar, summary, time_round_trips
+from benchmarks.common import TOKEN, baseline, pin_client, sidecar, summary, time_round_trips
 
 
 def _sync_state(tokens: int) -> dict[str, Any]:
@@ -50,6 +50,7 @@ def _sync_frames(state: dict[str, Any], limit: int) -> list[str]:
 
 
 async def run(tokens: int, rounds: int, count: int) -> None:
+    placement = pin_client()
     state = _sync_state(tokens)
     token_ids = list(state["tokens"])
     with sidecar() as bridge_port, baseline() as base_port:
@@ -106,6 +107,7 @@ async def run(tokens: int, rounds: int, count: int) -> None:
             await bridge.close()
             await base.close()
     print(f"{tokens}-token scene ({size / 1e6:.2f} MB of sync in {len(frames)} frames), one run")
+    print(f"  {placement}")
     print(f"  sync: {sync_ms:.0f} ms to the result")
     print(f"  move, sidecar    {summary(bridge_times)}")
     print(f"  move, reply-only {summary(base_times)}")

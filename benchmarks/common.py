@@ -23,9 +23,33 @@ def free_port() -> int:
         return port
 
 
+_USABLE = sorted(os.sched_getaffinity(0))
+"""The CPUs this benchmark may use (read once, before the client pins itself to one of them)."""
+
+
+def _cpus() -> tuple[int, int] | None:
+    """The CPU for this process (the client) and the one for every server, when there are two."""
+    return (_USABLE[-2], _USABLE[-1]) if len(_USABLE) >= 2 else None
+
+
+def pin_client() -> str:
+    """Pin this process (the client) to one CPU and say where everything runs.
+
+    Both servers then run on the other CPU: each request wakes its server across the same pair of
+    CPUs. Left to the scheduler, whichever server ran last shared the client's CPU, and per-round
+    ratios swung between about 1.9 and 3.0 with the order of the rounds; pinned, they agree within
+    a few percent.
+    """
+    cpus = _cpus()
+    if cpus is None:
+        return "one CPU: nothing pinned"
+    os.sched_setaffinity(0, {cpus[0]})
+    return f"client on CPU {cpus[0]}, both servers on CPU {cpus[1]}"
+
+
 @contextmanager
 def process(args: list[str], ready: str) -> Iterator[subprocess.Popen[str]]:
-    """A child process, ready once its first line contains `ready`."""
+    """A child process (on the servers' CPU, see `pin_client`), ready once its first line contains `ready`."""
     child = subprocess.Popen(
         args,
         stdout=subprocess.PIPE,
@@ -33,6 +57,9 @@ def process(args: list[str], ready: str) -> Iterator[subprocess.Popen[str]]:
         text=True,
         env={**os.environ, "VTT_BRIDGE_TOKEN": TOKEN, "VTT_BRIDGE_LOG_LEVEL": "WARNING"},
     )
+    cpus = _cpus()
+    if cpus is not None:
+        os.sched_setaffinity(child.pid, {cpus[1]})
     assert child.stdout is not None
     line = child.stdout.readline()
     if ready not in line:
