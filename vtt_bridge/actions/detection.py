@@ -264,6 +264,20 @@ def refresh_visibility(before: WorldState, after: WorldState) -> WorldState:
 def refresh_changes(before: WorldState, after: WorldState) -> tuple[WorldState, Pairs | None]:
     """`refresh_visibility` plus the (observer, target) cells whose state changed from `before`'s
     matrix (None: a full recompute; diff the rows). The world layer calls it after every ruling."""
+    if (
+        after.visibility is before.visibility
+        and after.tokens is before.tokens
+        and after.scene is before.scene
+        and after.contests is before.contests
+    ):
+        # Most rulings (damage, healing, Willpower) touch a few actors and nothing of the scene:
+        # then only a change of those actors' senses can move the matrix.
+        b_actors, a_actors = before.actors, after.actors
+        edited = edited_keys(b_actors, a_actors) if a_actors is not b_actors else set()
+        if edited is not None and all(
+            aid in a_actors and not _senses_changed(b_actors.get(aid), a_actors[aid]) for aid in edited
+        ):
+            return after, []
     return _refresh(before, after, None)
 
 
