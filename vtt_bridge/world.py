@@ -7,8 +7,7 @@ acknowledges it. A request that fails raises `RequestError` and leaves the world
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -132,19 +131,31 @@ def _validated(
         ) from None
 
 
-@contextmanager
-def _rule_errors(invalid: str) -> Iterator[None]:
+class _RuleErrors:
     """A handler's refusals as request errors: `not_found` for an unknown id, `invalid` for a rule
-    violation or a model the rules could not build (each with its field path)."""
-    try:
-        yield
-    except NotFound as exc:
-        raise RequestError(ErrorCode.NOT_FOUND, exc.message, _path_details(exc.path, exc.message)) from None
-    except RuleViolation as exc:
-        message = f"{exc.rule}: {exc.message}"
-        raise RequestError(ErrorCode.INVALID, message, _path_details(exc.path, exc.message)) from None
-    except ValidationError as exc:
-        raise RequestError(ErrorCode.INVALID, invalid, error_details(exc)) from None
+    violation or a model the rules could not build (each with its field path). A plain context
+    manager (no generator): it wraps every ruling."""
+
+    __slots__ = ("kind", "what")
+
+    def __init__(self, kind: str, what: str) -> None:
+        self.kind, self.what = kind, what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if isinstance(exc, NotFound):
+            raise RequestError(
+                ErrorCode.NOT_FOUND, exc.message, _path_details(exc.path, exc.message)
+            ) from None
+        if isinstance(exc, RuleViolation):
+            message = f"{exc.rule}: {exc.message}"
+            raise RequestError(ErrorCode.INVALID, message, _path_details(exc.path, exc.message)) from None
+        if isinstance(exc, ValidationError):
+            raise RequestError(
+                ErrorCode.INVALID, f"invalid {self.kind} {self.what}", error_details(exc)
+            ) from None
 
 
 def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail]:
@@ -219,7 +230,7 @@ class World:
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
             )
         _, handler = HANDLERS[kind]
-        with _rule_errors(f"invalid {kind} action"):
+        with _RuleErrors(kind, "action"):
             ruling: Ruling = handler(self.state, action, Context(roller=roller))
         return self._finish(
             self.state, ruling.state, ruling.log, ruling.rolls, action_id, derived=ruling.derived
@@ -392,7 +403,7 @@ class World:
                 "state": self.state.model_dump(mode="json"),
             }
         _, handler = QUERIES[kind]
-        with _rule_errors(f"invalid {kind} query"):
+        with _RuleErrors(kind, "query"):
             data = handler(self.state, query)
         log = data.pop("log", [])
         return {"rev": self.rev, "patch": [], "log": log, "rolls": [], "data": data}
