@@ -176,16 +176,13 @@ def spill_damage(
         aggravated += from_lethal
         left -= from_lethal
         overflow[grade] = left
-        upgraded = "A" if grade is Grade.AGGRAVATED else "L"
-        parts = [
-            text
-            for n, text in (
-                (from_healthy, f"{from_healthy} healthy → {grade.value}"),
-                (from_bashing, f"{from_bashing} B → {upgraded}"),
-                (from_lethal, f"{from_lethal} L → A"),
-            )
-            if n
-        ]
+        parts = []
+        if from_healthy:
+            parts.append(f"{from_healthy} healthy → {grade.value}")
+        if from_bashing:
+            parts.append(f"{from_bashing} B → {'A' if grade is Grade.AGGRAVATED else 'L'}")
+        if from_lethal:
+            parts.append(f"{from_lethal} L → A")
         if left:
             parts.append(f"{left} left over (every box is A)")
         steps.append(
@@ -264,6 +261,8 @@ def absorb_temp_hp(
     """
     remaining = {g: amounts.get(g, 0) for g in LIGHTEST_FIRST}
     temp = track.temp_hp
+    if not temp:
+        return track, remaining, ()
     absorbed: dict[str, int] = {}
     for grade in HEAVIEST_FIRST:
         taken = min(temp, remaining[grade])
