@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -365,3 +368,49 @@ async def test_move_patch_carries_only_changed_visibility_cells(connect: Connect
     explained = await peer.request("query", {"kind": "explain", "observer": "token0", "target": "token2"})
     assert explained["type"] == "result", explained
     assert any(step["rule"].startswith("DET-") for step in explained["payload"]["log"])
+
+
+# --- liveness: pings ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def quick_pings(config: Config) -> AsyncIterator[TestClient[web.Request, web.Application]]:
+    """The server with a 0.2 s ping interval."""
+    client = TestClient(TestServer(create_app(dataclasses.replace(config, heartbeat=0.2)), host="127.0.0.1"))
+    await client.start_server()
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+async def test_a_peer_that_never_answers_pings_is_closed(
+    quick_pings: TestClient[web.Request, web.Application],
+) -> None:
+    ws = await quick_pings.ws_connect("/ws", autoping=False)
+    kinds = []
+    while True:
+        msg = await ws.receive(timeout=5)  # never answering the pings it gets
+        kinds.append(msg.type)
+        if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            break
+    assert aiohttp.WSMsgType.PING in kinds and kinds[-1] in (
+        aiohttp.WSMsgType.CLOSE,
+        aiohttp.WSMsgType.CLOSED,
+    )
+
+
+async def test_a_quiet_peer_that_answers_pings_stays_connected_and_its_pings_get_pongs(
+    quick_pings: TestClient[web.Request, web.Application],
+) -> None:
+    ws = await quick_pings.ws_connect("/ws")  # the client answers the server's pings while it reads
+    with pytest.raises(asyncio.TimeoutError):  # 7 intervals without a message for the client
+        await asyncio.wait_for(ws.receive(), 1.5)  # (its reading answers the server's pings)
+    assert not ws.closed
+    raw = await quick_pings.ws_connect("/ws", autoping=False)
+    await raw.ping(b"are you there")
+    msg = await raw.receive(timeout=5)
+    assert msg.type == aiohttp.WSMsgType.PONG and msg.data == b"are you there"
+    peer = Peer(ws)
+    reply = await peer.request("hello", {"token": TOKEN, "world": "w1", "client": {"name": "after"}})
+    assert reply["type"] == "welcome"

@@ -52,6 +52,7 @@ class Config:
     max_frame: int = 1 << 20
     """The largest text frame a client may send (bytes); larger ones get `too_large`."""
     heartbeat: float = 20.0
+    """Seconds of silence before a ping; another such interval without a frame closes the connection."""
     rate_limit: float = 10_000.0
     """Messages per second a connection may send on average."""
     rate_burst: float = 10_000.0
@@ -98,6 +99,8 @@ class Client:
     sync_parts: dict[str, Any] | None = None
     """The parts of a `sync` sent in several frames (`more: true`), merged so far."""
     sync_bytes: int = 0
+    seen: float = field(default_factory=time.monotonic)
+    """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
 
 
 @dataclass
@@ -387,26 +390,50 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     if origin is not None and not origin_allowed(origin, bridge.config.origins):
         log.warning("refused a browser page from origin %s", origin)
         raise web.HTTPForbidden(text=f"origin {origin} is not allowed; start the sidecar with --allow-origin")
-    ws = web.WebSocketResponse(
-        heartbeat=bridge.config.heartbeat, compress=False, max_msg_size=4 * bridge.config.max_frame
-    )
+    # Pings are ours (`_watch`): aiohttp's heartbeat re-arms a timer on every frame received, one
+    # more turn of the event loop per request; ours looks once per interval.
+    ws = web.WebSocketResponse(autoping=False, compress=False, max_msg_size=4 * bridge.config.max_frame)
     await ws.prepare(request)
     client = Client(ws=ws, remote=request.remote or "?", tokens=bridge.config.rate_burst)
     bridge.sockets.add(ws)
+    watch = asyncio.create_task(_watch(client, bridge.config.heartbeat)) if bridge.config.heartbeat else None
     try:
         async for msg in ws:
+            client.seen = time.monotonic()
             if msg.type == WSMsgType.TEXT:
                 if not await _handle(bridge, client, msg.data):
                     break
+            elif msg.type == WSMsgType.PING:
+                await ws.pong(msg.data)
             elif msg.type == WSMsgType.BINARY:
                 await _error(bridge, client, RequestError(ErrorCode.BAD_REQUEST, "text frames only"), None)
             elif msg.type == WSMsgType.ERROR:
                 log.info("connection from %s ended: %s", client.remote, ws.exception())
                 break
     finally:
+        if watch is not None:
+            watch.cancel()
         if client.world is not None:
             bridge.clients.get(client.world.id, set()).discard(client)
     return ws
+
+
+async def _watch(client: Client, interval: float) -> None:
+    """Ping a connection that has been silent for `interval` seconds; close it when no frame (its
+    pong included) comes in within the next interval: the peer is gone without closing."""
+    pinged: float | None = None
+    while not client.ws.closed:
+        await asyncio.sleep(interval)
+        if pinged is not None and client.seen < pinged:
+            log.info("closing the connection from %s: no answer to a ping in %.0f s", client.remote, interval)
+            await client.ws.close(code=WSCloseCode.GOING_AWAY, message=b"no answer to ping")
+            return
+        pinged = None
+        now = time.monotonic()
+        if now - client.seen >= interval:
+            pinged = now
+            with contextlib.suppress(ConnectionResetError, RuntimeError):
+                await client.ws.ping()
 
 
 async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
