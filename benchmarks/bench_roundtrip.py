@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 
 import aiohttp
 
-from benchmarks.common import TOKEN, baseline, pin_client, sidecar, summary, time_round_trips
+from benchmarks.common import TOKEN, baseline, interleave, sidecar
 
 
 def _damage(i: int) -> str:
@@ -39,48 +38,29 @@ async def _setup_world(ws: aiohttp.ClientWebSocketResponse, boxes: int) -> None:
 
 
 async def run(rounds: int, count: int) -> None:
-    placement = pin_client()
-    with sidecar() as bridge_port, baseline() as base_port:
+    with sidecar() as bridge_server, baseline() as base_server:
         async with aiohttp.ClientSession() as session:
-            bridge = await session.ws_connect(f"ws://127.0.0.1:{bridge_port}/ws")
-            base = await session.ws_connect(f"ws://127.0.0.1:{base_port}/ws")
-            await _setup_world(bridge, boxes=rounds * count + 1000)
-            offset = 0
+            bridge = await session.ws_connect(f"ws://127.0.0.1:{bridge_server.port}/ws")
+            base = await session.ws_connect(f"ws://127.0.0.1:{base_server.port}/ws")
+            await _setup_world(bridge, boxes=2 * (rounds + 1) * count + 1000)
 
             async def on_bridge(i: int) -> None:
-                await bridge.send_str(_damage(offset + i))
+                await bridge.send_str(_damage(i))
                 reply = json.loads((await bridge.receive()).data)
                 assert reply["type"] == "result", reply
 
             async def on_base(i: int) -> None:
-                await base.send_str(_damage(offset + i))
+                await base.send_str(_damage(i))
                 json.loads((await base.receive()).data)  # a client reads every reply, as above
 
-            await time_round_trips(on_bridge, 200)  # warm-up
-            await time_round_trips(on_base, 200)
-            offset = 200
-            bridge_times: list[float] = []
-            base_times: list[float] = []
-            ratios = []
-            for r in range(rounds):
-                pair = [(on_bridge, bridge_times), (on_base, base_times)]
-                if r % 2:
-                    pair.reverse()
-                medians = {}
-                for call, sink in pair:
-                    times = await time_round_trips(call, count)
-                    sink.extend(times)
-                    medians[call] = statistics.median(times)
-                offset += count
-                ratios.append(medians[on_bridge] / medians[on_base])
+            results = await interleave(
+                on_bridge, on_base, (bridge_server.pid, base_server.pid), rounds, count, warm_up=200
+            )
             await bridge.close()
             await base.close()
     print("damage action round trip, interleaved, one run")
-    print(f"  {placement}")
-    print(f"  sidecar    {summary(bridge_times)}")
-    print(f"  reply-only {summary(base_times)}")
-    ratio = statistics.median(bridge_times) / statistics.median(base_times)
-    print(f"  ratio of medians: {ratio:.2f}x   per-round ratios: {' '.join(f'{x:.2f}' for x in ratios)}")
+    for result in results:
+        print("\n".join(result.report()))
 
 
 def main() -> None:

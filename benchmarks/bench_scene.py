@@ -12,14 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
 import time
 from typing import Any
 
 import aiohttp
 
 from benchmarks.bench_detection_rules import scene
-from benchmarks.common import TOKEN, baseline, pin_client, sidecar, summary, time_round_trips
+from benchmarks.common import TOKEN, baseline, interleave, sidecar
 
 
 def _sync_state(tokens: int) -> dict[str, Any]:
@@ -50,13 +49,12 @@ def _sync_frames(state: dict[str, Any], limit: int) -> list[str]:
 
 
 async def run(tokens: int, rounds: int, count: int) -> None:
-    placement = pin_client()
     state = _sync_state(tokens)
     token_ids = list(state["tokens"])
-    with sidecar() as bridge_port, baseline() as base_port:
+    with sidecar() as bridge_server, baseline() as base_server:
         async with aiohttp.ClientSession() as session:
-            bridge = await session.ws_connect(f"ws://127.0.0.1:{bridge_port}/ws", max_msg_size=0)
-            base = await session.ws_connect(f"ws://127.0.0.1:{base_port}/ws")
+            bridge = await session.ws_connect(f"ws://127.0.0.1:{bridge_server.port}/ws", max_msg_size=0)
+            base = await session.ws_connect(f"ws://127.0.0.1:{base_server.port}/ws")
             hello = {"token": TOKEN, "world": "scene", "client": {"name": "bench"}}
             await bridge.send_json({"v": 1, "id": "h", "type": "hello", "payload": hello})
             assert json.loads((await bridge.receive()).data)["type"] == "welcome"
@@ -81,37 +79,25 @@ async def run(tokens: int, rounds: int, count: int) -> None:
                     }
                 )
 
-            offset = 0
-
             async def on_bridge(i: int) -> None:
-                await bridge.send_str(move(offset + i))
+                await bridge.send_str(move(i))
                 answer = json.loads((await bridge.receive()).data)
                 assert answer["type"] == "result", answer
 
             async def on_base(i: int) -> None:
-                await base.send_str(move(offset + i))
+                await base.send_str(move(i))
                 json.loads((await base.receive()).data)  # a client reads every reply, as above
 
-            await time_round_trips(on_bridge, 30)
-            await time_round_trips(on_base, 30)
-            offset = 30
-            bridge_times: list[float] = []
-            base_times: list[float] = []
-            for r in range(rounds):
-                pair = [(on_bridge, bridge_times), (on_base, base_times)]
-                if r % 2:
-                    pair.reverse()
-                for call, sink in pair:
-                    sink.extend(await time_round_trips(call, count))
-                offset += count
+            results = await interleave(
+                on_bridge, on_base, (bridge_server.pid, base_server.pid), rounds, count, warm_up=30
+            )
             await bridge.close()
             await base.close()
     print(f"{tokens}-token scene ({size / 1e6:.2f} MB of sync in {len(frames)} frames), one run")
-    print(f"  {placement}")
     print(f"  sync: {sync_ms:.0f} ms to the result")
-    print(f"  move, sidecar    {summary(bridge_times)}")
-    print(f"  move, reply-only {summary(base_times)}")
-    print(f"  ratio of medians: {statistics.median(bridge_times) / statistics.median(base_times):.2f}x")
+    print("  move round trip, interleaved:")
+    for result in results:
+        print("\n".join(result.report()))
 
 
 def main() -> None:

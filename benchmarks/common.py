@@ -9,8 +9,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 TOKEN = "bench-token"
@@ -24,32 +25,49 @@ def free_port() -> int:
 
 
 _USABLE = sorted(os.sched_getaffinity(0))
-"""The CPUs this benchmark may use (read once, before the client pins itself to one of them)."""
+"""The CPUs this benchmark may use (read once, before anything is pinned)."""
 
 
-def _cpus() -> tuple[int, int] | None:
-    """The CPU for this process (the client) and the one for every server, when there are two."""
-    return (_USABLE[-2], _USABLE[-1]) if len(_USABLE) >= 2 else None
+@dataclass(frozen=True)
+class Placement:
+    """Where the client and both servers run while one measurement lasts."""
+
+    name: str
+    client: int | None
+    servers: int | None
+
+    def describe(self) -> str:
+        if self.client is None:
+            return f"{self.name}: where the scheduler puts them"
+        if self.client == self.servers:
+            return f"{self.name}: client and both servers on CPU {self.client}"
+        return f"{self.name}: client on CPU {self.client}, both servers on CPU {self.servers}"
 
 
-def pin_client() -> str:
-    """Pin this process (the client) to one CPU and say where everything runs.
+def placements() -> list[Placement]:
+    """Each measurement runs in both: `spread`, every request crossing from the client's CPU to the
+    servers' (as a browser and the sidecar on a multi-core machine); `shared`, all on one CPU (pure
+    CPU cost, no cross-CPU wake-ups). Both servers always share a CPU, so each meets the same
+    conditions. Left to the scheduler, whichever server ran last shared the client's CPU, and the
+    per-round ratios swung between about 1.9 and 3.0 with the order of the rounds."""
+    if len(_USABLE) < 2:
+        return [Placement("one CPU", None, None)]
+    a, b = _USABLE[-2], _USABLE[-1]
+    return [Placement("spread", a, b), Placement("shared", b, b)]
 
-    Both servers then run on the other CPU: each request wakes its server across the same pair of
-    CPUs. Left to the scheduler, whichever server ran last shared the client's CPU, and per-round
-    ratios swung between about 1.9 and 3.0 with the order of the rounds; pinned, they agree within
-    a few percent.
-    """
-    cpus = _cpus()
-    if cpus is None:
-        return "one CPU: nothing pinned"
-    os.sched_setaffinity(0, {cpus[0]})
-    return f"client on CPU {cpus[0]}, both servers on CPU {cpus[1]}"
+
+def place(placement: Placement, servers: Iterable[int]) -> None:
+    """Move this process (the client) and the server processes to the placement's CPUs."""
+    if placement.client is None or placement.servers is None:
+        return
+    os.sched_setaffinity(0, {placement.client})
+    for pid in servers:
+        os.sched_setaffinity(pid, {placement.servers})
 
 
 @contextmanager
 def process(args: list[str], ready: str) -> Iterator[subprocess.Popen[str]]:
-    """A child process (on the servers' CPU, see `pin_client`), ready once its first line contains `ready`."""
+    """A child process, ready once its first line contains `ready`."""
     child = subprocess.Popen(
         args,
         stdout=subprocess.PIPE,
@@ -57,9 +75,6 @@ def process(args: list[str], ready: str) -> Iterator[subprocess.Popen[str]]:
         text=True,
         env={**os.environ, "VTT_BRIDGE_TOKEN": TOKEN, "VTT_BRIDGE_LOG_LEVEL": "WARNING"},
     )
-    cpus = _cpus()
-    if cpus is not None:
-        os.sched_setaffinity(child.pid, {cpus[1]})
     assert child.stdout is not None
     line = child.stdout.readline()
     if ready not in line:
@@ -72,8 +87,16 @@ def process(args: list[str], ready: str) -> Iterator[subprocess.Popen[str]]:
         child.wait(timeout=10)
 
 
+@dataclass(frozen=True)
+class Server:
+    """A server process: where to connect, and its pid (to place it on a CPU)."""
+
+    port: int
+    pid: int
+
+
 @contextmanager
-def sidecar() -> Iterator[int]:
+def sidecar() -> Iterator[Server]:
     """The real sidecar, in a process of its own, on a fresh data folder."""
     port = free_port()
     with (
@@ -81,18 +104,18 @@ def sidecar() -> Iterator[int]:
         process(
             [sys.executable, "-m", "vtt_bridge", "serve", "--port", str(port), "--data-dir", str(Path(data))],
             "listening on",
-        ),
+        ) as child,
     ):
-        yield port
+        yield Server(port, child.pid)
 
 
 @contextmanager
-def baseline() -> Iterator[int]:
+def baseline() -> Iterator[Server]:
     """The reply-only websocket server, in a process of its own."""
     port = free_port()
     script = Path(__file__).with_name("reply_only_server.py")
-    with process([sys.executable, str(script), str(port)], "reply-only server"):
-        yield port
+    with process([sys.executable, str(script), str(port)], "reply-only server") as child:
+        yield Server(port, child.pid)
 
 
 async def time_round_trips(call: Callable[[int], Awaitable[None]], count: int) -> list[float]:
@@ -103,6 +126,62 @@ async def time_round_trips(call: Callable[[int], Awaitable[None]], count: int) -
         await call(i)
         times.append((time.perf_counter_ns() - start) / 1000)
     return times
+
+
+@dataclass
+class Interleaved:
+    """One placement's measurement: every round trip of each server, and each round's ratio."""
+
+    placement: Placement
+    bridge: list[float]
+    base: list[float]
+    ratios: list[float]
+
+    def report(self) -> list[str]:
+        ratio = statistics.median(self.bridge) / statistics.median(self.base)
+        rounds = " ".join(f"{x:.2f}" for x in self.ratios)
+        return [
+            f"  {self.placement.describe()}",
+            f"    sidecar    {summary(self.bridge)}",
+            f"    reply-only {summary(self.base)}",
+            f"    ratio of medians: {ratio:.2f}x   per-round ratios: {rounds}",
+        ]
+
+
+async def interleave(
+    on_bridge: Callable[[int], Awaitable[None]],
+    on_base: Callable[[int], Awaitable[None]],
+    servers: Iterable[int],
+    rounds: int,
+    count: int,
+    warm_up: int,
+) -> list[Interleaved]:
+    """For each placement: a warm-up, then `rounds` rounds of `count` calls on each server, the
+    order alternating round by round (`on_*` get a running index, so no request repeats)."""
+    pids = list(servers)
+    index = 0
+
+    async def timed(call: Callable[[int], Awaitable[None]], n: int) -> list[float]:
+        nonlocal index
+        start = index
+        index += n
+        return await time_round_trips(lambda i: call(start + i), n)
+
+    out = []
+    for placement in placements():
+        place(placement, pids)
+        await timed(on_bridge, warm_up)
+        await timed(on_base, warm_up)
+        result = Interleaved(placement, [], [], [])
+        for r in range(rounds):
+            medians: dict[str, float] = {}
+            for name in ("bridge", "base") if r % 2 == 0 else ("base", "bridge"):
+                times = await timed(on_bridge if name == "bridge" else on_base, count)
+                getattr(result, name).extend(times)
+                medians[name] = statistics.median(times)
+            result.ratios.append(medians["bridge"] / medians["base"])
+        out.append(result)
+    return out
 
 
 def summary(times: list[float]) -> str:
