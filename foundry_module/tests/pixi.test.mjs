@@ -3,7 +3,9 @@
  * `$CHROMIUM_PATH`, driven by puppeteer-core) loads the REAL pixi.js (7.4.2, the PixiJS 7 line
  * Foundry 13 ships; from node_modules) and the module's real `scripts/drawing.mjs` and
  * `scripts/health-track.mjs` from a tiny local http server, renders several box mixes and a
- * silhouette with WebGL (SwiftShader), and the test reads the pixels back.
+ * silhouette with WebGL (SwiftShader), and the test reads the pixels back. The visibility layer
+ * runs for real too: the GM overlay, and the Token mixin of `scripts/visibility-canvas.mjs` over a
+ * Foundry-shaped Token class built on `PIXI.Container` (tokens pinpointed, approximate, unlocated).
  *
  * The PNGs go to docs/images/ only when VTT_BRIDGE_WRITE_SCREENSHOTS=1 (`npm run screenshots`),
  * otherwise into a temporary folder, so a test run never changes the repository. A missing browser
@@ -377,4 +379,64 @@ test("the Foundry wiring: one container per token, shown by the setting and the 
   assert.equal(log.identityHidden, "hidden", "a token shown as a silhouette shows no track");
   assert.equal(log.updated.counters, 0, "redrawn after updateActor");
   assert.equal(log.destroyed, "none");
+});
+
+test("visibility Token mixin for real: pinpointed drawn in full, approximate only the grey blurred silhouette, unlocated nothing; the GM sees all", async () => {
+  assert.ok(page);
+  const shot = await render("renderTokens", {});
+  savePng(shot, "visibility-tokens.png");
+  /** @type {Record<string, number>} */
+  const C = await page.evaluate(() => /** @type {any} */ (window).vtt.TOKEN_COLORS);
+  const info = /** @type {any} */ (shot);
+  const bg = hex(info.background);
+  const grey = (/** @type {[number, number, number]} */ [r, g, b]) => Math.abs(r - g) <= 3 && Math.abs(g - b) <= 3 && Math.abs(r - b) <= 3;
+  /** Every pixel of a token's cell: its square, the tooltip above and the name plate below. */
+  const cellPixels = (/** @type {{x: number, y: number, w: number, h: number}} */ cell) => {
+    /** @type {Array<{x: number, y: number, c: [number, number, number]}>} */
+    const out = [];
+    for (let y = cell.y - 22; y < cell.y + cell.h + 26; y++) for (let x = cell.x - 8; x < cell.x + cell.w + 8; x++) out.push({ x, y, c: rgb(shot, x, y) });
+    return out;
+  };
+  /** How many pixels of the cell have `color` (exactly enough to tell the parts apart). */
+  const count = (/** @type {any} */ cell, /** @type {number} */ color) => cellPixels(cell).filter((p) => near(p.c, hex(color), 30)).length;
+  const PARTS = { nameplate: C.nameplate, bars: C.bars, effects: C.effects, tooltip: C.tooltip, "other module's marker": C.marker };
+
+  for (const [view, row] of Object.entries(info.rows)) {
+    assert.equal(row.classChanged, true, `${view}: CONFIG.Token.objectClass is the mixin`);
+    const cells = Object.fromEntries(row.cells.map((/** @type {any} */ c) => [c.id, c]));
+    assert.ok(count(cells.obs, C.observerArt) > 3000, `${view}: the observer's own token shows its art`);
+    const full = view === "gm" ? ["pin", "apx", "unl"] : ["pin"];
+    for (const id of full) {
+      const cell = cells[id];
+      assert.ok(count(cell, C.art) > 3000, `${view} ${id}: the art (${count(cell, C.art)} px)`);
+      for (const [part, color] of Object.entries(PARTS)) assert.ok(count(cell, color) > 20, `${view} ${id}: the ${part}`);
+      assert.ok(count(cell, C.border) > 100, `${view} ${id}: the disposition border`);
+    }
+  }
+
+  const player = Object.fromEntries(info.rows.player.cells.map((/** @type {any} */ c) => [c.id, c]));
+  // approximate: no art, no part, not the disposition colour; only greys (the silhouette, the neutral border)
+  const apx = player.apx;
+  for (const p of cellPixels(apx)) assert.ok(grey(p.c), `approximate: colour at (${p.x},${p.y}): ${p.c}`);
+  assert.equal(info.rows.player.silhouettes[2], 1, "one silhouette on the approximate token");
+  assert.ok(count(apx, C.neutral) > 100, `approximate: the neutral border (${count(apx, C.neutral)} px)`);
+  const silhouette = hex(COLORS.silhouette)[0];
+  const darkest = Math.min(...cellPixels(apx).filter((p) => p.x > apx.x + 6 && p.x < apx.x + apx.w - 6 && p.y > apx.y + 6 && p.y < apx.y + apx.h - 6).map((p) => p.c[0]));
+  assert.ok(darkest < silhouette + 16, `approximate: the silhouette's solid grey core (${darkest})`);
+  // blurred: across the head's edge the grey fades over several pixels (intermediate alpha)
+  let fading = 0;
+  for (let x = apx.x + 6; x < apx.x + apx.w / 2; x++) {
+    const v = rgb(shot, x, apx.y + 36)[0];
+    if (v > darkest + 8 && v < bg[0] - 8) fading++;
+  }
+  assert.ok(fading >= 5, `approximate: a soft edge (${fading} intermediate pixels)`);
+  // a body-sized shape, not a border only
+  let body = 0;
+  for (let y = apx.y + 6; y < apx.y + apx.h - 6; y++) for (let x = apx.x + 6; x < apx.x + apx.w - 6; x++) if (rgb(shot, x, y)[0] < bg[0] - 20) body++;
+  assert.ok(body > 1500, `approximate: the silhouette fills the token (${body} px)`);
+
+  // unlocated: the background only
+  for (const p of cellPixels(player.unl)) assert.ok(near(p.c, bg, 4), `unlocated: drawn at (${p.x},${p.y}): ${p.c}`);
+  assert.deepEqual(info.rows.player.visible, [true, true, true, false]);
+  assert.deepEqual(info.rows.gm.silhouettes, [0, 0, 0, 0], "no silhouette for the GM");
 });
