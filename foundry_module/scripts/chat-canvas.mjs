@@ -6,7 +6,7 @@
  * @module chat-canvas
  */
 
-import { cardAudience, escapeHtml, namedIds, renderCard, shouldPostCard } from "./chat-cards.mjs";
+import { cardAudience, escapeHtml, MAX_CARD_ROLLS, namedIds, renderCard, shouldPostCard } from "./chat-cards.mjs";
 import { namespacedClass } from "./compat.mjs";
 import { MODULE_ID } from "./constants.mjs";
 import { rollToFoundryData } from "./rolls.mjs";
@@ -84,7 +84,7 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   const Roll = namespacedClass(env(), "foundry.dice.Roll", "Roll");
   /** @type {any[]} */
   const rollObjects = [];
-  for (const roll of rolls) {
+  for (const roll of rolls.slice(0, MAX_CARD_ROLLS)) {
     try {
       rollObjects.push(Roll.fromData(rollToFoundryData(roll)));
     } catch (error) {

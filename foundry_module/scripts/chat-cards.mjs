@@ -195,6 +195,7 @@ export const TEMPLATES = {
     ["Best", (d) => has(d, "result")],
   ],
   "DET-8": [
+    ["Round", (d) => has(d, "contests")],
     ["Contest", (d) => has(d, "observerPool")],
     ["Won", (d) => has(d, "round")],
     ["NoWin", (d) => d.win === false],
@@ -482,6 +483,12 @@ export function renderRoll(roll, i18n) {
   return `<div class="vtt-bridge-roll"><div class="vtt-bridge-roll-summary">${summary}</div><div class="vtt-bridge-dice">${faces}</div></div>`;
 }
 
+/** The most steps a card lists; the rest are counted (a crowded round can have hundreds). */
+export const MAX_CARD_STEPS = 60;
+
+/** The most rolls a card shows and attaches as Foundry rolls (Dice So Nice animates each). */
+export const MAX_CARD_ROLLS = 10;
+
 /** Action/query kinds a card names in its header. */
 export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "ruling"]);
 
@@ -511,8 +518,17 @@ export function renderCard({ log, rolls = [], kind, subject, names }, i18n) {
   const cardKind = kind && CARD_KINDS.includes(kind) ? kind : inferKind(log);
   const heading = escapeHtml(i18n.localize(`${CARD_KEY}.Kind.${cardKind}`));
   const subjectHtml = subject ? ` <span class="vtt-bridge-subject">${escapeHtml(subject)}</span>` : "";
-  const steps = log.map((step) => renderStep(step, i18n, names)).join("");
-  const dice = rolls.length ? `<div class="vtt-bridge-rolls">${rolls.map((r) => renderRoll(r, i18n)).join("")}</div>` : "";
+  const more = (/** @type {string} */ key, /** @type {number} */ count) =>
+    `<li class="vtt-bridge-more">${escapeHtml(i18n.format(`${CARD_KEY}.${key}`, { count: String(count) }))}</li>`;
+  const steps =
+    log.slice(0, MAX_CARD_STEPS).map((step) => renderStep(step, i18n, names)).join("") +
+    (log.length > MAX_CARD_STEPS ? more("MoreSteps", log.length - MAX_CARD_STEPS) : "");
+  const shownRolls = rolls.slice(0, MAX_CARD_ROLLS);
+  const dice = rolls.length
+    ? `<div class="vtt-bridge-rolls">${shownRolls.map((r) => renderRoll(r, i18n)).join("")}` +
+      (rolls.length > MAX_CARD_ROLLS ? `<ol>${more("MoreRolls", rolls.length - MAX_CARD_ROLLS)}</ol>` : "") +
+      "</div>"
+    : "";
   return (
     `<div class="vtt-bridge-ruling" data-kind="${escapeHtml(cardKind)}">` +
     `<header class="vtt-bridge-ruling-head">${heading}${subjectHtml}</header>` +

@@ -15,6 +15,7 @@ from vtt_bridge.actions import Context, NotFound
 from vtt_bridge.actions.detection import (
     ACTIONS,
     QUERIES,
+    ROUND_DETAIL_LIMIT,
     AttackCheckQuery,
     ContestAction,
     ExplainQuery,
@@ -377,12 +378,32 @@ def test_DET_8_once_per_round_every_observer_that_has_not_pinpointed_contests() 
     state = scene_tavern()
     ruling = round_contests(state, ctx(3))
     contested = {
-        (d["observerPool"], d["hiderPool"]) for s in ruling.log if s.rule == "DET-8" and (d := s.data)
+        (d["observerPool"], d["hiderPool"])
+        for s in ruling.log
+        if s.rule == "DET-8" and (d := s.data) and "observerPool" in d
     }
     # guard: unlocated, 5 vs 13 (+10 invisible); dog: approximate by hearing, its sight could
     # pinpoint: 1 vs 3; the wizard pinpoints in stage two: no contest.
     assert contested == {(5, 13), (1, 3)}
     assert len(ruling.rolls) == 4
+    assert ruling.log[0].rule == "DET-8" and ruling.log[0].data is not None
+    assert ruling.log[0].data["contests"] == 2 and ruling.log[0].data["detailed"] == 2
+    assert ruling.state.visibility == recompute_visibility(ruling.state)
+
+
+def test_DET_8_a_crowded_round_details_only_the_contests_that_changed_a_pair() -> None:
+    cast = {f"guard{i}": (GUARD, i % 5) for i in range(ROUND_DETAIL_LIMIT + 10)}
+    state = world({**cast, "assassin": (ASSASSIN, 2)})
+    ruling = round_contests(state, ctx(7))
+    (summary,) = [s for s in ruling.log if s.rule == "DET-8" and s.data and "contests" in s.data]
+    assert summary.data is not None
+    assert summary.data["contests"] == ROUND_DETAIL_LIMIT + 10  # every guard contests the assassin
+    changed = [
+        o for o in cast if ruling.state.visibility[o]["assassin"] is not state.visibility[o]["assassin"]
+    ]
+    assert summary.data["changed"] == summary.data["detailed"] == len(changed) > 0
+    detailed = [s for s in ruling.log if s.rule == "DET-8" and s.data and "observerPool" in s.data]
+    assert len(detailed) == len(changed) and len(ruling.rolls) == 2 * len(changed)
     assert ruling.state.visibility == recompute_visibility(ruling.state)
 
 

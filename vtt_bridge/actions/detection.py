@@ -980,16 +980,21 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
     return Ruling(state=after, log=tuple(log), rolls=(outcome.observer_roll, outcome.hider_roll))
 
 
+ROUND_DETAIL_LIMIT = 20
+"""A round with more stage-three contests than this details only those that changed a pair's state
+(a 500-token scene runs thousands each round); the GM can `explain` any other pair."""
+
+
 def round_contests(state: WorldState, ctx: Context) -> Ruling:
     """DET-8: the new round's stage-three contests, for every pair whose target has anti-detection and
-    whose observer has not pinpointed it in stage two but could; each replaces the last result."""
+    whose observer has not pinpointed it in stage two but could; each replaces the last result. The
+    log counts them and details each (dice included) while there are few, else those that changed."""
     base = refresh_visibility(state, state)
     visibility = dict(base.visibility)
     contests = dict(base.contests)
     round_number = base.scene.round if base.scene is not None else 0
-    log: list[Step] = []
-    rolls: list[Roll] = []
     cells: Pairs = []
+    held: list[tuple[_Pair, ContestOutcome, int, LocateState, bool]] = []
     hiders = [tid for tid, tok in base.tokens.items() if _summary(_token_actor(base, tid, tok)).key]
     if hiders:
         for observer in base.tokens:
@@ -1008,8 +1013,23 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 )
                 if result is not current:
                     cells.append((observer, target))
-                log.extend(_contest_steps(pair, outcome, stage_two, result))
-                rolls.extend((outcome.observer_roll, outcome.hider_roll))
+                held.append((pair, outcome, stage_two, result, result is not current))
+    log: list[Step] = []
+    rolls: list[Roll] = []
+    if held:
+        every = len(held) <= ROUND_DETAIL_LIMIT
+        shown = [entry for entry in held if every or entry[4]]
+        log.append(
+            Step(
+                rule="DET-8",
+                text=f"stage three, round {round_number}: {len(held)} contests, {len(cells)} changed "
+                f"a pair's state" + ("" if every else f"; the {len(shown)} that changed are detailed"),
+                data={"contests": len(held), "changed": len(cells), "detailed": len(shown)},
+            )
+        )
+        for pair, outcome, stage_two, result, _ in shown:
+            log.extend(_contest_steps(pair, outcome, stage_two, result))
+            rolls.extend((outcome.observer_roll, outcome.hider_roll))
     after = _mark_fresh(
         base.model_copy(update={"visibility": visibility, "contests": contests}),
         state,

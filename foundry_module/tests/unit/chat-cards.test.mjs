@@ -9,6 +9,8 @@ import {
   escapeHtml,
   immunityLabel,
   inferKind,
+  MAX_CARD_ROLLS,
+  MAX_CARD_STEPS,
   namedIds,
   renderCard,
   renderStep,
@@ -366,6 +368,12 @@ const WORDED = [
     "zh-CN": /Hungry（排斥hunger量表）排斥Belly/,
   },
   {
+    step: { rule: "DET-8", text: "stage three, round 4: 25443 contests, 1646 changed a pair's state; the 1646 that changed are detailed", data: { contests: 25443, changed: 1646, detailed: 1646 } },
+    en: /Stage three this round: 25443 contests, 1646 changed how an observer locates a target; 1646 are shown below\./,
+    de: /Stufe drei in dieser Runde: 25443 Proben, 1646 davon änderten/,
+    "zh-CN": /本回合第三阶段：共 25443 次对抗/,
+  },
+  {
     step: { rule: "DET-1", text: "stage one: the target has anti-detection: cloak (magical C), hush (technological unranked)", data: { anti: ["cloak", "hush"], antiDetection: [{ name: "cloak", essence: "magical", rank: "C" }, { name: "hush", essence: "technological", rank: "unranked" }] } },
     en: /Stage one: the target has anti-detection: cloak \(magical C-Rank\), hush \(technological unranked\)\./,
     de: /Stufe eins: das Ziel hat Antiortung: cloak \(magisch, Rang C\), hush \(technologisch, ohne Rang\)\./,
@@ -633,4 +641,18 @@ test("every Step the sidecar writes with a rule id of docs/rules.md has a senten
   assert.ok(checked > 90, String(checked));
   assert.deepEqual(missing, [], "steps with no template fitting their data keys");
   assert.deepEqual([...ENGLISH_ALLOWED], [], "the English allow-list is empty");
+});
+
+
+test("a crowded card lists at most MAX_CARD_STEPS steps and MAX_CARD_ROLLS rolls, and counts the rest", () => {
+  const log = Array.from({ length: MAX_CARD_STEPS + 25 }, (_, i) => ({ rule: "DET-8", text: `contest ${i}`, data: { win: false } }));
+  const rolls = Array.from({ length: MAX_CARD_ROLLS + 7 }, () => ({ pool: 2, again: 10, dice: [8, 3], successes: 1 }));
+  const html = renderCard({ log, rolls, kind: "round" }, i18nFor("en"));
+  assert.equal([...html.matchAll(/class="vtt-bridge-step"/g)].length, MAX_CARD_STEPS);
+  assert.equal([...html.matchAll(/class="vtt-bridge-roll"/g)].length, MAX_CARD_ROLLS);
+  assert.match(html, /… and 25 more steps/);
+  assert.match(html, /… and 7 more rolls/);
+  assert.match(renderCard({ log, rolls, kind: "round" }, i18nFor("de")), /… und 25 weitere Schritte/);
+  const small = renderCard({ log: log.slice(0, 3), rolls: rolls.slice(0, 2) }, i18nFor("en"));
+  assert.doesNotMatch(small, /more steps|more rolls/);
 });
