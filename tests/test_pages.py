@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import time
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
@@ -21,7 +22,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from tests.conftest import TOKEN, Peer, world_state
 from vtt_bridge import __version__, pages
-from vtt_bridge.server import Config, create_app
+from vtt_bridge.server import BRIDGE, Config, RulingRecord, create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE_DIR = ROOT / "foundry_module"
@@ -140,6 +141,18 @@ async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_ste
         assert (
             f'<span class="rule">{html.escape(step["rule"])}</span> {html.escape(step["text"])}' in ruling[1]
         )
+
+
+async def test_status_page_shows_at_most_page_steps_of_a_crowded_ruling_and_counts_the_rest(
+    server: Client,
+) -> None:
+    bridge = server.app[BRIDGE]
+    log = [{"rule": "DET-8", "text": f"contest {i}"} for i in range(pages.PAGE_STEPS + 150)]
+    bridge.recent.append(RulingRecord("w1", 7, "round", log, time.time()))
+    text = await page(server)
+    assert text.count('<span class="rule">DET-8</span>') == pages.PAGE_STEPS
+    assert f"contest {pages.PAGE_STEPS - 1}<" in text and f"contest {pages.PAGE_STEPS}<" not in text
+    assert "… and 150 more steps" in text
 
 
 async def test_status_page_shows_newest_ruling_first_and_drops_a_client_that_left(server: Client) -> None:

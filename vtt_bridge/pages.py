@@ -301,6 +301,11 @@ details { font-size: .88em; color: #555; } pre { white-space: pre-wrap; margin: 
 """
 
 
+PAGE_STEPS = 100
+"""The most steps the status page shows of one ruling (a crowded round has thousands); the rest are
+counted. The page is built on the event loop that rules, so it stays small."""
+
+
 class _Escaper:
     """`html.escape`, and the token blanked out first: a client may call itself or its world anything."""
 
@@ -362,7 +367,11 @@ def status_html(bridge: Bridge) -> str:
             f'rev {_e(ruling.rev)} <span class="muted">at {_e(when)}</span></h3>'
         )
         if ruling.log:
-            parts.append("<ol>" + "".join(_step_html(step, _e) for step in ruling.log) + "</ol>")
+            shown = "".join(_step_html(step, _e) for step in ruling.log[:PAGE_STEPS])
+            more = len(ruling.log) - PAGE_STEPS
+            if more > 0:
+                shown += f'<li class="muted">… and {more} more steps</li>'
+            parts.append(f"<ol>{shown}</ol>")
         else:
             parts.append('<p class="muted">No steps.</p>')
         parts.append("</div>")
