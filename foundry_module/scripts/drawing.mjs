@@ -33,17 +33,203 @@ export const COLORS = Object.freeze({
  * @property {number} [fontSize]
  */
 
+/*
+ * PixiJS 7 / 8 portability, by feature detection on the objects (never on version strings).
+ * Foundry 12/13 ship PixiJS 7.4 (`beginFill`/`drawRect`/`lineStyle`/`endFill`, `new Text(text, style)`,
+ * `new BlurFilter(strength, quality)`, `name`); PixiJS 8 draws shape-then-style (`rect().fill()`,
+ * `moveTo().lineTo().stroke()`), takes options objects, calls the name `label`, and warns on the v7
+ * forms it still accepts. Both are tested with the pixel tests (tests/pixi.test.mjs).
+ */
+
 /**
- * The Graphics to draw into: `target` itself when it is a Graphics, else a new Graphics added to it.
+ * The PixiJS 8 Graphics methods used here (absent from PixiJS 7's Graphics).
+ * @typedef {object} ShapeThenStyle
+ * @property {(x: number, y: number, w: number, h: number) => ShapeThenStyle} rect
+ * @property {(x: number, y: number, r: number) => ShapeThenStyle} circle
+ * @property {(points: number[]) => ShapeThenStyle} poly
+ * @property {(x: number, y: number, w: number, h: number, r: number) => ShapeThenStyle} roundRect
+ * @property {(x: number, y: number) => ShapeThenStyle} moveTo
+ * @property {(x: number, y: number) => ShapeThenStyle} lineTo
+ * @property {(style: {color: number, alpha: number}) => ShapeThenStyle} fill
+ * @property {(style: LineStyle) => ShapeThenStyle} stroke
+ */
+
+/**
+ * @typedef {object} LineStyle
+ * @property {number} width
+ * @property {number} color
+ * @property {number} [alpha]
+ * @property {number} [alignment] 0.5 centred on the path (both APIs); other values are not portable
+ * @property {"butt"|"round"|"square"} [cap]
+ */
+
+/**
+ * The shape-then-style API (PixiJS 8) when `g` has it, else null (PixiJS 7: `beginFill` & co).
+ * @param {import("pixi.js").Graphics} g
+ * @returns {ShapeThenStyle|null}
+ */
+function shapeThenStyle(g) {
+  const any = /** @type {any} */ (g);
+  return typeof any.rect === "function" && typeof any.stroke === "function" && typeof any.poly === "function" ? any : null;
+}
+
+/**
+ * Fill a shape on `g` in `color`: `shape` draws it with the PixiJS 8 method, `legacy` with PixiJS 7's.
+ * @param {import("pixi.js").Graphics} g
+ * @param {number} color @param {number} alpha
+ * @param {(m: ShapeThenStyle) => ShapeThenStyle} shape
+ * @param {(g: import("pixi.js").Graphics) => unknown} legacy
+ */
+function fillShape(g, color, alpha, shape, legacy) {
+  const modern = shapeThenStyle(g);
+  if (modern) {
+    shape(modern).fill({ color, alpha });
+    return;
+  }
+  g.lineStyle(0);
+  g.beginFill(color, alpha);
+  legacy(g);
+  g.endFill();
+}
+
+/** @param {import("pixi.js").Graphics} g @param {number} x @param {number} y @param {number} w @param {number} h @param {number} color @param {number} [alpha] */
+export function fillRect(g, x, y, w, h, color, alpha = 1) {
+  fillShape(g, color, alpha, (m) => m.rect(x, y, w, h), (l) => l.drawRect(x, y, w, h));
+}
+
+/** @param {import("pixi.js").Graphics} g @param {number} x @param {number} y @param {number} w @param {number} h @param {number} r @param {number} color @param {number} [alpha] */
+export function fillRoundedRect(g, x, y, w, h, r, color, alpha = 1) {
+  fillShape(g, color, alpha, (m) => m.roundRect(x, y, w, h, r), (l) => l.drawRoundedRect(x, y, w, h, r));
+}
+
+/** @param {import("pixi.js").Graphics} g @param {number} x @param {number} y @param {number} r @param {number} color @param {number} [alpha] */
+export function fillCircle(g, x, y, r, color, alpha = 1) {
+  fillShape(g, color, alpha, (m) => m.circle(x, y, r), (l) => l.drawCircle(x, y, r));
+}
+
+/** @param {import("pixi.js").Graphics} g @param {number[]} points x0, y0, x1, y1, ... @param {number} color @param {number} [alpha] */
+export function fillPolygon(g, points, color, alpha = 1) {
+  fillShape(g, color, alpha, (m) => m.poly(points), (l) => l.drawPolygon(points));
+}
+
+/**
+ * Stroke straight segments `[x0, y0, x1, y1]` with one line style.
+ * @param {import("pixi.js").Graphics} g
+ * @param {ReadonlyArray<readonly [number, number, number, number]>} segments
+ * @param {LineStyle} style
+ */
+export function strokeSegments(g, segments, style) {
+  if (!segments.length) return;
+  const full = { alpha: 1, alignment: 0.5, ...style };
+  const modern = shapeThenStyle(g);
+  if (modern) {
+    for (const [x0, y0, x1, y1] of segments) modern.moveTo(x0, y0).lineTo(x1, y1);
+    modern.stroke(full);
+    return;
+  }
+  g.lineStyle(/** @type {any} */ (full));
+  for (const [x0, y0, x1, y1] of segments) g.moveTo(x0, y0).lineTo(x1, y1);
+  g.lineStyle(0);
+}
+
+/**
+ * Stroke the outline of a rectangle, the line centred on its edges.
+ * @param {import("pixi.js").Graphics} g
+ * @param {number} x @param {number} y @param {number} w @param {number} h
+ * @param {LineStyle} style
+ */
+export function strokeRect(g, x, y, w, h, style) {
+  const full = { alpha: 1, ...style, alignment: 0.5 };
+  const modern = shapeThenStyle(g);
+  if (modern) {
+    modern.rect(x, y, w, h).stroke(full);
+    return;
+  }
+  g.lineStyle(/** @type {any} */ (full));
+  g.drawRect(x, y, w, h);
+  g.lineStyle(0);
+}
+
+/**
+ * @typedef {object} TextLook
+ * @property {string} [fontFamily]
+ * @property {number} [fontSize]
+ * @property {"normal"|"bold"} [fontWeight]
+ * @property {number} fill
+ * @property {number} [stroke] outline colour
+ * @property {number} [strokeWidth] outline width, pixels (0/absent: no outline)
+ */
+
+/**
+ * A Text in both APIs: created empty (both accept no arguments), then given its words and style.
+ * The outline is `stroke` + `strokeThickness` where the style knows `strokeThickness` (PixiJS 7),
+ * else `stroke: {color, width}` (PixiJS 8).
+ * @param {Pixi} PIXI
+ * @param {string} words
+ * @param {TextLook} look
+ * @returns {import("pixi.js").Text}
+ */
+export function createText(PIXI, words, { stroke, strokeWidth, ...rest }) {
+  const text = new PIXI.Text();
+  /** @type {Record<string, unknown>} */
+  const style = { ...rest };
+  if (strokeWidth && stroke !== undefined) {
+    const current = /** @type {object|null|undefined} */ (text.style);
+    const outlineObject = typeof current === "object" && current !== null && !("strokeThickness" in current);
+    if (!outlineObject) Object.assign(style, { stroke, strokeThickness: strokeWidth });
+    else style.stroke = { color: stroke, width: strokeWidth };
+  }
+  text.style = /** @type {any} */ (style);
+  text.text = words;
+  return text;
+}
+
+/**
+ * A Gaussian blur of `strength` pixels: PixiJS 8's `strength`, else PixiJS 7's `blur`.
+ * @param {Pixi} PIXI
+ * @param {number} strength
+ * @param {number} quality passes
+ * @returns {import("pixi.js").BlurFilter}
+ */
+export function createBlur(PIXI, strength, quality) {
+  const blur = /** @type {any} */ (new PIXI.BlurFilter());
+  if ("strength" in blur) blur.strength = strength;
+  else blur.blur = strength;
+  blur.quality = quality;
+  return blur;
+}
+
+/**
+ * Name a display object: `label` where it has one (PixiJS 8; `name` warns there), else `name`.
+ * @param {import("pixi.js").DisplayObject} object @param {string} name
+ */
+export function setLabel(object, name) {
+  if ("label" in object) /** @type {any} */ (object).label = name;
+  else object.name = name;
+}
+
+/** The name `setLabel` gave. @param {import("pixi.js").DisplayObject} object @returns {string|null} */
+export function labelOf(object) {
+  return "label" in object ? /** @type {any} */ (object).label : object.name;
+}
+
+/**
+ * Where to draw the track: into `target` itself when it is a Graphics (after `clear()`; its old
+ * children, the texts, destroyed), else into a new Graphics replacing every child of `target`.
+ * Texts go into the returned `parent`: PixiJS 8's Graphics holds no children, so pass a Container.
  * @param {Pixi} PIXI
  * @param {import("pixi.js").Container} target
- * @returns {import("pixi.js").Graphics}
+ * @returns {{g: import("pixi.js").Graphics, parent: import("pixi.js").Container}}
  */
-function graphicsOf(PIXI, target) {
-  if (target instanceof PIXI.Graphics) return target;
+function trackGraphicsOf(PIXI, target) {
+  for (const child of target.removeChildren()) child.destroy({ children: true });
+  if (target instanceof PIXI.Graphics) {
+    target.clear();
+    return { g: target, parent: target };
+  }
   const g = new PIXI.Graphics();
   target.addChild(g);
-  return g;
+  return { g, parent: target };
 }
 
 /**
@@ -54,15 +240,10 @@ function graphicsOf(PIXI, target) {
  */
 function drawBox(g, { kind, x, y, size }) {
   const frame = Math.max(1, Math.round(size / 10));
-  g.lineStyle(0);
-  g.beginFill(COLORS.frame, 1);
-  g.drawRect(x, y, size, size);
-  g.endFill();
+  fillRect(g, x, y, size, size, COLORS.frame);
   const inner = size - 2 * frame;
   if (inner <= 0) return;
-  g.beginFill(kind === "aggravated" ? COLORS.aggravated : COLORS.empty, 1);
-  g.drawRect(x + frame, y + frame, inner, inner);
-  g.endFill();
+  fillRect(g, x + frame, y + frame, inner, inner, kind === "aggravated" ? COLORS.aggravated : COLORS.empty);
   if (kind === "healthy" || inner < 3) return;
   const stroke = Math.max(1, Math.round(size / 9));
   const pad = frame + Math.max(1, Math.round(size / 8));
@@ -71,23 +252,16 @@ function drawBox(g, { kind, x, y, size }) {
   const x1 = x + size - pad;
   const y1 = y + size - pad;
   const color = kind === "aggravated" ? COLORS.markOnRed : COLORS.mark;
-  g.lineStyle({ width: stroke, color, alpha: 1, alignment: 0.5, cap: /** @type {any} */ ("butt") });
-  g.moveTo(x0, y1);
-  g.lineTo(x1, y0);
-  if (kind !== "bashing") {
-    g.moveTo(x0, y0);
-    g.lineTo(x1, y1);
-  }
-  if (kind === "aggravated") {
-    g.moveTo((x0 + x1) / 2, y0);
-    g.lineTo((x0 + x1) / 2, y1);
-  }
-  g.lineStyle(0);
+  /** @type {Array<[number, number, number, number]>} */
+  const segments = [[x0, y1, x1, y0]];
+  if (kind !== "bashing") segments.push([x0, y0, x1, y1]);
+  if (kind === "aggravated") segments.push([(x0 + x1) / 2, y0, (x0 + x1) / 2, y1]);
+  strokeSegments(g, segments, { width: stroke, color, alpha: 1, alignment: 0.5, cap: "butt" });
 }
 
 /**
  * Draw the Health track of `layout` into `target` (a Graphics is drawn into after `clear()`; another
- * container gets a new Graphics child), with the status and penalty texts under the boxes when
+ * container, the portable choice, gets a new Graphics child for the boxes beside the texts), with the status and penalty texts under the boxes when
  * `style.text` is on. Returns the height used in pixels (boxes plus text).
  * @param {Pixi} PIXI
  * @param {import("pixi.js").Container} target
@@ -96,25 +270,23 @@ function drawBox(g, { kind, x, y, size }) {
  * @returns {number}
  */
 export function drawHealthTrack(PIXI, target, layout, style = {}) {
-  const g = graphicsOf(PIXI, target);
-  g.clear();
-  for (const child of g.removeChildren()) child.destroy();
+  const { g, parent } = trackGraphicsOf(PIXI, target);
   for (const box of layout.boxes) drawBox(g, box);
   let height = layout.height;
   const words = [style.status, style.penalty].filter((s) => typeof s === "string" && s !== "").join(" ");
   if (style.text && words) {
-    const text = new PIXI.Text(words, {
+    const text = createText(PIXI, words, {
       fontFamily: style.fontFamily ?? "Signika, sans-serif",
       fontSize: style.fontSize ?? Math.max(10, Math.min(16, layout.boxSize || 12)),
       fill: COLORS.text,
       stroke: COLORS.textStroke,
-      strokeThickness: 3,
+      strokeWidth: 3,
     });
     text.anchor.set(0.5, 0);
     const available = layout.tokenWidth;
     if (available > 0 && text.width > available) text.scale.set(available / text.width);
     text.position.set(Math.floor(available / 2), height + (height ? 2 : 0));
-    g.addChild(text);
+    parent.addChild(text);
     height = text.y + text.height;
   }
   return height;
@@ -152,22 +324,21 @@ export function drawConditionCounters(PIXI, container, counters, style = {}) {
   for (const counter of counters) {
     const badge = new PIXI.Container();
     const g = new PIXI.Graphics();
-    g.lineStyle({ width: 1, color: COLORS.badgeRing, alpha: 1, alignment: 1 });
-    g.beginFill(COLORS.badge[counter.kind] ?? COLORS.badge.condition, 1);
-    g.drawCircle(d / 2, d / 2, d / 2 - 1);
-    g.endFill();
+    // a white ring, then the badge's colour inside it
+    fillCircle(g, d / 2, d / 2, d / 2, COLORS.badgeRing);
+    fillCircle(g, d / 2, d / 2, d / 2 - 1, COLORS.badge[counter.kind] ?? COLORS.badge.condition);
     badge.addChild(g);
     let width = d;
     if (style.text) {
       const textStyle = { fontFamily: font, fontSize: Math.max(8, d - 4), fill: COLORS.text, fontWeight: /** @type {const} */ ("bold") };
-      const number = new PIXI.Text(String(counter.value), textStyle);
+      const number = createText(PIXI, String(counter.value), textStyle);
       number.anchor.set(0.5, 0.5);
       number.position.set(d / 2, d / 2);
       if (number.width > d - 2) number.scale.set((d - 2) / number.width);
       badge.addChild(number);
       const words = style.label?.(counter);
       if (words) {
-        const label = new PIXI.Text(words, { ...textStyle, fontWeight: "normal", stroke: COLORS.textStroke, strokeThickness: 2 });
+        const label = createText(PIXI, words, { ...textStyle, fontWeight: "normal", stroke: COLORS.textStroke, strokeWidth: 2 });
         label.anchor.set(0, 0.5);
         label.position.set(d + 2, d / 2);
         badge.addChild(label);
@@ -197,10 +368,9 @@ export function createSilhouette(PIXI, { width, height }) {
   const w = Math.max(1, Number.isFinite(width) ? width : 1);
   const h = Math.max(1, Number.isFinite(height) ? height : 1);
   const container = new PIXI.Container();
-  container.name = "vtt-bridge-silhouette";
+  setLabel(container, "vtt-bridge-silhouette");
   const g = new PIXI.Graphics();
-  g.beginFill(COLORS.silhouette, 0.9);
-  g.drawCircle(w / 2, h * 0.36, Math.min(w, h) * 0.17);
+  fillCircle(g, w / 2, h * 0.36, Math.min(w, h) * 0.17, COLORS.silhouette, 0.9);
   // the shoulders: the upper half of an ellipse, cut flat at the bottom (a bust)
   /** @type {number[]} */
   const bust = [];
@@ -208,9 +378,8 @@ export function createSilhouette(PIXI, { width, height }) {
     const angle = Math.PI + (Math.PI * i) / 32;
     bust.push(w / 2 + Math.cos(angle) * w * 0.34, h * 0.86 + Math.sin(angle) * h * 0.26);
   }
-  g.drawPolygon(bust);
-  g.endFill();
-  const blur = new PIXI.BlurFilter(Math.max(2, Math.round(Math.min(w, h) / 18)), 4);
+  fillPolygon(g, bust, COLORS.silhouette, 0.9);
+  const blur = createBlur(PIXI, Math.max(2, Math.round(Math.min(w, h) / 18)), 4);
   g.filters = [blur];
   container.addChild(g);
   return container;

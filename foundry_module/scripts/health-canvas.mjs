@@ -8,7 +8,7 @@
  */
 
 import { MODULE_ID } from "./constants.mjs";
-import { drawConditionCounters, drawHealthTrack } from "./drawing.mjs";
+import { drawConditionCounters, drawHealthTrack, setLabel } from "./drawing.mjs";
 import { canSeeHealth, counterLabelKey, healthTrackView } from "./health-track.mjs";
 
 /** The setting key of "who sees Health boxes". */
@@ -86,9 +86,10 @@ export function installHealthTrack({
     let entry = drawn.get(token);
     if (!entry || entry.container.destroyed) {
       const container = new PIXI.Container();
-      container.name = HEALTH_CONTAINER_NAME;
+      setLabel(container, HEALTH_CONTAINER_NAME);
       container.eventMode = "none";
-      const track = new PIXI.Graphics();
+      // a Container, not a Graphics: the texts sit beside the boxes (PixiJS 8's Graphics has no children)
+      const track = new PIXI.Container();
       const counters = new PIXI.Container();
       container.addChild(track, counters);
       token.addChild(container);

@@ -16,7 +16,7 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { namespacedClass } from "./compat.mjs";
-import { createSilhouette } from "./drawing.mjs";
+import { createSilhouette, createText, fillPolygon, setLabel, strokeSegments } from "./drawing.mjs";
 import {
   dashSegments,
   locateStateFor,
@@ -42,6 +42,8 @@ export const VISIBILITY_HOOK = `${MODULE_ID}.visibility`;
 
 /** The token property holding its silhouette (the container `createSilhouette` returns). */
 const SILHOUETTE = "_vttBridgeSilhouette";
+/** The token property mapping the children `muteForeignChildren` made unrenderable to their former `renderable`. */
+const MUTED = Symbol("vtt-bridge muted children");
 
 /**
  * @typedef {import("./visibility.mjs").Presentation} Presentation
@@ -351,6 +353,7 @@ export class VisibilityRuntime {
     const height = token.h ?? token.height ?? 0;
     if (!p.silhouette) {
       if (silhouette && !silhouette.destroyed) silhouette.visible = false;
+      this.muteForeignChildren(token, null);
       return;
     }
     const stale = !silhouette || silhouette.destroyed || silhouette.parent !== token || silhouette.vttWidth !== width || silhouette.vttHeight !== height;
@@ -364,6 +367,34 @@ export class VisibilityRuntime {
       token[SILHOUETTE] = silhouette;
     }
     silhouette.visible = true;
+    this.muteForeignChildren(token, silhouette);
+  }
+
+  /**
+   * The Token mixin's `render` override keeps every child but the border and the silhouette undrawn
+   * where the scene graph calls `render(renderer)` on containers (PixiJS 7). PixiJS 8 renders through
+   * its render pipes and never calls it (detected: `Container.prototype.render` is missing), so there
+   * those children are made unrenderable while the silhouette shows, and given back after.
+   * @param {any} token
+   * @param {any} silhouette the shown silhouette, or null when the token is no silhouette
+   */
+  muteForeignChildren(token, silhouette) {
+    /** @type {Map<any, boolean>} each muted child, and whether it was renderable before */
+    const muted = token[MUTED] ?? new Map();
+    const renderCalled = typeof this.env.PIXI?.Container?.prototype?.render === "function";
+    const keep = new Set([token.border, silhouette]);
+    const next = new Set(silhouette && !renderCalled ? (token.children ?? []).filter((/** @type {any} */ c) => !keep.has(c)) : []);
+    for (const [child, was] of muted) {
+      if (next.has(child)) continue;
+      if (!child.destroyed) child.renderable = was; // given back as it was, not forced on
+      muted.delete(child);
+    }
+    for (const child of next) {
+      if (muted.has(child)) continue;
+      muted.set(child, child.renderable !== false);
+      child.renderable = false;
+    }
+    token[MUTED] = muted;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -506,7 +537,7 @@ export class VisibilityRuntime {
     if (!this.overlayActive || !layer?.placeables || !parent || !PIXI) return;
     if (!this.overlay || this.overlay.destroyed || this.overlay.parent !== parent) {
       this.overlay = new PIXI.Container();
-      this.overlay.name = `${MODULE_ID}-visibility-overlay`;
+      setLabel(this.overlay, `${MODULE_ID}-visibility-overlay`);
       this.overlay.eventMode = "none";
       parent.addChild(this.overlay);
     }
@@ -527,28 +558,25 @@ export class VisibilityRuntime {
       const style = relationStyle(relation);
       const segment = overlaySegment(relation.from, relation.to, { offset: 5, inset: grid * 0.3 });
       if (!segment) continue;
-      g.lineStyle({ width: style.width, color: style.color, alpha: 0.9 });
       const pieces = style.dashed ? dashSegments(segment.from, segment.to) : [[segment.from, segment.to]];
-      for (const [a, b] of pieces) {
-        g.moveTo(a.x, a.y);
-        g.lineTo(b.x, b.y);
-      }
+      strokeSegments(
+        g,
+        pieces.map(([a, b]) => /** @type {const} */ ([a.x, a.y, b.x, b.y])),
+        { width: style.width, color: style.color, alpha: 0.9 },
+      );
       // arrow head at the target end
       const angle = Math.atan2(segment.to.y - segment.from.y, segment.to.x - segment.from.x);
       const size = 10;
-      g.lineStyle(0);
-      g.beginFill(style.color, 0.9);
-      g.drawPolygon([
+      fillPolygon(g, [
         segment.to.x,
         segment.to.y,
         segment.to.x - size * Math.cos(angle - 0.4),
         segment.to.y - size * Math.sin(angle - 0.4),
         segment.to.x - size * Math.cos(angle + 0.4),
         segment.to.y - size * Math.sin(angle + 0.4),
-      ]);
-      g.endFill();
+      ], style.color, 0.9);
       if (labels) {
-        const text = new PIXI.Text(this.stateLabel(relation), { fontSize: 14, fill: style.color, stroke: 0x000000, strokeThickness: 3 });
+        const text = createText(PIXI, this.stateLabel(relation), { fontSize: 14, fill: style.color, stroke: 0x000000, strokeWidth: 3 });
         text.anchor.set(0.5, 0.5);
         text.position.set((segment.from.x + segment.to.x) / 2, (segment.from.y + segment.to.y) / 2);
         overlay.addChild(text);

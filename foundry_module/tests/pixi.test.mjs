@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import puppeteer from "puppeteer-core";
@@ -28,8 +28,17 @@ import { serveModuleFiles } from "./helpers/module-server.mjs";
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
 const imageDir = writeDocs ? join(moduleRoot, "..", "docs", "images") : mkdtempSync(join(tmpdir(), "vtt-bridge-pixi-"));
-/** The one file of node_modules the page may load. */
-const PIXI_PATH = join(moduleRoot, "node_modules", "pixi.js", "dist", "pixi.mjs");
+const devDependencies = JSON.parse(readFileSync(join(moduleRoot, "package.json"), "utf8")).devDependencies;
+/**
+ * The PixiJS builds the drawing runs on: 7.4.2 (Foundry 12/13; this run writes the screenshots) and
+ * PixiJS 8 (npm alias "pixi8"; Foundry's tracker plans to adopt it), picked by the page's `?pixi=`.
+ */
+const BUILDS = [
+  { title: "PixiJS 7 (Foundry 13)", query: "", dir: "pixi.js", version: devDependencies["pixi.js"], screenshots: true },
+  { title: "PixiJS 8", query: "?pixi=8", dir: "pixi8", version: String(devDependencies.pixi8).replace(/^npm:pixi\.js@/, ""), screenshots: false },
+];
+/** The files of node_modules the page may load. */
+const PIXI_PATHS = BUILDS.map((b) => join(moduleRoot, "node_modules", b.dir, "dist", "pixi.mjs"));
 
 /** @type {Awaited<ReturnType<typeof serveModuleFiles>>|null} */
 let http = null;
@@ -42,12 +51,11 @@ let profile = "";
 const consoleErrors = [];
 
 before(async () => {
-  http = await serveModuleFiles(moduleRoot, { extra: [PIXI_PATH] });
-  const origin = http.origin;
+  http = await serveModuleFiles(moduleRoot, { extra: PIXI_PATHS });
 
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  assert.ok(existsSync(PIXI_PATH), `no pixi.js at ${PIXI_PATH} (npm ci)`);
+  for (const path of PIXI_PATHS) assert.ok(existsSync(path), `no pixi.js at ${path} (npm ci)`);
   profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
   browser = await puppeteer.launch({
     executablePath,
@@ -63,16 +71,28 @@ before(async () => {
       "--disable-sync",
     ],
   });
+});
+
+/**
+ * Open the page on one PixiJS build. Errors fail the tests, and so do PixiJS's warnings (PixiJS 8
+ * warns once per deprecated v7 form it still accepts, in a collapsed console group).
+ * @param {typeof BUILDS[number]} build
+ */
+async function openPage(build) {
+  assert.ok(browser && http, "the browser runs");
+  consoleErrors.length = 0;
   page = await browser.newPage();
   page.on("console", (msg) => {
-    if (msg.type() === "error") consoleErrors.push(msg.text());
+    const type = /** @type {string} */ (msg.type());
+    if (type === "error") consoleErrors.push(msg.text());
+    else if (/^(warn|warning|startGroupCollapsed|startGroup)$/.test(type) && /PixiJS/.test(msg.text())) consoleErrors.push(msg.text());
   });
   page.on("pageerror", (error) => consoleErrors.push(String(error)));
-  await page.goto(`${origin}/tests/browser/pixi.html`);
+  await page.goto(`${http.origin}/tests/browser/pixi.html${build.query}`);
   await page.waitForFunction(() => /** @type {any} */ (window).vttReady === true, { timeout: 60_000 }).catch((error) => {
     throw new Error(`the page did not load: ${error}\n${consoleErrors.join("\n")}`);
   });
-});
+}
 
 after(async () => {
   await browser?.close();
@@ -103,8 +123,12 @@ async function render(fn, spec) {
   return { ...shot, rgba: new Uint8Array(Buffer.from(shot.rgba, "base64")) };
 }
 
+/** The build whose page is open; only PixiJS 7's run writes the pictures. */
+let current = BUILDS[0];
+
 /** @param {Shot} shot @param {string} name */
 function savePng(shot, name) {
+  if (!current.screenshots) return null;
   mkdirSync(imageDir, { recursive: true });
   const file = join(imageDir, name);
   writeFileSync(file, Buffer.from(shot.png.replace(/^data:image\/png;base64,/, ""), "base64"));
@@ -214,229 +238,242 @@ const MIXES = [
   { name: "one-box", tokenWidth: 50, flags: { health: { max: 1, bashing: 1 }, status: "badly" } },
 ];
 
-test("the page runs the real pixi.js 7.4.2 with WebGL", async () => {
-  assert.ok(page);
-  assert.equal(await page.evaluate(() => /** @type {any} */ (window).vtt.version), "7.4.2");
-  const pkg = JSON.parse(readFileSync(join(moduleRoot, "package.json"), "utf8"));
-  assert.equal(pkg.devDependencies["pixi.js"], "7.4.2", "pinned to the exact version");
-  const shot = await render("renderTrack", { tokenWidth: 50, flags: { health: { max: 1 } } });
-  assert.match(shot.renderer, /^webgl/);
-});
-
-for (const mix of MIXES) {
-  test(`Health track "${mix.name}": boxes counted, kinds by their pixels, nothing past the token`, async () => {
-    const plain = await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags });
-    assert.equal(plain.layout?.boxes.length, mix.flags.health.max);
-    checkTrack(plain, mix.name);
-    // with token art, counters and the texts (when a font renders): the boxes read the same
-    const dressed = await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags, text: true, art: true });
-    checkTrack(dressed, `${mix.name} (with text)`);
-    // the picture for people, twice the size
-    savePng(await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags, text: true, art: true, scale: 2 }), `health-track-${mix.name}.png`);
+for (const build of BUILDS) {
+describe(build.title, () => {
+  before(async () => {
+    current = build;
+    await openPage(build);
   });
-}
+  after(async () => {
+    await page?.close();
+    page = null;
+  });
 
-test("condition counters: one round badge per non-zero counter, inside the token width", async () => {
-  const flags = { health: { max: 5, tempHp: 1 }, conditionPoints: { poison: 3, bleeding: 0 }, emotionPoints: { fear: 2 } };
-  const shot = await render("renderTrack", { tokenWidth: 100, flags });
-  const { token } = shot;
-  // the badges sit in the row just above the token; scan the middle of that row
-  const d = 14;
-  const y = token.y - 2 - d / 2;
-  /** @type {Array<[number, number, number]>} */
-  const centres = [];
-  let run = 0;
-  for (let x = 0; x < shot.width; x++) {
-    const c = rgb(shot, x, y);
-    const drawn = !near(c, hex(BG), 6);
-    if (drawn) {
-      assert.ok(x >= token.x && x < token.x + token.width, `badge pixel at x=${x} outside the token`);
-      run++;
-    } else if (run) {
-      centres.push(rgb(shot, x - Math.ceil(run / 2), y));
-      run = 0;
-    }
+  test(`the page runs the real pixi.js ${build.version} with WebGL`, async () => {
+    assert.ok(page);
+    assert.match(build.version, /^\d+\.\d+\.\d+$/, "pinned to an exact version");
+    assert.equal(await page.evaluate(() => /** @type {any} */ (window).vtt.version), build.version);
+    if (build.screenshots) assert.equal(build.version, "7.4.2", "the PixiJS 7 build Foundry 13 ships");
+    const shot = await render("renderTrack", { tokenWidth: 50, flags: { health: { max: 1 } } });
+    assert.match(shot.renderer, /^webgl/);
+  });
+
+  for (const mix of MIXES) {
+    test(`Health track "${mix.name}": boxes counted, kinds by their pixels, nothing past the token`, async () => {
+      const plain = await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags });
+      assert.equal(plain.layout?.boxes.length, mix.flags.health.max);
+      checkTrack(plain, mix.name);
+      // with token art, counters and the texts (when a font renders): the boxes read the same
+      const dressed = await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags, text: true, art: true });
+      checkTrack(dressed, `${mix.name} (with text)`);
+      // the picture for people, twice the size
+      savePng(await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags, text: true, art: true, scale: 2 }), `health-track-${mix.name}.png`);
+    });
   }
-  assert.equal(centres.length, 3, "temporary Health, poison, fear");
-  assert.ok(near(centres[0], hex(COLORS.badge.tempHp), 30), `temp Health badge ${centres[0]}`);
-  assert.ok(near(centres[1], hex(COLORS.badge.condition), 30), `condition badge ${centres[1]}`);
-  assert.ok(near(centres[2], hex(COLORS.badge.emotion), 30), `emotion badge ${centres[2]}`);
-});
 
-test("silhouette: an anonymous grey head and shoulders, blurred edges, the same for every token of a size", async () => {
-  const shot = await render("renderSilhouette", { size: 100 });
-  assert.equal(shot.isDisplayObject, true);
-  assert.equal(shot.blurred, true);
-  savePng(await render("renderSilhouette", { size: 100, scale: 2 }), "silhouette.png");
-  const { token } = shot;
-  let grey = 0;
-  let darkest = 255;
-  for (let y = 0; y < shot.height; y++) {
+  test("condition counters: one round badge per non-zero counter, inside the token width", async () => {
+    const flags = { health: { max: 5, tempHp: 1 }, conditionPoints: { poison: 3, bleeding: 0 }, emotionPoints: { fear: 2 } };
+    const shot = await render("renderTrack", { tokenWidth: 100, flags });
+    const { token } = shot;
+    // the badges sit in the row just above the token; scan the middle of that row
+    const d = 14;
+    const y = token.y - 2 - d / 2;
+    /** @type {Array<[number, number, number]>} */
+    const centres = [];
+    let run = 0;
     for (let x = 0; x < shot.width; x++) {
-      const [r, g, b] = rgb(shot, x, y);
-      // no colour at all: no token art, no disposition colour
-      assert.ok(Math.abs(r - g) <= 3 && Math.abs(g - b) <= 3, `colour at (${x},${y}): ${[r, g, b]}`);
-      if (r < 250) {
-        grey++;
-        // nothing leaks out of the token's square
-        assert.ok(x >= token.x && x < token.x + token.width && y >= token.y && y < token.y + token.width, `drawn outside the token at (${x},${y})`);
+      const c = rgb(shot, x, y);
+      const drawn = !near(c, hex(BG), 6);
+      if (drawn) {
+        assert.ok(x >= token.x && x < token.x + token.width, `badge pixel at x=${x} outside the token`);
+        run++;
+      } else if (run) {
+        centres.push(rgb(shot, x - Math.ceil(run / 2), y));
+        run = 0;
       }
-      darkest = Math.min(darkest, r);
     }
-  }
-  assert.ok(grey > 0.15 * token.width * token.width, `a body-sized shape (${grey} px)`);
-  assert.ok(darkest < 175, `a solid grey core (${darkest})`);
-  // blurred: across the head's edge the grey fades over many pixels, not one or two
-  const headY = token.y + 36;
-  let fading = 0;
-  for (let x = token.x; x < token.x + token.width / 2; x++) {
-    const v = rgb(shot, x, headY)[0];
-    if (v > darkest + 8 && v < 247) fading++;
-  }
-  assert.ok(fading >= 5, `a soft edge (${fading} intermediate pixels)`);
-  // the head is above the shoulders, both centred: a generic shape, symmetric left/right
-  for (let y = token.y; y < token.y + token.width; y += 5) {
-    for (let dx = 0; dx < token.width / 2; dx += 3) {
-      const left = rgb(shot, token.x + token.width / 2 - 1 - dx, y)[0];
-      const right = rgb(shot, token.x + token.width / 2 + dx, y)[0];
-      assert.ok(Math.abs(left - right) <= 6, `symmetric at y=${y} dx=${dx}: ${left} vs ${right}`);
+    assert.equal(centres.length, 3, "temporary Health, poison, fear");
+    assert.ok(near(centres[0], hex(COLORS.badge.tempHp), 30), `temp Health badge ${centres[0]}`);
+    assert.ok(near(centres[1], hex(COLORS.badge.condition), 30), `condition badge ${centres[1]}`);
+    assert.ok(near(centres[2], hex(COLORS.badge.emotion), 30), `emotion badge ${centres[2]}`);
+  });
+
+  test("silhouette: an anonymous grey head and shoulders, blurred edges, the same for every token of a size", async () => {
+    const shot = await render("renderSilhouette", { size: 100 });
+    assert.equal(shot.isDisplayObject, true);
+    assert.equal(shot.blurred, true);
+    savePng(await render("renderSilhouette", { size: 100, scale: 2 }), "silhouette.png");
+    const { token } = shot;
+    let grey = 0;
+    let darkest = 255;
+    for (let y = 0; y < shot.height; y++) {
+      for (let x = 0; x < shot.width; x++) {
+        const [r, g, b] = rgb(shot, x, y);
+        // no colour at all: no token art, no disposition colour
+        assert.ok(Math.abs(r - g) <= 3 && Math.abs(g - b) <= 3, `colour at (${x},${y}): ${[r, g, b]}`);
+        if (r < 250) {
+          grey++;
+          // nothing leaks out of the token's square
+          assert.ok(x >= token.x && x < token.x + token.width && y >= token.y && y < token.y + token.width, `drawn outside the token at (${x},${y})`);
+        }
+        darkest = Math.min(darkest, r);
+      }
     }
-  }
-  const again = await render("renderSilhouette", { size: 100 });
-  assert.deepEqual(again.rgba, shot.rgba, "the same silhouette for every token of this size");
-});
-
-test("GM overlay: one line per ruled pair, coloured by state (approximate and unreadable dashed), legend counts", async () => {
-  const shot = await render("renderOverlay", {});
-  savePng(await render("renderOverlay", { scale: 1 }), "visibility-overlay.png");
-  const bg = hex(0x202020);
-  const expected = {
-    P: OVERLAY_STYLES.pinpointed,
-    X: OVERLAY_STYLES.approximate,
-    U: OVERLAY_STYLES.unlocated,
-    M: OVERLAY_STYLES.malformed,
-  };
-  /** @type {Record<string, any>} */
-  const lines = /** @type {any} */ (shot).lines;
-  for (const [id, style] of Object.entries(expected)) {
-    const { from, to } = lines[id];
-    const length = Math.hypot(to.x - from.x, to.y - from.y);
-    const ux = (to.x - from.x) / length;
-    const uy = (to.y - from.y) / length;
-    // the line runs 5 px to the right of the centre line (so A→B and B→A do not overlap), from 30 px
-    // (0.3 grid) after the observer; walk its first third, away from the label and the arrow head
-    let hits = 0;
-    let gaps = 0;
-    let wrong = 0;
-    for (let d = 32; d < length / 3; d++) {
-      const cx = from.x + ux * d - uy * 5;
-      const cy = from.y + uy * d + ux * 5;
-      /** @type {Array<[number, number, number]>} */
-      const around = [];
-      for (let o = -2; o <= 2; o++) around.push(rgb(shot, cx - uy * o, cy + ux * o));
-      if (around.some((c) => near(c, hex(style.color), 40))) hits++;
-      else if (around.every((c) => near(c, bg, 6))) gaps++;
-      else wrong++;
+    assert.ok(grey > 0.15 * token.width * token.width, `a body-sized shape (${grey} px)`);
+    assert.ok(darkest < 175, `a solid grey core (${darkest})`);
+    // blurred: across the head's edge the grey fades over many pixels, not one or two
+    const headY = token.y + 36;
+    let fading = 0;
+    for (let x = token.x; x < token.x + token.width / 2; x++) {
+      const v = rgb(shot, x, headY)[0];
+      if (v > darkest + 8 && v < 247) fading++;
     }
-    assert.ok(hits > 10, `${id}: the line is drawn in ${style.color.toString(16)} (${hits} pixels)`);
-    assert.equal(wrong, 0, `${id}: no other colour on the line`);
-    if (style.dashed) assert.ok(gaps > 5, `${id}: dashed (${gaps} gaps)`);
-    else assert.equal(gaps, 0, `${id}: solid`);
-    // nothing is drawn on the centre line itself far from the shifted line (it is offset, not doubled)
-  }
-  // the arrow head at the target end: filled in the state's colour just before the target's inset
-  for (const [id, style] of Object.entries(expected)) {
-    const { from, to } = lines[id];
-    const length = Math.hypot(to.x - from.x, to.y - from.y);
-    const ux = (to.x - from.x) / length;
-    const uy = (to.y - from.y) / length;
-    const d = length - 30 - 4;
-    const c = rgb(shot, from.x + ux * d - uy * 5, from.y + uy * d + ux * 5);
-    assert.ok(near(c, hex(style.color), 40), `${id}: arrow head ${c}`);
-  }
-  assert.deepEqual(/** @type {any} */ (shot).legend.slice(0, 5), ["Title", " pinpointed: 1", " approximate: 1", " unlocated: 2", " Malformed: 1"]);
-});
-
-test("the Foundry wiring: one container per token, shown by the setting and the identity predicate, redrawn on flag changes, removed on destroy", async () => {
-  assert.ok(page);
-  const log = await page.evaluate(() => /** @type {any} */ (window).vtt.wiring());
-  assert.deepEqual(consoleErrors, []);
-  const [mine, theirs, bare] = log.drawn;
-  assert.equal(mine.boxesTop, 102, "the track sits just below the token");
-  assert.ok(mine.trackRight <= 100, "inside the token width");
-  assert.equal(mine.counters, 1, "poison 3");
-  assert.ok(mine.nameplate > 102 + 10, `the nameplate moves below the track (${mine.nameplate})`);
-  assert.equal(theirs, "none", "'owner': another player's token shows nothing");
-  assert.equal(bare, "none", "an actor without a Health flag shows nothing");
-  assert.ok(log.sameContainer, "refreshes reuse the one container");
-  assert.equal(log.nameplateStable, mine.nameplate, "the nameplate does not drift on refreshes");
-  assert.notEqual(log.everyone[1], "none", "'everyone': every token shows its track");
-  assert.equal(log.gmOnly[0], "hidden");
-  assert.equal(log.gmOnly[1], "hidden");
-  assert.equal(log.gmOnly[2], 102, "the nameplate goes back when the track hides");
-  assert.notEqual(log.asGm[0], "hidden");
-  assert.notEqual(log.asGm[1], "hidden", "the GM always sees");
-  assert.equal(log.identityHidden, "hidden", "a token shown as a silhouette shows no track");
-  assert.equal(log.updated.counters, 0, "redrawn after updateActor");
-  assert.equal(log.destroyed, "none");
-});
-
-test("visibility Token mixin for real: pinpointed drawn in full, approximate only the grey blurred silhouette, unlocated nothing; the GM sees all", async () => {
-  assert.ok(page);
-  const shot = await render("renderTokens", {});
-  savePng(shot, "visibility-tokens.png");
-  /** @type {Record<string, number>} */
-  const C = await page.evaluate(() => /** @type {any} */ (window).vtt.TOKEN_COLORS);
-  const info = /** @type {any} */ (shot);
-  const bg = hex(info.background);
-  const grey = (/** @type {[number, number, number]} */ [r, g, b]) => Math.abs(r - g) <= 3 && Math.abs(g - b) <= 3 && Math.abs(r - b) <= 3;
-  /** Every pixel of a token's cell: its square, the tooltip above and the name plate below. */
-  const cellPixels = (/** @type {{x: number, y: number, w: number, h: number}} */ cell) => {
-    /** @type {Array<{x: number, y: number, c: [number, number, number]}>} */
-    const out = [];
-    for (let y = cell.y - 22; y < cell.y + cell.h + 26; y++) for (let x = cell.x - 8; x < cell.x + cell.w + 8; x++) out.push({ x, y, c: rgb(shot, x, y) });
-    return out;
-  };
-  /** How many pixels of the cell have `color` (exactly enough to tell the parts apart). */
-  const count = (/** @type {any} */ cell, /** @type {number} */ color) => cellPixels(cell).filter((p) => near(p.c, hex(color), 30)).length;
-  const PARTS = { nameplate: C.nameplate, bars: C.bars, effects: C.effects, tooltip: C.tooltip, "other module's marker": C.marker };
-
-  for (const [view, row] of Object.entries(info.rows)) {
-    assert.equal(row.classChanged, true, `${view}: CONFIG.Token.objectClass is the mixin`);
-    const cells = Object.fromEntries(row.cells.map((/** @type {any} */ c) => [c.id, c]));
-    assert.ok(count(cells.obs, C.observerArt) > 3000, `${view}: the observer's own token shows its art`);
-    const full = view === "gm" ? ["pin", "apx", "unl"] : ["pin"];
-    for (const id of full) {
-      const cell = cells[id];
-      assert.ok(count(cell, C.art) > 3000, `${view} ${id}: the art (${count(cell, C.art)} px)`);
-      for (const [part, color] of Object.entries(PARTS)) assert.ok(count(cell, color) > 20, `${view} ${id}: the ${part}`);
-      assert.ok(count(cell, C.border) > 100, `${view} ${id}: the disposition border`);
+    assert.ok(fading >= 5, `a soft edge (${fading} intermediate pixels)`);
+    // the head is above the shoulders, both centred: a generic shape, symmetric left/right
+    for (let y = token.y; y < token.y + token.width; y += 5) {
+      for (let dx = 0; dx < token.width / 2; dx += 3) {
+        const left = rgb(shot, token.x + token.width / 2 - 1 - dx, y)[0];
+        const right = rgb(shot, token.x + token.width / 2 + dx, y)[0];
+        assert.ok(Math.abs(left - right) <= 6, `symmetric at y=${y} dx=${dx}: ${left} vs ${right}`);
+      }
     }
-  }
+    const again = await render("renderSilhouette", { size: 100 });
+    assert.deepEqual(again.rgba, shot.rgba, "the same silhouette for every token of this size");
+  });
 
-  const player = Object.fromEntries(info.rows.player.cells.map((/** @type {any} */ c) => [c.id, c]));
-  // approximate: no art, no part, not the disposition colour; only greys (the silhouette, the neutral border)
-  const apx = player.apx;
-  for (const p of cellPixels(apx)) assert.ok(grey(p.c), `approximate: colour at (${p.x},${p.y}): ${p.c}`);
-  assert.equal(info.rows.player.silhouettes[2], 1, "one silhouette on the approximate token");
-  assert.ok(count(apx, C.neutral) > 100, `approximate: the neutral border (${count(apx, C.neutral)} px)`);
-  const silhouette = hex(COLORS.silhouette)[0];
-  const darkest = Math.min(...cellPixels(apx).filter((p) => p.x > apx.x + 6 && p.x < apx.x + apx.w - 6 && p.y > apx.y + 6 && p.y < apx.y + apx.h - 6).map((p) => p.c[0]));
-  assert.ok(darkest < silhouette + 16, `approximate: the silhouette's solid grey core (${darkest})`);
-  // blurred: across the head's edge the grey fades over several pixels (intermediate alpha)
-  let fading = 0;
-  for (let x = apx.x + 6; x < apx.x + apx.w / 2; x++) {
-    const v = rgb(shot, x, apx.y + 36)[0];
-    if (v > darkest + 8 && v < bg[0] - 8) fading++;
-  }
-  assert.ok(fading >= 5, `approximate: a soft edge (${fading} intermediate pixels)`);
-  // a body-sized shape, not a border only
-  let body = 0;
-  for (let y = apx.y + 6; y < apx.y + apx.h - 6; y++) for (let x = apx.x + 6; x < apx.x + apx.w - 6; x++) if (rgb(shot, x, y)[0] < bg[0] - 20) body++;
-  assert.ok(body > 1500, `approximate: the silhouette fills the token (${body} px)`);
+  test("GM overlay: one line per ruled pair, coloured by state (approximate and unreadable dashed), legend counts", async () => {
+    const shot = await render("renderOverlay", {});
+    savePng(await render("renderOverlay", { scale: 1 }), "visibility-overlay.png");
+    const bg = hex(0x202020);
+    const expected = {
+      P: OVERLAY_STYLES.pinpointed,
+      X: OVERLAY_STYLES.approximate,
+      U: OVERLAY_STYLES.unlocated,
+      M: OVERLAY_STYLES.malformed,
+    };
+    /** @type {Record<string, any>} */
+    const lines = /** @type {any} */ (shot).lines;
+    for (const [id, style] of Object.entries(expected)) {
+      const { from, to } = lines[id];
+      const length = Math.hypot(to.x - from.x, to.y - from.y);
+      const ux = (to.x - from.x) / length;
+      const uy = (to.y - from.y) / length;
+      // the line runs 5 px to the right of the centre line (so A→B and B→A do not overlap), from 30 px
+      // (0.3 grid) after the observer; walk its first third, away from the label and the arrow head
+      let hits = 0;
+      let gaps = 0;
+      let wrong = 0;
+      for (let d = 32; d < length / 3; d++) {
+        const cx = from.x + ux * d - uy * 5;
+        const cy = from.y + uy * d + ux * 5;
+        /** @type {Array<[number, number, number]>} */
+        const around = [];
+        for (let o = -2; o <= 2; o++) around.push(rgb(shot, cx - uy * o, cy + ux * o));
+        if (around.some((c) => near(c, hex(style.color), 40))) hits++;
+        else if (around.every((c) => near(c, bg, 6))) gaps++;
+        else wrong++;
+      }
+      assert.ok(hits > 10, `${id}: the line is drawn in ${style.color.toString(16)} (${hits} pixels)`);
+      assert.equal(wrong, 0, `${id}: no other colour on the line`);
+      if (style.dashed) assert.ok(gaps > 5, `${id}: dashed (${gaps} gaps)`);
+      else assert.equal(gaps, 0, `${id}: solid`);
+      // nothing is drawn on the centre line itself far from the shifted line (it is offset, not doubled)
+    }
+    // the arrow head at the target end: filled in the state's colour just before the target's inset
+    for (const [id, style] of Object.entries(expected)) {
+      const { from, to } = lines[id];
+      const length = Math.hypot(to.x - from.x, to.y - from.y);
+      const ux = (to.x - from.x) / length;
+      const uy = (to.y - from.y) / length;
+      const d = length - 30 - 4;
+      const c = rgb(shot, from.x + ux * d - uy * 5, from.y + uy * d + ux * 5);
+      assert.ok(near(c, hex(style.color), 40), `${id}: arrow head ${c}`);
+    }
+    assert.deepEqual(/** @type {any} */ (shot).legend.slice(0, 5), ["Title", " pinpointed: 1", " approximate: 1", " unlocated: 2", " Malformed: 1"]);
+  });
 
-  // unlocated: the background only
-  for (const p of cellPixels(player.unl)) assert.ok(near(p.c, bg, 4), `unlocated: drawn at (${p.x},${p.y}): ${p.c}`);
-  assert.deepEqual(info.rows.player.visible, [true, true, true, false]);
-  assert.deepEqual(info.rows.gm.silhouettes, [0, 0, 0, 0], "no silhouette for the GM");
+  test("the Foundry wiring: one container per token, shown by the setting and the identity predicate, redrawn on flag changes, removed on destroy", async () => {
+    assert.ok(page);
+    const log = await page.evaluate(() => /** @type {any} */ (window).vtt.wiring());
+    assert.deepEqual(consoleErrors, []);
+    const [mine, theirs, bare] = log.drawn;
+    assert.equal(mine.boxesTop, 102, "the track sits just below the token");
+    assert.ok(mine.trackRight <= 100, "inside the token width");
+    assert.equal(mine.counters, 1, "poison 3");
+    assert.ok(mine.nameplate > 102 + 10, `the nameplate moves below the track (${mine.nameplate})`);
+    assert.equal(theirs, "none", "'owner': another player's token shows nothing");
+    assert.equal(bare, "none", "an actor without a Health flag shows nothing");
+    assert.ok(log.sameContainer, "refreshes reuse the one container");
+    assert.equal(log.nameplateStable, mine.nameplate, "the nameplate does not drift on refreshes");
+    assert.notEqual(log.everyone[1], "none", "'everyone': every token shows its track");
+    assert.equal(log.gmOnly[0], "hidden");
+    assert.equal(log.gmOnly[1], "hidden");
+    assert.equal(log.gmOnly[2], 102, "the nameplate goes back when the track hides");
+    assert.notEqual(log.asGm[0], "hidden");
+    assert.notEqual(log.asGm[1], "hidden", "the GM always sees");
+    assert.equal(log.identityHidden, "hidden", "a token shown as a silhouette shows no track");
+    assert.equal(log.updated.counters, 0, "redrawn after updateActor");
+    assert.equal(log.destroyed, "none");
+  });
+
+  test("visibility Token mixin for real: pinpointed drawn in full, approximate only the grey blurred silhouette, unlocated nothing; the GM sees all", async () => {
+    assert.ok(page);
+    const shot = await render("renderTokens", {});
+    savePng(shot, "visibility-tokens.png");
+    /** @type {Record<string, number>} */
+    const C = await page.evaluate(() => /** @type {any} */ (window).vtt.TOKEN_COLORS);
+    const info = /** @type {any} */ (shot);
+    const bg = hex(info.background);
+    const grey = (/** @type {[number, number, number]} */ [r, g, b]) => Math.abs(r - g) <= 3 && Math.abs(g - b) <= 3 && Math.abs(r - b) <= 3;
+    /** Every pixel of a token's cell: its square, the tooltip above and the name plate below. */
+    const cellPixels = (/** @type {{x: number, y: number, w: number, h: number}} */ cell) => {
+      /** @type {Array<{x: number, y: number, c: [number, number, number]}>} */
+      const out = [];
+      for (let y = cell.y - 22; y < cell.y + cell.h + 26; y++) for (let x = cell.x - 8; x < cell.x + cell.w + 8; x++) out.push({ x, y, c: rgb(shot, x, y) });
+      return out;
+    };
+    /** How many pixels of the cell have `color` (exactly enough to tell the parts apart). */
+    const count = (/** @type {any} */ cell, /** @type {number} */ color) => cellPixels(cell).filter((p) => near(p.c, hex(color), 30)).length;
+    const PARTS = { nameplate: C.nameplate, bars: C.bars, effects: C.effects, tooltip: C.tooltip, "other module's marker": C.marker };
+
+    for (const [view, row] of Object.entries(info.rows)) {
+      assert.equal(row.classChanged, true, `${view}: CONFIG.Token.objectClass is the mixin`);
+      const cells = Object.fromEntries(row.cells.map((/** @type {any} */ c) => [c.id, c]));
+      assert.ok(count(cells.obs, C.observerArt) > 3000, `${view}: the observer's own token shows its art`);
+      const full = view === "gm" ? ["pin", "apx", "unl"] : ["pin"];
+      for (const id of full) {
+        const cell = cells[id];
+        assert.ok(count(cell, C.art) > 3000, `${view} ${id}: the art (${count(cell, C.art)} px)`);
+        for (const [part, color] of Object.entries(PARTS)) assert.ok(count(cell, color) > 20, `${view} ${id}: the ${part}`);
+        assert.ok(count(cell, C.border) > 100, `${view} ${id}: the disposition border`);
+      }
+    }
+
+    const player = Object.fromEntries(info.rows.player.cells.map((/** @type {any} */ c) => [c.id, c]));
+    // approximate: no art, no part, not the disposition colour; only greys (the silhouette, the neutral border)
+    const apx = player.apx;
+    for (const p of cellPixels(apx)) assert.ok(grey(p.c), `approximate: colour at (${p.x},${p.y}): ${p.c}`);
+    assert.equal(info.rows.player.silhouettes[2], 1, "one silhouette on the approximate token");
+    assert.ok(count(apx, C.neutral) > 100, `approximate: the neutral border (${count(apx, C.neutral)} px)`);
+    const silhouette = hex(COLORS.silhouette)[0];
+    const darkest = Math.min(...cellPixels(apx).filter((p) => p.x > apx.x + 6 && p.x < apx.x + apx.w - 6 && p.y > apx.y + 6 && p.y < apx.y + apx.h - 6).map((p) => p.c[0]));
+    assert.ok(darkest < silhouette + 16, `approximate: the silhouette's solid grey core (${darkest})`);
+    // blurred: across the head's edge the grey fades over several pixels (intermediate alpha)
+    let fading = 0;
+    for (let x = apx.x + 6; x < apx.x + apx.w / 2; x++) {
+      const v = rgb(shot, x, apx.y + 36)[0];
+      if (v > darkest + 8 && v < bg[0] - 8) fading++;
+    }
+    assert.ok(fading >= 5, `approximate: a soft edge (${fading} intermediate pixels)`);
+    // a body-sized shape, not a border only
+    let body = 0;
+    for (let y = apx.y + 6; y < apx.y + apx.h - 6; y++) for (let x = apx.x + 6; x < apx.x + apx.w - 6; x++) if (rgb(shot, x, y)[0] < bg[0] - 20) body++;
+    assert.ok(body > 1500, `approximate: the silhouette fills the token (${body} px)`);
+
+    // unlocated: the background only
+    for (const p of cellPixels(player.unl)) assert.ok(near(p.c, bg, 4), `unlocated: drawn at (${p.x},${p.y}): ${p.c}`);
+    assert.deepEqual(info.rows.player.visible, [true, true, true, false]);
+    assert.deepEqual(info.rows.gm.silhouettes, [0, 0, 0, 0], "no silhouette for the GM");
+  });
 });
+}

@@ -381,3 +381,17 @@ test("GM overlay: the token tool (GM only), the keybinding toggles it, lines dra
   assert.deepEqual(playerControls.tokens.tools, {}, "no tool for a player");
   assert.equal(env.keybindings[0][2].onDown(), false);
 });
+
+test("where PixiJS never calls Container#render (v8), a silhouette mutes the token's other children and gives each back its own renderable", () => {
+  makeEnv();
+  const runtime = installVisibility({ env: { ...env, PIXI: { ...env.PIXI, Container: class {} } } });
+  const border = { renderable: true };
+  const art = { renderable: true };
+  const asleep = { renderable: false }; // something else had made it unrenderable
+  const silhouette = { renderable: true };
+  const token = { border, children: [border, art, asleep, silhouette] };
+  runtime.muteForeignChildren(token, silhouette);
+  assert.deepEqual([border, art, asleep, silhouette].map((c) => c.renderable), [true, false, false, true]);
+  runtime.muteForeignChildren(token, null);
+  assert.deepEqual([border, art, asleep, silhouette].map((c) => c.renderable), [true, true, false, true]);
+});
