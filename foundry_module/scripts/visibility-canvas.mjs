@@ -9,7 +9,9 @@
  *   subclass, as `CONFIG.ui.combat` is read when the UI is built; every version: rows removed in
  *   `renderCombatTracker` as a second line of defence);
  * - refresh on `updateToken` (our flag), `controlToken`, token create/delete, ownership changes;
- * - the GM overlay of who locates whom (keybinding + token tool, drawn on `canvas.controls`).
+ * - the GM overlay of who locates whom (keybinding + token tool, drawn on `canvas.controls`);
+ * - chat: a message spoken as a token this player cannot pinpoint shows "Someone" and no portrait
+ *   (render only, on this client; `speakerPresentation`).
  * Everything is read from the `env` passed in (usually `globalThis`), so tests drive it with fakes.
  * @module visibility-canvas
  */
@@ -28,6 +30,7 @@ import {
   presentationFor,
   relationStyle,
   setOverlayToolActive,
+  speakerPresentation,
   addOverlayTool,
   tokenChangeKinds,
   visibilityFlagChanged,
@@ -77,6 +80,29 @@ export function installVisibility({ env = globalThis, localize } = {}) {
   runtime = new VisibilityRuntime(env, localize ?? ((key, data) => (data ? env.game.i18n.format(key, data) : env.game.i18n.localize(key))));
   runtime.install();
   return runtime;
+}
+
+/**
+ * Show a rendered chat message's speaker anonymously: the sender name becomes `label` and every
+ * portrait in the header goes (core's `.message-sender`; the avatar and `.name-stacked .title` that
+ * systems such as dnd5e put in it; images other modules add to `.message-header`). The message's
+ * content and document are left alone.
+ * @param {any} root the message's element (`li.chat-message`)
+ * @param {string} label
+ * @returns {boolean} whether a header was found
+ */
+export function anonymizeSpeaker(root, label) {
+  const header = root?.querySelector?.(".message-header");
+  if (!header) return false;
+  for (const media of header.querySelectorAll(".avatar, img, video")) media.remove();
+  const sender = header.querySelector(".message-sender");
+  if (sender) {
+    const title = sender.querySelector(".name-stacked .title");
+    if (title) title.textContent = label;
+    else sender.textContent = label;
+    for (const attribute of ["title", "data-tooltip", "aria-label"]) sender.removeAttribute?.(attribute);
+  }
+  return true;
 }
 
 /**
@@ -232,6 +258,7 @@ export class VisibilityRuntime {
     const Token = CONFIG.Token?.objectClass ?? namespacedClass(this.env, "foundry.canvas.placeables.Token", "Token");
     if (Token) CONFIG.Token.objectClass = visibilityTokenMixin(Token, this);
     this.installCombatTracker();
+    this.installChatSpeaker();
     this.registerKeybinding();
 
     Hooks.on("updateToken", (/** @type {any} */ doc, /** @type {any} */ changes) => {
@@ -478,6 +505,71 @@ export class VisibilityRuntime {
         if (token && !shows(token)) row.remove();
       }
     });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // chat speaker (docs/visibility-leaks.md row 16)
+
+  installChatSpeaker() {
+    const { Hooks, game } = this.env;
+    // v13+: HTMLElement; v12: jQuery (skipped on v13+, as main.mjs does for its own chat hook)
+    Hooks.on("renderChatMessageHTML", (/** @type {any} */ message, /** @type {any} */ html) => this.presentSpeaker(message, html));
+    Hooks.on("renderChatMessage", (/** @type {any} */ message, /** @type {any} */ html) => {
+      if ((game.release?.generation ?? 0) >= 13) return;
+      this.presentSpeaker(message, html?.[0] ?? html);
+    });
+    // messages rendered before the canvas was drawn were decided without it: decide them again
+    Hooks.on("canvasReady", () => this.rerenderSpeakers());
+  }
+
+  /**
+   * @param {any} message a ChatMessage
+   * @param {any} root its rendered element
+   */
+  presentSpeaker(message, root) {
+    if (this.speakerAnonymous(message)) anonymizeSpeaker(root, this.localize("VTTBRIDGE.Visibility.Speaker.Someone"));
+  }
+
+  /**
+   * Whether this client shows the message's speaker anonymously. Cheap for GMs and for messages not
+   * spoken as a token of the viewed scene.
+   * @param {any} message
+   * @returns {boolean}
+   */
+  speakerAnonymous(message) {
+    const user = this.env.game.user;
+    const speaker = message?.speaker;
+    if (!user || user.isGM || !speaker?.token) return false;
+    const author = message.author ?? message.user; // v13 `author`, v12 `user`
+    const isAuthor = typeof message.isAuthor === "boolean" ? message.isAuthor : (author?.id ?? author) === user.id;
+    if (isAuthor) return false;
+    const canvas = this.canvas;
+    const scene = canvas?.scene ?? this.env.game.scenes?.viewed;
+    if (!scene || speaker.scene !== scene.id) return false;
+    if (!canvas?.ready) {
+      // not drawn yet: who observes is unknown; a ruled token not the user's own stays anonymous
+      // until `canvasReady` renders the message again
+      const doc = scene.tokens?.get?.(speaker.token);
+      const unresolved = !!doc && !doc.isOwner && (visibilityFlagOf(doc) ?? null) !== null;
+      return speakerPresentation({ presentation: unresolved ? { identityHidden: true } : null, isGM: false, isAuthor }).anonymous;
+    }
+    const layer = canvas.tokens;
+    const token = layer?.get?.(speaker.token) ?? layer?.placeables?.find((/** @type {any} */ t) => t.document?.id === speaker.token);
+    return speakerPresentation({ presentation: token ? this.presentationOf(token) : null, isGM: false, isAuthor }).anonymous;
+  }
+
+  /** Render again the chat log's messages spoken as a token of the viewed scene (players only). */
+  rerenderSpeakers() {
+    const { game, ui } = this.env;
+    const sceneId = this.canvas?.scene?.id;
+    const log = ui?.chat;
+    const root = log?.element?.[0] ?? log?.element;
+    if (game.user?.isGM || !sceneId || typeof log?.updateMessage !== "function" || !root?.querySelectorAll) return;
+    this.observers = null; // may have been read while the layer was drawn
+    for (const li of root.querySelectorAll("[data-message-id]")) {
+      const message = game.messages?.get?.(li.dataset?.messageId);
+      if (message?.speaker?.token && message.speaker.scene === sceneId && !message.isAuthor) log.updateMessage(message);
+    }
   }
 
   // -------------------------------------------------------------------------------------------

@@ -225,6 +225,19 @@ export function presentationFor({ state, isGM, isOwner = false, isControlled = f
 }
 
 /**
+ * Whether this client shows a chat message's speaker anonymously (row 16 of docs/visibility-leaks.md).
+ * The message's author and GMs always see the real speaker; anyone else sees "Someone" and no portrait
+ * when the speaking token's presentation on this client is identity-hidden (approximate or unlocated
+ * for their observers). `presentation` null: the speaker is not a token of the viewed scene (or the
+ * canvas does not know it yet): shown as Foundry shows it.
+ * @param {{presentation: Pick<Presentation, "identityHidden">|null|undefined, isGM: boolean, isAuthor: boolean}} input
+ * @returns {{anonymous: boolean}}
+ */
+export function speakerPresentation({ presentation, isGM, isAuthor }) {
+  return { anonymous: !isGM && !isAuthor && !!presentation?.identityHidden };
+}
+
+/**
  * Whether a token update (as the `updateToken` hook receives it: an expanded diff) touches our
  * visibility flag, in any deletion syntax (`-=key` or v14 ForcedDeletion values, which keep the key).
  * @param {Record<string, any>|null|undefined} changes

@@ -395,3 +395,204 @@ test("where PixiJS never calls Container#render (v8), a silhouette mutes the tok
   runtime.muteForeignChildren(token, null);
   assert.deepEqual([border, art, asleep, silhouette].map((c) => c.renderable), [true, true, false, true]);
 });
+
+/** A small DOM stand-in: elements with classes, attributes, text, and `querySelector(All)` for
+ * comma lists of descendant selectors made of `tag`, `.class` and `[attribute]`. */
+class FakeElement {
+  /** @param {string} tag @param {string} [classes] @param {Array<FakeElement|string>} [children] @param {Record<string, string>} [attributes] */
+  constructor(tag, classes = "", children = [], attributes = {}) {
+    this.tagName = tag.toUpperCase();
+    this.classList = new Set(classes.split(" ").filter(Boolean));
+    /** @type {Record<string, string>} */
+    this.attributes = { ...attributes };
+    /** @type {Record<string, string>} */
+    this.dataset = {};
+    /** @type {FakeElement|null} */
+    this.parent = null;
+    /** @type {Array<FakeElement|string>} */
+    this.children = [];
+    for (const c of children) this.append(c);
+  }
+  /** @param {FakeElement|string} child */
+  append(child) {
+    if (typeof child !== "string") child.parent = this;
+    this.children.push(child);
+  }
+  remove() {
+    if (this.parent) this.parent.children = this.parent.children.filter((c) => c !== this);
+    this.parent = null;
+  }
+  /** @param {string} name */
+  removeAttribute(name) {
+    delete this.attributes[name];
+  }
+  /** @returns {string} */
+  get textContent() {
+    return this.children.map((/** @type {FakeElement|string} */ c) => (typeof c === "string" ? c : c.textContent)).join("");
+  }
+  set textContent(text) {
+    this.children = [text];
+  }
+  /** @returns {FakeElement[]} */
+  descendants() {
+    return this.children.flatMap((c) => (typeof c === "string" ? [] : [c, ...c.descendants()]));
+  }
+  /** @param {string} compound */
+  matchesOne(compound) {
+    const [, tag] = /^([a-z0-9]*)/i.exec(compound) ?? [];
+    if (tag && tag.toUpperCase() !== this.tagName) return false;
+    for (const [, cls] of compound.matchAll(/\.([\w-]+)/g)) if (!this.classList.has(cls)) return false;
+    for (const [, attr] of compound.matchAll(/\[([\w-]+)\]/g)) if (!(attr in this.attributes)) return false;
+    return true;
+  }
+  /** @param {string} selector one descendant chain */
+  matches(selector) {
+    const parts = selector.trim().split(/\s+/);
+    if (!this.matchesOne(/** @type {string} */ (parts.pop()))) return false;
+    /** @type {FakeElement|null} */
+    let node = this.parent;
+    while (parts.length && node) {
+      if (node.matchesOne(/** @type {string} */ (parts.at(-1)))) parts.pop();
+      node = node.parent;
+    }
+    return parts.length === 0;
+  }
+  /** @param {string} selectors */
+  querySelectorAll(selectors) {
+    const list = selectors.split(",");
+    return this.descendants().filter((el) => list.some((s) => el.matches(s)));
+  }
+  /** @param {string} selectors */
+  querySelector(selectors) {
+    return this.querySelectorAll(selectors)[0] ?? null;
+  }
+}
+
+/** A rendered chat message: core's header (v12/v13: `h4.message-sender` holds the alias), or the
+ * richer one of systems like dnd5e (an avatar and `.name-stacked`), plus an image another module adds. */
+function chatEntry({ rich = false } = {}) {
+  const sender = rich
+    ? new FakeElement("h4", "message-sender", [
+        new FakeElement("a", "avatar", [new FakeElement("img", "", [], { src: "goblin.webp", alt: "Goblin" })], { "data-uuid": "Actor.goblin" }),
+        new FakeElement("span", "name-stacked", [new FakeElement("span", "title", ["Goblin"]), new FakeElement("span", "subtitle", ["Gamemaster"])]),
+      ])
+    : new FakeElement("h4", "message-sender", ["Goblin"], { title: "Goblin" });
+  const header = new FakeElement("header", "message-header flexrow", [
+    sender,
+    new FakeElement("span", "message-metadata", ["12:00"]),
+    new FakeElement("img", "chat-portrait", [], { src: "goblin.webp" }),
+  ]);
+  const content = new FakeElement("div", "message-content", ["Grr, ", new FakeElement("img", "", [], { src: "inline.webp" })]);
+  return new FakeElement("li", "chat-message message", [header, content], { "data-message-id": "" });
+}
+
+/** @param {FakeElement} li */
+const shownSender = (li) => (li.querySelector(".name-stacked .title") ?? li.querySelector(".message-sender"))?.textContent;
+/** @param {FakeElement} li */
+const headerImages = (li) => li.querySelectorAll(".message-header img").length;
+
+/** The player's scene of `makeScene`, on a drawn canvas of scene S; a message by the GM spoken as T. */
+function chatScene(/** @type {Parameters<typeof makeScene>[0]} */ options) {
+  const scene = makeScene(options);
+  env.canvas.ready = true;
+  env.canvas.scene = { id: "S", tokens: new Map(env.canvas.tokens.placeables.map((/** @type {any} */ p) => [p.document.id, p.document])) };
+  const message = { id: "m1", speaker: { scene: "S", token: "T", actor: "goblin", alias: "Goblin" }, author: { id: "gm" }, isAuthor: false };
+  return { ...scene, message };
+}
+
+const SOMEONE = "VTTBRIDGE.Visibility.Speaker.Someone";
+
+test("chat (v13): a message spoken as a token this player locates only approximately or not at all shows Someone, no portrait", () => {
+  for (const state of ["approximate", "unlocated"]) {
+    for (const rich of [false, true]) {
+      makeEnv();
+      installVisibility({ env });
+      const { message } = chatScene({ state });
+      const li = chatEntry({ rich });
+      env.Hooks.callAll("renderChatMessageHTML", message, li, {});
+      assert.equal(shownSender(li), SOMEONE, `${state}, rich ${rich}`);
+      assert.equal(headerImages(li), 0, "no portrait in the header");
+      assert.equal(li.querySelector(".message-sender .avatar"), null, "nor the avatar link to the actor");
+      assert.ok(!li.descendants().some((el) => Object.values(el.attributes).some((v) => v.includes("Goblin"))), "no attribute names it");
+      if (rich) assert.equal(li.querySelector(".name-stacked .subtitle")?.textContent, "Gamemaster", "the author's name stays");
+      assert.equal(li.querySelector(".message-content")?.textContent, "Grr, ", "the content is left alone");
+      assert.equal(li.querySelectorAll(".message-content img").length, 1);
+      assert.deepEqual(message.speaker, { scene: "S", token: "T", actor: "goblin", alias: "Goblin" }, "the document is not touched");
+    }
+  }
+});
+
+test("chat: the speaker shows for pinpointed or unruled tokens, the author, a GM, and speakers that are no token of this scene", () => {
+  /** @param {(message: any) => void} [change] @param {{state?: unknown, isGM?: boolean, controlled?: boolean}} [options] */
+  const render = (change, { state = "unlocated", isGM = false, controlled = true } = {}) => {
+    makeEnv({ isGM });
+    installVisibility({ env });
+    const { message } = chatScene({ state: state === "none" ? undefined : state, controlled });
+    change?.(message);
+    const li = chatEntry();
+    env.Hooks.callAll("renderChatMessageHTML", message, li, {});
+    return li;
+  };
+  assert.equal(shownSender(render(undefined, { state: "pinpointed" })), "Goblin");
+  assert.equal(shownSender(render(undefined, { state: "none" })), "Goblin", "no ruling");
+  assert.equal(shownSender(render((m) => (m.isAuthor = true))), "Goblin", "the author");
+  assert.equal(shownSender(render((m) => {
+    delete m.isAuthor;
+    m.user = { id: "u1" }; // v12 names the author `user`
+    delete m.author;
+  })), "Goblin", "the author (v12 shape)");
+  assert.equal(shownSender(render(undefined, { isGM: true, controlled: true })), "Goblin", "a GM previewing through a token");
+  assert.equal(shownSender(render((m) => (m.speaker = { scene: "S", token: null, actor: "goblin", alias: "Goblin" }))), "Goblin", "an actor, not a token");
+  assert.equal(shownSender(render((m) => (m.speaker = { scene: null, token: null, actor: null, alias: "Narrator" }))), "Goblin", "an alias");
+  assert.equal(shownSender(render((m) => (m.speaker.scene = "elsewhere"))), "Goblin", "a token of another scene");
+  assert.equal(shownSender(render((m) => (m.speaker.token = "gone"))), "Goblin", "a token no longer on the canvas");
+  const li = render();
+  assert.equal(shownSender(li), SOMEONE, "(control: the same scene hides it)");
+  assert.equal(headerImages(li), 0);
+});
+
+test("chat (v12): the jQuery hook anonymizes; on v13+ it is left to renderChatMessageHTML", () => {
+  makeEnv({ generation: 12 });
+  installVisibility({ env });
+  const { message } = chatScene({ state: "approximate" });
+  const li = chatEntry();
+  env.Hooks.callAll("renderChatMessage", message, [li], {});
+  assert.equal(shownSender(li), SOMEONE);
+
+  makeEnv({ generation: 13 });
+  installVisibility({ env });
+  const v13 = chatScene({ state: "approximate" });
+  const untouched = chatEntry();
+  env.Hooks.callAll("renderChatMessage", v13.message, [untouched], {});
+  assert.equal(shownSender(untouched), "Goblin", "v13 also calls the deprecated hook: handled once, by the HTML hook");
+});
+
+test("chat before the canvas is drawn: a ruled token not the player's own stays anonymous; canvasReady renders those messages again", () => {
+  makeEnv();
+  installVisibility({ env });
+  const { o, message } = chatScene({ state: "pinpointed" });
+  env.canvas.ready = false;
+  const li = chatEntry();
+  env.Hooks.callAll("renderChatMessageHTML", message, li, {});
+  assert.equal(shownSender(li), SOMEONE, "observers unknown yet: a leak cannot be taken back");
+  const byOwnToken = { ...message, id: "m2", speaker: { ...message.speaker, token: "O" } };
+  const own = chatEntry();
+  env.Hooks.callAll("renderChatMessageHTML", byOwnToken, own, {});
+  assert.equal(shownSender(own), "Goblin", "the player's own token");
+  assert.equal(o.document.isOwner, true);
+
+  /** @type {any[]} */
+  const updated = [];
+  const entry = (/** @type {string} */ id) => Object.assign(new FakeElement("li", "chat-message", [], { "data-message-id": id }), { dataset: { messageId: id } });
+  const byPlayer = { ...message, id: "m3", isAuthor: true };
+  const byNarrator = { ...message, id: "m4", speaker: { scene: null, token: null, actor: null, alias: "Narrator" } };
+  const messages = new Map([message, byOwnToken, byPlayer, byNarrator].map((m) => [m.id, m]));
+  env.game.messages = messages;
+  env.ui.chat = { element: [new FakeElement("ol", "chat-log", ["m1", "m2", "m3", "m4"].map(entry))], updateMessage: (/** @type {any} */ m) => updated.push(m.id) };
+  env.canvas.ready = true;
+  env.Hooks.callAll("canvasReady", env.canvas);
+  assert.deepEqual(updated, ["m1", "m2"], "token speakers of this scene, not the player's own messages");
+  const again = chatEntry();
+  env.Hooks.callAll("renderChatMessageHTML", message, again, {});
+  assert.equal(shownSender(again), "Goblin", "drawn: pinpointed, so named");
+});

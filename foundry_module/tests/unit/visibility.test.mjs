@@ -17,6 +17,7 @@ import {
   presentationFor,
   relationStyle,
   setOverlayToolActive,
+  speakerPresentation,
   tokenChangeKinds,
   visibilityFlagChanged,
   visibilityFlagOf,
@@ -356,4 +357,24 @@ test("addOverlayTool: v13+ controls object with tools object; v12 array of contr
   assert.ok(setOverlayToolActive(v12, "vb", true));
   assert.equal(tool12.active, true);
   assert.ok(!setOverlayToolActive(v12, "missing", true));
+});
+
+test("speakerPresentation: author and GMs see the speaker; others not when the token is identity-hidden for them", () => {
+  /** @param {LocateState|null} state */
+  const forPlayer = (state) => presentationFor({ state, isGM: false });
+  // a player who did not write the message, by how their observers locate the speaking token
+  assert.deepEqual(speakerPresentation({ presentation: forPlayer("pinpointed"), isGM: false, isAuthor: false }), { anonymous: false });
+  assert.deepEqual(speakerPresentation({ presentation: forPlayer(null), isGM: false, isAuthor: false }), { anonymous: false }, "no ruling: as Foundry shows it");
+  assert.deepEqual(speakerPresentation({ presentation: forPlayer("approximate"), isGM: false, isAuthor: false }), { anonymous: true });
+  assert.deepEqual(speakerPresentation({ presentation: forPlayer("unlocated"), isGM: false, isAuthor: false }), { anonymous: true });
+  const own = presentationFor({ state: "unlocated", isGM: false, isOwner: true });
+  assert.deepEqual(speakerPresentation({ presentation: own, isGM: false, isAuthor: false }), { anonymous: false }, "the player's own token");
+  // the author and GMs always see who spoke
+  assert.deepEqual(speakerPresentation({ presentation: forPlayer("unlocated"), isGM: false, isAuthor: true }), { anonymous: false });
+  const gmPreview = presentationFor({ state: "approximate", isGM: true });
+  assert.equal(gmPreview.identityHidden, true, "a GM previewing through a token sees a silhouette…");
+  assert.deepEqual(speakerPresentation({ presentation: gmPreview, isGM: true, isAuthor: false }), { anonymous: false }, "…but the chat names it");
+  // a speaker that is not a token (an actor, a user, an alias), or not on the viewed scene
+  assert.deepEqual(speakerPresentation({ presentation: null, isGM: false, isAuthor: false }), { anonymous: false });
+  assert.deepEqual(speakerPresentation({ presentation: undefined, isGM: false, isAuthor: false }), { anonymous: false });
 });
