@@ -8,56 +8,9 @@ import { test } from "node:test";
 import { pointNameKey } from "../../scripts/chat-cards.mjs";
 import { HEALTH_CONTAINER_NAME, installHealthTrack } from "../../scripts/health-canvas.mjs";
 import { FakeHooks } from "../helpers/fake-foundry.mjs";
+import { FAKE_PIXI, FakeDisplay, FakeText } from "../helpers/fake-pixi.mjs";
 
-class FakeDisplay {
-  constructor() {
-    /** @type {any[]} */
-    this.children = [];
-    /** @type {any} */
-    this.parent = null;
-    this.visible = true;
-    this.destroyed = false;
-    this.name = "";
-    this.x = 0;
-    this.y = 0;
-    this.width = 10;
-    this.height = 10;
-    this.position = { set: (/** @type {number} */ x, /** @type {number} */ y) => Object.assign(this, { x, y }) };
-    this.scale = { set: () => {} };
-    this.anchor = { set: () => {} };
-  }
-  /** @param {...any} children */
-  addChild(...children) {
-    for (const child of children) {
-      child.parent = this;
-      this.children.push(child);
-    }
-    return children[0];
-  }
-  removeChildren() {
-    const removed = this.children;
-    this.children = [];
-    return removed;
-  }
-  destroy() {
-    this.destroyed = true;
-  }
-}
-class FakeGraphics extends FakeDisplay {}
-for (const m of ["clear", "lineStyle", "beginFill", "endFill", "drawRect", "drawCircle", "moveTo", "lineTo"]) {
-  // @ts-ignore
-  FakeGraphics.prototype[m] = function () {
-    return this;
-  };
-}
-class FakeText extends FakeDisplay {
-  /** @param {string} text */
-  constructor(text) {
-    super();
-    this.text = text;
-  }
-}
-const PIXI = /** @type {any} */ ({ Container: FakeDisplay, Graphics: FakeGraphics, Text: FakeText });
+const PIXI = FAKE_PIXI;
 
 /** @param {Record<string, any>} flags @param {boolean} [isOwner] */
 function makeToken(flags, isOwner = true) {

@@ -7,64 +7,9 @@ import { test } from "node:test";
 import { MODULE_ID } from "../../scripts/constants.mjs";
 import { installVisibility, isIdentityHidden, OVERLAY_TOOL, VISIBILITY_HOOK } from "../../scripts/visibility-canvas.mjs";
 import { FakeHooks } from "../helpers/fake-foundry.mjs";
+import { FAKE_PIXI, FakeDisplay } from "../helpers/fake-pixi.mjs";
 
-class FakeDisplay {
-  constructor() {
-    /** @type {any[]} */
-    this.children = [];
-    /** @type {any} */
-    this.parent = null;
-    this.visible = true;
-    this.destroyed = false;
-    this.name = "";
-    /** @type {any[]|null} */
-    this.filters = null;
-    this.position = { x: 0, y: 0, set: (/** @type {number} */ x, /** @type {number} */ y) => Object.assign(this.position, { x, y }) };
-    this.anchor = { set: () => {} };
-    /** @type {Array<[string, ...any[]]>} */
-    this.calls = [];
-  }
-  /** @param {any} child */
-  addChild(child) {
-    child.parent = this;
-    this.children.push(child);
-    return child;
-  }
-  removeChildren() {
-    const removed = this.children;
-    this.children = [];
-    for (const c of removed) c.parent = null;
-    return removed;
-  }
-  destroy() {
-    this.destroyed = true;
-    if (this.parent) this.parent.children = this.parent.children.filter((/** @type {any} */ c) => c !== this);
-    this.parent = null;
-  }
-}
-const record = (/** @type {string} */ name) =>
-  /** @this {any} @param {any[]} args */
-  function (...args) {
-    this.calls.push([name, ...args]);
-    return this;
-  };
-class FakeGraphics extends FakeDisplay {}
-for (const m of ["beginFill", "endFill", "drawCircle", "drawRoundedRect", "lineStyle", "moveTo", "lineTo", "drawPolygon"]) {
-  // @ts-ignore
-  FakeGraphics.prototype[m] = record(m);
-}
-const PIXI = {
-  Container: FakeDisplay,
-  Graphics: FakeGraphics,
-  BlurFilter: class {},
-  Text: class extends FakeDisplay {
-    /** @param {string} text */
-    constructor(text) {
-      super();
-      this.text = text;
-    }
-  },
-};
+const PIXI = FAKE_PIXI;
 
 /** A Token base with core's behaviour in outline. */
 class BaseToken extends FakeDisplay {

@@ -1,0 +1,79 @@
+/**
+ * A PixiJS stand-in for Node tests of the canvas wiring (real PixiJS runs in the Chromium tests):
+ * a display object tree with what the module's code touches, and Graphics that record their calls.
+ */
+
+export class FakeDisplay {
+  constructor() {
+    /** @type {any[]} */
+    this.children = [];
+    /** @type {any} */
+    this.parent = null;
+    this.visible = true;
+    this.destroyed = false;
+    this.name = "";
+    this.x = 0;
+    this.y = 0;
+    this.width = 10;
+    this.height = 10;
+    /** @type {any[]|null} */
+    this.filters = null;
+    // `position.set` moves the object (x, y) and keeps `position.x/y` in step, as PIXI's does
+    this.position = {
+      x: 0,
+      y: 0,
+      set: (/** @type {number} */ x, /** @type {number} */ y) => {
+        Object.assign(this, { x, y });
+        Object.assign(this.position, { x, y });
+      },
+    };
+    this.scale = { set: () => {} };
+    this.anchor = { set: () => {} };
+    /** @type {Array<[string, ...any[]]>} */
+    this.calls = [];
+  }
+  /** @param {...any} children */
+  addChild(...children) {
+    for (const child of children) {
+      child.parent = this;
+      this.children.push(child);
+    }
+    return children[0];
+  }
+  removeChildren() {
+    const removed = this.children;
+    this.children = [];
+    for (const c of removed) c.parent = null;
+    return removed;
+  }
+  destroy() {
+    this.destroyed = true;
+    if (this.parent) this.parent.children = this.parent.children.filter((/** @type {any} */ c) => c !== this);
+    this.parent = null;
+  }
+}
+
+/** @param {string} name */
+const record = (name) =>
+  /** @this {any} @param {any[]} args */
+  function (...args) {
+    this.calls.push([name, ...args]);
+    return this;
+  };
+
+export class FakeGraphics extends FakeDisplay {}
+for (const m of ["clear", "lineStyle", "beginFill", "endFill", "drawRect", "drawRoundedRect", "drawCircle", "drawPolygon", "moveTo", "lineTo"]) {
+  // @ts-ignore
+  FakeGraphics.prototype[m] = record(m);
+}
+
+export class FakeText extends FakeDisplay {
+  /** @param {string} [text] */
+  constructor(text = "") {
+    super();
+    this.text = text;
+  }
+}
+
+/** The `PIXI` namespace the module's drawing gets in Node tests. */
+export const FAKE_PIXI = /** @type {any} */ ({ Container: FakeDisplay, Graphics: FakeGraphics, Text: FakeText, BlurFilter: class {} });
