@@ -1,8 +1,27 @@
-"""`Edited` maps: a ruling says which members it replaced, so the world skips the rest without a scan."""
+"""`Edited` maps: a ruling says which members it replaced, so the world skips the rest without a scan.
+`Unapplied` matrices: a ruling's changed visibility cells reach the shared rows only when the world
+commits it."""
 
 from __future__ import annotations
 
-from vtt_bridge.models import Actor, Edited, WorldState, edited_keys, replaced, seal
+from typing import Any
+
+import jsonpatch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vtt_bridge.actions.detection import recompute_visibility
+from vtt_bridge.models import (
+    Actor,
+    Edited,
+    Unapplied,
+    WorldState,
+    edited_keys,
+    pending_cells,
+    replaced,
+    seal,
+    settled,
+)
 from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.world import World
 
@@ -47,3 +66,81 @@ def test_the_world_seals_each_committed_state_so_old_maps_are_not_kept_alive() -
         world.commit(pending, "")
         assert isinstance(world.state.actors, Edited) and world.state.actors.base is None
     assert world.state.actors["hero"].health.bashing == 3
+
+
+# --- Unapplied visibility cells ---------------------------------------------------------------------
+
+SCOUT = {"humanoid": False, "detection": [{"name": "sight", "sense": "sight", "range": 30}]}
+"""Sight to 30 m only (20 squares of 100 px at 1.5 m): a token farther off is lost."""
+HOUND = {
+    "humanoid": False,
+    "detection": [
+        {"name": "sight", "sense": "sight", "range": 15},
+        {"name": "hearing", "sense": "hearing", "rank": "C", "capability": "approximate", "range": 45},
+    ],
+}
+GHOST = {"antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}]}
+TOKENS = 18
+
+
+def scene_world() -> World:
+    """Scouts, hounds, ghosts and ordinary people in a row, 2 squares apart."""
+    kinds: list[dict[str, Any]] = [SCOUT, HOUND, GHOST, {}]
+    world = World("w")
+    state = {
+        "scene": {"id": "s"},
+        "actors": {f"a{i}": {"name": f"A{i}", **kinds[i % 4]} for i in range(TOKENS)},
+        "tokens": {f"t{i}": {"actor": f"a{i}", "x": 200 * i, "y": 0} for i in range(TOKENS)},
+    }
+    world.commit(world.prepare_sync({"state": state}), "")
+    return world
+
+
+def move(world: World, index: int, token: int, x: int, y: int) -> Any:
+    payload = {"kind": "move", "token": f"t{token}", "x": 100 * x, "y": 100 * y}
+    pending = world.prepare_action(f"m{index}", payload, SeededRoller(1))
+    assert not isinstance(pending, str)
+    return pending
+
+
+def test_a_move_leaves_its_cells_unapplied_in_the_shared_rows_until_the_world_commits_it() -> None:
+    world = scene_world()
+    rows = dict(world.state.visibility)
+    pending = move(world, 0, 0, 0, 60)  # the scout walks 90 m away: nobody's sight reaches it
+    cells = pending_cells(pending.state.visibility)
+    assert isinstance(pending.state.visibility, Unapplied) and cells
+    assert all(pending.state.visibility[o] is rows[o] for o in cells)  # no row was copied
+    assert all(rows[o][t] != state for o, changed in cells.items() for t, state in changed.items())
+    plain = settled(pending.state)
+    assert plain.visibility == recompute_visibility(pending.state) and not pending_cells(plain.visibility)
+    world.commit(pending, "")
+    assert world.state.visibility is pending.state.visibility and not pending_cells(world.state.visibility)
+    assert all(rows[o][t] == state for o, changed in cells.items() for t, state in changed.items())
+    assert world.state.visibility == recompute_visibility(world.state)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, TOKENS - 1), st.integers(0, 70), st.integers(0, 70), st.booleans()),
+        min_size=1,
+        max_size=15,
+    )
+)
+def test_moves_committed_or_dropped_keep_the_matrix_equal_to_a_full_recompute(
+    moves: list[tuple[int, int, int, bool]],
+) -> None:
+    """Rulings the world drops (as when the store refuses them) change nothing; committed ones leave
+    exactly the matrix a full recompute gives, and their patches turn each document into the next."""
+    world = scene_world()
+    document = world.state.model_dump(mode="json")
+    for index, (token, x, y, commit) in enumerate(moves):
+        pending = move(world, index, token, x, y)
+        if not commit:
+            assert world.state.model_dump(mode="json") == document
+            continue
+        document = jsonpatch.apply_patch(document, pending.result["patch"])
+        assert settled(pending.state).model_dump(mode="json") == document
+        world.commit(pending, "")
+        assert world.state.model_dump(mode="json") == document
+        assert world.state.visibility == recompute_visibility(world.state)

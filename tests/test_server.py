@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from tests.conftest import TOKEN, Connect, Peer, world_state
 from vtt_bridge import actions
 from vtt_bridge.actions import registry
-from vtt_bridge.server import Config, create_app, origin_allowed
+from vtt_bridge.server import BRIDGE, Config, create_app, origin_allowed
 
 
 async def synced(connect: Connect, world: str = "w1", **kwargs: Any) -> Peer:
@@ -368,6 +368,35 @@ async def test_move_patch_carries_only_changed_visibility_cells(connect: Connect
     explained = await peer.request("query", {"kind": "explain", "observer": "token0", "target": "token2"})
     assert explained["type"] == "result", explained
     assert any(step["rule"].startswith("DET-") for step in explained["payload"]["log"])
+
+
+async def test_a_ruling_the_store_cannot_write_is_refused_and_changes_nothing(
+    connect: Connect, server: TestClient[web.Request, web.Application]
+) -> None:
+    """A real SQLite refusal (the connection made read-only) in the middle of a move: the world keeps
+    its document, visibility rows included (a move writes its cells into them only once stored), and
+    the same action id is ruled on afresh once the store can write again."""
+    import jsonpatch
+
+    peer = await connect()
+    state = world_state(actors=4)
+    for dog in ("actor0", "actor1", "actor2"):  # sight to 30 m: a token 9000 px (135 m) away is lost
+        state["actors"][dog]["humanoid"] = False
+        state["actors"][dog]["detection"] = [{"name": "sight", "sense": "sight", "range": 30}]
+    assert (await peer.request("sync", {"state": state}))["type"] == "result"
+    before = await peer.state()
+    store = server.app[BRIDGE].store
+    move = {"kind": "move", "token": "token3", "x": 9000, "y": 9000}
+    store._db.execute("PRAGMA query_only = 1")
+    refused = await peer.action(move, msg_id="mv-1")
+    assert refused["type"] == "error" and refused["payload"]["code"] == "internal", refused
+    assert await peer.state() == before
+    store._db.execute("PRAGMA query_only = 0")
+    ruled = await peer.action(move, msg_id="mv-1")
+    assert ruled["type"] == "result", ruled
+    cells = [op for op in ruled["payload"]["patch"] if op["path"].startswith("/visibility/")]
+    assert cells, "the move changed who locates token1"
+    assert jsonpatch.apply_patch(before, ruled["payload"]["patch"]) == await peer.state()
 
 
 # --- liveness: pings ------------------------------------------------------------------------------

@@ -72,8 +72,54 @@ def edited_keys(before: Mapping[str, V], after: Mapping[str, V]) -> set[str] | N
     return None
 
 
+class Unapplied(dict[str, dict[str, LocateState]]):
+    """A visibility matrix whose rows are the committed matrix's own rows, with the cells a ruling
+    changed held in `cells` and not yet written into them.
+
+    A move changes a cell or two in each of some sixty 500-entry rows; copying those rows was most
+    of its time (and a megabyte of fresh memory a move). So the world writes the cells into the rows
+    in place when it commits the ruling, after the store has it (`seal`); a ruling that is refused or
+    not stored leaves the rows as they were. Until then the rows still hold the old values (the patch
+    builder reads both), and `settled` gives the plain matrix to anything else that reads the state.
+    Handlers return plain states unless the world asks (`Context.unapplied_cells`)."""
+
+    __slots__ = ("cells",)
+
+    def __init__(
+        self, rows: Mapping[str, dict[str, LocateState]], cells: dict[str, dict[str, LocateState]]
+    ) -> None:
+        super().__init__(rows)
+        self.cells: dict[str, dict[str, LocateState]] | None = cells
+        """Observer -> {target: its new state}, for rows shared with the committed matrix; None once
+        written."""
+
+
+def pending_cells(visibility: object) -> dict[str, dict[str, LocateState]]:
+    """The cells of a matrix not yet written into its rows (see `Unapplied`); empty for a plain one."""
+    if type(visibility) is Unapplied and visibility.cells:
+        return visibility.cells
+    return {}
+
+
+def settled(state: WorldState) -> WorldState:
+    """`state` with a plain visibility matrix: unapplied cells written into copies of their rows."""
+    cells = pending_cells(state.visibility)
+    if not cells:
+        return state
+    matrix = dict(state.visibility)
+    for observer, changed in cells.items():
+        matrix[observer] = {**matrix[observer], **changed}
+    return state.model_copy(update={"visibility": matrix})
+
+
 def seal(state: WorldState) -> None:
-    """Forget the edit trail of a committed state's maps (their `base`), so old maps can be freed."""
+    """Make a committed state plain: write its unapplied visibility cells into their rows (see
+    `Unapplied`), and forget the edit trail of its maps (their `base`), so old maps can be freed."""
+    visibility = state.visibility
+    if type(visibility) is Unapplied and visibility.cells is not None:
+        for observer, changed in visibility.cells.items():
+            visibility[observer].update(changed)
+        visibility.cells = None
     for members in (state.actors, state.tokens):
         if isinstance(members, Edited):
             members.base = None
@@ -191,8 +237,11 @@ __all__ = [
     "Scene",
     "Settings",
     "Token",
+    "Unapplied",
     "WorldState",
     "edited_keys",
+    "pending_cells",
     "replaced",
     "seal",
+    "settled",
 ]

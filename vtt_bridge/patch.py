@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import jsonpatch
 from pydantic import BaseModel
 
-from vtt_bridge.models import WorldState, edited_keys
+from vtt_bridge.models import WorldState, edited_keys, pending_cells
 
 Op = dict[str, Any]
 V = TypeVar("V")
@@ -152,15 +152,29 @@ def _diff_visibility(
     if before is after:
         return
     _added_and_removed("/visibility", before, after, dict, ops)
+    unapplied = pending_cells(after)
     if pairs is None:
         old_get = before.get
         for observer in [o for o, row in after.items() if old_get(o, row) is not row]:
             _diff_json(f"/visibility/{escape(observer)}", dict(before[observer]), dict(after[observer]), ops)
+        for observer, written in unapplied.items():
+            new_row = {**after[observer], **written}
+            _diff_json(f"/visibility/{escape(observer)}", dict(before[observer]), new_row, ops)
         return
     for observer, target in pairs:
         old_row, row = before.get(observer), after.get(observer)
-        if old_row is None or row is None or old_row is row:
-            continue  # a whole row added or removed above, or unchanged
+        if old_row is None or row is None:
+            continue  # a whole row added or removed above
+        cells = unapplied.get(observer)
+        if cells is not None and target in cells:
+            # the row is still the committed one (`models.Unapplied`): old value there, new in `cells`
+            value = cells[target]
+            if old_row.get(target) != value:
+                path = f"/visibility/{escape(observer)}/{escape(target)}"
+                ops.append({"op": "replace" if target in old_row else "add", "path": path, "value": value})
+            continue
+        if old_row is row:
+            continue  # unchanged
         path = f"/visibility/{escape(observer)}/{escape(target)}"
         if target not in row:
             if target in old_row:

@@ -26,6 +26,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel, ValidationError
 
 from vtt_bridge import __version__
+from vtt_bridge.models import settled
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
 from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.store import Store
@@ -287,7 +288,7 @@ async def _commit(
     """Store the ruling, then commit it, acknowledge it, and push it to the world's other clients."""
     result_json = dumps(pending.result)
     new_rev = pending.result["rev"]
-    snapshot = pending.state if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
+    snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     bridge.store.append(world.id, new_rev, pending.action_id, result_json, snapshot)
     bridge.dirty = True
     world.commit(pending, result_json)

@@ -27,6 +27,7 @@ from vtt_bridge.models import (
     WorldState,
     edited_keys,
     seal,
+    settled,
 )
 from vtt_bridge.protocol import (
     ACTION_ADAPTER,
@@ -190,13 +191,13 @@ class World:
         derived: frozenset[str] = frozenset(),
     ) -> Pending:
         after = derive(before, after, derived)
-        after, refreshed = refresh_changes(before, after)
+        after, refreshed = refresh_changes(before, after, unapplied_cells=True)
         if pairs is None:
             pairs = refreshed
         new_rev = before.rev + 1
         after = after.model_copy(update={"rev": new_rev})
         if full:
-            document = after.model_dump(mode="json")
+            document = settled(after).model_dump(mode="json")
             ops: list[patches.Op] = [
                 {"op": "replace", "path": f"/{name}", "value": document[name]}
                 for name in ("scene", "settings", "actors", "tokens", "visibility", "contests")
@@ -231,7 +232,7 @@ class World:
             )
         _, handler = HANDLERS[kind]
         with _RuleErrors(kind, "action"):
-            ruling: Ruling = handler(self.state, action, Context(roller=roller))
+            ruling: Ruling = handler(self.state, action, Context(roller=roller, unapplied_cells=True))
         return self._finish(
             self.state, ruling.state, ruling.log, ruling.rolls, action_id, derived=ruling.derived
         )

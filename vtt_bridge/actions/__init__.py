@@ -26,9 +26,13 @@ class NotFound(Exception):
 
 @dataclass(frozen=True)
 class Context:
-    """What a handler may use besides the state: the dice (DICE-6) and nothing else."""
+    """What a handler may use besides the state: the dice (DICE-6), and how the world takes the
+    visibility matrix."""
 
     roller: Roller
+    unapplied_cells: bool = False
+    """Whether the handler may leave changed visibility cells unapplied (`models.Unapplied`), for the
+    world to write into the rows when it commits; False gives plain states."""
 
 
 @dataclass(frozen=True)

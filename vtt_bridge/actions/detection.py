@@ -21,7 +21,17 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, NotFound, Ruling
-from vtt_bridge.models import Actor, Scene, Token, WorldState, edited_keys, replaced
+from vtt_bridge.models import (
+    Actor,
+    Scene,
+    Token,
+    Unapplied,
+    WorldState,
+    edited_keys,
+    pending_cells,
+    replaced,
+    settled,
+)
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.detection import (
     STATES,
@@ -261,9 +271,12 @@ def refresh_visibility(before: WorldState, after: WorldState) -> WorldState:
     return refresh_changes(before, after)[0]
 
 
-def refresh_changes(before: WorldState, after: WorldState) -> tuple[WorldState, Pairs | None]:
+def refresh_changes(
+    before: WorldState, after: WorldState, unapplied_cells: bool = False
+) -> tuple[WorldState, Pairs | None]:
     """`refresh_visibility` plus the (observer, target) cells whose state changed from `before`'s
-    matrix (None: a full recompute; diff the rows). The world layer calls it after every ruling."""
+    matrix (None: a full recompute; diff the rows). The world layer calls it after every ruling, with
+    `unapplied_cells` (changed cells of kept rows left in a `models.Unapplied` matrix)."""
     if (
         after.visibility is before.visibility
         and after.tokens is before.tokens
@@ -278,14 +291,16 @@ def refresh_changes(before: WorldState, after: WorldState) -> tuple[WorldState, 
             aid in a_actors and not _senses_changed(b_actors.get(aid), a_actors[aid]) for aid in edited
         ):
             return after, []
-    return _refresh(before, after, None)
+    return _refresh(before, after, None, unapplied_cells)
 
 
 def _refresh(
-    before: WorldState, after: WorldState, candidates: Collection[str] | None
+    before: WorldState, after: WorldState, candidates: Collection[str] | None, unapplied_cells: bool
 ) -> tuple[WorldState, Pairs | None]:
     """`refresh_changes`. `candidates`, when given, are the only tokens that may differ between the
     two tokens dicts (none added or removed), so the dicts need not be scanned."""
+    if pending_cells(before.visibility):
+        before = settled(before)  # a handler's own unapplied state, refreshed again: read it plainly
     fresh = _FRESH.get(id(after))
     if fresh is not None and fresh[0] is after:
         if fresh[1] is before:
@@ -348,7 +363,7 @@ def _refresh(
     only_moved = {
         tid for tid in moved - sensed if tid in b_tokens and b_tokens[tid].actor == a_tokens[tid].actor
     }
-    state, changed_pairs = _incremental(before, after, dirty, only_moved, removed, pairs)
+    state, changed_pairs = _incremental(before, after, dirty, only_moved, removed, pairs, unapplied_cells)
     return _mark_fresh(state, before, changed_pairs), changed_pairs
 
 
@@ -551,6 +566,7 @@ def _incremental(
     only_moved: set[str],
     removed: list[str],
     pairs: set[tuple[str, str]],
+    unapplied_cells: bool,
 ) -> tuple[WorldState, Pairs]:
     tokens = after.tokens
     scale2 = _scale_squared(after.scene)
@@ -632,11 +648,16 @@ def _incremental(
                 if new_row.pop(tid, None) is not None:
                     changed.append((oid, tid))
             visibility[oid] = new_row
+    unapplied: dict[str, dict[str, LocateState]] = {}
     for oid, updates in changes.items():
         if not updates or oid in rows:
             continue
         new_row = visibility[oid]
         if new_row is old_visibility[oid]:
+            if unapplied_cells:
+                unapplied[oid] = updates  # written into the shared row at commit (`models.Unapplied`)
+                changed.extend([(oid, tid) for tid in updates])
+                continue
             new_row = visibility[oid] = new_row.copy()
         new_row.update(updates)
         changed.extend([(oid, tid) for tid in updates])
@@ -651,6 +672,8 @@ def _incremental(
             changed.extend((oid, tid) for tid in old_row if tid not in row)
     if len(visibility) != len(tokens) or any(t not in old_visibility for t in dirty):
         visibility = {tid: visibility[tid] for tid in tokens}
+    if unapplied:
+        visibility = Unapplied(visibility, unapplied)
     update: dict[str, Any] = {"visibility": visibility}
     if new_contests or (
         removed_set
@@ -890,7 +913,9 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
     elevation = token.elevation if action.elevation is None else action.elevation
     moved = token.model_copy(update={"x": action.x, "y": action.y, "elevation": elevation})
     tokens = replaced(state.tokens, action.token, moved)
-    after, cells = _refresh(state, state.model_copy(update={"tokens": tokens}), (action.token,))
+    after, cells = _refresh(
+        state, state.model_copy(update={"tokens": tokens}), (action.token,), ctx.unapplied_cells
+    )
     if cells is None:
         cells = [
             (observer, target)
