@@ -238,6 +238,17 @@ async def test_error_not_found_unknown_actor(connect: Connect) -> None:
     await assert_unchanged_and_serving(peer, 1)
 
 
+@pytest.mark.parametrize("path", ["/tokens/a~1b", "/actors/x~0y", "/tokens/" + "z" * 201, "/actors/"])
+async def test_error_invalid_upsert_of_an_id_sync_would_refuse(connect: Connect, path: str) -> None:
+    """An id with '/' or '~' (escaped in the pointer) or over 200 characters: the document could not
+    be read back from the store with it, so it is refused like a sync would refuse it."""
+    peer = await synced(connect)
+    value = {"actor": "actor0"} if path.startswith("/tokens") else {"name": "N"}
+    reply = await peer.request("upsert", {"path": path, "value": value})
+    assert reply["payload"]["code"] == "invalid", reply
+    await assert_unchanged_and_serving(peer, 1)
+
+
 async def test_error_not_found_unknown_token_on_upsert(connect: Connect) -> None:
     peer = await synced(connect)
     reply = await peer.request("upsert", {"path": "/tokens/nope/x", "value": 5})

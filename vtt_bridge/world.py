@@ -7,6 +7,7 @@ acknowledges it. A request that fails raises `RequestError` and leaves the world
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -159,6 +160,14 @@ class _RuleErrors:
             ) from None
 
 
+_ID = re.compile(r"[^/~]{1,200}")
+
+
+def is_document_id(candidate: str) -> bool:
+    """Whether a path segment is a document id (`models.Id`): what sync accepts, upsert accepts."""
+    return _ID.fullmatch(candidate) is not None
+
+
 def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail]:
     return [ErrorDetail(path=list(path), message=message)]
 
@@ -293,6 +302,12 @@ class World:
                     _path_details(where, "too short"),
                 )
             entity_id, inner = rest[0], rest[1:]
+            if not is_document_id(entity_id):
+                raise RequestError(
+                    ErrorCode.INVALID,
+                    f"{entity_id[:40]!r} is not an id: 1 to 200 characters, no '/' or '~'",
+                    _path_details(where, "bad id"),
+                )
             members: dict[str, Any] = dict(getattr(state, head))
             model: type[BaseModel] = Actor if head == "actors" else Token
             if (
