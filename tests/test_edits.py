@@ -122,20 +122,37 @@ def test_a_move_leaves_its_cells_unapplied_in_the_shared_rows_until_the_world_co
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.integers(0, TOKENS - 1), st.integers(0, 70), st.integers(0, 70), st.booleans()),
+        st.tuples(
+            st.sampled_from(["move", "move", "move", "add", "remove"]),
+            st.integers(0, TOKENS - 1),
+            st.integers(0, 70),
+            st.integers(0, 70),
+            st.booleans(),
+        ),
         min_size=1,
         max_size=15,
     )
 )
-def test_moves_committed_or_dropped_keep_the_matrix_equal_to_a_full_recompute(
-    moves: list[tuple[int, int, int, bool]],
+def test_rulings_committed_or_dropped_keep_the_matrix_equal_to_a_full_recompute(
+    steps: list[tuple[str, int, int, int, bool]],
 ) -> None:
-    """Rulings the world drops (as when the store refuses them) change nothing; committed ones leave
-    exactly the matrix a full recompute gives, and their patches turn each document into the next."""
+    """Moves, and tokens added and removed, ruled on: those the world drops (as when the store refuses
+    them) change nothing; committed ones leave exactly the matrix a full recompute gives, and their
+    patches turn each document into the next."""
     world = scene_world()
     document = world.state.model_dump(mode="json")
-    for index, (token, x, y, commit) in enumerate(moves):
-        pending = move(world, index, token, x, y)
+    for index, (kind, token, x, y, commit) in enumerate(steps):
+        if kind == "move":
+            if f"t{token}" not in world.state.tokens:
+                continue
+            pending = move(world, index, token, x, y)
+        elif kind == "add":
+            value = {"actor": f"a{token}", "x": 100 * x, "y": 100 * y}
+            pending = world.prepare_upsert({"path": f"/tokens/n{index}", "value": value})
+        else:
+            if f"t{token}" not in world.state.tokens:
+                continue
+            pending = world.prepare_upsert({"path": f"/tokens/t{token}", "value": None})
         if not commit:
             assert world.state.model_dump(mode="json") == document
             continue

@@ -83,7 +83,7 @@ class Unapplied(dict[str, dict[str, LocateState]]):
     builder reads both), and `settled` gives the plain matrix to anything else that reads the state.
     Handlers return plain states unless the world asks (`Context.unapplied_cells`)."""
 
-    __slots__ = ("cells",)
+    __slots__ = ("cells", "keys_of")
 
     def __init__(
         self, rows: Mapping[str, dict[str, LocateState]], cells: dict[str, dict[str, LocateState]]
@@ -92,6 +92,9 @@ class Unapplied(dict[str, dict[str, LocateState]]):
         self.cells: dict[str, dict[str, LocateState]] | None = cells
         """Observer -> {target: its new state}, for rows shared with the committed matrix; None once
         written."""
+        self.keys_of: Mapping[str, dict[str, LocateState]] | None = None
+        """A matrix with exactly these observers (rows), when the ruling knows one (the patch
+        builder then skips comparing them); cleared at commit."""
 
 
 def pending_cells(visibility: object) -> dict[str, dict[str, LocateState]]:
@@ -120,6 +123,7 @@ def seal(state: WorldState) -> None:
         for observer, changed in visibility.cells.items():
             visibility[observer].update(changed)
         visibility.cells = None
+        visibility.keys_of = None
     for members in (state.actors, state.tokens):
         if isinstance(members, Edited):
             members.base = None

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 import jsonpatch
 from pydantic import BaseModel
 
-from vtt_bridge.models import WorldState, edited_keys, pending_cells
+from vtt_bridge.models import Unapplied, WorldState, edited_keys, pending_cells
 
 Op = dict[str, Any]
 V = TypeVar("V")
@@ -148,41 +148,44 @@ def _diff_visibility(
     pairs: Iterable[tuple[str, str]] | None,
     ops: list[Op],
 ) -> None:
-    """Ops for the visibility matrix; with `pairs`, only those (observer, target) cells are looked at."""
+    """Ops for the visibility matrix; with `pairs`, only those (observer, target) cells are looked at,
+    besides unapplied cells (`models.Unapplied`): their row is still the committed row, and they are
+    all that changed in it. Token ids hold no '/' or '~' (`models.Id`; upsert checks them too), so they
+    are pointer segments as they are."""
     if before is after:
         return
-    _added_and_removed("/visibility", before, after, dict, ops)
+    if type(after) is not Unapplied or after.keys_of is not before:
+        _added_and_removed("/visibility", before, after, dict, ops)
     unapplied = pending_cells(after)
     if pairs is None:
         old_get = before.get
         for observer in [o for o, row in after.items() if old_get(o, row) is not row]:
-            _diff_json(f"/visibility/{escape(observer)}", dict(before[observer]), dict(after[observer]), ops)
-        for observer, written in unapplied.items():
-            new_row = {**after[observer], **written}
-            _diff_json(f"/visibility/{escape(observer)}", dict(before[observer]), new_row, ops)
-        return
-    for observer, target in pairs:
-        old_row, row = before.get(observer), after.get(observer)
-        if old_row is None or row is None:
-            continue  # a whole row added or removed above
-        cells = unapplied.get(observer)
-        if cells is not None and target in cells:
-            # the row is still the committed one (`models.Unapplied`): old value there, new in `cells`
-            value = cells[target]
-            if old_row.get(target) != value:
-                path = f"/visibility/{escape(observer)}/{escape(target)}"
-                ops.append({"op": "replace" if target in old_row else "add", "path": path, "value": value})
-            continue
-        if old_row is row:
-            continue  # unchanged
-        path = f"/visibility/{escape(observer)}/{escape(target)}"
-        if target not in row:
-            if target in old_row:
-                ops.append({"op": "remove", "path": path})
-        elif target not in old_row:
-            ops.append({"op": "add", "path": path, "value": row[target]})
-        elif old_row[target] != row[target]:
-            ops.append({"op": "replace", "path": path, "value": row[target]})
+            _diff_json(f"/visibility/{observer}", dict(before[observer]), dict(after[observer]), ops)
+    else:
+        for observer, target in pairs:
+            if observer in unapplied:
+                continue  # its cells, below
+            old_row, row = before.get(observer), after.get(observer)
+            if old_row is None or row is None or old_row is row:
+                continue  # a whole row added or removed above, or unchanged
+            path = f"/visibility/{observer}/{target}"
+            if target not in row:
+                if target in old_row:
+                    ops.append({"op": "remove", "path": path})
+            elif target not in old_row:
+                ops.append({"op": "add", "path": path, "value": row[target]})
+            elif old_row[target] != row[target]:
+                ops.append({"op": "replace", "path": path, "value": row[target]})
+    for observer, cells in unapplied.items():
+        old_row = before.get(observer)
+        if old_row is None:
+            continue  # a new row, added whole above
+        prefix = f"/visibility/{observer}/"
+        for target, value in cells.items():
+            old = old_row.get(target)
+            if old != value:
+                op = "add" if old is None else "replace"
+                ops.append({"op": op, "path": prefix + target, "value": value})
 
 
 def diff_states(
