@@ -17,6 +17,7 @@ from vtt_bridge.rules.iwr import (
     DamageType,
     Iwr,
     TemporaryImmunity,
+    _defended,
     resolve_damage,
 )
 
@@ -329,6 +330,17 @@ def test_IWR_8_without_iwr_the_pipeline_delivers_exactly_the_damage_given(hits: 
     result = resolve(*hits)
     assert amounts(result) == [h.amount * (2 if h.critical else 1) for h in hits]
     assert [(d.grade, d.unavoidable) for d in result.dealt] == [(h.grade, h.unavoidable) for h in hits]
+
+
+@given(instances_strategy)
+def test_IWR_8_a_target_without_defences_gets_the_very_steps_of_the_full_pipeline(
+    hits: list[DamageInstance],
+) -> None:
+    """`resolve_damage` skips the checks when the target has no immunity, weakness or resistance;
+    what it rules and says is what running every check gives."""
+    fast = resolve(*hits)
+    full = _defended(hits, Iwr(), (), (), 1)
+    assert fast == full
 
 
 @given(

@@ -248,6 +248,19 @@ def resolve_damage(
     substance's weakness hits once.
     Temporary HP and the Health track (HEALTH-11) follow in the damage handler.
     """
+    if not (immunities or temporary_immunities or iwr.immunities or iwr.weaknesses or iwr.resistances):
+        return _undefended(instances)  # most targets: the same steps, without the checks
+    return _defended(instances, iwr, immunities, temporary_immunities, round)
+
+
+def _defended(
+    instances: Sequence[DamageInstance],
+    iwr: Iwr,
+    immunities: Sequence[Immunity],
+    temporary_immunities: Sequence[TemporaryImmunity],
+    round: int,
+) -> DamageResolution:
+    """`resolve_damage`, every check run."""
     effect_traits = frozenset(trait for instance in instances for trait in instance.traits)
     effect_rank = max(
         (instance.rank for instance in instances), key=lambda r: r.number, default=Rank.UNRANKED
@@ -291,16 +304,8 @@ def _resolve_one(
     substance's weakness was spent on it.
     """
     base: dict[str, object] = {"index": index, "type": instance.type.value}
-    steps: list[Step] = []
     amount = instance.amount
-    steps.append(
-        Step(
-            rule="IWR-8",
-            text=f"instance {index}: {_label(instance, amount)} ({instance.grade.value}, "
-            f"{instance.rank.label}{', critical' if instance.critical else ''})",
-            data={**base, "amount": amount, "grade": instance.grade.value, "rank": instance.rank.value},
-        )
-    )
+    steps: list[Step] = [_intro_step(index, instance, base)]
 
     def blocked(rule: str, text: str, **extra: object) -> tuple[int, list[Step], bool]:
         steps.append(Step(rule=rule, text=text, data={**base, "before": amount, "after": 0, **extra}))
@@ -327,13 +332,7 @@ def _resolve_one(
                 )
             )
         else:
-            steps.append(
-                Step(
-                    rule="IWR-3",
-                    text=f"critical hit doubles {amount} to {amount * 2}",
-                    data={**base, "before": amount, "after": amount * 2},
-                )
-            )
+            steps.append(_doubled_step(amount, base))
             amount *= 2
 
     # RANK-5/9/10: the Ranks rules' immunities, against the instance's Rank.
@@ -482,14 +481,50 @@ def _resolve_one(
             )
             amount = after
 
-    steps.append(
-        Step(
-            rule="IWR-8",
-            text=f"instance {index} deals {_label(instance, amount)}",
-            data={**base, "amount": amount},
-        )
-    )
+    steps.append(_dealt_step(index, instance, amount, base))
     return amount, steps, contact
+
+
+def _intro_step(index: int, instance: DamageInstance, base: dict[str, object]) -> Step:
+    return Step(
+        rule="IWR-8",
+        text=f"instance {index}: {_label(instance, instance.amount)} ({instance.grade.value}, "
+        f"{instance.rank.label}{', critical' if instance.critical else ''})",
+        data={**base, "amount": instance.amount, "grade": instance.grade.value, "rank": instance.rank.value},
+    )
+
+
+def _doubled_step(amount: int, base: dict[str, object]) -> Step:
+    return Step(
+        rule="IWR-3",
+        text=f"critical hit doubles {amount} to {amount * 2}",
+        data={**base, "before": amount, "after": amount * 2},
+    )
+
+
+def _dealt_step(index: int, instance: DamageInstance, amount: int, base: dict[str, object]) -> Step:
+    return Step(
+        rule="IWR-8",
+        text=f"instance {index} deals {_label(instance, amount)}",
+        data={**base, "amount": amount},
+    )
+
+
+def _undefended(instances: Sequence[DamageInstance]) -> DamageResolution:
+    """IWR-8 against a target with no immunity, weakness or resistance of any kind: each instance
+    deals its amount, doubled on a critical hit (IWR-3); the steps are those `_resolve_one` gives."""
+    steps: list[Step] = []
+    dealt: list[DealtDamage] = []
+    for index, instance in enumerate(instances):
+        base: dict[str, object] = {"index": index, "type": instance.type.value}
+        amount = instance.amount
+        steps.append(_intro_step(index, instance, base))
+        if instance.critical:
+            steps.append(_doubled_step(amount, base))
+            amount *= 2
+        steps.append(_dealt_step(index, instance, amount, base))
+        dealt.append(DealtDamage(index, instance.grade, amount, instance.unavoidable))
+    return DamageResolution(dealt=tuple(dealt), steps=tuple(steps))
 
 
 def _value(
