@@ -103,6 +103,38 @@ async def test_a_retried_action_id_returns_the_same_result_and_changes_nothing(c
     assert state["actors"]["actor0"]["health"]["lethal"] == 2
 
 
+async def test_an_action_id_answered_long_ago_returns_its_reply_from_the_store(config: Config) -> None:
+    """A world keeps the replies of its last few actions in memory (3 here) and every action id it
+    answered; an older retry is answered from the store, before and after a restart, and changes
+    nothing."""
+    small = dataclasses.replace(config, recent_replies=3)
+    first: dict[str, Any] = {}
+    for restart in range(2):
+        client = TestClient(TestServer(create_app(small), host="127.0.0.1"))
+        await client.start_server()
+        try:
+            ws = await client.ws_connect("/ws")
+            peer = Peer(ws)
+            hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
+            assert (await peer.request("hello", hello))["type"] == "welcome"
+            if restart == 0:
+                assert (await peer.request("sync", {"state": world_state(max_health=20)}))["type"] == "result"
+                for i in range(6):
+                    first[f"hit-{i}"] = (await peer.action(damage(amount=1), msg_id=f"hit-{i}"))["payload"]
+            world = client.app[BRIDGE].worlds["w1"]
+            assert list(world.replies) == ["hit-3", "hit-4", "hit-5"]
+            assert {f"hit-{i}" for i in range(6)} <= world.answered
+            before = await peer.state()
+            for i in (0, 4):
+                again = await peer.action(damage(amount=5, grade="A"), msg_id=f"hit-{i}")
+                assert again["payload"] == first[f"hit-{i}"]
+            assert await peer.state() == before
+            assert before["rev"] == 7 and before["actors"]["actor0"]["health"]["lethal"] == 6
+            await ws.close()
+        finally:
+            await client.close()
+
+
 async def test_upsert_sets_a_field_and_refuses_derived_ones(connect: Connect) -> None:
     peer = await synced(connect)
     reply = await peer.request("upsert", {"path": "/actors/actor0/health/max", "value": 9})

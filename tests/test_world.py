@@ -7,10 +7,12 @@ import copy
 from typing import Any
 
 import jsonpatch
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vtt_bridge import patch as patches
+from vtt_bridge import world as world_module
 from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.world import RequestError, World
 
@@ -109,3 +111,27 @@ def test_every_result_patch_turns_the_document_before_into_the_document_after(
         world.commit(pending, "")
         assert document == world.state.model_dump(mode="json"), (kind, payload)
     patches.apply(document, [{"op": "test", "path": "/rev", "value": world.rev}])
+
+
+def test_a_world_keeps_the_replies_of_its_latest_actions_within_a_count_and_a_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Replies are kept for retries of recent actions (count and bytes bounded, the newest always);
+    every action id stays answered, so an older retry is refused to rule twice."""
+    monkeypatch.setattr(world_module, "RECENT_REPLY_BYTES", 2_500)
+    world = synced_world()
+    world.recent = 4
+    roller = SeededRoller(1)
+    hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "B"}]}
+    for i in range(6):
+        pending = world.prepare_action(f"a{i}", hit, roller)
+        assert not isinstance(pending, str)
+        world.commit(pending, "x" * (1_000 if i < 5 else 3_000))
+    assert list(world.replies) == ["a5"]  # 3,000 bytes alone are over the size: the newest stays
+    assert world.answered >= {f"a{i}" for i in range(6)}
+    assert world.prepare_action("a5", hit, roller) == "x" * 3_000
+    with pytest.raises(world_module.AnsweredLongAgo):
+        world.prepare_action("a0", hit, roller)
+    for i in range(6, 10):
+        world.commit(world.prepare_action(f"a{i}", hit, roller), "y")  # type: ignore[arg-type]
+    assert list(world.replies) == ["a6", "a7", "a8", "a9"]

@@ -30,7 +30,7 @@ from vtt_bridge.models import settled
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
 from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.store import Store
-from vtt_bridge.world import Pending, RequestError, World
+from vtt_bridge.world import RECENT_REPLIES, AnsweredLongAgo, Pending, RequestError, World
 
 log = logging.getLogger("vtt_bridge")
 
@@ -62,6 +62,8 @@ class Config:
     """Seed of the engine's own dice (DICE-6); None: seeded from the OS."""
     sync_interval: float = 1.0
     """Seconds between WAL checkpoints (what a power loss can cost at most)."""
+    recent_replies: int = RECENT_REPLIES
+    """Replies each world keeps in memory for retried action ids (older ones: read from the store)."""
     module_dir: Path | None = None
     """The Foundry module folder `/module.zip` is built from (None: `pages.default_module_dir()`)."""
 
@@ -139,8 +141,10 @@ class Bridge:
         """The world with this id, recovered from the store the first time it is asked for."""
         world = self.worlds.get(world_id)
         if world is None:
-            recovered = self.store.recover(world_id)
-            world = World(world_id, recovered.state, recovered.replies)
+            recovered = self.store.recover(world_id, self.config.recent_replies)
+            world = World(
+                world_id, recovered.state, recovered.replies, recovered.answered, self.config.recent_replies
+            )
             self.worlds[world_id] = world
         return world
 
@@ -355,7 +359,13 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
             await _send(client, envelope("result", dumps(result), bridge.next_id(), re))
             return True
         if type_ == "action":
-            prepared = world.prepare_action(msg_id, payload, bridge.roller)
+            try:
+                prepared = world.prepare_action(msg_id, payload, bridge.roller)
+            except AnsweredLongAgo:
+                stored = bridge.store.reply(world.id, msg_id)
+                if stored is None:
+                    raise
+                prepared = stored
             if isinstance(prepared, str):
                 await _send(client, envelope("result", prepared, bridge.next_id(), re))
                 return True

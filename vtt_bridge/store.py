@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,10 +39,12 @@ SNAPSHOT_EVERY = 1000
 
 @dataclass(frozen=True)
 class Recovered:
-    """A world as the store last acknowledged it: its state and the replies to its actions."""
+    """A world as the store last acknowledged it: its state, every action id it answered, and the
+    replies to the most recent of them (older ones are read back on demand: `Store.reply`)."""
 
     state: WorldState
     replies: dict[str, str]
+    answered: set[str]
 
 
 class StoreBusy(Exception):
@@ -131,13 +132,17 @@ class Store:
         ).fetchall()
         return sorted(row[0] for row in rows)
 
-    def _replies(self, world: str) -> Iterator[tuple[int, str | None, str]]:
-        yield from self._db.execute(
-            "SELECT rev, action_id, reply FROM rulings WHERE world = ? ORDER BY rev", (world,)
-        )
+    def reply(self, world: str, action_id: str) -> str | None:
+        """The reply an action id was answered with (a scan of the world's rulings: for a retry of an
+        action older than the replies the world keeps in memory, which is rare)."""
+        row = self._db.execute(
+            "SELECT reply FROM rulings WHERE world = ? AND action_id = ? LIMIT 1", (world, action_id)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
-    def recover(self, world: str) -> Recovered:
-        """The world at its last acknowledged rev: its snapshot with every later ruling's patch applied."""
+    def recover(self, world: str, recent: int) -> Recovered:
+        """The world at its last acknowledged rev (its snapshot with every later ruling's patch
+        applied), every action id it answered, and the replies to the last `recent` actions."""
         row = self._db.execute(
             "SELECT snapshot_rev, snapshot FROM worlds WHERE world = ?", (world,)
         ).fetchone()
@@ -145,13 +150,23 @@ class Store:
         document: dict[str, Any] = WorldState().model_dump(mode="json")
         if row is not None:
             snapshot_rev, document = row[0], json.loads(row[1])
-        replies: dict[str, str] = {}
         replayed = 0
-        for rev, action_id, reply in self._replies(world):
-            if action_id is not None:
-                replies[action_id] = reply
-            if rev > snapshot_rev:
-                patches.apply(document, json.loads(reply)["patch"])
-                replayed += 1
+        for (reply,) in self._db.execute(
+            "SELECT reply FROM rulings WHERE world = ? AND rev > ? ORDER BY rev", (world, snapshot_rev)
+        ):
+            patches.apply(document, json.loads(reply)["patch"])
+            replayed += 1
         self._since_snapshot[world] = replayed
-        return Recovered(state=WorldState.model_validate(document), replies=replies)
+        answered = {
+            action_id
+            for (action_id,) in self._db.execute(
+                "SELECT action_id FROM rulings WHERE world = ? AND action_id IS NOT NULL", (world,)
+            )
+        }
+        latest = self._db.execute(
+            "SELECT action_id, reply FROM rulings WHERE world = ? AND action_id IS NOT NULL "
+            "ORDER BY rev DESC LIMIT ?",
+            (world, recent),
+        ).fetchall()
+        replies = {action_id: reply for action_id, reply in reversed(latest)}
+        return Recovered(state=WorldState.model_validate(document), replies=replies, answered=answered)

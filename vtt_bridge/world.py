@@ -8,6 +8,7 @@ acknowledges it. A request that fails raises `RequestError` and leaves the world
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -174,14 +175,44 @@ def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail
     return [ErrorDetail(path=list(path), message=message)]
 
 
-class World:
-    """A world's document at its last acknowledged rev, and the replies to the actions it ruled on."""
+RECENT_REPLIES = 1000
+"""Replies a world keeps in memory for retried action ids (a reconnecting module resends only its
+last few); older ones are read back from the store."""
 
-    def __init__(self, world_id: str, state: WorldState | None = None, replies: dict[str, str] | None = None):
+RECENT_REPLY_BYTES = 32 << 20
+"""...and at most this much of them (a 500-token round's reply is over a megabyte)."""
+
+
+class AnsweredLongAgo(Exception):
+    """An action id the world answered before its last `RECENT_REPLIES` actions: its reply is in the
+    store only (`Store.reply`). Raised instead of ruling on it again."""
+
+    def __init__(self, action_id: str) -> None:
+        super().__init__(action_id)
+        self.action_id = action_id
+
+
+class World:
+    """A world's document at its last acknowledged rev, every action id it answered, and the replies
+    to the most recent of them."""
+
+    def __init__(
+        self,
+        world_id: str,
+        state: WorldState | None = None,
+        replies: dict[str, str] | None = None,
+        answered: set[str] | None = None,
+        recent: int = RECENT_REPLIES,
+    ):
         self.id = world_id
         self.state = state if state is not None else WorldState()
-        self.replies: dict[str, str] = replies if replies is not None else {}
-        """Action id -> the `result` payload (JSON text) it was answered with (idempotent retries)."""
+        self.replies: OrderedDict[str, str] = OrderedDict(replies or {})
+        """Action id -> the `result` payload (JSON text) it was answered with (idempotent retries),
+        for the last `recent` actions (and `RECENT_REPLY_BYTES`), oldest first."""
+        self.answered: set[str] = set(self.replies) | (answered or set())
+        """Every action id this world ever answered (kept for good: a retry is never ruled twice)."""
+        self.recent = max(1, recent)
+        self._reply_bytes = sum(len(reply) for reply in self.replies.values())
 
     @property
     def rev(self) -> int:
@@ -224,10 +255,13 @@ class World:
         return Pending(state=after, result=result, action_id=action_id, snapshot=full)
 
     def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | str:
-        """Rule on one `action`. A retried action id returns its stored reply (JSON text) instead."""
+        """Rule on one `action`. A retried action id returns its stored reply (JSON text) instead, or
+        raises `AnsweredLongAgo` when the reply is no longer kept in memory."""
         stored = self.replies.get(action_id)
         if stored is not None:
             return stored
+        if action_id in self.answered:
+            raise AnsweredLongAgo(action_id)
         body = dict(payload)
         expect_rev = body.pop("expectRev", None)
         if expect_rev is not None and (type(expect_rev) is not int or expect_rev < 0):
@@ -433,4 +467,10 @@ class World:
         self.state = pending.state
         seal(pending.state)
         if pending.action_id is not None:
+            self.answered.add(pending.action_id)
             self.replies[pending.action_id] = reply_json
+            self._reply_bytes += len(reply_json)
+            while len(self.replies) > 1 and (
+                len(self.replies) > self.recent or self._reply_bytes > RECENT_REPLY_BYTES
+            ):
+                self._reply_bytes -= len(self.replies.popitem(last=False)[1])
