@@ -128,24 +128,44 @@ async def time_round_trips(call: Callable[[int], Awaitable[None]], count: int) -
     return times
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a process has used so far, from /proc (None where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Interleaved:
-    """One placement's measurement: every round trip of each server, and each round's ratio."""
+    """One placement's measurement: every round trip of each server, each round's ratio, and the
+    CPU time each server used per request while it was timed."""
 
     placement: Placement
     bridge: list[float]
     base: list[float]
     ratios: list[float]
+    cpu: dict[str, float]
+    """Server name -> CPU seconds used during its timed calls."""
 
     def report(self) -> list[str]:
         ratio = statistics.median(self.bridge) / statistics.median(self.base)
         rounds = " ".join(f"{x:.2f}" for x in self.ratios)
-        return [
+        lines = [
             f"  {self.placement.describe()}",
             f"    sidecar    {summary(self.bridge)}",
             f"    reply-only {summary(self.base)}",
             f"    ratio of medians: {ratio:.2f}x   per-round ratios: {rounds}",
         ]
+        if self.cpu:
+            sidecar = self.cpu["bridge"] / len(self.bridge) * 1e6
+            base = self.cpu["base"] / len(self.base) * 1e6
+            lines.append(
+                f"    server CPU per request (mean): sidecar {sidecar:.0f} µs, reply-only {base:.0f} µs"
+            )
+        return lines
 
 
 async def interleave(
@@ -167,16 +187,24 @@ async def interleave(
         index += n
         return await time_round_trips(lambda i: call(start + i), n)
 
+    def used(pid: int) -> float:
+        return cpu_seconds(pid) or 0.0
+
     out = []
     for placement in placements():
         place(placement, pids)
         await timed(on_bridge, warm_up)
         await timed(on_base, warm_up)
-        result = Interleaved(placement, [], [], [])
+        result = Interleaved(placement, [], [], [], {})
+        measured = cpu_seconds(pids[0]) is not None
         for r in range(rounds):
             medians: dict[str, float] = {}
             for name in ("bridge", "base") if r % 2 == 0 else ("base", "bridge"):
+                pid = pids[0] if name == "bridge" else pids[1]
+                before = used(pid)
                 times = await timed(on_bridge if name == "bridge" else on_base, count)
+                if measured:
+                    result.cpu[name] = result.cpu.get(name, 0.0) + used(pid) - before
                 getattr(result, name).extend(times)
                 medians[name] = statistics.median(times)
             result.ratios.append(medians["bridge"] / medians["base"])
