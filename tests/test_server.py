@@ -135,6 +135,57 @@ async def test_an_action_id_answered_long_ago_returns_its_reply_from_the_store(c
             await client.close()
 
 
+async def test_periodic_snapshots_keep_every_ruling_and_every_action_reply_across_a_restart(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot every 2 rulings (`store.SNAPSHOT_EVERY`, 1,000 in use): after moves, damage and
+    upserts the restarted server has the very same document, every action id still gets its reply,
+    and the rulings without an action id (upserts) before the last snapshot are gone from the log."""
+    from vtt_bridge import store as store_module
+
+    monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 2)
+    state = world_state(actors=4)
+    for i in range(3):
+        state["actors"][f"actor{i}"]["humanoid"] = False
+        state["actors"][f"actor{i}"]["detection"] = [{"name": "sight", "sense": "sight", "range": 30}]
+    replies: dict[str, dict[str, Any]] = {}
+    documents = []
+    for restart in range(2):
+        client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
+        await client.start_server()
+        try:
+            peer = Peer(await client.ws_connect("/ws"))
+            hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
+            assert (await peer.request("hello", hello))["type"] == "welcome"
+            if restart == 0:
+                assert (await peer.request("sync", {"state": state}))["type"] == "result"
+                for i in range(14):  # the last, a move, takes the last snapshot
+                    if i % 3 == 0:
+                        reply = await peer.request("upsert", {"path": "/scene/round", "value": i})
+                    elif i % 3 == 1:
+                        far = 9000 * (1 - (i // 3) % 2)  # beyond the others' sight, and back
+                        move = {"kind": "move", "token": "token0", "x": far, "y": 0}
+                        reply = replies[f"a{i}"] = await peer.action(move, msg_id=f"a{i}")
+                    else:
+                        reply = replies[f"a{i}"] = await peer.action(damage(amount=1), msg_id=f"a{i}")
+                    assert reply["type"] == "result", reply
+            documents.append(await peer.state())
+            for action_id, first in replies.items():
+                again = await peer.action(damage(amount=3, grade="A"), msg_id=action_id)
+                assert again["payload"] == first["payload"]
+            assert await peer.state() == documents[-1]
+            db = client.app[BRIDGE].store._db
+            (snapshot_rev,) = db.execute("SELECT snapshot_rev FROM worlds WHERE world = 'w1'").fetchone()
+            kept = db.execute("SELECT rev, action_id FROM rulings WHERE world = 'w1' ORDER BY rev").fetchall()
+            assert snapshot_rev == 15
+            assert all(action_id is not None for rev, action_id in kept if rev <= snapshot_rev)
+            assert {action_id for _, action_id in kept if action_id} == set(replies)
+            await peer.ws.close()
+        finally:
+            await client.close()
+    assert documents[0] == documents[1] and documents[0]["rev"] == 15
+
+
 async def test_upsert_sets_a_field_and_refuses_derived_ones(connect: Connect) -> None:
     peer = await synced(connect)
     reply = await peer.request("upsert", {"path": "/actors/actor0/health/max", "value": 9})

@@ -116,13 +116,19 @@ class Store:
         return self._since_snapshot.get(world, 0) + 1 >= SNAPSHOT_EVERY
 
     def _write_snapshot(self, world: str, state: WorldState) -> None:
+        row = self._db.execute("SELECT snapshot_rev FROM worlds WHERE world = ?", (world,)).fetchone()
+        previous = -1 if row is None else int(row[0])
         self._db.execute(
             "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
             "DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot",
             (world, state.rev, state.model_dump_json()),
         )
+        # The rulings the snapshot now holds, but for the actions' (kept for their replies). Those up
+        # to the previous snapshot went with it: the range stays that of one interval, however long
+        # the world's history.
         self._db.execute(
-            "DELETE FROM rulings WHERE world = ? AND rev <= ? AND action_id IS NULL", (world, state.rev)
+            "DELETE FROM rulings WHERE world = ? AND rev > ? AND rev <= ? AND action_id IS NULL",
+            (world, previous, state.rev),
         )
 
     def worlds(self) -> list[str]:
