@@ -300,6 +300,33 @@ def test_HEALTH_10_round_fast_healing_3_and_2_never_heals_a() -> None:
     assert boxes(ruling.state.actors["hero"]) == (7, 0, 1, 2)
 
 
+@pytest.mark.parametrize(
+    "source", ["firstAid", "magic", "fastHealing", "regeneration", "shortRest", "longRest"]
+)
+def test_HEALTH_5_the_dead_are_not_healed_a_revival_is_the_overseers(source: str) -> None:
+    """All A is dead: First Aid, magic or rest do not bring a corpse back (a revival goes "usually
+    through the Overseer"); the Overseer's healing does, at 200 points an A box (HEALTH-9)."""
+    dead = world({"max": 3, "aggravated": 3})
+    with pytest.raises(RuleViolation, match="not healed") as refused:
+        run(dead, {"kind": "heal", "target": "hero", "amount": 4, "source": source})
+    assert refused.value.rule == "HEALTH-5" and refused.value.path == ("source",)
+    revived = run(dead, {"kind": "heal", "target": "hero", "amount": 1, "source": "overseer"})
+    assert boxes(hero(revived)) == (1, 0, 0, 2)
+    assert hero(revived).status is HealthStatus.MODERATELY  # E = 2 x 3 = 6 <= 2 x max
+
+
+def test_HEALTH_5_the_annihilated_are_beyond_any_revival() -> None:
+    gone = world({"max": 3, "aggravated": 3}, conditions={"annihilated": True})
+    with pytest.raises(RuleViolation, match="beyond any revival"):
+        run(gone, {"kind": "heal", "target": "hero", "amount": 1, "source": "overseer"})
+
+
+def test_HEALTH_5_a_character_carried_by_a_second_track_is_dying_and_may_be_healed() -> None:
+    carried = world({"max": 3, "aggravated": 3}, secondHealth={"max": 2, "aggravated": 1})
+    healed = run(carried, {"kind": "heal", "target": "hero", "amount": 1, "source": "magic"})
+    assert hero(healed).status is not HealthStatus.DEAD
+
+
 def test_HEALTH_5_round_skips_the_dead() -> None:
     state = world({"max": 3, "aggravated": 3}, healing={"regeneration": [4]})
     ruling = round_health(state, CTX)

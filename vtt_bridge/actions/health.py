@@ -234,8 +234,20 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
 
 
 def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
-    """HEALTH-8..10, HEALTH-13; a long rest also restores 1 Willpower per day (HEALTH-8)."""
+    """HEALTH-8..10, HEALTH-13; a long rest also restores 1 Willpower per day (HEALTH-8). The dead
+    (HEALTH-5) are not healed: bringing them back is a revival, the Overseer's (`source: overseer`),
+    and the annihilated (EP-2) are beyond any."""
     actor = get_actor(state, action.target, ("target",))
+    if _is_dead(actor):
+        if actor.conditions.get("annihilated"):
+            raise RuleViolation("HEALTH-5", "the annihilated are dead beyond any revival", ("target",))
+        if action.source is not HealSource.OVERSEER:
+            raise RuleViolation(
+                "HEALTH-5",
+                f"the dead are not healed by {action.source.value}; a revival is the Overseer's "
+                "(source overseer)",
+                ("source",),
+            )
     out = h.heal(
         actor.health,
         actor.second_health,
