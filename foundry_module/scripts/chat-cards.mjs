@@ -87,6 +87,7 @@ export const TEMPLATES = {
     ["Stabilized", (d) => d.stabilized === true],
     ["Recheck", (d) => d.recheck === true],
   ],
+  "HEALTH-5": [["NotReturned", (d) => has(d, "notReturned")]],
   "HEALTH-6": [["Status", (d) => has(d, "status")]],
   "HEALTH-8": [["LongRest", (d) => has(d, "longRests")]],
   "HEALTH-9": [["Cost", (d) => has(d, "cost")]],

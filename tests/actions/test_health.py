@@ -265,6 +265,58 @@ def test_HEALTH_12_actions_8_11_10_7() -> None:
     assert state.actors["hero"].health.max == 7
 
 
+def test_HEALTH_12_a_temporary_loss_beyond_max_records_only_what_it_took() -> None:
+    """A drain of 8 on max 5 removes the 5 boxes there are and records -5 (were the corpse revived,
+    the drain's end would give back 5, not 8); losses that fit are recorded whole and summed."""
+    state = world({"max": 5, "lethal": 1})
+    drained = run(state, {"kind": "changeMaxHealth", "actor": "hero", "delta": -8, "effect": "drain"})
+    assert drained.state.actors["hero"].health.max == 0
+    assert drained.state.actors["hero"].health.temporary_max == {"drain": -5}
+    assert "records -5" in drained.log[0].text
+    alive = world({"max": 8})
+    for delta in (-3, -2):
+        alive = run(
+            alive, {"kind": "changeMaxHealth", "actor": "hero", "delta": delta, "effect": "sap"}
+        ).state
+    assert alive.actors["hero"].health.temporary_max == {"sap": -5}
+    ended = run(alive, {"kind": "endTemporaryMax", "actor": "hero", "effect": "sap"}).state
+    assert ended.actors["hero"].health.max == 8
+
+
+def test_HEALTH_5_the_dead_stay_dead_when_a_loss_of_max_that_killed_them_ends() -> None:
+    """'Maximum Health drops to 0' kills; the drain ending does not bring the corpse back."""
+    state = world({"max": 5})
+    killed = run(state, {"kind": "changeMaxHealth", "actor": "hero", "delta": -5, "effect": "drain"})
+    assert hero(killed).status is HealthStatus.DEAD
+    ended = run(killed.state, {"kind": "endTemporaryMax", "actor": "hero", "effect": "drain"})
+    assert hero(ended).status is HealthStatus.DEAD and hero(ended).health.temporary_max == {}
+    assert [step.rule for step in ended.log] == ["HEALTH-5", "HEALTH-6"]
+    with pytest.raises(RuleViolation, match="no max Health") as refused:
+        run(killed.state, {"kind": "changeMaxHealth", "actor": "hero", "delta": 3})
+    assert refused.value.rule == "HEALTH-5"
+
+
+@pytest.mark.parametrize("flag", ["stabilized", "woken"])
+def test_HEALTH_12_a_loss_of_max_that_leaves_no_healthy_box_ends_stabilizing_and_waking(flag: str) -> None:
+    """HEALTH-3/4: falling to no healthy box again is checked again, as after new damage."""
+    state = world({"max": 5, "lethal": 3, "aggravated": 1, flag: True})
+    after = hero(run(state, {"kind": "changeMaxHealth", "actor": "hero", "delta": -1}))
+    assert boxes(after) == (0, 0, 3, 1)
+    assert not after.health.stabilized and not after.health.woken
+    assert after.conditions["unconscious"] and after.conditions["worsening"]
+
+
+def test_HEALTH_13_worsening_on_the_second_track_ends_a_waking() -> None:
+    """HEALTH-3: woken by Willpower, then the injuries (on the second track) worsen: out again."""
+    state = world(
+        {"max": 3, "aggravated": 3, "woken": True}, secondHealth={"max": 3, "lethal": 2, "aggravated": 1}
+    )
+    assert not hero(run(state, {"kind": "changeWill", "actor": "hero", "delta": 0})).conditions["unconscious"]
+    worse = hero(round_health(state, CTX))
+    assert worse.second_health is not None and worse.second_health.aggravated == 2
+    assert not worse.health.woken and worse.conditions["unconscious"]
+
+
 def test_HEALTH_13_gain_second_health_makes_an_all_a_hero_dying() -> None:
     state = world({"max": 3, "aggravated": 3})
     assert derive_actor(state.actors["hero"], state.settings).status is HealthStatus.DEAD

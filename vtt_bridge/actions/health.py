@@ -327,15 +327,33 @@ def change_will(state: WorldState, action: ChangeWillAction, ctx: Context) -> Ru
 
 
 def change_max_health(state: WorldState, action: ChangeMaxHealthAction, ctx: Context) -> Ruling:
-    """HEALTH-12."""
+    """HEALTH-12; the dead gain no Health (HEALTH-5: a revival is the Overseer's)."""
     actor = get_actor(state, action.actor, ("actor",))
+    if action.delta > 0 and _is_dead(actor):
+        raise RuleViolation(
+            "HEALTH-5",
+            "the dead gain no max Health; a revival is the Overseer's (heal, source overseer)",
+            ("delta",),
+        )
     health, steps = h.change_max(actor.health, action.delta, action.effect)
     return _summarized(state, action.actor, _updated(actor, health=health), steps)
 
 
 def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Context) -> Ruling:
-    """HEALTH-12: the effect ends; its change is reversed, later changes stay."""
+    """HEALTH-12: the effect ends; its change is reversed, later changes stay. The dead stay dead
+    (HEALTH-5): a loss that ends gives them no Health back."""
     actor = get_actor(state, action.actor, ("actor",))
+    taken = -actor.health.temporary_max.get(action.effect, 0)
+    if taken > 0 and _is_dead(actor):
+        held = {k: v for k, v in actor.health.temporary_max.items() if k != action.effect}
+        health = actor.health.model_copy(update={"temporary_max": held})
+        step = Step(
+            rule="HEALTH-5",
+            text=f"effect {action.effect!r} ends, but the dead stay dead: the {taken} max Health it took "
+            "is not given back",
+            data={"effect": action.effect, "notReturned": taken},
+        )
+        return _summarized(state, action.actor, _updated(actor, health=health), (step,))
     health, steps = h.end_temporary_max(actor.health, action.effect)
     return _summarized(state, action.actor, _updated(actor, health=health), steps)
 
@@ -386,6 +404,8 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
             if second is not None and h.is_full_of_aggravated(first):
                 second, worse = h.worsen(second)
                 worse = tuple(replace(s, text="second track: " + s.text) for s in worse)
+                if worse and first.woken:  # the waking (HEALTH-3) is kept on the first track
+                    first = first.model_copy(update={"woken": False})
             else:
                 first, worse = h.worsen(first)
             steps.extend(worse)

@@ -644,14 +644,18 @@ def round_start_healing(
 def change_max(
     track: HealthTrack, delta: int, effect: str | None = None
 ) -> tuple[HealthTrack, tuple[Step, ...]]:
-    """HEALTH-12: a gain adds healthy boxes; a loss removes healthy, then B, L, A boxes.
+    """HEALTH-12: a gain adds healthy boxes; a loss removes healthy, then B, L, A boxes (never below
+    max 0). A loss that leaves no healthy box ends a stabilization and a waking, as new damage does
+    (HEALTH-3/4).
 
-    With `effect`, the change is temporary and recorded so `end_temporary_max` can reverse it.
+    With `effect`, the change is temporary and the change actually made is recorded (a loss of 8 from
+    max 5 removes 5), so `end_temporary_max` reverses exactly that.
     """
     update: dict[str, Any] = {}
+    applied = delta if delta >= 0 else -min(-delta, track.max)
     if effect is not None:
         held = dict(track.temporary_max)
-        total = held.get(effect, 0) + delta
+        total = held.get(effect, 0) + applied
         if abs(total) > MAX_HEALTH:
             raise RuleViolation("HEALTH-12", f"temporary change {total} is out of range", ("delta",))
         if total:
@@ -687,8 +691,12 @@ def change_max(
         listed = ", ".join(f"{n} {k}" for k, n in removed.items() if n) or "nothing"
         text = f"max Health {track.max} → {track.max - loss}: removes {listed} (healthy, then B, L, A)"
     new = track.model_copy(update=update)
+    if track.healthy > 0 and new.healthy == 0:
+        new = clear_after_damage(new)
     if effect is not None:
         text += f"; temporary, effect {effect!r}"
+        if applied != delta:
+            text += f" (records {applied}: the boxes that were there to lose)"
     if is_full_of_aggravated(new) or new.max == 0:
         text += "; the track is all A: death unless an ability says otherwise"
     step = Step(
