@@ -340,14 +340,48 @@ def test_DET_9_the_scene_and_last_turn_feed_the_modifiers() -> None:
     guard = GUARD.model_copy(update={"approximate_range": 10.0, "sensory_range": 1.0})
     state = world({"guard": (guard, 0), "assassin": (loud, 2)}, noisy=True)
     ruling = contest_action(state, ContestAction(kind="contest", observer="guard", target="assassin"), ctx())
-    # 2 squares = 3 m: within approximate range 10, not sensory range 1; the guard has no smell
+    # 2 squares = 3 m: within approximate range 10, not sensory range 1; the guard, a human, has a
+    # nose though smell is none of its means of detection
     assert modifiers_of(ruling) == [
         ("hider", 10),
         ("observer", -2),
         ("observer", 2),
         ("observer", 2),
+        ("observer", 2),
         ("observer", 1),
     ]
+
+
+def test_DET_9_the_unusual_smell_bonus_needs_a_nose_a_human_has_one() -> None:
+    """'If the detecting side has no sense of smell, this bonus doesn't apply': a human smells; a
+    creature smells only with a means of smell of its own (the dog's scent, not the sentry's eyes)."""
+    smelly = ASSASSIN.model_copy(update={"unusual_smell": True})
+    sentry = actor(humanoid=False, attributes={"PER": 3}, detection=[{"name": "eyes", "sense": "sight"}])
+    hound = actor(
+        humanoid=False,
+        detection=[
+            {"name": "sight", "sense": "sight"},
+            {"name": "scent", "sense": "smell", "rank": "D", "capability": "approximate", "range": 12},
+        ],
+    )
+    for observer, smells in ((GUARD, True), (sentry, False), (hound, True)):
+        state = world({"o": (observer, 0), "assassin": (smelly, 2)})
+        ruling = contest_action(state, ContestAction(kind="contest", observer="o", target="assassin"), ctx())
+        assert (("observer", 2) in modifiers_of(ruling)) is smells, observer
+
+
+def test_DET_9_HEALTH_7_the_wound_penalty_takes_dice_from_either_side() -> None:
+    """The optional wound penalty is 'DP on all rolls': the contest's too (derived onto each actor as
+    `woundPenalty`, 0 while the rule is off)."""
+    hurt_guard = GUARD.model_copy(update={"wound_penalty": 2})
+    hurt_assassin = ASSASSIN.model_copy(update={"wound_penalty": 1})
+    state = world({"guard": (hurt_guard, 0), "assassin": (hurt_assassin, 2)})
+    ruling = contest_action(state, ContestAction(kind="contest", observer="guard", target="assassin"), ctx())
+    assert modifiers_of(ruling) == [("hider", 10), ("observer", -2), ("hider", -1)]
+    pools = next(
+        step.data for step in ruling.log if step.rule == "DET-8" and step.data and "observerPool" in step.data
+    )
+    assert pools["observerPool"] == 3 + 2 - 2 and pools["hiderPool"] == 2 + 1 + 10 - 1
 
 
 def test_DET_9_a_deafened_observer_gets_no_hearing_modifiers_but_moving_fast_still_counts() -> None:

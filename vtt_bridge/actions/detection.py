@@ -820,13 +820,17 @@ def _run_contest(
         unlocated=current is LocateState.UNLOCATED,
         noisy=noisy,
         hearing=profile.hearing.at(pair.distance2) > 0,
-        smell=profile.smell.at(pair.distance2) > 0,
+        # a human has a nose though smell is none of its means of detection (DET-3); other creatures
+        # smell with a means of theirs
+        smell=profile.humanoid or profile.smell.at(pair.distance2) > 0,
         attacked=last.attacked,
         made_sound=last.made_sound,
         unusual_smell=pair.target.unusual_smell,
         moved_over_half_speed=last.moved_over_half_speed,
         within_approximate_range=_within(pair.observer.approximate_range, pair.distance2),
         within_sensory_range=_within(pair.observer.sensory_range, pair.distance2),
+        observer_wound_penalty=pair.observer.wound_penalty,
+        hider_wound_penalty=pair.target.wound_penalty,
     )
     observer_base = pair.observer.attributes.get(Attribute.PER, 0) + pair.observer.skills.get(
         "investigation", 0

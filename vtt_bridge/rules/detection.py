@@ -413,8 +413,11 @@ def contest_modifiers(
     moved_over_half_speed: bool,
     within_approximate_range: bool,
     within_sensory_range: bool,
+    observer_wound_penalty: int = 0,
+    hider_wound_penalty: int = 0,
 ) -> tuple[ContestModifier, ...]:
-    """DET-9: every modifier that applies; they all stack (DICE-4)."""
+    """DET-9: every modifier that applies; they all stack (DICE-4). HEALTH-7's wound penalty (the
+    optional rule: 0 while it is off) takes its dice from either side's roll, as from all rolls."""
     found: list[ContestModifier] = []
     if unlocated:
         found.append(
@@ -440,6 +443,10 @@ def contest_modifiers(
         )
     if within_sensory_range:
         found.append(ContestModifier("observer", 1, "within the observer's sensory range", "sensoryRange"))
+    if observer_wound_penalty:
+        found.append(ContestModifier("observer", -observer_wound_penalty, "wound penalty", "woundPenalty"))
+    if hider_wound_penalty:
+        found.append(ContestModifier("hider", -hider_wound_penalty, "wound penalty", "woundPenalty"))
     return tuple(found)
 
 

@@ -412,7 +412,10 @@ test("every immunity kind of the catalogue, damage type, pool class and Essence 
   const detection = readFileSync(join(repo, "vtt_bridge", "rules", "detection.py"), "utf8");
   const essences = [...(detection.match(/class Essence\(StrEnum\):([\s\S]*?)\n\n\n/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
   assert.equal(essences.length, 4);
-  const tables = { Immunity: kinds, DamageType: damage, Essence: essences, PoolClass: ["eastern", "western", "special", "general", "physical", "mental", "social"], PoolKind: ["special", "eastern", "western", "both", "general"], Mode: ["onlyWith", "incompatibleWith", "rejectsGauges"], Save: ["reflex", "fortitude", "will"], Rank: ["unranked", "D", "C", "B", "A", "S"] };
+  // DET-9 contest modifiers: ContestModifier(side, dp, text, reason)
+  const reasons = [...detection.matchAll(/ContestModifier\(\s*"(?:observer|hider)",[^)]*?"([A-Za-z]+)"\s*\)/g)].map((m) => m[1]);
+  assert.deepEqual([...new Set(reasons)].sort(), ["approximateRange", "attacked", "invisible", "moved", "noisy", "sensoryRange", "smell", "sound", "woundPenalty"]);
+  const tables = { Immunity: kinds, DamageType: damage, Essence: essences, Reason: reasons, PoolClass: ["eastern", "western", "special", "general", "physical", "mental", "social"], PoolKind: ["special", "eastern", "western", "both", "general"], Mode: ["onlyWith", "incompatibleWith", "rejectsGauges"], Save: ["reflex", "fortitude", "will"], Rank: ["unranked", "D", "C", "B", "A", "S"] };
   for (const [group, ids] of Object.entries(tables)) {
     for (const id of ids) {
       const en = lookup(langs.en, `${RULES_KEY}.Card.${group}.${id}`);
