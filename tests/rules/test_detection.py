@@ -424,6 +424,16 @@ def test_DET_10_consequences_of_locating(
     )
 
 
+@pytest.mark.parametrize(("successes", "extra"), [(1, 0), (0, 0), (2, 2), (3, 2)])
+def test_DET_10_DICE_3_halved_to_no_success_the_extra_successes_count_for_nothing(
+    successes: int, extra: int
+) -> None:
+    """Extra successes "only add to a roll that already succeeded": an approximate target halves 1
+    success to 0, and the 4 extra successes then add nothing (2 once a success is left)."""
+    result = attack_consequence(A, successes, 4, 2)
+    assert (result.successes, result.extra_successes) == (successes // 2, extra)
+
+
 # --- properties --------------------------------------------------------------------------------------
 
 senses = st.sampled_from(list(Sense))

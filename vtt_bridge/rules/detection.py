@@ -523,7 +523,8 @@ def attack_consequence(
 ) -> AttackConsequence:
     """DET-10: approximate halves an attack's successes, extra successes and effect points (round
     down); a targeted spell on it works with a 50% chance; unlocated: attack only at a guessed
-    position (a right guess counts as approximate), never a spell's target; area spells work."""
+    position (a right guess counts as approximate), never a spell's target; area spells work.
+    Extra successes add only to a roll left with a success (DICE-3)."""
     unlocated = locate is LocateState.UNLOCATED
     halved = spell is None and locate is not LocateState.PINPOINTED
     divisor = 2 if halved else 1
@@ -538,7 +539,7 @@ def attack_consequence(
         guessed_position_only=unlocated and spell is None,
         halved=halved,
         successes=successes // divisor,
-        extra_successes=extra_successes // divisor,
+        extra_successes=extra_successes // divisor if successes // divisor else 0,
         effect_points=effect_points // divisor,
         spell=spell,
         spell_allowed=allowed,
