@@ -425,6 +425,23 @@ def test_DET_8_once_per_round_every_observer_that_has_not_pinpointed_contests() 
     assert ruling.state.visibility == recompute_visibility(ruling.state)
 
 
+@pytest.mark.parametrize("condition", ["unconscious", "dead"])
+def test_DET_8_an_unconscious_or_dead_observer_makes_no_contest(condition: str) -> None:
+    """HEALTH-3/5: the guard out cold spots nothing: the round leaves it out, an on-demand contest is
+    refused; its stage one and two stand (they describe its means)."""
+    out = GUARD.model_copy(update={"conditions": {condition: True}})
+    state = world({"guard": (out, 0), "assassin": (ASSASSIN, 2), "dog": (DOG, 6)})
+    ruling = round_contests(state, ctx(3))
+    observers = {
+        s.text.split(" ")[0] for s in ruling.log if s.rule == "DET-8" and s.data and "observerPool" in s.data
+    }
+    assert observers == {"dog"}
+    with pytest.raises(RuleViolation, match="spots nothing") as refused:
+        contest_action(state, ContestAction(kind="contest", observer="guard", target="assassin"), ctx())
+    assert refused.value.path == ("observer",)
+    assert state.visibility["guard"]["dog"] is P
+
+
 def test_DET_8_a_crowded_round_details_only_the_contests_that_changed_a_pair() -> None:
     cast = {f"guard{i}": (GUARD, i % 5) for i in range(ROUND_DETAIL_LIMIT + 10)}
     state = world({**cast, "assassin": (ASSASSIN, 2)})

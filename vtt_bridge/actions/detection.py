@@ -880,6 +880,12 @@ def _contest_steps(pair: _Pair, outcome: ContestOutcome, stage_two: int, result:
     return steps
 
 
+def _out_cold(actor: Actor) -> bool:
+    """HEALTH-3/HEALTH-5: an unconscious or dead observer spots nothing; it makes no contest (DET-8).
+    Its stage one and two stand: they describe its means, not its attention."""
+    return bool(actor.conditions.get("unconscious") or actor.conditions.get("dead"))
+
+
 def _contestable(pair: _Pair) -> tuple[int, int] | None:
     """(stage two, capability) when stage three applies to the pair (DET-6/8), else None."""
     if not pair.key:
@@ -988,6 +994,10 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
     """DET-8/9: one stage-three contest between two tokens, with engine dice or the VTT's."""
     base = refresh_visibility(state, state)
     pair = _pair(base, action.observer, action.target, ("observer", "target"))
+    if _out_cold(pair.observer):
+        raise RuleViolation(
+            "DET-8", f"{action.observer} is unconscious or dead: it spots nothing", ("observer",)
+        )
     if not pair.key:
         raise RuleViolation(
             "DET-6", f"{action.target} has no anti-detection: no contest is needed", ("target",)
@@ -1033,7 +1043,8 @@ ROUND_DETAIL_LIMIT = 20
 
 def round_contests(state: WorldState, ctx: Context) -> Ruling:
     """DET-8: the new round's stage-three contests, for every pair whose target has anti-detection and
-    whose observer has not pinpointed it in stage two but could; each replaces the last result. The
+    whose observer (awake and alive) has not pinpointed it in stage two but could; each replaces the
+    last result. The
     log counts them and details each (dice included) while there are few, else those that changed."""
     base = refresh_visibility(state, state)
     visibility = dict(base.visibility)
@@ -1043,7 +1054,9 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     held: list[tuple[_Pair, ContestOutcome, int, LocateState, bool]] = []
     hiders = [tid for tid, tok in base.tokens.items() if _summary(_token_actor(base, tid, tok)).key]
     if hiders:
-        for observer in base.tokens:
+        for observer, token in base.tokens.items():
+            if _out_cold(_token_actor(base, observer, token)):
+                continue
             for target in hiders:
                 if target == observer:
                     continue
