@@ -11,7 +11,7 @@ effect (open sets: `silver`, `cold-iron`, `water`, `spell`, ...).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated
 
@@ -267,9 +267,9 @@ def _defended(
     )
     steps: list[Step] = []
     dealt: list[DealtDamage] = []
-    contact_used = False
+    hit = _Hit()
     for index, instance in enumerate(instances):
-        amount, instance_steps, contact = _resolve_one(
+        amount, instance_steps = _resolve_one(
             index,
             instance,
             effect_traits,
@@ -278,9 +278,8 @@ def _defended(
             immunities=immunities,
             temporary_immunities=temporary_immunities,
             round=round,
-            contact_used=contact_used,
+            hit=hit,
         )
-        contact_used = contact_used or contact
         steps.extend(instance_steps)
         dealt.append(
             DealtDamage(index=index, grade=instance.grade, amount=amount, unavoidable=instance.unavoidable)
@@ -298,19 +297,19 @@ def _resolve_one(
     immunities: Sequence[Immunity],
     temporary_immunities: Sequence[TemporaryImmunity],
     round: int,
-    contact_used: bool,
-) -> tuple[int, list[Step], bool]:
-    """One instance through IWR-8. Returns the amount dealt, the steps, and whether a harmless
-    substance's weakness was spent on it.
+    hit: _Hit,
+) -> tuple[int, list[Step]]:
+    """One instance through IWR-8: the amount dealt and the steps. `hit` keeps what the hit's
+    instances share (IWR-6/7), and is updated.
     """
     base: dict[str, object] = {"index": index, "type": instance.type.value}
     amount = instance.amount
     steps: list[Step] = [_intro_step(index, instance, base)]
 
-    def blocked(rule: str, text: str, **extra: object) -> tuple[int, list[Step], bool]:
+    def blocked(rule: str, text: str, **extra: object) -> tuple[int, list[Step]]:
         steps.append(Step(rule=rule, text=text, data={**base, "before": amount, "after": 0, **extra}))
         steps.append(Step(rule="IWR-8", text=f"instance {index} deals 0", data={**base, "amount": 0}))
-        return 0, steps, False
+        return 0, steps
 
     # IWR-3: a critical hit doubles, unless the target is immune to critical hits.
     if instance.critical:
@@ -401,24 +400,16 @@ def _resolve_one(
             rule, why = "IWR-1", f"immune to {immunity.type} damage"
         return blocked(rule, f"{why}: {_label(instance, amount)} ignored", immunity=immunity.type)
 
-    # IWR-6: weaknesses, the highest applicable one only.
-    contact = False
-    if amount > 0:
-        candidates = [
-            (weakness, _value(weakness.value, weakness.double_vs, instance, effect_traits))
-            for weakness in iwr.weaknesses
-            if _applies(weakness.type, weakness.exceptions, instance, effect_traits)
-        ]
-    elif not contact_used:
-        candidates = [
-            (weakness, _value(weakness.value, weakness.double_vs, instance, effect_traits))
-            for weakness in iwr.weaknesses
-            if not is_damage_type_or_group(weakness.type)
-            and _applies(weakness.type, weakness.exceptions, instance, effect_traits)
-        ]
-        contact = bool(candidates)
-    else:
-        candidates = []
+    # IWR-6: weaknesses, the highest applicable one only; once per damage type of the hit, and one to
+    # a substance once per effect.
+    contact = amount == 0
+    candidates = [
+        (weakness, _value(weakness.value, weakness.double_vs, instance, effect_traits))
+        for weakness in iwr.weaknesses
+        if (not contact or not is_damage_type_or_group(weakness.type))
+        and _weakness_key(weakness.type, instance) not in hit.weakened
+        and _applies(weakness.type, weakness.exceptions, instance, effect_traits)
+    ]
     if candidates:
         weakness, value = max(candidates, key=lambda pair: pair[1])
         others = [w.type for w, _ in candidates if w is not weakness]
@@ -443,6 +434,7 @@ def _resolve_one(
             )
         )
         amount += value
+        hit.weakened.add(_weakness_key(weakness.type, instance))
 
     # IWR-7: resistances, the highest applicable one only, never below 0.
     if amount > 0:
@@ -457,10 +449,19 @@ def _resolve_one(
             )
         elif resistances:
             resistance, value = max(resistances, key=lambda pair: pair[1])
-            after = max(0, amount - value)
+            share = (resistance.type, instance.type.value)
+            left = hit.resisted.get(share, value)
+            after = max(0, amount - left)
+            hit.resisted[share] = left - (amount - after)
             others = [r.type for r, _ in resistances if r is not resistance]
-            text = f"resistance to {resistance.type} {value}: {amount} - {value} = {after}"
-            if amount - value < 0:
+            if left == value:
+                text = f"resistance to {resistance.type} {value}: {amount} - {value} = {after}"
+            else:
+                text = (
+                    f"resistance to {resistance.type} {value}, {left} of it left after this hit's other "
+                    f"{instance.type.english}: {amount} - {left} = {after}"
+                )
+            if amount - left < 0:
                 text += " (never below 0)"
             if value != resistance.value:
                 text += f" (doubled from {resistance.value})"
@@ -482,7 +483,25 @@ def _resolve_one(
             amount = after
 
     steps.append(_dealt_step(index, instance, amount, base))
-    return amount, steps, contact
+    return amount, steps
+
+
+@dataclass(slots=True)
+class _Hit:
+    """What the instances of one hit share. An instance is the damage of one type within one hit
+    (IWR-6), so instances of the same type (the same damage in two grades: 10 L + 10 B untyped) are
+    that one instance: a weakness adds its value once per damage type, one to a substance (water,
+    silver) once per effect, and a resistance takes its value once from a damage type's damage,
+    in the order the instances come."""
+
+    weakened: set[tuple[str, str | None]] = field(default_factory=set)
+    """(weakness, damage type or None for a substance) already counted."""
+    resisted: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(resistance, damage type) -> the part of its value not yet used."""
+
+
+def _weakness_key(slug: str, instance: DamageInstance) -> tuple[str, str | None]:
+    return (slug, instance.type.value) if is_damage_type_or_group(slug) else (slug, None)
 
 
 def _intro_step(index: int, instance: DamageInstance, base: dict[str, object]) -> Step:
