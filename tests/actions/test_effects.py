@@ -110,6 +110,22 @@ def test_IWR_2_pf2e_effect_immunity_blocks_the_effect_and_conditions() -> None:
     assert hero(burned).condition_points == {"burn": 2}, "fire damage immunity does not block a fire effect"
 
 
+def test_IWR_2_an_exception_lifts_a_condition_immunity() -> None:
+    """'Immune to blinded except magical': a magical effect blinds, a mundane one does not."""
+    state = world(iwr={"immunities": [{"type": "blinded", "exceptions": ["magical"]}]})
+    assert hero(affect(state, conditions=["blinded"], traits=["magical"])).conditions.get("blinded")
+    assert "blinded" not in hero(affect(state, conditions=["blinded"])).conditions
+
+
+@pytest.mark.parametrize(("immunity", "condition"), [("poison", "poisoned"), ("disease", "diseased")])
+def test_IWR_2_an_effect_category_immunity_keeps_its_condition_off(immunity: str, condition: str) -> None:
+    """Immune to poison effects: no effect poisons the creature, even one that names no trait."""
+    state = world(iwr={"immunities": [{"type": immunity}]})
+    ruling = affect(state, conditions=[condition])
+    assert condition not in hero(ruling).conditions
+    assert [step.rule for step in ruling.log] == ["IWR-2"]
+
+
 @pytest.mark.parametrize(
     ("round", "creature", "source", "blocked"),
     [

@@ -59,6 +59,11 @@ class GainImmunityAction(RuleModel):
     immunity: Immunity
 
 
+_CATEGORY_OF_CONDITION: dict[str, str] = {"poisoned": "poison", "diseased": "disease"}
+"""IWR-2: the condition an effect category's effects leave (an immunity to poison keeps a creature
+from being poisoned, whatever the effect's traits say)."""
+
+
 def _iwr_type_covers_trait(type_: str, traits: tuple[str, ...]) -> str | None:
     """IWR-2: a pf2e immunity to an effect category or kind covers an effect carrying its trait; an
     immunity to a damage type covers only that damage, never a trait of the same name.
@@ -149,7 +154,15 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
     )
     conditions = dict(actor.conditions)
     for condition in effect.conditions:
-        iwr_hit = next((i.type for i in actor.iwr.immunities if i.type == condition.value), None)
+        iwr_hit = next(
+            (
+                i.type
+                for i in actor.iwr.immunities
+                if i.type in (condition.value, _CATEGORY_OF_CONDITION.get(condition.value))
+                and not any(e in effect.traits for e in i.exceptions)
+            ),
+            None,
+        )
         if iwr_hit is not None:
             steps.append(
                 Step(
