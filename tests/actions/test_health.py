@@ -229,6 +229,22 @@ def test_WP_5_losing_the_last_willpower_knocks_out_with_the_option_on() -> None:
     assert ruling.log[-1].rule == "WP-5"
 
 
+def test_WP_5_temporary_willpower_does_not_wake_a_character_out_at_0_recovery_does() -> None:
+    """'They don't wake until they recover at least 1 Willpower'; 'gaining temporary Willpower isn't
+    recovering Willpower' (WP-4)."""
+    state = world(willpower={"max": 3, "current": 1}, settings=Settings(unconscious_at_zero_willpower=True))
+    out = run(state, {"kind": "spendWillpower", "actor": "hero", "use": "roll"})
+    assert hero(out).conditions["unconscious"] and hero(out).willpower.drained
+    lifted = run(out.state, {"kind": "gainWillpower", "actor": "hero", "amount": 2, "temporary": True})
+    assert hero(lifted).willpower.temporary == 2
+    assert hero(lifted).conditions["unconscious"], "temporary Willpower wakes no one"
+    with pytest.raises(RuleViolation, match="self-aware"):
+        run(lifted.state, {"kind": "spendWillpower", "actor": "hero", "use": "roll"})
+    woken = run(lifted.state, {"kind": "gainWillpower", "actor": "hero", "amount": 1})
+    assert not hero(woken).conditions["unconscious"] and not hero(woken).willpower.drained
+    assert "WP-5" in [step.rule for step in woken.log]
+
+
 def test_WP_6_change_will_action() -> None:
     ruling = run(
         world(willpower={"max": 3, "current": 3}), {"kind": "changeWill", "actor": "hero", "delta": -1}

@@ -133,6 +133,22 @@ def test_WP_5_losing_more_than_held_stops_at_zero() -> None:
     assert total(lost) == 0
 
 
+def test_WP_5_falling_to_0_drains_and_only_recovery_lifts_it() -> None:
+    """Spent or lost to 0: `drained` holds through temporary Willpower (not recovery, WP-4) until a
+    point is recovered."""
+    spent, _ = spend(
+        Willpower(max=3, current=1), WillpowerUse.ROLL, self_aware=True, injured_unconscious=False
+    )
+    assert spent.drained and total(spent) == 0
+    lost, _ = lose(Willpower(max=3, current=1, temporary=1), 2)
+    assert lost.drained
+    assert not lose(Willpower(max=3, current=3), 1)[0].drained
+    lifted, recovered, _ = gain(spent, 2, temporary=True)
+    assert lifted.drained and recovered == 0 and total(lifted) == 2
+    back, recovered, _ = gain(lifted, 1)
+    assert not back.drained and recovered == 1
+
+
 @pytest.mark.parametrize(
     ("before", "delta", "after"),
     [

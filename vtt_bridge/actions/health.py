@@ -152,7 +152,7 @@ def _summarized(state: WorldState, actor_id: str, actor: Actor, steps: Iterable[
 
 def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[Actor, list[Step]]:
     """WP-1 recovery; recovering 1 Willpower wakes a character unconscious from injuries (HEALTH-3)."""
-    was_zero = wp.total(actor.willpower) == 0
+    was_zero = wp.total(actor.willpower) == 0 or actor.willpower.drained
     willpower, recovered, steps = wp.gain(actor.willpower, amount)
     out = list(steps)
     health = actor.health

@@ -751,7 +751,7 @@ def is_unconscious(actor: Actor, settings: Settings) -> bool:
         and not actor.health.woken
     )
     drained = settings.unconscious_at_zero_willpower and (
-        actor.willpower.current + actor.willpower.temporary == 0
+        actor.willpower.current + actor.willpower.temporary == 0 or actor.willpower.drained
     )
     return injured or drained
 

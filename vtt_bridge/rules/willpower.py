@@ -19,6 +19,9 @@ class Willpower(RuleModel):
     current: Boxes
     temporary: Boxes = 0
     kept_conscious: Flag = False
+    drained: Flag = False
+    """WP-5: Willpower fell to 0 and none has been recovered since (temporary Willpower is not
+    recovery), so the optional 0-Willpower unconsciousness lasts (server-written by the rulings)."""
     hunger_scene: Annotated[str, Field(strict=True, max_length=200)] | None = None
     """WP-3: the scene (id; "" without a scene) in which Willpower last kept hunger or thirst at bay."""
 
@@ -93,6 +96,8 @@ def spend(
     if use is WillpowerUse.HUNGER and willpower.hunger_scene == scene:
         raise RuleViolation("WP-3", "Willpower against hunger or thirst only once per scene", ("use",))
     paid, pool = _pay(willpower)
+    if total(paid) == 0:
+        paid = paid.model_copy(update={"drained": True})
     left = f"{paid.current} left" + (f" + {paid.temporary} temporary" if paid.temporary else "")
     if use is WillpowerUse.ROLL:
         text = f"1 {pool} Willpower: +{PERFECT_BONUS} DP perfect bonus on this one-roll action"
@@ -138,7 +143,7 @@ def gain(
     if not recovered:
         text = f"Willpower already at max ({willpower.max}): nothing recovered"
         return willpower, 0, (Step(rule="WP-1", text=text, data={"recovered": 0}),)
-    new = willpower.model_copy(update={"current": willpower.current + recovered})
+    new = willpower.model_copy(update={"current": willpower.current + recovered, "drained": False})
     text = f"recovers {recovered} Willpower: {willpower.current} → {new.current} of {new.max}"
     return (
         new,
@@ -157,6 +162,8 @@ def lose(willpower: Willpower, amount: int) -> tuple[Willpower, tuple[Step, ...]
         update={
             "temporary": willpower.temporary - from_temporary,
             "current": willpower.current - from_current,
+            "drained": willpower.drained
+            or (total(willpower) == from_temporary + from_current and amount > 0),
         }
     )
     step = Step(
