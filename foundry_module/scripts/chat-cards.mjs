@@ -200,6 +200,7 @@ export const TEMPLATES = {
     ["Contest", (d) => has(d, "observerPool")],
     ["Won", (d) => has(d, "round")],
     ["NoWin", (d) => d.win === false],
+    ["Lapsed", (d) => has(d, "lapsed")],
   ],
   "DET-9": [["Modifier", (d) => typeof d.reason === "string" && d.reason !== ""]],
   "DET-10": [

@@ -248,6 +248,34 @@ def test_DET_8_a_win_from_approximate_pinpoints_and_holds_until_stage_two_change
     assert changed.visibility["seer"]["ghost"] is U and changed.contests == {}
 
 
+def test_DET_8_a_result_holds_until_the_next_rounds_contests_and_lapses_without_one() -> None:
+    """'Once per round': the guard's round-1 win holds through round 1; in round 2 the guard, out
+    cold, runs no contest, so the win lapses and, awake again, the guard has only its stage two."""
+    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=1)
+    won = run_contest(state, "guard", "assassin", contest_dice([8, 8, 1, 1, 1], [8] + [1] * 12)).state
+    assert won.visibility["guard"]["assassin"] is A and won.contests["guard"]["assassin"].round == 1
+    out = GUARD.model_copy(update={"conditions": {"unconscious": True}})
+    knocked = won.model_copy(
+        update={
+            "actors": {**won.actors, "a-guard": out},
+            "scene": won.scene.model_copy(update={"round": 2}) if won.scene else None,
+        }
+    )
+    ruling = round_contests(knocked, ctx(3))
+    assert ruling.state.contests == {}
+    assert ruling.state.visibility["guard"]["assassin"] is U
+    assert [s.data for s in ruling.log if s.data and "lapsed" in s.data] == [{"lapsed": 1}]
+    assert ruling.state.visibility == recompute_visibility(ruling.state)
+
+
+def test_DET_8_a_pair_contested_again_keeps_the_new_result() -> None:
+    """The next round's contest replaces the result: a win of this round stands, nothing lapses."""
+    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=2)
+    won = run_contest(state, "guard", "assassin", contest_dice([8, 8, 1, 1, 1], [8] + [1] * 12)).state
+    ruling = round_contests(won, ctx(3))  # round 2's own contests: the guard now approximates, +0 DP
+    assert not [s for s in ruling.log if s.data and "lapsed" in s.data]
+
+
 def test_DET_3_a_win_never_raises_above_the_observers_capability() -> None:
     blind_guard = GUARD.model_copy(update={"conditions": {"blinded": True}})
     state = world({"guard": (blind_guard, 0), "assassin": (ASSASSIN, 2)})

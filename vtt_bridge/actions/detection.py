@@ -1073,8 +1073,17 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 if result is not current:
                     cells.append((observer, target))
                 held.append((pair, outcome, stage_two, result, result is not current))
+    lapsed = _lapse_old_wins(base, visibility, contests, round_number, cells)
     log: list[Step] = []
     rolls: list[Roll] = []
+    if lapsed:
+        log.append(
+            Step(
+                rule="DET-8",
+                text=f"{lapsed} stage-three results of earlier rounds lapse: no contest of theirs this round",
+                data={"lapsed": lapsed},
+            )
+        )
     if held:
         every = len(held) <= ROUND_DETAIL_LIMIT
         shown = [entry for entry in held if every or entry[4]]
@@ -1095,6 +1104,36 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         cells if base is state else None,
     )
     return Ruling(state=after, log=tuple(log), rolls=tuple(rolls))
+
+
+def _lapse_old_wins(
+    base: WorldState, visibility: Visibility, contests: Contests, round_number: int, cells: Pairs
+) -> int:
+    """DET-8: a result holds until the next round's contest. The round's contests have replaced the
+    results of the pairs they ran; a win of another round whose pair ran no contest now (its observer
+    out of range, out cold) lapses too, and the pair is back at its stage two. Returns how many."""
+    lapsed = 0
+    for observer, wins in list(contests.items()):
+        old = [target for target, win in wins.items() if win.round != round_number]
+        if not old:
+            continue
+        kept = {target: win for target, win in wins.items() if target not in old}
+        if kept:
+            contests[observer] = kept
+        else:
+            del contests[observer]
+        for target in old:
+            lapsed += 1
+            if observer not in base.tokens or target not in base.tokens:
+                continue
+            pair = _pair(base, observer, target, ("observer", "target"))
+            level, _ = _final_level(pair.summary, pair.key, pair.distance2, None)
+            row = visibility[observer]
+            if row.get(target) is not STATES[level]:
+                row = visibility[observer] = dict(row)
+                row[target] = STATES[level]
+                cells.append((observer, target))
+    return lapsed
 
 
 # --- queries ----------------------------------------------------------------------------------------
