@@ -89,7 +89,10 @@ export const TEMPLATES = {
   ],
   "HEALTH-5": [["NotReturned", (d) => has(d, "notReturned")]],
   "HEALTH-6": [["Status", (d) => has(d, "status")]],
-  "HEALTH-8": [["LongRest", (d) => has(d, "longRests")]],
+  "HEALTH-8": [
+    ["LongRest", (d) => has(d, "longRests")],
+    ["RestCarried", (d) => has(d, "restHours")],
+  ],
   "HEALTH-9": [["Cost", (d) => has(d, "cost")]],
   "HEALTH-11": [
     ["Absorb", (d) => has(d, "absorbed")],

@@ -366,6 +366,23 @@ def test_HEALTH_8_long_rest_heals_l_or_a_never_combined(
     assert boxes(out.health) == after
 
 
+def test_HEALTH_8_rest_taken_a_night_at_a_time_adds_up() -> None:
+    """'Every two days ... turns 1 L back to healthy': two one-day rests heal the L one two-day rest
+    does; the day that made no box carries, and nothing carries once no box of its grade is left."""
+    night = heal(track(6, 0, 2), None, amount=1, source=HealSource.LONG_REST)
+    assert boxes(night.health) == (4, 0, 2, 0) and night.health.rest_minutes == 24 * 60
+    assert night.steps[-1].data == {"restHours": 24, "grade": "L", "periodHours": 48}
+    second = heal(night.health, None, amount=1, source=HealSource.LONG_REST)
+    assert boxes(second.health) == (5, 0, 1, 0) and second.health.rest_minutes == 0
+    week = track(6, 0, 0, 1)
+    for _ in range(6):
+        week = heal(week, None, amount=1, grade="A", source=HealSource.LONG_REST).health
+    assert boxes(week) == (5, 0, 0, 1) and week.rest_minutes == 6 * 24 * 60
+    assert boxes(heal(week, None, amount=1, grade="A", source=HealSource.LONG_REST).health) == (6, 0, 0, 0)
+    done = heal(track(6, 0, 1), None, amount=3, source=HealSource.LONG_REST).health
+    assert boxes(done) == (6, 0, 0, 0) and done.rest_minutes == 0
+
+
 def test_HEALTH_8_long_rest_does_not_heal_bashing() -> None:
     with pytest.raises(RuleViolation):
         heal(track(6, 2), None, amount=3, grade="B", source=HealSource.LONG_REST)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step
 
 if TYPE_CHECKING:  # models.py imports this module; the names are only needed for type hints
     from vtt_bridge.models import Actor, Settings
@@ -63,6 +63,9 @@ class HealthTrack(RuleModel):
     """HEALTH-4: worsening stopped by healing or a successful First Aid; new damage clears it."""
     woken: Flag = False
     """HEALTH-3: woken by recovering Willpower (or by an ST ruling); new damage clears it."""
+    rest_minutes: Count = 0
+    """HEALTH-8: long rest taken toward the next L or A box, carried from one `heal` to the next (a
+    night at a time adds up to the two days an L needs)."""
 
     @model_validator(mode="after")
     def _boxes_fit(self) -> HealthTrack:
@@ -496,16 +499,11 @@ def _heal_plan(
         minutes = recovery_time(RecoveryKind.SHORT_REST, double)
         return amount, (Grade.BASHING,), 1, f"{amount} short rest(s) of {minutes} minutes: 1 B each"
     if source is HealSource.LONG_REST:
-        if chosen is Grade.BASHING:
-            raise RuleViolation("HEALTH-8", "long rests heal L or A; B heals by short rests", ("grade",))
-        if chosen is None:
-            has_lethal = first.lethal > 0 or (second is not None and second.lethal > 0)
-            chosen = Grade.LETHAL if has_lethal else Grade.AGGRAVATED
-        kind = RecoveryKind.LETHAL if chosen is Grade.LETHAL else RecoveryKind.AGGRAVATED
-        period = recovery_time(kind, double)
-        points = amount * MINUTES_PER_DAY // period
+        chosen, kind, period, rested = _long_rest(first, second, amount, grade, double)
+        points = rested // period
+        carried = f" + {first.rest_minutes // 60} hours carried" if first.rest_minutes else ""
         how = (
-            f"{amount} day(s) of rest ({recovery_long_rests(kind, double)} long rests per "
+            f"{amount} day(s) of rest{carried} ({recovery_long_rests(kind, double)} long rests per "
             f"{period // 60} hours): {points} {chosen.value}; recovery periods do not combine"
         )
         return points, (chosen,), 1, how
@@ -527,6 +525,21 @@ def _heal_plan(
     return amount, order, 1, f"{source.value}: {amount} box(es)"
 
 
+def _long_rest(
+    first: HealthTrack, second: HealthTrack | None, amount: int, grade: HealGrade, double: bool
+) -> tuple[Grade, RecoveryKind, int, int]:
+    """HEALTH-8 long rests: the grade they heal (L while any is left), its recovery kind, its period
+    in minutes, and the minutes of rest toward it (these days and what earlier ones carried)."""
+    chosen = None if grade == "any" else Grade(grade)
+    if chosen is Grade.BASHING:
+        raise RuleViolation("HEALTH-8", "long rests heal L or A; B heals by short rests", ("grade",))
+    if chosen is None:
+        has_lethal = first.lethal > 0 or (second is not None and second.lethal > 0)
+        chosen = Grade.LETHAL if has_lethal else Grade.AGGRAVATED
+    kind = RecoveryKind.LETHAL if chosen is Grade.LETHAL else RecoveryKind.AGGRAVATED
+    return chosen, kind, recovery_time(kind, double), amount * MINUTES_PER_DAY + first.rest_minutes
+
+
 def heal(
     first: HealthTrack,
     second: HealthTrack | None,
@@ -546,6 +559,7 @@ def heal(
     if amount < 0:
         raise ValueError(f"heal amount must not be negative, got {amount}")
     rule = _SOURCE_RULE[source]
+    rest = _long_rest(first, second, amount, grade, double) if source is HealSource.LONG_REST else None
     points, order, a_cost, how = _heal_plan(first, second, amount, grade, source, double)
     steps = [Step(rule=rule, text=how, data={"source": source.value, "points": points})]
     healed: dict[Grade, int] = {}
@@ -580,6 +594,8 @@ def heal(
         healed[g] = healed.get(g, 0) + n
     if not healed:
         steps.append(Step(rule=rule, text="nothing this source can heal", data={"healed": {}}))
+    if rest is not None:
+        first = _carry_rest(first, second, rest, healed, steps)
     cost = 0
     if source is HealSource.OVERSEER:
         aggravated = healed.get(Grade.AGGRAVATED, 0)
@@ -607,6 +623,33 @@ def heal(
     return HealOutcome(
         health=first, second_health=second, healed=healed, overseer_cost=cost, steps=tuple(steps)
     )
+
+
+def _carry_rest(
+    first: HealthTrack,
+    second: HealthTrack | None,
+    rest: tuple[Grade, RecoveryKind, int, int],
+    healed: Mapping[Grade, int],
+    steps: list[Step],
+) -> HealthTrack:
+    """HEALTH-8: the rest that has not yet made a box (`rest` as `_long_rest` planned it, before the
+    healing) carries to the next long rest, while a box of its grade is left to heal."""
+    chosen, _, period, rested = rest
+    left = rested - healed.get(chosen, 0) * period
+    still = first.lethal + (second.lethal if second else 0)
+    if chosen is Grade.AGGRAVATED:
+        still = first.aggravated + (second.aggravated if second else 0)
+    carry = left if still and 0 < left < period else 0
+    if carry:
+        steps.append(
+            Step(
+                rule="HEALTH-8",
+                text=f"{carry // 60} hours of rest carry toward the next {chosen.value} "
+                f"({period // 60} hours heal one)",
+                data={"restHours": carry // 60, "grade": chosen.value, "periodHours": period // 60},
+            )
+        )
+    return first if carry == first.rest_minutes else first.model_copy(update={"rest_minutes": carry})
 
 
 def round_start_healing(
