@@ -490,8 +490,10 @@ def _heal_plan(
     grade: HealGrade,
     source: HealSource,
     double: bool,
+    rest: tuple[Grade, RecoveryKind, int, int] | None = None,
 ) -> tuple[int, tuple[Grade, ...], int, str]:
-    """(points, grades in order, cost of one A box, how the points were worked out)."""
+    """(points, grades in order, cost of one A box, how the points were worked out); `rest`: a long
+    rest's plan (`_long_rest`)."""
     chosen = None if grade == "any" else Grade(grade)
     if source is HealSource.SHORT_REST:
         if chosen not in (None, Grade.BASHING):
@@ -499,7 +501,7 @@ def _heal_plan(
         minutes = recovery_time(RecoveryKind.SHORT_REST, double)
         return amount, (Grade.BASHING,), 1, f"{amount} short rest(s) of {minutes} minutes: 1 B each"
     if source is HealSource.LONG_REST:
-        chosen, kind, period, rested = _long_rest(first, second, amount, grade, double)
+        chosen, kind, period, rested = rest or _long_rest(first, second, amount, grade, double)
         points = rested // period
         carried = f" + {first.rest_minutes // 60} hours carried" if first.rest_minutes else ""
         how = (
@@ -560,7 +562,7 @@ def heal(
         raise ValueError(f"heal amount must not be negative, got {amount}")
     rule = _SOURCE_RULE[source]
     rest = _long_rest(first, second, amount, grade, double) if source is HealSource.LONG_REST else None
-    points, order, a_cost, how = _heal_plan(first, second, amount, grade, source, double)
+    points, order, a_cost, how = _heal_plan(first, second, amount, grade, source, double, rest)
     steps = [Step(rule=rule, text=how, data={"source": source.value, "points": points})]
     healed: dict[Grade, int] = {}
     if second is not None:
