@@ -148,7 +148,10 @@ export const TEMPLATES = {
     ["Doubled", (d) => has(d, "before")],
   ],
   "IWR-4": [["Blocked", (d) => has(d, "before")]],
-  "IWR-5": [["Temporary", (d) => has(d, "effect")]],
+  "IWR-5": [
+    ["Ended", (d) => has(d, "ended")],
+    ["Temporary", (d) => has(d, "effect")],
+  ],
   "IWR-6": [["Weakness", (d) => has(d, "weakness")]],
   "IWR-7": [
     ["Resistance", (d) => has(d, "resistance")],

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from vtt_bridge.actions import Context, NotFound, Ruling
 from vtt_bridge.actions.effects import ACTIONS
+from vtt_bridge.actions.round import RoundAction, new_round
 from vtt_bridge.models import Actor, WorldState
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.dice import SeededRoller
@@ -124,6 +125,28 @@ def test_IWR_2_an_effect_category_immunity_keeps_its_condition_off(immunity: str
     ruling = affect(state, conditions=[condition])
     assert condition not in hero(ruling).conditions
     assert [step.rule for step in ruling.log] == ["IWR-2"]
+
+
+def test_IWR_5_a_temporary_immunity_ends_with_its_duration_and_with_its_combat() -> None:
+    """Through round 3: the round-4 action ends it (a step says so); a new combat (round 1 again)
+    ends every immunity counted in rounds; one without a duration stays."""
+
+    def round_to(state: WorldState, number: int) -> Ruling:
+        return new_round(state, RoundAction(kind="round", round=number), Context(roller=SeededRoller(0)))
+
+    immunities = [
+        {"effect": "blindness", "untilRound": 3},
+        {"effect": "fear", "untilRound": 9},
+        {"effect": "sleep"},
+    ]
+    state = world(round=3, temporaryImmunities=immunities)
+    fourth = round_to(state, 4)
+    assert [t.effect for t in hero(fourth).temporary_immunities] == ["fear", "sleep"]
+    ended = [step.data for step in fourth.log if step.rule == "IWR-5"]
+    assert ended == [{"actor": "hero", "ended": "blindness", "untilRound": 3}]
+    assert hero(affect(fourth.state, conditions=["blinded"], traits=["blindness"])).conditions["blinded"]
+    restarted = round_to(fourth.state, 1)
+    assert [t.effect for t in hero(restarted).temporary_immunities] == ["sleep"]
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from vtt_bridge.actions import Context, Ruling
+from vtt_bridge.actions import Context, Ruling, with_actor
 from vtt_bridge.actions.detection import round_contests
 from vtt_bridge.actions.health import round_health
 from vtt_bridge.models import Scene, WorldState
@@ -37,6 +37,8 @@ def new_round(state: WorldState, action: RoundAction, ctx: Context) -> Ruling:
         update={"scene": Scene.model_validate({**scene.model_dump(), "round": action.round})}
     )
     log = [Step(rule="ROUND", text=f"round {action.round} begins", data={"round": action.round})]
+    after, ended = end_temporary_immunities(after, restarted=action.round <= scene.round)
+    log.extend(ended)
     rolls: list[Roll] = []
     for phase in ROUND_PHASES:
         ruling = phase(after, ctx)
@@ -44,6 +46,34 @@ def new_round(state: WorldState, action: RoundAction, ctx: Context) -> Ruling:
         log.extend(ruling.log)
         rolls.extend(ruling.rolls)
     return Ruling(state=after, log=tuple(log), rolls=tuple(rolls))
+
+
+def end_temporary_immunities(state: WorldState, restarted: bool) -> tuple[WorldState, list[Step]]:
+    """IWR-5: a temporary immunity lasts through its round; the new round ends those it has passed,
+    and a restart (a new combat: round 0 or 1 again) ends every one counted in rounds."""
+    round_number = state.scene.round if state.scene is not None else 0
+    steps: list[Step] = []
+    for actor_id in sorted(state.actors):
+        actor = state.actors[actor_id]
+        ended = [
+            t
+            for t in actor.temporary_immunities
+            if t.until_round is not None and (restarted or round_number > t.until_round)
+        ]
+        if not ended:
+            continue
+        kept = tuple(t for t in actor.temporary_immunities if t not in ended)
+        state = with_actor(state, actor_id, actor.model_copy(update={"temporary_immunities": kept}))
+        steps.extend(
+            Step(
+                rule="IWR-5",
+                text=f"{actor_id}: temporary immunity to {t.effect!r} ends (it lasted through round "
+                f"{t.until_round})",
+                data={"actor": actor_id, "ended": t.effect, "untilRound": t.until_round},
+            )
+            for t in ended
+        )
+    return state, steps
 
 
 Phase = Callable[[WorldState, Context], Ruling]
