@@ -276,6 +276,33 @@ def test_DET_8_a_pair_contested_again_keeps_the_new_result() -> None:
     assert not [s for s in ruling.log if s.data and "lapsed" in s.data]
 
 
+def test_DET_8_in_a_combat_round_a_pair_is_contested_once() -> None:
+    """'Once per round': in round 2 a lost on-demand contest is kept (raising nothing) and a second
+    one is refused; so is one after the round's own contest won; out of combat (round 0) the GM may
+    call for as many as the story needs."""
+    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=2)
+    lost = run_contest(state, "guard", "assassin", contest_dice([1] * 5, [8] + [1] * 12)).state
+    assert lost.visibility["guard"]["assassin"] is U
+    assert lost.contests["guard"]["assassin"].won is False and lost.contests["guard"]["assassin"].round == 2
+    with pytest.raises(RuleViolation, match="once per round") as refused:
+        run_contest(lost, "guard", "assassin")
+    assert refused.value.rule == "DET-8" and refused.value.path == ("target",)
+    assert lost.visibility == recompute_visibility(lost)
+    third = lost.model_copy(
+        update={"scene": lost.scene.model_copy(update={"round": 3}) if lost.scene else None}
+    )
+    ruling = round_contests(third, ctx(3))  # round 3's own contest replaces the kept loss
+    last = ruling.state.contests.get("guard", {}).get("assassin")
+    assert last is None or (last.won and last.round == 3)
+    if last is not None:
+        with pytest.raises(RuleViolation, match="once per round"):
+            run_contest(ruling.state, "guard", "assassin")
+    calm = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)})
+    for _ in range(3):
+        calm = run_contest(calm, "guard", "assassin", contest_dice([1] * 5, [8] + [1] * 12)).state
+    assert calm.contests == {}
+
+
 def test_DET_3_a_win_never_raises_above_the_observers_capability() -> None:
     blind_guard = GUARD.model_copy(update={"conditions": {"blinded": True}})
     state = world({"guard": (blind_guard, 0), "assassin": (ASSASSIN, 2)})

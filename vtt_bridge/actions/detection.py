@@ -129,6 +129,8 @@ def _final_level(
         return level, False
     if not key or win.stage_two is not STATES[level]:
         return level, True
+    if not win.won:
+        return level, False
     return raise_one_step(level, summary.profile.capability.at(distance2)), False
 
 
@@ -778,7 +780,7 @@ def explain(state: WorldState, observer: str, target: str) -> list[Step]:
     ]
     win = state.contests.get(observer, {}).get(target)
     level, stale = _final_level(pair.summary, pair.key, pair.distance2, win)
-    if win is not None and not stale:
+    if win is not None and not stale and win.won:
         out.append(
             Step(
                 rule="DET-8",
@@ -898,13 +900,24 @@ def _contestable(pair: _Pair) -> tuple[int, int] | None:
 
 
 def _apply_result(
-    visibility: Visibility, contests: Contests, pair: _Pair, stage_two: int, won: bool, round_number: int
+    visibility: Visibility,
+    contests: Contests,
+    pair: _Pair,
+    stage_two: int,
+    won: bool,
+    round_number: int,
+    keep_loss: bool = False,
 ) -> LocateState:
+    """DET-8: record a contest's result and the pair's state. A loss is kept only when asked (an
+    on-demand contest in a combat round, so the pair waits for the next round); the round's own
+    losses are not (every
+    pair they ran has had its contest of the round, and thousands of entries would follow a
+    500-token round)."""
     capability = pair.summary.profile.capability.at(pair.distance2)
     level = raise_one_step(stage_two, capability) if won else stage_two
     wins = dict(contests.get(pair.observer_id, {}))
-    if won:
-        wins[pair.target_id] = ContestWin(stage_two=STATES[stage_two], round=round_number)
+    if won or keep_loss:
+        wins[pair.target_id] = ContestWin(stage_two=STATES[stage_two], round=round_number, won=won)
     else:
         wins.pop(pair.target_id, None)
     if wins:
@@ -1010,6 +1023,14 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
             ("observer",),
         )
     stage_two, _ = stages
+    round_number = base.scene.round if base.scene is not None else 0
+    last = base.contests.get(action.observer, {}).get(action.target)
+    if round_number >= 1 and last is not None and last.round == round_number:
+        raise RuleViolation(
+            "DET-8",
+            f"{action.observer} already contested {action.target} in round {round_number}: once per round",
+            ("target",),
+        )
     current = base.visibility[action.observer][action.target]
     if action.dice is None:
         outcome = _run_contest(base, pair, current, ctx.roller, ctx.roller)
@@ -1024,8 +1045,15 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
         _check_dice_used(outcome.hider_roll, action.dice.target, "target")
     visibility = dict(base.visibility)
     contests = dict(base.contests)
-    round_number = base.scene.round if base.scene is not None else 0
-    result = _apply_result(visibility, contests, pair, stage_two, outcome.observer_wins, round_number)
+    result = _apply_result(
+        visibility,
+        contests,
+        pair,
+        stage_two,
+        outcome.observer_wins,
+        round_number,
+        keep_loss=round_number >= 1,
+    )
     cells: Pairs | None = None
     if base is state:
         cells = [(action.observer, action.target)] if result is not current else []

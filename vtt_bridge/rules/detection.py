@@ -110,14 +110,16 @@ Empty: the target has no anti-detection (stage one)."""
 
 
 class ContestWin(RuleModel):
-    """DET-8: a standing stage-three win of an observer over a target (server-written).
+    """DET-8: the standing stage-three result of an observer against a target (server-written).
 
-    It raises the stage-two state it was won against by one step and holds until the next round's
-    contest or until stage two changes (then the server drops it).
+    A win raises the stage-two state it was won against by one step and holds until the next round's
+    contests or until stage two changes (then the server drops it). An on-demand contest that was
+    lost is kept too (`won: false`, raising nothing), so the pair is not contested again that round.
     """
 
     stage_two: LocateState
     round: Count = 0
+    won: Flag = True
 
 
 # --- DET-1..7: one means against one anti-detection ------------------------------------------------
