@@ -7,7 +7,6 @@ acknowledges it. A request that fails raises `RequestError` and leaves the world
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
@@ -23,6 +22,7 @@ from vtt_bridge.models import (
     DERIVED_CONDITIONS,
     Actor,
     Edited,
+    Id,
     Scene,
     Settings,
     Token,
@@ -163,12 +163,16 @@ class _RuleErrors:
             ) from None
 
 
-_ID = re.compile(r"[^/~]{1,200}")
+_ID_ADAPTER: TypeAdapter[str] = TypeAdapter(Id)
 
 
 def is_document_id(candidate: str) -> bool:
     """Whether a path segment is a document id (`models.Id`): what sync accepts, upsert accepts."""
-    return _ID.fullmatch(candidate) is not None
+    try:
+        _ID_ADAPTER.validate_python(candidate)
+    except ValidationError:
+        return False
+    return True
 
 
 def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail]:

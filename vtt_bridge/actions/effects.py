@@ -211,7 +211,7 @@ def _whole_effect_blocker(actor: Actor, effect: Effect, rank: Rank, round_: int)
     for temporary in actor.temporary_immunities:
         if temporary.effect not in traits:
             continue
-        if temporary.until_round is not None and round_ > temporary.until_round:
+        if temporary.over_by(round_):
             continue
         if temporary.creature is not None and temporary.creature != effect.source:
             continue

@@ -58,7 +58,7 @@ def end_temporary_immunities(state: WorldState, restarted: bool) -> tuple[WorldS
         ended = [
             t
             for t in actor.temporary_immunities
-            if t.until_round is not None and (restarted or round_number > t.until_round)
+            if t.until_round is not None and (restarted or t.over_by(round_number))
         ]
         if not ended:
             continue

@@ -154,6 +154,10 @@ class TemporaryImmunity(RuleModel):
     until_round: Count | None = None
     creature: Annotated[str, Field(strict=True, min_length=1, max_length=200)] | None = None
 
+    def over_by(self, round: int) -> bool:
+        """Whether its duration has run out by this round (it lasts through `untilRound`)."""
+        return self.until_round is not None and round > self.until_round
+
 
 @dataclass(frozen=True, slots=True)
 class DealtDamage:
@@ -365,7 +369,7 @@ def _resolve_one(
     for temporary in temporary_immunities:
         if temporary.effect not in effect_traits:
             continue
-        if temporary.until_round is not None and round > temporary.until_round:
+        if temporary.over_by(round):
             continue
         if temporary.creature is not None and temporary.creature != instance.source:
             continue
