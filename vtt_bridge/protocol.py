@@ -15,13 +15,14 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import Field, TypeAdapter, ValidationError
 
 from vtt_bridge.actions.registry import ACTION_MODELS, HANDLERS, QUERIES, QUERY_MODELS
-from vtt_bridge.models import Actor, Scene, Settings, Token, WorldState
+from vtt_bridge.models import Actor, Id, Scene, Settings, Token, WorldState
 from vtt_bridge.rules.common import Count, Flag, RuleModel, Step
 
 PROTOCOL_VERSION = 1
 
 MessageId = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
-WorldId = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
+WorldId = Id
+"""A world id: one JSON Pointer segment, as a document id (`models.Id`)."""
 Pointer = Annotated[str, Field(strict=True, min_length=1, max_length=1000, pattern=r"^/")]
 
 

@@ -23,6 +23,7 @@ from pydantic import Field
 from vtt_bridge.actions import Context, NotFound, Ruling
 from vtt_bridge.models import (
     Actor,
+    Id,
     Scene,
     Token,
     Unapplied,
@@ -54,7 +55,8 @@ from vtt_bridge.rules.detection import (
 from vtt_bridge.rules.dice import DiceExhausted, Roll, Roller, SuppliedDice
 from vtt_bridge.rules.energy import Attribute
 
-TokenId = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
+TokenId = Id
+"""A document id (`models.Id`)."""
 Coordinate = Annotated[float, Field(strict=True, ge=-1e9, le=1e9, allow_inf_nan=False)]
 D10 = Annotated[int, Field(strict=True, ge=1, le=10)]
 

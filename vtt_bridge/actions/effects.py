@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
-from vtt_bridge.models import Actor, WorldState
+from vtt_bridge.models import Actor, Id, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Slug, Step
 from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
 from vtt_bridge.rules.immunities import (
@@ -26,7 +26,8 @@ from vtt_bridge.rules.immunities import (
 from vtt_bridge.rules.iwr import EFFECT_CATEGORIES, is_damage_type_or_group
 from vtt_bridge.rules.ranks import Rank, effect_rank
 
-ActorId = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
+ActorId = Id
+"""A document id (`models.Id`)."""
 Source = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 
 
