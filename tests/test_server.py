@@ -17,6 +17,7 @@ from tests.conftest import TOKEN, Connect, Peer, world_state
 from vtt_bridge import actions
 from vtt_bridge.actions import registry
 from vtt_bridge.server import BRIDGE, Config, create_app, origin_allowed
+from vtt_bridge.store import REV_SPAN
 
 
 async def synced(connect: Connect, world: str = "w1", **kwargs: Any) -> Peer:
@@ -176,7 +177,11 @@ async def test_periodic_snapshots_keep_every_ruling_and_every_action_reply_acros
             assert await peer.state() == documents[-1]
             db = client.app[BRIDGE].store._db
             (snapshot_rev,) = db.execute("SELECT snapshot_rev FROM worlds WHERE world = 'w1'").fetchone()
-            kept = db.execute("SELECT rev, action_id FROM rulings WHERE world = 'w1' ORDER BY rev").fetchall()
+            kept = db.execute(
+                "SELECT key - n * ?, action_id FROM log JOIN world_keys "
+                "ON key >= n * ? AND key < (n + 1) * ? WHERE world = 'w1' ORDER BY key",
+                (REV_SPAN, REV_SPAN, REV_SPAN),
+            ).fetchall()
             assert snapshot_rev == 15
             assert all(action_id is not None for rev, action_id in kept if rev <= snapshot_rev)
             assert {action_id for _, action_id in kept if action_id} == set(replies)

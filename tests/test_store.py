@@ -1,17 +1,20 @@
-"""The SQLite store on its own: the log table's layout, and a file written by an earlier version."""
+"""The SQLite store on its own: the log's layout, and files written by earlier versions."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from vtt_bridge.models import settled
 from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.server import dumps
-from vtt_bridge.store import Store
+from vtt_bridge.store import REV_SPAN, Store
 from vtt_bridge.world import World
 
-EARLIER_LOG = """
+EARLIER_LOGS = {
+    "before 2026-11-29": """
 CREATE TABLE rulings (
     world TEXT NOT NULL,
     rev INTEGER NOT NULL,
@@ -19,8 +22,18 @@ CREATE TABLE rulings (
     reply TEXT NOT NULL,
     PRIMARY KEY (world, rev)
 ) WITHOUT ROWID;
-"""
-"""The rulings table as the versions before 2026-11-29 created it."""
+""",
+    "2026-11-29": """
+CREATE TABLE rulings (
+    world TEXT NOT NULL,
+    rev INTEGER NOT NULL,
+    action_id TEXT,
+    reply TEXT NOT NULL,
+    PRIMARY KEY (world, rev)
+);
+""",
+}
+"""The rulings table as earlier versions created it."""
 
 
 def rule_and_store(store: Store, world: World) -> None:
@@ -39,40 +52,104 @@ def rule_and_store(store: Store, world: World) -> None:
         world.commit(action, reply)
 
 
-def log_table_sql(path: Path) -> str:
+def tables(path: Path) -> dict[str, str]:
     db = sqlite3.connect(path)
     try:
-        (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name = 'rulings'").fetchone()
-        return str(sql)
+        return {
+            name: sql for name, sql in db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
+        }
     finally:
         db.close()
 
 
-def test_a_new_store_keeps_its_log_in_a_rowid_table(tmp_path: Path) -> None:
-    """Replies run to megabytes: SQLite keeps WITHOUT ROWID for rows under a twentieth of a page."""
+def test_a_ruling_is_one_row_in_one_btree_keyed_by_world_and_rev(tmp_path: Path) -> None:
+    """No index beside the log: a ruling writes one B-tree, at the end of its world's range."""
     path = tmp_path / "vtt-bridge.sqlite3"
     store = Store(path)
     rule_and_store(store, World("w"))
+    rule_and_store(store, World("v"))
     store.close()
-    assert "WITHOUT ROWID" not in log_table_sql(path)
-
-
-def test_a_store_file_of_an_earlier_version_is_read_and_written_as_it_is(tmp_path: Path) -> None:
-    path = tmp_path / "vtt-bridge.sqlite3"
     db = sqlite3.connect(path)
-    db.executescript(EARLIER_LOG)
+    try:
+        assert (
+            db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'log'").fetchall()
+            == []
+        )
+        keys = dict(db.execute("SELECT world, n FROM world_keys"))
+        rows = db.execute("SELECT key, action_id FROM log ORDER BY key").fetchall()
+    finally:
+        db.close()
+    assert keys == {"w": 1, "v": 2}
+    # the sync (rev 1) has no action id and is held by the snapshot; the actions' replies are kept
+    assert rows == [(n * REV_SPAN + rev, f"a{rev - 2}") for n in (1, 2) for rev in (2, 3, 4)]
+    assert "WITHOUT ROWID" not in tables(path)["log"]
+
+
+def test_a_rev_beyond_the_key_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path / "vtt-bridge.sqlite3")
+    try:
+        with pytest.raises(ValueError, match="beyond"):
+            store.append("w", REV_SPAN, "a", "{}", None)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("version", sorted(EARLIER_LOGS))
+def test_a_store_file_of_an_earlier_version_is_moved_into_the_keyed_log(tmp_path: Path, version: str) -> None:
+    """Written by an earlier version (its own statements, below), read and written by this one."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(EARLIER_LOGS[version])
+    db.execute(
+        "CREATE TABLE worlds (world TEXT PRIMARY KEY, snapshot_rev INTEGER NOT NULL, snapshot TEXT NOT NULL)"
+    )
+    earlier = World("w")
+    pending = earlier.prepare_sync(
+        {
+            "state": {
+                "actors": {"hero": {"name": "Hero", "health": {"max": 9}}},
+                "tokens": {"t": {"actor": "hero"}},
+            }
+        }
+    )
+    snapshot = settled(pending.state).model_dump_json()
+    db.execute("INSERT INTO worlds VALUES ('w', 1, ?)", (snapshot,))
+    earlier.commit(pending, dumps(pending.result))
+    for i in range(3):
+        hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
+        action = earlier.prepare_action(f"a{i}", hit, SeededRoller(1))
+        assert not isinstance(action, str)
+        reply = dumps(action.result)
+        db.execute("INSERT INTO rulings VALUES ('w', ?, ?, ?)", (action.result["rev"], f"a{i}", reply))
+        earlier.commit(action, reply)
+    db.execute(
+        "INSERT INTO rulings VALUES ('other', 1, 'o1', ?)", (dumps({"rev": 1, "patch": [], "log": []}),)
+    )
     db.close()
+
     store = Store(path)
-    world = World("w")
-    rule_and_store(store, world)
-    store.close()
+    try:
+        assert store.worlds() == ["other", "w"]
+        recovered = store.recover("w", recent=10)
+        assert recovered.state.model_dump(mode="json") == earlier.state.model_dump(mode="json")
+        assert recovered.answered == {"a0", "a1", "a2"}
+        assert recovered.replies == dict(earlier.replies)
+        assert store.reply("w", "a0") == earlier.replies["a0"]
+        assert store.recover("other", recent=10).answered == {"o1"}
+        # and the moved world goes on from where it was
+        world = World("w", recovered.state, recovered.replies, recovered.answered)
+        hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
+        action = world.prepare_action("a3", hit, SeededRoller(1))
+        assert not isinstance(action, str)
+        store.append("w", action.result["rev"], "a3", dumps(action.result), None)
+        world.commit(action, dumps(action.result))
+    finally:
+        store.close()
+    assert "rulings" not in tables(path)
     again = Store(path)
     try:
         recovered = again.recover("w", recent=10)
         assert recovered.state.model_dump(mode="json") == world.state.model_dump(mode="json")
-        assert recovered.answered == {"a0", "a1", "a2"}
-        assert recovered.replies == dict(world.replies)
-        assert again.reply("w", "a0") == world.replies["a0"]
+        assert recovered.answered == {"a0", "a1", "a2", "a3"}
     finally:
         again.close()
-    assert "WITHOUT ROWID" in log_table_sql(path)

@@ -24,18 +24,27 @@ CREATE TABLE IF NOT EXISTS worlds (
     snapshot_rev INTEGER NOT NULL,
     snapshot TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS rulings (
-    world TEXT NOT NULL,
-    rev INTEGER NOT NULL,
+CREATE TABLE IF NOT EXISTS world_keys (
+    n INTEGER PRIMARY KEY,
+    world TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS log (
+    key INTEGER PRIMARY KEY,
     action_id TEXT,
-    reply TEXT NOT NULL,
-    PRIMARY KEY (world, rev)
+    reply TEXT NOT NULL
 );
 """
-"""`rulings` is a rowid table with its key in an index: a reply runs from a kilobyte (`damage`) to
-megabytes (a 500-token `round`), and SQLite keeps WITHOUT ROWID tables for rows under about a
-twentieth of a page (a 5 KB `move` reply is written 25% faster so). A file made by an earlier
-version keeps its WITHOUT ROWID table, which the same statements read and write."""
+"""`log` holds the rulings of every world, each keyed by its world's number (`world_keys`) and its
+rev in one integer, `n << 40 | rev` (`REV_SPAN`): the key is the table's rowid, so a ruling is
+written into one B-tree (no index beside it), at the end of its world's range. A reply runs from a
+kilobyte (`damage`) to megabytes (a 500-token `round`)."""
+
+REV_SPAN = 1 << 40
+"""Revs a world can reach in the log's key (a trillion rulings)."""
+
+EARLIER_LOG = "rulings"
+"""The table earlier versions kept the log in (world, rev, action_id, reply, keyed by world and
+rev): moved into `log` when such a file is opened (`Store._migrate`)."""
 
 SNAPSHOT_EVERY = 1000
 """Rulings between two snapshots of a world (recovery replays at most this many patches)."""
@@ -70,6 +79,7 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            self._migrate()
         except sqlite3.OperationalError as exc:
             self._db.close()
             if "locked" in str(exc):
@@ -78,6 +88,30 @@ class Store:
                 ) from None
             raise
         self._since_snapshot: dict[str, int] = {}
+        self._bases: dict[str, int] = {
+            world: n * REV_SPAN for n, world in self._db.execute("SELECT n, world FROM world_keys")
+        }
+
+    def _migrate(self) -> None:
+        """Move a log an earlier version wrote (`EARLIER_LOG`) into `log`, in one transaction."""
+        db = self._db
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (EARLIER_LOG,)).fetchone() is None:
+            return
+        db.execute("BEGIN")
+        try:
+            db.execute(
+                "INSERT OR IGNORE INTO world_keys (world) SELECT DISTINCT world FROM rulings ORDER BY world"
+            )
+            db.execute(
+                "INSERT INTO log (key, action_id, reply) SELECT k.n * ? + r.rev, r.action_id, r.reply "
+                "FROM rulings AS r JOIN world_keys AS k ON k.world = r.world",
+                (REV_SPAN,),
+            )
+            db.execute("DROP TABLE rulings")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         """Checkpoint and fsync the WAL, then close the file."""
@@ -88,27 +122,36 @@ class Store:
         """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing."""
         self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
+    def _world_key(self, world: str) -> int:
+        """The first key of a world's range in `log` (a world gets its number with its first ruling)."""
+        base = self._bases.get(world)
+        if base is None:
+            cursor = self._db.execute("INSERT INTO world_keys (world) VALUES (?)", (world,))
+            assert cursor.lastrowid is not None
+            base = self._bases[world] = cursor.lastrowid * REV_SPAN
+        return base
+
     def append(
         self, world: str, rev: int, action_id: str | None, reply: str, snapshot: WorldState | None
     ) -> None:
         """Write one ruling (and, when given, a snapshot of the state after it) in one transaction."""
+        if not 0 <= rev < REV_SPAN:
+            raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
+        base = self._world_key(world)  # before the transaction: a number once given stays given
+        key = base + rev
         if snapshot is None:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
-            db.execute(
-                "INSERT INTO rulings (world, rev, action_id, reply) VALUES (?, ?, ?, ?)",
-                (world, rev, action_id, reply),
-            )
+            db.execute("INSERT INTO log (key, action_id, reply) VALUES (?, ?, ?)", (key, action_id, reply))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
             return
         db.execute("BEGIN")
         try:
             if action_id is not None:
                 db.execute(
-                    "INSERT INTO rulings (world, rev, action_id, reply) VALUES (?, ?, ?, ?)",
-                    (world, rev, action_id, reply),
+                    "INSERT INTO log (key, action_id, reply) VALUES (?, ?, ?)", (key, action_id, reply)
                 )
-            self._write_snapshot(world, snapshot)
+            self._write_snapshot(world, base, snapshot)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -119,7 +162,7 @@ class Store:
         """Whether the next ruling of this world should carry a snapshot (to bound replay)."""
         return self._since_snapshot.get(world, 0) + 1 >= SNAPSHOT_EVERY
 
-    def _write_snapshot(self, world: str, state: WorldState) -> None:
+    def _write_snapshot(self, world: str, base: int, state: WorldState) -> None:
         row = self._db.execute("SELECT snapshot_rev FROM worlds WHERE world = ?", (world,)).fetchone()
         previous = -1 if row is None else int(row[0])
         self._db.execute(
@@ -131,22 +174,24 @@ class Store:
         # to the previous snapshot went with it: the range stays that of one interval, however long
         # the world's history.
         self._db.execute(
-            "DELETE FROM rulings WHERE world = ? AND rev > ? AND rev <= ? AND action_id IS NULL",
-            (world, previous, state.rev),
+            "DELETE FROM log WHERE key > ? AND key <= ? AND action_id IS NULL",
+            (base + previous, base + state.rev),
         )
 
     def worlds(self) -> list[str]:
         """Every world the store knows."""
-        rows = self._db.execute(
-            "SELECT world FROM worlds UNION SELECT DISTINCT world FROM rulings"
-        ).fetchall()
+        rows = self._db.execute("SELECT world FROM worlds UNION SELECT world FROM world_keys").fetchall()
         return sorted(row[0] for row in rows)
 
     def reply(self, world: str, action_id: str) -> str | None:
         """The reply an action id was answered with (a scan of the world's rulings: for a retry of an
         action older than the replies the world keeps in memory, which is rare)."""
+        base = self._bases.get(world)
+        if base is None:
+            return None
         row = self._db.execute(
-            "SELECT reply FROM rulings WHERE world = ? AND action_id = ? LIMIT 1", (world, action_id)
+            "SELECT reply FROM log WHERE key >= ? AND key < ? AND action_id = ? LIMIT 1",
+            (base, base + REV_SPAN, action_id),
         ).fetchone()
         return None if row is None else str(row[0])
 
@@ -161,8 +206,13 @@ class Store:
         if row is not None:
             snapshot_rev, document = row[0], json.loads(row[1])
         replayed = 0
+        base = self._bases.get(world)
+        if base is None:
+            self._since_snapshot[world] = 0
+            return Recovered(state=WorldState.model_validate(document), replies={}, answered=set())
+        after, end = base + snapshot_rev + 1, base + REV_SPAN
         for (reply,) in self._db.execute(
-            "SELECT reply FROM rulings WHERE world = ? AND rev > ? ORDER BY rev", (world, snapshot_rev)
+            "SELECT reply FROM log WHERE key >= ? AND key < ? ORDER BY key", (after, end)
         ):
             patches.apply(document, json.loads(reply)["patch"])
             replayed += 1
@@ -170,13 +220,14 @@ class Store:
         answered = {
             action_id
             for (action_id,) in self._db.execute(
-                "SELECT action_id FROM rulings WHERE world = ? AND action_id IS NOT NULL", (world,)
+                "SELECT action_id FROM log WHERE key >= ? AND key < ? AND action_id IS NOT NULL",
+                (base, end),
             )
         }
         latest = self._db.execute(
-            "SELECT action_id, reply FROM rulings WHERE world = ? AND action_id IS NOT NULL "
-            "ORDER BY rev DESC LIMIT ?",
-            (world, recent),
+            "SELECT action_id, reply FROM log WHERE key >= ? AND key < ? AND action_id IS NOT NULL "
+            "ORDER BY key DESC LIMIT ?",
+            (base, end, recent),
         ).fetchall()
         replies = {action_id: reply for action_id, reply in reversed(latest)}
         return Recovered(state=WorldState.model_validate(document), replies=replies, answered=answered)
