@@ -153,3 +153,20 @@ def test_a_store_file_of_an_earlier_version_is_moved_into_the_keyed_log(tmp_path
         assert recovered.answered == {"a0", "a1", "a2", "a3"}
     finally:
         again.close()
+
+
+def test_a_commit_never_checkpoints_the_background_flush_does(tmp_path: Path) -> None:
+    """A ruling's commit does not wait for the disk: SQLite's automatic checkpoint (two fsyncs inside
+    the commit that crosses 1,000 WAL pages, by default) is left to the background `flush`."""
+    store = Store(tmp_path / "vtt-bridge.sqlite3")
+    try:
+        reply = dumps({"rev": 0, "patch": [], "log": [{"rule": "HEALTH-2", "text": "x" * 3000}]})
+        for rev in range(1, 1501):  # a page or more each: well past 1,000 pages
+            store.append("w", rev, f"a{rev}", reply, None)
+        wal = tmp_path / "vtt-bridge.sqlite3-wal"
+        assert wal.stat().st_size > 1500 * 4096  # every frame since the start: the WAL never restarted
+        store.flush()  # what the server runs every second
+        busy, frames, done = store._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        assert busy == 0 and frames >= 1500 and done == frames  # all of it checkpointed
+    finally:
+        store.close()
