@@ -192,21 +192,32 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
         round=state.scene.round if state.scene is not None else 0,
     )
     steps: list[Step] = list(resolution.steps)
-    avoidable = dict.fromkeys(h.LIGHTEST_FIRST, 0)
-    unavoidable = dict.fromkeys(h.LIGHTEST_FIRST, 0)
+    avoidable: dict[h.Grade, int] = {}
+    unavoidable: dict[h.Grade, int] = {}
     for dealt in resolution.dealt:
-        (unavoidable if dealt.unavoidable else avoidable)[dealt.grade] += dealt.amount
-    health, avoidable, absorbed = h.absorb_temp_hp(actor.health, avoidable)
-    steps.extend(absorbed)
-    if any(unavoidable.values()) and health.temp_hp:
-        steps.append(
-            Step(
-                rule="HEALTH-11",
-                text="temporary HP does not work against unavoidable damage",
-                data={"unavoidable": {g.value: n for g, n in unavoidable.items() if n}},
+        into = unavoidable if dealt.unavoidable else avoidable
+        into[dealt.grade] = into.get(dealt.grade, 0) + dealt.amount
+    health = actor.health
+    if health.temp_hp:
+        health, avoidable, absorbed = h.absorb_temp_hp(health, avoidable)
+        steps.extend(absorbed)
+        if any(unavoidable.values()) and health.temp_hp:
+            steps.append(
+                Step(
+                    rule="HEALTH-11",
+                    text="temporary HP does not work against unavoidable damage",
+                    data={
+                        "unavoidable": {
+                            g.value: unavoidable[g] for g in h.LIGHTEST_FIRST if unavoidable.get(g)
+                        }
+                    },
+                )
             )
-        )
-    amounts = {g: avoidable[g] + unavoidable[g] for g in h.LIGHTEST_FIRST}
+    amounts = (
+        {g: avoidable.get(g, 0) + unavoidable.get(g, 0) for g in h.LIGHTEST_FIRST}
+        if unavoidable
+        else avoidable
+    )
     second = actor.second_health
     willpower = actor.willpower
     if any(amounts.values()):

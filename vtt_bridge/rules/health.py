@@ -819,11 +819,8 @@ def derive_actor(actor: Actor, settings: Settings) -> Actor:
         "dead": dead,
     }
     penalty = wound_penalty(actor.health, settings.wound_penalty)
-    if (
-        status == actor.status
-        and penalty == actor.wound_penalty
-        and all(key in actor.conditions and actor.conditions[key] == value for key, value in derived.items())
-    ):
+    unchanged = derived.items() <= actor.conditions.items()  # each derived condition holds its value
+    if unchanged and status == actor.status and penalty == actor.wound_penalty:
         return actor
     return actor.model_copy(
         update={"status": status, "wound_penalty": penalty, "conditions": {**actor.conditions, **derived}}
