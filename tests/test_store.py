@@ -13,26 +13,15 @@ from vtt_bridge.server import dumps
 from vtt_bridge.store import REV_SPAN, Store
 from vtt_bridge.world import World
 
-EARLIER_LOGS = {
-    "before 2026-11-29": """
+EARLIER_LOG = """
 CREATE TABLE rulings (
     world TEXT NOT NULL,
     rev INTEGER NOT NULL,
     action_id TEXT,
     reply TEXT NOT NULL,
     PRIMARY KEY (world, rev)
-) WITHOUT ROWID;
-""",
-    "2026-11-29": """
-CREATE TABLE rulings (
-    world TEXT NOT NULL,
-    rev INTEGER NOT NULL,
-    action_id TEXT,
-    reply TEXT NOT NULL,
-    PRIMARY KEY (world, rev)
-);
-""",
-}
+)"""
+EARLIER_LOGS = {"before 2026-11-29": EARLIER_LOG + " WITHOUT ROWID;", "2026-11-29": EARLIER_LOG + ";"}
 """The rulings table as earlier versions created it."""
 
 
