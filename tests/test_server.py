@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -395,6 +396,41 @@ async def test_error_internal_changes_nothing_and_serves_on(
     assert reply["payload"]["code"] == "internal"
     monkeypatch.undo()
     await assert_unchanged_and_serving(peer, 1)
+
+
+async def test_the_store_is_checkpointed_after_rulings_and_again_after_a_failed_checkpoint(
+    server: TestClient[web.Request, web.Application],
+    connect: Connect,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The background checkpoint (every `sync_interval`, 0.05 s here) runs once something was
+    written; a disk error does not end it: it says so and tries again (fault injected at the store)."""
+    peer = await synced(connect)
+    store = server.app[BRIDGE].store
+    real_flush = store.flush
+    calls: list[str] = []
+
+    def flush() -> None:
+        if not calls:
+            calls.append("failed")
+            raise sqlite3.OperationalError("disk I/O error")
+        calls.append("done")
+        real_flush()
+
+    monkeypatch.setattr(store, "flush", flush)
+    assert (await peer.action(damage()))["type"] == "result"
+    for _ in range(200):
+        if "done" in calls:
+            break
+        await asyncio.sleep(0.01)
+    assert calls == ["failed", "done"]
+    assert "could not checkpoint the store (disk I/O error)" in caplog.text
+    await asyncio.sleep(0.2)  # nothing written since: nothing more to checkpoint
+    assert calls == ["failed", "done"]
+    busy, frames, done = store._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    assert (busy, done) == (0, frames)  # the flush had checkpointed every frame already
+    await assert_unchanged_and_serving(peer, 2)
 
 
 async def test_a_foreign_browser_origin_is_refused_at_the_handshake(

@@ -13,6 +13,7 @@ import hmac
 import itertools
 import json
 import logging
+import sqlite3
 import time
 import weakref
 from collections import deque
@@ -455,8 +456,16 @@ async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
         while True:
             await asyncio.sleep(bridge.config.sync_interval)
             if bridge.dirty:
-                bridge.dirty = False
-                bridge.store.flush()
+                try:
+                    bridge.store.flush()
+                except sqlite3.Error as exc:  # a full or failing disk: try again next time
+                    log.warning(
+                        "could not checkpoint the store (%s); trying again in %.1f s",
+                        exc,
+                        bridge.config.sync_interval,
+                    )
+                else:
+                    bridge.dirty = False
 
     task = asyncio.create_task(loop())
     yield
