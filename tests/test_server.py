@@ -433,6 +433,45 @@ async def test_the_store_is_checkpointed_after_rulings_and_again_after_a_failed_
     await assert_unchanged_and_serving(peer, 2)
 
 
+async def test_a_checkpoint_that_fails_on_shutdown_still_closes_and_loses_nothing(
+    config: Config, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The last checkpoint fails (fault injected at the store): the sidecar still shuts down, says
+    so, and the next start finds every acknowledged ruling in the WAL."""
+    client = TestClient(
+        TestServer(create_app(dataclasses.replace(config, sync_interval=3600.0)), host="127.0.0.1")
+    )
+    await client.start_server()
+    try:
+        ws = await client.ws_connect("/ws")
+        peer = Peer(ws)
+        hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
+        assert (await peer.request("hello", hello))["type"] == "welcome"
+        assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+        assert (await peer.action(damage(amount=3)))["type"] == "result"
+        document = await peer.state()
+        store = client.app[BRIDGE].store
+
+        def failing_flush() -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        monkeypatch.setattr(store, "flush", failing_flush)
+        await ws.close()
+    finally:
+        await client.close()
+    assert "could not checkpoint the store on shutdown (disk I/O error)" in caplog.text
+    client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
+    await client.start_server()
+    try:
+        peer = Peer(await client.ws_connect("/ws"))
+        hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
+        assert (await peer.request("hello", hello))["type"] == "welcome"
+        assert await peer.state() == document
+        await peer.ws.close()
+    finally:
+        await client.close()
+
+
 async def test_a_foreign_browser_origin_is_refused_at_the_handshake(
     server: TestClient[web.Request, web.Application],
 ) -> None:

@@ -151,7 +151,10 @@ class Bridge:
 
     def close(self) -> None:
         """Flush and close the store."""
-        self.store.close()
+        try:
+            self.store.close()
+        except sqlite3.Error as exc:
+            log.warning("could not checkpoint the store on shutdown (%s); its WAL keeps every ruling", exc)
 
 
 BRIDGE = web.AppKey("bridge", Bridge)

@@ -125,9 +125,12 @@ class Store:
             raise
 
     def close(self) -> None:
-        """Checkpoint and fsync the WAL, then close the file."""
-        self.flush()
-        self._db.close()
+        """Checkpoint and fsync the WAL, then close the file; closed even when the checkpoint fails
+        (the WAL keeps every committed ruling, and the next start reads it)."""
+        try:
+            self.flush()
+        finally:
+            self._db.close()
 
     def flush(self) -> None:
         """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing."""
