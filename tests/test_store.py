@@ -118,6 +118,7 @@ def test_a_store_file_of_an_earlier_version_is_moved_into_the_keyed_log(tmp_path
 
     store = Store(path)
     try:
+        assert store.moved == 4
         assert store.worlds() == ["other", "w"]
         recovered = store.recover("w", recent=10)
         assert recovered.state.model_dump(mode="json") == earlier.state.model_dump(mode="json")
@@ -137,6 +138,7 @@ def test_a_store_file_of_an_earlier_version_is_moved_into_the_keyed_log(tmp_path
     assert "rulings" not in tables(path)
     again = Store(path)
     try:
+        assert again.moved == 0
         recovered = again.recover("w", recent=10)
         assert recovered.state.model_dump(mode="json") == world.state.model_dump(mode="json")
         assert recovered.answered == {"a0", "a1", "a2", "a3"}

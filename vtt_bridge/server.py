@@ -124,6 +124,8 @@ class Bridge:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.store = Store(config.data_dir / "vtt-bridge.sqlite3")
+        if self.store.moved:
+            log.info("moved the %d rulings of an earlier version's log into this version's", self.store.moved)
         self.worlds: dict[str, World] = {}
         self.clients: dict[str, set[Client]] = {}
         self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()

@@ -90,7 +90,7 @@ class Store:
             self._db.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
             self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
             self._db.executescript(SCHEMA)
-            self._migrate()
+            moved = self._migrate()
         except sqlite3.OperationalError as exc:
             self._db.close()
             if "locked" in str(exc):
@@ -99,30 +99,34 @@ class Store:
                 ) from None
             raise
         self._since_snapshot: dict[str, int] = {}
+        self.moved = moved
+        """Rulings moved from an earlier version's log when the file was opened (0: none)."""
         self._bases: dict[str, int] = {
             world: n * REV_SPAN for n, world in self._db.execute("SELECT n, world FROM world_keys")
         }
 
-    def _migrate(self) -> None:
-        """Move a log an earlier version wrote (`EARLIER_LOG`) into `log`, in one transaction."""
+    def _migrate(self) -> int:
+        """Move a log an earlier version wrote (`EARLIER_LOG`) into `log`, in one transaction; how
+        many rulings it held."""
         db = self._db
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (EARLIER_LOG,)).fetchone() is None:
-            return
+            return 0
         db.execute("BEGIN")
         try:
             db.execute(
                 "INSERT OR IGNORE INTO world_keys (world) SELECT DISTINCT world FROM rulings ORDER BY world"
             )
-            db.execute(
+            moved = db.execute(
                 "INSERT INTO log (key, action_id, reply) SELECT k.n * ? + r.rev, r.action_id, r.reply "
                 "FROM rulings AS r JOIN world_keys AS k ON k.world = r.world",
                 (REV_SPAN,),
-            )
+            ).rowcount
             db.execute("DROP TABLE rulings")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        return moved
 
     def close(self) -> None:
         """Checkpoint and fsync the WAL, then close the file; closed even when the checkpoint fails
