@@ -34,6 +34,14 @@ async def assert_unchanged_and_serving(peer: Peer, rev: int) -> None:
     assert state["rev"] == rev
 
 
+async def welcomed(client: TestClient[web.Request, web.Application], world: str = "w1") -> Peer:
+    """A websocket to a server started by the test itself, welcomed into `world`."""
+    peer = Peer(await client.ws_connect("/ws"))
+    hello = {"token": TOKEN, "world": world, "client": {"name": "pytest"}}
+    assert (await peer.request("hello", hello))["type"] == "welcome"
+    return peer
+
+
 def damage(target: str = "actor0", amount: Any = 2, grade: Any = "L") -> dict[str, Any]:
     return {"kind": "damage", "target": target, "instances": [{"amount": amount, "grade": grade}]}
 
@@ -115,10 +123,7 @@ async def test_an_action_id_answered_long_ago_returns_its_reply_from_the_store(c
         client = TestClient(TestServer(create_app(small), host="127.0.0.1"))
         await client.start_server()
         try:
-            ws = await client.ws_connect("/ws")
-            peer = Peer(ws)
-            hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
-            assert (await peer.request("hello", hello))["type"] == "welcome"
+            peer = await welcomed(client)
             if restart == 0:
                 assert (await peer.request("sync", {"state": world_state(max_health=20)}))["type"] == "result"
                 for i in range(6):
@@ -132,7 +137,7 @@ async def test_an_action_id_answered_long_ago_returns_its_reply_from_the_store(c
                 assert again["payload"] == first[f"hit-{i}"]
             assert await peer.state() == before
             assert before["rev"] == 7 and before["actors"]["actor0"]["health"]["lethal"] == 6
-            await ws.close()
+            await peer.ws.close()
         finally:
             await client.close()
 
@@ -156,9 +161,7 @@ async def test_periodic_snapshots_keep_every_ruling_and_every_action_reply_acros
         client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
         await client.start_server()
         try:
-            peer = Peer(await client.ws_connect("/ws"))
-            hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
-            assert (await peer.request("hello", hello))["type"] == "welcome"
+            peer = await welcomed(client)
             if restart == 0:
                 assert (await peer.request("sync", {"state": state}))["type"] == "result"
                 for i in range(14):  # the last, a move, takes the last snapshot
@@ -443,10 +446,7 @@ async def test_a_checkpoint_that_fails_on_shutdown_still_closes_and_loses_nothin
     )
     await client.start_server()
     try:
-        ws = await client.ws_connect("/ws")
-        peer = Peer(ws)
-        hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
-        assert (await peer.request("hello", hello))["type"] == "welcome"
+        peer = await welcomed(client)
         assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
         assert (await peer.action(damage(amount=3)))["type"] == "result"
         document = await peer.state()
@@ -456,16 +456,14 @@ async def test_a_checkpoint_that_fails_on_shutdown_still_closes_and_loses_nothin
             raise sqlite3.OperationalError("disk I/O error")
 
         monkeypatch.setattr(store, "flush", failing_flush)
-        await ws.close()
+        await peer.ws.close()
     finally:
         await client.close()
     assert "could not checkpoint the store on shutdown (disk I/O error)" in caplog.text
     client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
     await client.start_server()
     try:
-        peer = Peer(await client.ws_connect("/ws"))
-        hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
-        assert (await peer.request("hello", hello))["type"] == "welcome"
+        peer = await welcomed(client)
         assert await peer.state() == document
         await peer.ws.close()
     finally:
