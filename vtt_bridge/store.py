@@ -42,10 +42,6 @@ kilobyte (`damage`) to megabytes (a 500-token `round`)."""
 REV_SPAN = 1 << 40
 """Revs a world can reach in the log's key (a trillion rulings)."""
 
-EARLIER_LOG = "rulings"
-"""The table earlier versions kept the log in (world, rev, action_id, reply, keyed by world and
-rev): moved into `log` when such a file is opened (`Store._migrate`)."""
-
 AUTOCHECKPOINT_PAGES = 16384
 """WAL pages (64 MiB) after which SQLite checkpoints inside a commit. The background checkpoint
 (`flush`, every `sync_interval`) does it long before, so a ruling's commit never waits for the disk;
@@ -106,10 +102,10 @@ class Store:
         }
 
     def _migrate(self) -> int:
-        """Move a log an earlier version wrote (`EARLIER_LOG`) into `log`, in one transaction; how
-        many rulings it held."""
+        """Move the log earlier versions kept in table `rulings` (world, rev, action_id, reply, keyed
+        by world and rev) into `log`, in one transaction; how many rulings it held."""
         db = self._db
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (EARLIER_LOG,)).fetchone() is None:
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'rulings'").fetchone() is None:
             return 0
         db.execute("BEGIN")
         try:
