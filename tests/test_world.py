@@ -27,7 +27,12 @@ def synced_world() -> World:
         "settings": {"woundPenalty": True},
         "actors": {
             "hero": {"name": "Hero", "health": {"max": 7}, "willpower": {"max": 3, "current": 3}},
-            "guard": {"name": "Guard", "health": {"max": 5}, "secondHealth": {"max": 3}},
+            "guard": {
+                "name": "Guard",
+                "health": {"max": 5},
+                "secondHealth": {"max": 3},
+                "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
+            },
             "cat": {
                 "name": "Cat",
                 "humanoid": False,
@@ -71,6 +76,11 @@ rulings = st.one_of(
         token_ids,
         st.integers(0, 3000),
         st.integers(0, 3000),
+    ),
+    st.builds(
+        lambda observer, target: ("action", {"kind": "contest", "observer": observer, "target": target}),
+        token_ids,
+        token_ids,
     ),
     st.builds(lambda actor: ("action", {"kind": "spendWillpower", "actor": actor}), actor_ids),
     st.builds(
@@ -135,3 +145,56 @@ def test_a_world_keeps_the_replies_of_its_latest_actions_within_a_count_and_a_si
     for i in range(6, 10):
         world.commit(world.prepare_action(f"a{i}", hit, roller), "y")  # type: ignore[arg-type]
     assert list(world.replies) == ["a6", "a7", "a8", "a9"]
+
+
+def test_the_stage_three_results_are_patched_entry_by_entry() -> None:
+    """DET-8's `contests` map: each ruling's patch adds, changes and removes single rows and entries
+    (a round rewrites only the `round` of each kept result), and turns the document before into
+    the document after; no ruling replaces the map whole."""
+    hider = {
+        "name": "Hider",
+        "attributes": {"DEX": 2},
+        "skills": {"stealth": 1},
+        "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
+    }
+    world = World("w")
+    state = {
+        "scene": {"id": "s", "round": 1},
+        "actors": {
+            "guard": {"name": "Guard", "attributes": {"PER": 3}, "skills": {"investigation": 2}},
+            "assassin": hider,
+            "shade": {**hider, "name": "Shade"},
+        },
+        "tokens": {
+            "guard": {"actor": "guard", "x": 0},
+            "assassin": {"actor": "assassin", "x": 200},
+            "shade": {"actor": "shade", "x": 300},
+        },
+    }
+    world.commit(world.prepare_sync({"state": state}), "")
+    win = {"observer": [8, 8, 1, 1, 1], "target": [8] + [1] * 12}
+    loss = {"observer": [1] * 5, "target": [8] + [1] * 12}
+    steps: list[tuple[str, dict[str, Any]]] = [
+        ("action", {"kind": "contest", "observer": "guard", "target": "assassin", "dice": win}),
+        ("action", {"kind": "contest", "observer": "guard", "target": "shade", "dice": loss}),
+        ("action", {"kind": "round", "round": 2}),
+        ("upsert", {"path": "/tokens/shade", "value": None}),
+        ("upsert", {"path": "/tokens/assassin", "value": None}),
+    ]
+    shapes: list[tuple[str, int]] = []
+    roller = SeededRoller(5)
+    document = world.state.model_dump(mode="json")
+    for index, (kind, payload) in enumerate(steps):
+        if kind == "action":
+            pending = world.prepare_action(f"c{index}", payload, roller)
+            assert not isinstance(pending, str)
+        else:
+            pending = world.prepare_upsert(payload)
+        ops = pending.result["patch"]
+        shapes.extend((op["op"], op["path"].count("/")) for op in ops if op["path"].startswith("/contests"))
+        document = jsonpatch.apply_patch(document, ops)
+        world.commit(pending, "")
+        assert document == world.state.model_dump(mode="json"), (kind, payload)
+    assert ("replace", 1) not in shapes
+    # a row added, an entry added to it, a field of an entry changed, an entry and a row removed
+    assert {("add", 2), ("add", 3), ("replace", 4), ("remove", 3), ("remove", 2)} <= set(shapes)

@@ -210,20 +210,35 @@ def diff_states(
     _diff_models("/actors", before.actors, after.actors, ops)
     _diff_models("/tokens", before.tokens, after.tokens, ops)
     _diff_visibility(before.visibility, after.visibility, visibility_pairs, ops)
-    if before.contests is not after.contests:
-        _diff_json(
-            "/contests",
-            {
-                o: {t: win.model_dump(mode="json") for t, win in row.items()}
-                for o, row in before.contests.items()
-            },
-            {
-                o: {t: win.model_dump(mode="json") for t, win in row.items()}
-                for o, row in after.contests.items()
-            },
-            ops,
-        )
+    _diff_contests(before.contests, after.contests, ops)
     return ops
+
+
+def _diff_contests(
+    before: Mapping[str, Mapping[str, BaseModel]], after: Mapping[str, Mapping[str, BaseModel]], ops: list[Op]
+) -> None:
+    """Ops for the stage-three results: a ruling replaces only the rows (and in them the entries) it
+    changed, so the rest are the very same objects and are skipped without a dump."""
+    if before is after:
+        return
+    _added_and_removed(
+        "/contests",
+        before,
+        after,
+        lambda row: {t: win.model_dump(mode="json") for t, win in row.items()},
+        ops,
+    )
+    for observer, row in after.items():
+        old_row = before.get(observer)
+        if old_row is None or old_row is row:
+            continue
+        path = f"/contests/{escape(observer)}"
+        _added_and_removed(path, old_row, row, lambda win: win.model_dump(mode="json"), ops)
+        old_get = old_row.get
+        for target, win in row.items():
+            old = old_get(target)
+            if old is not None and old is not win:
+                _diff_model(f"{path}/{escape(target)}", old, win, ops)
 
 
 def ruling_patch(old_rev: int, new_rev: int, ops: list[Op]) -> list[Op]:
