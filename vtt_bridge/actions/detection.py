@@ -635,8 +635,8 @@ def _incremental(
         for oid, wins in contests.items():
             if oid in dirty:
                 touched.update((oid, t) for t in wins)
-            else:
-                touched.update((oid, t) for t in wins if t in dirty)
+            elif common := wins.keys() & dirty:  # in C, over the smaller side
+                touched.update((oid, t) for t in common)
     for oid, t in sorted(touched):
         if oid == t or oid not in tokens or t not in tokens:
             continue
