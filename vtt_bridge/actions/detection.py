@@ -214,6 +214,12 @@ def recompute_visibility(state: WorldState) -> Visibility:
     return _compute(state)[0]
 
 
+def recompute_contests(state: WorldState) -> Contests:
+    """The standing stage-three results that still hold, from scratch (DET-8: those whose stage two
+    changed are dropped). Raises `NotFound` for a token whose actor is missing."""
+    return _compute(state)[1]
+
+
 Pairs = list[tuple[str, str]]
 
 _FRESH: dict[int, tuple[WorldState, WorldState | None, Pairs | None]] = {}
@@ -641,6 +647,20 @@ def _incremental(
         if oid == t or oid not in tokens or t not in tokens:
             continue
         win = contests.get(oid, {}).get(t)
+        if (
+            win is not None
+            and not win.won
+            and oid not in rows
+            and (oid not in dirty or oid in only_moved)
+            and (t not in dirty or t in only_moved)
+            and (oid, t) not in pairs
+        ):
+            # A kept loss raises nothing: the pair's cell is its stage two, which the passes above
+            # have already worked out for the moved tokens; the loss is stale exactly when that
+            # cell changed.
+            if t in changes.get(oid, ()):
+                new_contests.setdefault(oid, dict(contests[oid])).pop(t, None)
+            continue
         level, stale = _final_level(
             summaries[oid], summaries[t].key, _pair_distance2(tokens[oid], tokens[t], scale2), win
         )
@@ -910,11 +930,8 @@ def _apply_result(
     round_number: int,
     keep_loss: bool = False,
 ) -> LocateState:
-    """DET-8: record a contest's result and the pair's state. A loss is kept only when asked (an
-    on-demand contest in a combat round, so the pair waits for the next round); the round's own
-    losses are not (every
-    pair they ran has had its contest of the round, and thousands of entries would follow a
-    500-token round)."""
+    """DET-8: record a contest's result and the pair's state. A loss is kept only when asked (in a
+    combat round, so the pair waits for the next round's contest)."""
     capability = pair.summary.profile.capability.at(pair.distance2)
     level = raise_one_step(stage_two, capability) if won else stage_two
     wins = dict(contests.get(pair.observer_id, {}))
@@ -1074,8 +1091,8 @@ ROUND_DETAIL_LIMIT = 20
 def round_contests(state: WorldState, ctx: Context) -> Ruling:
     """DET-8: the new round's stage-three contests, for every pair whose target has anti-detection and
     whose observer (awake and alive) has not pinpointed it in stage two but could; each replaces the
-    last result. The
-    log counts them and details each (dice included) while there are few, else those that changed."""
+    last result, and in a combat round a loss is kept as the pair's contest of the round. The log
+    counts them and details each (dice included) while there are few, else those that changed."""
     base = refresh_visibility(state, state)
     visibility = dict(base.visibility)
     contests = dict(base.contests)
@@ -1098,7 +1115,13 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 current = base.visibility[observer][target]
                 outcome = _run_contest(base, pair, current, ctx.roller, ctx.roller)
                 result = _apply_result(
-                    visibility, contests, pair, stage_two, outcome.observer_wins, round_number
+                    visibility,
+                    contests,
+                    pair,
+                    stage_two,
+                    outcome.observer_wins,
+                    round_number,
+                    keep_loss=round_number >= 1,
                 )
                 if result is not current:
                     cells.append((observer, target))

@@ -113,8 +113,9 @@ class ContestWin(RuleModel):
     """DET-8: the standing stage-three result of an observer against a target (server-written).
 
     A win raises the stage-two state it was won against by one step and holds until the next round's
-    contests or until stage two changes (then the server drops it). An on-demand contest that was
-    lost is kept too (`won: false`, raising nothing), so the pair is not contested again that round.
+    contests or until stage two changes (then the server drops it). A contest lost in a combat round
+    (the round's own or on demand) is kept too (`won: false`, raising nothing), so the pair is not
+    contested again that round.
     """
 
     stage_two: LocateState
