@@ -16,21 +16,34 @@ import json
 import aiohttp
 
 from benchmarks.common import TOKEN, baseline, interleave, sidecar
+from vtt_bridge.rules.health import MAX_HEALTH
+
+HITS_PER_HERO = MAX_HEALTH - 1000
+"""Requests per hero: every hit lands on a healthy box (the largest track holds 10,000), so each
+ruling does the same work however many requests a run makes."""
+
+WARM_UP = 200
 
 
 def _damage(i: int) -> str:
-    payload = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "B"}]}
+    target = f"hero{i // HITS_PER_HERO}"
+    payload = {"kind": "damage", "target": target, "instances": [{"amount": 1, "grade": "B"}]}
     return json.dumps({"v": 1, "id": f"d{i}", "type": "action", "payload": payload})
 
 
-async def _setup_world(ws: aiohttp.ClientWebSocketResponse, boxes: int) -> None:
+async def _setup_world(ws: aiohttp.ClientWebSocketResponse, requests: int) -> None:
+    """A world with a hero for every `HITS_PER_HERO` of the run's request indices."""
     hello = {"token": TOKEN, "world": "bench", "client": {"name": "bench"}}
     await ws.send_json({"v": 1, "id": "h", "type": "hello", "payload": hello})
     assert json.loads((await ws.receive()).data)["type"] == "welcome"
+    heroes = {
+        f"hero{n}": {"name": f"Hero {n}", "health": {"max": MAX_HEALTH}}
+        for n in range(requests // HITS_PER_HERO + 1)
+    }
     state = {
         "scene": {"id": "s", "round": 1},
-        "actors": {"hero": {"name": "Hero", "health": {"max": boxes}}, "foe": {"name": "Foe"}},
-        "tokens": {"t1": {"actor": "hero"}, "t2": {"actor": "foe", "x": 300}},
+        "actors": {**heroes, "foe": {"name": "Foe"}},
+        "tokens": {"t1": {"actor": "hero0"}, "t2": {"actor": "foe", "x": 300}},
     }
     await ws.send_json({"v": 1, "id": "s", "type": "sync", "payload": {"state": state}})
     reply = json.loads((await ws.receive()).data)
@@ -42,7 +55,8 @@ async def run(rounds: int, count: int) -> None:
         async with aiohttp.ClientSession() as session:
             bridge = await session.ws_connect(f"ws://127.0.0.1:{bridge_server.port}/ws")
             base = await session.ws_connect(f"ws://127.0.0.1:{base_server.port}/ws")
-            await _setup_world(bridge, boxes=2 * (rounds + 1) * count + 1000)
+            # the running index covers both servers, in both placements
+            await _setup_world(bridge, requests=4 * (WARM_UP + rounds * count))
 
             async def on_bridge(i: int) -> None:
                 await bridge.send_str(_damage(i))
@@ -54,7 +68,7 @@ async def run(rounds: int, count: int) -> None:
                 json.loads((await base.receive()).data)  # a client reads every reply, as above
 
             results = await interleave(
-                on_bridge, on_base, (bridge_server.pid, base_server.pid), rounds, count, warm_up=200
+                on_bridge, on_base, (bridge_server.pid, base_server.pid), rounds, count, warm_up=WARM_UP
             )
             await bridge.close()
             await base.close()
