@@ -634,33 +634,45 @@ def _incremental(
             cells = _row_changes(oid, varying, positions, scale2, old_visibility[oid])
             if cells:
                 changes.setdefault(oid, {}).update(cells)
-    # DET-8: standing wins on the touched pairs, and pairs whose win changed
+    # DET-8: the standing results on the touched pairs, and the pairs whose result changed. A kept
+    # loss raises nothing: where only moves touch it, its cell is its stage two, which the passes
+    # above have already worked out, and it is stale exactly when that cell changed; it needs no
+    # look of its own.
     new_contests: dict[str, dict[str, ContestWin]] = {}
     touched = set(pairs)
-    if dirty:
-        for oid, wins in contests.items():
-            if oid in dirty:
-                touched.update((oid, t) for t in wins)
-            elif common := wins.keys() & dirty:  # in C, over the smaller side
-                touched.update((oid, t) for t in common)
+
+    def moved_loss(oid: str, t: str, win: ContestWin) -> bool:
+        """A kept loss whose tokens at most moved (a recomputed row's observer changed its senses),
+        on a pair the caller did not name."""
+        return (
+            not win.won
+            and (oid not in dirty or oid in only_moved)
+            and (t not in dirty or t in only_moved)
+            and (oid, t) not in pairs
+        )
+
+    if dirty and contests:
+        for tid in dirty:
+            own = contests.get(tid, {})
+            touched.update([(tid, t) for t, win in own.items() if not moved_loss(tid, t, win)])
+            touched.update(
+                [
+                    (oid, tid)
+                    for oid, wins in contests.items()
+                    if (win := wins.get(tid)) is not None and not moved_loss(oid, tid, win)
+                ]
+            )
+        for oid, cells in changes.items():
+            wins = contests.get(oid)
+            if wins:
+                for t in cells:
+                    win = wins.get(t)
+                    if win is not None and moved_loss(oid, t, win):
+                        new_contests.setdefault(oid, dict(wins)).pop(t, None)
     for oid, t in sorted(touched):
         if oid == t or oid not in tokens or t not in tokens:
             continue
         win = contests.get(oid, {}).get(t)
-        if (
-            win is not None
-            and not win.won
-            and oid not in rows
-            and (oid not in dirty or oid in only_moved)
-            and (t not in dirty or t in only_moved)
-            and (oid, t) not in pairs
-        ):
-            # A kept loss raises nothing: the pair's cell is its stage two, which the passes above
-            # have already worked out for the moved tokens; the loss is stale exactly when that
-            # cell changed.
-            if t in changes.get(oid, ()):
-                new_contests.setdefault(oid, dict(contests[oid])).pop(t, None)
-            continue
         level, stale = _final_level(
             summaries[oid], summaries[t].key, _pair_distance2(tokens[oid], tokens[t], scale2), win
         )
