@@ -1,5 +1,6 @@
-"""A generated 500-token scene over the wire: full `sync` time, and a `move`'s round trip
-interleaved with the same reply-only baseline as the spine's benchmark, in one run.
+"""A generated 500-token scene over the wire: full `sync` time, a `move`'s round trip interleaved
+with the same reply-only baseline as the spine's benchmark, then a combat round's time and the
+`move` round trip again with the round's stage-three results standing, in one run.
 
     python -m benchmarks.bench_scene [--tokens 500] [--rounds 5] [--count 100]
 
@@ -67,13 +68,15 @@ async def run(tokens: int, rounds: int, count: int) -> None:
             sync_ms = (time.perf_counter() - start) * 1000
             size = sum(len(frame) for frame in frames)
 
+            phase = "m"
+
             def move(i: int) -> str:
                 token = token_ids[i % len(token_ids)]
                 x, y = (i * 37) % 4000, (i * 53) % 4000
                 return json.dumps(
                     {
                         "v": 1,
-                        "id": f"m{i}",
+                        "id": f"{phase}{i}",
                         "type": "action",
                         "payload": {"kind": "move", "token": token, "x": x, "y": y},
                     }
@@ -88,15 +91,35 @@ async def run(tokens: int, rounds: int, count: int) -> None:
                 await base.send_str(move(i))
                 json.loads((await base.receive()).data)  # a client reads every reply, as above
 
-            results = await interleave(
-                on_bridge, on_base, (bridge_server.pid, base_server.pid), rounds, count, warm_up=30
+            pids = (bridge_server.pid, base_server.pid)
+            results = await interleave(on_bridge, on_base, pids, rounds, count, warm_up=30)
+            # A combat round: every eligible pair contests (DET-8), and the results stand.
+            next_round = int(state["scene"].get("round", 0)) + 1
+            action = {"kind": "round", "round": next_round}
+            start = time.perf_counter()
+            await bridge.send_str(json.dumps({"v": 1, "id": "round", "type": "action", "payload": action}))
+            answer = (await bridge.receive()).data
+            round_ms = (time.perf_counter() - start) * 1000
+            round_reply = json.loads(answer)
+            assert round_reply["type"] == "result", round_reply
+            contests = next(
+                step["data"]["contests"]
+                for step in round_reply["payload"]["log"]
+                if "contests" in step["data"]
             )
+            phase = "c"  # new action ids: a repeated one would get its stored reply
+            in_combat = await interleave(on_bridge, on_base, pids, rounds, count, warm_up=30)
             await bridge.close()
             await base.close()
     print(f"{tokens}-token scene ({size / 1e6:.2f} MB of sync in {len(frames)} frames), one run")
     print(f"  sync: {sync_ms:.0f} ms to the result")
     print("  move round trip, interleaved:")
     for result in results:
+        print("\n".join(result.report()))
+    megabytes = len(answer) / 1e6
+    print(f"  round {next_round}: {contests} contests, {round_ms:.0f} ms to the result ({megabytes:.2f} MB)")
+    print("  move round trip after that round (its results standing), interleaved:")
+    for result in in_combat:
         print("\n".join(result.report()))
 
 
