@@ -68,11 +68,11 @@ async def run(tokens: int, rounds: int, count: int) -> None:
             sync_ms = (time.perf_counter() - start) * 1000
             size = sum(len(frame) for frame in frames)
 
-            phase = "m"
+            phase, shift = "m", 0
 
             def move(i: int) -> str:
                 token = token_ids[i % len(token_ids)]
-                x, y = (i * 37) % 4000, (i * 53) % 4000
+                x, y = (i * 37 + shift) % 4000, (i * 53 + shift) % 4000
                 return json.dumps(
                     {
                         "v": 1,
@@ -107,7 +107,9 @@ async def run(tokens: int, rounds: int, count: int) -> None:
                 for step in round_reply["payload"]["log"]
                 if "contests" in step["data"]
             )
-            phase = "c"  # new action ids: a repeated one would get its stored reply
+            # new action ids (a repeated one would get its stored reply), and new places (the
+            # same ones would move many tokens to where they already stand)
+            phase, shift = "c", 2000
             in_combat = await interleave(on_bridge, on_base, pids, rounds, count, warm_up=30)
             await bridge.close()
             await base.close()
