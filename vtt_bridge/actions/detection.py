@@ -940,14 +940,13 @@ def _apply_result(
     stage_two: int,
     won: bool,
     round_number: int,
-    keep_loss: bool = False,
 ) -> LocateState:
-    """DET-8: record a contest's result and the pair's state. A loss is kept only when asked (in a
-    combat round, so the pair waits for the next round's contest)."""
+    """DET-8: record a contest's result and the pair's state. A loss is kept in a combat round (round
+    1 or more), so the pair waits for the next round's contest; out of combat it is not."""
     capability = pair.summary.profile.capability.at(pair.distance2)
     level = raise_one_step(stage_two, capability) if won else stage_two
     wins = dict(contests.get(pair.observer_id, {}))
-    if won or keep_loss:
+    if won or round_number >= 1:
         wins[pair.target_id] = ContestWin(stage_two=STATES[stage_two], round=round_number, won=won)
     else:
         wins.pop(pair.target_id, None)
@@ -1076,15 +1075,7 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
         _check_dice_used(outcome.hider_roll, action.dice.target, "target")
     visibility = dict(base.visibility)
     contests = dict(base.contests)
-    result = _apply_result(
-        visibility,
-        contests,
-        pair,
-        stage_two,
-        outcome.observer_wins,
-        round_number,
-        keep_loss=round_number >= 1,
-    )
+    result = _apply_result(visibility, contests, pair, stage_two, outcome.observer_wins, round_number)
     cells: Pairs | None = None
     if base is state:
         cells = [(action.observer, action.target)] if result is not current else []
@@ -1127,13 +1118,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 current = base.visibility[observer][target]
                 outcome = _run_contest(base, pair, current, ctx.roller, ctx.roller)
                 result = _apply_result(
-                    visibility,
-                    contests,
-                    pair,
-                    stage_two,
-                    outcome.observer_wins,
-                    round_number,
-                    keep_loss=round_number >= 1,
+                    visibility, contests, pair, stage_two, outcome.observer_wins, round_number
                 )
                 if result is not current:
                     cells.append((observer, target))
