@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -933,6 +934,13 @@ def _contestable(pair: _Pair) -> tuple[int, int] | None:
     return stage_two, capability
 
 
+@lru_cache(maxsize=64)
+def _result(stage_two: LocateState, round_number: int, won: bool) -> ContestWin:
+    """One frozen result per value, shared by every pair that has it: a 500-token round records
+    about 25,000, of a handful of values."""
+    return ContestWin(stage_two=stage_two, round=round_number, won=won)
+
+
 def _apply_result(
     visibility: Visibility,
     contests: Contests,
@@ -947,7 +955,7 @@ def _apply_result(
     level = raise_one_step(stage_two, capability) if won else stage_two
     wins = dict(contests.get(pair.observer_id, {}))
     if won or round_number >= 1:
-        wins[pair.target_id] = ContestWin(stage_two=STATES[stage_two], round=round_number, won=won)
+        wins[pair.target_id] = _result(STATES[stage_two], round_number, won)
     else:
         wins.pop(pair.target_id, None)
     if wins:
