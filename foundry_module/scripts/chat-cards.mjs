@@ -205,6 +205,8 @@ export const TEMPLATES = {
     ["Round", (d) => has(d, "contests")],
     ["Contest", (d) => has(d, "observerPool")],
     ["Won", (d) => has(d, "round")],
+    ["LostThisRound", (d) => has(d, "lostIn") && d.thisRound === true],
+    ["Lost", (d) => has(d, "lostIn")],
     ["NoWin", (d) => d.win === false],
     ["Lapsed", (d) => has(d, "lapsed")],
   ],

@@ -563,6 +563,22 @@ def test_DET_8_explain_shows_a_standing_win() -> None:
     assert [s["rule"] for s in answer["log"]][-2:] == ["DET-8", "DET-4"]
 
 
+def test_DET_8_explain_shows_a_kept_loss_and_whether_it_was_this_rounds_contest() -> None:
+    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=2)
+    lost = run_contest(state, "guard", "assassin", contest_dice([1] * 5, [8] + [1] * 12)).state
+    query = ExplainQuery(kind="explain", observer="guard", target="assassin")
+    step = explain_query(lost, query)["log"][-2]
+    assert step["rule"] == "DET-8"
+    assert step["data"] == {"lostIn": 2, "result": "unlocated", "thisRound": True}
+    assert step["text"].endswith("no other contest this round")
+    later = lost.model_copy(
+        update={"scene": lost.scene.model_copy(update={"round": 3}) if lost.scene else None}
+    )
+    step = explain_query(later, query)["log"][-2]
+    assert step["data"] == {"lostIn": 2, "result": "unlocated", "thisRound": False}
+    run_contest(later, "guard", "assassin")  # a loss of an earlier round does not refuse this one
+
+
 def test_DET_4_explain_of_an_unknown_or_same_token() -> None:
     state = scene_tavern()
     with pytest.raises(NotFound):

@@ -826,6 +826,17 @@ def explain(state: WorldState, observer: str, target: str) -> list[Step]:
                 data={"round": win.round, "result": STATES[level].value},
             )
         )
+    elif win is not None and not stale:
+        now = state.scene.round if state.scene is not None else 0
+        this_round = now >= 1 and win.round == now
+        out.append(
+            Step(
+                rule="DET-8",
+                text=f"stage three: lost in round {win.round}: {STATES[level].value}"
+                + ("; no other contest this round" if this_round else ""),
+                data={"lostIn": win.round, "result": STATES[level].value, "thisRound": this_round},
+            )
+        )
     elif pair.key and result is not LocateState.PINPOINTED:
         out.append(Step(rule="DET-8", text="stage three: no standing win this round", data={"win": False}))
     out.append(

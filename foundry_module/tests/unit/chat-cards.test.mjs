@@ -374,6 +374,18 @@ const WORDED = [
     "zh-CN": /本回合第三阶段：共 25443 次对抗/,
   },
   {
+    step: { rule: "DET-8", text: "stage three: lost in round 2: approximate; no other contest this round", data: { lostIn: 2, result: "approximate", thisRound: true } },
+    en: /Stage three: lost in round 2: approximate; no other contest this round\./,
+    de: /Stufe drei: in Runde 2 verloren: ungefähr geortet; in dieser Runde keine weitere Probe\./,
+    "zh-CN": /第三阶段：于第2回合落败：.+；本回合不再进行对抗。/,
+  },
+  {
+    step: { rule: "DET-8", text: "stage three: lost in round 2: unlocated", data: { lostIn: 2, result: "unlocated", thisRound: false } },
+    en: /Stage three: lost in round 2: unlocated\.$/,
+    de: /Stufe drei: in Runde 2 verloren: .+\.$/,
+    "zh-CN": /第三阶段：于第2回合落败：.+。$/,
+  },
+  {
     step: { rule: "DET-1", text: "stage one: the target has anti-detection: cloak (magical C), hush (technological unranked)", data: { anti: ["cloak", "hush"], antiDetection: [{ name: "cloak", essence: "magical", rank: "C" }, { name: "hush", essence: "technological", rank: "unranked" }] } },
     en: /Stage one: the target has anti-detection: cloak \(magical C-Rank\), hush \(technological unranked\)\./,
     de: /Stufe eins: das Ziel hat Antiortung: cloak \(magisch, Rang C\), hush \(technologisch, ohne Rang\)\./,
