@@ -643,8 +643,8 @@ def _incremental(
     touched = set(pairs)
 
     def moved_loss(oid: str, t: str, win: ContestWin) -> bool:
-        """A kept loss whose tokens at most moved (a recomputed row's observer changed its senses),
-        on a pair the caller did not name."""
+        """A kept loss on a pair the caller did not name, whose tokens at most moved (neither
+        changed its senses or anti-detection): the passes above have its stage two."""
         return (
             not win.won
             and (oid not in dirty or oid in only_moved)
