@@ -1034,7 +1034,10 @@ class ContestDice(RuleModel):
 
 
 class ContestAction(RuleModel):
-    """`contest` `{observer, target, dice?}`: one stage-three contest now (DET-8)."""
+    """`contest` `{observer, target, dice?}`: one stage-three contest now (DET-8), once a round a pair.
+
+    In a combat round a pair that has had its contest of the round, won or lost, is refused.
+    """
 
     kind: Literal["contest"]
     observer: TokenId
