@@ -656,6 +656,8 @@ def _incremental(
         for tid in dirty:
             own = contests.get(tid, {})
             touched.update([(tid, t) for t, win in own.items() if not moved_loss(tid, t, win)])
+            if tid in only_moved and not summaries[tid].key:
+                continue  # no result stands against a target without anti-detection
             touched.update(
                 [
                     (oid, tid)
