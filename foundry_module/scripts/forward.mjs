@@ -26,8 +26,10 @@ import { actorState, moveAction, PLAYER_ACTION_KINDS, roundAction } from "./mess
 export function moveFromTokenUpdate(token, changes, options, mirror) {
   if (isOwnWrite(options) || !token.id) return null;
   if (!("x" in changes) && !("y" in changes) && !("elevation" in changes)) return null;
-  const known = mirror?.tokens?.[token.id];
-  if (!known) return null; // not on the synced scene
+  // a duplicated scene keeps its token ids: the scene decides, not the id alone
+  if (!mirror?.scene || token.parent?.id !== mirror.scene.id) return null;
+  const known = mirror.tokens?.[token.id];
+  if (!known) return null;
   const x = typeof changes.x === "number" ? changes.x : token.x;
   const y = typeof changes.y === "number" ? changes.y : token.y;
   const elevation = typeof changes.elevation === "number" ? changes.elevation : (token.elevation ?? 0);
@@ -36,14 +38,18 @@ export function moveFromTokenUpdate(token, changes, options, mirror) {
 }
 
 /**
- * `updateCombat(combat, changes, options)` → a `round` action when the round changed.
+ * `updateCombat(combat, changes, options)` → a `round` action when the round of a combat on the
+ * synced scene changed. A combat linked to another scene never counts; an unlinked combat (no
+ * scene) counts only while it is the active one.
+ * @param {{scene?: {id: string|null}|null, active?: boolean}} combat
  * @param {Record<string, unknown>} changes
  * @param {unknown} options
  * @param {any} mirror
  * @returns {Record<string, unknown>|null}
  */
-export function roundFromCombatUpdate(changes, options, mirror) {
+export function roundFromCombatUpdate(combat, changes, options, mirror) {
   if (isOwnWrite(options) || !mirror?.scene) return null;
+  if (combat?.scene ? combat.scene.id !== mirror.scene.id : !combat?.active) return null;
   const round = changes.round;
   if (typeof round !== "number" || !Number.isSafeInteger(round) || round < 0) return null;
   if (mirror.scene.round === round) return null;

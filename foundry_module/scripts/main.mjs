@@ -21,7 +21,7 @@ import {
 } from "./forward.mjs";
 import { installChatCards } from "./chat-canvas.mjs";
 import { installHealthTrack } from "./health-canvas.mjs";
-import { buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { actorFlags, buildState, tokenVisibilityFlags } from "./messages.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
 import { installVisibility, isIdentityHidden } from "./visibility-canvas.mjs";
@@ -80,11 +80,18 @@ function startBridge() {
   applier = new PatchApplier({
     statusIds: () => statusEffectIds(CONFIG.statusEffects),
     deletion: deletionOperator(globalThis),
-    foundryVisibility: () => (canvas?.scene ? tokenVisibilityFlags(canvas.scene) : {}),
+    foundryVisibility: (sceneId) => {
+      const scene = sceneId ? game.scenes.get(sceneId) : null;
+      return scene ? tokenVisibilityFlags(scene) : {};
+    },
+    foundryActors: (sceneId) => {
+      const scene = sceneId ? game.scenes.get(sceneId) : null;
+      return scene ? actorFlags(scene) : {};
+    },
     execute: (batches) =>
       executeBatches(batches, {
         Actor: /** @type {any} */ (CONFIG.Actor.documentClass),
-        scene: () => canvas?.scene ?? null,
+        scene: (id) => (id ? game.scenes.get(id) : null),
         fromUuid: (uuid) => fromUuid(uuid),
       }),
   });
@@ -226,8 +233,8 @@ Hooks.on("deleteToken", (/** @type {any} */ token, /** @type {any} */ options) =
   if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, false, applier?.state));
 });
 
-Hooks.on("updateCombat", (/** @type {any} */ _combat, /** @type {any} */ changes, /** @type {any} */ options) => {
-  if (connection) sendAction(roundFromCombatUpdate(changes, options, applier?.state));
+Hooks.on("updateCombat", (/** @type {any} */ combat, /** @type {any} */ changes, /** @type {any} */ options) => {
+  if (connection) sendAction(roundFromCombatUpdate(combat, changes, options, applier?.state));
 });
 
 Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /** @type {any} */ options) => {

@@ -133,6 +133,21 @@ export function tokenVisibilityFlags(scene) {
   return out;
 }
 
+/**
+ * The rules flags the scene's actors hold now: actor uuid → a JSON copy of `flags.vtt-bridge`.
+ * @param {SceneLike} scene
+ * @returns {Record<string, Record<string, unknown>>}
+ */
+export function actorFlags(scene) {
+  /** @type {Record<string, Record<string, unknown>>} */
+  const out = {};
+  for (const token of scene.tokens) {
+    const actor = token.actor;
+    if (actor?.uuid && !(actor.uuid in out)) out[actor.uuid] = plain(actor.flags?.[MODULE_ID] ?? {});
+  }
+  return out;
+}
+
 /** @param {Record<string, any>} state @returns {Record<string, any>} */
 export function syncPayload(state) {
   return { state };

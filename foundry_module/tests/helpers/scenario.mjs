@@ -52,7 +52,7 @@ function client({ WebSocket, url, token, world }) {
     statusIds: () => new Set(["blind", "deaf", "unconscious", "dead", "prone"]),
     deletion: deletionOperator(globalThis),
     foundryVisibility: () => tokenVisibilityFlags(/** @type {any} */ (w.scene)),
-    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
   });
   const connection = new BridgeConnection({
     url,

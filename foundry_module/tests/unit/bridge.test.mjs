@@ -23,7 +23,7 @@ function applier(w) {
     statusIds: () => new Set(["unconscious"]),
     deletion: deletionOperator(w.env),
     foundryVisibility: () => ({ t2: { gone: "approximate" } }),
-    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
   });
 }
 

@@ -32,10 +32,11 @@ test("a token move becomes a move action; the module's own writes are not echoed
 });
 
 test("a new combat round becomes a round action, once", () => {
-  assert.deepEqual(roundFromCombatUpdate({ round: 2 }, {}, mirror), { kind: "round", round: 2 });
-  assert.equal(roundFromCombatUpdate({ round: 1 }, {}, mirror), null);
-  assert.equal(roundFromCombatUpdate({ turn: 3 }, {}, mirror), null);
-  assert.equal(roundFromCombatUpdate({ round: 2 }, updateOptions(), mirror), null);
+  const combat = { scene: { id: "s1" }, active: true };
+  assert.deepEqual(roundFromCombatUpdate(combat, { round: 2 }, {}, mirror), { kind: "round", round: 2 });
+  assert.equal(roundFromCombatUpdate(combat, { round: 1 }, {}, mirror), null);
+  assert.equal(roundFromCombatUpdate(combat, { turn: 3 }, {}, mirror), null);
+  assert.equal(roundFromCombatUpdate(combat, { round: 2 }, updateOptions(), mirror), null);
 });
 
 test("flag edits of senses, IWR and conditions become upserts; derived conditions never", () => {

@@ -41,7 +41,7 @@ test("a field the sidecar writes comes back in the next sync (cannotGainAgain su
   const applier = new PatchApplier({
     statusIds: () => new Set(),
     deletion: deletionOperator(w.env),
-    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
   });
   const bar = [{ class: "ki", until: 120 }];
   await applier.apply({

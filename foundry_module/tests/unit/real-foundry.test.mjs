@@ -1,0 +1,121 @@
+// What a real Foundry breaks (issue 14), each run against the strict stand-in: a test per item.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
+import { deletionOperator } from "../../scripts/compat.mjs";
+import { moveFromTokenUpdate, roundFromCombatUpdate, upsertsFromActorUpdate } from "../../scripts/forward.mjs";
+import { actorState, tokenVisibilityFlags } from "../../scripts/messages.mjs";
+import { FakeWorld } from "../helpers/fake-foundry.mjs";
+
+/** What main.mjs reads on a sync: the scene's actors' rules flags now (messages.mjs `actorFlags`). @param {any} scene */
+function actorFlags(scene) {
+  return Object.fromEntries(scene.tokens.map((/** @type {any} */ t) => [t.actor.uuid, structuredClone(t.actor.flags["vtt-bridge"])]));
+}
+
+const POOL = { name: "Ki", category: "general", region: "eastern", keyAttributes: ["STA"], max: 3, current: 3 };
+
+/**
+ * A GM client: a world of one version, an applier writing into it as main.mjs wires it (scenes by
+ * id, Foundry's flags read on a sync).
+ * @param {12|13|14} [generation]
+ */
+function gm(generation = 13) {
+  const w = new FakeWorld({ generation });
+  const ann = w.addActor("a", "Ann", { health: { max: 7 }, energyPools: { ki: POOL, old: { ...POOL, name: "Old" } } });
+  const t1 = w.addToken("t1", ann, 0, 0);
+  const applier = new PatchApplier({
+    statusIds: () => new Set(),
+    deletion: deletionOperator(w.env),
+    foundryVisibility: (id) => (id ? tokenVisibilityFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
+    foundryActors: (id) => (id ? actorFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
+  });
+  return { w, ann, t1, applier };
+}
+
+/** @param {Record<string, any>} actors @param {Record<string, any>} [tokens] @returns {any} */
+function syncResult(actors, tokens = { t1: { actor: "Actor.a", x: 0, y: 0, elevation: 0 } }) {
+  return {
+    mode: /** @type {const} */ ("sync"),
+    rev: 1,
+    patch: [
+      { op: "replace", path: "/scene", value: { id: "scene1", round: 0 } },
+      { op: "replace", path: "/actors", value: actors },
+      { op: "replace", path: "/tokens", value: tokens },
+      { op: "replace", path: "/visibility", value: {} },
+    ],
+    log: [],
+    source: /** @type {const} */ ("result"),
+  };
+}
+
+for (const generation of /** @type {const} */ ([12, 13, 14])) {
+  test(`item 3 (v${generation}): a key a sync result lacks is deleted from Foundry's flags, not merged back`, async () => {
+    const { ann, applier } = gm(generation);
+    assert.ok(await applier.apply(syncResult({ "Actor.a": { name: "Ann", health: { max: 7 }, energyPools: { ki: POOL } } })));
+    assert.deepEqual(Object.keys(ann.flags["vtt-bridge"].energyPools), ["ki"]);
+    assert.deepEqual(actorState(ann).energyPools, { ki: POOL });
+  });
+}
+
+test("item 3: a sync writes only what Foundry does not have already", async () => {
+  const { ann, applier } = gm();
+  await applier.apply(syncResult({ "Actor.a": { name: "Ann", health: { max: 7 }, energyPools: { ki: POOL }, status: "unharmed" } }));
+  const written = Object.keys(ann.updates[0].changes).filter((k) => k !== "_id").sort();
+  assert.deepEqual(written, ["flags.vtt-bridge.energyPools.-=old", "flags.vtt-bridge.status"]);
+});
+
+test("item 4: a move on a duplicated scene (same token ids) is not forwarded", () => {
+  const w = new FakeWorld();
+  const copy = w.addScene("copy");
+  const ann = w.addActor("a", "Ann", {});
+  w.addToken("t1", ann, 0, 0);
+  const twin = w.addToken("t1", ann, 0, 0, copy);
+  const mirror = { scene: { id: "scene1" }, tokens: { t1: { actor: "Actor.a", x: 0, y: 0, elevation: 0 } } };
+  assert.equal(moveFromTokenUpdate(twin, { x: 100 }, {}, mirror), null);
+  assert.deepEqual(moveFromTokenUpdate(w.scene.tokens[0], { x: 100 }, {}, mirror)?.kind, "move");
+});
+
+test("item 4: only a combat of the synced scene (or the active unlinked one) ticks rounds", () => {
+  const mirror = { scene: { id: "scene1", round: 1 } };
+  assert.equal(roundFromCombatUpdate({ scene: { id: "other" }, active: true }, { round: 2 }, {}, mirror), null);
+  assert.equal(roundFromCombatUpdate({ scene: null, active: false }, { round: 2 }, {}, mirror), null);
+  assert.deepEqual(roundFromCombatUpdate({ scene: null, active: true }, { round: 2 }, {}, mirror), { kind: "round", round: 2 });
+  assert.deepEqual(roundFromCombatUpdate({ scene: { id: "scene1" } }, { round: 2 }, {}, mirror), { kind: "round", round: 2 });
+});
+
+test("item 4: a patch in flight during a scene change lands on the synced scene, not the viewed one", async () => {
+  const w = new FakeWorld();
+  const copy = w.addScene("copy");
+  const ann = w.addActor("a", "Ann", {});
+  const t1 = w.addToken("t1", ann, 0, 0);
+  const twin = w.addToken("t1", ann, 0, 0, copy);
+  const viewed = copy; // the GM switched to the duplicate while the patch was in flight
+  const applier = new PatchApplier({
+    statusIds: () => new Set(),
+    deletion: deletionOperator(w.env),
+    // (id === undefined) is what the module asked for before: "the scene on the canvas"
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id === undefined ? viewed : w.scenes.get(id)), fromUuid: (u) => w.fromUuid(u) }),
+  });
+  await applier.apply(syncResult({ "Actor.a": { name: "Ann" } }));
+  await applier.apply({
+    mode: "patch",
+    rev: 2,
+    patch: [{ op: "test", path: "/rev", value: 1 }, { op: "replace", path: "/tokens/t1/x", value: 300 }, { op: "replace", path: "/rev", value: 2 }],
+    log: [],
+    source: "patch",
+  });
+  assert.equal(t1.x, 300);
+  assert.equal(twin.x, 0);
+});
+
+test("item 3: after a sidecar deletion the forwarder still sees the Foundry edit that follows", async () => {
+  const { w, ann, applier } = gm();
+  await applier.apply(syncResult({ "Actor.a": { name: "Ann", health: { max: 7 }, energyPools: { ki: POOL, old: { ...POOL, name: "Old" } } } }));
+  /** @type {any[]} */
+  const upserts = [];
+  w.hooks.on("updateActor", (actor, changes, options) => upserts.push(...upsertsFromActorUpdate(actor, changes, options, applier.state)));
+  await ann.update({ "flags.vtt-bridge.energyPools.-=old": null });
+  assert.deepEqual(upserts, [{ path: "/actors/Actor.a/energyPools", value: { ki: POOL } }]);
+});
