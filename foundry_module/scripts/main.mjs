@@ -193,6 +193,7 @@ Hooks.once("init", () => {
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),
+    deletion: deletionOperator(globalThis),
   });
   const module = game.modules.get(MODULE_ID);
   if (module) {
@@ -206,7 +207,7 @@ Hooks.once("init", () => {
       sendAction,
       openDamageDialog,
       postActionCard,
-      openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ actor }).render({ force: true }),
+      openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ document: actor }).render({ force: true }),
     };
   }
 });
@@ -252,7 +253,7 @@ for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
 /** @param {any} actor */
 function rulesControls(actor) {
   return [
-    { action: `${MODULE_ID}-rules`, icon: "fa-solid fa-scale-balanced", label: "VTTBRIDGE.Sheet.Open", onClick: () => new RulesSheet({ actor }).render({ force: true }) },
+    { action: `${MODULE_ID}-rules`, icon: "fa-solid fa-scale-balanced", label: "VTTBRIDGE.Sheet.Open", onClick: () => new RulesSheet({ document: actor }).render({ force: true }) },
     { action: `${MODULE_ID}-damage`, icon: "fa-solid fa-heart-crack", label: "VTTBRIDGE.Dialog.damageButton", onClick: () => openDamageDialog(actor, "damage") },
     { action: `${MODULE_ID}-heal`, icon: "fa-solid fa-heart-pulse", label: "VTTBRIDGE.Dialog.healButton", onClick: () => openDamageDialog(actor, "heal") },
   ];

@@ -1,5 +1,5 @@
 /**
- * The rules sheet: one ApplicationV2 form per actor to enter what the sidecar rules on (Health max,
+ * The rules sheet: one DocumentSheetV2 form per actor to enter what the sidecar rules on (Health max,
  * Willpower max, speed, Attributes, the Skills the rules use, senses, anti-detection, immunities,
  * IWR, Energy Pools). It writes `flags.vtt-bridge.*`; the updateActor forwarder sends each changed
  * field as `upsert`. The data shaping (`sheetContext`, `parseSheetForm`) is pure and tested; the
@@ -7,8 +7,10 @@
  * @module rules-sheet
  */
 
+import { diffInto } from "./apply-patch.mjs";
+import { deletionOperator } from "./compat.mjs";
 import { MODULE_ID } from "./constants.mjs";
-import { isPlainObject } from "./json-patch.mjs";
+import { deepEqual, isPlainObject } from "./json-patch.mjs";
 
 export const ATTRIBUTES = Object.freeze(["STR", "DEX", "STA", "INT", "PER", "RES", "PRE", "MAN", "COM"]);
 
@@ -65,22 +67,73 @@ export function sheetContext(flags = {}) {
 /**
  * @typedef {object} SheetError
  * @property {string} field
- * @property {"integer"|"json"|"shape"} problem
+ * @property {"integer"|"json"|"shape"|"key"} problem
  */
+
+/**
+ * Whether a map key can be one segment of a Foundry update path: Foundry expands every '.' into
+ * nesting and reads a leading '-=' or '==' as an operator (the sidecar refuses such keys too).
+ * @param {string} key
+ * @returns {boolean}
+ */
+export function isUpdateKey(key) {
+  return key !== "" && !key.includes(".") && !key.startsWith("-=") && !key.startsWith("==");
+}
+
+/**
+ * An id made from a name, for keys the GM names in words ("Potion 1.5" → "potion-1-5").
+ * @param {string} name
+ * @returns {string}
+ */
+export function slugify(name) {
+  return name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64);
+}
+
+/**
+ * The values the form shows for `flags` (what `sheetContext` renders), by form field name.
+ * @param {Record<string, any>} flags
+ * @returns {Record<string, unknown>}
+ */
+function shownValues(flags) {
+  const ctx = sheetContext(flags);
+  /** @type {Record<string, unknown>} */
+  const shown = { healthMax: ctx.healthMax, willpowerMax: ctx.willpowerMax, speed: ctx.speed };
+  for (const { key, value } of ctx.attributes) shown[`attributes.${key}`] = value;
+  for (const { key, value } of ctx.skills) shown[`skills.${key}`] = value;
+  for (const { key, text } of ctx.json) shown[`json.${key}`] = JSON.parse(text);
+  return shown;
+}
 
 /**
  * Turn the submitted form (FormDataExtended's flat object) into an actor update of
  * `flags.vtt-bridge.*`, or the list of fields that are wrong (nothing is written then).
+ *
+ * Only what the GM changed is written: a field whose value is what the form showed when it was
+ * rendered (`rendered`, the flags then) is left alone, so a value the sidecar changed meanwhile is
+ * not saved back stale. What is written is diffed against the flags now (`current`): objects key by
+ * key, and a key removed from a JSON object is deleted with the version's operator (Foundry merges
+ * objects, so a key left out of a whole value would stay).
  * @param {Record<string, unknown>} form
- * @param {Record<string, any>} [current] the flags now (to keep Willpower's current ≤ max)
+ * @param {Record<string, any>} [current] the flags now
+ * @param {{deletion?: (parent: string, key: string) => [string, unknown], rendered?: Record<string, any>}} [options]
+ *   deletion: from `deletionOperator` (default: the v12/v13 `-=` syntax)
  * @returns {{update: Record<string, unknown>, errors: SheetError[]}}
  */
-export function parseSheetForm(form, current = {}) {
+export function parseSheetForm(form, current = {}, { deletion = deletionOperator({}), rendered } = {}) {
   /** @type {SheetError[]} */
   const errors = [];
   /** @type {Record<string, unknown>} */
   const update = {};
   const root = `flags.${MODULE_ID}`;
+  const shown = rendered === undefined ? null : shownValues(rendered);
+  /** @param {string} field @param {unknown} value */
+  const edited = (field, value) => shown === null || !deepEqual(shown[field], value);
   /** @param {string} field @param {number} min */
   const int = (field, min) => {
     const raw = form[field];
@@ -92,25 +145,32 @@ export function parseSheetForm(form, current = {}) {
     return n;
   };
   const healthMax = int("healthMax", 1);
-  if (healthMax !== undefined) update[`${root}.health.max`] = healthMax;
+  if (healthMax !== undefined && edited("healthMax", healthMax)) diffInto(update, `${root}.health.max`, current.health?.max, healthMax, deletion);
   const willpowerMax = int("willpowerMax", 0);
-  if (willpowerMax !== undefined) {
-    update[`${root}.willpower.max`] = willpowerMax;
+  if (willpowerMax !== undefined && edited("willpowerMax", willpowerMax)) {
+    diffInto(update, `${root}.willpower.max`, current.willpower?.max, willpowerMax, deletion);
     const now = current.willpower?.current;
-    update[`${root}.willpower.current`] = typeof now === "number" ? Math.min(now, willpowerMax) : willpowerMax;
+    diffInto(update, `${root}.willpower.current`, now, typeof now === "number" ? Math.min(now, willpowerMax) : willpowerMax, deletion);
   }
   const speed = int("speed", 0);
-  if (speed !== undefined) update[`${root}.speed`] = speed;
+  if (speed !== undefined && edited("speed", speed)) diffInto(update, `${root}.speed`, current.speed, speed, deletion);
   /** @type {Record<string, number>} */
   const attributes = {};
+  /** @type {Record<string, number>} */
+  const editedAttributes = {};
   for (const key of ATTRIBUTES) {
     const value = int(`attributes.${key}`, 0);
-    if (value !== undefined) attributes[key] = value;
+    if (value === undefined) continue;
+    attributes[key] = value;
+    if (edited(`attributes.${key}`, value)) editedAttributes[key] = value;
   }
-  update[`${root}.attributes`] = attributes;
+  if (Object.keys(editedAttributes).length) {
+    const before = isPlainObject(current.attributes) ? current.attributes : undefined;
+    diffInto(update, `${root}.attributes`, before, before ? { ...before, ...editedAttributes } : attributes, deletion);
+  }
   for (const key of RULE_SKILLS) {
     const value = int(`skills.${key}`, 0);
-    if (value !== undefined) update[`${root}.skills.${key}`] = value;
+    if (value !== undefined && edited(`skills.${key}`, value)) diffInto(update, `${root}.skills.${key}`, current.skills?.[key], value, deletion);
   }
   for (const [key, shape] of Object.entries(JSON_FIELDS)) {
     const raw = form[`json.${key}`];
@@ -126,23 +186,33 @@ export function parseSheetForm(form, current = {}) {
       errors.push({ field: `json.${key}`, problem: "shape" });
       continue;
     }
-    update[`${root}.${key}`] = value;
+    if (key === "energyPools") {
+      const bad = Object.keys(value).filter((id) => !isUpdateKey(id));
+      if (bad.length) {
+        for (const id of bad) errors.push({ field: `json.${key}: "${id}" → "${slugify(id)}"`, problem: "key" });
+        continue;
+      }
+    }
+    if (edited(`json.${key}`, value)) diffInto(update, `${root}.${key}`, current[key], value, deletion);
   }
   return errors.length ? { update: {}, errors } : { update, errors };
 }
 
 /**
- * Build the ApplicationV2 class from Foundry's API (v13: foundry.applications.api).
- * @param {{ApplicationV2: any, HandlebarsApplicationMixin: (base: any) => any}} api
- * @param {{localize: (key: string) => string, notifyError: (message: string) => void}} ui
+ * Build the rules sheet class from Foundry's API (`foundry.applications.api`): a DocumentSheetV2
+ * of the actor, so Foundry re-renders it whenever the actor changes (the sidecar's writes
+ * included) and it submits through `document.update`.
+ * @param {{DocumentSheetV2: any, HandlebarsApplicationMixin: (base: any) => any}} api
+ * @param {{localize: (key: string) => string, notifyError: (message: string) => void, deletion?: (parent: string, key: string) => [string, unknown]}} ui
  */
 export function defineRulesSheet(api, ui) {
-  const Base = api.HandlebarsApplicationMixin(api.ApplicationV2);
+  const Base = api.HandlebarsApplicationMixin(api.DocumentSheetV2);
   return class RulesSheet extends Base {
-    /** @param {{actor: {uuid: string, name: string, flags: Record<string, any>, update: (u: Record<string, unknown>) => Promise<unknown>}}} options */
+    /** @param {{document: {uuid: string, name: string, flags: Record<string, any>, update: (u: Record<string, unknown>) => Promise<unknown>}}} options */
     constructor(options) {
-      super({ id: `${MODULE_ID}-rules-${options.actor.uuid.replace(/\./g, "-")}` });
-      this.actor = options.actor;
+      super(options);
+      /** @type {Record<string, any>|undefined} the flags the form was last rendered from */
+      this.shown = undefined;
     }
 
     static DEFAULT_OPTIONS = {
@@ -150,6 +220,7 @@ export function defineRulesSheet(api, ui) {
       classes: [MODULE_ID, "rules-sheet"],
       window: { title: "VTTBRIDGE.Sheet.Title", resizable: true },
       position: { width: 520, height: "auto" },
+      sheetConfig: false,
       form: { handler: RulesSheet.#onSubmit, submitOnChange: false, closeOnSubmit: true },
     };
 
@@ -157,7 +228,9 @@ export function defineRulesSheet(api, ui) {
 
     /** @returns {Promise<Record<string, unknown>>} */
     async _prepareContext() {
-      return { actorName: this.actor.name, ...sheetContext(this.actor.flags?.[MODULE_ID]) };
+      const flags = this.document.flags?.[MODULE_ID];
+      this.shown = structuredClone(flags ?? {});
+      return { actorName: this.document.name, ...sheetContext(flags) };
     }
 
     /**
@@ -167,12 +240,15 @@ export function defineRulesSheet(api, ui) {
      * @param {{object: Record<string, unknown>}} formData
      */
     static async #onSubmit(_event, _form, formData) {
-      const { update, errors } = parseSheetForm(formData.object, this.actor.flags?.[MODULE_ID]);
+      const { update, errors } = parseSheetForm(formData.object, this.document.flags?.[MODULE_ID], {
+        deletion: ui.deletion,
+        rendered: this.shown,
+      });
       if (errors.length) {
         for (const error of errors) ui.notifyError(`${ui.localize(`VTTBRIDGE.Sheet.Error.${error.problem}`)}: ${error.field}`);
         throw new Error("invalid rules sheet");
       }
-      await this.actor.update(update);
+      if (Object.keys(update).length) await this.document.update(update);
     }
   };
 }

@@ -6,6 +6,7 @@ import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
 import { deletionOperator } from "../../scripts/compat.mjs";
 import { moveFromTokenUpdate, roundFromCombatUpdate, upsertsFromActorUpdate } from "../../scripts/forward.mjs";
 import { actorState, tokenVisibilityFlags } from "../../scripts/messages.mjs";
+import { defineRulesSheet, parseSheetForm, sheetContext } from "../../scripts/rules-sheet.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
 /** What main.mjs reads on a sync: the scene's actors' rules flags now (messages.mjs `actorFlags`). @param {any} scene */
@@ -118,4 +119,64 @@ test("item 3: after a sidecar deletion the forwarder still sees the Foundry edit
   w.hooks.on("updateActor", (actor, changes, options) => upserts.push(...upsertsFromActorUpdate(actor, changes, options, applier.state)));
   await ann.update({ "flags.vtt-bridge.energyPools.-=old": null });
   assert.deepEqual(upserts, [{ path: "/actors/Actor.a/energyPools", value: { ki: POOL } }]);
+});
+
+/** The form as the sheet renders it for `flags` (what FormDataExtended would submit untouched). @param {Record<string, any>} flags */
+function renderedForm(flags) {
+  const ctx = sheetContext(flags);
+  return {
+    healthMax: ctx.healthMax,
+    willpowerMax: ctx.willpowerMax,
+    speed: ctx.speed,
+    ...Object.fromEntries(ctx.attributes.map(({ key, value }) => [`attributes.${key}`, value])),
+    ...Object.fromEntries(ctx.skills.map(({ key, value }) => [`skills.${key}`, value])),
+    ...Object.fromEntries(ctx.json.map(({ key, text }) => [`json.${key}`, text])),
+  };
+}
+
+test("item 2: what a dotted key becomes in Foundry (why it must never be written)", async () => {
+  const w = new FakeWorld();
+  const ann = w.addActor("a", "Ann", {});
+  await ann.update({ "flags.vtt-bridge.energyPools.Potion 1.5": POOL });
+  assert.deepEqual(Object.keys(actorState(ann).energyPools), ["Potion 1"], "stored as energyPools['Potion 1']['5']");
+});
+
+test("item 2: the rules sheet refuses a pool id Foundry would expand, and says which slug to use", () => {
+  const flags = { energyPools: {} };
+  const form = { ...renderedForm(flags), "json.energyPools": JSON.stringify({ "Potion 1.5": POOL }) };
+  const { update, errors } = parseSheetForm(form, flags);
+  assert.deepEqual(update, {});
+  assert.deepEqual(errors, [{ field: 'json.energyPools: "Potion 1.5" → "potion-1-5"', problem: "key" }]);
+});
+
+for (const generation of /** @type {const} */ ([12, 13, 14])) {
+  test(`item 3 (v${generation}): a pool removed in the rules sheet is deleted from the actor`, async () => {
+    const { w, ann } = gm(generation);
+    const flags = ann.flags["vtt-bridge"];
+    const form = { ...renderedForm(flags), "json.energyPools": JSON.stringify({ ki: POOL }) };
+    const { update, errors } = parseSheetForm(form, flags, { deletion: deletionOperator(w.env) });
+    assert.deepEqual(errors, []);
+    await ann.update(update);
+    assert.deepEqual(Object.keys(ann.flags["vtt-bridge"].energyPools), ["ki"]);
+  });
+}
+
+test("item 6: the rules sheet is a DocumentSheetV2 that saves only what the GM changed, never a stale value", async () => {
+  const { w, ann } = gm();
+  class DocumentSheetV2 {
+    /** @param {any} options */
+    constructor(options) {
+      this.document = options.document;
+    }
+  }
+  const Sheet = defineRulesSheet({ DocumentSheetV2, HandlebarsApplicationMixin: (base) => class extends base {} }, { localize: (k) => k, notifyError: () => {}, deletion: deletionOperator(w.env) });
+  const sheet = new Sheet({ document: ann });
+  await sheet._prepareContext();
+  const form = { ...renderedForm(ann.flags["vtt-bridge"]), speed: 9 };
+  // the sidecar spends a Ki point while the sheet is open
+  await ann.update({ "flags.vtt-bridge.energyPools.ki.current": 2 }, { "vtt-bridge": { origin: "sidecar" } });
+  await Sheet.DEFAULT_OPTIONS.form.handler.call(sheet, new Event("submit"), /** @type {any} */ ({}), { object: form });
+  assert.equal(ann.flags["vtt-bridge"].speed, 9);
+  assert.equal(ann.flags["vtt-bridge"].energyPools.ki.current, 2, "the spent point is not refunded by a stale form");
+  assert.deepEqual(Object.keys(ann.updates.at(-1)?.changes ?? {}), ["flags.vtt-bridge.speed"]);
 });
