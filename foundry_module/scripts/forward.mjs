@@ -9,7 +9,7 @@
 import { conditionForStatus, isOwnWrite } from "./apply-patch.mjs";
 import { ACTOR_FIELDS, DERIVED_CONDITIONS, MODULE_ID, SOCKET_CHANNEL } from "./constants.mjs";
 import { deepEqual, isPlainObject, pointer } from "./json-patch.mjs";
-import { actorState, moveAction, PLAYER_ACTION_KINDS, roundAction } from "./messages.mjs";
+import { actorState, isUpdateKey, moveAction, PLAYER_ACTION_KINDS, roundAction } from "./messages.mjs";
 
 /** @typedef {import("./messages.mjs").ActorLike} ActorLike */
 /** @typedef {{path: string, value: unknown}} Upsert */
@@ -115,6 +115,27 @@ export function upsertsFromStatusChange(actor, statuses, activeNow, mirror) {
     upserts.push({ path: pointer("actors", actor.uuid, "conditions", condition), value: active });
   }
   return upserts;
+}
+
+/**
+ * `createActiveEffect(effect)` / `deleteActiveEffect(effect)` → the condition upserts of the
+ * effect's statuses, read from the event's effect (Actor#statuses is derived data that Foundry
+ * recomputes on its own schedule, so inside the hook it may still be the old set): a created
+ * effect makes its statuses active; a deleted one makes them inactive unless another enabled effect
+ * of the actor still grants them. Status ids that cannot be a condition key (a '.', a leading '-='
+ * or '==') are left alone.
+ * @param {{id?: string|null, parent?: any, statuses?: Iterable<string>|null}} effect
+ * @param {boolean} created
+ * @param {any} mirror
+ * @returns {Upsert[]}
+ */
+export function upsertsFromEffectEvent(effect, created, mirror) {
+  const actor = effect.parent;
+  if (!actor?.uuid || !effect.statuses) return [];
+  const statuses = [...effect.statuses].filter((s) => isUpdateKey(conditionForStatus(s)));
+  const others = [...(actor.effects ?? [])].filter((e) => e !== effect && e.id !== effect.id && !e.disabled);
+  const activeNow = (/** @type {string} */ status) => created || others.some((e) => e.statuses?.has?.(status));
+  return upsertsFromStatusChange(actor, statuses, activeNow, mirror);
 }
 
 /**

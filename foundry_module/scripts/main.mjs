@@ -6,7 +6,7 @@
 
 import { isOwnWrite } from "./apply-patch.mjs";
 import { executeBatches, PatchApplier } from "./bridge.mjs";
-import { deletionOperator, namespacedClass, statusEffectIds } from "./compat.mjs";
+import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "./compat.mjs";
 import { BridgeConnection } from "./connection.mjs";
 import { MODULE_ID, SOCKET_CHANNEL } from "./constants.mjs";
 import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./damage.mjs";
@@ -16,7 +16,7 @@ import {
   relayMessage,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
-  upsertsFromStatusChange,
+  upsertsFromEffectEvent,
   upsertsFromTokenLifecycle,
 } from "./forward.mjs";
 import { installChatCards } from "./chat-canvas.mjs";
@@ -243,10 +243,8 @@ Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /
 });
 
 for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
-  Hooks.on(hook, (/** @type {any} */ effect) => {
-    const actor = effect.parent;
-    if (!connection || !actor?.uuid || !effect.statuses?.size) return;
-    sendUpserts(upsertsFromStatusChange(actor, effect.statuses, (status) => !!actor.statuses?.has(status), applier?.state));
+  Hooks.on(hook, (/** @type {any} */ effect, /** @type {any} */ options) => {
+    if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromEffectEvent(effect, hook === "createActiveEffect", applier?.state));
   });
 }
 
@@ -276,9 +274,7 @@ function bindChatButtons(html) {
     button.addEventListener("click", () => sendAction(actionFromButton(button)));
   }
 }
-// v13: HTMLElement; v12: jQuery
-Hooks.on("renderChatMessageHTML", (/** @type {any} */ _message, /** @type {HTMLElement} */ html) => bindChatButtons(html));
-Hooks.on("renderChatMessage", (/** @type {any} */ _message, /** @type {any} */ html) => {
-  if (game.release?.generation && game.release.generation >= 13) return;
-  bindChatButtons(html[0] ?? html);
+// one hook per version (v13 warns about any renderChatMessage listener): v13+ HTMLElement, v12 jQuery
+Hooks.once("init", () => {
+  Hooks.on(chatRenderHook(game.release?.generation), (/** @type {any} */ _message, /** @type {any} */ html) => bindChatButtons(html instanceof HTMLElement ? html : html[0]));
 });

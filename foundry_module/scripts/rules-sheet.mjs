@@ -11,6 +11,9 @@ import { diffInto } from "./apply-patch.mjs";
 import { deletionOperator } from "./compat.mjs";
 import { MODULE_ID } from "./constants.mjs";
 import { deepEqual, isPlainObject } from "./json-patch.mjs";
+import { isUpdateKey, slugify } from "./messages.mjs";
+
+export { isUpdateKey, slugify };
 
 export const ATTRIBUTES = Object.freeze(["STR", "DEX", "STA", "INT", "PER", "RES", "PRE", "MAN", "COM"]);
 
@@ -69,31 +72,6 @@ export function sheetContext(flags = {}) {
  * @property {string} field
  * @property {"integer"|"json"|"shape"|"key"} problem
  */
-
-/**
- * Whether a map key can be one segment of a Foundry update path: Foundry expands every '.' into
- * nesting and reads a leading '-=' or '==' as an operator (the sidecar refuses such keys too).
- * @param {string} key
- * @returns {boolean}
- */
-export function isUpdateKey(key) {
-  return key !== "" && !key.includes(".") && !key.startsWith("-=") && !key.startsWith("==");
-}
-
-/**
- * An id made from a name, for keys the GM names in words ("Potion 1.5" → "potion-1-5").
- * @param {string} name
- * @returns {string}
- */
-export function slugify(name) {
-  return name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 64);
-}
 
 /**
  * The values the form shows for `flags` (what `sheetContext` renders), by form field name.

@@ -4,6 +4,7 @@ import { test } from "node:test";
 
 import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
 import { deletionOperator } from "../../scripts/compat.mjs";
+import * as forward from "../../scripts/forward.mjs";
 import { moveFromTokenUpdate, roundFromCombatUpdate, upsertsFromActorUpdate } from "../../scripts/forward.mjs";
 import { actorState, tokenVisibilityFlags } from "../../scripts/messages.mjs";
 import { defineRulesSheet, parseSheetForm, sheetContext } from "../../scripts/rules-sheet.mjs";
@@ -179,4 +180,31 @@ test("item 6: the rules sheet is a DocumentSheetV2 that saves only what the GM c
   assert.equal(ann.flags["vtt-bridge"].speed, 9);
   assert.equal(ann.flags["vtt-bridge"].energyPools.ki.current, 2, "the spent point is not refunded by a stale form");
   assert.deepEqual(Object.keys(ann.updates.at(-1)?.changes ?? {}), ["flags.vtt-bridge.speed"]);
+});
+
+/**
+ * What main.mjs runs on create/deleteActiveEffect: `upsertsFromEffectEvent`, or (the module as it
+ * was) the statuses read back from Actor#statuses inside the hook.
+ * @param {any} effect @param {boolean} created @param {any} mirror
+ */
+function effectUpserts(effect, created, mirror) {
+  if (typeof forward.upsertsFromEffectEvent === "function") return forward.upsertsFromEffectEvent(effect, created, mirror);
+  const actor = effect.parent;
+  return forward.upsertsFromStatusChange(actor, effect.statuses, (/** @type {string} */ s) => !!actor.statuses?.has(s), mirror);
+}
+
+test("item 6: a status toggled in the token HUD reaches the sidecar, read from the event's effect", async () => {
+  const w = new FakeWorld();
+  const ann = w.addActor("a", "Ann", {});
+  const mirror = { scene: { id: "scene1" }, actors: { "Actor.a": { name: "Ann", conditions: { prone: false } } } };
+  /** @type {any[]} */
+  const upserts = [];
+  w.hooks.on("createActiveEffect", (effect) => upserts.push(...effectUpserts(effect, true, mirror)));
+  w.hooks.on("deleteActiveEffect", (effect) => upserts.push(...effectUpserts(effect, false, mirror)));
+  await ann.toggleStatusEffect("prone", { active: true });
+  assert.deepEqual(upserts, [{ path: "/actors/Actor.a/conditions/prone", value: true }]);
+  mirror.actors["Actor.a"].conditions.prone = true;
+  upserts.length = 0;
+  await ann.toggleStatusEffect("prone", { active: false });
+  assert.deepEqual(upserts, [{ path: "/actors/Actor.a/conditions/prone", value: false }]);
 });
