@@ -7,9 +7,9 @@
  */
 
 import { conditionForStatus, isOwnWrite } from "./apply-patch.mjs";
-import { ACTOR_FIELDS, DERIVED_CONDITIONS, MODULE_ID, SOCKET_CHANNEL } from "./constants.mjs";
+import { ACTOR_FIELDS, DERIVED_CONDITIONS, MODULE_ID } from "./constants.mjs";
 import { deepEqual, isPlainObject, pointer } from "./json-patch.mjs";
-import { actorState, isUpdateKey, moveAction, PLAYER_ACTION_KINDS, roundAction } from "./messages.mjs";
+import { actorState, isUpdateKey, moveAction, roundAction } from "./messages.mjs";
 
 /** @typedef {import("./messages.mjs").ActorLike} ActorLike */
 /** @typedef {{path: string, value: unknown}} Upsert */
@@ -160,35 +160,3 @@ export function upsertsFromTokenLifecycle(token, created, mirror) {
   });
   return upserts;
 }
-
-/**
- * @typedef {object} RelayMessage what a player's browser emits on the module socket
- * @property {"vtt-bridge.action"} type
- * @property {string} from user id
- * @property {Record<string, any>} action
- */
-
-/**
- * The socket message a player's browser emits so the bridge browser sends the action.
- * @param {string} userId
- * @param {Record<string, any>} action
- * @returns {RelayMessage}
- */
-export function relayMessage(userId, action) {
-  return { type: "vtt-bridge.action", from: userId, action };
-}
-
-/**
- * On the bridge browser: the action carried by a socket message, or null when it is not one a
- * player may relay (unknown type, unknown kind, malformed).
- * @param {unknown} message
- * @returns {Record<string, any>|null}
- */
-export function acceptRelay(message) {
-  if (!isPlainObject(message) || message.type !== "vtt-bridge.action" || typeof message.from !== "string") return null;
-  const action = message.action;
-  if (!isPlainObject(action) || typeof action.kind !== "string" || !PLAYER_ACTION_KINDS.includes(action.kind)) return null;
-  return action;
-}
-
-export { SOCKET_CHANNEL };

@@ -7,13 +7,11 @@
 import { isOwnWrite } from "./apply-patch.mjs";
 import { executeBatches, PatchApplier } from "./bridge.mjs";
 import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "./compat.mjs";
-import { BridgeConnection } from "./connection.mjs";
-import { MODULE_ID, SOCKET_CHANNEL } from "./constants.mjs";
+import { BridgeConnection, randomId } from "./connection.mjs";
+import { MODULE_ID } from "./constants.mjs";
 import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./damage.mjs";
 import {
-  acceptRelay,
   moveFromTokenUpdate,
-  relayMessage,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
   upsertsFromEffectEvent,
@@ -21,6 +19,7 @@ import {
 } from "./forward.mjs";
 import { installChatCards } from "./chat-canvas.mjs";
 import { installHealthTrack } from "./health-canvas.mjs";
+import { askBridge, listenAsBridge } from "./player-requests.mjs";
 import { actorFlags, buildState, tokenVisibilityFlags } from "./messages.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
@@ -131,8 +130,44 @@ async function sendAction(action) {
       ui.notifications.error(t("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
     }
   } else {
-    game.socket.emit(SOCKET_CHANNEL, relayMessage(game.user.id, action));
+    const answer = await askBridge(action, {
+      generation: game.release?.generation ?? 12,
+      userId: game.user.id,
+      gms: activeGMs,
+      socket: game.socket,
+      newId: randomId,
+    });
+    if (answer.ok) return;
+    if (answer.code === "noBridge") ui.notifications.warn(t("VTTBRIDGE.Notice.NoBridge"));
+    else if (answer.code === "notOwner") ui.notifications.warn(t("VTTBRIDGE.Notice.NotOwner"));
+    else ui.notifications.error(t("VTTBRIDGE.Notice.Refused", { message: answer.message ?? answer.code }));
   }
+}
+
+/**
+ * The active Game Masters but this user, `game.users.activeGM` first (who may run the bridge).
+ * @returns {FoundryUserLike[]}
+ */
+function activeGMs() {
+  const first = game.users.activeGM;
+  const others = game.users.filter((u) => u.isGM && !!u.active && u !== first);
+  return [...(first ? [first] : []), ...others].filter((u) => !u.isSelf && u.id !== game.user.id);
+}
+
+/**
+ * Whether `user` owns what a relayed action needs (player-requests.mjs `ownedSubject`): an actor by
+ * uuid, or the actor of a token of the synced scene.
+ * @param {{actor: string}|{token: string}} subject
+ * @param {any} user
+ */
+async function owns(subject, user) {
+  if ("actor" in subject) {
+    const actor = subject.actor ? await fromUuid(subject.actor) : null;
+    return !!actor?.testUserPermission?.(user, "OWNER");
+  }
+  const sceneId = applier?.state?.scene?.id;
+  const scene = /** @type {any} */ (sceneId ? game.scenes.get(sceneId) : null);
+  return !!scene?.tokens?.get(subject.token)?.actor?.testUserPermission?.(user, "OWNER");
 }
 
 /** @param {Array<{path: string, value: unknown}>} upserts */
@@ -213,10 +248,16 @@ Hooks.once("init", () => {
 });
 
 Hooks.once("ready", () => {
-  game.socket.on(SOCKET_CHANNEL, (/** @type {unknown} */ message) => {
-    const action = connection ? acceptRelay(message) : null;
-    if (action) sendAction(action);
-  });
+  // every browser answers: one that does not run the bridge says so (queries) or stays silent (v12)
+  listenAsBridge(
+    { generation: game.release?.generation ?? 12, queries: CONFIG.queries, socket: game.socket },
+    {
+      runsBridge: () => !!connection?.connected,
+      user: (id) => game.users.get(id),
+      owns,
+      send: (action) => /** @type {BridgeConnection} */ (connection).action(action),
+    },
+  );
   startBridge();
 });
 

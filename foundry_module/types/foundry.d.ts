@@ -39,9 +39,18 @@ interface FoundryGame {
   world: { id: string };
   release?: { generation: number };
   modules: { get(id: string): ({ api?: Record<string, unknown> } & Record<string, unknown>) | undefined };
-  socket: { emit(channel: string, message: unknown): void; on(channel: string, fn: (message: unknown) => void): void };
+  socket: {
+    emit(channel: string, message: unknown): void;
+    on(channel: string, fn: (message: unknown) => void): void;
+    off?(channel: string, fn: (message: unknown) => void): void;
+  };
   scenes: { viewed: FoundrySceneLike | null; get(id: string): FoundrySceneLike | undefined };
-  users: { get(id: string): FoundryUserLike | undefined; activeGM: FoundryUserLike | null };
+  /** The world's users: iterable, and the Users collection's lookups. */
+  users: Iterable<FoundryUserLike> & {
+    get(id: string): FoundryUserLike | undefined;
+    activeGM: FoundryUserLike | null;
+    filter(fn: (user: FoundryUserLike) => boolean): FoundryUserLike[];
+  };
   combats?: { active: { round: number } | null };
   actors?: { get(id: string): FoundryDocumentLike | undefined };
   combat?: { round: number } | null;

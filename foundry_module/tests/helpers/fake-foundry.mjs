@@ -493,3 +493,96 @@ export class FakeWorld {
     return this.byUuid.get(uuid) ?? null;
   }
 }
+
+/**
+ * [socket] [queries] The browsers connected to one world: each has its own `CONFIG.queries` and
+ * `game.socket`; a socket message reaches every other browser (never the sender), a query reaches
+ * the one user asked and is answered by that browser's handler, or rejects (not connected, no
+ * handler, or no answer within `timeout`). Data crosses the wire as JSON.
+ */
+export class FakeNetwork {
+  /** @param {FakeWorld} world */
+  constructor(world) {
+    this.world = world;
+    /** @type {Map<string, FakeClient>} user id → browser */
+    this.clients = new Map();
+  }
+
+  /** @param {string} userId @returns {FakeClient} */
+  connect(userId) {
+    const client = new FakeClient(this, /** @type {FakeUser} */ (this.world.users.get(userId)));
+    this.clients.set(userId, client);
+    client.user.active = true;
+    return client;
+  }
+
+  /** @param {string} userId */
+  disconnect(userId) {
+    this.clients.delete(userId);
+    const user = this.world.users.get(userId);
+    if (user) user.active = false;
+  }
+
+  /**
+   * @param {string} targetId @param {string} name @param {unknown} data @param {number} [timeout]
+   * @returns {Promise<unknown>}
+   */
+  async query(targetId, name, data, timeout) {
+    const target = this.clients.get(targetId);
+    if (!target) throw new Error(`User [${targetId}] is not connected`);
+    const handler = target.queries[name];
+    if (typeof handler !== "function") throw new Error(`User [${targetId}] has no query handler "${name}"`);
+    const answer = Promise.resolve().then(() => handler(JSON.parse(JSON.stringify(data)), { timeout })).then((a) => JSON.parse(JSON.stringify(a ?? null)));
+    if (timeout === undefined) return answer;
+    /** @type {any} */
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`query "${name}" timed out`)), timeout);
+    });
+    try {
+      return await Promise.race([answer, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+export class FakeClient {
+  /** @param {FakeNetwork} network @param {FakeUser} user */
+  constructor(network, user) {
+    this.network = network;
+    this.user = user;
+    /** @type {Record<string, (data: any, options?: any) => unknown>} this browser's CONFIG.queries */
+    this.queries = {};
+    /** @type {Map<string, Array<(data: unknown, senderId: string) => void>>} */
+    this.listeners = new Map();
+    const client = this;
+    this.socket = {
+      /** @param {string} channel @param {unknown} data */
+      emit(channel, data) {
+        for (const other of network.clients.values()) {
+          if (other === client) continue;
+          for (const fn of other.listeners.get(channel) ?? []) queueMicrotask(() => fn(JSON.parse(JSON.stringify(data)), user.id));
+        }
+      },
+      /** @param {string} channel @param {(data: unknown, senderId: string) => void} fn */
+      on(channel, fn) {
+        client.listeners.set(channel, [...(client.listeners.get(channel) ?? []), fn]);
+      },
+      /** @param {string} channel @param {(data: unknown) => void} fn */
+      off(channel, fn) {
+        client.listeners.set(channel, (client.listeners.get(channel) ?? []).filter((f) => f !== fn));
+      },
+    };
+  }
+
+  /** `game.users` as this browser sees them: each with `query` (v13+). */
+  users() {
+    const network = this.network;
+    return [...network.world.users.values()].map((u) => ({
+      ...u,
+      /** @param {string} name @param {Record<string, unknown>} data @param {{timeout?: number}} [options] */
+      query: (name, data, options = {}) => network.query(u.id, name, data, options.timeout),
+    }));
+  }
+}

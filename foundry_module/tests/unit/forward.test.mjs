@@ -3,9 +3,7 @@ import { test } from "node:test";
 
 import { updateOptions } from "../../scripts/apply-patch.mjs";
 import {
-  acceptRelay,
   moveFromTokenUpdate,
-  relayMessage,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
   upsertsFromStatusChange,
@@ -78,10 +76,3 @@ test("tokens placed or removed on the synced scene become upserts", () => {
   assert.deepEqual(upsertsFromTokenLifecycle({ id: "t9", x: 0, y: 0, actor, parent: { id: "other" } }, true, mirror), []);
 });
 
-test("players relay only the action kinds they may send", () => {
-  const damage = { kind: "damage", target: "Actor.a", instances: [{ amount: 1, grade: "B" }] };
-  assert.deepEqual(acceptRelay(relayMessage("u1", damage)), damage);
-  assert.equal(acceptRelay(relayMessage("u1", { kind: "move", token: "t1", x: 0, y: 0 })), null);
-  assert.equal(acceptRelay({ type: "other", from: "u1", action: damage }), null);
-  assert.equal(acceptRelay("junk"), null);
-});
