@@ -8,11 +8,17 @@ deletion or replacement operator, so such a key would come back from the VTT cha
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from tests.conftest import Connect, world_state
+from vtt_bridge.models import WorldState
+from vtt_bridge.rules.common import STORED
+from vtt_bridge.store import Store
 
 POOL = {
     "name": "Potion",
@@ -107,3 +113,24 @@ async def test_keys_with_dashes_and_actor_uuids_with_dots_stay_allowed(connect: 
     actor = (await peer.state())["actors"]["Actor.abc"]
     assert actor["conditions"]["flat-footed"] is True
     assert actor["conditionPoints"] == {"a-b=c": 1, "=x": 2, "-x": 3}
+
+
+def test_a_store_written_before_the_check_is_still_recovered(tmp_path: Path) -> None:
+    """A dotted key an earlier sidecar accepted stays readable from the store (no world is lost);
+    only new input is refused."""
+    doc = world_state()
+    doc["actors"]["actor0"]["conditionPoints"] = {"St. Elmo": 1}
+    stored = WorldState.model_validate({**doc, "rev": 1}, context=STORED)
+    store = Store(tmp_path / "vtt-bridge.sqlite3")
+    try:
+        store.append("w", 1, None, json.dumps({"rev": 1, "patch": []}), stored)
+    finally:
+        store.close()
+    store = Store(tmp_path / "vtt-bridge.sqlite3")
+    try:
+        recovered = store.recover("w", 10)
+    finally:
+        store.close()
+    assert recovered.state.actors["actor0"].condition_points == {"St. Elmo": 1}
+    with pytest.raises(ValidationError):
+        WorldState.model_validate(doc)
