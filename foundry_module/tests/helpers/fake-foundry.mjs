@@ -40,7 +40,8 @@
  * [embedded]   Scene#updateEmbeddedDocuments updates documents embedded in THAT scene —
  *              https://foundryvtt.com/api/v14/classes/foundry.documents.Scene.html; an id the scene
  *              does not hold is refused (the stand-in throws).
- * [statuses]   Actor#toggleStatusEffect(statusId, {active, overlay}) creates or deletes the
+ * [statuses]   Actor#toggleStatusEffect(statusId, {active, overlay}) —
+ *              https://foundryvtt.com/api/classes/foundry.documents.Actor.html — creates or deletes the
  *              ActiveEffect of a status configured in CONFIG.statusEffects (an array in v12/v13,
  *              an object keyed by id in v14 — https://foundryvtt.com/api/v14/variables/CONFIG.statusEffects.html);
  *              ActiveEffect `statuses` is a Set of status ids —
@@ -306,7 +307,8 @@ export class FakeDocument {
 
   /**
    * [statuses] create or delete the status's ActiveEffect; resolves to the new effect, `true` when
-   * one already existed, `false` when one was deleted, `undefined` when nothing changed.
+   * one already existed, `false` when one was deleted, `undefined` when nothing changed (our reading
+   * of the return value, which the pages we read leave unclear; the module never uses it).
    * @param {string} statusId
    * @param {{active?: boolean, overlay?: boolean}} [options]
    */
