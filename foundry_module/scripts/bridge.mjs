@@ -19,7 +19,7 @@ import { planPatch, toFoundryBatches } from "./apply-patch.mjs";
 /**
  * @typedef {object} FoundryTarget where a plan is written
  * @property {{updateDocuments: (updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}} Actor
- * @property {(id: string|undefined) => ({updateEmbeddedDocuments: (name: string, updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}|null|undefined)} scene
+ * @property {(id: string|undefined) => ({tokens?: Iterable<{id: string|null}>, updateEmbeddedDocuments: (name: string, updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}|null|undefined)} scene
  *   the scene of that id (`game.scenes.get(id)`): the synced scene, whichever one is viewed now
  * @property {(uuid: string) => (DocumentLike|null|Promise<DocumentLike|null>)} fromUuid
  */
@@ -39,7 +39,10 @@ export async function executeBatches(batches, target) {
   }
   if (batches.tokens.length && batches.sceneId) {
     const scene = target.scene(batches.sceneId);
-    if (scene) await scene.updateEmbeddedDocuments("Token", batches.tokens, options);
+    // only tokens the scene still holds: one deleted meanwhile would fail the whole batch
+    const present = scene?.tokens ? new Set(Array.from(scene.tokens, (t) => t.id)) : null;
+    const tokens = present ? batches.tokens.filter((u) => present.has(/** @type {string} */ (u._id))) : batches.tokens;
+    if (scene && tokens.length) await scene.updateEmbeddedDocuments("Token", tokens, options);
   }
   for (const { actor, status, active } of batches.statusToggles) {
     const doc = await target.fromUuid(actor);

@@ -208,3 +208,24 @@ test("item 6: a status toggled in the token HUD reaches the sidecar, read from t
   await ann.toggleStatusEffect("prone", { active: false });
   assert.deepEqual(upserts, [{ path: "/actors/Actor.a/conditions/prone", value: false }]);
 });
+
+test("item 4: a token deleted in Foundry while its visibility update is in flight does not fail the batch", async () => {
+  const { w, ann, applier } = gm();
+  const t2 = w.addToken("t2", ann, 100, 0);
+  await applier.apply(syncResult({ "Actor.a": { name: "Ann" } }, { t1: { actor: "Actor.a", x: 0, y: 0, elevation: 0 }, t2: { actor: "Actor.a", x: 100, y: 0, elevation: 0 } }));
+  w.scene.tokens.splice(w.scene.tokens.indexOf(t2), 1); // deleted; the sidecar has not heard yet
+  const ok = await applier.apply({
+    mode: "patch",
+    rev: 2,
+    patch: [
+      { op: "test", path: "/rev", value: 1 },
+      { op: "add", path: "/visibility/t1", value: { t2: "approximate" } },
+      { op: "add", path: "/visibility/t2", value: { t1: "pinpointed" } },
+      { op: "replace", path: "/rev", value: 2 },
+    ],
+    log: [],
+    source: "patch",
+  });
+  assert.ok(ok);
+  assert.deepEqual(w.scene.tokens[0].flags["vtt-bridge"].visibility, { t2: "pinpointed" });
+});
