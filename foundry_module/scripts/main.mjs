@@ -21,10 +21,22 @@ import {
 } from "./forward.mjs";
 import { installChatCards } from "./chat-canvas.mjs";
 import { installHealthTrack } from "./health-canvas.mjs";
-import { buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { actorState, buildState, tokenVisibilityFlags } from "./messages.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
-import { installVisibility, isIdentityHidden } from "./visibility-canvas.mjs";
+import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
+import {
+  actorDataOf,
+  addSystemWrites,
+  adapterSelection,
+  ProblemLog,
+  problemMessage,
+  readSystem,
+  upsertsFromConditionItem,
+  upsertsFromSystemChange,
+  withSystemFields,
+} from "./systems/index.mjs";
+import { installVisibility, isIdentityHidden, visibilityTokenMixin } from "./visibility-canvas.mjs";
 
 /** @type {BridgeConnection|null} */
 let connection = null;
@@ -40,11 +52,77 @@ const t = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localiz
 /** @param {string} key */
 const setting = (key) => game.settings.get(MODULE_ID, key);
 
+// ---- game-system adapters (issue 17): every decision is in scripts/systems/ ----
+/** @type {{key: string, value: ReturnType<typeof adapterSelection>}|null} */
+let selection = null;
+const problemLog = new ProblemLog();
+/** The adapter choice of the world settings (recomputed when they change). */
+function adapters() {
+  const choice = setting("systemAdapter");
+  const mapping = setting("systemMapping");
+  const key = JSON.stringify([choice, mapping]);
+  if (selection?.key !== key) {
+    selection = { key, value: adapterSelection({ choice, mapping }) };
+    const error = selection.value.mappingError;
+    if (error) ui.notifications.warn(t("VTTBRIDGE.System.MappingError", { error }));
+  }
+  return selection.value;
+}
+/** @param {any} actor @returns {{adapter: import("./systems/data.mjs").Adapter|null, actorData: import("./systems/data.mjs").ActorData}} */
+function systemOf(actor) {
+  const actorData = actorDataOf(actor);
+  return { adapter: adapters().pick(actorData), actorData };
+}
+/** One actor's state for the sidecar: our flags with the game system's fields over them. @param {any} actor */
+function stateOf(actor) {
+  const { adapter, actorData } = systemOf(actor);
+  const { fields, problems } = readSystem(adapter, actorData);
+  for (const problem of problemLog.fresh(actor.uuid, problems)) {
+    const { key, data } = problemMessage(actor.name ?? actor.uuid, problem);
+    ui.notifications.warn(t(key, data));
+  }
+  return withSystemFields(actorState(actor), fields);
+}
+/** The sidecar's new state written to the system's own fields too, in the same updates. @param {any} plan */
+function amendPlan(plan) {
+  const fromUuidSync = /** @type {any} */ (globalThis).fromUuidSync;
+  addSystemWrites(plan.actorUpdates, plan.state, (uuid) => {
+    const doc = typeof fromUuidSync === "function" ? fromUuidSync(uuid) : null;
+    return doc ? systemOf(doc) : null;
+  });
+}
+/** A change outside the module to an actor's system data → the upserts it means. @param {any} actor */
+function forwardSystemChange(actor) {
+  if (!connection || !actor?.uuid) return;
+  const { adapter, actorData } = systemOf(actor);
+  sendUpserts(upsertsFromSystemChange(adapter, actorData, actor.uuid, applier?.state));
+}
+/** Our Token mixins over the configured class (a system's own), once each. */
+function composeTokenClasses() {
+  const config = /** @type {any} */ (CONFIG);
+  const Token = config.Token?.objectClass;
+  if (!Token || !visibilityRuntime) return;
+  const runtime = visibilityRuntime;
+  const withVisibility = composeOnce(Token, (Base) => visibilityTokenMixin(Base, runtime), TOKEN_MIXIN_TAGS.visibility);
+  /** @param {any} token @param {any} data */
+  const replaces = (token, data) =>
+    replacesSystemBar({
+      setting: setting("systemBar"),
+      attribute: data?.attribute,
+      healthBar: token.actor ? systemOf(token.actor).adapter?.healthBar : null,
+      hasTrack: !!token.actor?.flags?.[MODULE_ID]?.health,
+    });
+  config.Token.objectClass = composeOnce(withVisibility, (Base) => systemBarMixin(Base, replaces), TOKEN_MIXIN_TAGS.systemBar);
+}
+/** @type {any} */
+let visibilityRuntime = null;
+// ---- end of the game-system adapters ----
+
 function currentState() {
   const scene = canvas?.scene ?? game.scenes?.viewed ?? null;
   if (!scene) return null;
   const combat = game.combats?.active ?? game.combat ?? null;
-  return buildState({ scene, round: combat?.round ?? 0, settings: readRuleSettings(setting) });
+  return buildState({ scene, round: combat?.round ?? 0, settings: readRuleSettings(setting), stateOf });
 }
 
 /** @param {string} status */
@@ -81,6 +159,7 @@ function startBridge() {
     statusIds: () => statusEffectIds(CONFIG.statusEffects),
     deletion: deletionOperator(globalThis),
     foundryVisibility: () => (canvas?.scene ? tokenVisibilityFlags(canvas.scene) : {}),
+    amendPlan,
     execute: (batches) =>
       executeBatches(batches, {
         Actor: /** @type {any} */ (CONFIG.Actor.documentClass),
@@ -179,7 +258,8 @@ Hooks.once("init", () => {
     if (group === "connection") startBridge();
     else connection?.resync("settings");
   });
-  installVisibility({ localize: t });
+  visibilityRuntime = installVisibility({ localize: t });
+  composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
@@ -204,6 +284,9 @@ Hooks.once("init", () => {
   }
 });
 
+// a system that configures its Token class after the module's `init` still gets our mixins
+Hooks.once("setup", () => composeTokenClasses());
+
 Hooks.once("ready", () => {
   game.socket.on(SOCKET_CHANNEL, (/** @type {unknown} */ message) => {
     const action = connection ? acceptRelay(message) : null;
@@ -219,7 +302,7 @@ Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /
 });
 
 Hooks.on("createToken", (/** @type {any} */ token, /** @type {any} */ options) => {
-  if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, true, applier?.state));
+  if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, true, applier?.state, stateOf));
 });
 
 Hooks.on("deleteToken", (/** @type {any} */ token, /** @type {any} */ options) => {
@@ -232,7 +315,23 @@ Hooks.on("updateCombat", (/** @type {any} */ _combat, /** @type {any} */ changes
 
 Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /** @type {any} */ options) => {
   if (connection) sendUpserts(upsertsFromActorUpdate(actor, changes, options, applier?.state));
+  if (changes?.system !== undefined && !isOwnWrite(options)) forwardSystemChange(actor);
 });
+
+// an unlinked token's own actor: its system changes arrive in updateToken (`delta`)
+Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /** @type {any} */ options) => {
+  if (changes?.delta?.system !== undefined && !isOwnWrite(options)) forwardSystemChange(token.actor);
+});
+
+// the system's Conditions and Tilts are Items
+for (const [hook, created] of /** @type {const} */ ([["createItem", true], ["deleteItem", false]])) {
+  Hooks.on(hook, (/** @type {any} */ item, /** @type {any} */ options) => {
+    const actor = item?.parent;
+    if (!connection || !actor?.uuid || isOwnWrite(options)) return;
+    const { adapter, actorData } = systemOf(actor);
+    sendUpserts(upsertsFromConditionItem(adapter, actorData, { type: item.type, name: item.name }, created, actor.uuid, applier?.state));
+  });
+}
 
 for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
   Hooks.on(hook, (/** @type {any} */ effect) => {
