@@ -21,20 +21,20 @@ import {
 } from "./forward.mjs";
 import { installChatCards } from "./chat-canvas.mjs";
 import { installHealthTrack } from "./health-canvas.mjs";
-import { actorState, buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { buildState, tokenVisibilityFlags } from "./messages.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
 import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
 import {
   actorDataOf,
-  addSystemWrites,
+  actorStateWithSystem,
   adapterSelection,
   ProblemLog,
   problemMessage,
-  readSystem,
+  systemPlanAmender,
+  touchesSystemData,
   upsertsFromConditionItem,
   upsertsFromSystemChange,
-  withSystemFields,
 } from "./systems/index.mjs";
 import { installVisibility, isIdentityHidden, visibilityTokenMixin } from "./visibility-canvas.mjs";
 
@@ -68,29 +68,28 @@ function adapters() {
   }
   return selection.value;
 }
-/** @param {any} actor @returns {{adapter: import("./systems/data.mjs").Adapter|null, actorData: import("./systems/data.mjs").ActorData}} */
+/** @param {any} actor */
 function systemOf(actor) {
   const actorData = actorDataOf(actor);
   return { adapter: adapters().pick(actorData), actorData };
 }
 /** One actor's state for the sidecar: our flags with the game system's fields over them. @param {any} actor */
 function stateOf(actor) {
-  const { adapter, actorData } = systemOf(actor);
-  const { fields, problems } = readSystem(adapter, actorData);
+  const { state, problems } = actorStateWithSystem(actor, (data) => adapters().pick(data));
   for (const problem of problemLog.fresh(actor.uuid, problems)) {
     const { key, data } = problemMessage(actor.name ?? actor.uuid, problem);
     ui.notifications.warn(t(key, data));
   }
-  return withSystemFields(actorState(actor), fields);
+  return state;
 }
-/** The sidecar's new state written to the system's own fields too, in the same updates. @param {any} plan */
-function amendPlan(plan) {
-  const fromUuidSync = /** @type {any} */ (globalThis).fromUuidSync;
-  addSystemWrites(plan.actorUpdates, plan.state, (uuid) => {
-    const doc = typeof fromUuidSync === "function" ? fromUuidSync(uuid) : null;
-    return doc ? systemOf(doc) : null;
-  });
-}
+/** The sidecar's new state written to the system's own fields too, in the same updates. */
+const amendPlan = systemPlanAmender(
+  (data) => adapters().pick(data),
+  (uuid) => {
+    const fromUuidSync = /** @type {any} */ (globalThis).fromUuidSync;
+    return typeof fromUuidSync === "function" ? fromUuidSync(uuid) : null;
+  },
+);
 /** A change outside the module to an actor's system data → the upserts it means. @param {any} actor */
 function forwardSystemChange(actor) {
   if (!connection || !actor?.uuid) return;
@@ -315,12 +314,12 @@ Hooks.on("updateCombat", (/** @type {any} */ _combat, /** @type {any} */ changes
 
 Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /** @type {any} */ options) => {
   if (connection) sendUpserts(upsertsFromActorUpdate(actor, changes, options, applier?.state));
-  if (changes?.system !== undefined && !isOwnWrite(options)) forwardSystemChange(actor);
+  if (touchesSystemData(changes) && !isOwnWrite(options)) forwardSystemChange(actor);
 });
 
 // an unlinked token's own actor: its system changes arrive in updateToken (`delta`)
 Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /** @type {any} */ options) => {
-  if (changes?.delta?.system !== undefined && !isOwnWrite(options)) forwardSystemChange(token.actor);
+  if (touchesSystemData(changes?.delta) && !isOwnWrite(options)) forwardSystemChange(token.actor);
 });
 
 // the system's Conditions and Tilts are Items

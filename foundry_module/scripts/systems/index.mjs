@@ -15,6 +15,7 @@
 
 import { conditionForStatus } from "../apply-patch.mjs";
 import { deepEqual, isPlainObject, pointer } from "../json-patch.mjs";
+import { actorState } from "../messages.mjs";
 import { createGenericAdapter, parseMapping, worldbuilding } from "./generic.mjs";
 import * as mta from "./mta.mjs";
 
@@ -98,6 +99,49 @@ export function readSystem(adapter, actorData) {
   const problems = [];
   if (!adapter) return { fields: {}, problems };
   return { fields: adapter.read(actorData, problems), problems };
+}
+
+/** @typedef {(actorData: ActorData) => Adapter|null} Pick from `adapterSelection` */
+
+/**
+ * One actor's state for the sidecar: its flags (`messages.actorState`) with the fields its
+ * system's adapter read laid over them, and the problems met reading them.
+ * @param {any} actor a Foundry actor (`uuid`, `name`, `flags`, `type`, `system`, `items`, `statuses`)
+ * @param {Pick} pick
+ * @returns {{state: Record<string, any>, problems: SystemProblem[]}}
+ */
+export function actorStateWithSystem(actor, pick) {
+  const actorData = actorDataOf(actor);
+  const { fields, problems } = readSystem(pick(actorData), actorData);
+  return { state: withSystemFields(actorState(actor), fields), problems };
+}
+
+/**
+ * The `amendPlan` of the PatchApplier (bridge.mjs): each planned actor update also carries the
+ * system fields that show the sidecar's new state (`addSystemWrites`).
+ * @param {Pick} pick
+ * @param {(uuid: string) => any} docOf the Foundry actor of a uuid, or null
+ * @returns {(plan: {actorUpdates: Map<string, Record<string, unknown>>, state: any}) => void}
+ */
+export function systemPlanAmender(pick, docOf) {
+  return (plan) =>
+    addSystemWrites(plan.actorUpdates, plan.state, (uuid) => {
+      const doc = docOf(uuid);
+      if (!doc) return null;
+      const actorData = actorDataOf(doc);
+      return { adapter: pick(actorData), actorData };
+    });
+}
+
+/**
+ * Whether an update's changes (as a hook receives them: expanded, or with dot paths) touch the
+ * actor's system data.
+ * @param {unknown} changes
+ * @returns {boolean}
+ */
+export function touchesSystemData(changes) {
+  if (!isPlainObject(changes)) return false;
+  return Object.keys(changes).some((key) => key === "system" || key.startsWith("system."));
 }
 
 /**
