@@ -265,6 +265,10 @@ Hooks.once("init", () => {
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),
+    systemFields: (actor) => {
+      const { adapter } = systemOf(actor);
+      return adapter ? { fields: adapter.fields, name: adapter.id } : { fields: [], name: "" };
+    },
   });
   const module = game.modules.get(MODULE_ID);
   if (module) {
