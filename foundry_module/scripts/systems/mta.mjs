@@ -17,7 +17,7 @@
  * @module systems/mta
  */
 
-import { getPath, MAX_RATING, readNumber, traitPaths } from "./data.mjs";
+import { getPath, MAX_RATING, readNumber, traitPaths, wholeNumber } from "./data.mjs";
 
 /** @typedef {import("./data.mjs").ActorData} ActorData */
 /** @typedef {import("./data.mjs").SystemProblem} SystemProblem */
@@ -132,7 +132,8 @@ export function readHealth(actorData, problems) {
 
 /**
  * Willpower `{max, current}`, or undefined (with a problem). `max` is the prepared one (a derived
- * trait in the versions that compute it).
+ * trait in the versions that compute it, so a lower Resolve lowers it at once); a current above it
+ * is read as the max (WP-6: what is above the max is lost), and written so.
  * @param {ActorData} actorData
  * @param {SystemProblem[]} [problems]
  * @returns {{max: number, current: number}|undefined}
@@ -140,8 +141,8 @@ export function readHealth(actorData, problems) {
 export function readWillpower(actorData, problems) {
   const max = readNumber(actorData, "system.willpower.max", { field: "willpower" }, problems);
   if (max === undefined) return undefined;
-  const current = readNumber(actorData, "system.willpower.value", { field: "willpower", max }, problems);
-  return current === undefined ? undefined : { max, current };
+  const current = readNumber(actorData, "system.willpower.value", { field: "willpower" }, problems);
+  return current === undefined ? undefined : { max, current: Math.min(current, max) };
 }
 
 /**
@@ -227,8 +228,9 @@ export function write(actorData, sidecarActor) {
   }
   const willpower = readWillpower(actorData);
   const current = sidecarActor?.willpower?.current;
-  if (willpower && Number.isSafeInteger(current) && current !== willpower.current) {
-    update["system.willpower.value"] = Math.min(current, willpower.max);
+  if (willpower && Number.isSafeInteger(current)) {
+    const value = Math.min(current, willpower.max);
+    if (wholeNumber(getPath(actorData, "system.willpower.value")) !== value) update["system.willpower.value"] = value;
   }
   return update;
 }

@@ -160,14 +160,24 @@ test("bad data: reported once per field, the field left out, and nothing written
   const tangled = mtaCharacter("0.16", { health: { max: 7, value: 6, lethal: 2, aggravated: 7 } });
   assert.deepEqual(readAll(tangled).problems, [{ field: "health", path: "system.health", problem: "range" }]);
   assert.deepEqual(mta.write(tangled, { health: { max: 7, bashing: 1, lethal: 0, aggravated: 0 } }), {});
-  // numeric strings (a sheet's text input) are numbers; a Willpower above its max is refused
-  const typed = mtaCharacter("0.11");
+  // numeric strings (a sheet's text input) are numbers; a negative Willpower is refused
+  const typed = /** @type {any} */ (mtaCharacter("0.11"));
   typed.system.health.value = "5";
-  typed.system.willpower.value = 9;
+  typed.system.willpower.value = -1;
   const read = readAll(typed);
   assert.equal(read.fields.health.bashing, 2);
   assert.deepEqual(read.problems, [{ field: "willpower", path: "system.willpower.value", problem: "range" }]);
+  assert.equal(read.fields.willpower, undefined);
   assert.deepEqual(mta.write(typed, { willpower: { max: 4, current: 1 } }), {});
+});
+
+test("WP-6: a current Willpower above the (derived) max is read as the max and written so", () => {
+  const actor = mtaCharacter("0.16", { res: 2, com: 2 });
+  actor.system.willpower.value = 6; // Resolve went down; the system derived max 4 and kept the value
+  const { fields, problems } = readAll(actor);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(fields.willpower, { max: 4, current: 4 });
+  assert.deepEqual(mta.write(actor, withSystemFields({}, fields)), { "system.willpower.value": 4 });
 });
 
 test("write: a sidecar track of another size than the system's is not written (the system's max is its own)", () => {
