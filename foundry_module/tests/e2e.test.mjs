@@ -140,7 +140,13 @@ test("Node: sync a scene, move a token, damage an actor against the real sidecar
   checkReport(report, "node");
 });
 
-test("headless Chromium: the same scenario with the browser's own WebSocket", async () => {
+/**
+ * Run a scenario page in headless Chromium and return its report.
+ * @param {string} pagePath e.g. "tests/browser/e2e.html"
+ * @param {string} world
+ * @returns {Promise<Record<string, any>>}
+ */
+async function inChromium(pagePath, world) {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
@@ -158,20 +164,24 @@ test("headless Chromium: the same scenario with the browser's own WebSocket", as
       if (msg.type() === "error") consoleErrors.push(msg.text());
     });
     page.on("pageerror", (error) => consoleErrors.push(String(error)));
-    const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world: "e2e-chromium" });
-    await page.goto(`${httpOrigin}/tests/browser/e2e.html?${query}`);
+    const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world });
+    await page.goto(`${httpOrigin}/${pagePath}?${query}`);
     await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout: 60_000 });
     const result = await page.evaluate(() => /** @type {any} */ (window).__result);
     assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
-    checkReport(result.report, "chromium");
+    return result.report;
   } finally {
     await browser.close();
     rmSync(profile, { recursive: true, force: true });
   }
+}
+
+test("headless Chromium: the same scenario with the browser's own WebSocket", async () => {
+  checkReport(await inChromium("tests/browser/e2e.html", "e2e-chromium"), "chromium");
 });
 
-test("Node: a Chronicles of Darkness (mta) world with no rules-sheet entry: sync, damage, the system's Health fields", async () => {
-  const r = await runMtaScenario({ WebSocket, url: sidecarUrl, token: TOKEN, world: "e2e-mta" });
+/** @param {Record<string, any>} r the report of `runMtaScenario` */
+function checkMtaReport(r) {
   assert.deepEqual(r.errors, []);
   // sync: every field the rules need came from the system's data
   assert.deepEqual(r.syncedAnn.attributes, { STR: 2, DEX: 3, STA: 2, INT: 2, PER: 3, RES: 2, PRE: 1, MAN: 1, COM: 2 });
@@ -202,4 +212,12 @@ test("Node: a Chronicles of Darkness (mta) world with no rules-sheet entry: sync
   assert.deepEqual(r.echoSystemKeys, [], "the system already shows it: nothing written to it again");
   assert.ok(r.echoTagged);
   assert.equal(r.upsertsAfterHand, 1, "the module's own write did not come back as an upsert");
+}
+
+test("Node: a Chronicles of Darkness (mta) world with no rules-sheet entry: sync, damage, the system's Health fields", async () => {
+  checkMtaReport(await runMtaScenario({ WebSocket, url: sidecarUrl, token: TOKEN, world: "e2e-mta" }));
+});
+
+test("headless Chromium: the same mta world with the browser's own WebSocket", async () => {
+  checkMtaReport(await inChromium("tests/browser/e2e-mta.html", "e2e-mta-chromium"));
 });
