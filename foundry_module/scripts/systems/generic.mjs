@@ -7,6 +7,8 @@
  * `health.max`, `health.bashing`, `health.lethal`, `health.aggravated` (counts of boxes),
  * `health.healthy` (a value that shows the undamaged boxes, as a hit-point bar does: written, never
  * read, since it cannot say which grade a lost box had), `willpower.max`, `willpower.current`.
+ * Health counts and the current Willpower are read (and Health written) only with their max
+ * mapped (so what is sent always fits: B + L + A ≤ max, current ≤ max).
  * A mapped path the actor does not hold is left out quietly (a generic system holds what its GM
  * defined); a value there that is not a usable number is a problem.
  * @module systems/generic
@@ -106,16 +108,16 @@ export function createGenericAdapter(mapping, { id = "generic", detect } = {}) {
     return track;
   }
 
-  /** @param {ActorData} actorData @param {SystemProblem[]} [problems] */
+  /**
+   * Willpower needs its max mapped (the sidecar checks current ≤ max, and the flags' max may be
+   * another); a current above the max is read as the max (WP-6).
+   * @param {ActorData} actorData @param {SystemProblem[]} [problems]
+   */
   function readWillpower(actorData, problems) {
     const max = num(actorData, "willpower.max", problems);
-    const current = num(actorData, "willpower.current", problems, max ?? MAX_BOXES);
-    if (max === undefined && current === undefined) return undefined;
-    /** @type {Record<string, number>} */
-    const out = {};
-    if (max !== undefined) out.max = max;
-    if (current !== undefined) out.current = current;
-    return out;
+    if (max === undefined) return undefined;
+    const current = num(actorData, "willpower.current", problems);
+    return current === undefined ? { max } : { max, current: Math.min(current, max) };
   }
 
   /** The sidecar fields this mapping takes from the system. */
@@ -166,7 +168,7 @@ export function createGenericAdapter(mapping, { id = "generic", detect } = {}) {
       };
       const track = sidecarActor?.health;
       const healthNow = readHealth(actorData);
-      if (track && (!has("health.max") || (healthNow && healthNow.max === track.max))) {
+      if (track && healthNow && healthNow.max === track.max) {
         for (const grade of ["bashing", "lethal", "aggravated"]) put(`health.${grade}`, track[grade] ?? 0);
         const healthy = (track.max ?? 0) - (track.bashing ?? 0) - (track.lethal ?? 0) - (track.aggravated ?? 0);
         put("health.healthy", Math.max(0, healthy));

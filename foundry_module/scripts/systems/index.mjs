@@ -47,11 +47,12 @@ export function adapterSelection({ choice, mapping }) {
   const parsed = parseMapping(mapping);
   const custom = parsed.ok && Object.keys(parsed.mapping).length ? createGenericAdapter(parsed.mapping) : null;
   const mappingError = parsed.ok ? null : parsed.error;
-  if (choice === "off") return { pick: () => null, mappingError };
+  // "generic" without a usable mapping maps nothing: no adapter, as "off"
+  if (choice === "off" || (choice === "generic" && !custom)) return { pick: () => null, mappingError };
   const forced = choice === "generic" ? custom : ADAPTERS.find((a) => a.id === choice);
   if (forced) return { pick: () => forced, mappingError };
-  // "auto" (or a forced adapter that does not exist): by shape; the world's own mapping comes
-  // after the known systems and before the presets they share shapes with
+  // "auto" (or a forced adapter this version does not have): by shape; the world's own mapping
+  // comes after the known systems and before the presets they share shapes with
   const order = custom ? [ADAPTERS[0], custom, ...ADAPTERS.slice(1)] : ADAPTERS;
   return { pick: (actorData) => order.find((a) => a.detect(actorData)) ?? null, mappingError };
 }

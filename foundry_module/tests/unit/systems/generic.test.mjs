@@ -96,6 +96,14 @@ test("a custom mapping with B/L/A counts: read and written both ways; bad values
   assert.deepEqual(adapter.write(broken, { health: { max: 2, bashing: 0, lethal: 0, aggravated: 0 } }), {});
 });
 
+test("a custom mapping: counts and current Willpower only with their max (what is sent always fits); WP-6", () => {
+  const partial = createGenericAdapter({ "health.bashing": "system.b", "willpower.current": "system.wp" });
+  assert.deepEqual(readAll(partial, { type: "x", system: { b: 9, wp: 9 }, flags: {} }), { fields: {}, problems: [] });
+  assert.deepEqual(partial.write({ type: "x", system: { b: 9, wp: 9 }, flags: {} }, { health: { max: 7, bashing: 1, lethal: 0, aggravated: 0 } }), {}, "not read, not written");
+  const full = createGenericAdapter({ "willpower.max": "system.wpMax", "willpower.current": "system.wp" });
+  assert.deepEqual(readAll(full, { type: "x", system: { wpMax: 3, wp: 5 }, flags: {} }).fields, { willpower: { max: 3, current: 3 } });
+});
+
 test("the preset names every Attribute and the rules' Skills", () => {
   for (const key of ["STR", "DEX", "STA", "INT", "PER", "RES", "PRE", "MAN", "COM"]) assert.ok(`attributes.${key}` in SIMPLE_WORLDBUILDING, key);
   assert.ok(parseMapping(JSON.stringify(SIMPLE_WORLDBUILDING)).ok);

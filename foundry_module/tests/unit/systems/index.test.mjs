@@ -48,6 +48,8 @@ test("adapterSelection: auto by shape, the world's mapping, forced, off; a broke
   assert.equal(adapterSelection({ choice: "off", mapping: "" }).pick(mtaCharacter("0.16")), null);
   assert.equal(adapterSelection({ choice: "mta", mapping: "" }).pick(other)?.id, "mta", "forced, whatever the shape");
   assert.equal(adapterSelection({ choice: "generic", mapping: '{"speed": "system.move"}' }).pick(mtaCharacter("0.16"))?.id, "generic");
+  assert.equal(adapterSelection({ choice: "generic", mapping: "" }).pick(mtaCharacter("0.16")), null, "generic without a mapping maps nothing");
+  assert.equal(adapterSelection({ choice: "gone-adapter", mapping: "" }).pick(sw)?.id, "worldbuilding", "an unknown choice is auto");
   const broken = adapterSelection({ choice: "auto", mapping: "{" });
   assert.equal(broken.mappingError, "json");
   assert.equal(broken.pick(other), null);
