@@ -44,7 +44,9 @@
  */
 
 /**
- * The value at a dot path ("system.health.max") of `root`, or undefined.
+ * The value at a dot path ("system.health.max") of `root`, or undefined. A system's data may be a
+ * data model instance whose values are getters, so a key is looked up with `in`, not as an own
+ * property; a path through anything that is not an object (a number, a function) is undefined.
  * @param {unknown} root
  * @param {string} path
  * @returns {unknown}
@@ -53,7 +55,7 @@ export function getPath(root, path) {
   /** @type {any} */
   let node = root;
   for (const part of path.split(".")) {
-    if (node === null || typeof node !== "object" || !Object.prototype.hasOwnProperty.call(node, part)) return undefined;
+    if (node === null || typeof node !== "object" || !(part in node)) return undefined;
     node = node[part];
   }
   return node;

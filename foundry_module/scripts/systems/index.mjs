@@ -58,14 +58,16 @@ export function adapterSelection({ choice, mapping }) {
 }
 
 /**
- * A plain copy of what an adapter reads from a Foundry actor (its prepared system data).
+ * What an adapter reads from a Foundry actor: its prepared system data (as it is: adapters only
+ * read it), its flags, its Items' type and name, and the conditions its status effects hold.
  * @param {{type?: string, system?: unknown, flags?: unknown, items?: Iterable<{type?: string, name?: string}>, statuses?: Iterable<string>}} actor
  * @returns {ActorData}
  */
 export function actorDataOf(actor) {
   return {
     type: actor.type,
-    system: isPlainObject(actor.system) || (actor.system && typeof actor.system === "object") ? /** @type {any} */ (actor.system) : {},
+    // a system's data may be a data model instance, not a plain object: read as it is
+    system: actor.system && typeof actor.system === "object" ? /** @type {any} */ (actor.system) : {},
     flags: /** @type {any} */ (actor.flags ?? {}),
     items: actor.items ? [...actor.items].map((item) => ({ type: item?.type, name: item?.name })) : [],
     statusConditions: actor.statuses ? [...actor.statuses].map((status) => conditionForStatus(status)) : [],

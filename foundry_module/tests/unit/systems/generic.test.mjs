@@ -108,3 +108,15 @@ test("the preset names every Attribute and the rules' Skills", () => {
   for (const key of ["STR", "DEX", "STA", "INT", "PER", "RES", "PRE", "MAN", "COM"]) assert.ok(`attributes.${key}` in SIMPLE_WORLDBUILDING, key);
   assert.ok(parseMapping(JSON.stringify(SIMPLE_WORLDBUILDING)).ok);
 });
+
+test("a data model's getters are read; a path through a function or a number is nothing", () => {
+  class HealthModel {
+    get max() {
+      return 6;
+    }
+  }
+  const adapter = createGenericAdapter({ "health.max": "system.hp.max", speed: "system.constructor.name", "attributes.STR": "system.str.value" });
+  const { fields, problems } = readAll(adapter, { type: "x", system: { hp: new HealthModel(), str: 3 }, flags: {} });
+  assert.deepEqual(fields, { health: { max: 6 } });
+  assert.deepEqual(problems, []);
+});
