@@ -290,6 +290,12 @@ Hooks.once("init", () => {
 // a system that configures its Token class after the module's `init` still gets our mixins
 Hooks.once("setup", () => composeTokenClasses());
 
+// "the game system's Health bar" changed: redraw the bars (Token render flag `refreshBars`)
+Hooks.on("updateSetting", (/** @type {any} */ changed) => {
+  if (changed?.key !== `${MODULE_ID}.systemBar`) return;
+  for (const token of /** @type {any} */ (canvas)?.tokens?.placeables ?? []) token.renderFlags?.set({ refreshBars: true });
+});
+
 Hooks.once("ready", () => {
   game.socket.on(SOCKET_CHANNEL, (/** @type {unknown} */ message) => {
     const action = connection ? acceptRelay(message) : null;
