@@ -190,6 +190,10 @@ def dice_needed(faces: Sequence[int], pool: int, again: int = 10) -> int:
     return used if to_roll == 0 else -1
 
 
+def _again_label(again: int) -> str:
+    return "no rerolls" if again == 11 else f"{again}-again"
+
+
 def roll_supplied(
     pool: int, dice: Sequence[int], again: int = 10, path: tuple[str | int, ...] = ("dice",)
 ) -> Roll:
@@ -205,14 +209,15 @@ def roll_supplied(
     if needed == -1:
         raise RuleViolation(
             "DICE-6",
-            f"too few dice: a pool of {max(0, pool)} with {again}-again needs more than "
+            f"too few dice: a pool of {max(0, pool)} with {_again_label(again)} needs more than "
             f"the {len(dice)} given",
             path,
         )
     if needed != len(dice):
         raise RuleViolation(
             "DICE-6",
-            f"too many dice: a pool of {max(0, pool)} with {again}-again uses {needed}, not {len(dice)}",
+            f"too many dice: a pool of {max(0, pool)} with {_again_label(again)} uses {needed}, "
+            f"not {len(dice)}",
             path,
         )
     return roll_pool(pool, SuppliedDice(dice), again)
