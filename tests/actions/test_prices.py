@@ -208,3 +208,14 @@ async def test_RANK_4_a_higher_rank_spell_wins_whatever_the_caster_level(connect
     step = next(s for s in reply["payload"]["log"] if s["rule"] == "RANK-4")
     assert step["data"]["blocked"] is False
     assert (await peer.state())["actors"]["hero"]["health"]["lethal"] == 3
+
+
+async def test_RANK_2_the_kept_price_and_rank_round_trip_through_sync(connect: Connect) -> None:
+    """What the server wrote (`rank` beside `price`) is accepted back as the VTT sends it again."""
+    peer = await synced(connect, immunities=[{"kind": "poison", "rank": "DD+1200"}])
+    state = await peer.state()
+    again = {key: state[key] for key in ("scene", "settings", "actors", "tokens")}
+    reply = await peer.request("sync", {"state": again})
+    assert reply["type"] == "result", reply
+    immunity = (await peer.state())["actors"]["hero"]["immunities"][0]
+    assert (immunity["rank"], immunity["price"]) == ("D", "DD+1200")

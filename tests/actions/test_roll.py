@@ -460,3 +460,13 @@ async def test_RANK_11_dice_for_the_refused_again_are_too_many(connect: Connect)
     assert reply["payload"]["code"] == "invalid"
     assert reply["payload"]["message"].startswith("DICE-6: too many dice: a pool of 3 with 10-again")
     assert await peer.state() == before
+
+
+async def test_RANK_2_a_priced_8_again_immunity_turns_the_rollers_8_again_off(connect: Connect) -> None:
+    """The immunity's Rank, given as a price, is kept; 8-again immunity is uncontested (RANK-9), so
+    it applies whatever its Rank."""
+    peer = await synced(connect, foe=guard(immunities=[{"kind": "8-again", "rank": "DD+1200"}]))
+    result = await ruled(peer, roll(pool=3, again=8, opponent="guard", dice=[9, 8, 1]))
+    assert result["rolls"][0]["again"] == 10
+    immunity = (await peer.state())["actors"]["guard"]["immunities"][0]
+    assert (immunity["rank"], immunity["price"]) == ("D", "DD+1200")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
-from typing import Annotated, Any, ClassVar, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
@@ -146,29 +146,32 @@ def _is_price(value: str) -> bool:
 def keep_prices(data: Any, fields: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
     """RANK-2, for a model's `mode="before"` validator: where a Rank field (any of its spellings,
     alias or name) holds a price, keep the text in the price field beside it (`rank: "DD+1200"` ->
-    `price: "DD+1200"`, and the Rank field then gives D); a price given alone sets the Rank field.
+    `price: "DD+1200"`, and the Rank field then gives D); a price given alone sets the Rank field;
+    a price beside a Rank it does not give is refused (ValueError naming RANK-2).
     """
     if not isinstance(data, dict):
         return data
     out: dict[str, Any] | None = None
     for rank_keys, price_keys in fields.items():
         rank_key = next((key for key in rank_keys if key in data), None)
-        price_key = next((key for key in price_keys if key in data), price_keys[0])
-        value = data.get(rank_key) if rank_key is not None else None
-        if isinstance(value, str) and _is_price(value) and data.get(price_key) is None:
+        price_key = next((key for key in price_keys if key in data), None)
+        value = data[rank_key] if rank_key is not None else None
+        price = data[price_key] if price_key is not None else None
+        if price is None:
+            if isinstance(value, str) and _is_price(value):  # a price in the Rank field
+                out = dict(data) if out is None else out
+                out[price_keys[0]] = value
+        elif rank_key is None or value is None:  # a price alone
             out = dict(data) if out is None else out
-            out[price_key] = value
-        elif rank_key is None and isinstance(data.get(price_key), str):
-            out = dict(data) if out is None else out
-            out[rank_keys[0]] = data[price_key]
+            out[rank_keys[0]] = price
+        elif isinstance(price, str) and _is_price(price) and value != price:
+            given = parse_price(price).rank
+            named = Rank(value) if isinstance(value, str) and value in RANK_NAMES else None
+            if named is None and isinstance(value, str) and _is_price(value):
+                named = parse_price(value).rank
+            if named is not None and named is not given:
+                raise ValueError(f"RANK-2: price {price!r} gives {given.value}, not {rank_keys[-1]} {value}")
     return data if out is None else out
-
-
-def price_agrees(rank: Rank, price: str | None, field: str = "rank") -> None:
-    """RANK-2: a kept price must give the Rank beside it (ValueError naming the rule otherwise)."""
-    if price is not None and parse_price(price).rank is not rank:
-        given = parse_price(price).rank
-        raise ValueError(f"RANK-2: price {price!r} gives {given.value}, not {field} {rank.value}")
 
 
 class Priced(RuleModel):
@@ -185,14 +188,6 @@ class Priced(RuleModel):
     @classmethod
     def _keep_prices(cls, data: Any) -> Any:
         return keep_prices(data, cls.PRICED)
-
-    @model_validator(mode="after")
-    def _prices_agree(self) -> Self:
-        for rank_keys, price_keys in self.PRICED.items():
-            rank, price = getattr(self, rank_keys[0]), getattr(self, price_keys[0])
-            if rank is not None:
-                price_agrees(rank, price, rank_keys[-1])
-        return self
 
 
 # --- RANK-3 / RANK-4 / RANK-6: effect Rank and contests -------------------------------------------
