@@ -34,6 +34,7 @@ from vtt_bridge.rules.dice import (
     roll_pool,
     roll_steps,
     roll_supplied,
+    with_extra_successes,
 )
 from vtt_bridge.rules.energy import Attribute
 from vtt_bridge.rules.immunities import effective_again
@@ -230,7 +231,7 @@ def _roll_side(
     else:
         roll = roll_supplied(pool, side.dice, again, (*path, "dice"))
     steps.extend(roll_steps(roll, supplied=side.dice is not None, extra=side.extra_successes))
-    successes = roll.successes + side.extra_successes if roll.successes >= 1 else 0
+    successes = with_extra_successes(roll, side.extra_successes)
     who = actor.name or actor_id
     tagged = tuple(
         replace(step, text=f"{who}: {step.text}", data={**(step.data or {}), "actor": actor_id})

@@ -295,7 +295,7 @@ def dice_pool(
                 data={"penalty": wound_penalty},
             )
         )
-    pool = base + sum(bonus.value for bonus in counted) - wound_penalty
+    pool = base + stack_bonuses(bonuses) - wound_penalty
     if pool != base or len(steps) > 1:
         steps.append(Step(rule="DICE-1", text=f"{max(0, pool)} DP to roll", data={"pool": max(0, pool)}))
     return pool, tuple(steps)
@@ -326,7 +326,7 @@ def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...
         )
     )
     if extra:
-        total = roll.successes + extra if roll.successes >= 1 else 0
+        total = with_extra_successes(roll, extra)
         steps.append(
             Step(
                 rule="DICE-3",
