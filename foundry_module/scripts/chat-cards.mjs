@@ -561,7 +561,7 @@ export const MAX_CARD_STEPS = 60;
 export const MAX_CARD_ROLLS = 10;
 
 /** Action/query kinds a card names in its header. */
-export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "ruling"]);
+export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "roll", "ruling"]);
 
 /**
  * The kind of a ruling, from its steps, when the caller does not know it.
@@ -573,6 +573,7 @@ export function inferKind(log) {
   if (rules.includes("ROUND")) return "round";
   if (log.some((s) => s.rule === "DET-8" && s.data && "observerPool" in s.data)) return "contest";
   if (rules.includes("IWR-8") || rules.includes("HEALTH-2")) return "damage";
+  if (log.some((s) => s.rule === "DICE-1" && s.data && "base" in s.data)) return "roll";
   if (log.some((s) => s.data && typeof s.data.source === "string" && "points" in s.data)) return "heal";
   if (log.some((s) => s.data && typeof s.data.use === "string")) return "spendWillpower";
   if (rules.some((r) => r.startsWith("WP-"))) return "willpower";

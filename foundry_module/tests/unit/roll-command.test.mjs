@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { renderCard, renderStep, stepTemplateKey } from "../../scripts/chat-cards.mjs";
+import { inferKind, renderCard, renderStep, stepTemplateKey } from "../../scripts/chat-cards.mjs";
 import { PLAYER_ACTION_KINDS } from "../../scripts/messages.mjs";
 import {
   parseModifiers,
@@ -278,8 +278,10 @@ test("the sidecar's roll rulings: every step worded in en, de and zh-CN, with th
         assert.ok(!html.includes('lang="en"'), `${lang}: ${step.rule} fell back to English: ${html}`);
         assert.doesNotMatch(html, /{[A-Za-z]+}|undefined/, `${lang}: ${html}`);
       }
+      assert.equal(inferKind(result.log), "roll");
       const card = renderCard({ log: result.log, rolls: result.rolls, kind: "roll", names }, loc);
       assert.equal([...card.matchAll(/class="vtt-bridge-roll"/g)].length, result.rolls.length);
+      assert.ok(card.includes(`>${lookup(langs[lang], "VTTBRIDGE.Rules.Card.Kind.roll")}<`), card.slice(0, 200));
     }
   }
   const en = i18nFor("en");
