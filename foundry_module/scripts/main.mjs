@@ -22,6 +22,7 @@ import {
 import { installChatCards } from "./chat-canvas.mjs";
 import { installHealthTrack } from "./health-canvas.mjs";
 import { buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { installRoll, openRollDialog } from "./roll-dialog.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
 import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
@@ -206,6 +207,13 @@ async function sendAction(action) {
   }
 }
 
+/** What the roll dialog and `/vroll` need (roll-dialog.mjs). */
+const rollDeps = {
+  sendAction: (/** @type {Record<string, unknown>} */ action) => sendAction(action),
+  t,
+  notifyError: (/** @type {string} */ message) => ui.notifications.error(message),
+};
+
 /** @param {Array<{path: string, value: unknown}>} upserts */
 function sendUpserts(upserts) {
   for (const { path, value } of upserts) connection?.upsert(path, value).catch((error) => console.error(`${MODULE_ID} |`, error));
@@ -262,6 +270,7 @@ Hooks.once("init", () => {
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
+  installRoll({ hooks: Hooks, ...rollDeps });
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),
@@ -281,6 +290,7 @@ Hooks.once("init", () => {
       },
       sendAction,
       openDamageDialog,
+      openRollDialog: (/** @type {any} */ actor) => openRollDialog(actor, rollDeps),
       postActionCard,
       openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ actor }).render({ force: true }),
     };
@@ -353,6 +363,7 @@ for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
 /** @param {any} actor */
 function rulesControls(actor) {
   return [
+    { action: `${MODULE_ID}-roll`, icon: "fa-solid fa-dice-d10", label: "VTTBRIDGE.Roll.Dialog.Open", onClick: () => openRollDialog(actor, rollDeps) },
     { action: `${MODULE_ID}-rules`, icon: "fa-solid fa-scale-balanced", label: "VTTBRIDGE.Sheet.Open", onClick: () => new RulesSheet({ actor }).render({ force: true }) },
     { action: `${MODULE_ID}-damage`, icon: "fa-solid fa-heart-crack", label: "VTTBRIDGE.Dialog.damageButton", onClick: () => openDamageDialog(actor, "damage") },
     { action: `${MODULE_ID}-heal`, icon: "fa-solid fa-heart-pulse", label: "VTTBRIDGE.Dialog.healButton", onClick: () => openDamageDialog(actor, "heal") },
