@@ -61,6 +61,8 @@ export async function executeBatches(batches, target) {
  * @property {(sceneId: string|undefined) => Record<string, Record<string, unknown>>} [foundryActors]
  *   the rules flags of that scene's actors now (uuid → `flags.vtt-bridge`), read on a sync to delete
  *   keys the result lacks
+ * @property {(plan: import("./apply-patch.mjs").PatchPlan) => void} [amendPlan] adds to the plan's
+ *   actor updates before they are written (the game system's own fields: systems/index.mjs)
  */
 
 /** Holds the mirror and applies incoming results/patches to it and to Foundry. */
@@ -91,6 +93,7 @@ export class PatchApplier {
     if (plan.resync) return false;
     if (plan.state && typeof plan.state === "object") plan.state.rev = incoming.rev;
     this.state = plan.state;
+    this.options.amendPlan?.(plan);
     await this.options.execute(toFoundryBatches(plan), incoming);
     return true;
   }

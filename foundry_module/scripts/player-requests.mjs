@@ -84,6 +84,8 @@ export function parseRequest(message) {
  * - `spendWillpower {actor}`: that actor (only its owner decides what it spends).
  * - `contest {observer}`: the observer token's actor: the search is the searcher's action, and a
  *   player must not start one for a token they do not play.
+ * - `roll {actor}`: the rolling actor (the roll may spend its Willpower, WP-2); the opponent need
+ *   not be owned.
  * @param {Record<string, any>} action
  * @returns {{actor: string}|{token: string}|null}
  */
@@ -92,6 +94,8 @@ export function ownedSubject(action) {
     case "heal":
       return typeof action.target === "string" ? { actor: action.target } : { actor: "" };
     case "spendWillpower":
+      return typeof action.actor === "string" ? { actor: action.actor } : { actor: "" };
+    case "roll":
       return typeof action.actor === "string" ? { actor: action.actor } : { actor: "" };
     case "contest":
       return typeof action.observer === "string" ? { token: action.observer } : { token: "" };

@@ -45,14 +45,18 @@ export const DEFAULT_DETECTION = Object.freeze([
  * @property {Array<{key: string, value: number}>} attributes
  * @property {Array<{key: string, value: number}>} skills
  * @property {Array<{key: string, text: string}>} json
+ * @property {Record<string, boolean>} fromSystem the fields the game system holds (read-only here)
+ * @property {string} systemName the game-system adapter's id ("" when none)
  */
 
 /**
  * The form's view of an actor's flags, with defaults where nothing is stored.
  * @param {Record<string, any>|undefined} flags `actor.flags["vtt-bridge"]`
+ * @param {{fields: readonly string[], name: string}} [system] what the actor's game-system adapter
+ *   holds (systems/): those fields are shown read-only
  * @returns {SheetContext}
  */
-export function sheetContext(flags = {}) {
+export function sheetContext(flags = {}, system = { fields: [], name: "" }) {
   const attributes = isPlainObject(flags.attributes) ? flags.attributes : {};
   const skills = isPlainObject(flags.skills) ? flags.skills : {};
   /** @type {Record<string, unknown>} */
@@ -64,6 +68,8 @@ export function sheetContext(flags = {}) {
     attributes: ATTRIBUTES.map((key) => ({ key, value: typeof attributes[key] === "number" ? attributes[key] : 1 })),
     skills: RULE_SKILLS.map((key) => ({ key, value: typeof skills[key] === "number" ? skills[key] : 0 })),
     json: Object.keys(JSON_FIELDS).map((key) => ({ key, text: JSON.stringify(flags[key] ?? defaults[key], null, 2) })),
+    fromSystem: Object.fromEntries(system.fields.map((field) => [field, true])),
+    systemName: system.name,
   };
 }
 
@@ -99,11 +105,15 @@ function shownValues(flags) {
  * objects, so a key left out of a whole value would stay).
  * @param {Record<string, unknown>} form
  * @param {Record<string, any>} [current] the flags now
- * @param {{deletion?: (parent: string, key: string) => [string, unknown], rendered?: Record<string, any>}} [options]
- *   deletion: from `deletionOperator` (default: the v12/v13 `-=` syntax)
+ * @param {readonly string[]|{deletion?: (parent: string, key: string) => [string, unknown], rendered?: Record<string, any>, fromSystem?: readonly string[]}} [options]
+ *   deletion: from `deletionOperator` (default: the v12/v13 `-=` syntax); fromSystem (or `options`
+ *   itself when it is a list): fields the game system holds, shown read-only, not submitted, never
+ *   written here
  * @returns {{update: Record<string, unknown>, errors: SheetError[]}}
  */
-export function parseSheetForm(form, current = {}, { deletion = deletionOperator({}), rendered } = {}) {
+export function parseSheetForm(form, current = {}, options = {}) {
+  const { deletion = deletionOperator({}), rendered, fromSystem = [] } = Array.isArray(options) ? { fromSystem: options } : /** @type {any} */ (options);
+  const ours = (/** @type {string} */ field) => !fromSystem.includes(field);
   /** @type {SheetError[]} */
   const errors = [];
   /** @type {Record<string, unknown>} */
@@ -122,21 +132,21 @@ export function parseSheetForm(form, current = {}, { deletion = deletionOperator
     }
     return n;
   };
-  const healthMax = int("healthMax", 1);
+  const healthMax = ours("health") ? int("healthMax", 1) : undefined;
   if (healthMax !== undefined && edited("healthMax", healthMax)) diffInto(update, `${root}.health.max`, current.health?.max, healthMax, deletion);
-  const willpowerMax = int("willpowerMax", 0);
+  const willpowerMax = ours("willpower") ? int("willpowerMax", 0) : undefined;
   if (willpowerMax !== undefined && edited("willpowerMax", willpowerMax)) {
     diffInto(update, `${root}.willpower.max`, current.willpower?.max, willpowerMax, deletion);
     const now = current.willpower?.current;
     diffInto(update, `${root}.willpower.current`, now, typeof now === "number" ? Math.min(now, willpowerMax) : willpowerMax, deletion);
   }
-  const speed = int("speed", 0);
+  const speed = ours("speed") ? int("speed", 0) : undefined;
   if (speed !== undefined && edited("speed", speed)) diffInto(update, `${root}.speed`, current.speed, speed, deletion);
   /** @type {Record<string, number>} */
   const attributes = {};
   /** @type {Record<string, number>} */
   const editedAttributes = {};
-  for (const key of ATTRIBUTES) {
+  for (const key of ours("attributes") ? ATTRIBUTES : []) {
     const value = int(`attributes.${key}`, 0);
     if (value === undefined) continue;
     attributes[key] = value;
@@ -146,7 +156,7 @@ export function parseSheetForm(form, current = {}, { deletion = deletionOperator
     const before = isPlainObject(current.attributes) ? current.attributes : undefined;
     diffInto(update, `${root}.attributes`, before, before ? { ...before, ...editedAttributes } : attributes, deletion);
   }
-  for (const key of RULE_SKILLS) {
+  for (const key of ours("skills") ? RULE_SKILLS : []) {
     const value = int(`skills.${key}`, 0);
     if (value !== undefined && edited(`skills.${key}`, value)) diffInto(update, `${root}.skills.${key}`, current.skills?.[key], value, deletion);
   }
@@ -181,9 +191,13 @@ export function parseSheetForm(form, current = {}, { deletion = deletionOperator
  * of the actor, so Foundry re-renders it whenever the actor changes (the sidecar's writes
  * included) and it submits through `document.update`.
  * @param {{DocumentSheetV2: any, HandlebarsApplicationMixin: (base: any) => any}} api
- * @param {{localize: (key: string) => string, notifyError: (message: string) => void, deletion?: (parent: string, key: string) => [string, unknown]}} ui
+ * @param {{localize: (key: string) => string, notifyError: (message: string) => void,
+ *   deletion?: (parent: string, key: string) => [string, unknown],
+ *   systemFields?: (actor: any) => {fields: readonly string[], name: string}}} ui `systemFields`: what the
+ *   actor's game-system adapter holds (read-only on the sheet)
  */
 export function defineRulesSheet(api, ui) {
+  const systemOf = (/** @type {any} */ actor) => ui.systemFields?.(actor) ?? { fields: [], name: "" };
   const Base = api.HandlebarsApplicationMixin(api.DocumentSheetV2);
   return class RulesSheet extends Base {
     /** @param {{document: {uuid: string, name: string, flags: Record<string, any>, update: (u: Record<string, unknown>) => Promise<unknown>}}} options */
@@ -208,7 +222,7 @@ export function defineRulesSheet(api, ui) {
     async _prepareContext() {
       const flags = this.document.flags?.[MODULE_ID];
       this.shown = structuredClone(flags ?? {});
-      return { actorName: this.document.name, ...sheetContext(flags) };
+      return { actorName: this.document.name, ...sheetContext(flags, systemOf(this.document)) };
     }
 
     /**
@@ -221,6 +235,7 @@ export function defineRulesSheet(api, ui) {
       const { update, errors } = parseSheetForm(formData.object, this.document.flags?.[MODULE_ID], {
         deletion: ui.deletion,
         rendered: this.shown,
+        fromSystem: systemOf(this.document).fields,
       });
       if (errors.length) {
         for (const error of errors) ui.notifyError(`${ui.localize(`VTTBRIDGE.Sheet.Error.${error.problem}`)}: ${error.field}`);

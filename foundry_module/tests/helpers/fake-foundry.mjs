@@ -246,6 +246,19 @@ export class FakeDocument {
   set flags(value) {
     this._source.flags = value;
   }
+  /** a game system's data (`system`) and subtype (`type`) are stored data too */
+  get system() {
+    return this._source.system;
+  }
+  set system(value) {
+    this._source.system = value;
+  }
+  get type() {
+    return this._source.type;
+  }
+  set type(value) {
+    this._source.type = value;
+  }
   get name() {
     return this._source.name ?? "";
   }

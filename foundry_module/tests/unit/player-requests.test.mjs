@@ -113,4 +113,5 @@ test("requests: only the kinds a player may relay, well formed; ownership per ki
   assert.deepEqual(ownedSubject({ kind: "heal", target: "Actor.x" }), { actor: "Actor.x" });
   assert.deepEqual(ownedSubject({ kind: "spendWillpower", actor: "Actor.x" }), { actor: "Actor.x" });
   assert.deepEqual(ownedSubject({ kind: "contest", observer: "t1", target: "t2" }), { token: "t1" });
+  assert.deepEqual(ownedSubject({ kind: "roll", actor: "Actor.x", opponent: "Actor.y", pool: {} }), { actor: "Actor.x" });
 });
