@@ -36,6 +36,8 @@ class ErrorCode(StrEnum):
     STALE = "stale"
     TOO_LARGE = "too_large"
     RATE_LIMITED = "rate_limited"
+    CONFLICT = "conflict"
+    STORAGE = "storage"
     INTERNAL = "internal"
 
 
