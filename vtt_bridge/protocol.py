@@ -131,6 +131,8 @@ class Result(RuleModel):
     rolls: list[dict[str, Any]] = Field(default_factory=list)
     state: dict[str, Any] | None = None
     data: dict[str, Any] | None = None
+    replayed: Flag | None = None
+    """True when this is the stored answer to a retried action id (same id, same payload)."""
 
 
 class Patch(RuleModel):
