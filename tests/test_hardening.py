@@ -487,10 +487,11 @@ def test_6_a_ruling_changed_on_disk_fails_its_checksum_on_recovery(tmp_path: Pat
     store.close()
 
 
-def test_6_a_torn_wal_after_an_unclean_stop_is_reported_and_its_copy_kept(tmp_path: Path) -> None:
+def test_6_a_torn_or_deleted_wal_after_an_unclean_stop_is_reported_and_its_copy_kept(tmp_path: Path) -> None:
     """What a kill -9 leaves on disk (the file and its WAL as they are while the store is open),
     with the WAL's last frames damaged: recovery stops early, says how much the WAL held, and the
-    WAL's copy stays beside the file. An undamaged WAL's copy is removed."""
+    WAL's copy stays beside the file. An undamaged WAL's copy is removed. A WAL deleted after an
+    unclean stop is said to be missing; a clean stop warns of nothing."""
     live = tmp_path / "live"
     live.mkdir()
     store = Store(live / "vtt-bridge.sqlite3")
@@ -516,7 +517,18 @@ def test_6_a_torn_wal_after_an_unclean_stop_is_reported_and_its_copy_kept(tmp_pa
             assert len(rulings) < 40
         else:
             assert reopened.warnings == [] and copies == [] and len(rulings) == 40
+    deleted = tmp_path / "deleted"  # the file and the open-marker, but no WAL
+    deleted.mkdir()
+    for name in ("vtt-bridge.sqlite3", "vtt-bridge.sqlite3.open"):
+        (deleted / name).write_bytes((live / name).read_bytes())
+    reopened = Store(deleted / "vtt-bridge.sqlite3")
+    reopened.close()
+    assert reopened.warnings and "WAL of vtt-bridge.sqlite3 is missing" in reopened.warnings[0]
     store.close()
+    assert not (live / "vtt-bridge.sqlite3.open").exists()  # a clean stop leaves no marker
+    clean = Store(live / "vtt-bridge.sqlite3")
+    clean.close()
+    assert clean.warnings == []
 
 
 # --- 7. the smaller ones ----------------------------------------------------------------------

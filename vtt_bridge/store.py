@@ -170,7 +170,15 @@ class Store:
         self.warnings: list[str] = []
         """What the opening found and the sidecar must say (a WAL recovery could not read whole)."""
         _make_private_dirs(path.parent)
+        self._marker = path.with_name(path.name + ".open")
+        """Made once the file is open, removed when it is closed: an unclean stop leaves it."""
+        unclean = self._marker.exists() and path.exists()
         wal_copy = self._check_files()
+        if unclean and not path.with_name(path.name + "-wal").exists():
+            self.warnings.append(
+                f"the WAL of {path.name} is missing after an unclean stop: the rulings committed since "
+                "the last checkpoint (about a second's) are lost, if there were any"
+            )
         try:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=1.0)
         except sqlite3.Error as exc:
@@ -208,6 +216,7 @@ class Store:
         for name in (path, path.with_name(path.name + "-wal")):
             if name.exists():
                 os.chmod(name, 0o600)
+        os.close(os.open(self._marker, os.O_WRONLY | os.O_CREAT, 0o600))
         self._since_snapshot: dict[str, int] = {}
         self.moved = moved
         """Rulings moved from an earlier version's log when the file was opened (0: none)."""
@@ -348,6 +357,7 @@ class Store:
             self.flush()
         finally:
             self._db.close()
+        self._marker.unlink(missing_ok=True)
 
     def flush(self) -> None:
         """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing."""
