@@ -14,7 +14,7 @@ import time
 
 from vtt_bridge.actions import Context
 from vtt_bridge.actions.detection import MoveAction, move, recompute_visibility, refresh_visibility
-from vtt_bridge.models import Actor, Scene, Token, WorldState
+from vtt_bridge.document.models import Actor, Scene, Token, WorldState
 from vtt_bridge.rules.detection import (
     ORDINARY_SENSES,
     AntiDetectionMeans,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vtt_bridge.actions.detection import recompute_visibility
-from vtt_bridge.models import (
+from vtt_bridge.document.models import (
     Actor,
     Edited,
     Unapplied,

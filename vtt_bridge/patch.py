@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import jsonpatch
 from pydantic import BaseModel
 
-from vtt_bridge.models import Unapplied, WorldState, edited_keys, pending_cells
+from vtt_bridge.document.models import Unapplied, WorldState, edited_keys, pending_cells
 
 Op = dict[str, Any]
 V = TypeVar("V")

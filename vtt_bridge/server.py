@@ -27,7 +27,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel, ValidationError
 
 from vtt_bridge import __version__
-from vtt_bridge.models import settled
+from vtt_bridge.document.models import settled
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
 from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.store import Store

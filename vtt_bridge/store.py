@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vtt_bridge import patch as patches
-from vtt_bridge.models import WorldState
+from vtt_bridge.document.models import WorldState
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS worlds (

@@ -18,7 +18,7 @@ from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, NotFound, Ruling
 from vtt_bridge.actions.detection import refresh_changes
 from vtt_bridge.actions.registry import HANDLERS, QUERIES
-from vtt_bridge.models import (
+from vtt_bridge.document.models import (
     DERIVED_CONDITIONS,
     Actor,
     Edited,

@@ -31,7 +31,7 @@ from vtt_bridge.actions.detection import (
     refresh_visibility,
     round_contests,
 )
-from vtt_bridge.models import Actor, Scene, Token, WorldState
+from vtt_bridge.document.models import Actor, Scene, Token, WorldState
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.detection import ORDINARY_SENSES, LocateState
 from vtt_bridge.rules.dice import SeededRoller, SuppliedDice

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from vtt_bridge.actions import Context, NotFound, Ruling
 from vtt_bridge.actions.energy import ACTIONS
-from vtt_bridge.models import Actor, WorldState
+from vtt_bridge.document.models import Actor, WorldState
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.dice import SeededRoller
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from vtt_bridge.actions import Context, NotFound, Ruling
 from vtt_bridge.actions.health import ACTIONS, round_health
-from vtt_bridge.models import Actor, Scene, Settings, WorldState
+from vtt_bridge.document.models import Actor, Scene, Settings, WorldState
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.rules.health import HealthStatus, derive_actor

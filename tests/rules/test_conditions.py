@@ -6,7 +6,7 @@ from enum import StrEnum
 
 import pytest
 
-from vtt_bridge.models import DERIVED_CONDITIONS
+from vtt_bridge.document.models import DERIVED_CONDITIONS
 from vtt_bridge.rules.conditions import DERIVED, Condition, ConditionPointKind, EmotionPointKind
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from vtt_bridge.models import Actor
+from vtt_bridge.document.models import Actor
 from vtt_bridge.rules.detection import (
     APPROXIMATE,
     ORDINARY_SENSES,

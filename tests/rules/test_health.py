@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from vtt_bridge.models import Actor, Settings
+from vtt_bridge.document.models import Actor, Settings
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.health import (
     Grade,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vtt_bridge.models import Actor, WorldState, replaced
+from vtt_bridge.document.models import Actor, WorldState, replaced
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.dice import Roll, Roller
 

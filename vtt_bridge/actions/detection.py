@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, NotFound, Ruling
-from vtt_bridge.models import (
+from vtt_bridge.document.models import (
     Actor,
     Id,
     Scene,

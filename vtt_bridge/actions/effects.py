@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
-from vtt_bridge.models import Actor, Id, WorldState
+from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Slug, Step
 from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
 from vtt_bridge.rules.immunities import (

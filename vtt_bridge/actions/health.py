@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
-from vtt_bridge.models import Actor, Id, Settings, WorldState
+from vtt_bridge.document.models import Actor, Id, Settings, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vtt_bridge.actions import Context, Ruling, detection, effects, energy, health, round
-from vtt_bridge.models import WorldState
+from vtt_bridge.document.models import WorldState
 from vtt_bridge.rules.common import RuleModel
 
 Handler = Callable[[WorldState, Any, Context], Ruling]

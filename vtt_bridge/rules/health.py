@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step
 
 if TYPE_CHECKING:  # models.py imports this module; the names are only needed for type hints
-    from vtt_bridge.models import Actor, Settings
+    from vtt_bridge.document.models import Actor, Settings
 
 MAX_HEALTH = 10_000
 """The largest Health track the engine accepts (a sane bound; no rulebook creature comes near)."""
