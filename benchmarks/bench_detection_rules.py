@@ -23,7 +23,7 @@ from vtt_bridge.rules.detection import (
     Essence,
     Sense,
 )
-from vtt_bridge.rules.dice import SeededRoller
+from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.rules.ranks import Rank
 
 WIDTH_PX = 6000.0

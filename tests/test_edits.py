@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vtt_bridge.actions.detection import recompute_visibility
+from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import (
     Actor,
     Edited,
@@ -22,7 +23,6 @@ from vtt_bridge.document.models import (
     seal,
     settled,
 )
-from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.world import World
 
 

@@ -94,8 +94,9 @@ def serve(args: argparse.Namespace) -> int:
     """Run the server until Ctrl-C or SIGTERM; sockets are closed and the store flushed on the way out."""
     from aiohttp import web
 
-    from vtt_bridge.server import Config, create_app
-    from vtt_bridge.store import StoreBusy
+    from vtt_bridge.app import create_app
+    from vtt_bridge.bridge import Config
+    from vtt_bridge.errors import StoreBusy
 
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -132,8 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `vtt-bridge` console script and `python -m vtt_bridge`."""
     args = _parser().parse_args(argv)
     if args.command == "schema":
+        from vtt_bridge.actions.registry import ACTION_ADAPTER, ACTION_KINDS, QUERY_ADAPTER, QUERY_KINDS
         from vtt_bridge.protocol import json_schema, reference_markdown
 
-        print(reference_markdown() if args.markdown else json.dumps(json_schema(), indent=2), end="\n")
+        if args.markdown:
+            print(reference_markdown(ACTION_KINDS, QUERY_KINDS))
+        else:
+            print(json.dumps(json_schema(ACTION_ADAPTER, QUERY_ADAPTER), indent=2))
         return 0
     return serve(args)

@@ -1,4 +1,4 @@
-"""The aiohttp server: the websocket endpoint, authentication, the envelope, and the store.
+"""The websocket endpoint on the bridge: authentication, the envelope, one reply per message.
 
 One event loop owns every world. A request is validated, ruled on (pure code in `world.py`),
 written to the store, and only then committed and acknowledged; a request that fails at any step
@@ -10,16 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import itertools
 import json
 import logging
-import sqlite3
 import time
-import weakref
-from collections import deque
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -27,51 +20,16 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel, ValidationError
 
 from vtt_bridge import __version__
+from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.document.models import settled
-from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
-from vtt_bridge.rules.dice import SeededRoller
-from vtt_bridge.store import Store
-from vtt_bridge.world import RECENT_REPLIES, AnsweredLongAgo, Pending, RequestError, World
+from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
+from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
+from vtt_bridge.world import Pending, World
 
 log = logging.getLogger("vtt_bridge")
 
 CLOSE_UNAUTHORIZED = 4401
 """Close code after a failed `hello` (PROTOCOL.md)."""
-
-DEFAULT_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*")
-"""Browser origins allowed by default (PROTOCOL.md Transport); `--allow-origin` adds more."""
-
-
-@dataclass(frozen=True)
-class Config:
-    """What `vtt-bridge serve` runs with."""
-
-    data_dir: Path
-    token: str
-    host: str = "127.0.0.1"
-    port: int = 30500
-    allow_origins: tuple[str, ...] = ()
-    max_frame: int = 1 << 20
-    """The largest text frame a client may send (bytes); larger ones get `too_large`."""
-    heartbeat: float = 20.0
-    """Seconds of silence before a ping; another such interval without a frame closes the connection."""
-    rate_limit: float = 10_000.0
-    """Messages per second a connection may send on average."""
-    rate_burst: float = 10_000.0
-    """Messages a connection may send at once before the rate applies."""
-    seed: int | None = None
-    """Seed of the engine's own dice (DICE-6); None: seeded from the OS."""
-    sync_interval: float = 1.0
-    """Seconds between WAL checkpoints (what a power loss can cost at most)."""
-    recent_replies: int = RECENT_REPLIES
-    """Replies each world keeps in memory for retried action ids (older ones: read from the store)."""
-    module_dir: Path | None = None
-    """The Foundry module folder `/module.zip` is built from (None: `pages.default_module_dir()`)."""
-
-    @property
-    def origins(self) -> tuple[str, ...]:
-        """Every allowed browser origin pattern."""
-        return DEFAULT_ORIGINS + self.allow_origins
 
 
 def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
@@ -88,78 +46,6 @@ def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
             if origin.startswith(base + ":") and origin[len(base) + 1 :].isdigit():
                 return True
     return False
-
-
-@dataclass(eq=False)
-class Client:
-    """One websocket connection, and the world it joined once welcomed."""
-
-    ws: web.WebSocketResponse
-    remote: str
-    world: World | None = None
-    name: str = ""
-    tokens: float = 0.0
-    stamp: float = field(default_factory=time.monotonic)
-    sync_parts: dict[str, Any] | None = None
-    """The parts of a `sync` sent in several frames (`more: true`), merged so far."""
-    sync_bytes: int = 0
-    seen: float = field(default_factory=time.monotonic)
-    """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
-
-
-@dataclass
-class RulingRecord:
-    """A recent ruling, for the status page."""
-
-    world: str
-    rev: int
-    kind: str
-    log: list[dict[str, Any]]
-    at: float
-
-
-class Bridge:
-    """The server's state: the store, the worlds, who is connected to which."""
-
-    def __init__(self, config: Config) -> None:
-        self.config = config
-        self.store = Store(config.data_dir / "vtt-bridge.sqlite3")
-        if self.store.moved:
-            log.info("moved the %d rulings of an earlier version's log into this version's", self.store.moved)
-        self.worlds: dict[str, World] = {}
-        self.clients: dict[str, set[Client]] = {}
-        self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
-        self.roller = SeededRoller(config.seed)
-        self.recent: deque[RulingRecord] = deque(maxlen=50)
-        self._ids = itertools.count(1)
-        self.dirty = False
-        for world_id in self.store.worlds():
-            self.world(world_id)
-
-    def next_id(self) -> str:
-        """A fresh id for a server-sent message."""
-        return f"s{next(self._ids)}"
-
-    def world(self, world_id: str) -> World:
-        """The world with this id, recovered from the store the first time it is asked for."""
-        world = self.worlds.get(world_id)
-        if world is None:
-            recovered = self.store.recover(world_id, self.config.recent_replies)
-            world = World(
-                world_id, recovered.state, recovered.replies, recovered.answered, self.config.recent_replies
-            )
-            self.worlds[world_id] = world
-        return world
-
-    def close(self) -> None:
-        """Flush and close the store."""
-        try:
-            self.store.close()
-        except sqlite3.Error as exc:
-            log.warning("could not checkpoint the store on shutdown (%s); its WAL keeps every ruling", exc)
-
-
-BRIDGE = web.AppKey("bridge", Bridge)
 
 
 def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
@@ -451,48 +337,3 @@ async def _watch(client: Client, interval: float) -> None:
             pinged = now
             with contextlib.suppress(ConnectionResetError, RuntimeError):
                 await client.ws.ping()
-
-
-async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
-    """Fsync the WAL every `sync_interval` seconds when something was written (bounds power-loss cost)."""
-    bridge = app[BRIDGE]
-
-    async def loop() -> None:
-        while True:
-            await asyncio.sleep(bridge.config.sync_interval)
-            if bridge.dirty:
-                try:
-                    bridge.store.flush()
-                except sqlite3.Error as exc:  # a full or failing disk: try again next time
-                    log.warning(
-                        "could not checkpoint the store (%s); trying again in %.1f s",
-                        exc,
-                        bridge.config.sync_interval,
-                    )
-                else:
-                    bridge.dirty = False
-
-    task = asyncio.create_task(loop())
-    yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    bridge.close()
-
-
-async def _close_sockets(app: web.Application) -> None:
-    for ws in set(app[BRIDGE].sockets):
-        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
-
-
-def create_app(config: Config) -> web.Application:
-    """The aiohttp application: `/ws`, and the pages of `pages.py`."""
-    app = web.Application()
-    app[BRIDGE] = Bridge(config)
-    app.router.add_get("/ws", websocket)
-    from vtt_bridge import pages  # here, not at the top: pages imports this module
-
-    pages.setup(app, config.module_dir)
-    app.cleanup_ctx.append(_checkpoints)
-    app.on_shutdown.append(_close_sockets)
-    return app

@@ -17,6 +17,7 @@ from typing import Any
 
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
+from vtt_bridge.errors import StoreBusy
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS worlds (
@@ -63,10 +64,6 @@ class Recovered:
     state: WorldState
     replies: dict[str, str]
     answered: set[str]
-
-
-class StoreBusy(Exception):
-    """Another process holds the store (a second sidecar on the same data folder)."""
 
 
 class Store:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from vtt_bridge.actions import Context, NotFound
+from vtt_bridge.actions import Context
 from vtt_bridge.actions.detection import (
     ACTIONS,
     QUERIES,
@@ -31,10 +31,11 @@ from vtt_bridge.actions.detection import (
     refresh_visibility,
     round_contests,
 )
-from vtt_bridge.document.models import Actor, Scene, Token, WorldState
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.document.models import Actor, NotFound, Scene, Token, WorldState
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.detection import ORDINARY_SENSES, LocateState
-from vtt_bridge.rules.dice import SeededRoller, SuppliedDice
+from vtt_bridge.rules.dice import SuppliedDice
 from vtt_bridge.rules.ranks import Rank
 
 P, A, U = LocateState.PINPOINTED, LocateState.APPROXIMATE, LocateState.UNLOCATED
@@ -352,9 +353,9 @@ def test_DET_8_no_contest_once_stage_two_pinpoints() -> None:
 @pytest.mark.parametrize(
     ("dice", "path"),
     [
-        (contest_dice([8, 8, 1, 1], [1] * 13), ("dice",)),
+        (contest_dice([8, 8, 1, 1], [1] * 13), ("dice", "observer")),
         (contest_dice([8, 8, 1, 1, 1, 1], [1] * 13), ("dice", "observer")),
-        (contest_dice([10, 8, 1, 1, 1], [1] * 13), ("dice",)),
+        (contest_dice([10, 8, 1, 1, 1], [1] * 13), ("dice", "observer")),
         (contest_dice([8, 8, 1, 1, 1], [1] * 14), ("dice", "target")),
     ],
     ids=["too few", "too many", "a 10 needs its reroll", "too many for the hider"],

@@ -33,10 +33,9 @@ from vtt_bridge.rules.detection import (
     effective_rank,
     explain_locate,
     locate,
-    observer_wins,
     raise_one_step,
 )
-from vtt_bridge.rules.dice import SuppliedDice
+from vtt_bridge.rules.dice import SuppliedDice, active_wins
 from vtt_bridge.rules.ranks import Rank
 
 P, A, U = LocateState.PINPOINTED, LocateState.APPROXIMATE, LocateState.UNLOCATED
@@ -317,7 +316,7 @@ def test_DET_8_a_win_raises_the_stage_two_state_one_step(
 def test_DET_8_observer_wins_with_a_success_and_at_least_the_hiders_successes(
     observer: int, hider: int, wins: bool
 ) -> None:
-    assert observer_wins(observer, hider) is wins
+    assert active_wins(observer, hider) is wins
 
 
 def test_DET_8_per_investigation_against_dex_stealth_with_supplied_dice() -> None:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from vtt_bridge.document.derive import derive_actor
 from vtt_bridge.document.models import Actor, Settings
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.health import (
@@ -23,7 +24,6 @@ from vtt_bridge.rules.health import (
     clear_after_damage,
     damage_equivalent,
     damage_tracks,
-    derive_actor,
     end_temporary_max,
     gain_second_health,
     gain_temp_hp,

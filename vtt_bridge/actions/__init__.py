@@ -10,18 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vtt_bridge.document.models import Actor, WorldState, replaced
+from vtt_bridge.document.models import Actor, NotFound, WorldState, replaced
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.dice import Roll, Roller
-
-
-class NotFound(Exception):
-    """An action names an actor or token the world does not have (error code `not_found`)."""
-
-    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, NotFound, Ruling
+from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.document.models import (
     Actor,
     Id,
+    NotFound,
     Scene,
     Token,
     Unapplied,
@@ -53,7 +54,7 @@ from vtt_bridge.rules.detection import (
     explain_locate,
     raise_one_step,
 )
-from vtt_bridge.rules.dice import DiceExhausted, Roll, Roller, SuppliedDice
+from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice
 from vtt_bridge.rules.energy import Attribute
 
 TokenId = Id
@@ -1047,16 +1048,6 @@ class ContestAction(RuleModel):
     dice: ContestDice | None = None
 
 
-def _check_dice_used(roll: Roll, supplied: tuple[int, ...], side: str) -> None:
-    if len(roll.dice) != len(supplied):
-        raise RuleViolation(
-            "DICE-6",
-            f"{side}: a pool of {roll.pool} with 10-again uses {len(roll.dice)} dice, "
-            f"{len(supplied)} were given",
-            ("dice", side),
-        )
-
-
 def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ruling:
     """DET-8/9: one stage-three contest between two tokens, with engine dice or the VTT's."""
     base = refresh_visibility(state, state)
@@ -1089,14 +1080,11 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
     if action.dice is None:
         outcome = _run_contest(base, pair, current, ctx.roller, ctx.roller)
     else:
-        try:
-            outcome = _run_contest(
-                base, pair, current, SuppliedDice(action.dice.observer), SuppliedDice(action.dice.target)
-            )
-        except DiceExhausted as exc:
-            raise RuleViolation("DICE-6", f"the supplied dice ran out: {exc}", ("dice",)) from None
-        _check_dice_used(outcome.observer_roll, action.dice.observer, "observer")
-        _check_dice_used(outcome.hider_roll, action.dice.target, "target")
+        observer_dice = SuppliedDice(action.dice.observer, ("dice", "observer"))
+        hider_dice = SuppliedDice(action.dice.target, ("dice", "target"))
+        outcome = _run_contest(base, pair, current, observer_dice, hider_dice)
+        observer_dice.used_up(outcome.observer_roll)
+        hider_dice.used_up(outcome.hider_roll)
     visibility = dict(base.visibility)
     contests = dict(base.contests)
     result = _apply_result(visibility, contests, pair, stage_two, outcome.observer_wins, round_number)

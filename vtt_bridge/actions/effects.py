@@ -14,6 +14,7 @@ from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
 from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Slug, Step
 from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
+from vtt_bridge.rules.damage import is_damage_type_or_group
 from vtt_bridge.rules.immunities import (
     Immunity,
     check_immunities,
@@ -23,7 +24,7 @@ from vtt_bridge.rules.immunities import (
     covers_traits,
     gain_immunity,
 )
-from vtt_bridge.rules.iwr import EFFECT_CATEGORIES, is_damage_type_or_group
+from vtt_bridge.rules.iwr import EFFECT_CATEGORIES
 from vtt_bridge.rules.ranks import Rank, effect_rank
 
 ActorId = Id
@@ -118,7 +119,7 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
     actor = get_actor(state, action.actor, ("actor",))
     effect = action.effect
     for index, condition in enumerate(effect.conditions):
-        if condition.derived:
+        if condition.server_written:
             raise RuleViolation(
                 "HEALTH-3",
                 f"{condition.value!r} is derived by the server; an effect cannot set it",

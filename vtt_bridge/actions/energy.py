@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from vtt_bridge.actions import Context, NotFound, Ruling, get_actor, with_actor
-from vtt_bridge.document.models import Actor, Id, WorldState
+from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
+from vtt_bridge.document.models import Actor, Id, NotFound, WorldState
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, SignedInt, Slug, Step
 from vtt_bridge.rules.energy import (
     CannotGainAgain,

@@ -10,10 +10,12 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
+from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, Settings, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.conditions import Condition
 from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxChange
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
@@ -132,8 +134,8 @@ def _summary(actor: Actor, settings: Settings) -> Step:
 
 def _derived(actor: Actor, settings: Settings) -> tuple[Actor, Step]:
     """`_summary` and the derived actor itself (see `_summarized`)."""
-    derived = h.derive_actor(actor, settings)
-    flags = [c for c in ("unconscious", "worsening", "dying", "dead") if derived.conditions.get(c)]
+    derived = derive_actor(actor, settings)
+    flags = [c.value for c in Condition if c.derived and derived.conditions.get(c.value)]
     return derived, Step(
         rule="HEALTH-6",
         text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
@@ -291,7 +293,7 @@ def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Contex
     willpower, steps = wp.spend(
         actor.willpower,
         action.use,
-        self_aware=not h.is_unconscious(actor, state.settings),
+        self_aware=not is_unconscious(actor, state.settings),
         injured_unconscious=injured,
         extended=action.extended,
         scene=state.scene.id if state.scene is not None else "",

@@ -129,8 +129,13 @@ def seal(state: WorldState) -> None:
             members.base = None
 
 
-DERIVED_CONDITIONS: frozenset[str] = frozenset({"unconscious", "worsening", "dying", "dead"})
-"""Conditions the server derives (HEALTH-3..5, WP-5); a client cannot set them."""
+class NotFound(Exception):
+    """A request names an actor or token the world does not have; `path` is the field that named it."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
 
 
 class LastTurn(RuleModel):
@@ -231,13 +236,13 @@ class WorldState(RuleModel):
 
 
 __all__ = [
-    "DERIVED_CONDITIONS",
     "Actor",
     "Edited",
     "Healing",
     "HealthStatus",
     "LastTurn",
     "LocateState",
+    "NotFound",
     "Scene",
     "Settings",
     "Token",

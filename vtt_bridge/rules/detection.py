@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step
-from vtt_bridge.rules.dice import Roll, Roller, roll_pool
+from vtt_bridge.rules.dice import Roll, Roller, active_wins, kept_extra_successes, roll_pool
 from vtt_bridge.rules.ranks import Rank
 
 Name = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
@@ -453,11 +453,6 @@ def contest_modifiers(
     return tuple(found)
 
 
-def observer_wins(observer_successes: int, hider_successes: int) -> bool:
-    """DICE-5/RANK-6: the observer needs a success and at least the hider's; a tie is the shield's."""
-    return observer_successes >= 1 and observer_successes >= hider_successes
-
-
 @dataclass(frozen=True, slots=True)
 class ContestOutcome:
     """DET-8: the pools after DET-9 modifiers, both rolls and who won."""
@@ -488,7 +483,7 @@ def contest(
         modifiers=tuple(modifiers),
         observer_roll=observer_roll,
         hider_roll=hider_roll,
-        observer_wins=observer_wins(observer_roll.successes, hider_roll.successes),
+        observer_wins=active_wins(observer_roll.successes, hider_roll.successes),
     )
 
 
@@ -542,7 +537,7 @@ def attack_consequence(
         guessed_position_only=unlocated and spell is None,
         halved=halved,
         successes=successes // divisor,
-        extra_successes=extra_successes // divisor if successes // divisor else 0,
+        extra_successes=kept_extra_successes(successes // divisor, extra_successes // divisor),
         effect_points=effect_points // divisor,
         spell=spell,
         spell_allowed=allowed,
