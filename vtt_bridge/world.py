@@ -16,7 +16,6 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, Ruling
-from vtt_bridge.actions.detection import refresh_changes
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER, StateQuery
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import (
@@ -29,6 +28,7 @@ from vtt_bridge.document.models import (
     seal,
     settled,
 )
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
 from vtt_bridge.protocol import ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.rules.common import Step
@@ -128,6 +128,8 @@ class World:
         self.answered: set[str] = set(self.replies) | (answered or set())
         """Every action id this world ever answered (kept for good: a retry is never ruled twice)."""
         self.recent = max(1, recent)
+        self.visibility = VisibilityIndex()
+        """The world's own visibility index and its caches (DET-4..8)."""
         self._reply_bytes = sum(len(reply) for reply in self.replies.values())
 
     @property
@@ -149,7 +151,7 @@ class World:
         derived: frozenset[str] = frozenset(),
     ) -> Pending:
         after = derive(before, after, derived)
-        after, refreshed = refresh_changes(before, after, unapplied_cells=True)
+        after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
         if pairs is None:
             pairs = refreshed
         new_rev = before.rev + 1
@@ -193,7 +195,9 @@ class World:
             )
         _, handler = HANDLERS[kind]
         with _Refusals(f"{kind} action"):
-            ruling: Ruling = handler(self.state, action, Context(roller=roller, unapplied_cells=True))
+            ruling: Ruling = handler(
+                self.state, action, Context(roller=roller, visibility=self.visibility, unapplied_cells=True)
+            )
         return self._finish(
             self.state, ruling.state, ruling.log, ruling.rolls, action_id, derived=ruling.derived
         )
@@ -372,7 +376,7 @@ class World:
             }
         _, handler = QUERIES[kind]
         with _Refusals(f"{kind} query"):
-            data = handler(self.state, query)
+            data = handler(self.state, query, self.visibility)
         log = data.pop("log", [])
         return {"rev": self.rev, "patch": [], "log": log, "rolls": [], "data": data}
 

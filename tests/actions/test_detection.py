@@ -25,18 +25,34 @@ from vtt_bridge.actions.detection import (
     explain,
     explain_query,
     move,
-    recompute_contests,
-    recompute_visibility,
-    refresh_changes,
-    refresh_visibility,
     round_contests,
 )
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import Actor, NotFound, Scene, Token, WorldState
+from vtt_bridge.document.visibility import Contests, Pairs, Visibility, VisibilityIndex
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.detection import ORDINARY_SENSES, LocateState
 from vtt_bridge.rules.dice import SuppliedDice
 from vtt_bridge.rules.ranks import Rank
+
+
+def recompute_visibility(state: WorldState) -> Visibility:
+    """The reference: the whole matrix from scratch, by an index with empty caches."""
+    return VisibilityIndex().recompute_visibility(state)
+
+
+def recompute_contests(state: WorldState) -> Contests:
+    """The reference: the standing results that still hold, from scratch."""
+    return VisibilityIndex().recompute_contests(state)
+
+
+def refresh_visibility(before: WorldState, after: WorldState) -> WorldState:
+    return VisibilityIndex().refresh(before, after)
+
+
+def refresh_changes(before: WorldState, after: WorldState) -> tuple[WorldState, Pairs | None]:
+    return VisibilityIndex().refresh_changes(before, after)
+
 
 P, A, U = LocateState.PINPOINTED, LocateState.APPROXIMATE, LocateState.UNLOCATED
 SQUARE = 100.0
@@ -549,17 +565,21 @@ def test_DET_7_explain_walks_the_rules_and_agrees_with_the_matrix() -> None:
     for observer in state.tokens:
         for target in state.tokens:
             if observer != target:
-                steps = explain(state, observer, target)
+                steps = explain(state, observer, target, VisibilityIndex())
                 assert steps[-1].rule == "DET-4"
                 assert steps[-1].data == {"result": state.visibility[observer][target].value}
-    answer = QUERIES["explain"][1](state, ExplainQuery(kind="explain", observer="dog", target="assassin"))
+    answer = QUERIES["explain"][1](
+        state, ExplainQuery(kind="explain", observer="dog", target="assassin"), VisibilityIndex()
+    )
     assert answer["locate"] == "approximate"
     assert any(step["rule"] == "DET-2" for step in answer["log"])
 
 
 def test_DET_8_explain_shows_a_standing_win() -> None:
     state = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8] * 5, [1] * 13)).state
-    answer = explain_query(state, ExplainQuery(kind="explain", observer="guard", target="assassin"))
+    answer = explain_query(
+        state, ExplainQuery(kind="explain", observer="guard", target="assassin"), VisibilityIndex()
+    )
     assert answer["locate"] == "approximate"
     assert [s["rule"] for s in answer["log"]][-2:] == ["DET-8", "DET-4"]
 
@@ -568,14 +588,14 @@ def test_DET_8_explain_shows_a_kept_loss_and_whether_it_was_this_rounds_contest(
     state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=2)
     lost = run_contest(state, "guard", "assassin", contest_dice([1] * 5, [8] + [1] * 12)).state
     query = ExplainQuery(kind="explain", observer="guard", target="assassin")
-    step = explain_query(lost, query)["log"][-2]
+    step = explain_query(lost, query, VisibilityIndex())["log"][-2]
     assert step["rule"] == "DET-8"
     assert step["data"] == {"lostIn": 2, "result": "unlocated", "thisRound": True}
     assert step["text"].endswith("no other contest this round")
     later = lost.model_copy(
         update={"scene": lost.scene.model_copy(update={"round": 3}) if lost.scene else None}
     )
-    step = explain_query(later, query)["log"][-2]
+    step = explain_query(later, query, VisibilityIndex())["log"][-2]
     assert step["data"] == {"lostIn": 2, "result": "unlocated", "thisRound": False}
     run_contest(later, "guard", "assassin")  # a loss of an earlier round does not refuse this one
 
@@ -583,9 +603,9 @@ def test_DET_8_explain_shows_a_kept_loss_and_whether_it_was_this_rounds_contest(
 def test_DET_4_explain_of_an_unknown_or_same_token() -> None:
     state = scene_tavern()
     with pytest.raises(NotFound):
-        explain(state, "nobody", "guard")
+        explain(state, "nobody", "guard", VisibilityIndex())
     with pytest.raises(RuleViolation):
-        explain(state, "guard", "guard")
+        explain(state, "guard", "guard", VisibilityIndex())
 
 
 @pytest.mark.parametrize(
@@ -607,7 +627,7 @@ def test_DET_10_attack_check_applies_the_attackers_locate_state(
          "extraSuccesses": 3, "effectPoints": 7, "spell": spell}
     )  # fmt: skip
     state = scene_tavern()
-    answer = attack_check(state, query)
+    answer = attack_check(state, query, VisibilityIndex())
     assert {k: answer[k] for k in expected} == expected
     assert answer["log"][-1]["rule"] == "DET-10"
     assert state is scene_tavern() or state.visibility == scene_tavern().visibility
@@ -616,7 +636,7 @@ def test_DET_10_attack_check_applies_the_attackers_locate_state(
 def test_DET_10_attack_check_counts_a_standing_win() -> None:
     state = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8] * 5, [1] * 13)).state
     query = AttackCheckQuery(kind="attackCheck", attacker="guard", target="assassin", successes=4)
-    assert attack_check(state, query)["locate"] == "approximate"
+    assert attack_check(state, query, VisibilityIndex())["locate"] == "approximate"
 
 
 def test_DET_8_the_module_registers_its_actions_and_queries() -> None:

@@ -501,7 +501,7 @@ def test_DET_2_raising_an_observers_detection_rank_never_makes_its_result_worse(
 
 def test_DET_7_build_reach_merges_steps_and_keeps_the_unlimited_level() -> None:
     reach = build_reach([(25.0, 2), (100.0, 2), (400.0, 1), (math.inf, 1)])
-    assert reach == Reach(steps=((100.0, 2),), beyond=1)
+    assert reach == Reach(limits=(100.0,), levels=(2, 1))
     assert [reach.at(d2) for d2 in (0, 100, 101, 1e12)] == [2, 2, 1, 1]
 
 

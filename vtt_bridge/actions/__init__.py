@@ -11,18 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vtt_bridge.document.models import Actor, NotFound, WorldState, replaced
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.dice import Roll, Roller
 
 
 @dataclass(frozen=True)
 class Context:
-    """What a handler may use besides the state: the dice (DICE-6), and how the world takes the
-    visibility matrix."""
+    """What a handler may use besides the state: the dice (DICE-6), the world's visibility index,
+    and how the world takes the visibility matrix."""
 
     roller: Roller
+    visibility: VisibilityIndex = field(default_factory=VisibilityIndex)
+    """The world's visibility index (one per world; a new one, with empty caches, by default)."""
     unapplied_cells: bool = False
-    """Whether the handler may leave changed visibility cells unapplied (`models.Unapplied`), for the
+    """Whether the handler may leave changed visibility cells unapplied (`document.models.Unapplied`), for the
     world to write into the rows when it commits; False gives plain states."""
 
 

@@ -9,12 +9,13 @@ from pydantic import Field, TypeAdapter
 
 from vtt_bridge.actions import Context, Ruling, detection, effects, energy, health, round
 from vtt_bridge.document.models import WorldState
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import RuleModel
 
 Handler = Callable[[WorldState, Any, Context], Ruling]
 """A handler: state and a validated payload in, a ruling out."""
 
-QueryHandler = Callable[[WorldState, Any], dict[str, Any]]
+QueryHandler = Callable[[WorldState, Any, VisibilityIndex], dict[str, Any]]
 """A query handler: state and a validated payload in, the answer's data out (no state change)."""
 
 HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
