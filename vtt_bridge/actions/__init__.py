@@ -8,7 +8,9 @@ forbid; either way nothing changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from vtt_bridge.document.models import Actor, NotFound, WorldState, replaced
 from vtt_bridge.document.visibility import VisibilityIndex
@@ -51,3 +53,11 @@ def get_actor(state: WorldState, actor_id: str, path: tuple[str | int, ...]) -> 
 def with_actor(state: WorldState, actor_id: str, actor: Actor) -> WorldState:
     """The state with one actor replaced; every other actor stays the very same object."""
     return state.model_copy(update={"actors": replaced(state.actors, actor_id, actor)})
+
+
+Handler = Callable[[WorldState, Any, Context], Ruling]
+"""An action handler: the state and a validated payload in, a ruling out."""
+
+QueryHandler = Callable[[WorldState, Any, VisibilityIndex], dict[str, Any]]
+"""A query handler: the state, a validated payload and the world's visibility index in, the answer's
+data out (no state change)."""

@@ -6,13 +6,12 @@ are the world's `document.visibility.VisibilityIndex` (`Context.visibility`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Ruling
+from vtt_bridge.actions import Context, Handler, QueryHandler, Ruling
 from vtt_bridge.document.models import Id, NotFound, Scene, WorldState, pending_cells, replaced
 from vtt_bridge.document.visibility import Contests, Pair, Pairs, Visibility, VisibilityIndex, token_actor
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
@@ -449,12 +448,6 @@ def check_attack(state: WorldState, query: AttackCheckQuery, index: VisibilityIn
     return attack_consequence(
         STATES[level], query.successes, query.extra_successes, query.effect_points, query.spell
     )
-
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
-
-
-QueryHandler = Callable[[WorldState, Any, VisibilityIndex], dict[str, Any]]
 
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
 from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Slug, Step
 from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
@@ -254,8 +254,6 @@ def gain_immunity_action(state: WorldState, action: GainImmunityAction, ctx: Con
         return Ruling(state=state, log=gain.steps)
     return Ruling(state=with_actor(state, action.actor, actor.model_copy(update=update)), log=gain.steps)
 
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
     "affect": (AffectAction, affect),

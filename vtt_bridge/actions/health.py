@@ -3,20 +3,20 @@ the per-round upkeep `round_health` that the world's `round` action runs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
 from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, Settings, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.conditions import Condition
-from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxChange
+from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
 PositiveBoxes = Annotated[int, Field(strict=True, ge=1, le=h.MAX_HEALTH)]
@@ -76,7 +76,7 @@ class ChangeWillAction(RuleModel):
 
     kind: Literal["changeWill"]
     actor: Id
-    delta: MaxChange
+    delta: MaxHealthChange
 
 
 class ChangeMaxHealthAction(RuleModel):
@@ -84,7 +84,7 @@ class ChangeMaxHealthAction(RuleModel):
 
     kind: Literal["changeMaxHealth"]
     actor: Id
-    delta: MaxChange
+    delta: MaxHealthChange
     effect: EffectId | None = None
 
 
@@ -444,8 +444,6 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
             log.extend(_tag(steps, actor_id, actor))
     return Ruling(state=state_out, log=tuple(log))
 
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
     "damage": (DamageAction, damage),

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter
 
-from vtt_bridge.actions import Context, Ruling, detection, effects, energy, health, round
-from vtt_bridge.document.models import WorldState
-from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.actions import (
+    Handler,
+    QueryHandler,
+    detection,
+    effects,
+    energy,
+    health,
+    round,
+)
 from vtt_bridge.rules.common import RuleModel
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
-"""A handler: state and a validated payload in, a ruling out."""
-
-QueryHandler = Callable[[WorldState, Any, VisibilityIndex], dict[str, Any]]
-"""A query handler: state and a validated payload in, the answer's data out (no state change)."""
 
 HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
     "round": (round.RoundAction, round.new_round),

@@ -28,7 +28,7 @@ from vtt_bridge.rules.willpower import Willpower
 Id = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
 """A document id (actor uuid, token id): no '/' or '~', so it is one JSON Pointer segment as is."""
 
-Name = Annotated[str, Field(strict=True, max_length=200)]
+ActorName = Annotated[str, Field(strict=True, max_length=200)]
 Coordinate = Annotated[float, Field(strict=True, ge=-1e9, le=1e9, allow_inf_nan=False)]
 Rating = Annotated[int, Field(strict=True, ge=0, le=1000)]
 
@@ -160,7 +160,7 @@ def _default_attributes() -> dict[Attribute, Count]:
 class Actor(RuleModel):
     """One actor of the world (PROTOCOL.md); `status` and the derived conditions are server-written."""
 
-    name: Name = ""
+    name: ActorName = ""
     humanoid: Flag = True
     speed: Distance = 0
     attributes: dict[Attribute, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(

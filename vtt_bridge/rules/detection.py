@@ -20,7 +20,7 @@ from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step
 from vtt_bridge.rules.dice import Roll, Roller, active_wins, kept_extra_successes, roll_pool
 from vtt_bridge.rules.ranks import Rank
 
-Name = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
+MeansName = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
 
 
 class Essence(StrEnum):
@@ -94,7 +94,7 @@ class LocateState(StrEnum):
 class DetectionMeans(RuleModel):
     """DET-1/3: a means of detection; `range` in scene units, None for unlimited."""
 
-    name: Name
+    name: MeansName
     sense: Sense
     essence: Essence = Essence.NATURAL
     rank: Rank = Rank.UNRANKED
@@ -105,7 +105,7 @@ class DetectionMeans(RuleModel):
 class AntiDetectionMeans(RuleModel):
     """DET-1: a means of anti-detection `{name, essence, rank}`."""
 
-    name: Name
+    name: MeansName
     essence: Essence = Essence.NATURAL
     rank: Rank = Rank.UNRANKED
 

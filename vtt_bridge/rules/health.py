@@ -17,7 +17,7 @@ MAX_HEALTH = 10_000
 
 Boxes = Annotated[int, Field(strict=True, ge=0, le=MAX_HEALTH)]
 EffectId = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
-MaxChange = Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)]
+MaxHealthChange = Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)]
 
 
 class Grade(StrEnum):
