@@ -22,7 +22,7 @@ PROTOCOL_VERSION = 1
 
 MessageId = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 WorldId = Id
-"""A world id: one JSON Pointer segment, as a document id (`models.Id`)."""
+"""A world id: one JSON Pointer segment, as a document id (`document.models.Id`)."""
 Pointer = Annotated[str, Field(strict=True, min_length=1, max_length=1000, pattern=r"^/")]
 
 

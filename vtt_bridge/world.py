@@ -92,7 +92,7 @@ _ID_ADAPTER: TypeAdapter[str] = TypeAdapter(Id)
 
 
 def is_document_id(candidate: str) -> bool:
-    """Whether a path segment is a document id (`models.Id`): what sync accepts, upsert accepts."""
+    """Whether a path segment is a document id (`document.models.Id`): what sync accepts, upsert accepts."""
     try:
         _ID_ADAPTER.validate_python(candidate)
     except ValidationError:

@@ -27,8 +27,8 @@ class Context:
     visibility: VisibilityIndex = field(default_factory=VisibilityIndex)
     """The world's visibility index (one per world; a new one, with empty caches, by default)."""
     unapplied_cells: bool = False
-    """Whether the handler may leave changed visibility cells unapplied (`document.models.Unapplied`), for the
-    world to write into the rows when it commits; False gives plain states."""
+    """Whether the handler may leave changed visibility cells unapplied (`document.models.Unapplied`)
+    for the world to write into the rows when it commits; False gives plain states."""
 
 
 @dataclass(frozen=True)

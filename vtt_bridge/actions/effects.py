@@ -28,7 +28,7 @@ from vtt_bridge.rules.iwr import EFFECT_CATEGORIES
 from vtt_bridge.rules.ranks import Rank, effect_rank
 
 ActorId = Id
-"""A document id (`models.Id`)."""
+"""A document id (`document.models.Id`)."""
 Source = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 
 

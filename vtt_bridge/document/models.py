@@ -38,8 +38,8 @@ V = TypeVar("V")
 
 class Edited(dict[str, V]):
     """A copy of the map `base` with the members named in `edited` set: a ruling that replaces one
-    actor of a 500-token scene says so, and the world reads the edited keys instead of comparing
-    every member before and after (`edited_keys`). A plain dict in every other respect (JSON, models).
+    actor says so, and the world reads the edited keys instead of comparing every member before and
+    after (`edited_keys`). A plain dict in every other respect (JSON, models).
     The world clears `base` once the state is committed, so no chain of old maps is kept alive."""
 
     __slots__ = ("base", "edited")
@@ -76,9 +76,9 @@ class Unapplied(dict[str, dict[str, LocateState]]):
     """A visibility matrix whose rows are the committed matrix's own rows, with the cells a ruling
     changed held in `cells` and not yet written into them.
 
-    A move changes a cell or two in each of some sixty 500-entry rows; copying those rows was most
-    of its time (and a megabyte of fresh memory a move). So the world writes the cells into the rows
-    in place when it commits the ruling, after the store has it (`seal`); a ruling that is refused or
+    A move changes a cell or two in each of many rows, so rather than copy them the world writes the
+    cells into the rows in place when it commits the ruling, after the store has it (`seal`); a
+    ruling that is refused or
     not stored leaves the rows as they were. Until then the rows still hold the old values (the patch
     builder reads both), and `settled` gives the plain matrix to anything else that reads the state.
     Handlers return plain states unless the world asks (`Context.unapplied_cells`)."""

@@ -463,10 +463,10 @@ class VisibilityIndex:
     def refresh_changes(
         self, before: WorldState, after: WorldState, unapplied_cells: bool = False
     ) -> tuple[WorldState, Pairs | None]:
-        """`refresh_visibility` plus the (observer, target) cells whose state changed from `before`'s
-        matrix (None: a full recompute; diff the rows). The world layer calls it after every ruling, with
-        `unapplied_cells`: the changed cells of kept rows are then left in a `models.Unapplied` matrix,
-        and the pairs name only the other changed cells."""
+        """`refresh` plus the (observer, target) cells whose state changed from `before`'s matrix
+        (None: a full recompute; diff the rows). The world calls it after every ruling, with
+        `unapplied_cells`: the changed cells of kept rows are then left in an `Unapplied` matrix, and
+        the pairs name only the other changed cells."""
         if (
             after.visibility is before.visibility
             and after.tokens is before.tokens
@@ -718,7 +718,9 @@ class VisibilityIndex:
             new_row = visibility[oid]
             if new_row is old_visibility[oid]:
                 if unapplied_cells:
-                    unapplied[oid] = updates  # written into the shared row at commit (`models.Unapplied`)
+                    unapplied[oid] = (
+                        updates  # written into the shared row at commit (`Unapplied`)
+                    )
                     continue
                 new_row = visibility[oid] = new_row.copy()
             new_row.update(updates)
