@@ -718,9 +718,7 @@ class VisibilityIndex:
             new_row = visibility[oid]
             if new_row is old_visibility[oid]:
                 if unapplied_cells:
-                    unapplied[oid] = (
-                        updates  # written into the shared row at commit (`Unapplied`)
-                    )
+                    unapplied[oid] = updates  # written into the shared row at commit (`Unapplied`)
                     continue
                 new_row = visibility[oid] = new_row.copy()
             new_row.update(updates)
