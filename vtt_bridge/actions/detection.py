@@ -119,11 +119,12 @@ def _record(
     contests: Contests,
     pair: Pair,
     stage_two: int,
+    capability: int,
     won: bool,
     round_number: int,
 ) -> LocateState:
     """DET-8: write a contest's result and the pair's new state into the matrix being built."""
-    level = contest_level(stage_two, pair.capability, won)
+    level = contest_level(stage_two, capability, won)
     wins = dict(contests.get(pair.observer_id, {}))
     if keeps_result(won, round_number):
         wins[pair.target_id] = index.result(STATES[stage_two], round_number, won)
@@ -215,8 +216,8 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
         raise RuleViolation(
             "DET-6", f"{action.target} has no anti-detection: no contest is needed", ("target",)
         )
-    stage_two = pair.stage_two
-    if not contestable(stage_two, pair.capability, bool(pair.key)):
+    stage_two, capability = pair.stage_two, pair.capability
+    if not contestable(stage_two, capability, bool(pair.key)):
         raise RuleViolation(
             "DET-8",
             f"{action.observer} already locates {action.target} as well as its means allow",
@@ -240,7 +241,9 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
         hider_dice.used_up(outcome.hider_roll)
     visibility = dict(base.visibility)
     contests = dict(base.contests)
-    result = _record(index, visibility, contests, pair, stage_two, outcome.observer_wins, round_number)
+    result = _record(
+        index, visibility, contests, pair, stage_two, capability, outcome.observer_wins, round_number
+    )
     cells: Pairs | None = None
     if base is state:
         cells = [(action.observer, action.target)] if result is not current else []
@@ -253,13 +256,12 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
 
 @dataclass(frozen=True, slots=True)
 class _Held:
-    """One contest of a round, for its log."""
+    """One contest of a round that its log details."""
 
     pair: Pair
     outcome: StageThreeContest
     stage_two: int
     result: LocateState
-    changed: bool
 
 
 ROUND_DETAIL_LIMIT = 20
@@ -278,7 +280,11 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     contests = dict(base.contests)
     round_number = base.scene.round if base.scene is not None else 0
     cells: Pairs = []
-    held: list[_Held] = []
+    ran = 0
+    first: list[_Held] = []
+    """The round's first contests, while there are few enough to detail every one."""
+    changed: list[_Held] = []
+    """The contests that changed a pair's state."""
     hiders = [tid for tid, tok in base.tokens.items() if index.senses(token_actor(base, tid, tok)).key]
     if hiders:
         for observer, token in base.tokens.items():
@@ -288,17 +294,30 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 if target == observer:
                     continue
                 pair = index.pair(base, observer, target, ("observer", "target"))
-                stage_two = pair.stage_two
-                if not contestable(stage_two, pair.capability, bool(pair.key)):
+                stage_two, capability = pair.stage_two, pair.capability
+                if not contestable(stage_two, capability, bool(pair.key)):
                     continue
                 current = base.visibility[observer][target]
                 outcome = _run_contest(base, pair, current, ctx.roller, ctx.roller)
                 result = _record(
-                    index, visibility, contests, pair, stage_two, outcome.observer_wins, round_number
+                    index,
+                    visibility,
+                    contests,
+                    pair,
+                    stage_two,
+                    capability,
+                    outcome.observer_wins,
+                    round_number,
                 )
                 if result is not current:
                     cells.append((observer, target))
-                held.append(_Held(pair, outcome, stage_two, result, result is not current))
+                ran += 1
+                if result is not current or ran <= ROUND_DETAIL_LIMIT:
+                    entry = _Held(pair, outcome, stage_two, result)
+                    if ran <= ROUND_DETAIL_LIMIT:
+                        first.append(entry)
+                    if result is not current:
+                        changed.append(entry)
     lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells)
     log: list[Step] = []
     rolls: list[Roll] = []
@@ -310,15 +329,15 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 data={"lapsed": lapsed},
             )
         )
-    if held:
-        every = len(held) <= ROUND_DETAIL_LIMIT
-        shown = [entry for entry in held if every or entry.changed]
+    if ran:
+        every = ran <= ROUND_DETAIL_LIMIT
+        shown = first if every else changed
         log.append(
             Step(
                 rule="DET-8",
-                text=f"stage three, round {round_number}: {len(held)} contests, {len(cells)} changed "
+                text=f"stage three, round {round_number}: {ran} contests, {len(cells)} changed "
                 f"a pair's state" + ("" if every else f"; the {len(shown)} that changed are detailed"),
-                data={"contests": len(held), "changed": len(cells), "detailed": len(shown)},
+                data={"contests": ran, "changed": len(cells), "detailed": len(shown)},
             )
         )
         for entry in shown:

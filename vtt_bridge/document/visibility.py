@@ -15,8 +15,9 @@ depend on them, and two worlds never evict each other's.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from vtt_bridge.document.models import (
@@ -73,6 +74,7 @@ def _scale_squared(scene: Scene | None) -> float:
 
 
 def token_actor(state: WorldState, token_id: str, token: Token) -> Actor:
+    """The actor a token shows, or `NotFound` naming the token's `actor` field."""
     actor = state.actors.get(token.actor)
     if actor is None:
         raise NotFound(("tokens", token_id, "actor"), f"token {token_id!r} shows no actor ({token.actor!r})")
@@ -288,9 +290,10 @@ def _full_row(index: TokenGroups, oid: str, scale2: float) -> dict[str, LocateSt
 
 
 class VisibilityIndex:
-    """One world's visibility engine and its caches (each an attribute, none shared between worlds).
+    """One world's visibility engine (DET-4..8) and its caches, each an attribute of its own.
 
-    CACHES
+    The caches only spare work: every answer is what a new index with empty ones would give (the
+    differential tests check it). Each is bounded, and nothing is shared between two worlds.
     """
 
     def __init__(self, limit: int = 20_000) -> None:
@@ -306,8 +309,9 @@ class VisibilityIndex:
         """Matrices this index produced, with the tokens dict they have a row (and column) for each of."""
         self._groups: TokenGroups | None = None
         """The last token groups, reused while only positions change."""
-        self._results: dict[tuple[LocateState, int, bool], ContestWin] = {}
-        """One frozen stage-three result per value, shared by every pair that has it."""
+        self.result: Callable[[LocateState, int, bool], ContestWin] = lru_cache(maxsize=64)(self._new_result)
+        """DET-8: `result(stage_two, round, won)`: the frozen result of these values, one object shared
+        by every pair that has it (a round records one per contest, of a handful of values)."""
 
     def senses(self, actor: Actor) -> Senses:
         """The actor's detection profile and anti-detection key, memoised by identity (a cache)."""
@@ -760,13 +764,6 @@ class VisibilityIndex:
             update["contests"] = out
         return after.model_copy(update=update), changed
 
-    def result(self, stage_two: LocateState, round_number: int, won: bool) -> ContestWin:
-        """DET-8: the frozen result of these values, one object shared by every pair that has it (a
-        round records one per contest, of a handful of values)."""
-        key = (stage_two, round_number, won)
-        found = self._results.get(key)
-        if found is None:
-            if len(self._results) > 64:
-                self._results.clear()
-            found = self._results[key] = ContestWin(stage_two=stage_two, round=round_number, won=won)
-        return found
+    @staticmethod
+    def _new_result(stage_two: LocateState, round_number: int, won: bool) -> ContestWin:
+        return ContestWin(stage_two=stage_two, round=round_number, won=won)
