@@ -53,6 +53,8 @@ export async function executeBatches(batches, target) {
  * @property {(parent: string, key: string) => [string, unknown]} deletion
  * @property {() => Record<string, Record<string, string>>} [foundryVisibility] token visibility
  *   flags now (target → observer → state), read on a sync to clear stale pairs
+ * @property {(plan: import("./apply-patch.mjs").PatchPlan) => void} [amendPlan] adds to the plan's
+ *   actor updates before they are written (the game system's own fields: systems/index.mjs)
  */
 
 /** Holds the mirror and applies incoming results/patches to it and to Foundry. */
@@ -80,6 +82,7 @@ export class PatchApplier {
     if (plan.resync) return false;
     if (plan.state && typeof plan.state === "object") plan.state.rev = incoming.rev;
     this.state = plan.state;
+    this.options.amendPlan?.(plan);
     await this.options.execute(toFoundryBatches(plan), incoming);
     return true;
   }

@@ -117,16 +117,17 @@ export function upsertsFromStatusChange(actor, statuses, activeNow, mirror) {
  * @param {{id: string|null, x: number, y: number, elevation?: number, actor?: ActorLike|null, parent?: {id: string|null}|null}} token
  * @param {boolean} created
  * @param {any} mirror
+ * @param {(actor: ActorLike) => Record<string, any>} [stateOf] a new actor's state (default `actorState`)
  * @returns {Upsert[]}
  */
-export function upsertsFromTokenLifecycle(token, created, mirror) {
+export function upsertsFromTokenLifecycle(token, created, mirror, stateOf = actorState) {
   if (!token.id || !mirror?.scene || token.parent?.id !== mirror.scene.id) return [];
   if (!created) return mirror.tokens?.[token.id] ? [{ path: pointer("tokens", token.id), value: null }] : [];
   const actor = token.actor;
   if (!actor) return [];
   /** @type {Upsert[]} */
   const upserts = [];
-  if (!mirror.actors?.[actor.uuid]) upserts.push({ path: pointer("actors", actor.uuid), value: actorState(actor) });
+  if (!mirror.actors?.[actor.uuid]) upserts.push({ path: pointer("actors", actor.uuid), value: stateOf(actor) });
   upserts.push({
     path: pointer("tokens", token.id),
     value: { actor: actor.uuid, x: token.x, y: token.y, elevation: token.elevation ?? 0 },

@@ -22,9 +22,22 @@ import {
 import { installChatCards } from "./chat-canvas.mjs";
 import { installHealthTrack } from "./health-canvas.mjs";
 import { buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { installRoll, openRollDialog } from "./roll-dialog.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
-import { installVisibility, isIdentityHidden } from "./visibility-canvas.mjs";
+import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
+import {
+  actorDataOf,
+  actorStateWithSystem,
+  adapterSelection,
+  ProblemLog,
+  problemMessage,
+  systemPlanAmender,
+  touchesSystemData,
+  upsertsFromConditionItem,
+  upsertsFromSystemChange,
+} from "./systems/index.mjs";
+import { installVisibility, isIdentityHidden, visibilityTokenMixin } from "./visibility-canvas.mjs";
 
 /** @type {BridgeConnection|null} */
 let connection = null;
@@ -40,11 +53,76 @@ const t = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localiz
 /** @param {string} key */
 const setting = (key) => game.settings.get(MODULE_ID, key);
 
+// ---- game-system adapters (issue 17): every decision is in scripts/systems/ ----
+/** @type {{key: string, value: ReturnType<typeof adapterSelection>}|null} */
+let selection = null;
+const problemLog = new ProblemLog();
+/** The adapter choice of the world settings (recomputed when they change). */
+function adapters() {
+  const choice = setting("systemAdapter");
+  const mapping = setting("systemMapping");
+  const key = JSON.stringify([choice, mapping]);
+  if (selection?.key !== key) {
+    selection = { key, value: adapterSelection({ choice, mapping }) };
+    const error = selection.value.mappingError;
+    if (error) ui.notifications.warn(t("VTTBRIDGE.System.MappingError", { error }));
+  }
+  return selection.value;
+}
+/** @param {any} actor */
+function systemOf(actor) {
+  const actorData = actorDataOf(actor);
+  return { adapter: adapters().pick(actorData), actorData };
+}
+/** One actor's state for the sidecar: our flags with the game system's fields over them. @param {any} actor */
+function stateOf(actor) {
+  const { state, problems } = actorStateWithSystem(actor, (data) => adapters().pick(data));
+  for (const problem of problemLog.fresh(actor.uuid, problems)) {
+    const { key, data } = problemMessage(actor.name ?? actor.uuid, problem);
+    ui.notifications.warn(t(key, data));
+  }
+  return state;
+}
+/** The sidecar's new state written to the system's own fields too, in the same updates. */
+const amendPlan = systemPlanAmender(
+  (data) => adapters().pick(data),
+  (uuid) => {
+    const fromUuidSync = /** @type {any} */ (globalThis).fromUuidSync;
+    return typeof fromUuidSync === "function" ? fromUuidSync(uuid) : null;
+  },
+);
+/** A change outside the module to an actor's system data → the upserts it means. @param {any} actor */
+function forwardSystemChange(actor) {
+  if (!connection || !actor?.uuid) return;
+  const { adapter, actorData } = systemOf(actor);
+  sendUpserts(upsertsFromSystemChange(adapter, actorData, actor.uuid, applier?.state));
+}
+/** Our Token mixins over the configured class (a system's own), once each. */
+function composeTokenClasses() {
+  const config = /** @type {any} */ (CONFIG);
+  const Token = config.Token?.objectClass;
+  if (!Token || !visibilityRuntime) return;
+  const runtime = visibilityRuntime;
+  const withVisibility = composeOnce(Token, (Base) => visibilityTokenMixin(Base, runtime), TOKEN_MIXIN_TAGS.visibility);
+  /** @param {any} token @param {any} data */
+  const replaces = (token, data) =>
+    replacesSystemBar({
+      setting: setting("systemBar"),
+      attribute: data?.attribute,
+      healthBar: token.actor ? systemOf(token.actor).adapter?.healthBar : null,
+      hasTrack: !!token.actor?.flags?.[MODULE_ID]?.health,
+    });
+  config.Token.objectClass = composeOnce(withVisibility, (Base) => systemBarMixin(Base, replaces), TOKEN_MIXIN_TAGS.systemBar);
+}
+/** @type {any} */
+let visibilityRuntime = null;
+// ---- end of the game-system adapters ----
+
 function currentState() {
   const scene = canvas?.scene ?? game.scenes?.viewed ?? null;
   if (!scene) return null;
   const combat = game.combats?.active ?? game.combat ?? null;
-  return buildState({ scene, round: combat?.round ?? 0, settings: readRuleSettings(setting) });
+  return buildState({ scene, round: combat?.round ?? 0, settings: readRuleSettings(setting), stateOf });
 }
 
 /** @param {string} status */
@@ -81,6 +159,7 @@ function startBridge() {
     statusIds: () => statusEffectIds(CONFIG.statusEffects),
     deletion: deletionOperator(globalThis),
     foundryVisibility: () => (canvas?.scene ? tokenVisibilityFlags(canvas.scene) : {}),
+    amendPlan,
     execute: (batches) =>
       executeBatches(batches, {
         Actor: /** @type {any} */ (CONFIG.Actor.documentClass),
@@ -127,6 +206,13 @@ async function sendAction(action) {
     game.socket.emit(SOCKET_CHANNEL, relayMessage(game.user.id, action));
   }
 }
+
+/** What the roll dialog and `/vroll` need (roll-dialog.mjs). */
+const rollDeps = {
+  sendAction: (/** @type {Record<string, unknown>} */ action) => sendAction(action),
+  t,
+  notifyError: (/** @type {string} */ message) => ui.notifications.error(message),
+};
 
 /** @param {Array<{path: string, value: unknown}>} upserts */
 function sendUpserts(upserts) {
@@ -179,13 +265,19 @@ Hooks.once("init", () => {
     if (group === "connection") startBridge();
     else connection?.resync("settings");
   });
-  installVisibility({ localize: t });
+  visibilityRuntime = installVisibility({ localize: t });
+  composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
+  installRoll({ hooks: Hooks, ...rollDeps });
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),
+    systemFields: (actor) => {
+      const { adapter } = systemOf(actor);
+      return adapter ? { fields: adapter.fields, name: adapter.id } : { fields: [], name: "" };
+    },
   });
   const module = game.modules.get(MODULE_ID);
   if (module) {
@@ -198,10 +290,20 @@ Hooks.once("init", () => {
       },
       sendAction,
       openDamageDialog,
+      openRollDialog: (/** @type {any} */ actor) => openRollDialog(actor, rollDeps),
       postActionCard,
       openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ actor }).render({ force: true }),
     };
   }
+});
+
+// a system that configures its Token class after the module's `init` still gets our mixins
+Hooks.once("setup", () => composeTokenClasses());
+
+// "the game system's Health bar" changed: redraw the bars (Token render flag `refreshBars`)
+Hooks.on("updateSetting", (/** @type {any} */ changed) => {
+  if (changed?.key !== `${MODULE_ID}.systemBar`) return;
+  for (const token of /** @type {any} */ (canvas)?.tokens?.placeables ?? []) token.renderFlags?.set({ refreshBars: true });
 });
 
 Hooks.once("ready", () => {
@@ -219,7 +321,7 @@ Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /
 });
 
 Hooks.on("createToken", (/** @type {any} */ token, /** @type {any} */ options) => {
-  if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, true, applier?.state));
+  if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, true, applier?.state, stateOf));
 });
 
 Hooks.on("deleteToken", (/** @type {any} */ token, /** @type {any} */ options) => {
@@ -232,7 +334,23 @@ Hooks.on("updateCombat", (/** @type {any} */ _combat, /** @type {any} */ changes
 
 Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /** @type {any} */ options) => {
   if (connection) sendUpserts(upsertsFromActorUpdate(actor, changes, options, applier?.state));
+  if (touchesSystemData(changes) && !isOwnWrite(options)) forwardSystemChange(actor);
 });
+
+// an unlinked token's own actor: its system changes arrive in updateToken (`delta`)
+Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /** @type {any} */ options) => {
+  if (touchesSystemData(changes?.delta) && !isOwnWrite(options)) forwardSystemChange(token.actor);
+});
+
+// the system's Conditions and Tilts are Items
+for (const [hook, created] of /** @type {const} */ ([["createItem", true], ["deleteItem", false]])) {
+  Hooks.on(hook, (/** @type {any} */ item, /** @type {any} */ options) => {
+    const actor = item?.parent;
+    if (!connection || !actor?.uuid || isOwnWrite(options)) return;
+    const { adapter, actorData } = systemOf(actor);
+    sendUpserts(upsertsFromConditionItem(adapter, actorData, { type: item.type, name: item.name }, created, actor.uuid, applier?.state));
+  });
+}
 
 for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
   Hooks.on(hook, (/** @type {any} */ effect) => {
@@ -245,6 +363,7 @@ for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
 /** @param {any} actor */
 function rulesControls(actor) {
   return [
+    { action: `${MODULE_ID}-roll`, icon: "fa-solid fa-dice-d10", label: "VTTBRIDGE.Roll.Dialog.Open", onClick: () => openRollDialog(actor, rollDeps) },
     { action: `${MODULE_ID}-rules`, icon: "fa-solid fa-scale-balanced", label: "VTTBRIDGE.Sheet.Open", onClick: () => new RulesSheet({ actor }).render({ force: true }) },
     { action: `${MODULE_ID}-damage`, icon: "fa-solid fa-heart-crack", label: "VTTBRIDGE.Dialog.damageButton", onClick: () => openDamageDialog(actor, "damage") },
     { action: `${MODULE_ID}-heal`, icon: "fa-solid fa-heart-pulse", label: "VTTBRIDGE.Dialog.healButton", onClick: () => openDamageDialog(actor, "heal") },

@@ -91,10 +91,11 @@ export function actorState(actor) {
 /**
  * The state document (less derived fields) for `sync`: the scene, its tokens keyed by token id,
  * their actors keyed by actor uuid (an unlinked token's synthetic actor has its own uuid).
- * @param {{scene: SceneLike, round?: number, settings: RuleSettings}} args
+ * @param {{scene: SceneLike, round?: number, settings: RuleSettings, stateOf?: (actor: ActorLike) => Record<string, any>}} args
+ *   `stateOf`: one actor's state (default `actorState`; the module lays the game system's fields over it)
  * @returns {Record<string, any>}
  */
-export function buildState({ scene, round = 0, settings }) {
+export function buildState({ scene, round = 0, settings, stateOf = actorState }) {
   /** @type {Record<string, any>} */
   const actors = {};
   /** @type {Record<string, any>} */
@@ -102,7 +103,7 @@ export function buildState({ scene, round = 0, settings }) {
   for (const token of scene.tokens) {
     const actor = token.actor;
     if (!actor || !token.id) continue;
-    actors[actor.uuid] ??= actorState(actor);
+    actors[actor.uuid] ??= stateOf(actor);
     tokens[token.id] = { actor: actor.uuid, x: token.x, y: token.y, elevation: token.elevation ?? 0 };
   }
   /** @type {Record<string, any>} */
@@ -274,4 +275,4 @@ export function spendWillpowerAction(actor, use) {
 }
 
 /** Action kinds a player may relay to the bridge through the module socket. */
-export const PLAYER_ACTION_KINDS = Object.freeze(["damage", "heal", "contest", "spendWillpower"]);
+export const PLAYER_ACTION_KINDS = Object.freeze(["damage", "heal", "contest", "spendWillpower", "roll"]);

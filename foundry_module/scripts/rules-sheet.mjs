@@ -40,14 +40,18 @@ export const DEFAULT_DETECTION = Object.freeze([
  * @property {Array<{key: string, value: number}>} attributes
  * @property {Array<{key: string, value: number}>} skills
  * @property {Array<{key: string, text: string}>} json
+ * @property {Record<string, boolean>} fromSystem the fields the game system holds (read-only here)
+ * @property {string} systemName the game-system adapter's id ("" when none)
  */
 
 /**
  * The form's view of an actor's flags, with defaults where nothing is stored.
  * @param {Record<string, any>|undefined} flags `actor.flags["vtt-bridge"]`
+ * @param {{fields: readonly string[], name: string}} [system] what the actor's game-system adapter
+ *   holds (systems/): those fields are shown read-only
  * @returns {SheetContext}
  */
-export function sheetContext(flags = {}) {
+export function sheetContext(flags = {}, system = { fields: [], name: "" }) {
   const attributes = isPlainObject(flags.attributes) ? flags.attributes : {};
   const skills = isPlainObject(flags.skills) ? flags.skills : {};
   /** @type {Record<string, unknown>} */
@@ -59,6 +63,8 @@ export function sheetContext(flags = {}) {
     attributes: ATTRIBUTES.map((key) => ({ key, value: typeof attributes[key] === "number" ? attributes[key] : 1 })),
     skills: RULE_SKILLS.map((key) => ({ key, value: typeof skills[key] === "number" ? skills[key] : 0 })),
     json: Object.keys(JSON_FIELDS).map((key) => ({ key, text: JSON.stringify(flags[key] ?? defaults[key], null, 2) })),
+    fromSystem: Object.fromEntries(system.fields.map((field) => [field, true])),
+    systemName: system.name,
   };
 }
 
@@ -73,9 +79,12 @@ export function sheetContext(flags = {}) {
  * `flags.vtt-bridge.*`, or the list of fields that are wrong (nothing is written then).
  * @param {Record<string, unknown>} form
  * @param {Record<string, any>} [current] the flags now (to keep Willpower's current ≤ max)
+ * @param {readonly string[]} [fromSystem] fields the game system holds: shown read-only, not
+ *   submitted, never written here
  * @returns {{update: Record<string, unknown>, errors: SheetError[]}}
  */
-export function parseSheetForm(form, current = {}) {
+export function parseSheetForm(form, current = {}, fromSystem = []) {
+  const ours = (/** @type {string} */ field) => !fromSystem.includes(field);
   /** @type {SheetError[]} */
   const errors = [];
   /** @type {Record<string, unknown>} */
@@ -91,24 +100,26 @@ export function parseSheetForm(form, current = {}) {
     }
     return n;
   };
-  const healthMax = int("healthMax", 1);
+  const healthMax = ours("health") ? int("healthMax", 1) : undefined;
   if (healthMax !== undefined) update[`${root}.health.max`] = healthMax;
-  const willpowerMax = int("willpowerMax", 0);
+  const willpowerMax = ours("willpower") ? int("willpowerMax", 0) : undefined;
   if (willpowerMax !== undefined) {
     update[`${root}.willpower.max`] = willpowerMax;
     const now = current.willpower?.current;
     update[`${root}.willpower.current`] = typeof now === "number" ? Math.min(now, willpowerMax) : willpowerMax;
   }
-  const speed = int("speed", 0);
+  const speed = ours("speed") ? int("speed", 0) : undefined;
   if (speed !== undefined) update[`${root}.speed`] = speed;
-  /** @type {Record<string, number>} */
-  const attributes = {};
-  for (const key of ATTRIBUTES) {
-    const value = int(`attributes.${key}`, 0);
-    if (value !== undefined) attributes[key] = value;
+  if (ours("attributes")) {
+    /** @type {Record<string, number>} */
+    const attributes = {};
+    for (const key of ATTRIBUTES) {
+      const value = int(`attributes.${key}`, 0);
+      if (value !== undefined) attributes[key] = value;
+    }
+    update[`${root}.attributes`] = attributes;
   }
-  update[`${root}.attributes`] = attributes;
-  for (const key of RULE_SKILLS) {
+  for (const key of ours("skills") ? RULE_SKILLS : []) {
     const value = int(`skills.${key}`, 0);
     if (value !== undefined) update[`${root}.skills.${key}`] = value;
   }
@@ -134,9 +145,12 @@ export function parseSheetForm(form, current = {}) {
 /**
  * Build the ApplicationV2 class from Foundry's API (v13: foundry.applications.api).
  * @param {{ApplicationV2: any, HandlebarsApplicationMixin: (base: any) => any}} api
- * @param {{localize: (key: string) => string, notifyError: (message: string) => void}} ui
+ * @param {{localize: (key: string) => string, notifyError: (message: string) => void,
+ *   systemFields?: (actor: any) => {fields: readonly string[], name: string}}} ui `systemFields`: what the
+ *   actor's game-system adapter holds (read-only on the sheet)
  */
 export function defineRulesSheet(api, ui) {
+  const systemOf = (/** @type {any} */ actor) => ui.systemFields?.(actor) ?? { fields: [], name: "" };
   const Base = api.HandlebarsApplicationMixin(api.ApplicationV2);
   return class RulesSheet extends Base {
     /** @param {{actor: {uuid: string, name: string, flags: Record<string, any>, update: (u: Record<string, unknown>) => Promise<unknown>}}} options */
@@ -157,7 +171,7 @@ export function defineRulesSheet(api, ui) {
 
     /** @returns {Promise<Record<string, unknown>>} */
     async _prepareContext() {
-      return { actorName: this.actor.name, ...sheetContext(this.actor.flags?.[MODULE_ID]) };
+      return { actorName: this.actor.name, ...sheetContext(this.actor.flags?.[MODULE_ID], systemOf(this.actor)) };
     }
 
     /**
@@ -167,7 +181,7 @@ export function defineRulesSheet(api, ui) {
      * @param {{object: Record<string, unknown>}} formData
      */
     static async #onSubmit(_event, _form, formData) {
-      const { update, errors } = parseSheetForm(formData.object, this.actor.flags?.[MODULE_ID]);
+      const { update, errors } = parseSheetForm(formData.object, this.actor.flags?.[MODULE_ID], systemOf(this.actor).fields);
       if (errors.length) {
         for (const error of errors) ui.notifyError(`${ui.localize(`VTTBRIDGE.Sheet.Error.${error.problem}`)}: ${error.field}`);
         throw new Error("invalid rules sheet");

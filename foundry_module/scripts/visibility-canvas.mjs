@@ -18,6 +18,7 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { namespacedClass } from "./compat.mjs";
+import { composeOnce, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
 import { createSilhouette, createText, fillPolygon, setLabel, strokeSegments } from "./drawing.mjs";
 import {
   dashSegments,
@@ -256,7 +257,8 @@ export class VisibilityRuntime {
   install() {
     const { CONFIG, Hooks } = this.env;
     const Token = CONFIG.Token?.objectClass ?? namespacedClass(this.env, "foundry.canvas.placeables.Token", "Token");
-    if (Token) CONFIG.Token.objectClass = visibilityTokenMixin(Token, this);
+    // extends the configured class (a game system's own, e.g. mta's), once: systems/canvas.mjs
+    if (Token) CONFIG.Token.objectClass = composeOnce(Token, (Base) => visibilityTokenMixin(Base, this), TOKEN_MIXIN_TAGS.visibility);
     this.installCombatTracker();
     this.installChatSpeaker();
     this.registerKeybinding();

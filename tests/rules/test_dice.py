@@ -4,7 +4,6 @@ dice, Willpower's bonus."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 import pytest
 from hypothesis import given
@@ -12,13 +11,15 @@ from hypothesis import strategies as st
 
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.detection import ContestModifier, contest
-from vtt_bridge.rules.dice import Roll, SuppliedDice, active_wins, kept_extra_successes, roll_pool
+from vtt_bridge.rules.dice import (
+    SuppliedDice,
+    active_wins,
+    kept_extra_successes,
+    opposed,
+    roll_pool,
+    roll_supplied,
+)
 from vtt_bridge.rules.willpower import PERFECT_BONUS, Willpower, WillpowerUse, spend
-
-
-def roll_supplied(pool: int, dice: Sequence[int], again: int = 10) -> Roll:
-    supplied = SuppliedDice(dice)
-    return supplied.used_up(roll_pool(pool, supplied, again))
 
 
 def test_DICE_1_each_die_of_8_or_more_is_a_success() -> None:
@@ -78,6 +79,13 @@ def test_DICE_4_where_a_rule_says_all_modifiers_stack_the_detection_contest_sums
 )
 def test_DICE_5_opposed_roll(active: int, passive: int, wins: bool) -> None:
     assert active_wins(active, passive) is wins
+    outcome = opposed(active, passive)
+    assert outcome.active_wins is wins and outcome.dc == passive
+
+
+def test_DICE_5_against_RANK_6s_shield_a_tie_is_the_passive_sides() -> None:
+    assert not opposed(2, 2, ties_to_passive=True).active_wins
+    assert opposed(3, 2, ties_to_passive=True).active_wins
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from vtt_bridge.actions import (
     effects,
     energy,
     health,
+    roll,
     round,
 )
 from vtt_bridge.rules.common import RuleModel
@@ -23,6 +24,7 @@ HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
     **effects.ACTIONS,
     **energy.ACTIONS,
     **detection.ACTIONS,
+    **roll.ACTIONS,
 }
 """Action kind -> (payload model, handler)."""
 

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step
 from vtt_bridge.rules.dice import Roll, Roller, active_wins, kept_extra_successes, roll_pool
-from vtt_bridge.rules.ranks import Rank
+from vtt_bridge.rules.ranks import Priced, PricedRank, Rank
 
 MeansName = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
 
@@ -91,23 +91,24 @@ class LocateState(StrEnum):
         return _LEVELS[self] >= _LEVELS[other]
 
 
-class DetectionMeans(RuleModel):
-    """DET-1/3: a means of detection; `range` in scene units, None for unlimited."""
+class DetectionMeans(Priced):
+    """DET-1/3: a means of detection; `range` in scene units, None for unlimited; `rank` also takes
+    a price (RANK-2)."""
 
     name: MeansName
     sense: Sense
     essence: Essence = Essence.NATURAL
-    rank: Rank = Rank.UNRANKED
+    rank: PricedRank = Rank.UNRANKED
     capability: Capability = Capability.PINPOINT
     range: Distance | None = None
 
 
-class AntiDetectionMeans(RuleModel):
-    """DET-1: a means of anti-detection `{name, essence, rank}`."""
+class AntiDetectionMeans(Priced):
+    """DET-1: a means of anti-detection `{name, essence, rank}`; `rank` also takes a price (RANK-2)."""
 
     name: MeansName
     essence: Essence = Essence.NATURAL
-    rank: Rank = Rank.UNRANKED
+    rank: PricedRank = Rank.UNRANKED
 
 
 ORDINARY_SENSES: tuple[DetectionMeans, ...] = (

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.common import RuleViolation, Step
 
 SUCCESS_THRESHOLD = 8
 """DICE-1: each die showing 8 or more is a success."""
@@ -55,7 +55,7 @@ class SuppliedDice:
         if self._used != self._given:
             raise RuleViolation(
                 "DICE-6",
-                f"too many dice: a pool of {roll.pool} with {roll.again}-again uses {self._used}, "
+                f"too many dice: a pool of {roll.pool} with {_again_label(roll.again)} uses {self._used}, "
                 f"not {self._given}",
                 self._path,
             )
@@ -98,7 +98,236 @@ def kept_extra_successes(successes: int, extra: int) -> int:
     return extra if successes >= 1 else 0
 
 
+def with_extra_successes(roll: Roll, extra: int) -> int:
+    """DICE-3: a roll's successes with the extra successes that count."""
+    return roll.successes + kept_extra_successes(roll.successes, extra)
+
+
 def active_wins(active: int, passive: int) -> bool:
     """DICE-5: the DC is the opponent's successes; the active side needs at least one success and at
-    least the DC (a tie is the active side's)."""
+    least the DC (a tie is the active side's; `opposed` gives it to a shield)."""
     return active >= 1 and active >= passive
+
+
+# --- DICE-4: bonuses ------------------------------------------------------------------------------
+
+PERFECT = "perfect"
+"""DICE-4: the bonus type that stacks with everything."""
+
+
+@dataclass(frozen=True)
+class Bonus:
+    """A bonus (positive) or penalty (negative) in dice, of a type (`morale`, `perfect`, ...)."""
+
+    value: int
+    type: str
+    source: str = ""
+
+
+def counted_bonuses(bonuses: Sequence[Bonus], *, all_stack: bool = False) -> tuple[Bonus, ...]:
+    """DICE-4: the bonuses that count, in the order given: per type only the highest bonus (and the
+    worst penalty), the first of equals; every perfect bonus; with `all_stack` (the detection
+    contest), every one.
+    """
+    if all_stack:
+        return tuple(bonuses)
+    best: dict[str, int] = {}
+    worst: dict[str, int] = {}
+    for index, bonus in enumerate(bonuses):
+        if bonus.type == PERFECT:
+            continue
+        into = best if bonus.value >= 0 else worst
+        held = into.get(bonus.type)
+        if held is None or abs(bonus.value) > abs(bonuses[held].value):
+            into[bonus.type] = index
+    kept = {*best.values(), *worst.values()}
+    return tuple(b for i, b in enumerate(bonuses) if b.type == PERFECT or i in kept)
+
+
+def stack_bonuses(bonuses: Sequence[Bonus], *, all_stack: bool = False) -> int:
+    """DICE-4: per type only the highest bonus (and the worst penalty) counts; perfect bonuses stack
+    with all; where a rule says all its modifiers stack (`all_stack`, the detection contest), all do.
+    """
+    return sum(bonus.value for bonus in counted_bonuses(bonuses, all_stack=all_stack))
+
+
+WILLPOWER_BONUS = 3
+"""DICE-7 / WP-2: Willpower's basic use adds +3 DP, a perfect bonus."""
+
+
+def add_willpower(bonuses: Sequence[Bonus]) -> tuple[Bonus, ...]:
+    """DICE-7: the bonuses with Willpower's +3 DP perfect bonus; once per action (ValueError twice)."""
+    if any(bonus.source == "willpower" for bonus in bonuses):
+        raise ValueError("Willpower's +3 DP is spent at most once per action (DICE-7)")
+    return (*bonuses, Bonus(value=WILLPOWER_BONUS, type=PERFECT, source="willpower"))
+
+
+# --- DICE-5: opposed rolls ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Opposed:
+    """DICE-5: the outcome of an opposed roll, with the numbers that decided it."""
+
+    active_successes: int
+    dc: int
+    active_wins: bool
+    reason: str
+
+
+def opposed(active: int, passive: int, *, ties_to_passive: bool = False) -> Opposed:
+    """DICE-5: the DC is the opponent's successes; the active side needs at least one success and at
+    least the DC. `ties_to_passive` gives ties to the passive side, when it is RANK-6's shield (the
+    detection contest).
+    """
+    if active < 0 or passive < 0:
+        raise ValueError("successes are not negative")
+    wins = active_wins(active, passive) and not (ties_to_passive and active == passive)
+    if active < 1:
+        reason = "no success: the active side fails"
+    elif active > passive:
+        reason = f"{active} successes beat DC {passive}"
+    elif active == passive:
+        reason = (
+            f"{active} ties DC {passive}: the shield wins ties"
+            if not wins
+            else f"{active} successes meet DC {passive}"
+        )
+    else:
+        reason = f"{active} successes fall short of DC {passive}"
+    return Opposed(active, passive, wins, reason)
+
+
+# --- DICE-6: client-supplied dice -----------------------------------------------------------------
+
+
+def _again_label(again: int) -> str:
+    return "no rerolls" if again == 11 else f"{again}-again"
+
+
+def roll_supplied(
+    pool: int, dice: Sequence[int], again: int = 10, path: tuple[str | int, ...] = ("dice",)
+) -> Roll:
+    """DICE-6: the roll with exactly the dice the client supplied, or the `SuppliedDice` violation:
+    each die must show 1..10 and the count must be the pool plus one die per reroll (DICE-2).
+    """
+    supplied = SuppliedDice(dice, path)
+    return supplied.used_up(roll_pool(pool, supplied, again))
+
+
+# --- a roll on its own: the pool, its modifiers and the steps that explain it --------------------
+
+NO_AGAIN = 11
+"""DICE-2: the `again` of a roll without rerolls (`again: null` on the wire)."""
+
+MAX_POOL = 1000
+"""The most dice a pool is given as (a number, a modifier, a trait's dots are far below it)."""
+
+WOUND = "wound"
+"""HEALTH-7: the penalty type that exists only because of the optional wound penalty rule."""
+
+
+def _signed(value: int) -> str:
+    return f"{value:+d}"
+
+
+def dice_pool(
+    traits: Sequence[tuple[str, int]], bonuses: Sequence[Bonus], wound_penalty: int = 0
+) -> tuple[int, tuple[Step, ...]]:
+    """DICE-1/4/7, HEALTH-7: the DP of a roll: its traits' dots (or a number of dice, as one part),
+    the modifiers that count under DICE-4 (Willpower's +3 DP among the perfect ones, DICE-7), and
+    the wound penalty. Returns the pool (may be 0 or less: nothing is rolled) and the steps.
+    """
+    base = sum(value for _, value in traits)
+    parts = " + ".join(f"{name} {value}" for name, value in traits)
+    steps = [
+        Step(
+            rule="DICE-1",
+            text=f"dice pool: {parts} = {base} DP",
+            data={"traits": [{"trait": name, "value": value} for name, value in traits], "base": base},
+        )
+    ]
+    counted = counted_bonuses(bonuses)
+    others = [bonus for bonus in bonuses if bonus.source != "willpower"]
+    if others:
+        kept = [any(bonus is held for held in counted) for bonus in others]
+        listed = [
+            {
+                "type": bonus.source or bonus.type,
+                "value": bonus.value,
+                "perfect": bonus.type == PERFECT,
+                "counted": counts,
+            }
+            for bonus, counts in zip(others, kept, strict=True)
+        ]
+        total = sum(bonus.value for bonus, counts in zip(others, kept, strict=True) if counts)
+        dropped = [
+            f"{bonus.source or bonus.type} {_signed(bonus.value)}"
+            for bonus, counts in zip(others, kept, strict=True)
+            if not counts
+        ]
+        text = f"modifiers: {_signed(total)} DP" + (
+            f" ({', '.join(dropped)} do not stack with a bigger one of the same type)" if dropped else ""
+        )
+        steps.append(Step(rule="DICE-4", text=text, data={"modifiers": listed, "total": total}))
+    willpower = sum(bonus.value for bonus in bonuses if bonus.source == "willpower")
+    if willpower:
+        steps.append(
+            Step(
+                rule="DICE-7",
+                text=f"Willpower: {_signed(willpower)} DP perfect bonus (stacks with every bonus)",
+                data={"bonus": willpower},
+            )
+        )
+    if wound_penalty:
+        steps.append(
+            Step(
+                rule="HEALTH-7",
+                text=f"wound penalty: {_signed(-wound_penalty)} DP",
+                data={"penalty": wound_penalty},
+            )
+        )
+    pool = base + stack_bonuses(bonuses) - wound_penalty
+    if pool != base or len(steps) > 1:
+        steps.append(Step(rule="DICE-1", text=f"{max(0, pool)} DP to roll", data={"pool": max(0, pool)}))
+    return pool, tuple(steps)
+
+
+def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...]:
+    """DICE-1/2/3/6: what a roll showed: the dice (the VTT's or the engine's), the rerolls its
+    `again` gave, its successes, and extra successes only on a roll that has at least one (DICE-3).
+    """
+    steps: list[Step] = []
+    rerolls = sum(1 for face in roll.dice if face >= roll.again)
+    if roll.again != NO_AGAIN:
+        steps.append(
+            Step(
+                rule="DICE-2",
+                text=f"{roll.again}-again: {rerolls} reroll(s)",
+                data={"again": roll.again, "rerolls": rerolls},
+            )
+        )
+    else:
+        steps.append(Step(rule="DICE-2", text="no rerolls", data={"again": None, "rerolls": 0}))
+    faces = ", ".join(str(face) for face in roll.dice) or "none"
+    steps.append(
+        Step(
+            rule="DICE-6" if supplied else "DICE-1",
+            text=f"{'the VTT' if supplied else 'the engine'} rolled [{faces}]: {roll.successes} success(es)",
+            data={"dice": list(roll.dice), "successes": roll.successes, "supplied": supplied},
+        )
+    )
+    if extra:
+        total = with_extra_successes(roll, extra)
+        steps.append(
+            Step(
+                rule="DICE-3",
+                text=(
+                    f"+{extra} extra success(es): {total}"
+                    if roll.successes >= 1
+                    else f"+{extra} extra success(es) do not count: the roll has no success"
+                ),
+                data={"extra": extra, "counted": roll.successes >= 1, "total": total},
+            )
+        )
+    return tuple(steps)
