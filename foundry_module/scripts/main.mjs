@@ -6,22 +6,21 @@
 
 import { isOwnWrite } from "./apply-patch.mjs";
 import { executeBatches, PatchApplier } from "./bridge.mjs";
-import { deletionOperator, namespacedClass, statusEffectIds } from "./compat.mjs";
-import { BridgeConnection } from "./connection.mjs";
-import { MODULE_ID, SOCKET_CHANNEL } from "./constants.mjs";
+import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "./compat.mjs";
+import { BridgeConnection, randomId } from "./connection.mjs";
+import { MODULE_ID } from "./constants.mjs";
 import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./damage.mjs";
 import {
-  acceptRelay,
   moveFromTokenUpdate,
-  relayMessage,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
-  upsertsFromStatusChange,
+  upsertsFromEffectEvent,
   upsertsFromTokenLifecycle,
 } from "./forward.mjs";
 import { installChatCards } from "./chat-canvas.mjs";
 import { installHealthTrack } from "./health-canvas.mjs";
-import { buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { actorFlags, buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { askBridge, listenAsBridge } from "./player-requests.mjs";
 import { installRoll, openRollDialog } from "./roll-dialog.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
@@ -158,12 +157,19 @@ function startBridge() {
   applier = new PatchApplier({
     statusIds: () => statusEffectIds(CONFIG.statusEffects),
     deletion: deletionOperator(globalThis),
-    foundryVisibility: () => (canvas?.scene ? tokenVisibilityFlags(canvas.scene) : {}),
+    foundryVisibility: (sceneId) => {
+      const scene = sceneId ? game.scenes.get(sceneId) : null;
+      return scene ? tokenVisibilityFlags(scene) : {};
+    },
+    foundryActors: (sceneId) => {
+      const scene = sceneId ? game.scenes.get(sceneId) : null;
+      return scene ? actorFlags(scene) : {};
+    },
     amendPlan,
     execute: (batches) =>
       executeBatches(batches, {
         Actor: /** @type {any} */ (CONFIG.Actor.documentClass),
-        scene: () => canvas?.scene ?? null,
+        scene: (id) => (id ? game.scenes.get(id) : null),
         fromUuid: (uuid) => fromUuid(uuid),
       }),
   });
@@ -203,8 +209,44 @@ async function sendAction(action) {
       ui.notifications.error(t("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
     }
   } else {
-    game.socket.emit(SOCKET_CHANNEL, relayMessage(game.user.id, action));
+    const answer = await askBridge(action, {
+      generation: game.release?.generation ?? 12,
+      userId: game.user.id,
+      gms: activeGMs,
+      socket: game.socket,
+      newId: randomId,
+    });
+    if (answer.ok) return;
+    if (answer.code === "noBridge") ui.notifications.warn(t("VTTBRIDGE.Notice.NoBridge"));
+    else if (answer.code === "notOwner") ui.notifications.warn(t("VTTBRIDGE.Notice.NotOwner"));
+    else ui.notifications.error(t("VTTBRIDGE.Notice.Refused", { message: answer.message ?? answer.code }));
   }
+}
+
+/**
+ * The active Game Masters but this user, `game.users.activeGM` first (who may run the bridge).
+ * @returns {FoundryUserLike[]}
+ */
+function activeGMs() {
+  const first = game.users.activeGM;
+  const others = game.users.filter((u) => u.isGM && !!u.active && u !== first);
+  return [...(first ? [first] : []), ...others].filter((u) => !u.isSelf && u.id !== game.user.id);
+}
+
+/**
+ * Whether `user` owns what a relayed action needs (player-requests.mjs `ownedSubject`): an actor by
+ * uuid, or the actor of a token of the synced scene.
+ * @param {{actor: string}|{token: string}} subject
+ * @param {any} user
+ */
+async function owns(subject, user) {
+  if ("actor" in subject) {
+    const actor = subject.actor ? await fromUuid(subject.actor) : null;
+    return !!actor?.testUserPermission?.(user, "OWNER");
+  }
+  const sceneId = applier?.state?.scene?.id;
+  const scene = /** @type {any} */ (sceneId ? game.scenes.get(sceneId) : null);
+  return !!scene?.tokens?.get(subject.token)?.actor?.testUserPermission?.(user, "OWNER");
 }
 
 /** What the roll dialog and `/vroll` need (roll-dialog.mjs). */
@@ -274,6 +316,7 @@ Hooks.once("init", () => {
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),
+    deletion: deletionOperator(globalThis),
     systemFields: (actor) => {
       const { adapter } = systemOf(actor);
       return adapter ? { fields: adapter.fields, name: adapter.id } : { fields: [], name: "" };
@@ -292,7 +335,7 @@ Hooks.once("init", () => {
       openDamageDialog,
       openRollDialog: (/** @type {any} */ actor) => openRollDialog(actor, rollDeps),
       postActionCard,
-      openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ actor }).render({ force: true }),
+      openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ document: actor }).render({ force: true }),
     };
   }
 });
@@ -307,10 +350,16 @@ Hooks.on("updateSetting", (/** @type {any} */ changed) => {
 });
 
 Hooks.once("ready", () => {
-  game.socket.on(SOCKET_CHANNEL, (/** @type {unknown} */ message) => {
-    const action = connection ? acceptRelay(message) : null;
-    if (action) sendAction(action);
-  });
+  // every browser answers: one that does not run the bridge says so (queries) or stays silent (v12)
+  listenAsBridge(
+    { generation: game.release?.generation ?? 12, queries: CONFIG.queries, socket: game.socket },
+    {
+      runsBridge: () => !!connection?.connected,
+      user: (id) => game.users.get(id),
+      owns,
+      send: (action) => /** @type {BridgeConnection} */ (connection).action(action),
+    },
+  );
   startBridge();
 });
 
@@ -328,8 +377,8 @@ Hooks.on("deleteToken", (/** @type {any} */ token, /** @type {any} */ options) =
   if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, false, applier?.state));
 });
 
-Hooks.on("updateCombat", (/** @type {any} */ _combat, /** @type {any} */ changes, /** @type {any} */ options) => {
-  if (connection) sendAction(roundFromCombatUpdate(changes, options, applier?.state));
+Hooks.on("updateCombat", (/** @type {any} */ combat, /** @type {any} */ changes, /** @type {any} */ options) => {
+  if (connection) sendAction(roundFromCombatUpdate(combat, changes, options, applier?.state));
 });
 
 Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /** @type {any} */ options) => {
@@ -353,10 +402,8 @@ for (const [hook, created] of /** @type {const} */ ([["createItem", true], ["del
 }
 
 for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
-  Hooks.on(hook, (/** @type {any} */ effect) => {
-    const actor = effect.parent;
-    if (!connection || !actor?.uuid || !effect.statuses?.size) return;
-    sendUpserts(upsertsFromStatusChange(actor, effect.statuses, (status) => !!actor.statuses?.has(status), applier?.state));
+  Hooks.on(hook, (/** @type {any} */ effect, /** @type {any} */ options) => {
+    if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromEffectEvent(effect, hook === "createActiveEffect", applier?.state));
   });
 }
 
@@ -364,7 +411,7 @@ for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
 function rulesControls(actor) {
   return [
     { action: `${MODULE_ID}-roll`, icon: "fa-solid fa-dice-d10", label: "VTTBRIDGE.Roll.Dialog.Open", onClick: () => openRollDialog(actor, rollDeps) },
-    { action: `${MODULE_ID}-rules`, icon: "fa-solid fa-scale-balanced", label: "VTTBRIDGE.Sheet.Open", onClick: () => new RulesSheet({ actor }).render({ force: true }) },
+    { action: `${MODULE_ID}-rules`, icon: "fa-solid fa-scale-balanced", label: "VTTBRIDGE.Sheet.Open", onClick: () => new RulesSheet({ document: actor }).render({ force: true }) },
     { action: `${MODULE_ID}-damage`, icon: "fa-solid fa-heart-crack", label: "VTTBRIDGE.Dialog.damageButton", onClick: () => openDamageDialog(actor, "damage") },
     { action: `${MODULE_ID}-heal`, icon: "fa-solid fa-heart-pulse", label: "VTTBRIDGE.Dialog.healButton", onClick: () => openDamageDialog(actor, "heal") },
   ];
@@ -387,9 +434,7 @@ function bindChatButtons(html) {
     button.addEventListener("click", () => sendAction(actionFromButton(button)));
   }
 }
-// v13: HTMLElement; v12: jQuery
-Hooks.on("renderChatMessageHTML", (/** @type {any} */ _message, /** @type {HTMLElement} */ html) => bindChatButtons(html));
-Hooks.on("renderChatMessage", (/** @type {any} */ _message, /** @type {any} */ html) => {
-  if (game.release?.generation && game.release.generation >= 13) return;
-  bindChatButtons(html[0] ?? html);
+// one hook per version (v13 warns about any renderChatMessage listener): v13+ HTMLElement, v12 jQuery
+Hooks.once("init", () => {
+  Hooks.on(chatRenderHook(game.release?.generation), (/** @type {any} */ _message, /** @type {any} */ html) => bindChatButtons(html instanceof HTMLElement ? html : html[0]));
 });

@@ -10,7 +10,7 @@
 import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
 import { deletionOperator } from "../../scripts/compat.mjs";
 import { BridgeConnection } from "../../scripts/connection.mjs";
-import { buildState, damageAction } from "../../scripts/messages.mjs";
+import { actorFlags, buildState, damageAction, tokenVisibilityFlags } from "../../scripts/messages.mjs";
 import { isOwnWrite } from "../../scripts/apply-patch.mjs";
 import {
   actorDataOf,
@@ -73,9 +73,12 @@ export async function runMtaScenario({ WebSocket, url, token, world }) {
   const warnings = [];
   const applier = new PatchApplier({
     statusIds: () => new Set(["blind", "deaf", "unconscious", "dead", "prone"]),
-    deletion: deletionOperator(globalThis),
+    deletion: deletionOperator(w.env),
+    // as main.mjs wires it: Foundry's flags of the synced scene, read on each sync; writes by scene id
+    foundryVisibility: (id) => (id ? tokenVisibilityFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
+    foundryActors: (id) => (id ? actorFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
     amendPlan: systemPlanAmender(pick, (uuid) => w.byUuid.get(uuid) ?? null),
-    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
   });
   const connection = new BridgeConnection({
     url,
