@@ -187,13 +187,16 @@ def test_a_usage_mistake_is_one_line_with_status_2() -> None:
 class Running:
     """`vtt-bridge serve` in a subprocess, read up to the end of its banner."""
 
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+    def __init__(
+        self, args: list[str], env: dict[str, str], command: list[str] | None = None, cwd: Path | None = None
+    ) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "vtt_bridge", "serve", *args],
+            [*(command or [sys.executable, "-m", "vtt_bridge"]), "serve", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             env=env,
+            cwd=cwd,
         )
         self.banner: list[str] = []
         assert self.process.stdout is not None
