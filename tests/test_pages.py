@@ -190,6 +190,17 @@ async def test_status_page_escapes_what_clients_send(server: Client) -> None:
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in text
 
 
+async def test_status_page_links_the_manifest_url_and_the_module_zip_download(server: Client) -> None:
+    """Hosted Foundry cannot fetch from 127.0.0.1: the GM downloads the zip in the browser."""
+    text = await page(server)
+    assert f"<code>http://127.0.0.1:{server.port}/module.json</code>" in text
+    link = re.search(r'<a href="(/module\.zip)" download id="module-zip">', text)
+    assert link is not None, text
+    response = await server.get(link.group(1))
+    assert response.status == 200 and response.content_type == "application/zip"
+    assert "vtt-bridge/module.json" in names_in(await response.read())
+
+
 async def test_status_page_before_anything_happened(server: Client) -> None:
     text = await page(server)
     assert "No world yet." in text

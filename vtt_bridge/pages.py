@@ -115,8 +115,9 @@ def _step_html(step: dict[str, Any], _e: _Escaper) -> str:
     return item + "</li>"
 
 
-def status_html(bridge: Bridge) -> str:
-    """The status page: worlds with their rev and connected clients, then the latest rulings, newest first."""
+def status_html(bridge: Bridge, base: str = "") -> str:
+    """The status page: how to install the module (`base`: this server's URL as the browser reached
+    it), worlds with their rev and connected clients, then the latest rulings, newest first."""
     _e = _Escaper(bridge.config.token)
     parts = [
         "<!doctype html>",
@@ -124,8 +125,13 @@ def status_html(bridge: Bridge) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>vtt-bridge {_e(__version__)}</title><style>{_CSS}</style></head><body>",
         f"<h1>vtt-bridge {_e(__version__)}</h1>",
-        '<p class="muted">Rules sidecar. Install the Foundry module from '
-        '<a href="/module.json"><code>/module.json</code></a>.</p>',
+        '<p class="muted">Rules sidecar.</p>',
+        "<h2>Install the Foundry module</h2>",
+        "<p>Foundry on this computer: in Foundry's setup, <b>Add-on Modules → Install Module</b>, paste "
+        f'the manifest URL <a href="/module.json"><code>{_e(base)}/module.json</code></a>.</p>',
+        "<p>Foundry hosted elsewhere (its server cannot reach this computer): download "
+        '<a href="/module.zip" download id="module-zip"><b>module.zip</b></a> and upload '
+        "it to the host, or unzip it into the server's <code>Data/modules/</code>.</p>",
         "<h2>Worlds</h2>",
     ]
     world_ids = sorted(set(bridge.worlds) | {w for w, clients in bridge.clients.items() if clients})
@@ -169,7 +175,7 @@ def status_html(bridge: Bridge) -> str:
 async def status(request: web.Request) -> web.Response:
     """`GET /`: the status page."""
     return web.Response(
-        text=status_html(request.app[BRIDGE]),
+        text=status_html(request.app[BRIDGE], base_url(request)),
         content_type="text/html",
         charset="utf-8",
         headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
