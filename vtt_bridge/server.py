@@ -28,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 
 from vtt_bridge import __version__
 from vtt_bridge.models import settled
+from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
 from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.store import Store
@@ -289,6 +290,9 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
     }
     await _send(client, envelope("welcome", dumps(welcome), bridge.next_id(), msg_id))
     log.info("client %r joined world %r from %s", client.name, world.id, client.remote)
+    mismatch = version_mismatch(hello.client.name, hello.client.version, __version__)
+    if mismatch is not None:
+        log.warning("%s (client %r, world %r)", mismatch, client.name, world.id)
     return True
 
 
