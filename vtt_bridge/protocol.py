@@ -196,29 +196,90 @@ def error_details(
     return details
 
 
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of every message: the envelope, each client payload, each server payload."""
-    schemas: dict[str, Any] = {
-        "envelope": Envelope.model_json_schema(by_alias=True),
-        "client": {
-            "hello": Hello.model_json_schema(by_alias=True),
-            "sync": Sync.model_json_schema(by_alias=True),
-            "upsert": Upsert.model_json_schema(by_alias=True),
-            "action": ACTION_ADAPTER.json_schema(by_alias=True),
-            "query": QUERY_ADAPTER.json_schema(by_alias=True),
-        },
-        "server": {
-            "welcome": Welcome.model_json_schema(by_alias=True),
-            "result": Result.model_json_schema(by_alias=True),
-            "patch": Patch.model_json_schema(by_alias=True),
-            "error": Error.model_json_schema(by_alias=True),
-        },
-        "state": WorldState.model_json_schema(by_alias=True),
+CLIENT_PAYLOADS: dict[str, TypeAdapter[Any]] = {
+    "hello": TypeAdapter(Hello),
+    "sync": TypeAdapter(Sync),
+    "upsert": TypeAdapter(Upsert),
+    "action": ACTION_ADAPTER,
+    "query": QUERY_ADAPTER,
+}
+SERVER_PAYLOADS: dict[str, TypeAdapter[Any]] = {
+    "welcome": TypeAdapter(Welcome),
+    "result": TypeAdapter(Result),
+    "patch": TypeAdapter(Patch),
+    "error": TypeAdapter(Error),
+}
+
+EXPECT_REV = {
+    "description": "Refuse the action with `stale` unless the world is at this rev.",
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 2**53 - 1,
+}
+"""`expectRev`, which every action may carry besides its own fields (`World.prepare_action`)."""
+
+
+def _message(name: str, payloads: dict[str, str]) -> dict[str, Any]:
+    """A message of one direction: the envelope, a known `type`, and that type's payload."""
+    return {
+        "title": name,
+        "allOf": [
+            {"$ref": "#/$defs/Envelope"},
+            {"properties": {"type": {"enum": sorted(payloads)}}, "required": ["type", "payload"]},
+            *(
+                {
+                    "if": {"properties": {"type": {"const": type_}}, "required": ["type"]},
+                    "then": {"properties": {"payload": {"$ref": f"#/$defs/{definition}"}}},
+                }
+                for type_, definition in sorted(payloads.items())
+            ),
+        ],
     }
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of every message, one document: every type it names is in `$defs`.
+
+    The root validates any message, either way (`ClientMessage`, `ServerMessage`); `client`,
+    `server`, `envelope` and `state` point at each payload's definition.
+    """
+    names = {"envelope": "Envelope", "state": "WorldState"}
+    inputs: list[tuple[str, Literal["validation"], TypeAdapter[Any]]] = [
+        ("Envelope", "validation", TypeAdapter(Envelope)),
+        ("WorldState", "validation", TypeAdapter(WorldState)),
+    ]
+    for direction, payloads in (("client", CLIENT_PAYLOADS), ("server", SERVER_PAYLOADS)):
+        for type_, adapter in payloads.items():
+            inputs.append((f"{direction}.{type_}", "validation", adapter))
+    schemas, top = TypeAdapter.json_schemas(inputs, by_alias=True)
+    defs: dict[str, Any] = top["$defs"]
+    refs: dict[str, str] = {}
+    for (key, _), schema in schemas.items():
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and set(schema) == {"$ref"}:
+            refs[key] = ref.removeprefix("#/$defs/")
+        else:  # a union (actions, queries): a definition of its own
+            name = {"client.action": "Action", "client.query": "Query"}[key]
+            assert name not in defs, f"a model is named {name}"
+            defs[name] = schema
+            refs[key] = name
+    for ref in defs["Action"]["discriminator"]["mapping"].values():
+        action = defs[ref.removeprefix("#/$defs/")]
+        action["properties"]["expectRev"] = {"$ref": "#/$defs/ExpectRev"}
+    defs["ExpectRev"] = EXPECT_REV
+    client = {type_: refs[f"client.{type_}"] for type_ in CLIENT_PAYLOADS}
+    server = {type_: refs[f"server.{type_}"] for type_ in SERVER_PAYLOADS}
+    defs["ClientMessage"] = _message("ClientMessage", client)
+    defs["ServerMessage"] = _message("ServerMessage", server)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"vtt-bridge protocol v{PROTOCOL_VERSION}",
-        **schemas,
+        "description": "Any message of the protocol, either way; see docs/protocol.md.",
+        "anyOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
+        **{part: {"$ref": f"#/$defs/{refs[name]}"} for part, name in names.items()},
+        "client": {type_: {"$ref": f"#/$defs/{name}"} for type_, name in client.items()},
+        "server": {type_: {"$ref": f"#/$defs/{name}"} for type_, name in server.items()},
+        "$defs": dict(sorted(defs.items())),
     }
 
 
