@@ -27,7 +27,7 @@ Pointer = Annotated[str, Field(strict=True, min_length=1, max_length=1000, patte
 
 
 class ErrorCode(StrEnum):
-    """The stable error codes of PROTOCOL.md."""
+    """The stable error codes (docs/protocol.md)."""
 
     UNAUTHORIZED = "unauthorized"
     BAD_REQUEST = "bad_request"
@@ -164,10 +164,10 @@ def _tagged_union(models: tuple[type[RuleModel], ...]) -> TypeAdapter[Any]:
 
 
 ACTION_ADAPTER = _tagged_union(ACTION_MODELS)
-"""Every action kind (PROTOCOL.md `action`)."""
+"""Every action kind (docs/protocol.md `action`)."""
 
 QUERY_ADAPTER = _tagged_union((StateQuery, *QUERY_MODELS))
-"""Every query kind (PROTOCOL.md `query`)."""
+"""Every query kind (docs/protocol.md `query`)."""
 
 CLIENT_TYPES = frozenset({"hello", "sync", "upsert", "action", "query"})
 
@@ -302,14 +302,31 @@ def _type_name(annotation: Any) -> str:
     return name if name is not None else str(annotation)
 
 
-def _field_lines(model: type[RuleModel]) -> list[str]:
+ID_FIELDS = {"actor": "actor", "token": "token", "observer": "token", "attacker": "token"}
+"""Which document a field of an action or query names, by the field's name."""
+
+TOKEN_TARGETS = frozenset({"contest", "explain", "attackCheck"})
+"""The kinds whose `target` is a token (detection is between tokens); every other `target` is an actor."""
+
+
+def id_kind(kind: str, field: str) -> str | None:
+    """"actor" or "token" when the field of this kind names a document (a key of `/actors` or
+    `/tokens`), None when it is no such id."""
+    if field == "target":
+        return "token" if kind in TOKEN_TARGETS else "actor"
+    return ID_FIELDS.get(field)
+
+
+def _field_lines(model: type[RuleModel], kind: str) -> list[str]:
     lines = []
     for name, info in model.model_fields.items():
         wire = info.alias or name
         if wire == "kind":
             continue
         required = "required" if info.is_required() else "optional"
-        lines.append(f"  - `{wire}` ({required}): `{_type_name(info.annotation)}`")
+        document = id_kind(kind, wire)
+        shown = f"{document} id (a key of `/{document}s`)" if document else f"`{_type_name(info.annotation)}`"
+        lines.append(f"  - `{wire}` ({required}): {shown}")
     return lines
 
 
@@ -319,12 +336,12 @@ def reference_markdown() -> str:
     for kind, (model, _) in sorted(HANDLERS.items()):
         doc = (model.__doc__ or "").strip().splitlines()[0]
         out.append(f"- `{kind}`: {doc}")
-        out.extend(_field_lines(model))
+        out.extend(_field_lines(model, kind))
     out += ["", "### Queries", ""]
     queries: list[tuple[str, type[RuleModel]]] = [("state", StateQuery)]
     queries.extend((k, m) for k, (m, _) in sorted(QUERIES.items()))
     for kind, model in queries:
         doc = (model.__doc__ or "").strip().splitlines()[0]
         out.append(f"- `{kind}`: {doc}")
-        out.extend(_field_lines(model))
+        out.extend(_field_lines(model, kind))
     return "\n".join(out) + "\n"
