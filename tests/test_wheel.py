@@ -59,9 +59,21 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     assert [w.name for w in wheels] == [f"vtt_bridge-{__version__}-py3-none-any.whl"]
     assert list(dist.glob(f"vtt_bridge-{__version__}.tar.gz"))
     target = base / "venv"
-    venv.create(target, with_pip=True)
+    venv.create(target, with_pip=False)  # this pip installs into it (`--python`): ensurepip costs 7 s
     bin_dir = target / ("Scripts" if os.name == "nt" else "bin")
-    _run(bin_dir / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check", wheels[0], cwd=base)
+    python = bin_dir / "python"
+    _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        python,
+        "install",
+        "-q",
+        "--disable-pip-version-check",
+        wheels[0],
+        cwd=base,
+    )
     return Installed(wheels[0], bin_dir)
 
 
