@@ -310,7 +310,7 @@ TOKEN_TARGETS = frozenset({"contest", "explain", "attackCheck"})
 
 
 def id_kind(kind: str, field: str) -> str | None:
-    """"actor" or "token" when the field of this kind names a document (a key of `/actors` or
+    """`"actor"` or `"token"` when the field of this kind names a document (a key of `/actors` or
     `/tokens`), None when it is no such id."""
     if field == "target":
         return "token" if kind in TOKEN_TARGETS else "actor"
