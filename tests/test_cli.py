@@ -282,3 +282,14 @@ def test_a_given_token_is_shown_as_given(tmp_path: Path) -> None:
         assert not (tmp_path / "token").exists()
     finally:
         running.stop()
+
+
+def test_a_stop_after_the_reader_of_the_banner_left_is_quiet(tmp_path: Path) -> None:
+    """`vtt-bridge serve | head`: the stop line has nowhere to go, and that is no traceback."""
+    running = Running(["--port", "0", "--data-dir", str(tmp_path)], clean_env())
+    assert running.process.stdout is not None and running.process.stderr is not None
+    running.process.stdout.close()
+    running.process.send_signal(signal.SIGTERM)
+    err = running.process.stderr.read()
+    assert running.process.wait(timeout=30) == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

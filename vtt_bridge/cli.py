@@ -152,7 +152,10 @@ def serve(args: argparse.Namespace) -> int:
             print(warning, file=sys.stderr, flush=True)
 
     web.run_app(app, sock=sockets, print=ready, handle_signals=True, shutdown_timeout=5)
-    print("vtt-bridge stopped: connections closed, every ruling stored", flush=True)
+    try:
+        print("vtt-bridge stopped: connections closed, every ruling stored", flush=True)
+    except BrokenPipeError:  # whoever read the banner is gone (`| head`): nothing to tell
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
