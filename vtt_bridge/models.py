@@ -9,9 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, TypeVar
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
-from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Slug
+from vtt_bridge.rules.common import (
+    Count,
+    Distance,
+    Flag,
+    RuleModel,
+    UpdateKey,
+    update_path_segment,
+)
 from vtt_bridge.rules.detection import (
     ORDINARY_SENSES,
     AntiDetectionMeans,
@@ -27,6 +34,10 @@ from vtt_bridge.rules.willpower import Willpower
 
 Id = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
 """A document id (actor uuid, token id): no '/' or '~', so it is one JSON Pointer segment as is."""
+
+TokenId = Annotated[Id, AfterValidator(update_path_segment)]
+"""A token id: also a segment of the VTT's update paths (visibility flags), so no '.', '-=' or '=='
+(`UpdateKey`). Actor uuids ('Actor.abc') are never such a segment and keep their dots."""
 
 Name = Annotated[str, Field(strict=True, max_length=200)]
 Coordinate = Annotated[float, Field(strict=True, ge=-1e9, le=1e9, allow_inf_nan=False)]
@@ -161,7 +172,7 @@ class Actor(RuleModel):
     attributes: dict[Attribute, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(
         default_factory=_default_attributes
     )
-    skills: dict[Slug, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(default_factory=dict)
+    skills: dict[UpdateKey, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(default_factory=dict)
     health: HealthTrack = HealthTrack(max=7)
     second_health: HealthTrack | None = None
     status: HealthStatus = HealthStatus.UNHARMED
@@ -172,8 +183,8 @@ class Actor(RuleModel):
     sensory_range: Distance | None = None
     unusual_smell: Flag = False
     willpower: Willpower = Willpower(max=2, current=2)
-    energy_pools: dict[Slug, EnergyPool] = Field(default_factory=dict)
-    gauges: dict[Slug, Gauge] = Field(default_factory=dict)
+    energy_pools: dict[UpdateKey, EnergyPool] = Field(default_factory=dict)
+    gauges: dict[UpdateKey, Gauge] = Field(default_factory=dict)
     cannot_gain_again: tuple[CannotGainAgain, ...] = ()
     """EP-3: time-anchored bars on gaining pools of a class."""
     immunities: tuple[Immunity, ...] = ()
@@ -182,9 +193,9 @@ class Actor(RuleModel):
     iwr: Iwr = Iwr()
     detection: tuple[DetectionMeans, ...] = ORDINARY_SENSES
     anti_detection: tuple[AntiDetectionMeans, ...] = ()
-    conditions: dict[Slug, Flag] = Field(default_factory=dict)
-    condition_points: dict[Slug, Count] = Field(default_factory=dict)
-    emotion_points: dict[Slug, Count] = Field(default_factory=dict)
+    conditions: dict[UpdateKey, Flag] = Field(default_factory=dict)
+    condition_points: dict[UpdateKey, Count] = Field(default_factory=dict)
+    emotion_points: dict[UpdateKey, Count] = Field(default_factory=dict)
     last_turn: LastTurn = LastTurn()
 
 
@@ -224,9 +235,9 @@ class WorldState(RuleModel):
     scene: Scene | None = None
     settings: Settings = Settings()
     actors: dict[Id, Actor] = Field(default_factory=dict)
-    tokens: dict[Id, Token] = Field(default_factory=dict)
-    visibility: dict[Id, dict[Id, LocateState]] = Field(default_factory=dict)
-    contests: dict[Id, dict[Id, ContestWin]] = Field(default_factory=dict)
+    tokens: dict[TokenId, Token] = Field(default_factory=dict)
+    visibility: dict[TokenId, dict[TokenId, LocateState]] = Field(default_factory=dict)
+    contests: dict[TokenId, dict[TokenId, ContestWin]] = Field(default_factory=dict)
     """DET-8: standing stage-three wins, observer token -> target token (server-written)."""
 
 

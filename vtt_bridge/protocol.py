@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import Field, TypeAdapter, ValidationError
 
 from vtt_bridge.actions.registry import ACTION_MODELS, HANDLERS, QUERIES, QUERY_MODELS
-from vtt_bridge.models import Actor, Id, Scene, Settings, Token, WorldState
+from vtt_bridge.models import Actor, Id, Scene, Settings, Token, TokenId, WorldState
 from vtt_bridge.rules.common import Count, Flag, RuleModel, Step
 
 PROTOCOL_VERSION = 1
@@ -78,9 +78,7 @@ class SyncState(RuleModel):
     actors: dict[Annotated[str, Field(pattern=r"^[^/~]+$", min_length=1, max_length=200)], Actor] = Field(
         default_factory=dict
     )
-    tokens: dict[Annotated[str, Field(pattern=r"^[^/~]+$", min_length=1, max_length=200)], Token] = Field(
-        default_factory=dict
-    )
+    tokens: dict[TokenId, Token] = Field(default_factory=dict)
 
 
 class Sync(RuleModel):

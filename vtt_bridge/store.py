@@ -17,6 +17,7 @@ from typing import Any
 
 from vtt_bridge import patch as patches
 from vtt_bridge.models import WorldState
+from vtt_bridge.rules.common import STORED
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS worlds (
@@ -223,7 +224,9 @@ class Store:
         base = self._bases.get(world)
         if base is None:
             self._since_snapshot[world] = 0
-            return Recovered(state=WorldState.model_validate(document), replies={}, answered=set())
+            return Recovered(
+                state=WorldState.model_validate(document, context=STORED), replies={}, answered=set()
+            )
         after, end = base + snapshot_rev + 1, base + REV_SPAN
         for (reply,) in self._db.execute(
             "SELECT reply FROM log WHERE key >= ? AND key < ? ORDER BY key", (after, end)
@@ -244,4 +247,6 @@ class Store:
             (base, end, recent),
         ).fetchall()
         replies = {action_id: reply for action_id, reply in reversed(latest)}
-        return Recovered(state=WorldState.model_validate(document), replies=replies, answered=answered)
+        return Recovered(
+            state=WorldState.model_validate(document, context=STORED), replies=replies, answered=answered
+        )

@@ -26,6 +26,7 @@ from vtt_bridge.models import (
     Scene,
     Settings,
     Token,
+    TokenId,
     WorldState,
     edited_keys,
     seal,
@@ -164,6 +165,7 @@ class _RuleErrors:
 
 
 _ID_ADAPTER: TypeAdapter[str] = TypeAdapter(Id)
+_TOKEN_ID_ADAPTER: TypeAdapter[str] = TypeAdapter(TokenId)
 
 
 def is_document_id(candidate: str) -> bool:
@@ -348,6 +350,12 @@ class World:
                     f"{entity_id[:40]!r} is not an id: 1 to 200 characters, no '/' or '~'",
                     _path_details(where, "bad id"),
                 )
+            if head == "tokens":
+                try:
+                    _TOKEN_ID_ADAPTER.validate_python(entity_id)
+                except ValidationError as exc:
+                    reason = exc.errors(include_url=False)[0]["msg"]
+                    raise RequestError(ErrorCode.INVALID, reason, _path_details(where, reason)) from None
             members: dict[str, Any] = dict(getattr(state, head))
             model: type[BaseModel] = Actor if head == "actors" else Token
             if (

@@ -19,9 +19,11 @@
  */
 
 import {
+  ACTOR_FIELDS,
   CONDITION_STATUS_ALIASES,
   MODULE_ID,
   ORIGIN_SIDECAR,
+  SERVER_ACTOR_FIELDS,
   VISIBILITY_FLAG,
 } from "./constants.mjs";
 import { applyJsonPatch, deepEqual, isPlainObject, parsePointer, PatchError } from "./json-patch.mjs";
@@ -49,6 +51,9 @@ import { applyJsonPatch, deepEqual, isPlainObject, parsePointer, PatchError } fr
  * @property {Deletion} deletion from `deletionOperator`
  * @property {Record<string, Record<string, string>>} [foundryVisibility] for "sync": the
  *   visibility flags Foundry's tokens hold now, target → observer → state, so stale pairs are deleted
+ * @property {Record<string, Record<string, unknown>>} [foundryActors] for "sync": the rules flags
+ *   Foundry's actors hold now, actor uuid → `flags.vtt-bridge`, so keys the result lacks are deleted
+ *   (Foundry merges objects: a key not deleted stays) and values it already has are not rewritten
  */
 
 /** The document a sync patch is applied to. */
@@ -143,7 +148,7 @@ export function planChanges(before, after, touched, options) {
 
   for (const [uuid, fields] of actorFields) {
     const a = after?.actors?.[uuid];
-    const b = before?.actors?.[uuid];
+    const b = sync ? knownFields(options.foundryActors?.[uuid]) : before?.actors?.[uuid];
     if (!isPlainObject(a)) continue; // an actor leaving the document keeps its Foundry flags
     const names = fields ?? unionKeys(b, a);
     /** @type {FlatUpdate} */
@@ -187,6 +192,16 @@ export function planChanges(before, after, touched, options) {
     }
   }
   return plan;
+}
+
+/**
+ * The state-document fields of an actor's flags (other keys of the scope are not ours to delete).
+ * @param {unknown} flags
+ * @returns {Record<string, unknown>|undefined}
+ */
+function knownFields(flags) {
+  if (!isPlainObject(flags)) return undefined;
+  return Object.fromEntries(Object.entries(flags).filter(([key]) => ACTOR_FIELDS.includes(key) || SERVER_ACTOR_FIELDS.includes(key)));
 }
 
 /**
@@ -316,6 +331,8 @@ export function invertVisibility(byTarget) {
  * @property {FlatUpdate[]} worldActors for `Actor.updateDocuments(worldActors, options)`
  * @property {Array<{uuid: string, update: FlatUpdate}>} syntheticActors unlinked tokens' actors
  * @property {FlatUpdate[]} tokens for `scene.updateEmbeddedDocuments("Token", tokens, options)`
+ * @property {string|undefined} sceneId the scene those tokens are on: the mirror's scene (never
+ *   "whatever scene is viewed now": a patch in flight during a scene change must not land there)
  * @property {Array<{actor: string, status: string, active: boolean}>} statusToggles
  * @property {Record<string, unknown>} options the update options tagging the writes as ours
  */
@@ -331,6 +348,7 @@ export function toFoundryBatches(plan) {
     worldActors: [],
     syntheticActors: [],
     tokens: [],
+    sceneId: typeof plan.state?.scene?.id === "string" ? plan.state.scene.id : undefined,
     statusToggles: plan.statusToggles,
     options: updateOptions(),
   };

@@ -19,7 +19,8 @@ import { planPatch, toFoundryBatches } from "./apply-patch.mjs";
 /**
  * @typedef {object} FoundryTarget where a plan is written
  * @property {{updateDocuments: (updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}} Actor
- * @property {() => ({updateEmbeddedDocuments: (name: string, updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}|null)} scene
+ * @property {(id: string|undefined) => ({tokens?: Iterable<{id: string|null}>, updateEmbeddedDocuments: (name: string, updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}|null|undefined)} scene
+ *   the scene of that id (`game.scenes.get(id)`): the synced scene, whichever one is viewed now
  * @property {(uuid: string) => (DocumentLike|null|Promise<DocumentLike|null>)} fromUuid
  */
 
@@ -36,9 +37,12 @@ export async function executeBatches(batches, target) {
     const doc = await target.fromUuid(uuid);
     if (doc) await doc.update(update, options);
   }
-  if (batches.tokens.length) {
-    const scene = target.scene();
-    if (scene) await scene.updateEmbeddedDocuments("Token", batches.tokens, options);
+  if (batches.tokens.length && batches.sceneId) {
+    const scene = target.scene(batches.sceneId);
+    // only tokens the scene still holds: one deleted meanwhile would fail the whole batch
+    const present = scene?.tokens ? new Set(Array.from(scene.tokens, (t) => t.id)) : null;
+    const tokens = present ? batches.tokens.filter((u) => present.has(/** @type {string} */ (u._id))) : batches.tokens;
+    if (scene && tokens.length) await scene.updateEmbeddedDocuments("Token", tokens, options);
   }
   for (const { actor, status, active } of batches.statusToggles) {
     const doc = await target.fromUuid(actor);
@@ -51,8 +55,14 @@ export async function executeBatches(batches, target) {
  * @property {(batches: FoundryBatches, incoming: Incoming) => Promise<void>} execute
  * @property {() => Set<string>} statusIds the configured status effect ids
  * @property {(parent: string, key: string) => [string, unknown]} deletion
- * @property {() => Record<string, Record<string, string>>} [foundryVisibility] token visibility
- *   flags now (target → observer → state), read on a sync to clear stale pairs
+ * @property {(sceneId: string|undefined) => Record<string, Record<string, string>>} [foundryVisibility]
+ *   the visibility flags of that scene's tokens now (target → observer → state), read on a sync to
+ *   clear stale pairs
+ * @property {(sceneId: string|undefined) => Record<string, Record<string, unknown>>} [foundryActors]
+ *   the rules flags of that scene's actors now (uuid → `flags.vtt-bridge`), read on a sync to delete
+ *   keys the result lacks
+ * @property {(plan: import("./apply-patch.mjs").PatchPlan) => void} [amendPlan] adds to the plan's
+ *   actor updates before they are written (the game system's own fields: systems/index.mjs)
  */
 
 /** Holds the mirror and applies incoming results/patches to it and to Foundry. */
@@ -71,16 +81,34 @@ export class PatchApplier {
    */
   async apply(incoming) {
     if (incoming.mode === "patch" && this.state === null) return false;
+    const sync = incoming.mode === "sync";
+    const sceneId = sync ? syncedSceneId(incoming.patch) : this.state?.scene?.id;
     const plan = planPatch(this.state, incoming.patch, {
       mode: incoming.mode,
       statusIds: this.options.statusIds(),
       deletion: this.options.deletion,
-      foundryVisibility: incoming.mode === "sync" ? this.options.foundryVisibility?.() : undefined,
+      foundryVisibility: sync ? this.options.foundryVisibility?.(sceneId) : undefined,
+      foundryActors: sync ? this.options.foundryActors?.(sceneId) : undefined,
     });
     if (plan.resync) return false;
     if (plan.state && typeof plan.state === "object") plan.state.rev = incoming.rev;
     this.state = plan.state;
+    this.options.amendPlan?.(plan);
     await this.options.execute(toFoundryBatches(plan), incoming);
     return true;
   }
+}
+
+/**
+ * The scene id a sync result sets (its `/scene` op), or undefined.
+ * @param {readonly import("./json-patch.mjs").PatchOp[]} patch
+ * @returns {string|undefined}
+ */
+function syncedSceneId(patch) {
+  for (const op of patch) {
+    const value = /** @type {any} */ (op).value;
+    if (op.path === "/scene" && typeof value?.id === "string") return value.id;
+    if (op.path === "" && typeof value?.scene?.id === "string") return value.scene.id;
+  }
+  return undefined;
 }

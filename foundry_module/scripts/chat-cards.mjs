@@ -221,6 +221,32 @@ export const TEMPLATES = {
   "DICE-5": [
     ["ObserverWins", (d) => d.observerWins === true],
     ["HiderWins", (d) => d.observerWins === false],
+    ["Wins", (d) => has(d, "dc") && d.wins === true],
+    ["Loses", (d) => has(d, "dc") && d.wins === false],
+  ],
+  // the roll action (actions/roll.py, rules/dice.py)
+  "DICE-1": [
+    ["Pool", (d) => has(d, "base")],
+    ["Rolled", (d) => has(d, "dice") && d.supplied === false],
+    ["ToRoll", (d) => has(d, "pool")],
+    ["Success", (d) => has(d, "successes") && d.wins === true],
+    ["Failure", (d) => d.wins === false],
+  ],
+  "DICE-2": [
+    ["NoAgain", (d) => d.again === null],
+    ["Again", (d) => has(d, "rerolls")],
+  ],
+  "DICE-3": [
+    ["Extra", (d) => has(d, "extra") && d.counted === true],
+    ["NoExtra", (d) => has(d, "extra") && d.counted === false],
+  ],
+  "DICE-4": [["Modifiers", (d) => Array.isArray(d.modifiers) && has(d, "total")]],
+  "DICE-6": [["Rolled", (d) => has(d, "dice") && d.supplied === true]],
+  "DICE-7": [["Bonus", (d) => has(d, "bonus")]],
+  "HEALTH-7": [["Penalty", (d) => has(d, "penalty")]],
+  "RANK-4": [
+    ["Blocks", (d) => isImmunity(d.immunity) && has(d, "what") && d.blocked === true],
+    ["Unstopped", (d) => isImmunity(d.immunity) && has(d, "what") && d.blocked === false],
   ],
   "EP-1": [["Gained", (d) => has(d, "keyAttributes")]],
   "EP-2": [
@@ -343,8 +369,8 @@ export function stepParams(step, i18n, names) {
   if (typeof data.delta === "number") out.delta = data.delta > 0 ? `+${data.delta}` : String(data.delta);
   if (typeof data.spellChance === "number") out.spellChance = `${Math.round(data.spellChance * 100)}%`;
   if (typeof data.spell === "string") out.spell = word("Spell", data.spell);
-  for (const key of ["token", "actor"]) if (typeof data[key] === "string") out[key] = names?.(data[key]) ?? data[key];
-  Object.assign(out, immunityParams(data, i18n, word), energyParams(data, i18n, word));
+  for (const key of ["token", "actor", "opponent"]) if (typeof data[key] === "string") out[key] = names?.(data[key]) ?? data[key];
+  Object.assign(out, immunityParams(data, i18n, word), energyParams(data, i18n, word), rollParams(data, i18n));
   if (Array.isArray(data.antiDetection)) {
     out.anti = data.antiDetection
       .map((/** @type {Record<string, any>} */ a) => i18n.format(`${CARD_KEY}.Means`, { name: String(a.name), essence: word("Essence", a.essence), rank: word("Rank", a.rank) }))
@@ -359,6 +385,41 @@ export function stepParams(step, i18n, names) {
 }
 
 /** @typedef {(group: string, value: unknown) => string} Word a table value in the reader's language */
+
+/** @param {unknown} n */
+const signed = (n) => (typeof n === "number" && n >= 0 ? `+${n}` : String(n));
+
+/**
+ * The parameters of the roll action's steps (DICE-1/4): the pool's traits (Attributes by their
+ * name in the reader's language, Skills as the sheet names them) and the modifiers, each marked
+ * perfect or not counted (DICE-4).
+ * @param {Record<string, any>} data
+ * @param {I18n} i18n
+ * @returns {Record<string, string>}
+ */
+function rollParams(data, i18n) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  if (Array.isArray(data.traits) && has(data, "base")) {
+    const name = (/** @type {string} */ trait) => {
+      if (trait === "dice") return i18n.localize(`${CARD_KEY}.Dice`);
+      const key = /^[A-Z]{3}$/.test(trait) ? `VTTBRIDGE.Attribute.${trait}` : `VTTBRIDGE.Skill.${trait}`;
+      return i18n.has(key) ? i18n.localize(key) : trait;
+    };
+    out.traits = data.traits.map((/** @type {Record<string, any>} */ t) => `${name(String(t.trait))} ${t.value}`).join(" + ");
+  }
+  if (Array.isArray(data.modifiers) && has(data, "total")) {
+    out.modifiers = data.modifiers
+      .map((/** @type {Record<string, any>} */ m) => {
+        const text = `${m.type} ${signed(m.value)}`;
+        if (!m.counted) return i18n.format(`${CARD_KEY}.NotStacked`, { modifier: text });
+        return m.perfect ? i18n.format(`${CARD_KEY}.Perfect`, { modifier: text }) : text;
+      })
+      .join(", ");
+  }
+  if (typeof data.total === "number" && Array.isArray(data.modifiers)) out.total = signed(data.total);
+  return out;
+}
 
 /** The table an immunity kind's `subject` names (RANK-9), as a `Card` lookup block. */
 const SUBJECT_WORDS = Object.freeze({ damage: "DamageType", "emotion-points": "Point", "condition-points": "Point", condition: "Condition" });
@@ -500,7 +561,7 @@ export const MAX_CARD_STEPS = 60;
 export const MAX_CARD_ROLLS = 10;
 
 /** Action/query kinds a card names in its header. */
-export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "ruling"]);
+export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "roll", "ruling"]);
 
 /**
  * The kind of a ruling, from its steps, when the caller does not know it.
@@ -512,6 +573,7 @@ export function inferKind(log) {
   if (rules.includes("ROUND")) return "round";
   if (log.some((s) => s.rule === "DET-8" && s.data && "observerPool" in s.data)) return "contest";
   if (rules.includes("IWR-8") || rules.includes("HEALTH-2")) return "damage";
+  if (log.some((s) => s.rule === "DICE-1" && s.data && "base" in s.data)) return "roll";
   if (log.some((s) => s.data && typeof s.data.source === "string" && "points" in s.data)) return "heal";
   if (log.some((s) => s.data && typeof s.data.use === "string")) return "spendWillpower";
   if (rules.some((r) => r.startsWith("WP-"))) return "willpower";

@@ -6,13 +6,15 @@
 
 /**
  * @typedef {object} FoundryEnv the parts of `globalThis` the helpers read
- * @property {{data?: {operators?: {ForcedDeletion?: {create?: () => unknown, new (): unknown}}}}} [foundry]
+ * @property {{data?: {operators?: {ForcedDeletion?: new () => unknown}}}} [foundry]
+ * @property {unknown} [_del] v14: the shared ForcedDeletion instance
  * @property {{generation?: number}} [release]
  */
 
 /**
  * The one deletion helper: returns `(parentDotPath, key) => [updateKey, updateValue]`.
- * v14+ (`foundry.data.operators.ForcedDeletion` exists): `{"a.b.key": ForcedDeletion}`;
+ * v14+ (`foundry.data.operators.ForcedDeletion` exists): `{"a.b.key": _del}` (the global shared
+ * instance, else `new ForcedDeletion()`: the v14 pages document the class, not a `create()`);
  * v12/v13: `{"a.b.-=key": null}` (v13 requires the value `null`).
  * @param {FoundryEnv|Record<string, any>} env usually `globalThis`
  * @returns {(parent: string, key: string) => [string, unknown]}
@@ -20,10 +22,22 @@
 export function deletionOperator(env) {
   const Forced = /** @type {FoundryEnv} */ (env)?.foundry?.data?.operators?.ForcedDeletion;
   if (Forced) {
-    const operator = typeof Forced.create === "function" ? Forced.create() : new Forced();
+    const shared = /** @type {FoundryEnv} */ (env)._del;
+    const operator = shared instanceof Forced ? shared : new Forced();
     return (parent, key) => [`${parent}.${key}`, operator];
   }
   return (parent, key) => [`${parent}.-=${key}`, null];
+}
+
+/**
+ * The hook that renders a chat message's HTML for the module's buttons: `renderChatMessageHTML`
+ * (an HTMLElement) from v13, where any `renderChatMessage` listener logs a deprecation warning;
+ * `renderChatMessage` (jQuery) on v12, which has no HTML hook.
+ * @param {number|undefined} generation `game.release.generation`
+ * @returns {"renderChatMessageHTML"|"renderChatMessage"}
+ */
+export function chatRenderHook(generation) {
+  return typeof generation === "number" && generation < 13 ? "renderChatMessage" : "renderChatMessageHTML";
 }
 
 /**
@@ -47,17 +61,6 @@ export function statusEffectIds(statusEffects) {
 }
 
 /**
- * The ids of a token's detection modes: an array of `{id}` in v12/v13, an object keyed by id in v14.
- * @param {unknown} detectionModes
- * @returns {string[]}
- */
-export function detectionModeIds(detectionModes) {
-  if (Array.isArray(detectionModes)) return detectionModes.map((m) => m?.id).filter((id) => typeof id === "string");
-  if (detectionModes && typeof detectionModes === "object") return Object.keys(detectionModes);
-  return [];
-}
-
-/**
  * A class by its v13+ namespaced path, else its v12 global name (`foundry.canvas.placeables.Token`
  * vs `Token`).
  * @param {Record<string, any>} env usually `globalThis`
@@ -73,16 +76,4 @@ export function namespacedClass(env, namespaced, legacy) {
     if (node === undefined) break;
   }
   return node ?? (legacy ? env[legacy] : undefined);
-}
-
-/**
- * Whether a change object (as hooks receive it) carries a deletion of `key`, in either syntax.
- * @param {Record<string, unknown>} changes
- * @param {string} key
- * @returns {boolean}
- */
-export function deletesKey(changes, key) {
-  if (Object.prototype.hasOwnProperty.call(changes, `-=${key}`)) return true;
-  const value = changes[key];
-  return !!value && typeof value === "object" && value.constructor?.name === "ForcedDeletion";
 }

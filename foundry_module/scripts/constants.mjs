@@ -41,6 +41,7 @@ export const ACTOR_FIELDS = Object.freeze([
   "willpower",
   "energyPools",
   "gauges",
+  "cannotGainAgain",
   "immunities",
   "temporaryImmunities",
   "saveBonuses",

@@ -7,9 +7,9 @@
  */
 
 import { conditionForStatus, isOwnWrite } from "./apply-patch.mjs";
-import { ACTOR_FIELDS, DERIVED_CONDITIONS, MODULE_ID, SOCKET_CHANNEL } from "./constants.mjs";
+import { ACTOR_FIELDS, DERIVED_CONDITIONS, MODULE_ID } from "./constants.mjs";
 import { deepEqual, isPlainObject, pointer } from "./json-patch.mjs";
-import { actorState, moveAction, PLAYER_ACTION_KINDS, roundAction } from "./messages.mjs";
+import { actorState, isUpdateKey, moveAction, roundAction } from "./messages.mjs";
 
 /** @typedef {import("./messages.mjs").ActorLike} ActorLike */
 /** @typedef {{path: string, value: unknown}} Upsert */
@@ -26,8 +26,10 @@ import { actorState, moveAction, PLAYER_ACTION_KINDS, roundAction } from "./mess
 export function moveFromTokenUpdate(token, changes, options, mirror) {
   if (isOwnWrite(options) || !token.id) return null;
   if (!("x" in changes) && !("y" in changes) && !("elevation" in changes)) return null;
-  const known = mirror?.tokens?.[token.id];
-  if (!known) return null; // not on the synced scene
+  // a duplicated scene keeps its token ids: the scene decides, not the id alone
+  if (!mirror?.scene || token.parent?.id !== mirror.scene.id) return null;
+  const known = mirror.tokens?.[token.id];
+  if (!known) return null;
   const x = typeof changes.x === "number" ? changes.x : token.x;
   const y = typeof changes.y === "number" ? changes.y : token.y;
   const elevation = typeof changes.elevation === "number" ? changes.elevation : (token.elevation ?? 0);
@@ -36,14 +38,18 @@ export function moveFromTokenUpdate(token, changes, options, mirror) {
 }
 
 /**
- * `updateCombat(combat, changes, options)` → a `round` action when the round changed.
+ * `updateCombat(combat, changes, options)` → a `round` action when the round of a combat on the
+ * synced scene changed. A combat linked to another scene never counts; an unlinked combat (no
+ * scene) counts only while it is the active one.
+ * @param {{scene?: {id: string|null}|null, active?: boolean}} combat
  * @param {Record<string, unknown>} changes
  * @param {unknown} options
  * @param {any} mirror
  * @returns {Record<string, unknown>|null}
  */
-export function roundFromCombatUpdate(changes, options, mirror) {
+export function roundFromCombatUpdate(combat, changes, options, mirror) {
   if (isOwnWrite(options) || !mirror?.scene) return null;
+  if (combat?.scene ? combat.scene.id !== mirror.scene.id : !combat?.active) return null;
   const round = changes.round;
   if (typeof round !== "number" || !Number.isSafeInteger(round) || round < 0) return null;
   if (mirror.scene.round === round) return null;
@@ -112,56 +118,46 @@ export function upsertsFromStatusChange(actor, statuses, activeNow, mirror) {
 }
 
 /**
+ * `createActiveEffect(effect)` / `deleteActiveEffect(effect)` → the condition upserts of the
+ * effect's statuses, read from the event's effect (Actor#statuses is derived data that Foundry
+ * recomputes on its own schedule, so inside the hook it may still be the old set): a created
+ * effect makes its statuses active; a deleted one makes them inactive unless another enabled effect
+ * of the actor still grants them. Status ids that cannot be a condition key (a '.', a leading '-='
+ * or '==') are left alone.
+ * @param {{id?: string|null, parent?: any, statuses?: Iterable<string>|null}} effect
+ * @param {boolean} created
+ * @param {any} mirror
+ * @returns {Upsert[]}
+ */
+export function upsertsFromEffectEvent(effect, created, mirror) {
+  const actor = effect.parent;
+  if (!actor?.uuid || !effect.statuses) return [];
+  const statuses = [...effect.statuses].filter((s) => isUpdateKey(conditionForStatus(s)));
+  const others = [...(actor.effects ?? [])].filter((e) => e !== effect && e.id !== effect.id && !e.disabled);
+  const activeNow = (/** @type {string} */ status) => created || others.some((e) => e.statuses?.has?.(status));
+  return upsertsFromStatusChange(actor, statuses, activeNow, mirror);
+}
+
+/**
  * A token placed on the synced scene → upserts of its actor (when new) and of the token; a token
  * removed → an upsert of `null` (the sidecar removes it).
  * @param {{id: string|null, x: number, y: number, elevation?: number, actor?: ActorLike|null, parent?: {id: string|null}|null}} token
  * @param {boolean} created
  * @param {any} mirror
+ * @param {(actor: ActorLike) => Record<string, any>} [stateOf] a new actor's state (default `actorState`)
  * @returns {Upsert[]}
  */
-export function upsertsFromTokenLifecycle(token, created, mirror) {
+export function upsertsFromTokenLifecycle(token, created, mirror, stateOf = actorState) {
   if (!token.id || !mirror?.scene || token.parent?.id !== mirror.scene.id) return [];
   if (!created) return mirror.tokens?.[token.id] ? [{ path: pointer("tokens", token.id), value: null }] : [];
   const actor = token.actor;
   if (!actor) return [];
   /** @type {Upsert[]} */
   const upserts = [];
-  if (!mirror.actors?.[actor.uuid]) upserts.push({ path: pointer("actors", actor.uuid), value: actorState(actor) });
+  if (!mirror.actors?.[actor.uuid]) upserts.push({ path: pointer("actors", actor.uuid), value: stateOf(actor) });
   upserts.push({
     path: pointer("tokens", token.id),
     value: { actor: actor.uuid, x: token.x, y: token.y, elevation: token.elevation ?? 0 },
   });
   return upserts;
 }
-
-/**
- * @typedef {object} RelayMessage what a player's browser emits on the module socket
- * @property {"vtt-bridge.action"} type
- * @property {string} from user id
- * @property {Record<string, any>} action
- */
-
-/**
- * The socket message a player's browser emits so the bridge browser sends the action.
- * @param {string} userId
- * @param {Record<string, any>} action
- * @returns {RelayMessage}
- */
-export function relayMessage(userId, action) {
-  return { type: "vtt-bridge.action", from: userId, action };
-}
-
-/**
- * On the bridge browser: the action carried by a socket message, or null when it is not one a
- * player may relay (unknown type, unknown kind, malformed).
- * @param {unknown} message
- * @returns {Record<string, any>|null}
- */
-export function acceptRelay(message) {
-  if (!isPlainObject(message) || message.type !== "vtt-bridge.action" || typeof message.from !== "string") return null;
-  const action = message.action;
-  if (!isPlainObject(action) || typeof action.kind !== "string" || !PLAYER_ACTION_KINDS.includes(action.kind)) return null;
-  return action;
-}
-
-export { SOCKET_CHANNEL };

@@ -6,25 +6,37 @@
 
 import { isOwnWrite } from "./apply-patch.mjs";
 import { executeBatches, PatchApplier } from "./bridge.mjs";
-import { deletionOperator, namespacedClass, statusEffectIds } from "./compat.mjs";
-import { BridgeConnection } from "./connection.mjs";
-import { MODULE_ID, SOCKET_CHANNEL } from "./constants.mjs";
+import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "./compat.mjs";
+import { BridgeConnection, randomId } from "./connection.mjs";
+import { MODULE_ID } from "./constants.mjs";
 import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./damage.mjs";
 import {
-  acceptRelay,
   moveFromTokenUpdate,
-  relayMessage,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
-  upsertsFromStatusChange,
+  upsertsFromEffectEvent,
   upsertsFromTokenLifecycle,
 } from "./forward.mjs";
 import { installChatCards } from "./chat-canvas.mjs";
 import { installHealthTrack } from "./health-canvas.mjs";
-import { buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { actorFlags, buildState, tokenVisibilityFlags } from "./messages.mjs";
+import { askBridge, listenAsBridge } from "./player-requests.mjs";
+import { installRoll, openRollDialog } from "./roll-dialog.mjs";
 import { defineRulesSheet } from "./rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
-import { installVisibility, isIdentityHidden } from "./visibility-canvas.mjs";
+import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
+import {
+  actorDataOf,
+  actorStateWithSystem,
+  adapterSelection,
+  ProblemLog,
+  problemMessage,
+  systemPlanAmender,
+  touchesSystemData,
+  upsertsFromConditionItem,
+  upsertsFromSystemChange,
+} from "./systems/index.mjs";
+import { installVisibility, isIdentityHidden, visibilityTokenMixin } from "./visibility-canvas.mjs";
 
 /** @type {BridgeConnection|null} */
 let connection = null;
@@ -40,11 +52,76 @@ const t = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localiz
 /** @param {string} key */
 const setting = (key) => game.settings.get(MODULE_ID, key);
 
+// ---- game-system adapters (issue 17): every decision is in scripts/systems/ ----
+/** @type {{key: string, value: ReturnType<typeof adapterSelection>}|null} */
+let selection = null;
+const problemLog = new ProblemLog();
+/** The adapter choice of the world settings (recomputed when they change). */
+function adapters() {
+  const choice = setting("systemAdapter");
+  const mapping = setting("systemMapping");
+  const key = JSON.stringify([choice, mapping]);
+  if (selection?.key !== key) {
+    selection = { key, value: adapterSelection({ choice, mapping }) };
+    const error = selection.value.mappingError;
+    if (error) ui.notifications.warn(t("VTTBRIDGE.System.MappingError", { error }));
+  }
+  return selection.value;
+}
+/** @param {any} actor */
+function systemOf(actor) {
+  const actorData = actorDataOf(actor);
+  return { adapter: adapters().pick(actorData), actorData };
+}
+/** One actor's state for the sidecar: our flags with the game system's fields over them. @param {any} actor */
+function stateOf(actor) {
+  const { state, problems } = actorStateWithSystem(actor, (data) => adapters().pick(data));
+  for (const problem of problemLog.fresh(actor.uuid, problems)) {
+    const { key, data } = problemMessage(actor.name ?? actor.uuid, problem);
+    ui.notifications.warn(t(key, data));
+  }
+  return state;
+}
+/** The sidecar's new state written to the system's own fields too, in the same updates. */
+const amendPlan = systemPlanAmender(
+  (data) => adapters().pick(data),
+  (uuid) => {
+    const fromUuidSync = /** @type {any} */ (globalThis).fromUuidSync;
+    return typeof fromUuidSync === "function" ? fromUuidSync(uuid) : null;
+  },
+);
+/** A change outside the module to an actor's system data → the upserts it means. @param {any} actor */
+function forwardSystemChange(actor) {
+  if (!connection || !actor?.uuid) return;
+  const { adapter, actorData } = systemOf(actor);
+  sendUpserts(upsertsFromSystemChange(adapter, actorData, actor.uuid, applier?.state));
+}
+/** Our Token mixins over the configured class (a system's own), once each. */
+function composeTokenClasses() {
+  const config = /** @type {any} */ (CONFIG);
+  const Token = config.Token?.objectClass;
+  if (!Token || !visibilityRuntime) return;
+  const runtime = visibilityRuntime;
+  const withVisibility = composeOnce(Token, (Base) => visibilityTokenMixin(Base, runtime), TOKEN_MIXIN_TAGS.visibility);
+  /** @param {any} token @param {any} data */
+  const replaces = (token, data) =>
+    replacesSystemBar({
+      setting: setting("systemBar"),
+      attribute: data?.attribute,
+      healthBar: token.actor ? systemOf(token.actor).adapter?.healthBar : null,
+      hasTrack: !!token.actor?.flags?.[MODULE_ID]?.health,
+    });
+  config.Token.objectClass = composeOnce(withVisibility, (Base) => systemBarMixin(Base, replaces), TOKEN_MIXIN_TAGS.systemBar);
+}
+/** @type {any} */
+let visibilityRuntime = null;
+// ---- end of the game-system adapters ----
+
 function currentState() {
   const scene = canvas?.scene ?? game.scenes?.viewed ?? null;
   if (!scene) return null;
   const combat = game.combats?.active ?? game.combat ?? null;
-  return buildState({ scene, round: combat?.round ?? 0, settings: readRuleSettings(setting) });
+  return buildState({ scene, round: combat?.round ?? 0, settings: readRuleSettings(setting), stateOf });
 }
 
 /** @param {string} status */
@@ -80,11 +157,19 @@ function startBridge() {
   applier = new PatchApplier({
     statusIds: () => statusEffectIds(CONFIG.statusEffects),
     deletion: deletionOperator(globalThis),
-    foundryVisibility: () => (canvas?.scene ? tokenVisibilityFlags(canvas.scene) : {}),
+    foundryVisibility: (sceneId) => {
+      const scene = sceneId ? game.scenes.get(sceneId) : null;
+      return scene ? tokenVisibilityFlags(scene) : {};
+    },
+    foundryActors: (sceneId) => {
+      const scene = sceneId ? game.scenes.get(sceneId) : null;
+      return scene ? actorFlags(scene) : {};
+    },
+    amendPlan,
     execute: (batches) =>
       executeBatches(batches, {
         Actor: /** @type {any} */ (CONFIG.Actor.documentClass),
-        scene: () => canvas?.scene ?? null,
+        scene: (id) => (id ? game.scenes.get(id) : null),
         fromUuid: (uuid) => fromUuid(uuid),
       }),
   });
@@ -125,9 +210,52 @@ async function sendAction(action) {
       ui.notifications.error(t("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
     }
   } else {
-    game.socket.emit(SOCKET_CHANNEL, relayMessage(game.user.id, action));
+    const answer = await askBridge(action, {
+      generation: game.release?.generation ?? 12,
+      userId: game.user.id,
+      gms: activeGMs,
+      socket: game.socket,
+      newId: randomId,
+    });
+    if (answer.ok) return;
+    if (answer.code === "noBridge") ui.notifications.warn(t("VTTBRIDGE.Notice.NoBridge"));
+    else if (answer.code === "notOwner") ui.notifications.warn(t("VTTBRIDGE.Notice.NotOwner"));
+    else ui.notifications.error(t("VTTBRIDGE.Notice.Refused", { message: answer.message ?? answer.code }));
   }
 }
+
+/**
+ * The active Game Masters but this user, `game.users.activeGM` first (who may run the bridge).
+ * @returns {FoundryUserLike[]}
+ */
+function activeGMs() {
+  const first = game.users.activeGM;
+  const others = game.users.filter((u) => u.isGM && !!u.active && u !== first);
+  return [...(first ? [first] : []), ...others].filter((u) => !u.isSelf && u.id !== game.user.id);
+}
+
+/**
+ * Whether `user` owns what a relayed action needs (player-requests.mjs `ownedSubject`): an actor by
+ * uuid, or the actor of a token of the synced scene.
+ * @param {{actor: string}|{token: string}} subject
+ * @param {any} user
+ */
+async function owns(subject, user) {
+  if ("actor" in subject) {
+    const actor = subject.actor ? await fromUuid(subject.actor) : null;
+    return !!actor?.testUserPermission?.(user, "OWNER");
+  }
+  const sceneId = applier?.state?.scene?.id;
+  const scene = /** @type {any} */ (sceneId ? game.scenes.get(sceneId) : null);
+  return !!scene?.tokens?.get(subject.token)?.actor?.testUserPermission?.(user, "OWNER");
+}
+
+/** What the roll dialog and `/vroll` need (roll-dialog.mjs). */
+const rollDeps = {
+  sendAction: (/** @type {Record<string, unknown>} */ action) => sendAction(action),
+  t,
+  notifyError: (/** @type {string} */ message) => ui.notifications.error(message),
+};
 
 /** @param {Array<{path: string, value: unknown}>} upserts */
 function sendUpserts(upserts) {
@@ -180,13 +308,20 @@ Hooks.once("init", () => {
     if (group === "connection") startBridge();
     else connection?.resync("settings");
   });
-  installVisibility({ localize: t });
+  visibilityRuntime = installVisibility({ localize: t });
+  composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
+  installRoll({ hooks: Hooks, ...rollDeps });
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),
+    deletion: deletionOperator(globalThis),
+    systemFields: (actor) => {
+      const { adapter } = systemOf(actor);
+      return adapter ? { fields: adapter.fields, name: adapter.id } : { fields: [], name: "" };
+    },
   });
   const module = game.modules.get(MODULE_ID);
   if (module) {
@@ -199,17 +334,33 @@ Hooks.once("init", () => {
       },
       sendAction,
       openDamageDialog,
+      openRollDialog: (/** @type {any} */ actor) => openRollDialog(actor, rollDeps),
       postActionCard,
-      openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ actor }).render({ force: true }),
+      openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ document: actor }).render({ force: true }),
     };
   }
 });
 
+// a system that configures its Token class after the module's `init` still gets our mixins
+Hooks.once("setup", () => composeTokenClasses());
+
+// "the game system's Health bar" changed: redraw the bars (Token render flag `refreshBars`)
+Hooks.on("updateSetting", (/** @type {any} */ changed) => {
+  if (changed?.key !== `${MODULE_ID}.systemBar`) return;
+  for (const token of /** @type {any} */ (canvas)?.tokens?.placeables ?? []) token.renderFlags?.set({ refreshBars: true });
+});
+
 Hooks.once("ready", () => {
-  game.socket.on(SOCKET_CHANNEL, (/** @type {unknown} */ message) => {
-    const action = connection ? acceptRelay(message) : null;
-    if (action) sendAction(action);
-  });
+  // every browser answers: one that does not run the bridge says so (queries) or stays silent (v12)
+  listenAsBridge(
+    { generation: game.release?.generation ?? 12, queries: CONFIG.queries, socket: game.socket },
+    {
+      runsBridge: () => !!connection?.connected,
+      user: (id) => game.users.get(id),
+      owns,
+      send: (action) => /** @type {BridgeConnection} */ (connection).action(action),
+    },
+  );
   startBridge();
 });
 
@@ -220,33 +371,48 @@ Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /
 });
 
 Hooks.on("createToken", (/** @type {any} */ token, /** @type {any} */ options) => {
-  if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, true, applier?.state));
+  if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, true, applier?.state, stateOf));
 });
 
 Hooks.on("deleteToken", (/** @type {any} */ token, /** @type {any} */ options) => {
   if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromTokenLifecycle(token, false, applier?.state));
 });
 
-Hooks.on("updateCombat", (/** @type {any} */ _combat, /** @type {any} */ changes, /** @type {any} */ options) => {
-  if (connection) sendAction(roundFromCombatUpdate(changes, options, applier?.state));
+Hooks.on("updateCombat", (/** @type {any} */ combat, /** @type {any} */ changes, /** @type {any} */ options) => {
+  if (connection) sendAction(roundFromCombatUpdate(combat, changes, options, applier?.state));
 });
 
 Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /** @type {any} */ options) => {
   if (connection) sendUpserts(upsertsFromActorUpdate(actor, changes, options, applier?.state));
+  if (touchesSystemData(changes) && !isOwnWrite(options)) forwardSystemChange(actor);
 });
 
+// an unlinked token's own actor: its system changes arrive in updateToken (`delta`)
+Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /** @type {any} */ options) => {
+  if (touchesSystemData(changes?.delta) && !isOwnWrite(options)) forwardSystemChange(token.actor);
+});
+
+// the system's Conditions and Tilts are Items
+for (const [hook, created] of /** @type {const} */ ([["createItem", true], ["deleteItem", false]])) {
+  Hooks.on(hook, (/** @type {any} */ item, /** @type {any} */ options) => {
+    const actor = item?.parent;
+    if (!connection || !actor?.uuid || isOwnWrite(options)) return;
+    const { adapter, actorData } = systemOf(actor);
+    sendUpserts(upsertsFromConditionItem(adapter, actorData, { type: item.type, name: item.name }, created, actor.uuid, applier?.state));
+  });
+}
+
 for (const hook of ["createActiveEffect", "deleteActiveEffect"]) {
-  Hooks.on(hook, (/** @type {any} */ effect) => {
-    const actor = effect.parent;
-    if (!connection || !actor?.uuid || !effect.statuses?.size) return;
-    sendUpserts(upsertsFromStatusChange(actor, effect.statuses, (status) => !!actor.statuses?.has(status), applier?.state));
+  Hooks.on(hook, (/** @type {any} */ effect, /** @type {any} */ options) => {
+    if (connection && !isOwnWrite(options)) sendUpserts(upsertsFromEffectEvent(effect, hook === "createActiveEffect", applier?.state));
   });
 }
 
 /** @param {any} actor */
 function rulesControls(actor) {
   return [
-    { action: `${MODULE_ID}-rules`, icon: "fa-solid fa-scale-balanced", label: "VTTBRIDGE.Sheet.Open", onClick: () => new RulesSheet({ actor }).render({ force: true }) },
+    { action: `${MODULE_ID}-roll`, icon: "fa-solid fa-dice-d10", label: "VTTBRIDGE.Roll.Dialog.Open", onClick: () => openRollDialog(actor, rollDeps) },
+    { action: `${MODULE_ID}-rules`, icon: "fa-solid fa-scale-balanced", label: "VTTBRIDGE.Sheet.Open", onClick: () => new RulesSheet({ document: actor }).render({ force: true }) },
     { action: `${MODULE_ID}-damage`, icon: "fa-solid fa-heart-crack", label: "VTTBRIDGE.Dialog.damageButton", onClick: () => openDamageDialog(actor, "damage") },
     { action: `${MODULE_ID}-heal`, icon: "fa-solid fa-heart-pulse", label: "VTTBRIDGE.Dialog.healButton", onClick: () => openDamageDialog(actor, "heal") },
   ];
@@ -269,9 +435,7 @@ function bindChatButtons(html) {
     button.addEventListener("click", () => sendAction(actionFromButton(button)));
   }
 }
-// v13: HTMLElement; v12: jQuery
-Hooks.on("renderChatMessageHTML", (/** @type {any} */ _message, /** @type {HTMLElement} */ html) => bindChatButtons(html));
-Hooks.on("renderChatMessage", (/** @type {any} */ _message, /** @type {any} */ html) => {
-  if (game.release?.generation && game.release.generation >= 13) return;
-  bindChatButtons(html[0] ?? html);
+// one hook per version (v13 warns about any renderChatMessage listener): v13+ HTMLElement, v12 jQuery
+Hooks.once("init", () => {
+  Hooks.on(chatRenderHook(game.release?.generation), (/** @type {any} */ _message, /** @type {any} */ html) => bindChatButtons(html instanceof HTMLElement ? html : html[0]));
 });

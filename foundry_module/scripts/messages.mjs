@@ -56,6 +56,31 @@ export function helloPayload({ token, world, version = MODULE_VERSION }) {
 }
 
 /**
+ * Whether a map key can be one segment of a Foundry update path: Foundry expands every '.' into
+ * nesting and reads a leading '-=' or '==' as an operator (the sidecar refuses such keys too).
+ * @param {string} key
+ * @returns {boolean}
+ */
+export function isUpdateKey(key) {
+  return key !== "" && !key.includes(".") && !key.startsWith("-=") && !key.startsWith("==");
+}
+
+/**
+ * An id made from a name, for keys the GM names in words ("Potion 1.5" → "potion-1-5").
+ * @param {string} name
+ * @returns {string}
+ */
+export function slugify(name) {
+  return name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64);
+}
+
+/**
  * A JSON copy (Foundry documents and flags may hold class instances).
  * @param {unknown} value
  * @returns {any}
@@ -91,10 +116,11 @@ export function actorState(actor) {
 /**
  * The state document (less derived fields) for `sync`: the scene, its tokens keyed by token id,
  * their actors keyed by actor uuid (an unlinked token's synthetic actor has its own uuid).
- * @param {{scene: SceneLike, round?: number, settings: RuleSettings}} args
+ * @param {{scene: SceneLike, round?: number, settings: RuleSettings, stateOf?: (actor: ActorLike) => Record<string, any>}} args
+ *   `stateOf`: one actor's state (default `actorState`; the module lays the game system's fields over it)
  * @returns {Record<string, any>}
  */
-export function buildState({ scene, round = 0, settings }) {
+export function buildState({ scene, round = 0, settings, stateOf = actorState }) {
   /** @type {Record<string, any>} */
   const actors = {};
   /** @type {Record<string, any>} */
@@ -102,7 +128,7 @@ export function buildState({ scene, round = 0, settings }) {
   for (const token of scene.tokens) {
     const actor = token.actor;
     if (!actor || !token.id) continue;
-    actors[actor.uuid] ??= actorState(actor);
+    actors[actor.uuid] ??= stateOf(actor);
     tokens[token.id] = { actor: actor.uuid, x: token.x, y: token.y, elevation: token.elevation ?? 0 };
   }
   /** @type {Record<string, any>} */
@@ -129,6 +155,21 @@ export function tokenVisibilityFlags(scene) {
   for (const token of scene.tokens) {
     const flag = token.flags?.[MODULE_ID]?.[VISIBILITY_FLAG];
     if (token.id && isPlainObject(flag)) out[token.id] = /** @type {Record<string, string>} */ (plain(flag));
+  }
+  return out;
+}
+
+/**
+ * The rules flags the scene's actors hold now: actor uuid → a JSON copy of `flags.vtt-bridge`.
+ * @param {SceneLike} scene
+ * @returns {Record<string, Record<string, unknown>>}
+ */
+export function actorFlags(scene) {
+  /** @type {Record<string, Record<string, unknown>>} */
+  const out = {};
+  for (const token of scene.tokens) {
+    const actor = token.actor;
+    if (actor?.uuid && !(actor.uuid in out)) out[actor.uuid] = plain(actor.flags?.[MODULE_ID] ?? {});
   }
   return out;
 }
@@ -274,4 +315,4 @@ export function spendWillpowerAction(actor, use) {
 }
 
 /** Action kinds a player may relay to the bridge through the module socket. */
-export const PLAYER_ACTION_KINDS = Object.freeze(["damage", "heal", "contest", "spendWillpower"]);
+export const PLAYER_ACTION_KINDS = Object.freeze(["damage", "heal", "contest", "spendWillpower", "roll"]);

@@ -1,5 +1,5 @@
 /**
- * The rules sheet: one ApplicationV2 form per actor to enter what the sidecar rules on (Health max,
+ * The rules sheet: one DocumentSheetV2 form per actor to enter what the sidecar rules on (Health max,
  * Willpower max, speed, Attributes, the Skills the rules use, senses, anti-detection, immunities,
  * IWR, Energy Pools). It writes `flags.vtt-bridge.*`; the updateActor forwarder sends each changed
  * field as `upsert`. The data shaping (`sheetContext`, `parseSheetForm`) is pure and tested; the
@@ -7,8 +7,13 @@
  * @module rules-sheet
  */
 
+import { diffInto } from "./apply-patch.mjs";
+import { deletionOperator } from "./compat.mjs";
 import { MODULE_ID } from "./constants.mjs";
-import { isPlainObject } from "./json-patch.mjs";
+import { deepEqual, isPlainObject } from "./json-patch.mjs";
+import { isUpdateKey, slugify } from "./messages.mjs";
+
+export { isUpdateKey, slugify };
 
 export const ATTRIBUTES = Object.freeze(["STR", "DEX", "STA", "INT", "PER", "RES", "PRE", "MAN", "COM"]);
 
@@ -40,14 +45,18 @@ export const DEFAULT_DETECTION = Object.freeze([
  * @property {Array<{key: string, value: number}>} attributes
  * @property {Array<{key: string, value: number}>} skills
  * @property {Array<{key: string, text: string}>} json
+ * @property {Record<string, boolean>} fromSystem the fields the game system holds (read-only here)
+ * @property {string} systemName the game-system adapter's id ("" when none)
  */
 
 /**
  * The form's view of an actor's flags, with defaults where nothing is stored.
  * @param {Record<string, any>|undefined} flags `actor.flags["vtt-bridge"]`
+ * @param {{fields: readonly string[], name: string}} [system] what the actor's game-system adapter
+ *   holds (systems/): those fields are shown read-only
  * @returns {SheetContext}
  */
-export function sheetContext(flags = {}) {
+export function sheetContext(flags = {}, system = { fields: [], name: "" }) {
   const attributes = isPlainObject(flags.attributes) ? flags.attributes : {};
   const skills = isPlainObject(flags.skills) ? flags.skills : {};
   /** @type {Record<string, unknown>} */
@@ -59,28 +68,60 @@ export function sheetContext(flags = {}) {
     attributes: ATTRIBUTES.map((key) => ({ key, value: typeof attributes[key] === "number" ? attributes[key] : 1 })),
     skills: RULE_SKILLS.map((key) => ({ key, value: typeof skills[key] === "number" ? skills[key] : 0 })),
     json: Object.keys(JSON_FIELDS).map((key) => ({ key, text: JSON.stringify(flags[key] ?? defaults[key], null, 2) })),
+    fromSystem: Object.fromEntries(system.fields.map((field) => [field, true])),
+    systemName: system.name,
   };
 }
 
 /**
  * @typedef {object} SheetError
  * @property {string} field
- * @property {"integer"|"json"|"shape"} problem
+ * @property {"integer"|"json"|"shape"|"key"} problem
  */
+
+/**
+ * The values the form shows for `flags` (what `sheetContext` renders), by form field name.
+ * @param {Record<string, any>} flags
+ * @returns {Record<string, unknown>}
+ */
+function shownValues(flags) {
+  const ctx = sheetContext(flags);
+  /** @type {Record<string, unknown>} */
+  const shown = { healthMax: ctx.healthMax, willpowerMax: ctx.willpowerMax, speed: ctx.speed };
+  for (const { key, value } of ctx.attributes) shown[`attributes.${key}`] = value;
+  for (const { key, value } of ctx.skills) shown[`skills.${key}`] = value;
+  for (const { key, text } of ctx.json) shown[`json.${key}`] = JSON.parse(text);
+  return shown;
+}
 
 /**
  * Turn the submitted form (FormDataExtended's flat object) into an actor update of
  * `flags.vtt-bridge.*`, or the list of fields that are wrong (nothing is written then).
+ *
+ * Only what the GM changed is written: a field whose value is what the form showed when it was
+ * rendered (`rendered`, the flags then) is left alone, so a value the sidecar changed meanwhile is
+ * not saved back stale. What is written is diffed against the flags now (`current`): objects key by
+ * key, and a key removed from a JSON object is deleted with the version's operator (Foundry merges
+ * objects, so a key left out of a whole value would stay).
  * @param {Record<string, unknown>} form
- * @param {Record<string, any>} [current] the flags now (to keep Willpower's current ≤ max)
+ * @param {Record<string, any>} [current] the flags now
+ * @param {readonly string[]|{deletion?: (parent: string, key: string) => [string, unknown], rendered?: Record<string, any>, fromSystem?: readonly string[]}} [options]
+ *   deletion: from `deletionOperator` (default: the v12/v13 `-=` syntax); fromSystem (or `options`
+ *   itself when it is a list): fields the game system holds, shown read-only, not submitted, never
+ *   written here
  * @returns {{update: Record<string, unknown>, errors: SheetError[]}}
  */
-export function parseSheetForm(form, current = {}) {
+export function parseSheetForm(form, current = {}, options = {}) {
+  const { deletion = deletionOperator({}), rendered, fromSystem = [] } = Array.isArray(options) ? { fromSystem: options } : /** @type {any} */ (options);
+  const ours = (/** @type {string} */ field) => !fromSystem.includes(field);
   /** @type {SheetError[]} */
   const errors = [];
   /** @type {Record<string, unknown>} */
   const update = {};
   const root = `flags.${MODULE_ID}`;
+  const shown = rendered === undefined ? null : shownValues(rendered);
+  /** @param {string} field @param {unknown} value */
+  const edited = (field, value) => shown === null || !deepEqual(shown[field], value);
   /** @param {string} field @param {number} min */
   const int = (field, min) => {
     const raw = form[field];
@@ -91,26 +132,33 @@ export function parseSheetForm(form, current = {}) {
     }
     return n;
   };
-  const healthMax = int("healthMax", 1);
-  if (healthMax !== undefined) update[`${root}.health.max`] = healthMax;
-  const willpowerMax = int("willpowerMax", 0);
-  if (willpowerMax !== undefined) {
-    update[`${root}.willpower.max`] = willpowerMax;
+  const healthMax = ours("health") ? int("healthMax", 1) : undefined;
+  if (healthMax !== undefined && edited("healthMax", healthMax)) diffInto(update, `${root}.health.max`, current.health?.max, healthMax, deletion);
+  const willpowerMax = ours("willpower") ? int("willpowerMax", 0) : undefined;
+  if (willpowerMax !== undefined && edited("willpowerMax", willpowerMax)) {
+    diffInto(update, `${root}.willpower.max`, current.willpower?.max, willpowerMax, deletion);
     const now = current.willpower?.current;
-    update[`${root}.willpower.current`] = typeof now === "number" ? Math.min(now, willpowerMax) : willpowerMax;
+    diffInto(update, `${root}.willpower.current`, now, typeof now === "number" ? Math.min(now, willpowerMax) : willpowerMax, deletion);
   }
-  const speed = int("speed", 0);
-  if (speed !== undefined) update[`${root}.speed`] = speed;
+  const speed = ours("speed") ? int("speed", 0) : undefined;
+  if (speed !== undefined && edited("speed", speed)) diffInto(update, `${root}.speed`, current.speed, speed, deletion);
   /** @type {Record<string, number>} */
   const attributes = {};
-  for (const key of ATTRIBUTES) {
+  /** @type {Record<string, number>} */
+  const editedAttributes = {};
+  for (const key of ours("attributes") ? ATTRIBUTES : []) {
     const value = int(`attributes.${key}`, 0);
-    if (value !== undefined) attributes[key] = value;
+    if (value === undefined) continue;
+    attributes[key] = value;
+    if (edited(`attributes.${key}`, value)) editedAttributes[key] = value;
   }
-  update[`${root}.attributes`] = attributes;
-  for (const key of RULE_SKILLS) {
+  if (Object.keys(editedAttributes).length) {
+    const before = isPlainObject(current.attributes) ? current.attributes : undefined;
+    diffInto(update, `${root}.attributes`, before, before ? { ...before, ...editedAttributes } : attributes, deletion);
+  }
+  for (const key of ours("skills") ? RULE_SKILLS : []) {
     const value = int(`skills.${key}`, 0);
-    if (value !== undefined) update[`${root}.skills.${key}`] = value;
+    if (value !== undefined && edited(`skills.${key}`, value)) diffInto(update, `${root}.skills.${key}`, current.skills?.[key], value, deletion);
   }
   for (const [key, shape] of Object.entries(JSON_FIELDS)) {
     const raw = form[`json.${key}`];
@@ -126,23 +174,37 @@ export function parseSheetForm(form, current = {}) {
       errors.push({ field: `json.${key}`, problem: "shape" });
       continue;
     }
-    update[`${root}.${key}`] = value;
+    if (key === "energyPools") {
+      const bad = Object.keys(value).filter((id) => !isUpdateKey(id));
+      if (bad.length) {
+        for (const id of bad) errors.push({ field: `json.${key}: "${id}" → "${slugify(id)}"`, problem: "key" });
+        continue;
+      }
+    }
+    if (edited(`json.${key}`, value)) diffInto(update, `${root}.${key}`, current[key], value, deletion);
   }
   return errors.length ? { update: {}, errors } : { update, errors };
 }
 
 /**
- * Build the ApplicationV2 class from Foundry's API (v13: foundry.applications.api).
- * @param {{ApplicationV2: any, HandlebarsApplicationMixin: (base: any) => any}} api
- * @param {{localize: (key: string) => string, notifyError: (message: string) => void}} ui
+ * Build the rules sheet class from Foundry's API (`foundry.applications.api`): a DocumentSheetV2
+ * of the actor, so Foundry re-renders it whenever the actor changes (the sidecar's writes
+ * included) and it submits through `document.update`.
+ * @param {{DocumentSheetV2: any, HandlebarsApplicationMixin: (base: any) => any}} api
+ * @param {{localize: (key: string) => string, notifyError: (message: string) => void,
+ *   deletion?: (parent: string, key: string) => [string, unknown],
+ *   systemFields?: (actor: any) => {fields: readonly string[], name: string}}} ui `systemFields`: what the
+ *   actor's game-system adapter holds (read-only on the sheet)
  */
 export function defineRulesSheet(api, ui) {
-  const Base = api.HandlebarsApplicationMixin(api.ApplicationV2);
+  const systemOf = (/** @type {any} */ actor) => ui.systemFields?.(actor) ?? { fields: [], name: "" };
+  const Base = api.HandlebarsApplicationMixin(api.DocumentSheetV2);
   return class RulesSheet extends Base {
-    /** @param {{actor: {uuid: string, name: string, flags: Record<string, any>, update: (u: Record<string, unknown>) => Promise<unknown>}}} options */
+    /** @param {{document: {uuid: string, name: string, flags: Record<string, any>, update: (u: Record<string, unknown>) => Promise<unknown>}}} options */
     constructor(options) {
-      super({ id: `${MODULE_ID}-rules-${options.actor.uuid.replace(/\./g, "-")}` });
-      this.actor = options.actor;
+      super(options);
+      /** @type {Record<string, any>|undefined} the flags the form was last rendered from */
+      this.shown = undefined;
     }
 
     static DEFAULT_OPTIONS = {
@@ -150,6 +212,7 @@ export function defineRulesSheet(api, ui) {
       classes: [MODULE_ID, "rules-sheet"],
       window: { title: "VTTBRIDGE.Sheet.Title", resizable: true },
       position: { width: 520, height: "auto" },
+      sheetConfig: false,
       form: { handler: RulesSheet.#onSubmit, submitOnChange: false, closeOnSubmit: true },
     };
 
@@ -157,7 +220,9 @@ export function defineRulesSheet(api, ui) {
 
     /** @returns {Promise<Record<string, unknown>>} */
     async _prepareContext() {
-      return { actorName: this.actor.name, ...sheetContext(this.actor.flags?.[MODULE_ID]) };
+      const flags = this.document.flags?.[MODULE_ID];
+      this.shown = structuredClone(flags ?? {});
+      return { actorName: this.document.name, ...sheetContext(flags, systemOf(this.document)) };
     }
 
     /**
@@ -167,12 +232,16 @@ export function defineRulesSheet(api, ui) {
      * @param {{object: Record<string, unknown>}} formData
      */
     static async #onSubmit(_event, _form, formData) {
-      const { update, errors } = parseSheetForm(formData.object, this.actor.flags?.[MODULE_ID]);
+      const { update, errors } = parseSheetForm(formData.object, this.document.flags?.[MODULE_ID], {
+        deletion: ui.deletion,
+        rendered: this.shown,
+        fromSystem: systemOf(this.document).fields,
+      });
       if (errors.length) {
         for (const error of errors) ui.notifyError(`${ui.localize(`VTTBRIDGE.Sheet.Error.${error.problem}`)}: ${error.field}`);
         throw new Error("invalid rules sheet");
       }
-      await this.actor.update(update);
+      if (Object.keys(update).length) await this.document.update(update);
     }
   };
 }

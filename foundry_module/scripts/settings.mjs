@@ -8,6 +8,8 @@
  */
 
 import { MODULE_ID } from "./constants.mjs";
+import { SYSTEM_BAR_CHOICES } from "./systems/canvas.mjs";
+import { ADAPTER_CHOICES } from "./systems/index.mjs";
 
 export const DEFAULT_SIDECAR_URL = "ws://127.0.0.1:30500/ws";
 
@@ -58,6 +60,29 @@ export const SETTINGS = Object.freeze([
       gm: "VTTBRIDGE.Rules.Setting.Choices.gm",
       public: "VTTBRIDGE.Rules.Setting.Choices.public",
     }),
+  },
+  // game-system adapters (issue 17, scripts/systems/): which one reads the actors, the generic
+  // mapping, and whether our Health boxes replace the system's own bar
+  {
+    key: "systemAdapter",
+    scope: "world",
+    type: String,
+    default: "auto",
+    config: true,
+    group: "rules",
+    i18n: "VTTBRIDGE.System.Setting.Adapter",
+    choices: Object.freeze(Object.fromEntries(ADAPTER_CHOICES.map((c) => [c, `VTTBRIDGE.System.Setting.Adapter.Choices.${c}`]))),
+  },
+  { key: "systemMapping", scope: "world", type: String, default: "", config: true, group: "rules", i18n: "VTTBRIDGE.System.Setting.Mapping" },
+  {
+    key: "systemBar",
+    scope: "world",
+    type: String,
+    default: "beside",
+    config: true,
+    group: "display",
+    i18n: "VTTBRIDGE.System.Setting.Bar",
+    choices: Object.freeze(Object.fromEntries(SYSTEM_BAR_CHOICES.map((c) => [c, `VTTBRIDGE.System.Setting.Bar.Choices.${c}`]))),
   },
 ]);
 

@@ -17,7 +17,8 @@
  */
 
 import { MODULE_ID } from "./constants.mjs";
-import { namespacedClass } from "./compat.mjs";
+import { chatRenderHook, namespacedClass } from "./compat.mjs";
+import { composeOnce, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
 import { createSilhouette, createText, fillPolygon, setLabel, strokeSegments } from "./drawing.mjs";
 import {
   dashSegments,
@@ -256,7 +257,8 @@ export class VisibilityRuntime {
   install() {
     const { CONFIG, Hooks } = this.env;
     const Token = CONFIG.Token?.objectClass ?? namespacedClass(this.env, "foundry.canvas.placeables.Token", "Token");
-    if (Token) CONFIG.Token.objectClass = visibilityTokenMixin(Token, this);
+    // extends the configured class (a game system's own, e.g. mta's), once: systems/canvas.mjs
+    if (Token) CONFIG.Token.objectClass = composeOnce(Token, (Base) => visibilityTokenMixin(Base, this), TOKEN_MIXIN_TAGS.visibility);
     this.installCombatTracker();
     this.installChatSpeaker();
     this.registerKeybinding();
@@ -512,12 +514,11 @@ export class VisibilityRuntime {
 
   installChatSpeaker() {
     const { Hooks, game } = this.env;
-    // v13+: HTMLElement; v12: jQuery (skipped on v13+, as main.mjs does for its own chat hook)
-    Hooks.on("renderChatMessageHTML", (/** @type {any} */ message, /** @type {any} */ html) => this.presentSpeaker(message, html));
-    Hooks.on("renderChatMessage", (/** @type {any} */ message, /** @type {any} */ html) => {
-      if ((game.release?.generation ?? 0) >= 13) return;
-      this.presentSpeaker(message, html?.[0] ?? html);
-    });
+    // one hook per version (v13 warns about any renderChatMessage listener): v13+ HTMLElement, v12 jQuery
+    const hook = chatRenderHook(game.release?.generation);
+    Hooks.on(hook, (/** @type {any} */ message, /** @type {any} */ html) =>
+      this.presentSpeaker(message, hook === "renderChatMessage" ? (html?.[0] ?? html) : html),
+    );
     // messages rendered before the canvas was drawn were decided without it: decide them again
     Hooks.on("canvasReady", () => this.rerenderSpeakers());
   }

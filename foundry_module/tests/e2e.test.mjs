@@ -23,6 +23,7 @@ import { WebSocket } from "ws";
 
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { runScenario } from "./helpers/scenario.mjs";
+import { runMtaScenario } from "./helpers/scenario-mta.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = join(moduleRoot, "..");
@@ -139,7 +140,13 @@ test("Node: sync a scene, move a token, damage an actor against the real sidecar
   checkReport(report, "node");
 });
 
-test("headless Chromium: the same scenario with the browser's own WebSocket", async () => {
+/**
+ * Run a scenario page in headless Chromium and return its report.
+ * @param {string} pagePath e.g. "tests/browser/e2e.html"
+ * @param {string} world
+ * @returns {Promise<Record<string, any>>}
+ */
+async function inChromium(pagePath, world) {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
@@ -157,14 +164,60 @@ test("headless Chromium: the same scenario with the browser's own WebSocket", as
       if (msg.type() === "error") consoleErrors.push(msg.text());
     });
     page.on("pageerror", (error) => consoleErrors.push(String(error)));
-    const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world: "e2e-chromium" });
-    await page.goto(`${httpOrigin}/tests/browser/e2e.html?${query}`);
+    const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world });
+    await page.goto(`${httpOrigin}/${pagePath}?${query}`);
     await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout: 60_000 });
     const result = await page.evaluate(() => /** @type {any} */ (window).__result);
     assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
-    checkReport(result.report, "chromium");
+    return result.report;
   } finally {
     await browser.close();
     rmSync(profile, { recursive: true, force: true });
   }
+}
+
+test("headless Chromium: the same scenario with the browser's own WebSocket", async () => {
+  checkReport(await inChromium("tests/browser/e2e.html", "e2e-chromium"), "chromium");
+});
+
+/** @param {Record<string, any>} r the report of `runMtaScenario` */
+function checkMtaReport(r) {
+  assert.deepEqual(r.errors, []);
+  // sync: every field the rules need came from the system's data
+  assert.deepEqual(r.syncedAnn.attributes, { STR: 2, DEX: 3, STA: 2, INT: 2, PER: 3, RES: 2, PRE: 1, MAN: 1, COM: 2 });
+  assert.deepEqual(r.syncedAnn.skills, { investigation: 2, stealth: 1 });
+  assert.equal(r.syncedAnn.health.max, 7, "Stamina 2 + Size 5");
+  assert.deepEqual([r.syncedAnn.health.bashing, r.syncedAnn.health.lethal, r.syncedAnn.health.aggravated], [0, 0, 0]);
+  assert.deepEqual([r.syncedAnn.willpower.max, r.syncedAnn.willpower.current], [4, 4]);
+  assert.equal(r.syncedAnn.speed, 10);
+  assert.deepEqual(r.syncedSpirit.attributes, { STR: 3, INT: 3, PRE: 3, DEX: 4, PER: 4, MAN: 4, STA: 3, RES: 3, COM: 3 });
+  assert.equal(r.syncedSpirit.health.max, 8);
+  assert.deepEqual(r.annSystemWritesOnSync, [], "the sync writes nothing to the system: it already shows the state");
+  // damage: 2B + 1L on the 7-box track → the thresholds
+  assert.ok(r.damageLog.length > 0);
+  assert.deepEqual([r.annFlagsHealth.bashing, r.annFlagsHealth.lethal], [2, 1]);
+  assert.deepEqual(r.annSystemHealth, { max: 7, value: 4, lethal: 6, aggravated: 7 });
+  assert.ok(Object.keys(r.annLastWrite.changes).some((k) => k.startsWith("flags.vtt-bridge.")), "flags and system in one update");
+  assert.equal(r.annLastWrite.options["vtt-bridge"].origin, "sidecar", "tagged as the module's own");
+  assert.deepEqual(r.spiritSystemHealth, { max: 8, value: 7, lethal: 7, aggravated: 7 }, "1 aggravated");
+  // bad system data: reported, the field left out, nothing written back over it
+  assert.deepEqual(r.warnings, [{ uuid: "Actor.bad0000000000003", field: "health", problem: "range" }]);
+  assert.equal(r.brokenMirrorHealthMax, 7, "the sidecar's default track");
+  assert.equal(r.brokenMirrorLethal, 1);
+  assert.deepEqual(r.brokenSystemHealthAfter, r.brokenSystemHealth);
+  assert.equal(r.brokenSystemHealthAfter.max, -2);
+  // damage marked by hand on the system's sheet → one upsert; the ruling's write-back is not echoed
+  assert.equal(r.handUpserts, 1);
+  assert.deepEqual([r.mirrorAfterHand.bashing, r.mirrorAfterHand.lethal, r.mirrorAfterHand.aggravated], [2, 2, 0]);
+  assert.deepEqual(r.echoSystemKeys, [], "the system already shows it: nothing written to it again");
+  assert.ok(r.echoTagged);
+  assert.equal(r.upsertsAfterHand, 1, "the module's own write did not come back as an upsert");
+}
+
+test("Node: a Chronicles of Darkness (mta) world with no rules-sheet entry: sync, damage, the system's Health fields", async () => {
+  checkMtaReport(await runMtaScenario({ WebSocket, url: sidecarUrl, token: TOKEN, world: "e2e-mta" }));
+});
+
+test("headless Chromium: the same mta world with the browser's own WebSocket", async () => {
+  checkMtaReport(await inChromium("tests/browser/e2e-mta.html", "e2e-mta-chromium"));
 });

@@ -18,6 +18,16 @@ interface FoundrySceneLike {
   updateEmbeddedDocuments(name: string, updates: Record<string, unknown>[], options?: Record<string, unknown>): Promise<unknown>;
 }
 
+interface FoundryUserLike {
+  id: string;
+  name: string;
+  isGM: boolean;
+  active?: boolean;
+  isSelf?: boolean;
+  /** v13+: ask this user's client (CONFIG.queries[name]); rejects on timeout. */
+  query?(name: string, data: Record<string, unknown>, options?: { timeout?: number }): Promise<unknown>;
+}
+
 interface FoundryGame {
   i18n: { localize(key: string): string; format(key: string, data?: Record<string, string>): string };
   settings: {
@@ -25,13 +35,24 @@ interface FoundryGame {
     get(namespace: string, key: string): unknown;
     set(namespace: string, key: string, value: unknown): Promise<unknown>;
   };
-  user: { id: string; isGM: boolean };
+  user: FoundryUserLike;
   world: { id: string };
   release?: { generation: number };
   modules: { get(id: string): ({ api?: Record<string, unknown> } & Record<string, unknown>) | undefined };
-  socket: { emit(channel: string, message: unknown): void; on(channel: string, fn: (message: unknown) => void): void };
-  scenes?: { viewed: FoundrySceneLike | null };
+  socket: {
+    emit(channel: string, message: unknown): void;
+    on(channel: string, fn: (message: unknown) => void): void;
+    off?(channel: string, fn: (message: unknown) => void): void;
+  };
+  scenes: { viewed: FoundrySceneLike | null; get(id: string): FoundrySceneLike | undefined };
+  /** The world's users: iterable, and the Users collection's lookups. */
+  users: Iterable<FoundryUserLike> & {
+    get(id: string): FoundryUserLike | undefined;
+    activeGM: FoundryUserLike | null;
+    filter(fn: (user: FoundryUserLike) => boolean): FoundryUserLike[];
+  };
   combats?: { active: { round: number } | null };
+  actors?: { get(id: string): FoundryDocumentLike | undefined };
   combat?: { round: number } | null;
 }
 
@@ -49,6 +70,7 @@ declare const ui: {
 
 declare const CONFIG: {
   statusEffects: unknown;
+  queries?: Record<string, (data: any, options?: any) => unknown>;
   Actor: { documentClass: { updateDocuments(updates: Record<string, unknown>[], options?: Record<string, unknown>): Promise<unknown> } };
 };
 
@@ -58,6 +80,7 @@ declare const foundry: {
   applications: {
     api: {
       ApplicationV2: any;
+      DocumentSheetV2: any;
       HandlebarsApplicationMixin: (base: any) => any;
       DialogV2: any;
     };

@@ -87,7 +87,7 @@ def test_DET_1_every_means_has_a_rank_and_one_of_four_essences(essence: Essence,
         pytest.param(
             "essence", "divine", "'natural', 'technological', 'magical' or 'anomalous'", id="essence"
         ),
-        pytest.param("rank", "SS", "'unranked', 'D', 'C', 'B', 'A' or 'S'", id="rank-outside-table"),
+        pytest.param("rank", "E", "'unranked', 'D', 'C', 'B', 'A' or 'S'", id="rank-outside-table"),
         pytest.param("capability", "exact", "'pinpoint' or 'approximate'", id="capability"),
     ],
 )

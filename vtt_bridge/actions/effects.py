@@ -24,19 +24,30 @@ from vtt_bridge.rules.immunities import (
     gain_immunity,
 )
 from vtt_bridge.rules.iwr import EFFECT_CATEGORIES, is_damage_type_or_group
-from vtt_bridge.rules.ranks import Rank, effect_rank
+from vtt_bridge.rules.ranks import CasterLevel, Priced, PricedRank, PriceText, Rank, effect_rank
 
 ActorId = Id
 """A document id (`models.Id`)."""
 Source = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 
 
-class Effect(RuleModel):
-    """What an effect does to an actor: points of each kind, conditions, with its Rank and traits."""
+class Effect(Priced):
+    """What an effect does to an actor: points of each kind, conditions, with its Rank and traits.
 
-    rank: Rank = Rank.UNRANKED
-    rank_when_gained: Rank | None = None
+    Each Rank also takes a price (RANK-2); `casterLevel`: the effect is a spell's (RANK-4).
+    """
+
+    PRICED = {
+        ("rank",): ("price",),
+        ("rank_when_gained", "rankWhenGained"): ("price_when_gained", "priceWhenGained"),
+    }
+
+    rank: PricedRank = Rank.UNRANKED
+    rank_when_gained: PricedRank | None = None
     """RANK-3: the effect's Rank is the higher of `rank` (when used) and this."""
+    price_when_gained: PriceText | None = None
+    """RANK-2: the price the GM wrote for `rankWhenGained`."""
+    caster_level: CasterLevel | None = None
     condition_points: dict[ConditionPointKind, Count] = Field(default_factory=dict)
     emotion_points: dict[EmotionPointKind, Count] = Field(default_factory=dict)
     conditions: tuple[Condition, ...] = ()
@@ -83,6 +94,7 @@ def _gain_points(
     actor: Actor,
     rank: Rank,
     steps: list[Step],
+    caster_level: int | None = None,
 ) -> dict[str, int]:
     """RANK-5/9/12: add each kind of points the actor's immunities do not block; explain each."""
     points_now = dict(held)
@@ -93,6 +105,7 @@ def _gain_points(
             rank,
             f"{kind.value} points",
             data={"what": "points", "kind": kind.value},
+            caster_level=caster_level,
         )
         steps.extend(check.steps)
         if not check.blocked:
@@ -149,9 +162,17 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
         actor,
         rank,
         steps,
+        effect.caster_level,
     )
     emotion_points = _gain_points(
-        actor.emotion_points, effect.emotion_points, covers_emotion_points, "RANK-5", actor, rank, steps
+        actor.emotion_points,
+        effect.emotion_points,
+        covers_emotion_points,
+        "RANK-5",
+        actor,
+        rank,
+        steps,
+        effect.caster_level,
     )
     conditions = dict(actor.conditions)
     for condition in effect.conditions:
@@ -183,6 +204,7 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
             rank,
             f"the {condition.value} condition",
             data={"what": "condition", "condition": condition.value},
+            caster_level=effect.caster_level,
         )
         steps.extend(check.steps)
         if not check.blocked:
@@ -234,7 +256,14 @@ def _whole_effect_blocker(actor: Actor, effect: Effect, rank: Rank, round_: int)
                 )
             ]
     covers: Callable[[Immunity], bool] = lambda immunity: covers_traits(immunity, traits) is not None  # noqa: E731
-    check = check_immunities(actor.immunities, covers, rank, "the effect", data={"what": "effect"})
+    check = check_immunities(
+        actor.immunities,
+        covers,
+        rank,
+        "the effect",
+        data={"what": "effect"},
+        caster_level=effect.caster_level,
+    )
     return check.blocked, list(check.steps)
 
 

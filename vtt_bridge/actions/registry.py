@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vtt_bridge.actions import Context, Ruling, detection, effects, energy, health, round
+from vtt_bridge.actions import Context, Ruling, detection, effects, energy, health, roll, round
 from vtt_bridge.models import WorldState
 from vtt_bridge.rules.common import RuleModel
 
@@ -21,6 +21,7 @@ HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
     **effects.ACTIONS,
     **energy.ACTIONS,
     **detection.ACTIONS,
+    **roll.ACTIONS,
 }
 """Action kind -> (payload model, handler)."""
 

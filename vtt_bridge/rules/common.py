@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
 from pydantic.alias_generators import to_camel
 
 MAX_SAFE_INT = 2**53 - 1
@@ -26,6 +26,29 @@ Flag = Annotated[bool, Field(strict=True)]
 
 Slug = Annotated[str, Field(strict=True, min_length=1, max_length=64)]
 """A short identifier such as a damage type, trait or condition id."""
+
+
+STORED: dict[str, bool] = {"stored": True}
+"""Validation context of a document the sidecar itself stored: read back as it was written (a store
+written before the `UpdateKey` check may hold such keys; the edges refuse them, recovery does not)."""
+
+
+def update_path_segment(key: str, info: ValidationInfo) -> str:
+    """Refuse a map key the VTT would not store as one key (see `UpdateKey`)."""
+    if info.context == STORED:
+        return key
+    if "." in key or key.startswith(("-=", "==")):
+        raise ValueError(
+            f"{key[:40]!r} cannot be a key: the VTT stores it in an update path, "
+            "so it may not contain '.' or start with '-=' or '=='"
+        )
+    return key
+
+
+UpdateKey = Annotated[Slug, AfterValidator(update_path_segment)]
+"""A map key the VTT writes as one segment of a dot-path update (pool, gauge, skill, condition,
+point kind and temporary-max effect ids): Foundry expands every '.' into nesting and reads a leading
+'-=' or '==' as its deletion or replacement operator, so a key holding them would not come back."""
 
 
 class RuleModel(BaseModel):

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step
 from vtt_bridge.rules.dice import Roll, Roller, roll_pool
-from vtt_bridge.rules.ranks import Rank
+from vtt_bridge.rules.ranks import Priced, PricedRank, Rank
 
 Name = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
 
@@ -66,23 +66,24 @@ class LocateState(StrEnum):
         return STATES[level]
 
 
-class DetectionMeans(RuleModel):
-    """DET-1/3: a means of detection; `range` in scene units, None for unlimited."""
+class DetectionMeans(Priced):
+    """DET-1/3: a means of detection; `range` in scene units, None for unlimited; `rank` also takes
+    a price (RANK-2)."""
 
     name: Name
     sense: Sense
     essence: Essence = Essence.NATURAL
-    rank: Rank = Rank.UNRANKED
+    rank: PricedRank = Rank.UNRANKED
     capability: Capability = Capability.PINPOINT
     range: Distance | None = None
 
 
-class AntiDetectionMeans(RuleModel):
-    """DET-1: a means of anti-detection `{name, essence, rank}`."""
+class AntiDetectionMeans(Priced):
+    """DET-1: a means of anti-detection `{name, essence, rank}`; `rank` also takes a price (RANK-2)."""
 
     name: Name
     essence: Essence = Essence.NATURAL
-    rank: Rank = Rank.UNRANKED
+    rank: PricedRank = Rank.UNRANKED
 
 
 ORDINARY_SENSES: tuple[DetectionMeans, ...] = (

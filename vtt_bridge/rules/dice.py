@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.common import RuleViolation, Step
 
 SUCCESS_THRESHOLD = 8
 """DICE-1: each die showing 8 or more is a success."""
@@ -102,23 +102,31 @@ class Bonus:
     source: str = ""
 
 
+def counted_bonuses(bonuses: Sequence[Bonus], *, all_stack: bool = False) -> tuple[Bonus, ...]:
+    """DICE-4: the bonuses that count, in the order given: per type only the highest bonus (and the
+    worst penalty), the first of equals; every perfect bonus; with `all_stack` (the detection
+    contest), every one.
+    """
+    if all_stack:
+        return tuple(bonuses)
+    best: dict[str, int] = {}
+    worst: dict[str, int] = {}
+    for index, bonus in enumerate(bonuses):
+        if bonus.type == PERFECT:
+            continue
+        into = best if bonus.value >= 0 else worst
+        held = into.get(bonus.type)
+        if held is None or abs(bonus.value) > abs(bonuses[held].value):
+            into[bonus.type] = index
+    kept = {*best.values(), *worst.values()}
+    return tuple(b for i, b in enumerate(bonuses) if b.type == PERFECT or i in kept)
+
+
 def stack_bonuses(bonuses: Sequence[Bonus], *, all_stack: bool = False) -> int:
     """DICE-4: per type only the highest bonus (and the worst penalty) counts; perfect bonuses stack
     with all; where a rule says all its modifiers stack (`all_stack`, the detection contest), all do.
     """
-    if all_stack:
-        return sum(bonus.value for bonus in bonuses)
-    total = 0
-    best: dict[str, int] = {}
-    worst: dict[str, int] = {}
-    for bonus in bonuses:
-        if bonus.type == PERFECT:
-            total += bonus.value
-        elif bonus.value >= 0:
-            best[bonus.type] = max(best.get(bonus.type, 0), bonus.value)
-        else:
-            worst[bonus.type] = min(worst.get(bonus.type, 0), bonus.value)
-    return total + sum(best.values()) + sum(worst.values())
+    return sum(bonus.value for bonus in counted_bonuses(bonuses, all_stack=all_stack))
 
 
 WILLPOWER_BONUS = 3
@@ -182,6 +190,10 @@ def dice_needed(faces: Sequence[int], pool: int, again: int = 10) -> int:
     return used if to_roll == 0 else -1
 
 
+def _again_label(again: int) -> str:
+    return "no rerolls" if again == 11 else f"{again}-again"
+
+
 def roll_supplied(
     pool: int, dice: Sequence[int], again: int = 10, path: tuple[str | int, ...] = ("dice",)
 ) -> Roll:
@@ -197,14 +209,133 @@ def roll_supplied(
     if needed == -1:
         raise RuleViolation(
             "DICE-6",
-            f"too few dice: a pool of {max(0, pool)} with {again}-again needs more than "
+            f"too few dice: a pool of {max(0, pool)} with {_again_label(again)} needs more than "
             f"the {len(dice)} given",
             path,
         )
     if needed != len(dice):
         raise RuleViolation(
             "DICE-6",
-            f"too many dice: a pool of {max(0, pool)} with {again}-again uses {needed}, not {len(dice)}",
+            f"too many dice: a pool of {max(0, pool)} with {_again_label(again)} uses {needed}, "
+            f"not {len(dice)}",
             path,
         )
     return roll_pool(pool, SuppliedDice(dice), again)
+
+
+# --- a roll on its own: the pool, its modifiers and the steps that explain it --------------------
+
+NO_AGAIN = 11
+"""DICE-2: the `again` of a roll without rerolls (`again: null` on the wire)."""
+
+MAX_POOL = 1000
+"""The most dice a pool is given as (a number, a modifier, a trait's dots are far below it)."""
+
+WOUND = "wound"
+"""HEALTH-7: the penalty type that exists only because of the optional wound penalty rule."""
+
+
+def _signed(value: int) -> str:
+    return f"{value:+d}"
+
+
+def dice_pool(
+    traits: Sequence[tuple[str, int]], bonuses: Sequence[Bonus], wound_penalty: int = 0
+) -> tuple[int, tuple[Step, ...]]:
+    """DICE-1/4/7, HEALTH-7: the DP of a roll: its traits' dots (or a number of dice, as one part),
+    the modifiers that count under DICE-4 (Willpower's +3 DP among the perfect ones, DICE-7), and
+    the wound penalty. Returns the pool (may be 0 or less: nothing is rolled) and the steps.
+    """
+    base = sum(value for _, value in traits)
+    parts = " + ".join(f"{name} {value}" for name, value in traits)
+    steps = [
+        Step(
+            rule="DICE-1",
+            text=f"dice pool: {parts} = {base} DP",
+            data={"traits": [{"trait": name, "value": value} for name, value in traits], "base": base},
+        )
+    ]
+    counted = counted_bonuses(bonuses)
+    others = [bonus for bonus in bonuses if bonus.source != "willpower"]
+    if others:
+        kept = [any(bonus is held for held in counted) for bonus in others]
+        listed = [
+            {
+                "type": bonus.source or bonus.type,
+                "value": bonus.value,
+                "perfect": bonus.type == PERFECT,
+                "counted": counts,
+            }
+            for bonus, counts in zip(others, kept, strict=True)
+        ]
+        total = sum(bonus.value for bonus, counts in zip(others, kept, strict=True) if counts)
+        dropped = [
+            f"{bonus.source or bonus.type} {_signed(bonus.value)}"
+            for bonus, counts in zip(others, kept, strict=True)
+            if not counts
+        ]
+        text = f"modifiers: {_signed(total)} DP" + (
+            f" ({', '.join(dropped)} do not stack with a bigger one of the same type)" if dropped else ""
+        )
+        steps.append(Step(rule="DICE-4", text=text, data={"modifiers": listed, "total": total}))
+    willpower = sum(bonus.value for bonus in bonuses if bonus.source == "willpower")
+    if willpower:
+        steps.append(
+            Step(
+                rule="DICE-7",
+                text=f"Willpower: {_signed(willpower)} DP perfect bonus (stacks with every bonus)",
+                data={"bonus": willpower},
+            )
+        )
+    if wound_penalty:
+        steps.append(
+            Step(
+                rule="HEALTH-7",
+                text=f"wound penalty: {_signed(-wound_penalty)} DP",
+                data={"penalty": wound_penalty},
+            )
+        )
+    pool = base + stack_bonuses(bonuses) - wound_penalty
+    if pool != base or len(steps) > 1:
+        steps.append(Step(rule="DICE-1", text=f"{max(0, pool)} DP to roll", data={"pool": max(0, pool)}))
+    return pool, tuple(steps)
+
+
+def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...]:
+    """DICE-1/2/3/6: what a roll showed: the dice (the VTT's or the engine's), the rerolls its
+    `again` gave, its successes, and extra successes only on a roll that has at least one (DICE-3).
+    """
+    steps: list[Step] = []
+    rerolls = sum(1 for face in roll.dice if face >= roll.again)
+    if roll.again != NO_AGAIN:
+        steps.append(
+            Step(
+                rule="DICE-2",
+                text=f"{roll.again}-again: {rerolls} reroll(s)",
+                data={"again": roll.again, "rerolls": rerolls},
+            )
+        )
+    else:
+        steps.append(Step(rule="DICE-2", text="no rerolls", data={"again": None, "rerolls": 0}))
+    faces = ", ".join(str(face) for face in roll.dice) or "none"
+    steps.append(
+        Step(
+            rule="DICE-6" if supplied else "DICE-1",
+            text=f"{'the VTT' if supplied else 'the engine'} rolled [{faces}]: {roll.successes} success(es)",
+            data={"dice": list(roll.dice), "successes": roll.successes, "supplied": supplied},
+        )
+    )
+    if extra:
+        total = with_extra_successes(roll, extra)
+        steps.append(
+            Step(
+                rule="DICE-3",
+                text=(
+                    f"+{extra} extra success(es): {total}"
+                    if roll.successes >= 1
+                    else f"+{extra} extra success(es) do not count: the roll has no success"
+                ),
+                data={"extra": extra, "counted": roll.successes >= 1, "total": total},
+            )
+        )
+    return tuple(steps)

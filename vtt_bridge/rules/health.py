@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, update_path_segment
 
 if TYPE_CHECKING:  # models.py imports this module; the names are only needed for type hints
     from vtt_bridge.models import Actor, Settings
@@ -56,7 +56,7 @@ class HealthTrack(RuleModel):
     aggravated: Boxes = 0
     temp_hp: Boxes = 0
     temporary_max: dict[
-        Annotated[str, Field(min_length=1, max_length=100)],
+        Annotated[str, Field(min_length=1, max_length=100), AfterValidator(update_path_segment)],
         Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)],
     ] = Field(default_factory=dict)
     stabilized: Flag = False

@@ -17,7 +17,15 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from vtt_bridge.rules.common import RuleModel, Slug, Step
 from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
-from vtt_bridge.rules.ranks import Rank, opposed_contest
+from vtt_bridge.rules.ranks import (
+    CasterLevel,
+    Priced,
+    PricedRank,
+    Rank,
+    Spell,
+    opposed_contest,
+    spell_contest,
+)
 
 
 class ImmunityKindId(StrEnum):
@@ -290,12 +298,16 @@ def _subject_values(table: SubjectTable) -> list[str] | None:
     return None
 
 
-class Immunity(RuleModel):
-    """A Ranks-rules immunity: `{kind: "poison", rank: "C"}`, `{kind: "damage", subject: "fire"}`."""
+class Immunity(Priced):
+    """A Ranks-rules immunity: `{kind: "poison", rank: "C"}`, `{kind: "damage", subject: "fire"}`.
+
+    `rank` also takes a price (`"CC+300"`, RANK-2); `casterLevel`: the immunity is a spell's (RANK-4).
+    """
 
     kind: ImmunityKindId
     subject: Slug | None = Field(default=None, validate_default=True)
-    rank: Rank = Rank.UNRANKED
+    rank: PricedRank = Rank.UNRANKED
+    caster_level: CasterLevel | None = None
     source: Annotated[str, Field(strict=True, max_length=200)] | None = None
 
     @field_validator("subject")
@@ -401,12 +413,15 @@ def check_immunities(
     effect_rank: Rank,
     what: str,
     data: dict[str, Any] | None = None,
+    caster_level: int | None = None,
 ) -> ImmunityCheck:
     """RANK-5/9/10: the first covering immunity that holds blocks `what`. An uncontested one always
     holds (RANK-9); a Rank-contested one only against effects of its Rank or lower (RANK-5, RANK-6:
     the immune side is the shield and wins ties). Without one, an effect of any Rank applies.
     `data` names `what` for the chat card (`{"what": "points", "kind": ...}`, `"condition"`,
     `"effect"`, `"damage"`); each step adds `immunity`, `blocked` and, when contested, `effectRank`.
+    `caster_level`: the effect is a spell's; against an immunity that is a spell's too, at equal Rank
+    the higher caster level wins (RANK-4; equal levels: RANK-6, the immune side).
     """
     steps: list[Step] = []
     for immunity in immunities:
@@ -420,13 +435,21 @@ def check_immunities(
                 Step(rule="RANK-9", text=f"immunity to {immunity.describe()} blocks {what}", data=info)
             )
             return ImmunityCheck(True, immunity, tuple(steps))
-        outcome = opposed_contest(effect_rank, immunity.rank)
+        if caster_level is not None and immunity.caster_level is not None:
+            outcome = spell_contest(
+                Spell(rank=effect_rank, caster_level=caster_level),
+                Spell(rank=immunity.rank, caster_level=immunity.caster_level),
+            )
+            info["casterLevel"] = caster_level
+        else:
+            outcome = opposed_contest(effect_rank, immunity.rank)
+        rule = "RANK-4" if outcome.rule == "RANK-4" else "RANK-5"
         info["effectRank"] = effect_rank.value
         info["blocked"] = outcome.winner == "shield"
         if outcome.winner == "shield":
             steps.append(
                 Step(
-                    rule="RANK-5",
+                    rule=rule,
                     text=f"{immunity.describe()} immunity blocks {what} ({effect_rank.label}) "
                     f"- {outcome.reason}",
                     data=info,
@@ -435,7 +458,7 @@ def check_immunities(
             return ImmunityCheck(True, immunity, tuple(steps))
         steps.append(
             Step(
-                rule="RANK-5",
+                rule=rule,
                 text=f"{immunity.describe()} immunity does not stop {what} ({effect_rank.label}) "
                 f"- {outcome.reason}",
                 data=info,

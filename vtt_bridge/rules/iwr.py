@@ -25,7 +25,7 @@ from vtt_bridge.rules.immunities import (
     covers_damage,
     covers_traits,
 )
-from vtt_bridge.rules.ranks import Rank
+from vtt_bridge.rules.ranks import CasterLevel, Priced, PricedRank, Rank
 
 Amount = Annotated[int, Field(strict=True, ge=0, le=1_000_000)]
 """Damage, healing or an IWR value: a non-negative integer no larger than a million."""
@@ -95,13 +95,17 @@ EFFECT_CATEGORIES: dict[str, str] = {"death-effects": "death", "disease": "disea
 other `x-effects` type maps to trait `x` the same way."""
 
 
-class DamageInstance(RuleModel):
-    """One instance of damage: one type within one hit (IWR-6), with its grade and Rank (IWR-8)."""
+class DamageInstance(Priced):
+    """One instance of damage: one type within one hit (IWR-6), with its grade and Rank (IWR-8).
+
+    `rank` also takes a price (RANK-2); `casterLevel`: the damage is a spell's (RANK-4).
+    """
 
     amount: Amount
     grade: Grade
     type: DamageType = DamageType.UNTYPED
-    rank: Rank = Rank.UNRANKED
+    rank: PricedRank = Rank.UNRANKED
+    caster_level: CasterLevel | None = None
     traits: tuple[Slug, ...] = ()
     materials: tuple[Slug, ...] = ()
     critical: Flag = False
@@ -341,6 +345,7 @@ def _resolve_one(
     # RANK-5/9/10: the Ranks rules' immunities, against the instance's Rank.
     # Damage they cover meets the instance's Rank; an effect they cover (by trait) meets the
     # effect's Rank, the highest of its instances, so one effect is blocked whole or not at all.
+    # RANK-4: the caster level of a spell's damage meets that of a spell's immunity.
     checks: tuple[tuple[Callable[[Immunity], bool], Rank, str, dict[str, object]], ...] = ()
     if immunities:  # (most creatures have none: skip building the checks)
         checks = (
@@ -358,7 +363,9 @@ def _resolve_one(
             ),
         )
     for covers, rank, what, what_data in checks:
-        check = check_immunities(immunities, covers, rank, what, data=what_data)
+        check = check_immunities(
+            immunities, covers, rank, what, data=what_data, caster_level=instance.caster_level
+        )
         steps.extend(check.steps[:-1] if check.blocked else check.steps)
         if check.blocked:
             last = check.steps[-1]

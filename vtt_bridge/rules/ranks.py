@@ -7,12 +7,13 @@ The immunity catalogue (RANK-9/10) and the immunity rules built on it (RANK-5, 1
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 from vtt_bridge.rules.common import Count, RuleModel
 
@@ -96,6 +97,97 @@ def parse_price(text: str) -> Price:
     if points > MAX_REWARD_POINTS:
         raise ValueError(f"malformed price {text!r}: reward points above {MAX_REWARD_POINTS}")
     return Price(rank=rank, reward_points=points)
+
+
+RANK_NAMES: frozenset[str] = frozenset(rank.value for rank in Rank)
+PRICE_FORMS = (
+    "a Rank ('unranked', 'D', 'C', 'B', 'A' or 'S') or a price: Rank letters from D, C, B, A, S, "
+    "optionally followed by '+' and reward points (e.g. 'CC', 'DD+1200', 'SSS+500')"
+)
+
+
+def _rank_or_price(value: Any) -> Any:
+    """RANK-2: a field that accepts a Rank also accepts a price; the price gives the Rank."""
+    if isinstance(value, str) and value not in RANK_NAMES:
+        try:
+            return parse_price(value).rank
+        except ValueError:
+            raise ValueError(f"malformed Rank or price {value!r}: allowed: {PRICE_FORMS}") from None
+    return value
+
+
+def _price_text(value: str) -> str:
+    try:
+        parse_price(value)
+    except ValueError:
+        raise ValueError(f"malformed price {value!r}: allowed: {PRICE_FORMS}") from None
+    return value
+
+
+PricedRank = Annotated[Rank, BeforeValidator(_rank_or_price)]
+"""RANK-1/2: a Rank, given as its name (`C`) or as a price (`CC`, `DD+1200`: the price's Rank)."""
+
+PriceText = Annotated[str, Field(strict=True, min_length=1, max_length=40), AfterValidator(_price_text)]
+"""RANK-2: a price as the GM wrote it (`DD+1200`), well-formed."""
+
+
+def _is_price(value: str) -> bool:
+    """A well-formed price that is not simply a Rank's name (a malformed one stays in the Rank field,
+    which then says why it is refused)."""
+    if value in RANK_NAMES:
+        return False
+    try:
+        parse_price(value)
+    except ValueError:
+        return False
+    return True
+
+
+def keep_prices(data: Any, fields: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
+    """RANK-2, for a model's `mode="before"` validator: where a Rank field (any of its spellings,
+    alias or name) holds a price, keep the text in the price field beside it (`rank: "DD+1200"` ->
+    `price: "DD+1200"`, and the Rank field then gives D); a price given alone sets the Rank field;
+    a price beside a Rank it does not give is refused (ValueError naming RANK-2).
+    """
+    if not isinstance(data, dict):
+        return data
+    out: dict[str, Any] | None = None
+    for rank_keys, price_keys in fields.items():
+        rank_key = next((key for key in rank_keys if key in data), None)
+        price_key = next((key for key in price_keys if key in data), None)
+        value = data[rank_key] if rank_key is not None else None
+        price = data[price_key] if price_key is not None else None
+        if price is None:
+            if isinstance(value, str) and _is_price(value):  # a price in the Rank field
+                out = dict(data) if out is None else out
+                out[price_keys[0]] = value
+        elif rank_key is None or value is None:  # a price alone
+            out = dict(data) if out is None else out
+            out[rank_keys[0]] = price
+        elif isinstance(price, str) and _is_price(price) and value != price:
+            given = parse_price(price).rank
+            named = Rank(value) if isinstance(value, str) and value in RANK_NAMES else None
+            if named is None and isinstance(value, str) and _is_price(value):
+                named = parse_price(value).rank
+            if named is not None and named is not given:
+                raise ValueError(f"RANK-2: price {price!r} gives {given.value}, not {rank_keys[-1]} {value}")
+    return data if out is None else out
+
+
+class Priced(RuleModel):
+    """RANK-2: a model whose Rank fields also take a price; the state keeps the price as written
+    (`price`) beside the Rank it gives (`rank`). A price and a Rank that disagree are refused."""
+
+    price: PriceText | None = None
+    """RANK-2: the purchase price the GM wrote (`DD+1200`); `rank` is the Rank it gives."""
+
+    PRICED: ClassVar[Mapping[tuple[str, ...], tuple[str, ...]]] = {("rank",): ("price",)}
+    """Rank field spellings (name first, then alias) -> its price field's spellings."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _keep_prices(cls, data: Any) -> Any:
+        return keep_prices(data, cls.PRICED)
 
 
 # --- RANK-3 / RANK-4 / RANK-6: effect Rank and contests -------------------------------------------

@@ -1,157 +1,603 @@
 /**
- * Foundry-shaped plain objects for tests: documents whose `update` merges dot-path keys the way
- * Foundry's does (including both deletion syntaxes), a world actor class with `updateDocuments`,
- * a scene with `updateEmbeddedDocuments`, and `fromUuid`. Written from the public API docs.
+ * A strict Foundry stand-in for the module's tests, written from Foundry's public API pages only
+ * (never from its source). It is meant to be as strict as the documented Foundry, never kinder: where
+ * the documentation leaves something open, the stand-in takes the reading that makes careless module
+ * code fail. Each behaviour names the page it comes from:
+ *
+ * [expand]     foundry.utils.expandObject — https://foundryvtt.com/api/functions/foundry.utils.expandObject.html
+ *              "converting all dot-notation keys to inner objects"; v14 expandObjectInPlace
+ *              (https://foundryvtt.com/api/v14/functions/foundry.utils.expandObjectInPlace.html): keys
+ *              with dots are expanded "via setProperty", at every level unless `shallow`.
+ * [merge]      foundry.utils.mergeObject — https://foundryvtt.com/api/v12/functions/foundry.utils.mergeObject.html
+ *              and v14 https://foundryvtt.com/api/v14/functions/foundry.utils.mergeObject.html: inner
+ *              objects merged recursively, new keys inserted, values overwritten; `performDeletions`
+ *              (v14 `applyOperators`) applies the deletion/replacement operators.
+ * [operators]  `{"-=key": null}` deletes, `{"==key": value}` replaces whole (v12/v13); v14 replaces
+ *              both with `foundry.data.operators.ForcedDeletion` / `ForcedReplacement` values on the
+ *              plain key, the old keys deprecated until v16, `_del` a shared ForcedDeletion instance:
+ *              the v14 announcement (https://github.com/foundryvtt/foundryvtt/issues/13090, thread
+ *              https://doublepost.link/guild/170995199584108546/thread/1412433779674579015/p/1412433781960347781/).
+ *              v13 requires the value `null` on a `-=` key (https://github.com/foundryvtt/foundryvtt/issues/11977).
+ * [update]     ClientDocument#update / Document.updateDocuments — https://foundryvtt.com/api/classes/foundry.ClientDocument.html;
+ *              the `diff` option "Difference each update object against current Document data and
+ *              only use differential data" — https://foundryvtt.com/api/v14/interfaces/foundry.abstract.types.DatabaseUpdateOperation.html
+ *              (an update that changes nothing writes nothing and fires no update hook).
+ * [hooks]      preUpdateDocument (initiating client, may cancel with `false`) —
+ *              https://foundryvtt.com/api/v12/functions/hookEvents.preUpdateDocument.html;
+ *              updateDocument(document, changed, options, userId) with the differential data —
+ *              https://foundryvtt.com/api/v12/functions/hookEvents.updateDocument.html;
+ *              createDocument / deleteDocument likewise (createActiveEffect, deleteActiveEffect).
+ *              Hooks.call stops at a handler returning false; Hooks.callAll calls every handler —
+ *              https://foundryvtt.com/api/classes/foundry.helpers.Hooks.html.
+ * [ownership]  CONST.DOCUMENT_OWNERSHIP_LEVELS (NONE 0 … OWNER 3) —
+ *              https://foundryvtt.com/api/v14/variables/CONST.DOCUMENT_OWNERSHIP_LEVELS.html; "OWNER:
+ *              Allows the User to view and make changes to the Document" —
+ *              https://foundryvtt.com/api/enums/foundry.CONST.DOCUMENT_OWNERSHIP_LEVELS.html;
+ *              Document#testUserPermission, #isOwner ("the current game User has ownership rights") —
+ *              https://foundryvtt.com/api/classes/foundry.ClientDocument.html; Game Masters may do
+ *              everything — https://foundryvtt.com/article/users/. An update by a user below OWNER
+ *              is refused.
+ * [embedded]   Scene#updateEmbeddedDocuments updates documents embedded in THAT scene —
+ *              https://foundryvtt.com/api/v14/classes/foundry.documents.Scene.html; an id the scene
+ *              does not hold is refused (the stand-in throws).
+ * [statuses]   Actor#toggleStatusEffect(statusId, {active, overlay}) —
+ *              https://foundryvtt.com/api/classes/foundry.documents.Actor.html — creates or deletes the
+ *              ActiveEffect of a status configured in CONFIG.statusEffects (an array in v12/v13,
+ *              an object keyed by id in v14 — https://foundryvtt.com/api/v14/variables/CONFIG.statusEffects.html);
+ *              ActiveEffect `statuses` is a Set of status ids —
+ *              https://foundryvtt.com/api/interfaces/foundry.types.ActiveEffectData.html; Actor#statuses,
+ *              the statuses of the actor's effects, is derived data recomputed when the actor
+ *              prepares its data. The pages do not say whether that happens before the
+ *              create/deleteActiveEffect hooks run, so here it happens AFTER them: a hook handler
+ *              must read the event's effect, not Actor#statuses.
+ * [queries]    v13+ `CONFIG.queries[name] = handler` and `User#query(name, data, {timeout})`, a
+ *              promise answered by that user's client — https://foundryvtt.com/api/classes/foundry.documents.User.html,
+ *              https://foundryvtt.wiki/en/development/api/sockets. The stand-in rejects on timeout
+ *              and when the user is not connected.
+ * [socket]     `game.socket.emit("module.<id>", data)` reaches every OTHER connected client, never
+ *              the sender — https://foundryvtt.wiki/en/development/api/sockets.
  */
 
-/** Stands in for v14's `foundry.data.operators.ForcedDeletion`. */
-export class ForcedDeletion {
-  static create() {
-    return new ForcedDeletion();
+/** v14 `foundry.data.operators.ForcedDeletion`; constructed with `new` (or the `_del` instance). */
+export class ForcedDeletion {}
+
+/** v14 `foundry.data.operators.ForcedReplacement`: replaces the key's value whole. */
+export class ForcedReplacement {
+  /** @param {unknown} replacement */
+  constructor(replacement) {
+    this.replacement = replacement;
   }
+  /** @param {unknown} replacement */
+  static create(replacement) {
+    return new ForcedReplacement(replacement);
+  }
+}
+
+/** The globals a module reads per version (`deletionOperator(env)` and friends). */
+export const ENV = Object.freeze({
+  12: Object.freeze({ release: { generation: 12 } }),
+  13: Object.freeze({ release: { generation: 13 } }),
+  14: Object.freeze({
+    release: { generation: 14 },
+    foundry: { data: { operators: { ForcedDeletion, ForcedReplacement } } },
+    _del: new ForcedDeletion(),
+  }),
+});
+
+/** @param {unknown} value @returns {value is Record<string, any>} */
+export function isPlain(value) {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /**
- * Merge one flat dot-path update into `target` (Foundry: expandObject + mergeObject).
- * @param {Record<string, any>} target
- * @param {Record<string, unknown>} update
+ * [expand] Dot-notation keys become inner objects, at every level; class instances (operators)
+ * are kept as they are.
+ * @param {Record<string, unknown>} data
+ * @returns {Record<string, any>}
  */
-export function mergeUpdate(target, update) {
-  for (const [path, value] of Object.entries(update)) {
-    if (path === "_id") continue;
-    const parts = path.split(".");
-    let node = target;
+export function expandObject(data) {
+  /** @type {Record<string, any>} */
+  const out = {};
+  for (const [key, raw] of Object.entries(data)) {
+    const value = isPlain(raw) ? expandObject(raw) : raw;
+    const parts = key.split(".");
+    let node = out;
     for (const part of parts.slice(0, -1)) {
-      if (typeof node[part] !== "object" || node[part] === null || Array.isArray(node[part])) node[part] = {};
+      if (!isPlain(node[part])) node[part] = {};
       node = node[part];
     }
-    const last = /** @type {string} */ (parts.at(-1));
-    if (last.startsWith("-=")) {
-      if (value !== null) throw new Error(`v13 deletion keys need the value null: ${path}`);
-      delete node[last.slice(2)];
-    } else if (value instanceof ForcedDeletion) {
-      delete node[last];
-    } else if (typeof value === "object" && value !== null && !Array.isArray(value) && typeof node[last] === "object" && node[last] !== null && !Array.isArray(node[last])) {
-      mergeUpdate(node[last], /** @type {Record<string, unknown>} */ (Object.fromEntries(Object.entries(value))));
+    node[/** @type {string} */ (parts.at(-1))] = value;
+  }
+  return out;
+}
+
+/**
+ * [merge] + [operators]: merge expanded `other` into `original` in place.
+ * @param {Record<string, any>} original
+ * @param {Record<string, any>} other
+ * @param {number} generation 12, 13 or 14
+ */
+export function mergeObject(original, other, generation) {
+  for (const [key, value] of Object.entries(other)) {
+    if (key.startsWith("-=")) {
+      if (generation >= 13 && value !== null) throw new Error(`v${generation}: the deletion key ${key} needs the value null`);
+      delete original[key.slice(2)];
+    } else if (key.startsWith("==")) {
+      original[key.slice(2)] = structuredClone(value);
+    } else if (generation >= 14 && value instanceof ForcedDeletion) {
+      delete original[key];
+    } else if (generation >= 14 && value instanceof ForcedReplacement) {
+      original[key] = structuredClone(value.replacement);
+    } else if (isPlain(value)) {
+      if (!isPlain(original[key])) original[key] = {};
+      mergeObject(original[key], value, generation);
     } else {
-      node[last] = structuredClone(value);
+      original[key] = isPlain(value) || Array.isArray(value) ? structuredClone(value) : value;
     }
   }
+  return original;
+}
+
+/**
+ * One flat dot-path update applied the way Document#update applies it ([expand] then [merge]).
+ * @param {Record<string, any>} target
+ * @param {Record<string, unknown>} update
+ * @param {number} [generation]
+ */
+export function mergeUpdate(target, update, generation = 13) {
+  const { _id, ...rest } = update;
+  void _id;
+  return mergeObject(target, expandObject(rest), generation);
+}
+
+/**
+ * [update] the differential part of expanded `changes` against `source` (operators always kept).
+ * @param {Record<string, any>} source
+ * @param {Record<string, any>} changes
+ * @returns {Record<string, any>}
+ */
+function diffObject(source, changes) {
+  /** @type {Record<string, any>} */
+  const out = {};
+  for (const [key, value] of Object.entries(changes)) {
+    if (key.startsWith("-=")) {
+      if (key.slice(2) in source) out[key] = value;
+    } else if (key.startsWith("==") || value instanceof ForcedDeletion || value instanceof ForcedReplacement) {
+      out[key] = value;
+    } else if (isPlain(value) && isPlain(source[key])) {
+      const inner = diffObject(source[key], value);
+      if (Object.keys(inner).length) out[key] = inner;
+    } else if (JSON.stringify(source[key]) !== JSON.stringify(value) || !(key in source)) {
+      out[key] = value;
+    }
+  }
+  return out;
 }
 
 export class FakeHooks {
-  /** @type {Map<string, Array<(...args: any[]) => void>>} */
+  /** @type {Map<string, Array<(...args: any[]) => unknown>>} */
   handlers = new Map();
-  /** @param {string} name @param {(...args: any[]) => void} fn */
+  /** @param {string} name @param {(...args: any[]) => unknown} fn */
   on(name, fn) {
     this.handlers.set(name, [...(this.handlers.get(name) ?? []), fn]);
+    return fn;
   }
-  /** @param {string} name @param {...any} args */
+  /** @param {string} name @param {(...args: any[]) => unknown} fn */
+  once(name, fn) {
+    const wrapped = (/** @type {any[]} */ ...args) => {
+      this.off(name, wrapped);
+      return fn(...args);
+    };
+    return this.on(name, wrapped);
+  }
+  /** @param {string} name @param {(...args: any[]) => unknown} fn */
+  off(name, fn) {
+    this.handlers.set(name, (this.handlers.get(name) ?? []).filter((f) => f !== fn));
+  }
+  /** [hooks] Hooks.call: stops at (and returns false for) a handler returning false. @param {string} name @param {...any} args */
   call(name, ...args) {
-    for (const fn of this.handlers.get(name) ?? []) fn(...args);
+    for (const fn of this.handlers.get(name) ?? []) if (fn(...args) === false) return false;
+    return true;
   }
-  /** Foundry's `Hooks.callAll`: every handler, whatever they return. @param {string} name @param {...any} args */
+  /** [hooks] Hooks.callAll: every handler, whatever they return. @param {string} name @param {...any} args */
   callAll(name, ...args) {
-    this.call(name, ...args);
+    for (const fn of this.handlers.get(name) ?? []) fn(...args);
     return true;
   }
 }
 
+/** @typedef {{id: string, name: string, isGM: boolean, active: boolean}} FakeUser */
+
+const OWNER = 3;
+
 export class FakeDocument {
   /**
-   * @param {string} documentName "Actor" | "Token"
+   * @param {FakeWorld} world
+   * @param {string} documentName "Actor" | "Token" | "Scene"
    * @param {Record<string, any>} data
-   * @param {FakeHooks} hooks
    */
-  constructor(documentName, data, hooks) {
+  constructor(world, documentName, data) {
+    this.world = world;
     this.documentName = documentName;
-    data = structuredClone(data);
+    /** @type {Record<string, any>} the stored data: flags, x, y, elevation, name, ownership */
+    this._source = structuredClone({ flags: {}, ownership: { default: 0 }, ...data });
     /** @type {string} */
     this.id = data.id;
     /** @type {string} */
     this.uuid = data.uuid ?? "";
-    /** @type {string} */
-    this.name = data.name ?? "";
-    /** @type {number} */
-    this.x = data.x ?? 0;
-    /** @type {number} */
-    this.y = data.y ?? 0;
-    /** @type {number} */
-    this.elevation = data.elevation ?? 0;
-    /** @type {{id: string}|null} */
-    this.parent = data.parent ?? null;
+    /** @type {any} the parent document (a token's scene, an effect's actor) */
+    this.parent = null;
     /** @type {any} set on tokens */
     this.actor = null;
-    /** @type {Record<string, any>} */
-    this.flags = data.flags ?? {};
-    this.hooks = hooks;
+    /** every update call made, as given: `{changes, options}` */
     /** @type {Array<{changes: Record<string, unknown>, options: Record<string, unknown>}>} */
     this.updates = [];
-    /** @type {Set<string>} */
+    /** @type {FakeEffect[]} */
+    this.effects = [];
+    /** @type {Set<string>} [statuses] derived: recomputed after the effect hooks */
     this.statuses = new Set();
   }
 
-  /** @param {Record<string, unknown>} changes @param {Record<string, unknown>} [options] */
+  get flags() {
+    return this._source.flags;
+  }
+  set flags(value) {
+    this._source.flags = value;
+  }
+  /** a game system's data (`system`) and subtype (`type`) are stored data too */
+  get system() {
+    return this._source.system;
+  }
+  set system(value) {
+    this._source.system = value;
+  }
+  get type() {
+    return this._source.type;
+  }
+  set type(value) {
+    this._source.type = value;
+  }
+  get name() {
+    return this._source.name ?? "";
+  }
+  get x() {
+    return this._source.x ?? 0;
+  }
+  get y() {
+    return this._source.y ?? 0;
+  }
+  get elevation() {
+    return this._source.elevation ?? 0;
+  }
+  get ownership() {
+    return this._source.ownership;
+  }
+
+  /**
+   * [ownership] the user's level: a Game Master owns everything; a token inherits its actor's.
+   * @param {FakeUser} user
+   * @returns {number}
+   */
+  getUserLevel(user) {
+    if (user.isGM) return OWNER;
+    if (this.documentName === "Token" && this.actor) return this.actor.getUserLevel(user);
+    const own = this.ownership ?? {};
+    return own[user.id] ?? own.default ?? 0;
+  }
+
+  /** @param {FakeUser} user @param {"NONE"|"LIMITED"|"OBSERVER"|"OWNER"} level */
+  testUserPermission(user, level) {
+    return this.getUserLevel(user) >= { NONE: 0, LIMITED: 1, OBSERVER: 2, OWNER: 3 }[level];
+  }
+
+  get isOwner() {
+    return this.testUserPermission(this.world.user, "OWNER");
+  }
+
+  /**
+   * [update] [hooks] [ownership]
+   * @param {Record<string, unknown>} changes
+   * @param {Record<string, unknown>} [options]
+   */
   async update(changes, options = {}) {
     this.updates.push({ changes, options });
-    mergeUpdate(/** @type {any} */ (this), changes);
-    this.hooks.call(`update${this.documentName}`, this, changes, options);
+    const user = this.world.user;
+    if (!this.testUserPermission(user, "OWNER")) {
+      throw new Error(`User ${user.name} lacks permission to update ${this.documentName} [${this.id}]`);
+    }
+    const { _id, ...rest } = changes;
+    void _id;
+    const expanded = expandObject(rest);
+    if (this.world.hooks.call(`preUpdate${this.documentName}`, this, expanded, options, user.id) === false) return undefined;
+    const diff = options.diff === false ? expanded : diffObject(this._source, expanded);
+    if (!Object.keys(diff).length) return this;
+    mergeObject(this._source, diff, this.world.generation);
+    this.world.hooks.callAll(`update${this.documentName}`, this, diff, options, user.id);
     return this;
   }
 
-  /** @param {string} status @param {{active: boolean}} options */
-  async toggleStatusEffect(status, { active }) {
-    if (active) this.statuses.add(status);
-    else this.statuses.delete(status);
-    return active;
+  /**
+   * [statuses] create or delete the status's ActiveEffect; resolves to the new effect, `true` when
+   * one already existed, `false` when one was deleted, `undefined` when nothing changed (our reading
+   * of the return value, which the pages we read leave unclear; the module never uses it).
+   * @param {string} statusId
+   * @param {{active?: boolean, overlay?: boolean}} [options]
+   */
+  async toggleStatusEffect(statusId, { active, overlay = false } = {}) {
+    const config = this.world.statusEffect(statusId);
+    if (!config) throw new Error(`Invalid status ID "${statusId}" provided to Actor#toggleStatusEffect`);
+    const existing = this.effects.filter((e) => e.statuses.has(statusId));
+    const want = active ?? !existing.length;
+    if (want && existing.length) return overlay ? undefined : true;
+    if (!want && !existing.length) return undefined;
+    const user = this.world.user;
+    if (!this.testUserPermission(user, "OWNER")) {
+      throw new Error(`User ${user.name} lacks permission to ${want ? "create" : "delete"} ActiveEffect in Actor [${this.id}]`);
+    }
+    if (want) {
+      const effect = new FakeEffect(this, { name: config.name ?? statusId, statuses: [statusId] });
+      if (this.world.hooks.call("preCreateActiveEffect", effect, {}, {}, user.id) === false) return undefined;
+      this.effects.push(effect);
+      this.world.hooks.callAll("createActiveEffect", effect, {}, user.id);
+      this.prepareData();
+      return effect;
+    }
+    for (const effect of existing) {
+      if (this.world.hooks.call("preDeleteActiveEffect", effect, {}, user.id) === false) continue;
+      this.effects = this.effects.filter((e) => e !== effect);
+      this.world.hooks.callAll("deleteActiveEffect", effect, {}, user.id);
+    }
+    this.prepareData();
+    return false;
+  }
+
+  /** [statuses] derived data: the statuses of the actor's enabled effects. */
+  prepareData() {
+    this.statuses = new Set(this.effects.filter((e) => !e.disabled).flatMap((e) => [...e.statuses]));
   }
 }
 
-/** A tiny Foundry world: actors, one scene with tokens, hooks, fromUuid. */
+let effectCount = 0;
+
+export class FakeEffect {
+  /** @param {FakeDocument} parent @param {{name: string, statuses: string[]}} data */
+  constructor(parent, data) {
+    this.id = `effect${(effectCount += 1)}`;
+    this.parent = parent;
+    this.name = data.name;
+    this.disabled = false;
+    /** @type {Set<string>} */
+    this.statuses = new Set(data.statuses);
+  }
+}
+
+export class FakeScene extends FakeDocument {
+  /** @param {FakeWorld} world @param {Record<string, any>} data */
+  constructor(world, data) {
+    super(world, "Scene", { grid: { size: 100, distance: 1.5, units: "m" }, ...data, uuid: `Scene.${data.id}` });
+    /** @type {FakeDocument[]} the scene's embedded tokens */
+    this.tokens = [];
+  }
+
+  get grid() {
+    return this._source.grid;
+  }
+
+  /**
+   * [embedded] only tokens of this scene; an unknown id is refused before anything is written.
+   * @param {string} name
+   * @param {Record<string, any>[]} updates
+   * @param {Record<string, unknown>} [options]
+   */
+  async updateEmbeddedDocuments(name, updates, options = {}) {
+    if (name !== "Token") throw new Error(`the stand-in embeds only Token, not ${name}`);
+    const docs = updates.map(({ _id }) => {
+      const doc = this.tokens.find((t) => t.id === _id);
+      if (!doc) throw new Error(`Token [${_id}] does not exist in Scene [${this.id}]`);
+      return doc;
+    });
+    const out = [];
+    for (const [i, { _id, ...rest }] of updates.entries()) {
+      void _id;
+      out.push(await docs[i].update(rest, options));
+    }
+    return out;
+  }
+}
+
+/**
+ * A tiny Foundry world of one version: users, actors, scenes with tokens, hooks, fromUuid,
+ * CONFIG.statusEffects, `game.socket` and v13+ queries between connected clients.
+ */
 export class FakeWorld {
-  constructor() {
+  /** @param {{generation?: 12|13|14, statusIds?: string[]}} [options] */
+  constructor({ generation = 13, statusIds = ["blind", "deaf", "unconscious", "dead", "prone", "invisible"] } = {}) {
+    this.generation = generation;
+    this.env = ENV[generation];
     this.hooks = new FakeHooks();
+    /** @type {Map<string, FakeUser>} */
+    this.users = new Map([["gm", { id: "gm", name: "Gamemaster", isGM: true, active: true }]]);
+    /** @type {FakeUser} the user this client is logged in as */
+    this.user = /** @type {FakeUser} */ (this.users.get("gm"));
+    /** [statuses] CONFIG.statusEffects in the version's shape */
+    this.statusEffects = generation >= 14
+      ? Object.fromEntries(statusIds.map((id) => [id, { id, name: `EFFECT.Status${id}` }]))
+      : statusIds.map((id) => ({ id, name: `EFFECT.Status${id}` }));
+    /** @type {Map<string, FakeDocument>} */
+    this.actors = new Map();
     /** @type {Map<string, FakeDocument>} */
     this.byUuid = new Map();
-    /** @type {FakeDocument[]} */
-    this.tokens = [];
+    /** @type {Map<string, FakeScene>} */
+    this.scenes = new Map();
+    this.scene = this.addScene("scene1");
+    /** @type {FakeDocument[]} the first scene's tokens */
+    this.tokens = this.scene.tokens;
     const world = this;
     this.Actor = {
-      /** @param {Record<string, any>[]} updates @param {Record<string, unknown>} [options] */
+      /** [update] Actor.updateDocuments: every id must name a world actor. @param {Record<string, any>[]} updates @param {Record<string, unknown>} [options] */
       async updateDocuments(updates, options) {
-        for (const { _id, ...rest } of updates) await world.byUuid.get(`Actor.${_id}`)?.update(rest, options);
-      },
-    };
-    this.scene = {
-      id: "scene1",
-      grid: { size: 100, distance: 1.5, units: "m" },
-      flags: {},
-      tokens: this.tokens,
-      /** @param {string} name @param {Record<string, any>[]} updates @param {Record<string, unknown>} [options] */
-      async updateEmbeddedDocuments(name, updates, options) {
-        if (name !== "Token") throw new Error(name);
-        for (const { _id, ...rest } of updates) await world.tokens.find((t) => t.id === _id)?.update(rest, options);
+        const docs = updates.map(({ _id }) => {
+          const doc = world.actors.get(_id);
+          if (!doc) throw new Error(`Actor [${_id}] does not exist`);
+          return doc;
+        });
+        const out = [];
+        for (const [i, { _id, ...rest }] of updates.entries()) {
+          void _id;
+          out.push(await docs[i].update(rest, options));
+        }
+        return out;
       },
     };
   }
 
-  /** @param {string} id @param {string} name @param {Record<string, any>} flags */
-  addActor(id, name, flags) {
-    const actor = new FakeDocument("Actor", { id, uuid: `Actor.${id}`, name, flags: { "vtt-bridge": flags } }, this.hooks);
+  /** @param {string} id */
+  statusEffect(id) {
+    const all = Array.isArray(this.statusEffects) ? this.statusEffects : Object.values(this.statusEffects);
+    return all.find((s) => s.id === id) ?? null;
+  }
+
+  /** @param {string} id @param {string} name @param {{isGM?: boolean, active?: boolean}} [options] */
+  addUser(id, name, { isGM = false, active = true } = {}) {
+    const user = { id, name, isGM, active };
+    this.users.set(id, user);
+    return user;
+  }
+
+  /** Log this client in as another user. @param {string} id */
+  loginAs(id) {
+    this.user = /** @type {FakeUser} */ (this.users.get(id));
+    return this.user;
+  }
+
+  /** @param {string} id */
+  addScene(id) {
+    const scene = new FakeScene(this, { id, name: id });
+    this.scenes.set(id, scene);
+    this.byUuid.set(scene.uuid, scene);
+    return scene;
+  }
+
+  /**
+   * @param {string} id
+   * @param {string} name
+   * @param {Record<string, any>} flags the actor's `flags.vtt-bridge`
+   * @param {Record<string, number>} [ownership] user id → level (and `default`)
+   */
+  addActor(id, name, flags, ownership = { default: 0 }) {
+    const actor = new FakeDocument(this, "Actor", { id, uuid: `Actor.${id}`, name, flags: { "vtt-bridge": flags }, ownership });
+    this.actors.set(id, actor);
     this.byUuid.set(actor.uuid, actor);
     return actor;
   }
 
-  /** @param {string} id @param {FakeDocument} actor @param {number} x @param {number} y */
-  addToken(id, actor, x, y) {
-    const token = new FakeDocument("Token", { id, x, y, elevation: 0, parent: { id: this.scene.id } }, this.hooks);
+  /** @param {string} id @param {FakeDocument} actor @param {number} x @param {number} y @param {FakeScene} [scene] */
+  addToken(id, actor, x, y, scene = this.scene) {
+    const token = new FakeDocument(this, "Token", { id, uuid: `${scene.uuid}.Token.${id}`, x, y, elevation: 0 });
+    token.parent = scene;
     token.actor = actor;
-    this.tokens.push(token);
+    scene.tokens.push(token);
+    this.byUuid.set(token.uuid, token);
     return token;
   }
 
   /** @param {string} uuid */
   async fromUuid(uuid) {
     return this.byUuid.get(uuid) ?? null;
+  }
+}
+
+/**
+ * [socket] [queries] The browsers connected to one world: each has its own `CONFIG.queries` and
+ * `game.socket`; a socket message reaches every other browser (never the sender), a query reaches
+ * the one user asked and is answered by that browser's handler, or rejects (not connected, no
+ * handler, or no answer within `timeout`). Data crosses the wire as JSON.
+ */
+export class FakeNetwork {
+  /** @param {FakeWorld} world */
+  constructor(world) {
+    this.world = world;
+    /** @type {Map<string, FakeClient>} user id → browser */
+    this.clients = new Map();
+  }
+
+  /** @param {string} userId @returns {FakeClient} */
+  connect(userId) {
+    const client = new FakeClient(this, /** @type {FakeUser} */ (this.world.users.get(userId)));
+    this.clients.set(userId, client);
+    client.user.active = true;
+    return client;
+  }
+
+  /** @param {string} userId */
+  disconnect(userId) {
+    this.clients.delete(userId);
+    const user = this.world.users.get(userId);
+    if (user) user.active = false;
+  }
+
+  /**
+   * @param {string} targetId @param {string} name @param {unknown} data @param {number} [timeout]
+   * @returns {Promise<unknown>}
+   */
+  async query(targetId, name, data, timeout) {
+    const target = this.clients.get(targetId);
+    if (!target) throw new Error(`User [${targetId}] is not connected`);
+    const handler = target.queries[name];
+    if (typeof handler !== "function") throw new Error(`User [${targetId}] has no query handler "${name}"`);
+    const answer = Promise.resolve().then(() => handler(JSON.parse(JSON.stringify(data)), { timeout })).then((a) => JSON.parse(JSON.stringify(a ?? null)));
+    if (timeout === undefined) return answer;
+    /** @type {any} */
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`query "${name}" timed out`)), timeout);
+    });
+    try {
+      return await Promise.race([answer, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+export class FakeClient {
+  /** @param {FakeNetwork} network @param {FakeUser} user */
+  constructor(network, user) {
+    this.network = network;
+    this.user = user;
+    /** @type {Record<string, (data: any, options?: any) => unknown>} this browser's CONFIG.queries */
+    this.queries = {};
+    /** @type {Map<string, Array<(data: unknown, senderId: string) => void>>} */
+    this.listeners = new Map();
+    const client = this;
+    this.socket = {
+      /** @param {string} channel @param {unknown} data */
+      emit(channel, data) {
+        for (const other of network.clients.values()) {
+          if (other === client) continue;
+          for (const fn of other.listeners.get(channel) ?? []) queueMicrotask(() => fn(JSON.parse(JSON.stringify(data)), user.id));
+        }
+      },
+      /** @param {string} channel @param {(data: unknown, senderId: string) => void} fn */
+      on(channel, fn) {
+        client.listeners.set(channel, [...(client.listeners.get(channel) ?? []), fn]);
+      },
+      /** @param {string} channel @param {(data: unknown) => void} fn */
+      off(channel, fn) {
+        client.listeners.set(channel, (client.listeners.get(channel) ?? []).filter((f) => f !== fn));
+      },
+    };
+  }
+
+  /** `game.users` as this browser sees them: each with `query` (v13+). */
+  users() {
+    const network = this.network;
+    return [...network.world.users.values()].map((u) => ({
+      ...u,
+      /** @param {string} name @param {Record<string, unknown>} data @param {{timeout?: number}} [options] */
+      query: (name, data, options = {}) => network.query(u.id, name, data, options.timeout),
+    }));
   }
 }

@@ -10,7 +10,7 @@ import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
 import { deletionOperator } from "../../scripts/compat.mjs";
 import { BridgeConnection } from "../../scripts/connection.mjs";
 import { moveFromTokenUpdate } from "../../scripts/forward.mjs";
-import { buildState, damageAction, tokenVisibilityFlags } from "../../scripts/messages.mjs";
+import { actorFlags, buildState, damageAction, tokenVisibilityFlags } from "../../scripts/messages.mjs";
 import { FakeWorld } from "./fake-foundry.mjs";
 
 /** @type {string[]} errors the connections reported */
@@ -50,9 +50,11 @@ function client({ WebSocket, url, token, world }) {
   const t2 = w.addToken("tokBob000000002", bob, 300, 0);
   const applier = new PatchApplier({
     statusIds: () => new Set(["blind", "deaf", "unconscious", "dead", "prone"]),
-    deletion: deletionOperator(globalThis),
-    foundryVisibility: () => tokenVisibilityFlags(/** @type {any} */ (w.scene)),
-    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+    deletion: deletionOperator(w.env),
+    // as main.mjs wires it: Foundry's flags of the synced scene, read on each sync
+    foundryVisibility: (id) => (id ? tokenVisibilityFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
+    foundryActors: (id) => (id ? actorFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
   });
   const connection = new BridgeConnection({
     url,

@@ -5,10 +5,11 @@ import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
 import { deletionOperator } from "../../scripts/compat.mjs";
 import { actionCardHtml, actionFromButton, actionFromDialog } from "../../scripts/damage.mjs";
 import { moveFromTokenUpdate, upsertsFromActorUpdate } from "../../scripts/forward.mjs";
-import { FakeWorld, ForcedDeletion } from "../helpers/fake-foundry.mjs";
+import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
-function world() {
-  const w = new FakeWorld();
+/** @param {12|13|14} [generation] */
+function world(generation = 13) {
+  const w = new FakeWorld({ generation });
   const ann = w.addActor("aaa", "Ann", { health: { max: 7, bashing: 0, lethal: 0, aggravated: 0 }, conditions: {} });
   const t1 = w.addToken("t1", ann, 0, 0);
   const t2 = w.addToken("t2", ann, 100, 0);
@@ -16,13 +17,13 @@ function world() {
   return { w, ann, t1, t2 };
 }
 
-/** @param {FakeWorld} w @param {any} env */
-function applier(w, env = {}) {
+/** @param {FakeWorld} w */
+function applier(w) {
   return new PatchApplier({
     statusIds: () => new Set(["unconscious"]),
-    deletion: deletionOperator(env),
+    deletion: deletionOperator(w.env),
     foundryVisibility: () => ({ t2: { gone: "approximate" } }),
-    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
   });
 }
 
@@ -39,10 +40,10 @@ const syncPatch = [
   { op: "replace", path: "/rev", value: 1 },
 ];
 
-for (const [label, env] of /** @type {const} */ ([["v13", {}], ["v14", { foundry: { data: { operators: { ForcedDeletion } } } }]])) {
-  test(`${label}: a sync then a ruling land in Foundry-shaped documents, with stale pairs deleted`, async () => {
-    const { w, ann, t2 } = world();
-    const a = applier(w, env);
+for (const generation of /** @type {const} */ ([12, 13, 14])) {
+  test(`v${generation}: a sync then a ruling land in Foundry-shaped documents, with stale pairs deleted`, async () => {
+    const { w, ann, t2 } = world(generation);
+    const a = applier(w);
     assert.equal(await a.apply({ mode: "patch", rev: 1, patch: [], log: [], source: "patch" }), false, "no mirror yet");
     assert.ok(await a.apply({ mode: "sync", rev: 1, patch: /** @type {any} */ (syncPatch), log: [], source: "result" }));
     assert.deepEqual(t2.flags["vtt-bridge"].visibility, { t1: "pinpointed" });

@@ -3,9 +3,7 @@ import { test } from "node:test";
 
 import { updateOptions } from "../../scripts/apply-patch.mjs";
 import {
-  acceptRelay,
   moveFromTokenUpdate,
-  relayMessage,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
   upsertsFromStatusChange,
@@ -32,10 +30,11 @@ test("a token move becomes a move action; the module's own writes are not echoed
 });
 
 test("a new combat round becomes a round action, once", () => {
-  assert.deepEqual(roundFromCombatUpdate({ round: 2 }, {}, mirror), { kind: "round", round: 2 });
-  assert.equal(roundFromCombatUpdate({ round: 1 }, {}, mirror), null);
-  assert.equal(roundFromCombatUpdate({ turn: 3 }, {}, mirror), null);
-  assert.equal(roundFromCombatUpdate({ round: 2 }, updateOptions(), mirror), null);
+  const combat = { scene: { id: "s1" }, active: true };
+  assert.deepEqual(roundFromCombatUpdate(combat, { round: 2 }, {}, mirror), { kind: "round", round: 2 });
+  assert.equal(roundFromCombatUpdate(combat, { round: 1 }, {}, mirror), null);
+  assert.equal(roundFromCombatUpdate(combat, { turn: 3 }, {}, mirror), null);
+  assert.equal(roundFromCombatUpdate(combat, { round: 2 }, updateOptions(), mirror), null);
 });
 
 test("flag edits of senses, IWR and conditions become upserts; derived conditions never", () => {
@@ -77,10 +76,3 @@ test("tokens placed or removed on the synced scene become upserts", () => {
   assert.deepEqual(upsertsFromTokenLifecycle({ id: "t9", x: 0, y: 0, actor, parent: { id: "other" } }, true, mirror), []);
 });
 
-test("players relay only the action kinds they may send", () => {
-  const damage = { kind: "damage", target: "Actor.a", instances: [{ amount: 1, grade: "B" }] };
-  assert.deepEqual(acceptRelay(relayMessage("u1", damage)), damage);
-  assert.equal(acceptRelay(relayMessage("u1", { kind: "move", token: "t1", x: 0, y: 0 })), null);
-  assert.equal(acceptRelay({ type: "other", from: "u1", action: damage }), null);
-  assert.equal(acceptRelay("junk"), null);
-});

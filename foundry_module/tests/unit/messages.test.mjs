@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  actorFlags,
   actorState,
   buildState,
   contestAction,
@@ -74,6 +75,16 @@ test("tokens without an actor are skipped; visibility flags are read per target"
   t.flags = { "vtt-bridge": { visibility: { t2: "approximate" } } };
   assert.deepEqual(buildState({ scene: world.scene, settings: { woundPenalty: false, unconsciousAtZeroWillpower: false } }).tokens, {});
   assert.deepEqual(tokenVisibilityFlags(world.scene), { t1: { t2: "approximate" } });
+});
+
+test("actorFlags reads each actor of the scene's tokens once, as a JSON copy", () => {
+  const world = new FakeWorld();
+  const ann = world.addActor("a", "Ann", { speed: 4, energyPools: { ki: { current: 1 } } });
+  world.addToken("t1", ann, 0, 0);
+  world.addToken("t2", ann, 100, 0);
+  const flags = actorFlags(world.scene);
+  assert.deepEqual(flags, { "Actor.a": { speed: 4, energyPools: { ki: { current: 1 } } } });
+  assert.notEqual(flags["Actor.a"], ann.flags["vtt-bridge"]);
 });
 
 test("action builders produce the protocol's payloads", () => {

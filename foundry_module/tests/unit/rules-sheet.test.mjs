@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { ATTRIBUTES, defineRulesSheet, parseSheetForm, sheetContext } from "../../scripts/rules-sheet.mjs";
+import { ATTRIBUTES, defineRulesSheet, isUpdateKey, parseSheetForm, sheetContext, slugify } from "../../scripts/rules-sheet.mjs";
 
 test("the sheet shows defaults where nothing is stored", () => {
   const ctx = sheetContext(undefined);
@@ -41,17 +41,19 @@ function form() {
   };
 }
 
-test("a submitted form becomes one flat flag update; Willpower current is kept within max", () => {
-  const { update, errors } = parseSheetForm(form(), { willpower: { max: 5, current: 5 } });
+test("a submitted form becomes flat flag updates of what differs; Willpower current is kept within max", () => {
+  const { update, errors } = parseSheetForm(form(), { willpower: { max: 5, current: 5 }, attributes: { STR: 2 } });
   assert.deepEqual(errors, []);
   assert.equal(update["flags.vtt-bridge.health.max"], 8);
   assert.equal(update["flags.vtt-bridge.willpower.max"], 3);
   assert.equal(update["flags.vtt-bridge.willpower.current"], 3);
   assert.equal(update["flags.vtt-bridge.speed"], 6);
-  assert.deepEqual(update["flags.vtt-bridge.attributes"], Object.fromEntries(ATTRIBUTES.map((a) => [a, 2])));
+  assert.equal(update["flags.vtt-bridge.attributes.DEX"], 2);
+  assert.ok(!("flags.vtt-bridge.attributes.STR" in update), "unchanged: not written");
   assert.equal(update["flags.vtt-bridge.skills.stealth"], 3);
   assert.deepEqual(update["flags.vtt-bridge.antiDetection"], [{ name: "cloak", essence: "magical", rank: "C" }]);
-  assert.deepEqual(update["flags.vtt-bridge.iwr"], { immunities: [], weaknesses: [], resistances: [{ type: "fire", value: 2 }] });
+  assert.deepEqual(update["flags.vtt-bridge.iwr"], { immunities: [], weaknesses: [], resistances: [{ type: "fire", value: 2 }] }, "none stored yet: whole");
+  assert.deepEqual(parseSheetForm(form(), {}).update["flags.vtt-bridge.attributes"], Object.fromEntries(ATTRIBUTES.map((a) => [a, 2])), "no attributes yet: all nine");
   assert.equal(parseSheetForm(form(), {}).update["flags.vtt-bridge.willpower.current"], 3, "new Willpower starts full");
 });
 
@@ -67,20 +69,30 @@ test("wrong fields are all reported and nothing is written", () => {
   ]);
 });
 
-test("the ApplicationV2 class is built from the injected API and submits through actor.update", async () => {
-  class ApplicationV2 {
+test("slugify makes an update key of a name", () => {
+  assert.equal(slugify("Potion 1.5"), "potion-1-5");
+  assert.equal(slugify("St. Élmo's Fire"), "st-elmo-s-fire");
+  assert.equal(slugify("-=gone"), "gone");
+  assert.equal(slugify("气 (Qi)"), "气-qi");
+  assert.ok(["potion-1-5", "st-elmo-s-fire", "gone"].every(isUpdateKey));
+  assert.ok(!isUpdateKey("a.b") && !isUpdateKey("-=a") && !isUpdateKey("==a") && isUpdateKey("a-=b"));
+});
+
+test("the DocumentSheetV2 class is built from the injected API and submits through document.update", async () => {
+  class DocumentSheetV2 {
     /** @param {any} options */
     constructor(options) {
       this.options = options;
+      this.document = options.document;
     }
   }
-  const Sheet = defineRulesSheet({ ApplicationV2, HandlebarsApplicationMixin: (base) => class extends base {} }, { localize: (k) => k, notifyError: () => {} });
+  const Sheet = defineRulesSheet({ DocumentSheetV2, HandlebarsApplicationMixin: (base) => class extends base {} }, { localize: (k) => k, notifyError: () => {} });
   /** @type {any[]} */
   const updates = [];
   const actor = { uuid: "Actor.a", name: "Ann", flags: {}, update: async (/** @type {any} */ u) => updates.push(u) };
-  const sheet = new Sheet({ actor });
-  assert.equal(sheet.options.id, "vtt-bridge-rules-Actor-a");
+  const sheet = new Sheet({ document: actor });
   assert.equal(Sheet.DEFAULT_OPTIONS.tag, "form");
+  assert.equal(Sheet.DEFAULT_OPTIONS.sheetConfig, false);
   assert.equal(Sheet.PARTS.form.template, "modules/vtt-bridge/templates/rules-sheet.hbs");
   const ctx = await sheet._prepareContext();
   assert.equal(ctx.actorName, "Ann");

@@ -29,6 +29,9 @@ test("the token, URL and 'runs the bridge' are client settings; only the optiona
     unconsciousAtZeroWillpower: "world",
     healthVisibility: "world",
     rulingCards: "world",
+    systemAdapter: "world",
+    systemMapping: "world",
+    systemBar: "world",
   });
   assert.equal(DEFAULT_SIDECAR_URL, "ws://127.0.0.1:30500/ws");
 });
@@ -97,7 +100,9 @@ test("every language has the same keys, and every key the code and templates use
   assert.deepEqual(langs["zh-CN"], langs.en);
   const en = new Set(langs.en);
   const sources = [
-    ...readdirSync(join(root, "scripts")).map((f) => join(root, "scripts", f)),
+    ...readdirSync(join(root, "scripts"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".mjs"))
+      .map((f) => join(root, "scripts", f)),
     ...readdirSync(join(root, "templates")).map((f) => join(root, "templates", f)),
   ];
   /** @type {string[]} */

@@ -510,6 +510,7 @@ test("chat (v12): the jQuery hook anonymizes; on v13+ it is left to renderChatMe
   const untouched = chatEntry();
   env.Hooks.callAll("renderChatMessage", v13.message, [untouched], {});
   assert.equal(shownSender(untouched), "Goblin", "v13 also calls the deprecated hook: handled once, by the HTML hook");
+  assert.equal((env.Hooks.handlers.get("renderChatMessage") ?? []).length, 0, "v13 warns about any renderChatMessage listener: none is registered");
 });
 
 test("chat before the canvas is drawn: a ruled token not the player's own stays anonymous; canvasReady renders those messages again", () => {

@@ -1,0 +1,43 @@
+/**
+ * The rules sheet beside a game system: the fields the system holds are read-only there (shown
+ * disabled, so not submitted) and never written from the sheet; the others stay ours.
+ */
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { parseSheetForm, sheetContext } from "../../../scripts/rules-sheet.mjs";
+import { ADAPTERS } from "../../../scripts/systems/index.mjs";
+
+const template = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "templates", "rules-sheet.hbs"), "utf8");
+
+test("sheetContext marks the fields the system holds", () => {
+  const [mta] = ADAPTERS;
+  const ctx = sheetContext({ health: { max: 8 } }, { fields: mta.fields, name: mta.id });
+  assert.deepEqual(ctx.fromSystem, { attributes: true, skills: true, health: true, willpower: true, speed: true });
+  assert.equal(ctx.systemName, "mta");
+  assert.equal(ctx.healthMax, 8, "the value shown is the one the system sent");
+  assert.deepEqual(sheetContext({}).fromSystem, {}, "without a system every field is ours");
+});
+
+test("parseSheetForm: a form without the disabled (system) inputs writes only our fields, with no error", () => {
+  const submitted = { "json.immunities": '[{"kind": "poison"}]', "json.iwr": '{"immunities": [], "weaknesses": [], "resistances": []}' };
+  const { update, errors } = parseSheetForm(submitted, {}, ["attributes", "skills", "health", "willpower", "speed"]);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(Object.keys(update).sort(), ["flags.vtt-bridge.immunities", "flags.vtt-bridge.iwr"]);
+  // without a system, the same form lacks required fields: the sheet refuses it
+  assert.ok(parseSheetForm(submitted).errors.some((e) => e.field === "healthMax"));
+  // a generic mapping that holds only Health: Willpower and the rest stay editable
+  const mixed = parseSheetForm({ willpowerMax: "3", speed: "4", ...Object.fromEntries(["STR", "DEX", "STA", "INT", "PER", "RES", "PRE", "MAN", "COM"].map((a) => [`attributes.${a}`, "2"])), "skills.investigation": "1", "skills.stealth": "0" }, {}, ["health"]);
+  assert.deepEqual(mixed.errors, []);
+  assert.equal(mixed.update["flags.vtt-bridge.health.max"], undefined);
+  assert.equal(mixed.update["flags.vtt-bridge.willpower.max"], 3);
+});
+
+test("the template disables each system-held input and says where it comes from", () => {
+  for (const field of ["health", "willpower", "speed", "attributes", "skills"]) assert.match(template, new RegExp(`fromSystem\\.${field}}}disabled`), field);
+  assert.match(template, /VTTBRIDGE\.System\.FromSystemHint/);
+});
