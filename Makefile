@@ -7,12 +7,33 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 NPM_DIR := foundry_module
+NEEDS_PYTHON := import sys; sys.exit(sys.version_info < (3, 11))
 
 .PHONY: serve test test-python test-js check bench deps system-deps clean docs
+.DEFAULT_GOAL := $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# A .venv made by a Python older than 3.11 (or one whose Python is gone) is made again.
+ifneq ($(wildcard $(VENV)),)
+ifneq ($(shell $(PY) -c '$(NEEDS_PYTHON)' >/dev/null 2>&1 && echo ok),ok)
+$(info .venv has no Python 3.11 or newer: making it again)
+$(shell rm -rf $(VENV))
+endif
+endif
+
+$(VENV)/.created:
+	@$(PYTHON) -c '$(NEEDS_PYTHON)' || { echo "vtt-bridge needs Python 3.11 or newer; $(PYTHON) is \
+	$$($(PYTHON) --version 2>&1). Run make again with PYTHON=python3.12 (or another)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	touch $@
+
+# what serving needs: the package and its dependencies
+$(VENV)/.serve-installed: pyproject.toml setup.py $(VENV)/.created
+	$(PY) -m pip install -q -e .
+	touch $@
+
+# what the tests and checks need besides: pytest, mypy, ruff, build, jsonschema
+$(VENV)/.installed: pyproject.toml setup.py $(VENV)/.created
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
@@ -25,7 +46,7 @@ system-deps:
 
 deps: system-deps $(VENV)/.installed $(NPM_DIR)/node_modules/.installed
 
-serve: $(VENV)/.installed
+serve: $(VENV)/.serve-installed
 	$(VENV)/bin/vtt-bridge serve
 
 test: deps test-python test-js

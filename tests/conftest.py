@@ -4,19 +4,69 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import jsonschema
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from vtt_bridge.actions.registry import ACTION_ADAPTER, QUERY_ADAPTER
 from vtt_bridge.app import create_app
 from vtt_bridge.bridge import Config
+from vtt_bridge.protocol import json_schema
 
 TOKEN = "test-token-0123456789"
+
+
+SCHEMA = json_schema(ACTION_ADAPTER, QUERY_ADAPTER)
+SERVER_MESSAGE = jsonschema.Draft202012Validator({"$ref": "#/$defs/ServerMessage", "$defs": SCHEMA["$defs"]})
+"""`vtt-bridge schema`'s definition of what the server sends."""
+CLIENT_MESSAGE = jsonschema.Draft202012Validator({"$ref": "#/$defs/ClientMessage", "$defs": SCHEMA["$defs"]})
+"""`vtt-bridge schema`'s definition of what a client sends."""
+
+
+def schema_error(validator: jsonschema.Draft202012Validator, message: Any) -> str | None:
+    """Why `message` does not match (the best of jsonschema's reasons), None when it does."""
+    error = jsonschema.exceptions.best_match(validator.iter_errors(message))
+    if error is None:
+        return None
+    return f"at /{'/'.join(str(p) for p in error.absolute_path)}: {error.message}"
+
+
+class FrameCheck:
+    """Every text frame a websocket client of the tests receives is checked against the schema."""
+
+    checked = 0
+
+    @classmethod
+    def check(cls, text: str) -> None:
+        """Raise when `text` is not a server message as `vtt-bridge schema` defines it."""
+        why = schema_error(SERVER_MESSAGE, json.loads(text))
+        if why is not None:
+            raise AssertionError(f"the server sent a frame the schema refuses, {why}\n{text[:2000]}")
+        cls.checked += 1
+
+
+@pytest.fixture(autouse=True, scope="session")
+def every_frame_received_matches_the_schema() -> Iterator[None]:
+    """aiohttp's client `receive` (under `receive_str`, `receive_json` and `async for`), checked."""
+    original = aiohttp.ClientWebSocketResponse.receive
+
+    async def receive(
+        self: aiohttp.ClientWebSocketResponse, timeout: float | None = None
+    ) -> aiohttp.WSMessage:
+        msg = await original(self, timeout)
+        if msg.type == aiohttp.WSMsgType.TEXT:
+            FrameCheck.check(msg.data)
+        return msg
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(aiohttp.ClientWebSocketResponse, "receive", receive)
+        yield
 
 
 def actor(max_health: int = 7, **extra: Any) -> dict[str, Any]:
@@ -53,10 +103,14 @@ class Peer:
         return reply
 
     async def request(self, type_: str, payload: Any, msg_id: str | None = None) -> dict[str, Any]:
-        """Send and return the reply to it (replies answer in order)."""
+        """Send and return the reply to it (replies answer in order). A request the server accepted
+        matches the schema's client message: the schema accepts what the server accepts."""
         sent = await self.send(type_, payload, msg_id)
         reply = await self.receive()
         assert reply.get("re") == sent, reply
+        if reply["type"] != "error":
+            why = schema_error(CLIENT_MESSAGE, {"v": 1, "id": sent, "type": type_, "payload": payload})
+            assert why is None, f"the server accepted a {type_} the schema refuses, {why}: {payload}"
         return reply
 
     async def action(self, payload: dict[str, Any], msg_id: str | None = None) -> dict[str, Any]:

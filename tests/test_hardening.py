@@ -583,7 +583,10 @@ def test_7_two_sidecars_started_at_once_on_a_fresh_folder_agree_on_one_token(tmp
             process.terminate()
         outputs = [process.communicate(timeout=10) for process in both]
     tokens = {
-        line.split(": ", 1)[1] for out, _ in outputs for line in out.splitlines() if line.startswith("token:")
+        line.split()[1]
+        for out, _ in outputs
+        for line in out.splitlines()
+        if line.strip().startswith("token:")
     }
     assert tokens == {(data / "token").read_text().strip()}, outputs
 

@@ -29,6 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "vtt_bridge.sendqueue",
         "vtt_bridge.hostcheck",
         "vtt_bridge.framecap",
+        "vtt_bridge.module_files",
+        "vtt_bridge.startup",
     ),
     ("vtt_bridge.bridge",),
     ("vtt_bridge.server", "vtt_bridge.pages"),

@@ -21,7 +21,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from tests.conftest import TOKEN, Peer, world_state
-from vtt_bridge import __version__, pages
+from vtt_bridge import __version__, module_files, pages
 from vtt_bridge.app import create_app
 from vtt_bridge.bridge import BRIDGE, Config, RulingRecord
 
@@ -57,7 +57,7 @@ async def serve(config: Config, monkeypatch: pytest.MonkeyPatch) -> AsyncIterato
     started: list[Client] = []
 
     async def _serve(folder: Path) -> Client:
-        monkeypatch.setenv(pages.MODULE_DIR_ENV, str(folder))
+        monkeypatch.setenv(module_files.MODULE_DIR_ENV, str(folder))
         client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
         await client.start_server()
         started.append(client)
@@ -191,6 +191,17 @@ async def test_status_page_escapes_what_clients_send(server: Client) -> None:
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in text
 
 
+async def test_status_page_links_the_manifest_url_and_the_module_zip_download(server: Client) -> None:
+    """Hosted Foundry cannot fetch from 127.0.0.1: the GM downloads the zip in the browser."""
+    text = await page(server)
+    assert f"<code>http://127.0.0.1:{server.port}/module.json</code>" in text
+    link = re.search(r'<a href="(/module\.zip)" download id="module-zip">', text)
+    assert link is not None, text
+    response = await server.get(link.group(1))
+    assert response.status == 200 and response.content_type == "application/zip"
+    assert "vtt-bridge/module.json" in names_in(await response.read())
+
+
 async def test_status_page_before_anything_happened(server: Client) -> None:
     text = await page(server)
     assert "No world yet." in text
@@ -288,7 +299,7 @@ async def test_module_zip_is_deterministic_and_cached(server: Client) -> None:
     with zipfile.ZipFile(io.BytesIO(first)) as archive:
         infos = archive.infolist()
     assert [i.filename for i in infos] == sorted(i.filename for i in infos)
-    assert {i.date_time for i in infos} == {pages.ZIP_TIME}
+    assert {i.date_time for i in infos} == {module_files.ZIP_TIME}
 
 
 # --- the module from a folder of the test's own --------------------------------------------------
@@ -314,6 +325,27 @@ async def test_module_zip_ships_runtime_files_and_leaves_development_files_out(
         "vtt-bridge/templates/",
         "vtt-bridge/templates/card.hbs",
     ]
+
+
+async def test_served_manifest_and_zip_carry_the_package_version(serve: Serve, tmp_path: Path) -> None:
+    """One source of truth: the package's version, whatever the folder's module.json says, so Foundry
+    offers the module's update once the sidecar is upgraded."""
+    folder = tmp_path / "mod"
+    write(folder, SMALL_MODULE)
+    assert json.loads(SMALL_MODULE["module.json"])["version"] != __version__
+    client = await serve(folder)
+    assert (await (await client.get("/module.json")).json())["version"] == __version__
+    data = await (await client.get("/module.zip")).read()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert json.loads(archive.read("vtt-bridge/module.json"))["version"] == __version__
+
+
+def test_the_module_folders_own_manifest_names_the_package_version_and_license() -> None:
+    """A module copied by hand (not served) says the same version, and its license is the project's."""
+    on_disk = json.loads((MODULE_DIR / "module.json").read_text(encoding="utf-8"))
+    assert on_disk["version"] == __version__
+    assert on_disk["license"] == "LICENSE"
+    assert (MODULE_DIR / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
 
 
 async def test_module_zip_is_rebuilt_when_a_file_changes(serve: Serve, tmp_path: Path) -> None:
@@ -347,7 +379,7 @@ async def test_module_missing_answers_404_saying_where_it_looked(serve: Serve, t
         assert response.status == 404
         text = await response.text()
         assert str(tmp_path / "nowhere" / "module.json") in text
-        assert pages.MODULE_DIR_ENV in text
+        assert module_files.MODULE_DIR_ENV in text
     assert (await client.get("/")).status == 200
 
 
@@ -355,7 +387,7 @@ async def test_module_dir_from_the_config_wins_over_the_default(
     config: Config, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """`vtt-bridge serve --module-dir` (a non-editable install has no foundry_module/ beside it)."""
-    monkeypatch.delenv(pages.MODULE_DIR_ENV, raising=False)
+    monkeypatch.delenv(module_files.MODULE_DIR_ENV, raising=False)
     folder = tmp_path / "elsewhere"
     write(folder, SMALL_MODULE)
     client = TestClient(TestServer(create_app(replace(config, module_dir=folder)), host="127.0.0.1"))
@@ -392,5 +424,21 @@ async def test_module_manifest_path_leaving_the_folder_is_refused(serve: Serve, 
 
 
 def test_default_module_dir_is_the_checkouts_foundry_module(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(pages.MODULE_DIR_ENV, raising=False)
-    assert pages.default_module_dir() == MODULE_DIR
+    monkeypatch.delenv(module_files.MODULE_DIR_ENV, raising=False)
+    assert not module_files.PACKAGED_DIR.exists(), "a checkout has no wheel copy of the module"
+    assert module_files.default_module_dir() == MODULE_DIR
+
+
+def test_runtime_files_are_what_the_zip_ships(tmp_path: Path) -> None:
+    """The wheel's copy (setup.py) and /module.zip are one selection."""
+    folder = tmp_path / "mod"
+    write(folder, SMALL_MODULE)
+    shipped = [str(p) for p in module_files.runtime_files(folder)]
+    assert shipped == [
+        "module.json",
+        "README.md",
+        "lang/en.json",
+        "scripts/main.mjs",
+        "styles/s.css",
+        "templates/card.hbs",
+    ]

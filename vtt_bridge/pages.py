@@ -1,236 +1,31 @@
 """The sidecar's web pages: the Foundry module it serves, and a status page.
 
-- `GET /module.json`: the module's manifest from `foundry_module/module.json`, its `manifest` and
+- `GET /module.json`: the module's manifest, its `version` the package's and its `manifest` and
   `download` URLs pointing at this server, so a GM installs the module in Foundry from
   `http://127.0.0.1:30500/module.json`.
-- `GET /module.zip`: the module as Foundry installs it: one top-level folder named after the module
-  id, holding `module.json`, every file it names, and the files in the module's folders except
-  development ones (`tests/`, `node_modules/`, `types/`, `package*.json`, `*.d.ts`, dotfiles); loose
-  top-level files only when named (or README/LICENSE/CHANGELOG). Built in memory with fixed
-  timestamps and order (same files: same bytes), cached until a file's mtime or size changes.
+- `GET /module.zip`: the module as Foundry installs it (which files: `module_files.py`).
 - `GET /`: connected worlds and clients, each world's rev, and the latest rulings with their steps.
   The token is never shown.
-
-Where the module folder is: `$VTT_BRIDGE_MODULE_DIR` when set, otherwise `foundry_module/` next to
-the `vtt_bridge` package, which is where it is in a source checkout and an editable install
-(`pip install -e .`). A non-editable install has no copy of it: pass `vtt-bridge serve --module-dir`
-or set `VTT_BRIDGE_MODULE_DIR`.
 """
 
 from __future__ import annotations
 
 import html
-import io
 import json
-import os
 import re
-import stat
 import time
-import zipfile
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-import vtt_bridge
 from vtt_bridge import __version__
 from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Bridge
-from vtt_bridge.errors import ModuleUnavailable
 from vtt_bridge.hostcheck import is_loopback, token_given
-
-MODULE_DIR_ENV = "VTT_BRIDGE_MODULE_DIR"
-"""Environment variable naming the Foundry module folder (overrides the source-checkout location)."""
-
-EXCLUDED_DIRS = frozenset({"tests", "test", "node_modules", "types", "coverage"})
-"""Top-level folders of the module that are development-only and never shipped."""
-
-TOP_LEVEL_FILES = frozenset({"README.md", "LICENSE", "LICENSE.md", "LICENSE.txt", "CHANGELOG.md"})
-"""Loose files at the module's top level that are shipped; any other one is shipped only when named by
-module.json (runtime files live in folders: scripts/, styles/, lang/, templates/, ...)."""
-
-EXCLUDED_FILES = ("package*.json", "tsconfig*.json", "jsconfig*.json", "eslint.config.*", "*.d.ts")
-"""Development-only files (glob patterns on the file name), never shipped."""
-
-ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-"""The timestamp of every zip entry, so the same files always make the same zip."""
+from vtt_bridge.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
 """A Host header fit to go into a URL: a name or IPv4 address or [IPv6], and a port."""
-
-
-def default_module_dir() -> Path:
-    """`$VTT_BRIDGE_MODULE_DIR`, else `foundry_module/` next to the package (source checkout)."""
-    configured = os.environ.get(MODULE_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return Path(vtt_bridge.__file__).resolve().parent.parent / "foundry_module"
-
-
-def manifest_paths(manifest: dict[str, Any]) -> list[str]:
-    """Every file or folder the manifest names: esmodules, scripts, styles, languages and packs paths."""
-    named: list[str] = []
-    for key in ("esmodules", "scripts", "styles"):
-        entries = manifest.get(key, [])
-        if isinstance(entries, list):
-            named.extend(entry for entry in entries if isinstance(entry, str))
-    for key in ("languages", "packs"):
-        entries = manifest.get(key, [])
-        if isinstance(entries, list):
-            named.extend(
-                entry["path"]
-                for entry in entries
-                if isinstance(entry, dict) and isinstance(entry.get("path"), str)
-            )
-    return named
-
-
-def _relative(path: str) -> PurePosixPath:
-    """A manifest path as a path inside the module folder; refused when it would leave it."""
-    relative = PurePosixPath(path.lstrip("/"))
-    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
-        raise ModuleUnavailable(f"module.json names {path!r}, which is not a path inside the module", 500)
-    return relative
-
-
-def _excluded(relative: PurePosixPath) -> bool:
-    if any(part.startswith(".") for part in relative.parts):
-        return True
-    return any(relative.match(pattern) for pattern in EXCLUDED_FILES)
-
-
-@dataclass(frozen=True)
-class _File:
-    relative: PurePosixPath
-    path: Path
-    mtime_ns: int
-    size: int
-
-
-class ModuleSource:
-    """The Foundry module folder, served as a manifest and a zip (cached per base URL and file stamps)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.builds = 0
-        """How many zips were built (the cache is working when this stays put)."""
-        self._cache: dict[str, tuple[tuple[tuple[str, int, int], ...], bytes]] = {}
-
-    def manifest(self) -> dict[str, Any]:
-        """The module's `module.json` as it is on disk."""
-        path = self.folder / "module.json"
-        if not path.is_file():
-            raise ModuleUnavailable(
-                f"No Foundry module here: {path} does not exist. Run the sidecar from a source checkout "
-                f"(or an editable install), or name the foundry_module folder with "
-                f"`vtt-bridge serve --module-dir` or {MODULE_DIR_ENV}.",
-                404,
-            )
-        try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ModuleUnavailable(f"{path} cannot be read as JSON: {exc}", 500) from None
-        if not isinstance(manifest, dict):
-            raise ModuleUnavailable(f"{path} is not a JSON object", 500)
-        module_id = manifest.get("id") or manifest.get("name")
-        if not isinstance(module_id, str) or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", module_id):
-            raise ModuleUnavailable(f"{path} has no usable module id (lowercase letters, digits, -, _)", 500)
-        return manifest
-
-    def served_manifest(self, base_url: str) -> dict[str, Any]:
-        """The manifest with `manifest` and `download` pointing at this server."""
-        manifest = self.manifest()
-        manifest["manifest"] = f"{base_url}/module.json"
-        manifest["download"] = f"{base_url}/module.zip"
-        return manifest
-
-    def _walk(self) -> Iterator[PurePosixPath]:
-        for root, dirs, files in os.walk(self.folder):
-            relative_root = PurePosixPath(Path(root).relative_to(self.folder).as_posix())
-            top = relative_root == PurePosixPath(".")
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (top and d in EXCLUDED_DIRS))
-            for name in files:
-                yield PurePosixPath(name) if top else relative_root / name
-
-    def files(self, manifest: dict[str, Any]) -> list[_File]:
-        """The files to ship, sorted: files in the module's folders (but development ones), the top-level
-        README/LICENSE/CHANGELOG, and everything the manifest names; module.json itself is not listed."""
-        chosen = {
-            rel
-            for rel in self._walk()
-            if not _excluded(rel) and (len(rel.parts) > 1 or rel.name in TOP_LEVEL_FILES)
-        }
-        for named in manifest_paths(manifest):
-            relative = _relative(named)
-            target = self.folder / relative
-            if target.is_dir():
-                chosen.update(
-                    PurePosixPath(p.relative_to(self.folder).as_posix())
-                    for p in target.rglob("*")
-                    if p.is_file()
-                )
-            elif target.is_file():
-                chosen.add(relative)
-            else:
-                raise ModuleUnavailable(f"module.json names {named!r}, but {target} does not exist", 500)
-        result: list[_File] = []
-        for relative in sorted(chosen):
-            path = self.folder / relative
-            info = path.stat()
-            if stat.S_ISREG(info.st_mode):
-                result.append(_File(relative, path, info.st_mtime_ns, info.st_size))
-        return result
-
-    def zip(self, base_url: str) -> bytes:
-        """The installable zip; rebuilt only when a file's mtime or size (or the base URL) changes."""
-        manifest_path = self.folder / "module.json"
-        manifest = self.served_manifest(base_url)
-        files = self.files(manifest)
-        info = manifest_path.stat()
-        stamps = (
-            ("module.json", info.st_mtime_ns, info.st_size),
-            *((str(f.relative), f.mtime_ns, f.size) for f in files),
-        )
-        cached = self._cache.get(base_url)
-        if cached is not None and cached[0] == stamps:
-            return cached[1]
-        data = _build_zip(str(manifest.get("id") or manifest["name"]), manifest, files)
-        self._cache[base_url] = (stamps, data)
-        self.builds += 1
-        return data
-
-
-def _entry(name: str, mode: int) -> zipfile.ZipInfo:
-    entry = zipfile.ZipInfo(name, date_time=ZIP_TIME)
-    entry.create_system = 3
-    entry.external_attr = mode << 16
-    entry.compress_type = zipfile.ZIP_STORED if name.endswith("/") else zipfile.ZIP_DEFLATED
-    return entry
-
-
-def _build_zip(module_id: str, manifest: dict[str, Any], files: list[_File]) -> bytes:
-    """A zip of `<id>/module.json` and `<id>/<file>` for each file, with folder entries, in sorted order."""
-    contents: dict[str, bytes | None] = {f"{module_id}/module.json": _manifest_bytes(manifest)}
-    for file in files:
-        contents[f"{module_id}/{file.relative}"] = file.path.read_bytes()
-        for parent in file.relative.parents:
-            if parent != PurePosixPath("."):
-                contents[f"{module_id}/{parent}/"] = None
-    contents[f"{module_id}/"] = None
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name in sorted(contents):
-            data = contents[name]
-            if data is None:
-                archive.writestr(_entry(name, stat.S_IFDIR | 0o755), b"")
-            else:
-                archive.writestr(_entry(name, stat.S_IFREG | 0o644), data)
-    return buffer.getvalue()
-
-
-def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
-    return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 MODULE = web.AppKey("module", ModuleSource)
@@ -257,7 +52,7 @@ async def module_json(request: web.Request) -> web.Response:
     except ModuleUnavailable as error:
         return _unavailable(error)
     return web.Response(
-        body=_manifest_bytes(manifest),
+        body=manifest_bytes(manifest),
         content_type="application/json",
         charset="utf-8",
         headers={"Cache-Control": "no-cache"},
@@ -281,7 +76,7 @@ async def module_zip(request: web.Request) -> web.Response:
 # --- the status page ---------------------------------------------------------------------------
 
 STATUS_CACHE = web.AppKey("status_cache", list)
-"""[`Bridge.changes` when built, the page's HTML]."""
+"""[(`Bridge.changes`, the base URL) when built, the page's HTML]."""
 
 _CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
@@ -326,8 +121,9 @@ def _step_html(step: dict[str, Any], _e: _Escaper) -> str:
     return item + "</li>"
 
 
-def status_html(bridge: Bridge) -> str:
-    """The status page: worlds with their rev and connected clients, then the latest rulings, newest first."""
+def status_html(bridge: Bridge, base: str = "") -> str:
+    """The status page: how to install the module (`base`: this server's URL as the browser reached
+    it), worlds with their rev and connected clients, then the latest rulings, newest first."""
     _e = _Escaper(bridge.config.token)
     parts = [
         "<!doctype html>",
@@ -335,8 +131,14 @@ def status_html(bridge: Bridge) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>vtt-bridge {_e(__version__)}</title><style>{_CSS}</style></head><body>",
         f"<h1>vtt-bridge {_e(__version__)}</h1>",
-        '<p class="muted">Rules sidecar. Install the Foundry module from '
-        '<a href="/module.json"><code>/module.json</code></a>.</p>',
+        '<p class="muted">Rules sidecar.</p>',
+        "<h2>Install the Foundry module</h2>",
+        "<p>Foundry on this computer: in Foundry's setup, <b>Add-on Modules → Install Module</b>, paste "
+        f'the manifest URL <a href="/module.json"><code>{_e(base)}/module.json</code></a>.</p>',
+        "<p>Foundry hosted elsewhere (its server cannot reach this computer): download "
+        '<a href="/module.zip" download id="module-zip"><b>module.zip</b></a> and upload '
+        "it to the host, or unzip it into the server's <code>Data/modules/</code>.</p>",
+        "<h2>Worlds</h2>",
     ]
     if bridge.storage_fault is not None:
         parts.append(
@@ -393,8 +195,9 @@ async def status(request: web.Request) -> web.Response:
             headers={"WWW-Authenticate": "Bearer"},
         )
     cached = request.app[STATUS_CACHE]
-    if cached[0] != bridge.changes:
-        cached[:] = [bridge.changes, status_html(bridge)]
+    key = (bridge.changes, base_url(request))  # the page shows the manifest URL the browser reached
+    if cached[0] != key:
+        cached[:] = [key, status_html(bridge, key[1])]
     return web.Response(
         text=str(cached[1]),
         content_type="text/html",
@@ -405,7 +208,7 @@ async def status(request: web.Request) -> web.Response:
 
 def setup(app: web.Application, module_dir: Path | None = None) -> None:
     """Register `/`, `/module.json` and `/module.zip` (module folder: `module_dir` or the default)."""
-    app[MODULE] = ModuleSource(module_dir if module_dir is not None else default_module_dir())
+    app[MODULE] = ModuleSource(module_dir if module_dir is not None else default_module_dir(), __version__)
     app[STATUS_CACHE] = [-1, ""]
     app.router.add_get("/", status)
     app.router.add_get("/module.json", module_json)

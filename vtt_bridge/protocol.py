@@ -27,7 +27,7 @@ Pointer = Annotated[str, Field(strict=True, min_length=1, max_length=1000, patte
 
 
 class ErrorCode(StrEnum):
-    """The stable error codes of PROTOCOL.md."""
+    """The stable error codes (docs/protocol.md)."""
 
     UNAUTHORIZED = "unauthorized"
     BAD_REQUEST = "bad_request"
@@ -178,30 +178,97 @@ def error_details(
     return details
 
 
-def json_schema(actions: TypeAdapter[Any], queries: TypeAdapter[Any]) -> dict[str, Any]:
-    """The JSON Schema of every message: the envelope, each client payload (the action and query
-    payloads are the handlers' union, `actions.registry`), each server payload."""
-    schemas: dict[str, Any] = {
-        "envelope": Envelope.model_json_schema(by_alias=True),
-        "client": {
-            "hello": Hello.model_json_schema(by_alias=True),
-            "sync": Sync.model_json_schema(by_alias=True),
-            "upsert": Upsert.model_json_schema(by_alias=True),
-            "action": actions.json_schema(by_alias=True),
-            "query": queries.json_schema(by_alias=True),
-        },
-        "server": {
-            "welcome": Welcome.model_json_schema(by_alias=True),
-            "result": Result.model_json_schema(by_alias=True),
-            "patch": Patch.model_json_schema(by_alias=True),
-            "error": Error.model_json_schema(by_alias=True),
-        },
-        "state": WorldState.model_json_schema(by_alias=True),
+def client_payloads(actions: TypeAdapter[Any], queries: TypeAdapter[Any]) -> dict[str, TypeAdapter[Any]]:
+    """Each client message type's payload validator (the action and query unions are the handlers',
+    `actions.registry`)."""
+    return {
+        "hello": TypeAdapter(Hello),
+        "sync": TypeAdapter(Sync),
+        "upsert": TypeAdapter(Upsert),
+        "action": actions,
+        "query": queries,
     }
+
+
+SERVER_PAYLOADS: dict[str, TypeAdapter[Any]] = {
+    "welcome": TypeAdapter(Welcome),
+    "result": TypeAdapter(Result),
+    "patch": TypeAdapter(Patch),
+    "error": TypeAdapter(Error),
+}
+
+EXPECT_REV = {
+    "description": "Refuse the action with `stale` unless the world is at this rev.",
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 2**53 - 1,
+}
+"""`expectRev`, which every action may carry besides its own fields (`World.prepare_action`)."""
+
+
+def _message(name: str, payloads: dict[str, str]) -> dict[str, Any]:
+    """A message of one direction: the envelope, a known `type`, and that type's payload."""
+    return {
+        "title": name,
+        "allOf": [
+            {"$ref": "#/$defs/Envelope"},
+            {"properties": {"type": {"enum": sorted(payloads)}}, "required": ["type", "payload"]},
+            *(
+                {
+                    "if": {"properties": {"type": {"const": type_}}, "required": ["type"]},
+                    "then": {"properties": {"payload": {"$ref": f"#/$defs/{definition}"}}},
+                }
+                for type_, definition in sorted(payloads.items())
+            ),
+        ],
+    }
+
+
+def json_schema(actions: TypeAdapter[Any], queries: TypeAdapter[Any]) -> dict[str, Any]:
+    """The JSON Schema (2020-12) of every message, one document: every type it names is in `$defs`
+    (`actions` and `queries`: the handlers' unions, `actions.registry`).
+
+    The root validates any message, either way (`ClientMessage`, `ServerMessage`); `client`,
+    `server`, `envelope` and `state` point at each payload's definition.
+    """
+    names = {"envelope": "Envelope", "state": "WorldState"}
+    inputs: list[tuple[str, Literal["validation"], TypeAdapter[Any]]] = [
+        ("Envelope", "validation", TypeAdapter(Envelope)),
+        ("WorldState", "validation", TypeAdapter(WorldState)),
+    ]
+    client_types = client_payloads(actions, queries)
+    for direction, payloads in (("client", client_types), ("server", SERVER_PAYLOADS)):
+        for type_, adapter in payloads.items():
+            inputs.append((f"{direction}.{type_}", "validation", adapter))
+    schemas, top = TypeAdapter.json_schemas(inputs, by_alias=True)
+    defs: dict[str, Any] = top["$defs"]
+    refs: dict[str, str] = {}
+    for (key, _), schema in schemas.items():
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and set(schema) == {"$ref"}:
+            refs[key] = ref.removeprefix("#/$defs/")
+        else:  # a union (actions, queries): a definition of its own
+            name = {"client.action": "Action", "client.query": "Query"}[key]
+            assert name not in defs, f"a model is named {name}"
+            defs[name] = schema
+            refs[key] = name
+    for ref in defs["Action"]["discriminator"]["mapping"].values():
+        action = defs[ref.removeprefix("#/$defs/")]
+        action["properties"]["expectRev"] = {"$ref": "#/$defs/ExpectRev"}
+    defs["ExpectRev"] = EXPECT_REV
+    client = {type_: refs[f"client.{type_}"] for type_ in client_types}
+    server = {type_: refs[f"server.{type_}"] for type_ in SERVER_PAYLOADS}
+    defs["ClientMessage"] = _message("ClientMessage", client)
+    defs["ServerMessage"] = _message("ServerMessage", server)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"vtt-bridge protocol v{PROTOCOL_VERSION}",
-        **schemas,
+        "description": "Any message of the protocol, either way; see docs/protocol.md.",
+        "anyOf": [{"$ref": "#/$defs/ClientMessage"}, {"$ref": "#/$defs/ServerMessage"}],
+        **{part: {"$ref": f"#/$defs/{refs[name]}"} for part, name in names.items()},
+        "client": {type_: {"$ref": f"#/$defs/{name}"} for type_, name in client.items()},
+        "server": {type_: {"$ref": f"#/$defs/{name}"} for type_, name in server.items()},
+        "$defs": dict(sorted(defs.items())),
     }
 
 
@@ -224,14 +291,31 @@ def _type_name(annotation: Any) -> str:
     return name if name is not None else str(annotation)
 
 
-def _field_lines(model: type[RuleModel]) -> list[str]:
+ID_FIELDS = {"actor": "actor", "token": "token", "observer": "token", "attacker": "token"}
+"""Which document a field of an action or query names, by the field's name."""
+
+TOKEN_TARGETS = frozenset({"contest", "explain", "attackCheck"})
+"""The kinds whose `target` is a token (detection is between tokens); every other `target` is an actor."""
+
+
+def id_kind(kind: str, field: str) -> str | None:
+    """`"actor"` or `"token"` when the field of this kind names a document (a key of `/actors` or
+    `/tokens`), None when it is no such id."""
+    if field == "target":
+        return "token" if kind in TOKEN_TARGETS else "actor"
+    return ID_FIELDS.get(field)
+
+
+def _field_lines(model: type[RuleModel], kind: str) -> list[str]:
     lines = []
     for name, info in model.model_fields.items():
         wire = info.alias or name
         if wire == "kind":
             continue
         required = "required" if info.is_required() else "optional"
-        lines.append(f"  - `{wire}` ({required}): `{_type_name(info.annotation)}`")
+        document = id_kind(kind, wire)
+        shown = f"{document} id (a key of `/{document}s`)" if document else f"`{_type_name(info.annotation)}`"
+        lines.append(f"  - `{wire}` ({required}): {shown}")
     return lines
 
 
@@ -241,10 +325,10 @@ def reference_markdown(actions: Mapping[str, type[RuleModel]], queries: Mapping[
     for kind, model in sorted(actions.items()):
         doc = (model.__doc__ or "").strip().splitlines()[0]
         out.append(f"- `{kind}`: {doc}")
-        out.extend(_field_lines(model))
+        out.extend(_field_lines(model, kind))
     out += ["", "### Queries", ""]
     for kind, model in sorted(queries.items(), key=lambda item: (item[0] != "state", item[0])):
         doc = (model.__doc__ or "").strip().splitlines()[0]
         out.append(f"- `{kind}`: {doc}")
-        out.extend(_field_lines(model))
+        out.extend(_field_lines(model, kind))
     return "\n".join(out) + "\n"

@@ -27,6 +27,7 @@ from vtt_bridge.document.models import settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
 from vtt_bridge.framecap import raise_frame_cap
 from vtt_bridge.limits import Limits, too_deep
+from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
 from vtt_bridge.sendqueue import Outbox
 from vtt_bridge.world import Pending, World
@@ -208,6 +209,9 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
     }
     await _send(client, envelope("welcome", dumps(welcome), bridge.next_id(), msg_id))
     log.info("client %r joined world %r from %s", client.name, world.id, client.remote)
+    mismatch = version_mismatch(hello.client.name, hello.client.version, __version__)
+    if mismatch is not None:
+        log.warning("%s (client %r, world %r)", mismatch, client.name, world.id)
     return True
 
 

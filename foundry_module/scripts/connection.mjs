@@ -9,6 +9,7 @@
  * @module connection
  */
 
+import { MODULE_VERSION } from "./constants.mjs";
 import { envelope, helloPayload } from "./messages.mjs";
 
 /**
@@ -139,6 +140,7 @@ export class BridgeConnection {
   /** @type {Promise<void>} */
   #chain = Promise.resolve();
   #syncQueued = false;
+  #versionNoticed = false;
 
   /** @param {ConnectionOptions} options */
   constructor(options) {
@@ -157,7 +159,8 @@ export class BridgeConnection {
   }
 
   /**
-   * Listen to "status" (Status), "notice" ({kind: "lost"|"restored"|"unauthorized"}), "log"
+   * Listen to "status" (Status), "notice" ({kind: "lost"|"restored"|"unauthorized"}, or
+   * {kind: "version", module, sidecar} once when the sidecar's version is not this module's), "log"
    * (`{rev, log, rolls, source, request?}`: a ruling's steps; `request` `{type, payload}` is this
    * client's request it answers, absent for a change pushed by another client), "error" (an Error
    * nobody awaited).
@@ -297,6 +300,12 @@ export class BridgeConnection {
     if (this.#outage) {
       this.#outage = false;
       this.#emit("notice", { kind: "restored" });
+    }
+    const sidecar = payload.server?.version;
+    const module = this.options.version ?? MODULE_VERSION;
+    if (!this.#versionNoticed && typeof sidecar === "string" && sidecar !== module) {
+      this.#versionNoticed = true;
+      this.#emit("notice", { kind: "version", module, sidecar });
     }
     this.resync("connect");
     this.#enqueue(async () => this.#resendRetries());

@@ -183,9 +183,10 @@ function startBridge() {
     apply: (incoming) => active.apply(incoming),
   });
   connection.on("status", setIndicator);
-  connection.on("notice", (/** @type {{kind: string}} */ notice) => {
+  connection.on("notice", (/** @type {{kind: string, module?: string, sidecar?: string}} */ notice) => {
     const key = `VTTBRIDGE.Notice.${notice.kind}`;
     if (notice.kind === "restored") ui.notifications.info(t(key));
+    else if (notice.kind === "version") ui.notifications.warn(t(key, { module: notice.module ?? "", sidecar: notice.sidecar ?? "" }));
     else ui.notifications.error(t(key, { url: conn.url }));
   });
   connection.on("error", (/** @type {Error} */ error) => {

@@ -169,7 +169,7 @@ def _default_attributes() -> dict[Attribute, Count]:
 
 
 class Actor(RuleModel):
-    """One actor of the world (PROTOCOL.md); `status` and the derived conditions are server-written."""
+    """One actor of the world (docs/protocol.md); `status` and the derived conditions are server-written."""
 
     name: ActorName = ""
     humanoid: Flag = True

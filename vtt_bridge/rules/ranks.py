@@ -124,7 +124,15 @@ def _price_text(value: str) -> str:
     return value
 
 
-PricedRank = Annotated[Rank, BeforeValidator(_rank_or_price)]
+PRICE_PATTERN = r"^\s*[DCBAS]+(?:\+[0-9]+)?\s*$"
+"""A price as `parse_price` reads it, for the JSON Schema (the reward points' bound is checked apart)."""
+
+PricedRank = Annotated[
+    Rank,
+    BeforeValidator(
+        _rank_or_price, json_schema_input_type=Rank | Annotated[str, Field(pattern=PRICE_PATTERN)]
+    ),
+]
 """RANK-1/2: a Rank, given as its name (`C`) or as a price (`CC`, `DD+1200`: the price's Rank)."""
 
 PriceText = Annotated[str, Field(strict=True, min_length=1, max_length=40), AfterValidator(_price_text)]

@@ -1,3 +1,4 @@
+import { MODULE_VERSION } from "../../scripts/constants.mjs";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -69,7 +70,7 @@ test("hello carries the token; nothing else is sent before welcome; sync follows
   assert.equal(ws.url, "ws://127.0.0.1:30500/ws");
   ws.open();
   assert.deepEqual(ws.sent.map((m) => m.type), ["hello"]);
-  assert.deepEqual(ws.sent[0].payload, { token: "tok", world: "w1", client: { name: "foundry-vtt-bridge", version: "0.1.0" } });
+  assert.deepEqual(ws.sent[0].payload, { token: "tok", world: "w1", client: { name: "foundry-vtt-bridge", version: MODULE_VERSION } });
   assert.equal(ws.sent[0].v, 1);
   const early = conn.action({ kind: "round", round: 1 });
   assert.deepEqual(ws.sent.map((m) => m.type), ["hello"], "an action waits for welcome");
@@ -252,4 +253,39 @@ test("a ruling's log event names the request it answers; a change pushed by anot
   assert.equal(logs[0].source, "result");
   assert.equal(logs[1].request, undefined);
   assert.equal(logs[1].source, "patch");
+});
+
+test("a sidecar of another version: one version notice naming both, once however often it reconnects", async () => {
+  const { conn, sockets, clock, notices } = setup({ version: "0.1.0" });
+  conn.start();
+  const welcomeAs = async (/** @type {string} */ version) => {
+    const ws = /** @type {any} */ (sockets.at(-1));
+    ws.open();
+    const hello = ws.lastOf("hello");
+    assert.equal(hello.payload.client.version, "0.1.0", "hello carries the module's version");
+    const server = { name: "vtt-bridge", version };
+    ws.receive({ v: 1, id: "s-w", type: "welcome", re: hello.id, payload: { protocol: 1, server, world: "w1", rev: 0 } });
+    await flush();
+    return ws;
+  };
+  const first = await welcomeAs("0.2.0");
+  assert.deepEqual(notices, [{ kind: "version", module: "0.1.0", sidecar: "0.2.0" }]);
+  first.drop(1006);
+  clock.advance(30_000);
+  assert.equal(sockets.length, 2, "reconnected");
+  await welcomeAs("0.2.0");
+  assert.equal(notices.filter((n) => n.kind === "version").length, 1, "one notice per session");
+});
+
+test("a sidecar of the same version, or one that does not say, gives no version notice", async () => {
+  for (const server of [{ name: "vtt-bridge", version: "0.1.0" }, undefined]) {
+    const { conn, sockets, notices } = setup({ version: "0.1.0" });
+    conn.start();
+    const ws = /** @type {any} */ (sockets.at(-1));
+    ws.open();
+    ws.receive({ v: 1, id: "s-w", type: "welcome", re: ws.lastOf("hello").id, payload: { protocol: 1, server, world: "w1", rev: 0 } });
+    await flush();
+    assert.equal(conn.connected, true);
+    assert.deepEqual(notices, [], JSON.stringify(server));
+  }
 });

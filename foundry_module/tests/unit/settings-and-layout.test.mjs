@@ -121,6 +121,17 @@ test("every language has the same keys, and every key the code and templates use
   }
 });
 
+test("every notice kind the connection emits has its words in each language, with its placeholders", () => {
+  const placeholders = { lost: ["{url}"], restored: [], unauthorized: ["{url}"], version: ["{module}", "{sidecar}"] };
+  for (const language of manifest.languages) {
+    const notices = JSON.parse(readFileSync(join(root, language.path), "utf8")).VTTBRIDGE.Notice;
+    for (const [kind, names] of Object.entries(placeholders)) {
+      assert.equal(typeof notices[kind], "string", `${language.lang}: Notice.${kind}`);
+      for (const name of names) assert.ok(notices[kind].includes(name), `${language.lang}: Notice.${kind} shows ${name}`);
+    }
+  }
+});
+
 test("flag layout: forwarded fields are actor fields; the token is never a flag", () => {
   for (const f of FORWARDED_ACTOR_FIELDS) assert.ok(ACTOR_FIELDS.includes(f), f);
   assert.ok(!ACTOR_FIELDS.includes("token"));
