@@ -7,11 +7,11 @@
  * @module rules-sheet
  */
 
-import { diffInto } from "./apply-patch.mjs";
+import { diffInto } from "../core/apply-patch.mjs";
 import { deletionOperator } from "./compat.mjs";
-import { MODULE_ID } from "./constants.mjs";
-import { deepEqual, isPlainObject } from "./json-patch.mjs";
-import { isUpdateKey, slugify } from "./messages.mjs";
+import { MODULE_ID } from "../core/constants.mjs";
+import { deepEqual, isPlainObject } from "../core/json-patch.mjs";
+import { isUpdateKey, slugify } from "../core/messages.mjs";
 
 export { isUpdateKey, slugify };
 

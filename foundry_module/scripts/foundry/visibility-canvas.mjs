@@ -16,10 +16,10 @@
  * @module visibility-canvas
  */
 
-import { MODULE_ID } from "./constants.mjs";
+import { MODULE_ID } from "../core/constants.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
-import { composeOnce, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
-import { createSilhouette, createText, fillPolygon, setLabel, strokeSegments } from "./drawing.mjs";
+import { composeOnce, TOKEN_MIXIN_TAGS } from "../systems/canvas.mjs";
+import { createSilhouette, createText, fillPolygon, setLabel, strokeSegments } from "../core/drawing.mjs";
 import {
   dashSegments,
   locateStateFor,
@@ -36,7 +36,7 @@ import {
   tokenChangeKinds,
   visibilityFlagChanged,
   visibilityFlagOf,
-} from "./visibility.mjs";
+} from "../core/visibility.mjs";
 
 /** The keybinding action and the token tool name of the GM overlay. */
 export const OVERLAY_ACTION = "visibilityOverlay";
@@ -50,8 +50,8 @@ const SILHOUETTE = "_vttBridgeSilhouette";
 const MUTED = Symbol("vtt-bridge muted children");
 
 /**
- * @typedef {import("./visibility.mjs").Presentation} Presentation
- * @typedef {import("./visibility.mjs").Observers} Observers
+ * @typedef {import("../core/visibility.mjs").Presentation} Presentation
+ * @typedef {import("../core/visibility.mjs").Observers} Observers
  */
 
 /** @type {VisibilityRuntime|null} the installed runtime (one per page) */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { LOCATE_STATES as STATE_NAMES, MODULE_ID } from "../../scripts/constants.mjs";
+import { LOCATE_STATES as STATE_NAMES, MODULE_ID } from "../../scripts/core/constants.mjs";
 import {
   addOverlayTool,
   dashSegments,
@@ -21,9 +21,9 @@ import {
   tokenChangeKinds,
   visibilityFlagChanged,
   visibilityFlagOf,
-} from "../../scripts/visibility.mjs";
+} from "../../scripts/core/visibility.mjs";
 
-/** @typedef {import("../../scripts/visibility.mjs").LocateState} LocateState */
+/** @typedef {import("../../scripts/core/visibility.mjs").LocateState} LocateState */
 const LOCATE_STATES = /** @type {LocateState[]} */ ([...STATE_NAMES]);
 
 /** Every field that names or describes the token, or lets the user interact with it. */
