@@ -20,6 +20,11 @@ export default [
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.browser, ...foundryGlobals } },
   },
   {
+    // pure decisions: no Foundry global (tests/unit/layers.test.mjs checks the imports too)
+    files: ["scripts/core/**/*.mjs"],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ["tests/**/*.mjs", "eslint.config.mjs"],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.node, ...globals.browser } },
   },
