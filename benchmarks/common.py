@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-TOKEN = "bench-token"
+TOKEN = "bench-token-0123456789"  # at least 16 characters (limits.MIN_TOKEN_LENGTH)
 
 
 def free_port() -> int:

@@ -222,9 +222,16 @@ async def test_module_json_points_manifest_and_download_at_the_server(server: Cl
         pytest.param('evil"<x>:1', "http://127.0.0.1:30500", id="malformed: the configured address"),
     ],
 )
-async def test_module_json_urls_follow_the_host_header(server: Client, host: str, expected: str) -> None:
-    response = await server.get("/module.json", headers={"Host": host})
-    served = await response.json()
+async def test_module_json_urls_follow_the_host_header(config: Config, host: str, expected: str) -> None:
+    """Each of these hosts named with `--allow-host` (the Host check refuses any other)."""
+    allowed = replace(config, allow_hosts=("192.168.1.20", "sidecar.local", 'evil"<x>'))
+    server = TestClient(TestServer(create_app(allowed), host="127.0.0.1"))
+    await server.start_server()
+    try:
+        response = await server.get("/module.json", headers={"Host": host})
+        served = await response.json()
+    finally:
+        await server.close()
     assert served["manifest"] == f"{expected}/module.json"
     assert served["download"] == f"{expected}/module.zip"
 

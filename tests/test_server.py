@@ -107,7 +107,7 @@ async def test_a_retried_action_id_returns_the_same_result_and_changes_nothing(c
     peer = await synced(connect)
     first = await peer.action(damage(), msg_id="retry-me")
     again = await peer.action(damage(), msg_id="retry-me")
-    assert again["payload"] == first["payload"]
+    assert again["payload"] == {"replayed": True, **first["payload"]}
     state = await peer.state()
     assert state["rev"] == 2
     assert state["actors"]["actor0"]["health"]["lethal"] == 2
@@ -133,8 +133,8 @@ async def test_an_action_id_answered_long_ago_returns_its_reply_from_the_store(c
             assert {f"hit-{i}" for i in range(6)} <= world.answered
             before = await peer.state()
             for i in (0, 4):
-                again = await peer.action(damage(amount=5, grade="A"), msg_id=f"hit-{i}")
-                assert again["payload"] == first[f"hit-{i}"]
+                again = await peer.action(damage(amount=1), msg_id=f"hit-{i}")
+                assert again["payload"] == {"replayed": True, **first[f"hit-{i}"]}
             assert await peer.state() == before
             assert before["rev"] == 7 and before["actors"]["actor0"]["health"]["lethal"] == 6
             await peer.ws.close()
@@ -156,6 +156,7 @@ async def test_periodic_snapshots_keep_every_ruling_and_every_action_reply_acros
         state["actors"][f"actor{i}"]["humanoid"] = False
         state["actors"][f"actor{i}"]["detection"] = [{"name": "sight", "sense": "sight", "range": 30}]
     replies: dict[str, dict[str, Any]] = {}
+    sent: dict[str, dict[str, Any]] = {}
     documents = []
     for restart in range(2):
         client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
@@ -170,14 +171,16 @@ async def test_periodic_snapshots_keep_every_ruling_and_every_action_reply_acros
                     elif i % 3 == 1:
                         far = 9000 * (1 - (i // 3) % 2)  # beyond the others' sight, and back
                         move = {"kind": "move", "token": "token0", "x": far, "y": 0}
+                        sent[f"a{i}"] = move
                         reply = replies[f"a{i}"] = await peer.action(move, msg_id=f"a{i}")
                     else:
+                        sent[f"a{i}"] = damage(amount=1)
                         reply = replies[f"a{i}"] = await peer.action(damage(amount=1), msg_id=f"a{i}")
                     assert reply["type"] == "result", reply
             documents.append(await peer.state())
             for action_id, first in replies.items():
-                again = await peer.action(damage(amount=3, grade="A"), msg_id=action_id)
-                assert again["payload"] == first["payload"]
+                again = await peer.action(sent[action_id], msg_id=action_id)
+                assert again["payload"] == {"replayed": True, **first["payload"]}
             assert await peer.state() == documents[-1]
             db = client.app[BRIDGE].store._db
             (snapshot_rev,) = db.execute("SELECT snapshot_rev FROM worlds WHERE world = 'w1'").fetchone()
@@ -561,7 +564,8 @@ async def test_a_ruling_the_store_cannot_write_is_refused_and_changes_nothing(
     move = {"kind": "move", "token": "token3", "x": 9000, "y": 9000}
     store._db.execute("PRAGMA query_only = 1")
     refused = await peer.action(move, msg_id="mv-1")
-    assert refused["type"] == "error" and refused["payload"]["code"] == "internal", refused
+    assert refused["type"] == "error" and refused["payload"]["code"] == "storage", refused
+    assert "readonly" in refused["payload"]["message"] or "read-only" in refused["payload"]["message"]
     assert await peer.state() == before
     store._db.execute("PRAGMA query_only = 0")
     ruled = await peer.action(move, msg_id="mv-1")

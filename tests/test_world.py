@@ -139,7 +139,7 @@ def test_a_world_keeps_the_replies_of_its_latest_actions_within_a_count_and_a_si
         world.commit(pending, "x" * (1_000 if i < 5 else 3_000))
     assert list(world.replies) == ["a5"]  # 3,000 bytes alone are over the size: the newest stays
     assert world.answered >= {f"a{i}" for i in range(6)}
-    assert world.prepare_action("a5", hit, roller) == "x" * 3_000
+    assert world.prepare_action("a5", hit, roller) == '{"replayed":true,' + "x" * 2_999
     with pytest.raises(world_module.AnsweredLongAgo):
         world.prepare_action("a0", hit, roller)
     for i in range(6, 10):

@@ -6,12 +6,14 @@ import argparse
 import json
 import logging
 import os
-import secrets
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from vtt_bridge import __version__
+from vtt_bridge.tokenfile import load_or_create_token
+
+__all__ = ["load_or_create_token", "main"]
 
 ENV_PREFIX = "VTT_BRIDGE_"
 
@@ -25,21 +27,6 @@ def default_data_dir() -> Path:
     else:
         base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "vtt-bridge"
-
-
-def load_or_create_token(data_dir: Path) -> str:
-    """The token kept in the data folder; made once with a secure random source (file mode 0600)."""
-    path = data_dir / "token"
-    if path.exists():
-        token = path.read_text(encoding="utf-8").strip()
-        if token:
-            return token
-    data_dir.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
-    return token
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -85,38 +72,79 @@ def _parser() -> argparse.ArgumentParser:
         "[$VTT_BRIDGE_MODULE_DIR]",
     )
     serve.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
+    _hardening_arguments(serve)
     schema = commands.add_parser("schema", help="print the JSON Schema of every protocol message")
     schema.add_argument("--markdown", action="store_true", help="the action and query reference as Markdown")
     return parser
+
+
+# --- issue 19: the Host check, the token's strength and privacy, the world limits -------------
+
+
+def _hardening_arguments(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[h for h in (_env("ALLOW_HOST") or "").split() if h],
+        help="also answer requests naming this host, e.g. gm-pc.local (repeatable; needed off loopback) "
+        "[$VTT_BRIDGE_ALLOW_HOST, space-separated]",
+    )
+    serve.add_argument(
+        "--max-tokens", type=int, default=int(_env("MAX_TOKENS") or 5000), help="tokens a world may hold"
+    )
+    serve.add_argument(
+        "--max-actors", type=int, default=int(_env("MAX_ACTORS") or 5000), help="actors a world may hold"
+    )
+
+
+def _token_checks(args: argparse.Namespace, argv: Sequence[str]) -> str | None:
+    """The one line refusing a too short token (None: fine); warns when it came on the command line."""
+    from vtt_bridge.limits import token_problem
+
+    if any(arg == "--token" or arg.startswith("--token=") for arg in argv):
+        print(
+            "vtt-bridge: warning: --token is visible to every user of this computer in the process "
+            "list; set VTT_BRIDGE_TOKEN or leave it unset (the token file in the data folder is private)",
+            file=sys.stderr,
+        )
+    if args.token:
+        return token_problem(args.token)
+    return None
 
 
 def serve(args: argparse.Namespace) -> int:
     """Run the server until Ctrl-C or SIGTERM; sockets are closed and the store flushed on the way out."""
     from aiohttp import web
 
-    from vtt_bridge.server import Config, create_app
-    from vtt_bridge.store import StoreBusy
+    from vtt_bridge.limits import Limits
+    from vtt_bridge.server import BRIDGE, Config, create_app
+    from vtt_bridge.store import StoreBusy, StoreDamaged
 
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     data_dir: Path = args.data_dir.expanduser()
-    token = args.token or load_or_create_token(data_dir)
     config = Config(
         data_dir=data_dir,
-        token=token,
+        token=args.token or "",  # "": the token file's, read or made once the store is locked
         host=args.host,
         port=args.port,
         allow_origins=tuple(args.allow_origin),
         max_frame=args.max_frame,
         seed=args.seed,
         module_dir=args.module_dir.expanduser() if args.module_dir is not None else None,
+        allow_hosts=tuple(args.allow_host),
+        limits=Limits(max_tokens=args.max_tokens, max_actors=args.max_actors),
     )
     try:
         app = create_app(config)
     except StoreBusy as exc:
         print(f"vtt-bridge: {exc}", file=sys.stderr)
         return 1
+    except StoreDamaged as exc:
+        print(f"vtt-bridge: {exc}", file=sys.stderr)
+        return 2
+    token = app[BRIDGE].config.token
     host = f"[{args.host}]" if ":" in args.host else args.host
 
     def ready(_: object) -> None:
@@ -130,10 +158,15 @@ def serve(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `vtt-bridge` console script and `python -m vtt_bridge`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     if args.command == "schema":
         from vtt_bridge.protocol import json_schema, reference_markdown
 
         print(reference_markdown() if args.markdown else json.dumps(json_schema(), indent=2), end="\n")
         return 0
+    problem = _token_checks(args, argv)
+    if problem is not None:
+        print(f"vtt-bridge: {problem}", file=sys.stderr)
+        return 2
     return serve(args)

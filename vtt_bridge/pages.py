@@ -36,7 +36,8 @@ from aiohttp import web
 
 import vtt_bridge
 from vtt_bridge import __version__
-from vtt_bridge.server import BRIDGE, Bridge
+from vtt_bridge.hostcheck import is_loopback, token_given
+from vtt_bridge.server import BRIDGE, RECORD_STEPS, Bridge
 
 MODULE_DIR_ENV = "VTT_BRIDGE_MODULE_DIR"
 """Environment variable naming the Foundry module folder (overrides the source-checkout location)."""
@@ -287,6 +288,9 @@ async def module_zip(request: web.Request) -> web.Response:
 
 # --- the status page ---------------------------------------------------------------------------
 
+STATUS_CACHE = web.AppKey("status_cache", list)
+"""[`Bridge.changes` when built, the page's HTML]."""
+
 _CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
        color: #222; background: #fcfcfa; }
@@ -296,14 +300,16 @@ th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid #ddd; ve
 th { background: #f0efe9; } code { font-size: .92em; }
 .ruling { border: 1px solid #ddd; border-radius: 4px; padding: .5em .8em; margin: .6em 0; background: #fff; }
 .ruling h3 { font-size: 1em; margin: 0 0 .3em; } .ruling ol { margin: 0; padding-left: 1.4em; }
+.fault { color: #8a1010; font-weight: 600; }
 .rule { font-family: ui-monospace, monospace; font-weight: 600; color: #7a2e0e; }
 details { font-size: .88em; color: #555; } pre { white-space: pre-wrap; margin: .2em 0; }
 """
 
 
-PAGE_STEPS = 100
-"""The most steps the status page shows of one ruling (a crowded round has thousands); the rest are
-counted. The page is built on the event loop that rules, so it stays small."""
+PAGE_STEPS = RECORD_STEPS
+"""The most steps the status page shows of one ruling (a crowded round has thousands; the server
+keeps no more: `RulingRecord`); the rest are counted. The page is built on the event loop that
+rules, so it stays small, and is rebuilt only when something it shows changed (`Bridge.changes`)."""
 
 
 class _Escaper:
@@ -339,8 +345,14 @@ def status_html(bridge: Bridge) -> str:
         f"<h1>vtt-bridge {_e(__version__)}</h1>",
         '<p class="muted">Rules sidecar. Install the Foundry module from '
         '<a href="/module.json"><code>/module.json</code></a>.</p>',
-        "<h2>Worlds</h2>",
     ]
+    if bridge.storage_fault is not None:
+        parts.append(
+            f'<p class="fault"><strong>Storage fault:</strong> {_e(bridge.storage_fault)}. No ruling is '
+            "taken until the disk takes a checkpoint again.</p>"
+        )
+    parts.extend(f'<p class="fault">{_e(warning)}</p>' for warning in bridge.store.warnings)
+    parts.append("<h2>Worlds</h2>")
     world_ids = sorted(set(bridge.worlds) | {w for w, clients in bridge.clients.items() if clients})
     if world_ids:
         parts.append("<table><tr><th>World</th><th>Rev</th><th>Connected clients</th></tr>")
@@ -368,7 +380,7 @@ def status_html(bridge: Bridge) -> str:
         )
         if ruling.log:
             shown = "".join(_step_html(step, _e) for step in ruling.log[:PAGE_STEPS])
-            more = len(ruling.log) - PAGE_STEPS
+            more = ruling.steps - min(len(ruling.log), PAGE_STEPS)
             if more > 0:
                 shown += f'<li class="muted">… and {more} more steps</li>'
             parts.append(f"<ol>{shown}</ol>")
@@ -380,9 +392,19 @@ def status_html(bridge: Bridge) -> str:
 
 
 async def status(request: web.Request) -> web.Response:
-    """`GET /`: the status page."""
+    """`GET /`: the status page (off loopback only with the token: `?token=` or a Bearer header)."""
+    bridge = request.app[BRIDGE]
+    if not is_loopback(bridge.config.host) and not token_given(request, bridge.config.token):
+        return web.Response(
+            status=401,
+            text="this sidecar listens beyond this computer: open /?token=<the token> to see its status\n",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    cached = request.app[STATUS_CACHE]
+    if cached[0] != bridge.changes:
+        cached[:] = [bridge.changes, status_html(bridge)]
     return web.Response(
-        text=status_html(request.app[BRIDGE]),
+        text=str(cached[1]),
         content_type="text/html",
         charset="utf-8",
         headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
@@ -392,6 +414,7 @@ async def status(request: web.Request) -> web.Response:
 def setup(app: web.Application, module_dir: Path | None = None) -> None:
     """Register `/`, `/module.json` and `/module.zip` (module folder: `module_dir` or the default)."""
     app[MODULE] = ModuleSource(module_dir if module_dir is not None else default_module_dir())
+    app[STATUS_CACHE] = [-1, ""]
     app.router.add_get("/", status)
     app.router.add_get("/module.json", module_json)
     app.router.add_get("/module.zip", module_zip)

@@ -36,6 +36,8 @@ class ErrorCode(StrEnum):
     STALE = "stale"
     TOO_LARGE = "too_large"
     RATE_LIMITED = "rate_limited"
+    CONFLICT = "conflict"
+    STORAGE = "storage"
     INTERNAL = "internal"
 
 
@@ -127,6 +129,8 @@ class Result(RuleModel):
     rolls: list[dict[str, Any]] = Field(default_factory=list)
     state: dict[str, Any] | None = None
     data: dict[str, Any] | None = None
+    replayed: Flag | None = None
+    """True when this is the stored answer to a retried action id (same id, same payload)."""
 
 
 class Patch(RuleModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import itertools
 import json
@@ -17,7 +18,7 @@ import sqlite3
 import time
 import weakref
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,17 +27,24 @@ import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel, ValidationError
 
-from vtt_bridge import __version__
+from vtt_bridge import __version__, hostcheck
+from vtt_bridge.framecap import raise_frame_cap
+from vtt_bridge.limits import Backoff, Limits, RateLimitedLog, too_deep
 from vtt_bridge.models import settled
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
 from vtt_bridge.rules.dice import SeededRoller
+from vtt_bridge.sendqueue import Outbox
 from vtt_bridge.store import Store
+from vtt_bridge.tokenfile import load_or_create_token
 from vtt_bridge.world import RECENT_REPLIES, AnsweredLongAgo, Pending, RequestError, World
 
 log = logging.getLogger("vtt_bridge")
 
 CLOSE_UNAUTHORIZED = 4401
 """Close code after a failed `hello` (PROTOCOL.md)."""
+
+CLOSE_TOO_SLOW = 4429
+"""Close code of a client whose outgoing queue is full: it does not read what it is sent."""
 
 DEFAULT_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*")
 """Browser origins allowed by default (PROTOCOL.md Transport); `--allow-origin` adds more."""
@@ -67,6 +75,10 @@ class Config:
     """Replies each world keeps in memory for retried action ids (older ones: read from the store)."""
     module_dir: Path | None = None
     """The Foundry module folder `/module.zip` is built from (None: `pages.default_module_dir()`)."""
+    allow_hosts: tuple[str, ...] = ()
+    """Host names served beside the loopback ones (`--allow-host`; `hostcheck.py`)."""
+    limits: Limits = field(default_factory=Limits)
+    """What a connection, a world and an unauthenticated socket may cost (`limits.py`)."""
 
     @property
     def origins(self) -> tuple[str, ...]:
@@ -85,7 +97,8 @@ def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
             base = pattern[:-2]
             if origin == base:
                 return True
-            if origin.startswith(base + ":") and origin[len(base) + 1 :].isdigit():
+            port = origin[len(base) + 1 :]
+            if origin.startswith(base + ":") and port.isascii() and port.isdigit():
                 return True
     return False
 
@@ -105,36 +118,88 @@ class Client:
     sync_bytes: int = 0
     seen: float = field(default_factory=time.monotonic)
     """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
+    outbox: Outbox | None = None
+    """The connection's bounded outgoing queue (`sendqueue.py`)."""
+    request: web.Request | None = None
+    transport: asyncio.Transport | None = None
+    unauthenticated: bool = False
+    """Counted in `Bridge.unauthenticated` (until welcomed or closed)."""
+    hello_timer: asyncio.TimerHandle | None = None
+    """Closes the socket when no good `hello` came within `Limits.hello_timeout`."""
+    sync_timer: asyncio.TimerHandle | None = None
+    """Drops the buffered `sync` parts when the next part is late (`Limits.sync_timeout`)."""
+
+    def send(self, text: str) -> None:
+        """Queue one message to this client (never waits on its socket)."""
+        if self.outbox is not None:
+            self.outbox.put(text)
+
+
+RECORD_STEPS = 100
+"""The most steps the status page keeps of one ruling (a crowded round has thousands); the rest are
+only counted."""
 
 
 @dataclass
 class RulingRecord:
-    """A recent ruling, for the status page."""
+    """A recent ruling, for the status page: its first `RECORD_STEPS` steps and how many it had."""
 
     world: str
     rev: int
     kind: str
     log: list[dict[str, Any]]
     at: float
+    steps: int = -1
+    """How many steps the ruling had (-1: as many as `log` holds)."""
+
+    def __post_init__(self) -> None:
+        if self.steps < 0:
+            self.steps = len(self.log)
+        if len(self.log) > RECORD_STEPS:
+            self.log = self.log[:RECORD_STEPS]
 
 
 class Bridge:
     """The server's state: the store, the worlds, who is connected to which."""
 
     def __init__(self, config: Config) -> None:
-        self.config = config
         self.store = Store(config.data_dir / "vtt-bridge.sqlite3")
+        if not config.token:  # made after the store's lock: two sidecars never make two tokens
+            config = dataclasses.replace(config, token=load_or_create_token(config.data_dir))
+        self.config = config
+        for warning in self.store.warnings:
+            log.warning("%s", warning)
         if self.store.moved:
             log.info("moved the %d rulings of an earlier version's log into this version's", self.store.moved)
         self.worlds: dict[str, World] = {}
         self.clients: dict[str, set[Client]] = {}
-        self.sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+        self.sockets: weakref.WeakSet[Client] = weakref.WeakSet()
+        """Every open connection, welcomed or not (closed on shutdown)."""
         self.roller = SeededRoller(config.seed)
         self.recent: deque[RulingRecord] = deque(maxlen=50)
         self._ids = itertools.count(1)
         self.dirty = False
+        self.unauthenticated = 0
+        """Sockets open now that have not been welcomed (at most `Limits.max_unauthenticated`)."""
+        self.backoff = Backoff(config.limits.auth_backoff, config.limits.auth_backoff_max)
+        self.storage_fault: str | None = None
+        """Why the last checkpoint failed (None: the disk took it): no ruling is acknowledged until
+        one succeeds again."""
+        self.changes = 0
+        """Counts what the status page shows changing (rulings, joins, leaves): its cache key."""
+        self.storage_log = RateLimitedLog(log, 60.0)
+        self.unauth_log = RateLimitedLog(log, 60.0)
+        self._locks: dict[str, asyncio.Lock] = {}
         for world_id in self.store.worlds():
             self.world(world_id)
+
+    def lock(self, world_id: str) -> asyncio.Lock:
+        """The lock one ruling of a world holds from its start to its commit (a long ruling runs in a
+        worker thread; the world's next one waits for it)."""
+        lock = self._locks.get(world_id)
+        if lock is None:
+            lock = self._locks[world_id] = asyncio.Lock()
+        return lock
 
     def next_id(self) -> str:
         """A fresh id for a server-sent message."""
@@ -146,7 +211,12 @@ class Bridge:
         if world is None:
             recovered = self.store.recover(world_id, self.config.recent_replies)
             world = World(
-                world_id, recovered.state, recovered.replies, recovered.answered, self.config.recent_replies
+                world_id,
+                recovered.state,
+                recovered.replies,
+                recovered.answered,
+                self.config.recent_replies,
+                recovered.digests,
             )
             self.worlds[world_id] = world
         return world
@@ -185,12 +255,25 @@ def dumps(value: Any) -> str:
 
 
 async def _send(client: Client, text: str) -> None:
-    with contextlib.suppress(ConnectionResetError, RuntimeError):
-        await client.ws.send_str(text)
+    client.send(text)
 
 
 async def _error(bridge: Bridge, client: Client, error: RequestError, re: str | None) -> None:
-    await _send(client, envelope("error", dumps(error.payload()), bridge.next_id(), re))
+    client.send(envelope("error", dumps(error.payload()), bridge.next_id(), re))
+
+
+async def _close(client: Client, code: int, message: bytes) -> None:
+    """Close a connection once what is queued to it is written (at most a second), or at once when
+    its peer does not read: a frozen socket is aborted, never waited on."""
+    if client.outbox is not None and not client.outbox.overflowed:
+        await client.outbox.flush(1.0)
+    if client.outbox is not None:
+        client.outbox.close()
+    with contextlib.suppress(TimeoutError, ConnectionResetError, RuntimeError):
+        await asyncio.wait_for(client.ws.close(code=code, message=message), 1.0)
+    frozen = client.outbox is not None and client.outbox.overflowed
+    if client.transport is not None and (frozen or not client.ws.closed):
+        client.transport.abort()
 
 
 def _rate_ok(bridge: Bridge, client: Client) -> bool:
@@ -262,7 +345,10 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
 
 
 async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str, Any]) -> bool:
-    """Check the token; welcome the client into its world. False: refused (and closed)."""
+    """Check the token; welcome the client into its world. False: refused (and closed).
+
+    Wrong tokens back off per address (`limits.Backoff`): a `hello` from an address that sent one
+    waits its turn before its token is compared, whatever the token."""
     try:
         hello = Hello.model_validate(payload)
     except ValidationError as exc:
@@ -270,17 +356,25 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
             ErrorCode.UNAUTHORIZED, "hello needs {token, world, client}", error_details(exc)
         )
         await _error(bridge, client, refusal, msg_id)
-        await client.ws.close(code=CLOSE_UNAUTHORIZED, message=b"unauthorized")
+        await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
+        return False
+    while (wait := bridge.backoff.wait(client.remote)) > 0:
+        await asyncio.sleep(wait)
+    if client.ws.closed:
         return False
     if not hmac.compare_digest(hello.token.encode(), bridge.config.token.encode()):
+        bridge.backoff.failed(client.remote)
         await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "wrong token"), msg_id)
-        await client.ws.close(code=CLOSE_UNAUTHORIZED, message=b"unauthorized")
+        await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
         log.warning("refused a client from %s: wrong token", client.remote)
         return False
+    bridge.backoff.passed(client.remote)
     world = bridge.world(hello.world)
     client.world = world
     client.name = hello.client.name
+    _authenticated(bridge, client)
     bridge.clients.setdefault(world.id, set()).add(client)
+    bridge.changes += 1
     welcome = {
         "protocol": 1,
         "server": {"name": "vtt-bridge", "version": __version__},
@@ -292,104 +386,196 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
     return True
 
 
+def _authenticated(bridge: Bridge, client: Client) -> None:
+    """The socket is welcomed: it leaves the unauthenticated count and may send full-size frames."""
+    if client.unauthenticated:
+        client.unauthenticated = False
+        bridge.unauthenticated -= 1
+    if client.hello_timer is not None:
+        client.hello_timer.cancel()
+        client.hello_timer = None
+    if client.request is not None:
+        raise_frame_cap(client.request, client.ws, 4 * bridge.config.max_frame)
+
+
+class StorageError(RequestError):
+    """The store could not take a ruling (disk full, read-only, I/O error): nothing changed."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(ErrorCode.STORAGE, reason)
+
+
+def _storage_refusal(bridge: Bridge, exc: sqlite3.Error | OSError | None) -> StorageError:
+    """The refusal of a ruling the store cannot take, logged once per reason and minute."""
+    if exc is None:
+        reason = (
+            f"the disk did not confirm the last save ({bridge.storage_fault}); no ruling is taken "
+            "until it does (see the status page)"
+        )
+    else:
+        reason = f"the ruling could not be saved: {exc}; nothing was changed"
+    bridge.storage_log.warn(reason if exc is not None else f"checkpoint failed: {bridge.storage_fault}")
+    return StorageError(reason)
+
+
+def _store(bridge: Bridge, world: World, pending: Pending, result_json: str) -> None:
+    """Write one ruling to the store, or raise `StorageError` (nothing written)."""
+    if bridge.storage_fault is not None:
+        raise _storage_refusal(bridge, None)
+    new_rev = pending.result["rev"]
+    snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
+    try:
+        bridge.store.append(world.id, new_rev, pending.action_id, result_json, snapshot, pending.digest)
+    except (sqlite3.Error, OSError) as exc:
+        raise _storage_refusal(bridge, exc) from None
+
+
 async def _commit(
     bridge: Bridge, client: Client, world: World, pending: Pending, msg_id: str, kind: str
 ) -> None:
-    """Store the ruling, then commit it, acknowledge it, and push it to the world's other clients."""
+    """Store the ruling, then commit it, acknowledge it, and push it to the world's other clients
+    (into their queues: a ruling never waits on a socket)."""
     result_json = dumps(pending.result)
     new_rev = pending.result["rev"]
-    snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
-    bridge.store.append(world.id, new_rev, pending.action_id, result_json, snapshot)
+    _store(bridge, world, pending, result_json)
     bridge.dirty = True
     world.commit(pending, result_json)
-    await _send(client, envelope("result", result_json, bridge.next_id(), msg_id))
+    bridge.changes += 1
+    client.send(envelope("result", result_json, bridge.next_id(), msg_id))
     bridge.recent.append(RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time()))
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     if others:
         pushed = dumps({"rev": new_rev, "patch": pending.result["patch"], "log": pending.result["log"]})
         for other in others:
-            await _send(other, envelope("patch", pushed, bridge.next_id(), None))
+            other.send(envelope("patch", pushed, bridge.next_id(), None))
 
 
-MAX_SYNC_BYTES = 64 << 20
-"""The largest state a `sync` may send in parts (64 MiB of JSON)."""
+class FrameTooLarge(RequestError):
+    """A frame past the cap: refused, and the connection closed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorCode.TOO_LARGE, message)
 
 
-def _merge_sync_part(client: Client, payload: dict[str, Any], size: int) -> dict[str, Any]:
+def _drop_sync_parts(client: Client, why: str | None = None) -> None:
+    if client.sync_timer is not None:
+        client.sync_timer.cancel()
+        client.sync_timer = None
+    if why is not None and client.sync_parts is not None:
+        log.warning("dropped the unfinished sync of %s (%d bytes): %s", client.remote, client.sync_bytes, why)
+    client.sync_parts, client.sync_bytes = None, 0
+
+
+def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], size: int) -> dict[str, Any]:
     """Merge a `sync` part (`size` bytes of frame) into what the connection sent before; the merged
-    payload when it is the last."""
+    payload when it is the last. The parts count against `Limits.sync_budget` and the world's
+    token and actor limits as they come, and are dropped when the next is `Limits.sync_timeout` late."""
+    limits = bridge.config.limits
     state = payload.get("state")
     if not isinstance(state, dict):
-        client.sync_parts = None
+        _drop_sync_parts(client)
         return payload  # validation reports it
     if client.sync_parts is None and payload.get("more") is not True:
+        check_counts(limits, state)
         return payload
     merged = client.sync_parts if client.sync_parts is not None else {"actors": {}, "tokens": {}}
     client.sync_bytes += size
-    if client.sync_bytes > MAX_SYNC_BYTES:
-        client.sync_parts, client.sync_bytes = None, 0
-        raise RequestError(ErrorCode.TOO_LARGE, f"a sync is at most {MAX_SYNC_BYTES} bytes in all its parts")
+    if client.sync_bytes > limits.sync_budget:
+        _drop_sync_parts(client)
+        raise RequestError(
+            ErrorCode.TOO_LARGE, f"a sync is at most {limits.sync_budget} bytes in all its parts (budget)"
+        )
     for key, value in state.items():
         if key in ("actors", "tokens") and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key].update(value)
         else:
             merged[key] = value
+    try:
+        check_counts(limits, merged)
+    except RequestError:
+        _drop_sync_parts(client)
+        raise
     if payload.get("more") is True:
         client.sync_parts = merged
+        if client.sync_timer is not None:
+            client.sync_timer.cancel()
+        client.sync_timer = asyncio.get_running_loop().call_later(
+            limits.sync_timeout, _drop_sync_parts, client, f"no part for {limits.sync_timeout:.0f} s"
+        )
         return payload
-    client.sync_parts, client.sync_bytes = None, 0
+    _drop_sync_parts(client)
     return {**payload, "state": merged}
 
 
+def check_counts(limits: Limits, state: Any) -> None:
+    """`too_large` naming the limit when a state (a document, or a sync's state) holds more tokens
+    or actors than a world may."""
+    for name, limit in (("tokens", limits.max_tokens), ("actors", limits.max_actors)):
+        members = state.get(name) if isinstance(state, dict) else getattr(state, name, None)
+        if isinstance(members, dict) and len(members) > limit:
+            raise RequestError(
+                ErrorCode.TOO_LARGE,
+                f"a world holds at most {limit} {name} (--max-{name}); this one would hold {len(members)}",
+            )
+
+
+OFFLOAD_TOKENS = 100
+"""A `sync` or `round` in a world of more tokens than this is ruled in a worker thread, so other
+worlds are served meanwhile (the GIL hands the event loop a turn every few milliseconds)."""
+
+
+def _long(type_: str, payload: dict[str, Any], world: World) -> bool:
+    """Whether a ruling is expected to take long enough to hold other worlds up."""
+    if type_ == "sync":
+        tokens = payload.get("state", {}).get("tokens") if isinstance(payload.get("state"), dict) else None
+        return isinstance(tokens, dict) and len(tokens) > OFFLOAD_TOKENS
+    return type_ == "action" and payload.get("kind") == "round" and len(world.state.tokens) > OFFLOAD_TOKENS
+
+
 async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
-    """One text frame: exactly one reply. False: the connection is to be closed."""
+    """One text frame: exactly one reply. False: the connection is to be closed.
+
+    Before `welcome` the first frame that is not a good `hello` closes the connection."""
     re: str | None = None
     try:
         if len(text) > bridge.config.max_frame:
-            raise RequestError(ErrorCode.TOO_LARGE, f"a frame is at most {bridge.config.max_frame} bytes")
+            raise FrameTooLarge(f"a frame is at most {bridge.config.max_frame} bytes")
         msg_id, type_, payload = _parse(text)
         re = msg_id
+        depth = bridge.config.limits.max_depth
+        if too_deep(text, depth):
+            raise RequestError(ErrorCode.INVALID, f"the frame nests objects and arrays deeper than {depth}")
         if not _rate_ok(bridge, client):
             raise RequestError(ErrorCode.RATE_LIMITED, "too many messages; slow down")
         world = client.world
         if world is None:
             if type_ != "hello":
                 await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "send hello first"), re)
-                await client.ws.close(code=CLOSE_UNAUTHORIZED, message=b"unauthorized")
+                await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
                 return False
             return await _hello(bridge, client, msg_id, payload)
         if type_ == "hello":
             raise RequestError(ErrorCode.BAD_REQUEST, "already welcomed")
         if type_ == "query":
             result = world.query(payload)
-            await _send(client, envelope("result", dumps(result), bridge.next_id(), re))
-            return True
-        if type_ == "action":
-            try:
-                prepared = world.prepare_action(msg_id, payload, bridge.roller)
-            except AnsweredLongAgo:
-                stored = bridge.store.reply(world.id, msg_id)
-                if stored is None:
-                    raise
-                prepared = stored
-            if isinstance(prepared, str):
-                await _send(client, envelope("result", prepared, bridge.next_id(), re))
-                return True
-            await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")))
+            client.send(envelope("result", dumps(result), bridge.next_id(), re))
             return True
         if type_ == "sync":
-            payload = _merge_sync_part(client, payload, len(text))
+            payload = _merge_sync_part(bridge, client, payload, len(text))
             if payload.get("more") is True:
                 result = {"rev": world.rev, "patch": [], "log": [], "rolls": [], "data": {"buffered": True}}
-                await _send(client, envelope("result", dumps(result), bridge.next_id(), msg_id))
+                client.send(envelope("result", dumps(result), bridge.next_id(), msg_id))
                 return True
-        pending = world.prepare_sync(payload) if type_ == "sync" else world.prepare_upsert(payload)
-        await _commit(bridge, client, world, pending, msg_id, type_)
+        async with bridge.lock(world.id):
+            await _rule(bridge, client, world, msg_id, type_, payload)
         return True
     except RequestError as error:
         await _error(bridge, client, error, re if re is not None else error.re)
-        if error.code is ErrorCode.TOO_LARGE:
-            await client.ws.close(code=WSCloseCode.MESSAGE_TOO_BIG, message=b"too large")
+        if isinstance(error, FrameTooLarge):
+            await _close(client, WSCloseCode.MESSAGE_TOO_BIG, b"too large")
+            return False
+        if client.world is None:
+            await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
             return False
         return True
     except Exception:
@@ -400,19 +586,63 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
         return True
 
 
+async def _rule(
+    bridge: Bridge, client: Client, world: World, msg_id: str, type_: str, payload: dict[str, Any]
+) -> None:
+    """Rule on a `sync`, `upsert` or `action` (in a worker thread when it is long), then commit it."""
+    offload = _long(type_, payload, world)
+    if type_ == "action":
+        try:
+            if offload:
+                prepared = await asyncio.to_thread(world.prepare_action, msg_id, payload, bridge.roller)
+            else:
+                prepared = world.prepare_action(msg_id, payload, bridge.roller)
+        except AnsweredLongAgo as old:
+            stored = bridge.store.reply(world.id, msg_id)
+            if stored is None:
+                raise
+            prepared = world.replay(msg_id, old.digest, *stored)
+        if isinstance(prepared, str):
+            client.send(envelope("result", prepared, bridge.next_id(), msg_id))
+            return
+        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")))
+        return
+    if type_ == "sync":
+        prepare = world.prepare_sync
+        pending = await asyncio.to_thread(prepare, payload) if offload else prepare(payload)
+    else:
+        pending = world.prepare_upsert(payload)
+        check_counts(bridge.config.limits, pending.state)
+    await _commit(bridge, client, world, pending, msg_id, type_)
+
+
 async def websocket(request: web.Request) -> web.StreamResponse:
     """`GET /ws`: the protocol endpoint."""
     bridge = request.app[BRIDGE]
+    limits = bridge.config.limits
     origin = request.headers.get("Origin")
     if origin is not None and not origin_allowed(origin, bridge.config.origins):
         log.warning("refused a browser page from origin %s", origin)
         raise web.HTTPForbidden(text=f"origin {origin} is not allowed; start the sidecar with --allow-origin")
+    if bridge.unauthenticated >= limits.max_unauthenticated:
+        bridge.unauth_log.warn(
+            f"refused a socket from {request.remote}: {limits.max_unauthenticated} are waiting for hello"
+        )
+        raise web.HTTPServiceUnavailable(text="too many connections waiting for hello; try again\n")
     # Pings are ours (`_watch`): aiohttp's heartbeat re-arms a timer on every frame received, one
-    # more turn of the event loop per request; ours looks once per interval.
-    ws = web.WebSocketResponse(autoping=False, compress=False, max_msg_size=4 * bridge.config.max_frame)
+    # more turn of the event loop per request; ours looks once per interval. Until `welcome` a
+    # frame is at most `hello_max_frame` bytes (`_authenticated` raises the cap).
+    ws = web.WebSocketResponse(autoping=False, compress=False, max_msg_size=limits.hello_max_frame)
     await ws.prepare(request)
     client = Client(ws=ws, remote=request.remote or "?", tokens=bridge.config.rate_burst)
-    bridge.sockets.add(ws)
+    client.request, client.transport = request, request.transport
+    client.outbox = Outbox(ws, limits.outbox_messages, limits.outbox_bytes, _overflow(bridge, client))
+    client.unauthenticated = True
+    bridge.unauthenticated += 1
+    client.hello_timer = asyncio.get_running_loop().call_later(
+        limits.hello_timeout, _hello_late, bridge, client
+    )
+    bridge.sockets.add(client)
     watch = asyncio.create_task(_watch(client, bridge.config.heartbeat)) if bridge.config.heartbeat else None
     try:
         async for msg in ws:
@@ -424,15 +654,52 @@ async def websocket(request: web.Request) -> web.StreamResponse:
                 await ws.pong(msg.data)
             elif msg.type == WSMsgType.BINARY:
                 await _error(bridge, client, RequestError(ErrorCode.BAD_REQUEST, "text frames only"), None)
+                if client.world is None:
+                    await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
+                    break
             elif msg.type == WSMsgType.ERROR:
                 log.info("connection from %s ended: %s", client.remote, ws.exception())
                 break
     finally:
         if watch is not None:
             watch.cancel()
+        if client.hello_timer is not None:
+            client.hello_timer.cancel()
+        if client.unauthenticated:
+            client.unauthenticated = False
+            bridge.unauthenticated -= 1
+        _drop_sync_parts(client)
+        client.outbox.close()
         if client.world is not None:
             bridge.clients.get(client.world.id, set()).discard(client)
+            bridge.changes += 1
     return ws
+
+
+def _hello_late(bridge: Bridge, client: Client) -> None:
+    """A socket that sent no good `hello` within `Limits.hello_timeout` is closed."""
+    client.hello_timer = None
+    if client.world is None and not client.ws.closed:
+        timeout = bridge.config.limits.hello_timeout
+        log.info("closing the connection from %s: no hello within %.0f s", client.remote, timeout)
+        asyncio.get_running_loop().create_task(_close(client, CLOSE_UNAUTHORIZED, b"no hello in time"))
+
+
+def _overflow(bridge: Bridge, client: Client) -> Callable[[Outbox], Coroutine[Any, Any, None]]:
+    async def closing(outbox: Outbox) -> None:
+        world = client.world.id if client.world is not None else "-"
+        log.warning(
+            "closing the connection of %r in world %r from %s: unable to keep up "
+            "(%d messages, %d characters waiting)",
+            client.name,
+            world,
+            client.remote,
+            len(outbox),
+            outbox.queued_bytes,
+        )
+        await _close(client, CLOSE_TOO_SLOW, b"unable to keep up")
+
+    return closing
 
 
 async def _watch(client: Client, interval: float) -> None:
@@ -443,34 +710,26 @@ async def _watch(client: Client, interval: float) -> None:
         await asyncio.sleep(interval)
         if pinged is not None and client.seen < pinged:
             log.info("closing the connection from %s: no answer to a ping in %.0f s", client.remote, interval)
-            await client.ws.close(code=WSCloseCode.GOING_AWAY, message=b"no answer to ping")
+            await _close(client, WSCloseCode.GOING_AWAY, b"no answer to ping")
             return
         pinged = None
         now = time.monotonic()
         if now - client.seen >= interval:
             pinged = now
-            with contextlib.suppress(ConnectionResetError, RuntimeError):
-                await client.ws.ping()
+            with contextlib.suppress(ConnectionResetError, RuntimeError, TimeoutError):
+                await asyncio.wait_for(client.ws.ping(), interval)
 
 
 async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
-    """Fsync the WAL every `sync_interval` seconds when something was written (bounds power-loss cost)."""
+    """Fsync the WAL every `sync_interval` seconds when something was written (bounds power-loss
+    cost). A failed checkpoint stops rulings being acknowledged until one succeeds again."""
     bridge = app[BRIDGE]
 
     async def loop() -> None:
         while True:
             await asyncio.sleep(bridge.config.sync_interval)
-            if bridge.dirty:
-                try:
-                    bridge.store.flush()
-                except sqlite3.Error as exc:  # a full or failing disk: try again next time
-                    log.warning(
-                        "could not checkpoint the store (%s); trying again in %.1f s",
-                        exc,
-                        bridge.config.sync_interval,
-                    )
-                else:
-                    bridge.dirty = False
+            if bridge.dirty or bridge.storage_fault is not None:
+                checkpoint(bridge)
 
     task = asyncio.create_task(loop())
     yield
@@ -480,14 +739,37 @@ async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
     bridge.close()
 
 
+def checkpoint(bridge: Bridge) -> None:
+    """One checkpoint; a failure is remembered (`Bridge.storage_fault`) until one succeeds."""
+    try:
+        bridge.store.flush()
+    except (sqlite3.Error, OSError) as exc:  # a full or failing disk: try again next time
+        if bridge.storage_fault is None:
+            log.error(
+                "could not checkpoint the store (%s): rulings are refused until a checkpoint succeeds "
+                "(trying every %.1f s)",
+                exc,
+                bridge.config.sync_interval,
+            )
+        bridge.storage_fault = str(exc) or type(exc).__name__
+        bridge.changes += 1
+    else:
+        if bridge.storage_fault is not None:
+            log.warning("the store checkpointed again; rulings are taken again")
+            bridge.storage_fault = None
+            bridge.changes += 1
+        bridge.dirty = False
+
+
 async def _close_sockets(app: web.Application) -> None:
-    for ws in set(app[BRIDGE].sockets):
-        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
+    """Close every connection at once (a frozen one is aborted after a second, never waited on)."""
+    closing = [_close(client, WSCloseCode.GOING_AWAY, b"server shutdown") for client in app[BRIDGE].sockets]
+    await asyncio.gather(*closing, return_exceptions=True)
 
 
 def create_app(config: Config) -> web.Application:
     """The aiohttp application: `/ws`, and the pages of `pages.py`."""
-    app = web.Application()
+    app = web.Application(middlewares=[hostcheck.middleware(config.allow_hosts)])
     app[BRIDGE] = Bridge(config)
     app.router.add_get("/ws", websocket)
     from vtt_bridge import pages  # here, not at the top: pages imports this module

@@ -5,19 +5,43 @@ is one committed transaction before it is acknowledged, so a killed process (SIG
 loses nothing: the commit is in the operating system's cache and the WAL file. No fsync is paid per
 ruling; a background checkpoint (every `sync_interval` seconds) fsyncs the WAL, which bounds what a
 power loss can cost to the rulings of the last interval.
+
+Damage is never silent (docs/durability.md): a file of another program or of a newer layout, a
+0-byte, truncated or malformed file, and a ruling whose checksum fails stop the start with
+`StoreDamaged`, one line naming the file and what to do; a WAL left by an unclean stop is copied
+aside before the file is opened, and kept when recovery could not read all of it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
+import shutil
 import sqlite3
-from dataclasses import dataclass
+import struct
+import time
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vtt_bridge import __version__
 from vtt_bridge import patch as patches
 from vtt_bridge.models import WorldState
 from vtt_bridge.rules.common import STORED
+
+APPLICATION_ID = 0x56545442
+"""`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
+
+LAYOUT = 5
+"""`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
+0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
+index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
+payload digest and checksum (NOT NULL: a version that does not write them cannot add a ruling)."""
+
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0"}
+"""The package version that wrote each layout (for the message refusing a newer file)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS worlds (
@@ -32,13 +56,18 @@ CREATE TABLE IF NOT EXISTS world_keys (
 CREATE TABLE IF NOT EXISTS log (
     key INTEGER PRIMARY KEY,
     action_id TEXT,
-    reply TEXT NOT NULL
+    reply TEXT NOT NULL,
+    digest TEXT,
+    checksum INTEGER NOT NULL
 );
 """
 """`log` holds the rulings of every world, each keyed by its world's number (`world_keys`) and its
 rev in one integer, `n << 40 | rev` (`REV_SPAN`): the key is the table's rowid, so a ruling is
 written into one B-tree (no index beside it), at the end of its world's range. A reply runs from a
-kilobyte (`damage`) to megabytes (a 500-token `round`)."""
+kilobyte (`damage`) to megabytes (a 500-token `round`). `digest`: of the action's payload (retries
+must match it); `checksum`: `checksum()` of the row, verified whenever a ruling is read back."""
+
+INSERT_RULING = "INSERT INTO log (key, action_id, reply, digest, checksum) VALUES (?, ?, ?, ?, ?)"
 
 REV_SPAN = 1 << 40
 """Revs a world can reach in the log's key (a trillion rulings)."""
@@ -55,6 +84,14 @@ WAL_LIMIT_BYTES = 64 << 20
 SNAPSHOT_EVERY = 1000
 """Rulings between two snapshots of a world (recovery replays at most this many patches)."""
 
+log = logging.getLogger("vtt_bridge")
+
+
+def checksum(key: int, action_id: str | None, reply: str, digest: str | None) -> int:
+    """CRC-32 of a stored ruling's fields: a row changed on disk fails it."""
+    head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
+    return zlib.crc32(reply.encode(), zlib.crc32(head))
+
 
 @dataclass(frozen=True)
 class Recovered:
@@ -64,10 +101,66 @@ class Recovered:
     state: WorldState
     replies: dict[str, str]
     answered: set[str]
+    digests: dict[str, str] = field(default_factory=dict)
+    """Action id -> its payload's digest (ids of earlier layouts have none)."""
 
 
 class StoreBusy(Exception):
     """Another process holds the store (a second sidecar on the same data folder)."""
+
+
+class StoreDamaged(Exception):
+    """The file cannot be opened as this version's store: one line saying which file, what is
+    wrong with it and what to do. Nothing was written to it."""
+
+
+def _what_to_do(path: Path) -> str:
+    return f"restore {path.name} from a copy, or move it away to start with an empty store"
+
+
+@dataclass(frozen=True)
+class WalReport:
+    """What the WAL left by an unclean stop held, against what recovery read of it."""
+
+    copy: Path
+    frames: int
+    """Frames of the WAL's current generation (its header's salts)."""
+    commits: int
+    """...of which ended a transaction (a ruling, mostly)."""
+
+
+def _wal_frames(wal: Path) -> tuple[int, int, int] | None:
+    """(frames, commit frames, page size) of a WAL file's current generation, read from its frame
+    headers (the salts of the file header); None when it has no valid header."""
+    with wal.open("rb") as handle:
+        head = handle.read(32)
+        if len(head) < 32 or struct.unpack(">I", head[:4])[0] not in (0x377F0682, 0x377F0683):
+            return None
+        page_size = struct.unpack(">I", head[8:12])[0]
+        salts = head[16:24]
+        frames = commits = 0
+        while True:
+            frame = handle.read(24)
+            if len(frame) < 24 or frame[8:16] != salts:
+                break
+            body = handle.read(page_size)
+            if len(body) < page_size:
+                break
+            frames += 1
+            if struct.unpack(">I", frame[4:8])[0] != 0:
+                commits += 1
+    return frames, commits, page_size
+
+
+def _make_private_dirs(folder: Path) -> None:
+    """Create `folder` and its missing parents with mode 0700 (whatever the umask)."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir()
+        os.chmod(made, 0o700)
 
 
 class Store:
@@ -75,18 +168,38 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=1.0)
-        # One process owns the file for as long as it runs: no file locking per transaction (six
-        # fcntl calls a ruling saved), no shared-memory WAL index, and a second sidecar on the same
-        # data folder is refused instead of writing a second history into it.
-        self._db.execute("PRAGMA locking_mode=EXCLUSIVE")
+        self.warnings: list[str] = []
+        """What the opening found and the sidecar must say (a WAL recovery could not read whole)."""
+        _make_private_dirs(path.parent)
+        self._marker = path.with_name(path.name + ".open")
+        """Made once the file is open, removed when it is closed: an unclean stop leaves it."""
+        unclean = self._marker.exists() and path.exists()
+        wal_copy = self._check_files()
+        if unclean and not path.with_name(path.name + "-wal").exists():
+            self.warnings.append(
+                f"the WAL of {path.name} is missing after an unclean stop: the rulings committed since "
+                "the last checkpoint (about a second's) are lost, if there were any"
+            )
         try:
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=1.0)
+        except sqlite3.Error as exc:
+            raise StoreDamaged(f"{path} cannot be opened ({exc}): {_what_to_do(path)}") from None
+        self._db.create_function("vtt_checksum", 4, checksum, deterministic=True)
+        try:
+            # One process owns the file for as long as it runs: no file locking per transaction (six
+            # fcntl calls a ruling saved), no shared-memory WAL index, and a second sidecar on the
+            # same data folder is refused instead of writing a second history into it.
+            self._db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            self._check_version()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_PAGES}")
             self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
-            self._db.executescript(SCHEMA)
+            if wal_copy is not None:
+                self._compare_wal(wal_copy)
+            check = self._db.execute("PRAGMA quick_check(1)").fetchone()
+            if check is None or check[0] != "ok":
+                raise sqlite3.DatabaseError(f"the file fails SQLite's check: {check[0] if check else '?'}")
             moved = self._migrate()
         except sqlite3.OperationalError as exc:
             self._db.close()
@@ -94,7 +207,17 @@ class Store:
                 raise StoreBusy(
                     f"{path} is in use by another vtt-bridge (one sidecar per data folder)"
                 ) from None
+            raise StoreDamaged(f"{path} cannot be read ({exc}): {_what_to_do(path)}") from None
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreDamaged(f"{path} is damaged ({exc}): {_what_to_do(path)}") from None
+        except BaseException:
+            self._db.close()
             raise
+        for name in (path, path.with_name(path.name + "-wal")):
+            if name.exists():
+                os.chmod(name, 0o600)
+        os.close(os.open(self._marker, os.O_WRONLY | os.O_CREAT, 0o600))
         self._since_snapshot: dict[str, int] = {}
         self.moved = moved
         """Rulings moved from an earlier version's log when the file was opened (0: none)."""
@@ -102,28 +225,131 @@ class Store:
             world: n * REV_SPAN for n, world in self._db.execute("SELECT n, world FROM world_keys")
         }
 
-    def _migrate(self) -> int:
-        """Move the log earlier versions kept in table `rulings` (world, rev, action_id, reply, keyed
-        by world and rev) into `log`, in one transaction; how many rulings it held."""
-        db = self._db
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'rulings'").fetchone() is None:
-            return 0
-        db.execute("BEGIN")
-        try:
-            db.execute(
-                "INSERT OR IGNORE INTO world_keys (world) SELECT DISTINCT world FROM rulings ORDER BY world"
+    def _check_files(self) -> Path | None:
+        """Refuse a file that is no SQLite database (a 0-byte one included); create a new one with
+        mode 0600; copy a WAL an unclean stop left aside (the copy's path)."""
+        path = self.path
+        if path.exists():
+            if not path.is_file():
+                raise StoreDamaged(f"{path} is not a file: move it away to start with an empty store")
+            with path.open("rb") as handle:
+                head = handle.read(16)
+            if not head:
+                raise StoreDamaged(f"{path} is empty (0 bytes) where a store was: {_what_to_do(path)}")
+            if head != b"SQLite format 3\x00":
+                raise StoreDamaged(f"{path} is not an SQLite file: {_what_to_do(path)}")
+        else:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.chmod(path, 0o600)
+        wal = path.with_name(path.name + "-wal")
+        if not wal.exists() or wal.stat().st_size == 0:
+            return None
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        copy = path.with_name(f"{path.name}-wal.{stamp}.copy")
+        shutil.copyfile(wal, copy)
+        os.chmod(copy, 0o600)
+        return copy
+
+    def _check_version(self) -> None:
+        """Refuse (before anything is written) a file of another program or of a newer layout."""
+        app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+        layout = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if app_id not in (0, APPLICATION_ID):
+            raise StoreDamaged(
+                f"{self.path} is an SQLite file of another program (application id {app_id:#x}): "
+                "point --data-dir at vtt-bridge's own folder"
             )
-            moved = db.execute(
-                "INSERT INTO log (key, action_id, reply) SELECT k.n * ? + r.rev, r.action_id, r.reply "
-                "FROM rulings AS r JOIN world_keys AS k ON k.world = r.world",
-                (REV_SPAN,),
-            ).rowcount
-            db.execute("DROP TABLE rulings")
+        if layout > LAYOUT:
+            newer = LAYOUTS_OF_VERSIONS.get(layout, "a newer version")
+            raise StoreDamaged(
+                f"{self.path} has layout {layout} (vtt-bridge {newer} or later); this vtt-bridge "
+                f"{__version__} reads layouts up to {LAYOUT}: upgrade vtt-bridge (nothing was written)"
+            )
+
+    def _compare_wal(self, copy: Path) -> None:
+        """After an unclean stop: whether recovery read every transaction the WAL held. When it did
+        not (a torn or damaged WAL), say so and keep the copy; otherwise drop the copy."""
+        parsed = _wal_frames(copy)
+        row = self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        read = int(row[1]) if row is not None and int(row[1]) >= 0 else 0
+        if parsed is None:
+            self.warnings.append(
+                f"the WAL of {self.path.name} had no valid header after an unclean stop; what it held "
+                f"since the last checkpoint may be lost; a copy is kept at {copy}"
+            )
+            return
+        frames, commits, _ = parsed
+        if frames > read:
+            self.warnings.append(
+                f"the WAL of {self.path.name} held {frames} frames ({commits} commits) after an unclean "
+                f"stop, and recovery could read only {read} of them: rulings after the last one read are "
+                f"lost (a torn or damaged WAL); a copy is kept at {copy}"
+            )
+            return
+        copy.unlink()
+
+    def _migrate(self) -> int:
+        """Bring a file of an earlier layout (`LAYOUT`) to this one in one transaction; how many
+        rulings it moved from an earlier `rulings` table. Idempotent: a file at this layout is left
+        as it is, and an interrupted migration is rolled back whole."""
+        db = self._db
+        if db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT:
+            return 0
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        moved = 0
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if "log" in tables:
+                columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
+                if "checksum" not in columns:  # layout 4: rebuilt with digest and checksum
+                    db.execute("ALTER TABLE log RENAME TO log_layout4")
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            if "log_layout4" in {n for (n,) in db.execute("SELECT name FROM sqlite_master")}:
+                db.execute(
+                    "INSERT INTO log (key, action_id, reply, digest, checksum) "
+                    "SELECT key, action_id, reply, NULL, vtt_checksum(key, action_id, reply, NULL) "
+                    "FROM log_layout4"
+                )
+                db.execute("DROP TABLE log_layout4")
+            if "rulings" in tables:
+                moved = self._move_rulings()
+            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version={LAYOUT}")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         return moved
+
+    def _move_rulings(self) -> int:
+        """Move the log layouts 1-3 kept in table `rulings` (world, rev, action_id, reply, keyed by
+        world and rev) into `log`. A ruling already in `log` with the same reply is the same ruling;
+        one with another reply is a second history, and the file is refused."""
+        db = self._db
+        db.execute(
+            "INSERT OR IGNORE INTO world_keys (world) SELECT DISTINCT world FROM rulings ORDER BY world"
+        )
+        clashes = db.execute(
+            "SELECT count(*) FROM rulings AS r JOIN world_keys AS k ON k.world = r.world "
+            "JOIN log AS l ON l.key = k.n * ? + r.rev WHERE l.reply != r.reply",
+            (REV_SPAN,),
+        ).fetchone()[0]
+        if clashes:
+            raise StoreDamaged(
+                f"{self.path} holds two histories ({clashes} rulings of an earlier version's table "
+                f"differ from this version's at the same rev): {_what_to_do(self.path)}"
+            )
+        moved = db.execute(
+            "INSERT OR IGNORE INTO log (key, action_id, reply, digest, checksum) "
+            "SELECT k.n * ? + r.rev, r.action_id, r.reply, NULL, "
+            "vtt_checksum(k.n * ? + r.rev, r.action_id, r.reply, NULL) "
+            "FROM rulings AS r JOIN world_keys AS k ON k.world = r.world",
+            (REV_SPAN, REV_SPAN),
+        ).rowcount
+        db.execute("DROP TABLE rulings")
+        return int(moved)
 
     def close(self) -> None:
         """Checkpoint and fsync the WAL, then close the file; closed even when the checkpoint fails
@@ -132,6 +358,7 @@ class Store:
             self.flush()
         finally:
             self._db.close()
+        self._marker.unlink(missing_ok=True)
 
     def flush(self) -> None:
         """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing."""
@@ -147,25 +374,31 @@ class Store:
         return base
 
     def append(
-        self, world: str, rev: int, action_id: str | None, reply: str, snapshot: WorldState | None
+        self,
+        world: str,
+        rev: int,
+        action_id: str | None,
+        reply: str,
+        snapshot: WorldState | None,
+        digest: str | None = None,
     ) -> None:
-        """Write one ruling (and, when given, a snapshot of the state after it) in one transaction."""
+        """Write one ruling (and, when given, a snapshot of the state after it) in one transaction;
+        `digest`: of the action's payload."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
         base = self._world_key(world)  # before the transaction: a number once given stays given
         key = base + rev
+        row = (key, action_id, reply, digest, checksum(key, action_id, reply, digest))
         if snapshot is None:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
-            db.execute("INSERT INTO log (key, action_id, reply) VALUES (?, ?, ?)", (key, action_id, reply))
+            db.execute(INSERT_RULING, row)
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
             return
         db.execute("BEGIN")
         try:
             if action_id is not None:
-                db.execute(
-                    "INSERT INTO log (key, action_id, reply) VALUES (?, ?, ?)", (key, action_id, reply)
-                )
+                db.execute(INSERT_RULING, row)
             self._write_snapshot(world, base, snapshot)
             db.execute("COMMIT")
         except BaseException:
@@ -198,21 +431,35 @@ class Store:
         rows = self._db.execute("SELECT world FROM worlds UNION SELECT world FROM world_keys").fetchall()
         return sorted(row[0] for row in rows)
 
-    def reply(self, world: str, action_id: str) -> str | None:
-        """The reply an action id was answered with (a scan of the world's rulings: for a retry of an
-        action older than the replies the world keeps in memory, which is rare)."""
+    def _verified(self, world: str, row: tuple[int, str | None, str, str | None, int]) -> str:
+        """A ruling's reply, after its checksum: `StoreDamaged` when the row changed on disk."""
+        key, action_id, reply, digest, stored = row
+        if checksum(key, action_id, reply, digest) != stored:
+            base = self._bases.get(world, 0)
+            raise StoreDamaged(
+                f"{self.path}: the ruling at rev {key - base} of world {world!r} fails its checksum "
+                f"(changed on disk): {_what_to_do(self.path)}"
+            )
+        return reply
+
+    def reply(self, world: str, action_id: str) -> tuple[str, str | None] | None:
+        """The reply an action id was answered with, and its payload's digest (a scan of the world's
+        rulings: for a retry of an action older than the replies the world keeps in memory, which is
+        rare)."""
         base = self._bases.get(world)
         if base is None:
             return None
         row = self._db.execute(
-            "SELECT reply FROM log WHERE key >= ? AND key < ? AND action_id = ? LIMIT 1",
+            "SELECT key, action_id, reply, digest, checksum FROM log "
+            "WHERE key >= ? AND key < ? AND action_id = ? LIMIT 1",
             (base, base + REV_SPAN, action_id),
         ).fetchone()
-        return None if row is None else str(row[0])
+        return None if row is None else (self._verified(world, row), row[3])
 
     def recover(self, world: str, recent: int) -> Recovered:
         """The world at its last acknowledged rev (its snapshot with every later ruling's patch
-        applied), every action id it answered, and the replies to the last `recent` actions."""
+        applied, each ruling's checksum verified), every action id it answered with its payload's
+        digest, and the replies to the last `recent` actions."""
         row = self._db.execute(
             "SELECT snapshot_rev, snapshot FROM worlds WHERE world = ?", (world,)
         ).fetchone()
@@ -228,25 +475,28 @@ class Store:
                 state=WorldState.model_validate(document, context=STORED), replies={}, answered=set()
             )
         after, end = base + snapshot_rev + 1, base + REV_SPAN
-        for (reply,) in self._db.execute(
-            "SELECT reply FROM log WHERE key >= ? AND key < ? ORDER BY key", (after, end)
+        for stored in self._db.execute(
+            "SELECT key, action_id, reply, digest, checksum FROM log WHERE key >= ? AND key < ? ORDER BY key",
+            (after, end),
         ):
-            patches.apply(document, json.loads(reply)["patch"])
+            patches.apply(document, json.loads(self._verified(world, stored))["patch"])
             replayed += 1
         self._since_snapshot[world] = replayed
-        answered = {
-            action_id
-            for (action_id,) in self._db.execute(
-                "SELECT action_id FROM log WHERE key >= ? AND key < ? AND action_id IS NOT NULL",
-                (base, end),
-            )
-        }
+        digests: dict[str, str] = {}
+        answered: set[str] = set()
+        for action_id, digest in self._db.execute(
+            "SELECT action_id, digest FROM log WHERE key >= ? AND key < ? AND action_id IS NOT NULL",
+            (base, end),
+        ):
+            answered.add(action_id)
+            if digest is not None:
+                digests[action_id] = digest
         latest = self._db.execute(
-            "SELECT action_id, reply FROM log WHERE key >= ? AND key < ? AND action_id IS NOT NULL "
-            "ORDER BY key DESC LIMIT ?",
+            "SELECT key, action_id, reply, digest, checksum FROM log "
+            "WHERE key >= ? AND key < ? AND action_id IS NOT NULL ORDER BY key DESC LIMIT ?",
             (base, end, recent),
         ).fetchall()
-        replies = {action_id: reply for action_id, reply in reversed(latest)}
+        replies = {stored[1]: self._verified(world, stored) for stored in reversed(latest)}
         return Recovered(
-            state=WorldState.model_validate(document, context=STORED), replies=replies, answered=answered
+            state=WorldState.model_validate(document, context=STORED), replies=replies, answered=answered, digests=digests
         )

@@ -7,11 +7,14 @@ acknowledges it. A request that fails raises `RequestError` and leaves the world
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import OrderedDict
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from vtt_bridge import patch as patches
@@ -84,6 +87,22 @@ class Pending:
     result: dict[str, Any]
     action_id: str | None
     snapshot: bool
+    digest: str | None = None
+    """The digest of the action's payload (`payload_digest`), kept with its id."""
+
+
+def payload_digest(payload: dict[str, Any]) -> str:
+    """A digest of an action's payload as sent (keys sorted): a retry of the same id must match it."""
+    try:
+        text = orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer past 64 bits (refused later, by validation)
+        text = json.dumps(payload, sort_keys=True, default=str).encode()
+    return hashlib.blake2b(text, digest_size=16).hexdigest()
+
+
+def replayed(reply_json: str) -> str:
+    """A stored `result` payload (JSON text of an object) marked `replayed: true`."""
+    return '{"replayed":true,' + reply_json[1:] if reply_json != "{}" else '{"replayed":true}'
 
 
 def derive(before: WorldState, after: WorldState, done: frozenset[str] = frozenset()) -> WorldState:
@@ -193,9 +212,11 @@ class AnsweredLongAgo(Exception):
     """An action id the world answered before its last `RECENT_REPLIES` actions: its reply is in the
     store only (`Store.reply`). Raised instead of ruling on it again."""
 
-    def __init__(self, action_id: str) -> None:
+    def __init__(self, action_id: str, digest: str) -> None:
         super().__init__(action_id)
         self.action_id = action_id
+        self.digest = digest
+        """The digest of the retry's payload (to compare with the stored one's)."""
 
 
 class World:
@@ -209,6 +230,7 @@ class World:
         replies: dict[str, str] | None = None,
         answered: set[str] | None = None,
         recent: int = RECENT_REPLIES,
+        digests: dict[str, str] | None = None,
     ):
         self.id = world_id
         self.state = state if state is not None else WorldState()
@@ -217,6 +239,9 @@ class World:
         for the last `recent` actions (and `RECENT_REPLY_BYTES`), oldest first."""
         self.answered: set[str] = set(self.replies) | (answered or set())
         """Every action id this world ever answered (kept for good: a retry is never ruled twice)."""
+        self.digests: dict[str, str] = dict(digests or {})
+        """Action id -> the digest of the payload it was answered for (ids stored before digests
+        were kept have none: a retry of one is replayed)."""
         self.recent = max(1, recent)
         self._reply_bytes = sum(len(reply) for reply in self.replies.values())
 
@@ -261,13 +286,15 @@ class World:
         return Pending(state=after, result=result, action_id=action_id, snapshot=full)
 
     def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | str:
-        """Rule on one `action`. A retried action id returns its stored reply (JSON text) instead, or
-        raises `AnsweredLongAgo` when the reply is no longer kept in memory."""
-        stored = self.replies.get(action_id)
-        if stored is not None:
-            return stored
+        """Rule on one `action`. A retried action id with the same payload returns its stored reply
+        (JSON text, marked `replayed: true`) instead, or raises `AnsweredLongAgo` when the reply is no
+        longer kept in memory; with another payload it is refused (`conflict`)."""
+        digest = payload_digest(payload)
         if action_id in self.answered:
-            raise AnsweredLongAgo(action_id)
+            stored = self.replies.get(action_id)
+            if stored is None:
+                raise AnsweredLongAgo(action_id, digest)
+            return self.replay(action_id, digest, stored, self.digests.get(action_id))
         body = dict(payload)
         expect_rev = body.pop("expectRev", None)
         if expect_rev is not None and (type(expect_rev) is not int or expect_rev < 0):
@@ -284,9 +311,22 @@ class World:
         _, handler = HANDLERS[kind]
         with _RuleErrors(kind, "action"):
             ruling: Ruling = handler(self.state, action, Context(roller=roller, unapplied_cells=True))
-        return self._finish(
+        pending = self._finish(
             self.state, ruling.state, ruling.log, ruling.rolls, action_id, derived=ruling.derived
         )
+        return Pending(pending.state, pending.result, action_id, pending.snapshot, digest)
+
+    def replay(self, action_id: str, digest: str, stored: str, stored_digest: str | None) -> str:
+        """The stored reply to a retried action id, marked `replayed`; `conflict` when the retry's
+        payload is not the one the id was answered for (nothing changes)."""
+        known = stored_digest if stored_digest is not None else self.digests.get(action_id)
+        if known is not None and known != digest:
+            raise RequestError(
+                ErrorCode.CONFLICT,
+                f"action id {action_id[:60]!r} was already used for another action; "
+                "use a fresh random id for each action (nothing was changed)",
+            )
+        return replayed(stored)
 
     def prepare_sync(self, payload: dict[str, Any]) -> Pending:
         """Replace the document with the client's; derive everything; the patch replaces each part."""
@@ -480,6 +520,8 @@ class World:
         seal(pending.state)
         if pending.action_id is not None:
             self.answered.add(pending.action_id)
+            if pending.digest is not None:
+                self.digests[pending.action_id] = pending.digest
             self.replies[pending.action_id] = reply_json
             self._reply_bytes += len(reply_json)
             while len(self.replies) > 1 and (

@@ -252,6 +252,7 @@ async def test_DICE_6_supplied_dice_are_used_exactly_and_the_engine_is_reproduci
     # The same action id returns the very same engine dice (an idempotent retry).
     first = await peer.action(roll(pool=6), msg_id="again-1")
     retry = await peer.action(roll(pool=6), msg_id="again-1")
+    assert retry["payload"].pop("replayed") is True
     assert first["payload"] == retry["payload"]
 
 
