@@ -13,8 +13,10 @@ import statistics
 import time
 
 from vtt_bridge.actions import Context
-from vtt_bridge.actions.detection import MoveAction, move, recompute_visibility, refresh_visibility
-from vtt_bridge.models import Actor, Scene, Token, WorldState
+from vtt_bridge.actions.detection import MoveAction, move
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.document.models import Actor, Scene, Token, WorldState
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.detection import (
     ORDINARY_SENSES,
     AntiDetectionMeans,
@@ -23,7 +25,6 @@ from vtt_bridge.rules.detection import (
     Essence,
     Sense,
 )
-from vtt_bridge.rules.dice import SeededRoller
 from vtt_bridge.rules.ranks import Rank
 
 WIDTH_PX = 6000.0
@@ -111,7 +112,7 @@ def _timed_full(state: WorldState, repeat: int) -> float:
     for _ in range(repeat):
         fresh = state.model_copy(update={"actors": {k: v.model_copy() for k, v in state.actors.items()}})
         start = time.perf_counter()
-        recompute_visibility(fresh)
+        VisibilityIndex().recompute_visibility(fresh)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -126,8 +127,9 @@ def main() -> None:
     base = scene(args.tokens, args.seed)
     pairs = args.tokens * (args.tokens - 1)
     full = _timed_full(base, 5)
-    state = refresh_visibility(WorldState(), base)
-    ctx = Context(roller=SeededRoller(args.seed))
+    index = VisibilityIndex()
+    state = index.refresh(WorldState(), base)
+    ctx = Context(roller=SeededRoller(args.seed), visibility=index)
     rng = random.Random(args.seed + 1)
     ids = list(state.tokens)
     times = []
@@ -138,7 +140,9 @@ def main() -> None:
         start = time.perf_counter()
         state = move(state, action, ctx).state
         times.append(time.perf_counter() - start)
-    assert state.visibility == recompute_visibility(state), "incremental matrix drifted from a full recompute"
+    assert state.visibility == VisibilityIndex().recompute_visibility(state), (
+        "incremental matrix drifted from a full recompute"
+    )
     large = _timed_full(scene(args.large, args.seed), 3)
     print(f"tokens={args.tokens} pairs={pairs} seed={args.seed}")
     print(f"full recompute (cold actors): median {full * 1000:.1f} ms ({full / pairs * 1e9:.0f} ns/pair)")

@@ -13,7 +13,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from vtt_bridge.server import Config, create_app
+from vtt_bridge.app import create_app
+from vtt_bridge.bridge import Config
 
 TOKEN = "test-token-0123456789"
 

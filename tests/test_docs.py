@@ -7,7 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vtt_bridge.actions.registry import HANDLERS, QUERIES
+from vtt_bridge.actions.registry import (
+    ACTION_ADAPTER,
+    ACTION_KINDS,
+    HANDLERS,
+    QUERIES,
+    QUERY_ADAPTER,
+    QUERY_KINDS,
+)
 from vtt_bridge.protocol import json_schema, reference_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -17,13 +24,13 @@ def test_protocol_doc_ends_with_the_generated_reference() -> None:
     text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     marker = "## Reference (generated)\n"
     assert marker in text
-    assert text.split(marker, 1)[1].strip() == reference_markdown().strip(), (
+    assert text.split(marker, 1)[1].strip() == reference_markdown(ACTION_KINDS, QUERY_KINDS).strip(), (
         "docs/protocol.md is stale: run `make docs`"
     )
 
 
 def test_every_action_and_query_kind_is_in_the_schema() -> None:
-    schema = json.dumps(json_schema())
+    schema = json.dumps(json_schema(ACTION_ADAPTER, QUERY_ADAPTER))
     for kind in [*HANDLERS, *QUERIES]:
         assert f'"{kind}"' in schema, kind
 

@@ -10,8 +10,8 @@ import jsonpatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vtt_bridge.actions.detection import recompute_visibility
-from vtt_bridge.models import (
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.document.models import (
     Actor,
     Edited,
     Unapplied,
@@ -22,7 +22,7 @@ from vtt_bridge.models import (
     seal,
     settled,
 )
-from vtt_bridge.rules.dice import SeededRoller
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.world import World
 
 
@@ -112,11 +112,13 @@ def test_a_move_leaves_its_cells_unapplied_in_the_shared_rows_until_the_world_co
     assert all(pending.state.visibility[o] is rows[o] for o in cells)  # no row was copied
     assert all(rows[o][t] != state for o, changed in cells.items() for t, state in changed.items())
     plain = settled(pending.state)
-    assert plain.visibility == recompute_visibility(pending.state) and not pending_cells(plain.visibility)
+    assert plain.visibility == VisibilityIndex().recompute_visibility(pending.state) and not pending_cells(
+        plain.visibility
+    )
     world.commit(pending, "")
     assert world.state.visibility is pending.state.visibility and not pending_cells(world.state.visibility)
     assert all(rows[o][t] == state for o, changed in cells.items() for t, state in changed.items())
-    assert world.state.visibility == recompute_visibility(world.state)
+    assert world.state.visibility == VisibilityIndex().recompute_visibility(world.state)
 
 
 @settings(max_examples=40, deadline=None)
@@ -160,4 +162,4 @@ def test_rulings_committed_or_dropped_keep_the_matrix_equal_to_a_full_recompute(
         assert settled(pending.state).model_dump(mode="json") == document
         world.commit(pending, "")
         assert world.state.model_dump(mode="json") == document
-        assert world.state.visibility == recompute_visibility(world.state)
+        assert world.state.visibility == VisibilityIndex().recompute_visibility(world.state)

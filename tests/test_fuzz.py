@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.test_world import synced_world
-from vtt_bridge.actions.registry import HANDLERS, QUERIES
-from vtt_bridge.protocol import ACTION_ADAPTER, QUERY_ADAPTER
-from vtt_bridge.rules.dice import SeededRoller
-from vtt_bridge.world import RequestError, World
+from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.errors import RequestError
+from vtt_bridge.world import World
 
 
 def _field_names(schema: Any, into: set[str]) -> set[str]:

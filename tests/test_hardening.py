@@ -28,9 +28,12 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from tests.conftest import TOKEN, Peer, world_state
+from vtt_bridge.app import create_app
+from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Config, RulingRecord
+from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.limits import Limits, too_deep
-from vtt_bridge.server import BRIDGE, RECORD_STEPS, Config, RulingRecord, create_app, origin_allowed
-from vtt_bridge.store import LAYOUT, Store, StoreDamaged
+from vtt_bridge.server import origin_allowed
+from vtt_bridge.store import LAYOUT, Store
 from vtt_bridge.tokenfile import load_or_create_token
 
 Client = TestClient[web.Request, web.Application]

@@ -22,7 +22,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from tests.conftest import TOKEN, Peer, world_state
 from vtt_bridge import __version__, pages
-from vtt_bridge.server import BRIDGE, Config, RulingRecord, create_app
+from vtt_bridge.app import create_app
+from vtt_bridge.bridge import BRIDGE, Config, RulingRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE_DIR = ROOT / "foundry_module"

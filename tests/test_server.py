@@ -17,7 +17,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from tests.conftest import TOKEN, Connect, Peer, world_state
 from vtt_bridge import actions
 from vtt_bridge.actions import registry
-from vtt_bridge.server import BRIDGE, Config, create_app, origin_allowed
+from vtt_bridge.app import create_app
+from vtt_bridge.bridge import BRIDGE, Config
+from vtt_bridge.server import origin_allowed
 from vtt_bridge.store import REV_SPAN
 
 

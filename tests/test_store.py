@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vtt_bridge.models import settled
-from vtt_bridge.rules.dice import SeededRoller
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.document.models import settled
 from vtt_bridge.server import dumps
 from vtt_bridge.store import REV_SPAN, Store
 from vtt_bridge.world import World

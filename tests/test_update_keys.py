@@ -16,7 +16,7 @@ import pytest
 from pydantic import ValidationError
 
 from tests.conftest import Connect, world_state
-from vtt_bridge.models import WorldState
+from vtt_bridge.document.models import WorldState
 from vtt_bridge.rules.common import STORED
 from vtt_bridge.store import Store
 

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from vtt_bridge import patch as patches
 from vtt_bridge import world as world_module
-from vtt_bridge.rules.dice import SeededRoller
-from vtt_bridge.world import RequestError, World
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.errors import AnsweredLongAgo, RequestError
+from vtt_bridge.world import World
 
 ACTORS = ("hero", "guard", "cat")
 TOKENS = {"t-hero": "hero", "t-guard": "guard", "t-cat": "cat"}
@@ -140,7 +141,7 @@ def test_a_world_keeps_the_replies_of_its_latest_actions_within_a_count_and_a_si
     assert list(world.replies) == ["a5"]  # 3,000 bytes alone are over the size: the newest stays
     assert world.answered >= {f"a{i}" for i in range(6)}
     assert world.prepare_action("a5", hit, roller) == '{"replayed":true,' + "x" * 2_999
-    with pytest.raises(world_module.AnsweredLongAgo):
+    with pytest.raises(AnsweredLongAgo):
         world.prepare_action("a0", hit, roller)
     for i in range(6, 10):
         world.commit(world.prepare_action(f"a{i}", hit, roller), "y")  # type: ignore[arg-type]

@@ -116,9 +116,10 @@ def serve(args: argparse.Namespace) -> int:
     """Run the server until Ctrl-C or SIGTERM; sockets are closed and the store flushed on the way out."""
     from aiohttp import web
 
+    from vtt_bridge.app import create_app
+    from vtt_bridge.bridge import BRIDGE, Config
+    from vtt_bridge.errors import StoreBusy, StoreDamaged
     from vtt_bridge.limits import Limits
-    from vtt_bridge.server import BRIDGE, Config, create_app
-    from vtt_bridge.store import StoreBusy, StoreDamaged
 
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -161,9 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     if args.command == "schema":
+        from vtt_bridge.actions.registry import ACTION_ADAPTER, ACTION_KINDS, QUERY_ADAPTER, QUERY_KINDS
         from vtt_bridge.protocol import json_schema, reference_markdown
 
-        print(reference_markdown() if args.markdown else json.dumps(json_schema(), indent=2), end="\n")
+        if args.markdown:
+            print(reference_markdown(ACTION_KINDS, QUERY_KINDS))
+        else:
+            print(json.dumps(json_schema(ACTION_ADAPTER, QUERY_ADAPTER), indent=2))
         return 0
     problem = _token_checks(args, argv)
     if problem is not None:

@@ -36,8 +36,9 @@ from aiohttp import web
 
 import vtt_bridge
 from vtt_bridge import __version__
+from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Bridge
+from vtt_bridge.errors import ModuleUnavailable
 from vtt_bridge.hostcheck import is_loopback, token_given
-from vtt_bridge.server import BRIDGE, RECORD_STEPS, Bridge
 
 MODULE_DIR_ENV = "VTT_BRIDGE_MODULE_DIR"
 """Environment variable naming the Foundry module folder (overrides the source-checkout location)."""
@@ -65,15 +66,6 @@ def default_module_dir() -> Path:
     if configured:
         return Path(configured).expanduser()
     return Path(vtt_bridge.__file__).resolve().parent.parent / "foundry_module"
-
-
-class ModuleUnavailable(Exception):
-    """The module cannot be served; the message says why and how to fix it."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
 
 
 def manifest_paths(manifest: dict[str, Any]) -> list[str]:

@@ -3,7 +3,7 @@
 The builder never diffs whole documents. The state models are frozen and a ruling replaces only
 what it touches, so an unchanged actor, token or visibility row is the very same object before and
 after and is skipped without a look (not even visited when the ruling's map names the members it
-replaced, see `models.Edited`); a changed one is walked field by field: nested models again, plain
+replaced, see `document.models.Edited`); a changed one is walked field by field: nested models again, plain
 scalars compared as they are, only the other changed fields dumped. The ops are `add`, `remove`
 and `replace` only (never `move`/`copy`, which no Foundry update can express); arrays are replaced
 whole, as Foundry replaces them.
@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import jsonpatch
 from pydantic import BaseModel
 
-from vtt_bridge.models import Unapplied, WorldState, edited_keys, pending_cells
+from vtt_bridge.document.models import Unapplied, WorldState, edited_keys, pending_cells
 
 Op = dict[str, Any]
 V = TypeVar("V")
@@ -154,9 +154,9 @@ def _diff_visibility(
     ops: list[Op],
 ) -> None:
     """Ops for the visibility matrix; with `pairs`, only those (observer, target) cells are looked at,
-    besides unapplied cells (`models.Unapplied`): their row is still the committed row, and they are
-    all that changed in it. Token ids hold no '/' or '~' (`models.Id`; upsert checks them too), so they
-    are pointer segments as they are."""
+    besides unapplied cells (`document.models.Unapplied`): their row is still the committed row,
+    and they are all that changed in it. Token ids hold no '/' or '~' (`document.models.Id`; upsert
+    checks them too), so they are pointer segments as they are."""
     if before is after:
         return
     if type(after) is not Unapplied or after.keys_of is not before:

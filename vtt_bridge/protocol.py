@@ -1,28 +1,28 @@
 """Every wire message of protocol v1 (docs/protocol.md), as pydantic models.
 
 The envelope `{v, id, type, payload, re?}` wraps every message both ways. Client payloads are
-validated here; the action union is built from the handlers' payload models (one discriminated
-union on `kind`), so `vtt-bridge schema` prints exactly what the server accepts.
+validated here; the action and query unions are the handlers' payload models (`actions.registry`),
+passed in, so `vtt-bridge schema` prints exactly what the server accepts.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from enum import StrEnum
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from vtt_bridge.actions.registry import ACTION_MODELS, HANDLERS, QUERIES, QUERY_MODELS
-from vtt_bridge.models import Actor, Id, Scene, Settings, Token, TokenId, WorldState
+from vtt_bridge.document.models import Actor, Id, Scene, Settings, Token, TokenId, WorldState
 from vtt_bridge.rules.common import Count, Flag, RuleModel, Step
 
 PROTOCOL_VERSION = 1
 
 MessageId = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 WorldId = Id
-"""A world id: one JSON Pointer segment, as a document id (`models.Id`)."""
+"""A world id: one JSON Pointer segment, as a document id (`document.models.Id`)."""
 Pointer = Annotated[str, Field(strict=True, min_length=1, max_length=1000, pattern=r"^/")]
 
 
@@ -102,12 +102,6 @@ class Upsert(RuleModel):
     expect_rev: Count | None = None
 
 
-class StateQuery(RuleModel):
-    """`{kind: "state"}`: the whole document."""
-
-    kind: Literal["state"]
-
-
 # --- server -> client -------------------------------------------------------------------------
 
 
@@ -157,20 +151,6 @@ class Error(RuleModel):
     rev: Count | None = None
 
 
-def _tagged_union(models: tuple[type[RuleModel], ...]) -> TypeAdapter[Any]:
-    """One validator for several payload models, discriminated on their `kind` literal."""
-    if len(models) == 1:
-        return TypeAdapter(models[0])
-    union: Any = Union[models]  # noqa: UP007
-    return TypeAdapter(Annotated[union, Field(discriminator="kind")])
-
-
-ACTION_ADAPTER = _tagged_union(ACTION_MODELS)
-"""Every action kind (PROTOCOL.md `action`)."""
-
-QUERY_ADAPTER = _tagged_union((StateQuery, *QUERY_MODELS))
-"""Every query kind (PROTOCOL.md `query`)."""
-
 CLIENT_TYPES = frozenset({"hello", "sync", "upsert", "action", "query"})
 
 
@@ -198,16 +178,17 @@ def error_details(
     return details
 
 
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of every message: the envelope, each client payload, each server payload."""
+def json_schema(actions: TypeAdapter[Any], queries: TypeAdapter[Any]) -> dict[str, Any]:
+    """The JSON Schema of every message: the envelope, each client payload (the action and query
+    payloads are the handlers' union, `actions.registry`), each server payload."""
     schemas: dict[str, Any] = {
         "envelope": Envelope.model_json_schema(by_alias=True),
         "client": {
             "hello": Hello.model_json_schema(by_alias=True),
             "sync": Sync.model_json_schema(by_alias=True),
             "upsert": Upsert.model_json_schema(by_alias=True),
-            "action": ACTION_ADAPTER.json_schema(by_alias=True),
-            "query": QUERY_ADAPTER.json_schema(by_alias=True),
+            "action": actions.json_schema(by_alias=True),
+            "query": queries.json_schema(by_alias=True),
         },
         "server": {
             "welcome": Welcome.model_json_schema(by_alias=True),
@@ -254,17 +235,15 @@ def _field_lines(model: type[RuleModel]) -> list[str]:
     return lines
 
 
-def reference_markdown() -> str:
+def reference_markdown(actions: Mapping[str, type[RuleModel]], queries: Mapping[str, type[RuleModel]]) -> str:
     """The generated reference of every action and query kind with its fields (docs/protocol.md)."""
     out = ["### Actions", ""]
-    for kind, (model, _) in sorted(HANDLERS.items()):
+    for kind, model in sorted(actions.items()):
         doc = (model.__doc__ or "").strip().splitlines()[0]
         out.append(f"- `{kind}`: {doc}")
         out.extend(_field_lines(model))
     out += ["", "### Queries", ""]
-    queries: list[tuple[str, type[RuleModel]]] = [("state", StateQuery)]
-    queries.extend((k, m) for k, (m, _) in sorted(QUERIES.items()))
-    for kind, model in queries:
+    for kind, model in sorted(queries.items(), key=lambda item: (item[0] != "state", item[0])):
         doc = (model.__doc__ or "").strip().splitlines()[0]
         out.append(f"- `{kind}`: {doc}")
         out.extend(_field_lines(model))

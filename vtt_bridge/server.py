@@ -1,4 +1,4 @@
-"""The aiohttp server: the websocket endpoint, authentication, the envelope, and the store.
+"""The websocket endpoint on the bridge: authentication, the envelope, one reply per message.
 
 One event loop owns every world. A request is validated, ruled on (pure code in `world.py`),
 written to the store, and only then committed and acknowledged; a request that fails at any step
@@ -9,34 +9,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hmac
-import itertools
 import json
 import logging
 import sqlite3
 import time
-import weakref
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Coroutine
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel, ValidationError
 
-from vtt_bridge import __version__, hostcheck
+from vtt_bridge import __version__
+from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
+from vtt_bridge.document.models import settled
+from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
 from vtt_bridge.framecap import raise_frame_cap
-from vtt_bridge.limits import Backoff, Limits, RateLimitedLog, too_deep
-from vtt_bridge.models import settled
-from vtt_bridge.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
-from vtt_bridge.rules.dice import SeededRoller
+from vtt_bridge.limits import Limits, too_deep
+from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
 from vtt_bridge.sendqueue import Outbox
-from vtt_bridge.store import Store
-from vtt_bridge.tokenfile import load_or_create_token
-from vtt_bridge.world import RECENT_REPLIES, AnsweredLongAgo, Pending, RequestError, World
+from vtt_bridge.world import Pending, World
 
 log = logging.getLogger("vtt_bridge")
 
@@ -45,45 +38,6 @@ CLOSE_UNAUTHORIZED = 4401
 
 CLOSE_TOO_SLOW = 4429
 """Close code of a client whose outgoing queue is full: it does not read what it is sent."""
-
-DEFAULT_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*")
-"""Browser origins allowed by default (PROTOCOL.md Transport); `--allow-origin` adds more."""
-
-
-@dataclass(frozen=True)
-class Config:
-    """What `vtt-bridge serve` runs with."""
-
-    data_dir: Path
-    token: str
-    host: str = "127.0.0.1"
-    port: int = 30500
-    allow_origins: tuple[str, ...] = ()
-    max_frame: int = 1 << 20
-    """The largest text frame a client may send (bytes); larger ones get `too_large`."""
-    heartbeat: float = 20.0
-    """Seconds of silence before a ping; another such interval without a frame closes the connection."""
-    rate_limit: float = 10_000.0
-    """Messages per second a connection may send on average."""
-    rate_burst: float = 10_000.0
-    """Messages a connection may send at once before the rate applies."""
-    seed: int | None = None
-    """Seed of the engine's own dice (DICE-6); None: seeded from the OS."""
-    sync_interval: float = 1.0
-    """Seconds between WAL checkpoints (what a power loss can cost at most)."""
-    recent_replies: int = RECENT_REPLIES
-    """Replies each world keeps in memory for retried action ids (older ones: read from the store)."""
-    module_dir: Path | None = None
-    """The Foundry module folder `/module.zip` is built from (None: `pages.default_module_dir()`)."""
-    allow_hosts: tuple[str, ...] = ()
-    """Host names served beside the loopback ones (`--allow-host`; `hostcheck.py`)."""
-    limits: Limits = field(default_factory=Limits)
-    """What a connection, a world and an unauthenticated socket may cost (`limits.py`)."""
-
-    @property
-    def origins(self) -> tuple[str, ...]:
-        """Every allowed browser origin pattern."""
-        return DEFAULT_ORIGINS + self.allow_origins
 
 
 def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
@@ -101,135 +55,6 @@ def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
             if origin.startswith(base + ":") and port.isascii() and port.isdigit():
                 return True
     return False
-
-
-@dataclass(eq=False)
-class Client:
-    """One websocket connection, and the world it joined once welcomed."""
-
-    ws: web.WebSocketResponse
-    remote: str
-    world: World | None = None
-    name: str = ""
-    tokens: float = 0.0
-    stamp: float = field(default_factory=time.monotonic)
-    sync_parts: dict[str, Any] | None = None
-    """The parts of a `sync` sent in several frames (`more: true`), merged so far."""
-    sync_bytes: int = 0
-    seen: float = field(default_factory=time.monotonic)
-    """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
-    outbox: Outbox | None = None
-    """The connection's bounded outgoing queue (`sendqueue.py`)."""
-    request: web.Request | None = None
-    transport: asyncio.Transport | None = None
-    unauthenticated: bool = False
-    """Counted in `Bridge.unauthenticated` (until welcomed or closed)."""
-    hello_timer: asyncio.TimerHandle | None = None
-    """Closes the socket when no good `hello` came within `Limits.hello_timeout`."""
-    sync_timer: asyncio.TimerHandle | None = None
-    """Drops the buffered `sync` parts when the next part is late (`Limits.sync_timeout`)."""
-
-    def send(self, text: str) -> None:
-        """Queue one message to this client (never waits on its socket)."""
-        if self.outbox is not None:
-            self.outbox.put(text)
-
-
-RECORD_STEPS = 100
-"""The most steps the status page keeps of one ruling (a crowded round has thousands); the rest are
-only counted."""
-
-
-@dataclass
-class RulingRecord:
-    """A recent ruling, for the status page: its first `RECORD_STEPS` steps and how many it had."""
-
-    world: str
-    rev: int
-    kind: str
-    log: list[dict[str, Any]]
-    at: float
-    steps: int = -1
-    """How many steps the ruling had (-1: as many as `log` holds)."""
-
-    def __post_init__(self) -> None:
-        if self.steps < 0:
-            self.steps = len(self.log)
-        if len(self.log) > RECORD_STEPS:
-            self.log = self.log[:RECORD_STEPS]
-
-
-class Bridge:
-    """The server's state: the store, the worlds, who is connected to which."""
-
-    def __init__(self, config: Config) -> None:
-        self.store = Store(config.data_dir / "vtt-bridge.sqlite3")
-        if not config.token:  # made after the store's lock: two sidecars never make two tokens
-            config = dataclasses.replace(config, token=load_or_create_token(config.data_dir))
-        self.config = config
-        for warning in self.store.warnings:
-            log.warning("%s", warning)
-        if self.store.moved:
-            log.info("moved the %d rulings of an earlier version's log into this version's", self.store.moved)
-        self.worlds: dict[str, World] = {}
-        self.clients: dict[str, set[Client]] = {}
-        self.sockets: weakref.WeakSet[Client] = weakref.WeakSet()
-        """Every open connection, welcomed or not (closed on shutdown)."""
-        self.roller = SeededRoller(config.seed)
-        self.recent: deque[RulingRecord] = deque(maxlen=50)
-        self._ids = itertools.count(1)
-        self.dirty = False
-        self.unauthenticated = 0
-        """Sockets open now that have not been welcomed (at most `Limits.max_unauthenticated`)."""
-        self.backoff = Backoff(config.limits.auth_backoff, config.limits.auth_backoff_max)
-        self.storage_fault: str | None = None
-        """Why the last checkpoint failed (None: the disk took it): no ruling is acknowledged until
-        one succeeds again."""
-        self.changes = 0
-        """Counts what the status page shows changing (rulings, joins, leaves): its cache key."""
-        self.storage_log = RateLimitedLog(log, 60.0)
-        self.unauth_log = RateLimitedLog(log, 60.0)
-        self._locks: dict[str, asyncio.Lock] = {}
-        for world_id in self.store.worlds():
-            self.world(world_id)
-
-    def lock(self, world_id: str) -> asyncio.Lock:
-        """The lock one ruling of a world holds from its start to its commit (a long ruling runs in a
-        worker thread; the world's next one waits for it)."""
-        lock = self._locks.get(world_id)
-        if lock is None:
-            lock = self._locks[world_id] = asyncio.Lock()
-        return lock
-
-    def next_id(self) -> str:
-        """A fresh id for a server-sent message."""
-        return f"s{next(self._ids)}"
-
-    def world(self, world_id: str) -> World:
-        """The world with this id, recovered from the store the first time it is asked for."""
-        world = self.worlds.get(world_id)
-        if world is None:
-            recovered = self.store.recover(world_id, self.config.recent_replies)
-            world = World(
-                world_id,
-                recovered.state,
-                recovered.replies,
-                recovered.answered,
-                self.config.recent_replies,
-                recovered.digests,
-            )
-            self.worlds[world_id] = world
-        return world
-
-    def close(self) -> None:
-        """Flush and close the store."""
-        try:
-            self.store.close()
-        except sqlite3.Error as exc:
-            log.warning("could not checkpoint the store on shutdown (%s); its WAL keeps every ruling", exc)
-
-
-BRIDGE = web.AppKey("bridge", Bridge)
 
 
 def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
@@ -262,7 +87,7 @@ async def _error(bridge: Bridge, client: Client, error: RequestError, re: str | 
     client.send(envelope("error", dumps(error.payload()), bridge.next_id(), re))
 
 
-async def _close(client: Client, code: int, message: bytes) -> None:
+async def close_client(client: Client, code: int, message: bytes) -> None:
     """Close a connection once what is queued to it is written (at most a second), or at once when
     its peer does not read: a frozen socket is aborted, never waited on."""
     if client.outbox is not None and not client.outbox.overflowed:
@@ -356,7 +181,7 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
             ErrorCode.UNAUTHORIZED, "hello needs {token, world, client}", error_details(exc)
         )
         await _error(bridge, client, refusal, msg_id)
-        await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
+        await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
         return False
     while (wait := bridge.backoff.wait(client.remote)) > 0:
         await asyncio.sleep(wait)
@@ -365,7 +190,7 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
     if not hmac.compare_digest(hello.token.encode(), bridge.config.token.encode()):
         bridge.backoff.failed(client.remote)
         await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "wrong token"), msg_id)
-        await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
+        await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
         log.warning("refused a client from %s: wrong token", client.remote)
         return False
     bridge.backoff.passed(client.remote)
@@ -551,7 +376,7 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
         if world is None:
             if type_ != "hello":
                 await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "send hello first"), re)
-                await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
+                await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
                 return False
             return await _hello(bridge, client, msg_id, payload)
         if type_ == "hello":
@@ -572,10 +397,10 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
     except RequestError as error:
         await _error(bridge, client, error, re if re is not None else error.re)
         if isinstance(error, FrameTooLarge):
-            await _close(client, WSCloseCode.MESSAGE_TOO_BIG, b"too large")
+            await close_client(client, WSCloseCode.MESSAGE_TOO_BIG, b"too large")
             return False
         if client.world is None:
-            await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
+            await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
             return False
         return True
     except Exception:
@@ -655,7 +480,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             elif msg.type == WSMsgType.BINARY:
                 await _error(bridge, client, RequestError(ErrorCode.BAD_REQUEST, "text frames only"), None)
                 if client.world is None:
-                    await _close(client, CLOSE_UNAUTHORIZED, b"unauthorized")
+                    await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
                     break
             elif msg.type == WSMsgType.ERROR:
                 log.info("connection from %s ended: %s", client.remote, ws.exception())
@@ -682,7 +507,7 @@ def _hello_late(bridge: Bridge, client: Client) -> None:
     if client.world is None and not client.ws.closed:
         timeout = bridge.config.limits.hello_timeout
         log.info("closing the connection from %s: no hello within %.0f s", client.remote, timeout)
-        asyncio.get_running_loop().create_task(_close(client, CLOSE_UNAUTHORIZED, b"no hello in time"))
+        asyncio.get_running_loop().create_task(close_client(client, CLOSE_UNAUTHORIZED, b"no hello in time"))
 
 
 def _overflow(bridge: Bridge, client: Client) -> Callable[[Outbox], Coroutine[Any, Any, None]]:
@@ -697,7 +522,7 @@ def _overflow(bridge: Bridge, client: Client) -> Callable[[Outbox], Coroutine[An
             len(outbox),
             outbox.queued_bytes,
         )
-        await _close(client, CLOSE_TOO_SLOW, b"unable to keep up")
+        await close_client(client, CLOSE_TOO_SLOW, b"unable to keep up")
 
     return closing
 
@@ -710,7 +535,7 @@ async def _watch(client: Client, interval: float) -> None:
         await asyncio.sleep(interval)
         if pinged is not None and client.seen < pinged:
             log.info("closing the connection from %s: no answer to a ping in %.0f s", client.remote, interval)
-            await _close(client, WSCloseCode.GOING_AWAY, b"no answer to ping")
+            await close_client(client, WSCloseCode.GOING_AWAY, b"no answer to ping")
             return
         pinged = None
         now = time.monotonic()
@@ -718,63 +543,3 @@ async def _watch(client: Client, interval: float) -> None:
             pinged = now
             with contextlib.suppress(ConnectionResetError, RuntimeError, TimeoutError):
                 await asyncio.wait_for(client.ws.ping(), interval)
-
-
-async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
-    """Fsync the WAL every `sync_interval` seconds when something was written (bounds power-loss
-    cost). A failed checkpoint stops rulings being acknowledged until one succeeds again."""
-    bridge = app[BRIDGE]
-
-    async def loop() -> None:
-        while True:
-            await asyncio.sleep(bridge.config.sync_interval)
-            if bridge.dirty or bridge.storage_fault is not None:
-                checkpoint(bridge)
-
-    task = asyncio.create_task(loop())
-    yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    bridge.close()
-
-
-def checkpoint(bridge: Bridge) -> None:
-    """One checkpoint; a failure is remembered (`Bridge.storage_fault`) until one succeeds."""
-    try:
-        bridge.store.flush()
-    except (sqlite3.Error, OSError) as exc:  # a full or failing disk: try again next time
-        if bridge.storage_fault is None:
-            log.error(
-                "could not checkpoint the store (%s): rulings are refused until a checkpoint succeeds "
-                "(trying every %.1f s)",
-                exc,
-                bridge.config.sync_interval,
-            )
-        bridge.storage_fault = str(exc) or type(exc).__name__
-        bridge.changes += 1
-    else:
-        if bridge.storage_fault is not None:
-            log.warning("the store checkpointed again; rulings are taken again")
-            bridge.storage_fault = None
-            bridge.changes += 1
-        bridge.dirty = False
-
-
-async def _close_sockets(app: web.Application) -> None:
-    """Close every connection at once (a frozen one is aborted after a second, never waited on)."""
-    closing = [_close(client, WSCloseCode.GOING_AWAY, b"server shutdown") for client in app[BRIDGE].sockets]
-    await asyncio.gather(*closing, return_exceptions=True)
-
-
-def create_app(config: Config) -> web.Application:
-    """The aiohttp application: `/ws`, and the pages of `pages.py`."""
-    app = web.Application(middlewares=[hostcheck.middleware(config.allow_hosts)])
-    app[BRIDGE] = Bridge(config)
-    app.router.add_get("/ws", websocket)
-    from vtt_bridge import pages  # here, not at the top: pages imports this module
-
-    pages.setup(app, config.module_dir)
-    app.cleanup_ctx.append(_checkpoints)
-    app.on_shutdown.append(_close_sockets)
-    return app

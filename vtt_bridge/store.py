@@ -28,7 +28,8 @@ from typing import Any
 
 from vtt_bridge import __version__
 from vtt_bridge import patch as patches
-from vtt_bridge.models import WorldState
+from vtt_bridge.document.models import WorldState
+from vtt_bridge.errors import StoreBusy, StoreDamaged
 from vtt_bridge.rules.common import STORED
 
 APPLICATION_ID = 0x56545442
@@ -103,15 +104,6 @@ class Recovered:
     answered: set[str]
     digests: dict[str, str] = field(default_factory=dict)
     """Action id -> its payload's digest (ids of earlier layouts have none)."""
-
-
-class StoreBusy(Exception):
-    """Another process holds the store (a second sidecar on the same data folder)."""
-
-
-class StoreDamaged(Exception):
-    """The file cannot be opened as this version's store: one line saying which file, what is
-    wrong with it and what to do. Nothing was written to it."""
 
 
 def _what_to_do(path: Path) -> str:
@@ -498,5 +490,8 @@ class Store:
         ).fetchall()
         replies = {stored[1]: self._verified(world, stored) for stored in reversed(latest)}
         return Recovered(
-            state=WorldState.model_validate(document, context=STORED), replies=replies, answered=answered, digests=digests
+            state=WorldState.model_validate(document, context=STORED),
+            replies=replies,
+            answered=answered,
+            digests=digests,
         )

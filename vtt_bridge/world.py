@@ -2,7 +2,7 @@
 
 `World.prepare_*` turn a validated request into a `Pending` (the next state and the reply); the
 server makes the pending ruling durable in the store and only then calls `World.commit` and
-acknowledges it. A request that fails raises `RequestError` and leaves the world as it was.
+acknowledges it. A request that fails raises `errors.RequestError` and leaves the world as it was.
 """
 
 from __future__ import annotations
@@ -18,65 +18,26 @@ import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from vtt_bridge import patch as patches
-from vtt_bridge.actions import Context, NotFound, Ruling
-from vtt_bridge.actions.detection import refresh_changes
-from vtt_bridge.actions.registry import HANDLERS, QUERIES
-from vtt_bridge.models import (
-    DERIVED_CONDITIONS,
+from vtt_bridge.actions import Context, Ruling
+from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER, StateQuery
+from vtt_bridge.document.derive import derive
+from vtt_bridge.document.models import (
     Actor,
-    Edited,
     Id,
     Scene,
     Settings,
     Token,
     TokenId,
     WorldState,
-    edited_keys,
     seal,
     settled,
 )
-from vtt_bridge.protocol import (
-    ACTION_ADAPTER,
-    QUERY_ADAPTER,
-    ErrorCode,
-    ErrorDetail,
-    StateQuery,
-    Sync,
-    Upsert,
-    error_details,
-)
-from vtt_bridge.rules.common import RuleViolation, Step
+from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
+from vtt_bridge.protocol import ErrorDetail, Sync, Upsert, error_details
+from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller
-from vtt_bridge.rules.health import derive_actor
-
-
-class RequestError(Exception):
-    """A request the world refuses; the server answers it with an `error` of this code."""
-
-    def __init__(
-        self,
-        code: ErrorCode,
-        message: str,
-        details: list[ErrorDetail] | None = None,
-        rev: int | None = None,
-        re: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.re = re
-        """The id of the request, when the error is found before the request is parsed."""
-        self.code = code
-        self.message = message
-        self.details = details
-        self.rev = rev
-
-    def payload(self) -> dict[str, Any]:
-        """The `error` payload (without `re`, which the envelope carries)."""
-        body: dict[str, Any] = {"code": self.code.value, "message": self.message}
-        if self.details is not None:
-            body["details"] = [d.model_dump(mode="json") for d in self.details]
-        if self.rev is not None:
-            body["rev"] = self.rev
-        return body
 
 
 @dataclass(frozen=True)
@@ -105,34 +66,6 @@ def replayed(reply_json: str) -> str:
     return '{"replayed":true,' + reply_json[1:] if reply_json != "{}" else '{"replayed":true}'
 
 
-def derive(before: WorldState, after: WorldState, done: frozenset[str] = frozenset()) -> WorldState:
-    """HEALTH-3..7, WP-5: rederive `status`, `woundPenalty` and the derived conditions of every actor
-    that changed (but those in `done`, which the handler derived already)."""
-    every = before.settings is not after.settings
-    if not every and before.actors is after.actors:
-        return after
-    old_get = before.actors.get
-    edited = None if every else edited_keys(before.actors, after.actors)
-    if edited is not None and edited <= done:
-        return after  # the handler derived every actor it replaced
-    members = (
-        after.actors.items()
-        if edited is None
-        else [(actor_id, after.actors[actor_id]) for actor_id in edited if actor_id in after.actors]
-    )
-    updates = {
-        actor_id: derived
-        for actor_id, actor in members
-        if (every or (old_get(actor_id) is not actor and actor_id not in done))
-        and (derived := derive_actor(actor, after.settings)) is not actor
-    }
-    if not updates:
-        return after
-    actors = Edited(after.actors, frozenset(updates))
-    actors.update(updates)
-    return after.model_copy(update={"actors": actors})
-
-
 def roll_payload(roll: Roll) -> dict[str, Any]:
     """A roll as the wire shows it, so the module can rebuild it as a Foundry roll."""
     return asdict(roll) | {"dice": list(roll.dice)}
@@ -156,48 +89,36 @@ def _validated(
         ) from None
 
 
-class _RuleErrors:
-    """A handler's refusals as request errors: `not_found` for an unknown id, `invalid` for a rule
-    violation or a model the rules could not build (each with its field path). A plain context
-    manager (no generator): it wraps every ruling."""
+class _Refusals:
+    """A handler's refusals as request errors (`errors.refusal`). A plain context manager (no
+    generator): it wraps every ruling."""
 
-    __slots__ = ("kind", "what")
+    __slots__ = ("what",)
 
-    def __init__(self, kind: str, what: str) -> None:
-        self.kind, self.what = kind, what
+    def __init__(self, what: str) -> None:
+        self.what = what
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        if isinstance(exc, NotFound):
-            raise RequestError(
-                ErrorCode.NOT_FOUND, exc.message, _path_details(exc.path, exc.message)
-            ) from None
-        if isinstance(exc, RuleViolation):
-            message = f"{exc.rule}: {exc.message}"
-            raise RequestError(ErrorCode.INVALID, message, _path_details(exc.path, exc.message)) from None
-        if isinstance(exc, ValidationError):
-            raise RequestError(
-                ErrorCode.INVALID, f"invalid {self.kind} {self.what}", error_details(exc)
-            ) from None
+        if exc is not None and (error := refusal(exc, self.what)) is not None:
+            raise error from None
 
+
+DERIVED_SLUGS: frozenset[str] = frozenset(condition.value for condition in DERIVED)
 
 _ID_ADAPTER: TypeAdapter[str] = TypeAdapter(Id)
 _TOKEN_ID_ADAPTER: TypeAdapter[str] = TypeAdapter(TokenId)
 
 
 def is_document_id(candidate: str) -> bool:
-    """Whether a path segment is a document id (`models.Id`): what sync accepts, upsert accepts."""
+    """Whether a path segment is a document id (`document.models.Id`): what sync accepts, upsert accepts."""
     try:
         _ID_ADAPTER.validate_python(candidate)
     except ValidationError:
         return False
     return True
-
-
-def _path_details(path: tuple[str | int, ...], message: str) -> list[ErrorDetail]:
-    return [ErrorDetail(path=list(path), message=message)]
 
 
 RECENT_REPLIES = 1000
@@ -206,17 +127,6 @@ last few); older ones are read back from the store."""
 
 RECENT_REPLY_BYTES = 32 << 20
 """...and at most this much of them (a 500-token round's reply is over a megabyte)."""
-
-
-class AnsweredLongAgo(Exception):
-    """An action id the world answered before its last `RECENT_REPLIES` actions: its reply is in the
-    store only (`Store.reply`). Raised instead of ruling on it again."""
-
-    def __init__(self, action_id: str, digest: str) -> None:
-        super().__init__(action_id)
-        self.action_id = action_id
-        self.digest = digest
-        """The digest of the retry's payload (to compare with the stored one's)."""
 
 
 class World:
@@ -243,6 +153,8 @@ class World:
         """Action id -> the digest of the payload it was answered for (ids stored before digests
         were kept have none: a retry of one is replayed)."""
         self.recent = max(1, recent)
+        self.visibility = VisibilityIndex()
+        """The world's own visibility index and its caches (DET-4..8)."""
         self._reply_bytes = sum(len(reply) for reply in self.replies.values())
 
     @property
@@ -264,7 +176,7 @@ class World:
         derived: frozenset[str] = frozenset(),
     ) -> Pending:
         after = derive(before, after, derived)
-        after, refreshed = refresh_changes(before, after, unapplied_cells=True)
+        after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
         if pairs is None:
             pairs = refreshed
         new_rev = before.rev + 1
@@ -301,7 +213,7 @@ class World:
             raise RequestError(
                 ErrorCode.INVALID,
                 "expectRev must be a non-negative integer",
-                _path_details(("expectRev",), "int"),
+                path_details(("expectRev",), "int"),
             )
         kind, action = _validated(ACTION_ADAPTER, HANDLERS.keys(), "action", body)
         if expect_rev is not None and expect_rev != self.rev:
@@ -309,8 +221,10 @@ class World:
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
             )
         _, handler = HANDLERS[kind]
-        with _RuleErrors(kind, "action"):
-            ruling: Ruling = handler(self.state, action, Context(roller=roller, unapplied_cells=True))
+        with _Refusals(f"{kind} action"):
+            ruling: Ruling = handler(
+                self.state, action, Context(roller=roller, visibility=self.visibility, unapplied_cells=True)
+            )
         pending = self._finish(
             self.state, ruling.state, ruling.log, ruling.rolls, action_id, derived=ruling.derived
         )
@@ -367,7 +281,7 @@ class World:
         try:
             segments = patches.split_pointer(upsert.path)
         except ValueError as exc:
-            raise RequestError(ErrorCode.INVALID, str(exc), _path_details(("path",), str(exc))) from None
+            raise RequestError(ErrorCode.INVALID, str(exc), path_details(("path",), str(exc))) from None
         after = self._upserted(segments, upsert.value)
         step = Step(rule="UPSERT", text=f"the VTT set {upsert.path}", data={"path": upsert.path})
         return self._finish(self.state, after, [step], (), None)
@@ -381,21 +295,21 @@ class World:
                 raise RequestError(
                     ErrorCode.INVALID,
                     f"name one of the {head} (/{head}/<id>)",
-                    _path_details(where, "too short"),
+                    path_details(where, "too short"),
                 )
             entity_id, inner = rest[0], rest[1:]
             if not is_document_id(entity_id):
                 raise RequestError(
                     ErrorCode.INVALID,
                     f"{entity_id[:40]!r} is not an id: 1 to 200 characters, no '/' or '~'",
-                    _path_details(where, "bad id"),
+                    path_details(where, "bad id"),
                 )
             if head == "tokens":
                 try:
                     _TOKEN_ID_ADAPTER.validate_python(entity_id)
                 except ValidationError as exc:
                     reason = exc.errors(include_url=False)[0]["msg"]
-                    raise RequestError(ErrorCode.INVALID, reason, _path_details(where, reason)) from None
+                    raise RequestError(ErrorCode.INVALID, reason, path_details(where, reason)) from None
             members: dict[str, Any] = dict(getattr(state, head))
             model: type[BaseModel] = Actor if head == "actors" else Token
             if (
@@ -403,20 +317,20 @@ class World:
                 and inner
                 and (
                     inner[0] in ("status", "woundPenalty")
-                    or (inner[0] == "conditions" and len(inner) > 1 and inner[1] in DERIVED_CONDITIONS)
+                    or (inner[0] == "conditions" and len(inner) > 1 and inner[1] in DERIVED_SLUGS)
                 )
             ):
                 raise RequestError(
                     ErrorCode.INVALID,
                     f"/{'/'.join(segments)} is derived by the server (HEALTH-3..7); it cannot be set",
-                    _path_details(where, "derived field"),
+                    path_details(where, "derived field"),
                 )
             if not inner and value is None:
                 if entity_id not in members:
                     raise RequestError(
                         ErrorCode.NOT_FOUND,
                         f"no {head[:-1]} {entity_id!r}",
-                        _path_details(where, "unknown id"),
+                        path_details(where, "unknown id"),
                     )
                 if head == "actors":
                     users = [t for t, token in state.tokens.items() if token.actor == entity_id]
@@ -424,13 +338,13 @@ class World:
                         raise RequestError(
                             ErrorCode.INVALID,
                             f"actor {entity_id!r} still has tokens ({', '.join(users)}); remove them first",
-                            _path_details(where, "actor in use"),
+                            path_details(where, "actor in use"),
                         )
                 del members[entity_id]
                 return state.model_copy(update={head: members})
             if inner and entity_id not in members:
                 raise RequestError(
-                    ErrorCode.NOT_FOUND, f"no {head[:-1]} {entity_id!r}", _path_details(where, "unknown id")
+                    ErrorCode.NOT_FOUND, f"no {head[:-1]} {entity_id!r}", path_details(where, "unknown id")
                 )
             current = members[entity_id].model_dump(mode="json") if entity_id in members else None
             new_json = self._patched(current, inner, value)
@@ -444,7 +358,7 @@ class World:
                 raise RequestError(
                     ErrorCode.NOT_FOUND,
                     f"no actor {entity.actor!r} for this token",  # type: ignore[attr-defined]
-                    _path_details(("value", "actor"), "unknown actor"),
+                    path_details(("value", "actor"), "unknown actor"),
                 )
             members[entity_id] = entity
             return state.model_copy(update={head: members})
@@ -453,12 +367,12 @@ class World:
             current = None if part is None else part.model_dump(mode="json")
             if rest and current is None:
                 raise RequestError(
-                    ErrorCode.NOT_FOUND, "there is no scene yet", _path_details(where, "no scene")
+                    ErrorCode.NOT_FOUND, "there is no scene yet", path_details(where, "no scene")
                 )
             new_json = self._patched(current, rest, value)
             if head == "settings" and new_json is None:
                 raise RequestError(
-                    ErrorCode.INVALID, "settings cannot be removed", _path_details(where, "required")
+                    ErrorCode.INVALID, "settings cannot be removed", path_details(where, "required")
                 )
             part_model: type[BaseModel] = Scene if head == "scene" else Settings
             try:
@@ -471,7 +385,7 @@ class World:
         raise RequestError(
             ErrorCode.INVALID,
             f"/{head} cannot be set; settable: /actors, /tokens, /scene, /settings",
-            _path_details(where, "not settable"),
+            path_details(where, "not settable"),
         )
 
     @staticmethod
@@ -490,7 +404,7 @@ class World:
             return patches.apply(current, [op])
         except patches.PatchConflict as exc:
             raise RequestError(
-                ErrorCode.INVALID, f"cannot set {pointer}: {exc}", _path_details(("path",), str(exc))
+                ErrorCode.INVALID, f"cannot set {pointer}: {exc}", path_details(("path",), str(exc))
             ) from None
 
     # --- queries -------------------------------------------------------------------------------
@@ -507,8 +421,8 @@ class World:
                 "state": self.state.model_dump(mode="json"),
             }
         _, handler = QUERIES[kind]
-        with _RuleErrors(kind, "query"):
-            data = handler(self.state, query)
+        with _Refusals(f"{kind} query"):
+            data = handler(self.state, query, self.visibility)
         log = data.pop("log", [])
         return {"rev": self.rev, "patch": [], "log": log, "rolls": [], "data": data}
 

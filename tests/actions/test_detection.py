@@ -1,17 +1,30 @@
-"""Detection actions (DET-4..10): the visibility matrix, `move`, `contest`, the round's contests,
-`explain` and `attackCheck`."""
+"""Detection actions (DET-4..10): `move`, `contest`, the round's contests, `explain` and
+`attackCheck`. The matrix itself: tests/document/test_visibility.py."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from vtt_bridge.actions import Context, NotFound
+from tests.detection_scenes import (
+    ASSASSIN,
+    DOG,
+    GUARD,
+    SQUARE,
+    A,
+    P,
+    U,
+    actor,
+    ctx,
+    recompute_visibility,
+    refresh_changes,
+    refresh_visibility,
+    scene_tavern,
+    world,
+)
+from vtt_bridge.actions import Context
 from vtt_bridge.actions.detection import (
     ACTIONS,
     QUERIES,
@@ -25,132 +38,13 @@ from vtt_bridge.actions.detection import (
     explain,
     explain_query,
     move,
-    recompute_contests,
-    recompute_visibility,
-    refresh_changes,
-    refresh_visibility,
     round_contests,
 )
-from vtt_bridge.models import Actor, Scene, Token, WorldState
+from vtt_bridge.document.models import NotFound, WorldState
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import RuleViolation
-from vtt_bridge.rules.detection import ORDINARY_SENSES, LocateState
-from vtt_bridge.rules.dice import SeededRoller, SuppliedDice
+from vtt_bridge.rules.dice import SuppliedDice
 from vtt_bridge.rules.ranks import Rank
-
-P, A, U = LocateState.PINPOINTED, LocateState.APPROXIMATE, LocateState.UNLOCATED
-SQUARE = 100.0
-"""One grid square: 100 px = 1.5 m."""
-
-
-def actor(**fields: Any) -> Actor:
-    return Actor.model_validate({"name": "x", **fields})
-
-
-GUARD = actor(attributes={"PER": 3}, skills={"investigation": 2})
-ASSASSIN = actor(
-    attributes={"DEX": 2},
-    skills={"stealth": 1},
-    antiDetection=[{"name": "invisibility", "essence": "magical", "rank": "C"}],
-)
-WIZARD = actor(
-    detection=[
-        *[m.model_dump() for m in ORDINARY_SENSES],
-        {"name": "see invisibility", "sense": "sight", "essence": "magical", "rank": "B"},
-    ]
-)
-DOG = actor(
-    humanoid=False,
-    detection=[
-        {"name": "sight", "sense": "sight", "range": 30},
-        {"name": "hearing", "sense": "hearing", "rank": "C", "capability": "approximate", "range": 15},
-    ],
-)
-
-
-def world(cast: Mapping[str, tuple[Actor, float]], **scene: Any) -> WorldState:
-    """One token per actor, `tN` showing `aN`, placed along x (in squares)."""
-    state = WorldState(
-        scene=Scene.model_validate({"id": "s", **scene}),
-        actors={f"a-{name}": who for name, (who, _) in cast.items()},
-        tokens={name: Token(actor=f"a-{name}", x=at * SQUARE) for name, (_, at) in cast.items()},
-    )
-    return refresh_visibility(WorldState(), state)
-
-
-def ctx(seed: int = 1) -> Context:
-    return Context(roller=SeededRoller(seed))
-
-
-def scene_tavern() -> WorldState:
-    return world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2), "wizard": (WIZARD, 4), "dog": (DOG, 6)})
-
-
-# --- the matrix --------------------------------------------------------------------------------------
-
-
-def test_DET_4_the_matrix_holds_every_ordered_pair_of_distinct_tokens() -> None:
-    state = scene_tavern()
-    assert set(state.visibility) == set(state.tokens)
-    for observer, row in state.visibility.items():
-        assert set(row) == set(state.tokens) - {observer}
-
-
-def test_DET_7_the_invisible_assassin_is_invisible_to_the_guard_the_wizard_sees_it_the_dog_hears_it() -> None:
-    state = scene_tavern()
-    assert state.visibility["guard"]["assassin"] is U
-    assert state.visibility["wizard"]["assassin"] is P
-    # the dog's C hearing (natural) vs magical C: C+1 > C, but hearing can only approximate
-    assert state.visibility["dog"]["assassin"] is A
-    assert state.visibility["assassin"]["guard"] is P
-
-
-def test_DET_6_with_no_anti_detection_everyone_pinpoints_everyone_by_sight() -> None:
-    state = world({"a": (GUARD, 0), "b": (GUARD, 50)})
-    assert state.visibility == {"a": {"b": P}, "b": {"a": P}}
-
-
-def test_DET_5_distance_uses_the_grid_and_elevation() -> None:
-    short_sight = actor(detection=[{"name": "sight", "sense": "sight", "range": 12.5}])
-    state = WorldState(
-        scene=Scene(id="s", grid_size=100, grid_distance=1.5),
-        actors={"o": short_sight, "t": actor()},
-        tokens={"o": Token(actor="o"), "t": Token(actor="t", x=300, y=400, elevation=10)},
-    )
-    assert recompute_visibility(state)["o"]["t"] is P  # 7.5 m across, 10 m up: 12.5 m
-    higher = state.model_copy(
-        update={"tokens": {**state.tokens, "t": Token(actor="t", x=300, y=400, elevation=10.1)}}
-    )
-    assert recompute_visibility(higher)["o"]["t"] is U
-
-
-def test_DET_5_blinded_and_deafened_conditions_change_the_matrix_incrementally() -> None:
-    state = scene_tavern()
-    blind_wizard = WIZARD.model_copy(update={"conditions": {"blinded": True}})
-    after = refresh_visibility(
-        state, state.model_copy(update={"actors": {**state.actors, "a-wizard": blind_wizard}})
-    )
-    assert after.visibility["wizard"]["guard"] is A and after.visibility["wizard"]["assassin"] is U
-    assert after.visibility["guard"] is state.visibility["guard"]
-    deaf = after.actors["a-wizard"].model_copy(update={"conditions": {"blinded": True, "deafened": True}})
-    later = refresh_visibility(after, after.model_copy(update={"actors": {**after.actors, "a-wizard": deaf}}))
-    assert later.visibility["wizard"]["guard"] is U
-    assert later.visibility == recompute_visibility(later)
-
-
-def test_DET_4_a_token_without_an_actor_is_not_found() -> None:
-    state = WorldState(actors={"a": actor()}, tokens={"t": Token(actor="a"), "u": Token(actor="missing")})
-    with pytest.raises(NotFound) as error:
-        recompute_visibility(state)
-    assert error.value.path == ("tokens", "u", "actor")
-    with pytest.raises(NotFound):
-        refresh_visibility(WorldState(), state)
-
-
-def test_DET_4_a_scene_past_the_frame_cap_still_recomputes() -> None:
-    cast = {f"t{i}": (GUARD if i % 3 else ASSASSIN, i % 40) for i in range(1200)}
-    state = world(cast)
-    assert len(state.visibility) == 1200 and len(state.visibility["t0"]) == 1199
-
 
 # --- move --------------------------------------------------------------------------------------------
 
@@ -352,9 +246,9 @@ def test_DET_8_no_contest_once_stage_two_pinpoints() -> None:
 @pytest.mark.parametrize(
     ("dice", "path"),
     [
-        (contest_dice([8, 8, 1, 1], [1] * 13), ("dice",)),
+        (contest_dice([8, 8, 1, 1], [1] * 13), ("dice", "observer")),
         (contest_dice([8, 8, 1, 1, 1, 1], [1] * 13), ("dice", "observer")),
-        (contest_dice([10, 8, 1, 1, 1], [1] * 13), ("dice",)),
+        (contest_dice([10, 8, 1, 1, 1], [1] * 13), ("dice", "observer")),
         (contest_dice([8, 8, 1, 1, 1], [1] * 14), ("dice", "target")),
     ],
     ids=["too few", "too many", "a 10 needs its reroll", "too many for the hider"],
@@ -548,17 +442,21 @@ def test_DET_7_explain_walks_the_rules_and_agrees_with_the_matrix() -> None:
     for observer in state.tokens:
         for target in state.tokens:
             if observer != target:
-                steps = explain(state, observer, target)
+                steps = explain(state, observer, target, VisibilityIndex())
                 assert steps[-1].rule == "DET-4"
                 assert steps[-1].data == {"result": state.visibility[observer][target].value}
-    answer = QUERIES["explain"][1](state, ExplainQuery(kind="explain", observer="dog", target="assassin"))
+    answer = QUERIES["explain"][1](
+        state, ExplainQuery(kind="explain", observer="dog", target="assassin"), VisibilityIndex()
+    )
     assert answer["locate"] == "approximate"
     assert any(step["rule"] == "DET-2" for step in answer["log"])
 
 
 def test_DET_8_explain_shows_a_standing_win() -> None:
     state = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8] * 5, [1] * 13)).state
-    answer = explain_query(state, ExplainQuery(kind="explain", observer="guard", target="assassin"))
+    answer = explain_query(
+        state, ExplainQuery(kind="explain", observer="guard", target="assassin"), VisibilityIndex()
+    )
     assert answer["locate"] == "approximate"
     assert [s["rule"] for s in answer["log"]][-2:] == ["DET-8", "DET-4"]
 
@@ -567,14 +465,14 @@ def test_DET_8_explain_shows_a_kept_loss_and_whether_it_was_this_rounds_contest(
     state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=2)
     lost = run_contest(state, "guard", "assassin", contest_dice([1] * 5, [8] + [1] * 12)).state
     query = ExplainQuery(kind="explain", observer="guard", target="assassin")
-    step = explain_query(lost, query)["log"][-2]
+    step = explain_query(lost, query, VisibilityIndex())["log"][-2]
     assert step["rule"] == "DET-8"
     assert step["data"] == {"lostIn": 2, "result": "unlocated", "thisRound": True}
     assert step["text"].endswith("no other contest this round")
     later = lost.model_copy(
         update={"scene": lost.scene.model_copy(update={"round": 3}) if lost.scene else None}
     )
-    step = explain_query(later, query)["log"][-2]
+    step = explain_query(later, query, VisibilityIndex())["log"][-2]
     assert step["data"] == {"lostIn": 2, "result": "unlocated", "thisRound": False}
     run_contest(later, "guard", "assassin")  # a loss of an earlier round does not refuse this one
 
@@ -582,9 +480,9 @@ def test_DET_8_explain_shows_a_kept_loss_and_whether_it_was_this_rounds_contest(
 def test_DET_4_explain_of_an_unknown_or_same_token() -> None:
     state = scene_tavern()
     with pytest.raises(NotFound):
-        explain(state, "nobody", "guard")
+        explain(state, "nobody", "guard", VisibilityIndex())
     with pytest.raises(RuleViolation):
-        explain(state, "guard", "guard")
+        explain(state, "guard", "guard", VisibilityIndex())
 
 
 @pytest.mark.parametrize(
@@ -606,7 +504,7 @@ def test_DET_10_attack_check_applies_the_attackers_locate_state(
          "extraSuccesses": 3, "effectPoints": 7, "spell": spell}
     )  # fmt: skip
     state = scene_tavern()
-    answer = attack_check(state, query)
+    answer = attack_check(state, query, VisibilityIndex())
     assert {k: answer[k] for k in expected} == expected
     assert answer["log"][-1]["rule"] == "DET-10"
     assert state is scene_tavern() or state.visibility == scene_tavern().visibility
@@ -615,152 +513,8 @@ def test_DET_10_attack_check_applies_the_attackers_locate_state(
 def test_DET_10_attack_check_counts_a_standing_win() -> None:
     state = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8] * 5, [1] * 13)).state
     query = AttackCheckQuery(kind="attackCheck", attacker="guard", target="assassin", successes=4)
-    assert attack_check(state, query)["locate"] == "approximate"
+    assert attack_check(state, query, VisibilityIndex())["locate"] == "approximate"
 
 
 def test_DET_8_the_module_registers_its_actions_and_queries() -> None:
     assert set(ACTIONS) == {"move", "contest"} and set(QUERIES) == {"explain", "attackCheck"}
-
-
-# --- properties -----------------------------------------------------------------------------------------
-
-CAST = [GUARD, ASSASSIN, WIZARD, DOG, GUARD.model_copy(update={"conditions": {"blinded": True}})]
-token_ids = st.sampled_from([f"t{i}" for i in range(8)])
-positions = st.tuples(st.integers(0, 30), st.integers(0, 4), st.sampled_from([0.0, 3.0]))
-
-
-def small_world(picks: list[int], round_number: int = 0) -> WorldState:
-    actors = {f"a{i}": CAST[pick] for i, pick in enumerate(picks)}
-    tokens = {f"t{i}": Token(actor=f"a{i}", x=i * 4 * SQUARE) for i in range(len(picks))}
-    scene = Scene(id="s", round=round_number)
-    return refresh_visibility(WorldState(), WorldState(scene=scene, actors=actors, tokens=tokens))
-
-
-operation = st.one_of(
-    st.tuples(st.just("move"), token_ids, positions),
-    st.tuples(st.just("senses"), token_ids, st.integers(0, len(CAST) - 1)),
-    st.tuples(st.just("contest"), token_ids, token_ids, st.integers(0, 2**16)),
-    st.tuples(st.just("round"), st.integers(0, 2**16)),
-)
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.integers(0, len(CAST) - 1), min_size=8, max_size=8),
-    st.lists(operation, max_size=12),
-    st.sampled_from([0, 1]),
-)
-def test_DET_7_the_matrix_after_any_sequence_of_changes_equals_a_full_recompute(
-    picks: list[int], operations: list[tuple[Any, ...]], round_number: int
-) -> None:
-    """In and out of combat (a combat round keeps losses too, DET-8): the matrix and the standing
-    results agree with a computation from scratch."""
-    state = small_world(picks, round_number)
-    for op in operations:
-        before = state
-        if op[0] == "move":
-            x, y, z = op[2]
-            state = move(
-                state, MoveAction(kind="move", token=op[1], x=x * SQUARE, y=y * SQUARE, elevation=z), ctx()
-            ).state
-        elif op[0] == "senses":
-            actor_id = state.tokens[op[1]].actor
-            state = refresh_visibility(
-                state, state.model_copy(update={"actors": {**state.actors, actor_id: CAST[op[2]]}})
-            )
-        elif op[0] == "contest":
-            try:
-                state = contest_action(
-                    state, ContestAction(kind="contest", observer=op[1], target=op[2]), ctx(op[3])
-                ).state
-            except RuleViolation:
-                continue
-        else:
-            state = round_contests(state, ctx(op[1])).state
-        assert state.visibility == recompute_visibility(state)
-        assert state.contests == recompute_contests(state)
-        _, cells = refresh_changes(before, state)
-        if cells is not None:
-            changed = {
-                (o, t)
-                for o, row in state.visibility.items()
-                for t, s in row.items()
-                if before.visibility[o].get(t) is not s
-            }
-            assert set(cells) == changed
-        for observer, row in state.visibility.items():
-            if row == before.visibility.get(observer):
-                assert row is before.visibility[observer]
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.integers(0, len(CAST) - 1), min_size=8, max_size=8),
-    st.dictionaries(token_ids, positions, max_size=4),
-    st.dictionaries(token_ids, st.integers(0, len(CAST) - 1), max_size=2),
-    st.lists(token_ids, max_size=1),
-    st.integers(0, 2**16),
-)
-def test_DET_5_moves_sense_changes_and_removals_in_one_change_equal_a_full_recompute(
-    picks: list[int],
-    moves: dict[str, tuple[int, int, float]],
-    senses: dict[str, int],
-    removed: list[str],
-    seed: int,
-) -> None:
-    state = round_contests(small_world(picks, round_number=1), ctx(seed)).state
-    tokens = {
-        tid: tok.model_copy(
-            update={"x": moves[tid][0] * SQUARE, "y": moves[tid][1] * SQUARE, "elevation": moves[tid][2]}
-        )
-        if tid in moves
-        else tok
-        for tid, tok in state.tokens.items()
-        if tid not in removed
-    }
-    actors = {**state.actors, **{state.tokens[tid].actor: CAST[pick] for tid, pick in senses.items()}}
-    after, cells = refresh_changes(state, state.model_copy(update={"tokens": tokens, "actors": actors}))
-    assert after.visibility == recompute_visibility(after)
-    assert after.contests == recompute_contests(after)
-    assert cells is not None
-    changed = {
-        (o, t)
-        for o, row in state.visibility.items()
-        if o in after.visibility
-        for t, s in row.items()
-        if after.visibility[o].get(t) is not s
-    }
-    assert set(cells) == changed
-    for observer, row in after.visibility.items():
-        if row == state.visibility.get(observer):
-            assert row is state.visibility[observer]
-
-
-RANK_ORDER = list(Rank)
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(0, len(CAST) - 1), min_size=4, max_size=6), st.integers(0, 5), st.integers(0, 5))
-def test_DET_2_raising_an_observers_detection_rank_never_worsens_its_row(
-    picks: list[int], low: int, up: int
-) -> None:
-    state = small_world(picks)
-    observer = state.actors["a0"]
-    ranked = [m.model_copy(update={"rank": RANK_ORDER[low]}) for m in observer.detection]
-    higher = [m.model_copy(update={"rank": RANK_ORDER[min(5, low + up)]}) for m in observer.detection]
-    weak = refresh_visibility(
-        state,
-        state.model_copy(
-            update={
-                "actors": {**state.actors, "a0": observer.model_copy(update={"detection": tuple(ranked)})}
-            }
-        ),
-    )
-    strong = refresh_visibility(
-        weak,
-        weak.model_copy(
-            update={"actors": {**weak.actors, "a0": observer.model_copy(update={"detection": tuple(higher)})}}
-        ),
-    )
-    for target, located in weak.visibility["t0"].items():
-        assert strong.visibility["t0"][target].level >= located.level

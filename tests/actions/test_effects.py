@@ -7,12 +7,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from vtt_bridge.actions import Context, NotFound, Ruling
+from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.effects import ACTIONS
 from vtt_bridge.actions.round import RoundAction, new_round
-from vtt_bridge.models import Actor, WorldState
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.document.models import Actor, NotFound, WorldState
 from vtt_bridge.rules.common import RuleViolation
-from vtt_bridge.rules.dice import SeededRoller
 
 
 def world(round: int = 1, **hero: Any) -> WorldState:

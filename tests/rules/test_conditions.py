@@ -6,8 +6,16 @@ from enum import StrEnum
 
 import pytest
 
-from vtt_bridge.models import DERIVED_CONDITIONS
-from vtt_bridge.rules.conditions import DERIVED, Condition, ConditionPointKind, EmotionPointKind
+from vtt_bridge.document.derive import derive_actor
+from vtt_bridge.document.models import Actor, Settings
+from vtt_bridge.rules.conditions import (
+    DERIVED,
+    SERVER_WRITTEN,
+    Condition,
+    ConditionPointKind,
+    EmotionPointKind,
+)
+from vtt_bridge.rules.health import HealthTrack
 
 
 @pytest.mark.parametrize("table", [Condition, ConditionPointKind, EmotionPointKind])
@@ -27,6 +35,8 @@ def test_RANK_9_the_rulebook_lists_are_in_the_tables() -> None:
     assert listed <= {condition.value for condition in Condition}
 
 
-def test_RANK_12_derived_conditions_match_the_state_document() -> None:
-    assert {c.value for c in DERIVED} >= set(DERIVED_CONDITIONS)
-    assert Condition.DEAD.derived and not Condition.FROZEN.derived
+def test_RANK_12_the_derived_conditions_are_those_the_document_derives() -> None:
+    derived = derive_actor(Actor(health=HealthTrack(max=3, lethal=3)), Settings())
+    assert {Condition(c) for c in derived.conditions} == DERIVED
+    assert Condition.DEAD.derived and not Condition.FROZEN.derived and not Condition.ANNIHILATED.derived
+    assert DERIVED | {Condition.ANNIHILATED} == SERVER_WRITTEN

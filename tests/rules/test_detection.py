@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from vtt_bridge.models import Actor
+from vtt_bridge.document.models import Actor
 from vtt_bridge.rules.detection import (
     APPROXIMATE,
     ORDINARY_SENSES,
@@ -33,10 +33,9 @@ from vtt_bridge.rules.detection import (
     effective_rank,
     explain_locate,
     locate,
-    observer_wins,
     raise_one_step,
 )
-from vtt_bridge.rules.dice import SuppliedDice
+from vtt_bridge.rules.dice import SuppliedDice, active_wins
 from vtt_bridge.rules.ranks import Rank
 
 P, A, U = LocateState.PINPOINTED, LocateState.APPROXIMATE, LocateState.UNLOCATED
@@ -317,7 +316,7 @@ def test_DET_8_a_win_raises_the_stage_two_state_one_step(
 def test_DET_8_observer_wins_with_a_success_and_at_least_the_hiders_successes(
     observer: int, hider: int, wins: bool
 ) -> None:
-    assert observer_wins(observer, hider) is wins
+    assert active_wins(observer, hider) is wins
 
 
 def test_DET_8_per_investigation_against_dex_stealth_with_supplied_dice() -> None:
@@ -502,7 +501,7 @@ def test_DET_2_raising_an_observers_detection_rank_never_makes_its_result_worse(
 
 def test_DET_7_build_reach_merges_steps_and_keeps_the_unlimited_level() -> None:
     reach = build_reach([(25.0, 2), (100.0, 2), (400.0, 1), (math.inf, 1)])
-    assert reach == Reach(steps=((100.0, 2),), beyond=1)
+    assert reach == Reach(limits=(100.0,), levels=(2, 1))
     assert [reach.at(d2) for d2 in (0, 100, 101, 1e12)] == [2, 2, 1, 1]
 
 

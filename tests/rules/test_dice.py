@@ -1,25 +1,25 @@
-"""DICE-1..7: pools, n-again, extra successes, bonus stacking, opposed rolls, supplied dice, Willpower."""
+"""DICE-1..7: pools, n-again, extra successes, stacking contest modifiers, opposed rolls, supplied
+dice, Willpower's bonus."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.detection import ContestModifier, contest
 from vtt_bridge.rules.dice import (
-    PERFECT,
-    Bonus,
-    DiceExhausted,
-    SeededRoller,
     SuppliedDice,
-    add_willpower,
+    active_wins,
+    kept_extra_successes,
     opposed,
     roll_pool,
     roll_supplied,
-    stack_bonuses,
-    with_extra_successes,
 )
+from vtt_bridge.rules.willpower import PERFECT_BONUS, Willpower, WillpowerUse, spend
 
 
 def test_DICE_1_each_die_of_8_or_more_is_a_success() -> None:
@@ -43,54 +43,49 @@ def test_DICE_2_again_adds_dice(again: int, dice: list[int], successes: int) -> 
 
 def test_DICE_2_again_must_be_8_9_10_or_none() -> None:
     with pytest.raises(ValueError, match="again"):
-        roll_pool(2, SeededRoller(1), again=7)
+        roll_pool(2, SuppliedDice([1, 1]), again=7)
 
 
 @pytest.mark.parametrize(
     ("dice", "extra", "expected"),
     [
-        pytest.param([8, 1], 2, 3, id="a roll with a success gains the extra successes"),
+        pytest.param([8, 1], 2, 2, id="a roll with a success gains the extra successes"),
         pytest.param([1, 2], 2, 0, id="a roll without a success gains none"),
     ],
 )
 def test_DICE_3_extra_successes_only_on_a_success(dice: list[int], extra: int, expected: int) -> None:
-    assert with_extra_successes(roll_pool(2, SuppliedDice(dice)), extra) == expected
+    assert kept_extra_successes(roll_pool(2, SuppliedDice(dice)).successes, extra) == expected
+
+
+def test_DICE_4_where_a_rule_says_all_modifiers_stack_the_detection_contest_sums_them() -> None:
+    modifiers = [
+        ContestModifier("observer", 2, "sound"),
+        ContestModifier("observer", 2, "moved"),
+        ContestModifier("observer", -2, "noisy"),
+        ContestModifier("hider", 10, "invisible"),
+    ]
+    outcome = contest(3, 1, modifiers, SuppliedDice([1] * 5), SuppliedDice([1] * 11))
+    assert (outcome.observer_pool, outcome.hider_pool) == (3 + 2 + 2 - 2, 1 + 10)
 
 
 @pytest.mark.parametrize(
-    ("bonuses", "all_stack", "total"),
+    ("active", "passive", "wins"),
     [
-        pytest.param([Bonus(2, "morale"), Bonus(3, "morale")], False, 3, id="same type: the highest counts"),
-        pytest.param([Bonus(2, "morale"), Bonus(1, "equipment")], False, 3, id="different types stack"),
-        pytest.param([Bonus(2, PERFECT), Bonus(3, PERFECT), Bonus(1, "morale")], False, 6,
-                     id="perfect bonuses stack with all"),
-        pytest.param([Bonus(-1, "wound"), Bonus(-3, "wound"), Bonus(2, "wound")], False, -1,
-                     id="same type: the highest bonus and the worst penalty"),
-        pytest.param([Bonus(2, "range"), Bonus(3, "range")], True, 5,
-                     id="where a rule says all stack (detection contest), all stack"),
-    ],
-)  # fmt: skip
-def test_DICE_4_bonus_stacking(bonuses: list[Bonus], all_stack: bool, total: int) -> None:
-    assert stack_bonuses(bonuses, all_stack=all_stack) == total
-
-
-@pytest.mark.parametrize(
-    ("active", "passive", "ties_to_passive", "wins"),
-    [
-        pytest.param(3, 2, False, True, id="more successes than the DC succeed"),
-        pytest.param(2, 2, False, True, id="at least the opponent's successes succeed"),
-        pytest.param(2, 2, True, False, id="in the detection contest the shield takes ties"),
-        pytest.param(0, 0, False, False, id="the active side needs at least one success"),
-        pytest.param(1, 3, False, False, id="fewer successes than the DC fail"),
+        pytest.param(3, 2, True, id="more successes than the DC succeed"),
+        pytest.param(2, 2, True, id="at least the opponent's successes succeed"),
+        pytest.param(0, 0, False, id="the active side needs at least one success"),
+        pytest.param(1, 3, False, id="fewer successes than the DC fail"),
     ],
 )
-def test_DICE_5_opposed_roll(active: int, passive: int, ties_to_passive: bool, wins: bool) -> None:
-    outcome = opposed(active, passive, ties_to_passive=ties_to_passive)
+def test_DICE_5_opposed_roll(active: int, passive: int, wins: bool) -> None:
+    assert active_wins(active, passive) is wins
+    outcome = opposed(active, passive)
     assert outcome.active_wins is wins and outcome.dc == passive
 
 
-def test_DICE_6_a_seed_reproduces_the_engine_dice() -> None:
-    assert roll_pool(10, SeededRoller(42), 8) == roll_pool(10, SeededRoller(42), 8)
+def test_DICE_5_against_RANK_6s_shield_a_tie_is_the_passive_sides() -> None:
+    assert not opposed(2, 2, ties_to_passive=True).active_wins
+    assert opposed(3, 2, ties_to_passive=True).active_wins
 
 
 @pytest.mark.parametrize(
@@ -130,8 +125,9 @@ def test_DICE_6_supplied_dice_that_do_not_fit_are_refused(
 
 
 def test_DICE_6_supplied_dice_run_out() -> None:
-    with pytest.raises(DiceExhausted):
+    with pytest.raises(RuleViolation, match="too few") as error:
         roll_pool(3, SuppliedDice([1, 2]))
+    assert error.value.rule == "DICE-6"
 
 
 @given(
@@ -139,15 +135,16 @@ def test_DICE_6_supplied_dice_run_out() -> None:
     again=st.sampled_from([8, 9, 10, 11]),
     seed=st.integers(min_value=0, max_value=2**32),
 )
-def test_DICE_6_any_engine_roll_replayed_as_supplied_dice_gives_the_same_roll(
+def test_DICE_6_any_roll_replayed_as_supplied_dice_gives_the_same_roll(
     pool: int, again: int, seed: int
 ) -> None:
-    engine = roll_pool(pool, SeededRoller(seed), again)
+    rng = random.Random(seed)
+    engine = roll_pool(pool, SuppliedDice([rng.randint(1, 10) for _ in range(60)]), again)
     assert roll_supplied(pool, engine.dice, again) == engine
 
 
-def test_DICE_7_willpower_adds_three_perfect_dice_once_per_action() -> None:
-    bonuses = add_willpower([Bonus(2, "morale"), Bonus(3, PERFECT)])
-    assert stack_bonuses(bonuses) == 2 + 3 + 3
-    with pytest.raises(ValueError, match="once per action"):
-        add_willpower(bonuses)
+def test_DICE_7_willpower_adds_three_perfect_dice_to_a_roll() -> None:
+    _, steps = spend(
+        Willpower(max=2, current=2), WillpowerUse.ROLL, self_aware=True, injured_unconscious=False
+    )
+    assert PERFECT_BONUS == 3 and steps[0].data is not None and steps[0].data["bonus"] == 3

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from vtt_bridge.models import Actor, Settings
+from vtt_bridge.document.models import Actor
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.health import (
     Grade,
@@ -23,7 +23,6 @@ from vtt_bridge.rules.health import (
     clear_after_damage,
     damage_equivalent,
     damage_tracks,
-    derive_actor,
     end_temporary_max,
     gain_second_health,
     gain_temp_hp,
@@ -33,11 +32,9 @@ from vtt_bridge.rules.health import (
     recovery_long_rests,
     recovery_time,
     round_start_healing,
-    unconscious_from_injuries,
     worsen,
     wound_penalty,
 )
-from vtt_bridge.rules.willpower import Willpower
 
 B, L, A = Grade.BASHING, Grade.LETHAL, Grade.AGGRAVATED
 
@@ -187,27 +184,6 @@ def _actor(t: HealthTrack, **extra: object) -> Actor:
     return Actor.model_validate({"health": t.model_dump(by_alias=True), **extra})
 
 
-def test_HEALTH_3_five_lethal_on_five_health_is_unconscious_not_worsening() -> None:
-    t, _ = apply_damage(track(5), {L: 5})
-    derived = derive_actor(_actor(t), Settings())
-    assert derived.conditions["unconscious"] is True
-    assert derived.conditions["worsening"] is False
-    assert derived.conditions["dead"] is False
-
-
-def test_HEALTH_3_a_healthy_box_wakes_them() -> None:
-    t = track(5, 0, 5)
-    out = heal(t, None, amount=1, grade="L", source=HealSource.MAGIC)
-    assert not unconscious_from_injuries(out.health)
-    assert derive_actor(_actor(out.health), Settings()).conditions["unconscious"] is False
-
-
-def test_HEALTH_3_woken_flag_keeps_them_awake() -> None:
-    t = track(5, 0, 5, woken=True)
-    assert unconscious_from_injuries(t)
-    assert derive_actor(_actor(t), Settings()).conditions["unconscious"] is False
-
-
 WORSENING_EXAMPLE = [
     pytest.param(track(5, 0, 4, 1), (0, 0, 3, 2), id="5 Health 4L1A worsens to 3L2A (L first)"),
     pytest.param(track(3, 2, 0, 1), (0, 1, 0, 2), id="no L left: a B becomes A"),
@@ -274,20 +250,6 @@ def test_HEALTH_5_all_a_is_dead_unless_an_ability_or_second_track() -> None:
     assert health_status(t, track(3, 0, 0, 3)) is HealthStatus.DEAD
 
 
-def test_HEALTH_5_derive_actor_dead_and_annihilated() -> None:
-    dead = derive_actor(_actor(track(3, 0, 0, 3)), Settings())
-    assert dead.status is HealthStatus.DEAD
-    assert dead.conditions == {"unconscious": False, "worsening": False, "dying": False, "dead": True}
-    annihilated = derive_actor(_actor(track(3), conditions={"annihilated": True}), Settings())
-    assert annihilated.conditions["dead"] is True and annihilated.status is HealthStatus.DEAD
-
-
-def test_HEALTH_6_derive_actor_returns_the_same_object_when_nothing_changes() -> None:
-    once = derive_actor(_actor(track(5, 1)), Settings())
-    assert once.status is HealthStatus.LIGHTLY
-    assert derive_actor(once, Settings()) is once
-
-
 # ---- HEALTH-7 ---------------------------------------------------------------------------------------
 
 
@@ -304,15 +266,6 @@ def test_HEALTH_6_derive_actor_returns_the_same_object_when_nothing_changes() ->
 )
 def test_HEALTH_7_wound_penalty(t: HealthTrack, enabled: bool, penalty: int) -> None:
     assert wound_penalty(t, enabled) == penalty
-
-
-@pytest.mark.parametrize("enabled", [True, False])
-def test_HEALTH_7_wound_penalty_is_derived_onto_the_actor_only_with_the_setting(enabled: bool) -> None:
-    hurt = Actor(name="Hero", health=track(7, 0, 2, 3))
-    derived = derive_actor(hurt, Settings(wound_penalty=enabled))
-    assert derived.wound_penalty == (wound_penalty(hurt.health, True) if enabled else 0)
-    assert derived.wound_penalty == (1 if enabled else 0)
-    assert derive_actor(derived, Settings(wound_penalty=enabled)) is derived
 
 
 # ---- HEALTH-8 ---------------------------------------------------------------------------------------
@@ -543,25 +496,3 @@ def test_HEALTH_1_track_always_holds_exactly_max_boxes(
             t, _ = worsen(t)
         t = HealthTrack.model_validate(t.model_dump())  # the validator re-checks B + L + A <= max
         assert t.healthy >= 0 and t.bashing + t.lethal + t.aggravated <= t.max
-
-
-def test_WP_3_kept_conscious_overrides_injury_unconsciousness_in_derive() -> None:
-    t = track(5, 0, 5)
-    kept = Actor(health=t, willpower=Willpower(max=2, current=1, kept_conscious=True))
-    assert derive_actor(kept, Settings()).conditions["unconscious"] is False
-    # ... but not worsening: the 6L example worsens while kept conscious
-    kept_worse = Actor(health=track(5, 0, 4, 1), willpower=Willpower(max=2, current=1, kept_conscious=True))
-    assert derive_actor(kept_worse, Settings()).conditions["worsening"] is True
-
-
-def test_WP_5_optional_unconscious_at_zero_willpower() -> None:
-    drained = Actor(health=track(5), willpower=Willpower(max=2, current=0))
-    assert derive_actor(drained, Settings()).conditions["unconscious"] is False
-    assert (
-        derive_actor(drained, Settings(unconscious_at_zero_willpower=True)).conditions["unconscious"] is True
-    )
-    with_temp = Actor(health=track(5), willpower=Willpower(max=2, current=0, temporary=1))
-    assert (
-        derive_actor(with_temp, Settings(unconscious_at_zero_willpower=True)).conditions["unconscious"]
-        is False
-    )

@@ -9,12 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from vtt_bridge.rules.damage import DAMAGE_GROUPS, DamageType
 from vtt_bridge.rules.immunities import Immunity
 from vtt_bridge.rules.iwr import (
-    DAMAGE_GROUPS,
     DamageInstance,
     DamageResolution,
-    DamageType,
     Iwr,
     TemporaryImmunity,
     _defended,

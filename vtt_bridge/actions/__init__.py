@@ -8,31 +8,27 @@ forbid; either way nothing changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from vtt_bridge.models import Actor, WorldState, replaced
+from vtt_bridge.document.models import Actor, NotFound, WorldState, replaced
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.dice import Roll, Roller
 
 
-class NotFound(Exception):
-    """An action names an actor or token the world does not have (error code `not_found`)."""
-
-    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
-
-
 @dataclass(frozen=True)
 class Context:
-    """What a handler may use besides the state: the dice (DICE-6), and how the world takes the
-    visibility matrix."""
+    """What a handler may use besides the state: the dice (DICE-6), the world's visibility index,
+    and how the world takes the visibility matrix."""
 
     roller: Roller
+    visibility: VisibilityIndex = field(default_factory=VisibilityIndex)
+    """The world's visibility index (one per world; a new one, with empty caches, by default)."""
     unapplied_cells: bool = False
-    """Whether the handler may leave changed visibility cells unapplied (`models.Unapplied`), for the
-    world to write into the rows when it commits; False gives plain states."""
+    """Whether the handler may leave changed visibility cells unapplied (`document.models.Unapplied`)
+    for the world to write into the rows when it commits; False gives plain states."""
 
 
 @dataclass(frozen=True)
@@ -57,3 +53,11 @@ def get_actor(state: WorldState, actor_id: str, path: tuple[str | int, ...]) -> 
 def with_actor(state: WorldState, actor_id: str, actor: Actor) -> WorldState:
     """The state with one actor replaced; every other actor stays the very same object."""
     return state.model_copy(update={"actors": replaced(state.actors, actor_id, actor)})
+
+
+Handler = Callable[[WorldState, Any, Context], Ruling]
+"""An action handler: the state and a validated payload in, a ruling out."""
+
+QueryHandler = Callable[[WorldState, Any, VisibilityIndex], dict[str, Any]]
+"""A query handler: the state, a validated payload and the world's visibility index in, the answer's
+data out (no state change)."""

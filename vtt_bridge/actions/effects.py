@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
-from vtt_bridge.models import Actor, Id, WorldState
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Slug, Step
 from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
+from vtt_bridge.rules.damage import is_damage_type_or_group
 from vtt_bridge.rules.immunities import (
     Immunity,
     check_immunities,
@@ -23,11 +24,11 @@ from vtt_bridge.rules.immunities import (
     covers_traits,
     gain_immunity,
 )
-from vtt_bridge.rules.iwr import EFFECT_CATEGORIES, is_damage_type_or_group
+from vtt_bridge.rules.iwr import EFFECT_CATEGORIES
 from vtt_bridge.rules.ranks import CasterLevel, Priced, PricedRank, PriceText, Rank, effect_rank
 
 ActorId = Id
-"""A document id (`models.Id`)."""
+"""A document id (`document.models.Id`)."""
 Source = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 
 
@@ -131,7 +132,7 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
     actor = get_actor(state, action.actor, ("actor",))
     effect = action.effect
     for index, condition in enumerate(effect.conditions):
-        if condition.derived:
+        if condition.server_written:
             raise RuleViolation(
                 "HEALTH-3",
                 f"{condition.value!r} is derived by the server; an effect cannot set it",
@@ -282,8 +283,6 @@ def gain_immunity_action(state: WorldState, action: GainImmunityAction, ctx: Con
         return Ruling(state=state, log=gain.steps)
     return Ruling(state=with_actor(state, action.actor, actor.model_copy(update=update)), log=gain.steps)
 
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
     "affect": (AffectAction, affect),

@@ -5,22 +5,21 @@ Every handler leaves Willpower alone (WP-1) and keeps untouched pools as the ver
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
-from vtt_bridge.actions import Context, NotFound, Ruling, get_actor, with_actor
-from vtt_bridge.models import Actor, Id, WorldState
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.document.models import Actor, Id, NotFound, WorldState
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, SignedInt, Slug, Step
 from vtt_bridge.rules.energy import (
     CannotGainAgain,
     Compatibility,
     Conflict,
+    EnergyName,
     EnergyPool,
     Gauge,
-    Name,
     NewPool,
     PoolCategory,
     can_pay_for,
@@ -31,8 +30,6 @@ from vtt_bridge.rules.energy import (
     payment,
     pool_summary,
 )
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
 
 
 class GainEnergyPoolAction(RuleModel):
@@ -101,7 +98,7 @@ class CannotGainAgainAction(RuleModel):
     kind: Literal["cannotGainAgain"]
     actor: Id
     class_: Slug = Field(alias="class")
-    source: Name
+    source: EnergyName
     participants: tuple[Slug, ...] = ()
 
 
@@ -109,9 +106,9 @@ class NewGauge(RuleModel):
     """EP-9: a Gauge being gained from a resource; `current` defaults to full (0 without a max)."""
 
     id: Slug
-    name: Name
+    name: EnergyName
     max: Count | None
-    source: Name
+    source: EnergyName
     nature: Slug | None = None
     current: Count | None = None
     compatibility: tuple[Compatibility, ...] = ()

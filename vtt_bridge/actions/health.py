@@ -3,18 +3,20 @@ the per-round upkeep `round_health` that the world's `round` action runs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
-from vtt_bridge.models import Actor, Id, Settings, WorldState
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.document.derive import derive_actor, is_unconscious
+from vtt_bridge.document.models import Actor, Id, Settings, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
-from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxChange
+from vtt_bridge.rules.conditions import Condition
+from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
 PositiveBoxes = Annotated[int, Field(strict=True, ge=1, le=h.MAX_HEALTH)]
@@ -74,7 +76,7 @@ class ChangeWillAction(RuleModel):
 
     kind: Literal["changeWill"]
     actor: Id
-    delta: MaxChange
+    delta: MaxHealthChange
 
 
 class ChangeMaxHealthAction(RuleModel):
@@ -82,7 +84,7 @@ class ChangeMaxHealthAction(RuleModel):
 
     kind: Literal["changeMaxHealth"]
     actor: Id
-    delta: MaxChange
+    delta: MaxHealthChange
     effect: EffectId | None = None
 
 
@@ -132,8 +134,8 @@ def _summary(actor: Actor, settings: Settings) -> Step:
 
 def _derived(actor: Actor, settings: Settings) -> tuple[Actor, Step]:
     """`_summary` and the derived actor itself (see `_summarized`)."""
-    derived = h.derive_actor(actor, settings)
-    flags = [c for c in ("unconscious", "worsening", "dying", "dead") if derived.conditions.get(c)]
+    derived = derive_actor(actor, settings)
+    flags = [c.value for c in Condition if c.derived and derived.conditions.get(c.value)]
     return derived, Step(
         rule="HEALTH-6",
         text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
@@ -291,7 +293,7 @@ def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Contex
     willpower, steps = wp.spend(
         actor.willpower,
         action.use,
-        self_aware=not h.is_unconscious(actor, state.settings),
+        self_aware=not is_unconscious(actor, state.settings),
         injured_unconscious=injured,
         extended=action.extended,
         scene=state.scene.id if state.scene is not None else "",
@@ -442,8 +444,6 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
             log.extend(_tag(steps, actor_id, actor))
     return Ruling(state=state_out, log=tuple(log))
 
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
     "damage": (DamageAction, damage),

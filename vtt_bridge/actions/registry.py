@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal, Union
 
-from vtt_bridge.actions import Context, Ruling, detection, effects, energy, health, roll, round
-from vtt_bridge.models import WorldState
+from pydantic import Field, TypeAdapter
+
+from vtt_bridge.actions import (
+    Handler,
+    QueryHandler,
+    detection,
+    effects,
+    energy,
+    health,
+    roll,
+    round,
+)
 from vtt_bridge.rules.common import RuleModel
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
-"""A handler: state and a validated payload in, a ruling out."""
-
-QueryHandler = Callable[[WorldState, Any], dict[str, Any]]
-"""A query handler: state and a validated payload in, the answer's data out (no state change)."""
 
 HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
     "round": (round.RoundAction, round.new_round),
@@ -28,5 +31,33 @@ HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
 QUERIES: dict[str, tuple[type[RuleModel], QueryHandler]] = {**detection.QUERIES}
 """Query kind -> (payload model, handler); `state` is answered by the world itself."""
 
-ACTION_MODELS: tuple[type[RuleModel], ...] = tuple(model for model, _ in HANDLERS.values())
-QUERY_MODELS: tuple[type[RuleModel], ...] = tuple(model for model, _ in QUERIES.values())
+
+class StateQuery(RuleModel):
+    """`{kind: "state"}`: the whole document."""
+
+    kind: Literal["state"]
+
+
+ACTION_KINDS: dict[str, type[RuleModel]] = {kind: model for kind, (model, _) in HANDLERS.items()}
+"""Action kind -> payload model."""
+
+QUERY_KINDS: dict[str, type[RuleModel]] = {
+    "state": StateQuery,
+    **{kind: model for kind, (model, _) in QUERIES.items()},
+}
+"""Query kind -> payload model, `state` included."""
+
+
+def _tagged_union(models: tuple[type[RuleModel], ...]) -> TypeAdapter[Any]:
+    """One validator for several payload models, discriminated on their `kind` literal."""
+    if len(models) == 1:
+        return TypeAdapter(models[0])
+    union: Any = Union[models]  # noqa: UP007
+    return TypeAdapter(Annotated[union, Field(discriminator="kind")])
+
+
+ACTION_ADAPTER = _tagged_union(tuple(ACTION_KINDS.values()))
+"""Every action kind (PROTOCOL.md `action`)."""
+
+QUERY_ADAPTER = _tagged_union(tuple(QUERY_KINDS.values()))
+"""Every query kind (PROTOCOL.md `query`)."""

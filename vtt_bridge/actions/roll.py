@@ -9,15 +9,15 @@ state; the dice and successes are in the result's `rolls` (the roller's first, t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainValidator
 from pydantic_core import PydanticCustomError
 
-from vtt_bridge.actions import Context, Ruling, get_actor, with_actor
-from vtt_bridge.models import Actor, Id, WorldState
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.document.derive import is_unconscious
+from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Slug, Step
@@ -191,7 +191,7 @@ def _pay_willpower(
         willpower, steps = wp.spend(
             actor.willpower,
             wp.WillpowerUse.ROLL,
-            self_aware=not h.is_unconscious(actor, state.settings),
+            self_aware=not is_unconscious(actor, state.settings),
             injured_unconscious=False,
             extended=side.extended,
             scene=state.scene.id if state.scene is not None else "",
@@ -285,7 +285,5 @@ def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:
         )
     return Ruling(state=after, log=tuple(log), rolls=tuple(rolls))
 
-
-Handler = Callable[[WorldState, Any, Context], Ruling]
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {"roll": (RollAction, roll)}

@@ -8,7 +8,7 @@ from typing import Literal
 from vtt_bridge.actions import Context, Ruling, with_actor
 from vtt_bridge.actions.detection import round_contests
 from vtt_bridge.actions.health import round_health
-from vtt_bridge.models import Scene, WorldState
+from vtt_bridge.document.models import Scene, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.dice import Roll
 

@@ -50,13 +50,22 @@ class Condition(StrEnum):
 
     @property
     def derived(self) -> bool:
-        """Written by the server only (HEALTH-3..5, WP-5, EP): an effect cannot set it directly."""
+        """Derived from the actor's tracks (HEALTH-3..5, WP-5): no effect and no edit sets it."""
         return self in DERIVED
+
+    @property
+    def server_written(self) -> bool:
+        """Written by the server only (the derived ones and EP-2's annihilation): no effect sets it."""
+        return self in SERVER_WRITTEN
 
 
 DERIVED: frozenset[Condition] = frozenset(
-    {Condition.UNCONSCIOUS, Condition.WORSENING, Condition.DYING, Condition.DEAD, Condition.ANNIHILATED}
+    {Condition.UNCONSCIOUS, Condition.WORSENING, Condition.DYING, Condition.DEAD}
 )
+"""HEALTH-3..5, WP-5: the conditions derived after every ruling (`document.derive`); declared here once."""
+
+SERVER_WRITTEN: frozenset[Condition] = DERIVED | {Condition.ANNIHILATED}
+"""The derived conditions and annihilation (EP-2, written by the Energy rules)."""
 
 _CONDITION_NAMES: dict[Condition, str] = {
     Condition.FROZEN: "Frozen",

@@ -8,7 +8,8 @@ Levels: a locate state is also a number, unlocated 0 < approximate 1 < pinpointe
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -16,10 +17,10 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step
-from vtt_bridge.rules.dice import Roll, Roller, roll_pool
+from vtt_bridge.rules.dice import Roll, Roller, active_wins, kept_extra_successes, roll_pool
 from vtt_bridge.rules.ranks import Priced, PricedRank, Rank
 
-Name = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
+MeansName = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
 
 
 class Essence(StrEnum):
@@ -49,11 +50,15 @@ class Capability(StrEnum):
 
 
 class LocateState(StrEnum):
-    """DET-4: locate states, best to worst."""
+    """DET-4: locate states, ordered unlocated < approximate < pinpointed (better for the observer
+    is greater). The value is the wire form."""
 
     PINPOINTED = "pinpointed"
+    """The observer knows exactly where the target is."""
     APPROXIMATE = "approximate"
+    """The observer knows roughly where: attacks on it are halved (DET-10)."""
     UNLOCATED = "unlocated"
+    """The observer does not know where it is."""
 
     @property
     def level(self) -> int:
@@ -65,12 +70,32 @@ class LocateState(StrEnum):
         """The state of a level 0..2."""
         return STATES[level]
 
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, LocateState):
+            return NotImplemented
+        return _LEVELS[self] < _LEVELS[other]
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, LocateState):
+            return NotImplemented
+        return _LEVELS[self] <= _LEVELS[other]
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, LocateState):
+            return NotImplemented
+        return _LEVELS[self] > _LEVELS[other]
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, LocateState):
+            return NotImplemented
+        return _LEVELS[self] >= _LEVELS[other]
+
 
 class DetectionMeans(Priced):
     """DET-1/3: a means of detection; `range` in scene units, None for unlimited; `rank` also takes
     a price (RANK-2)."""
 
-    name: Name
+    name: MeansName
     sense: Sense
     essence: Essence = Essence.NATURAL
     rank: PricedRank = Rank.UNRANKED
@@ -81,7 +106,7 @@ class DetectionMeans(Priced):
 class AntiDetectionMeans(Priced):
     """DET-1: a means of anti-detection `{name, essence, rank}`; `rank` also takes a price (RANK-2)."""
 
-    name: Name
+    name: MeansName
     essence: Essence = Essence.NATURAL
     rank: PricedRank = Rank.UNRANKED
 
@@ -193,19 +218,28 @@ def in_range(means: DetectionMeans, distance2: float) -> bool:
 class Reach:
     """The best level over an observer's usable means as a step function of distance².
 
-    `steps` are (range², level) with ascending range² and descending level: the level at d² is the
-    first step whose range² is at least d², else `beyond` (what the unlimited means give).
+    `limits` are the ranges² of the steps, ascending; `levels` the level of each step, descending,
+    and last the level beyond every step (what the unlimited means give). The level at d² is that
+    of the first step whose range² is at least d²: `levels[bisect_left(limits, d²)]`, the one lookup
+    the index's fast paths use too.
     """
 
-    steps: tuple[tuple[float, int], ...]
-    beyond: int
+    limits: tuple[float, ...]
+    levels: tuple[int, ...]
+
+    @property
+    def beyond(self) -> int:
+        """The level past every finite range."""
+        return self.levels[-1]
+
+    @property
+    def varies(self) -> bool:
+        """Whether the level depends on distance at all."""
+        return bool(self.limits)
 
     def at(self, distance2: float) -> int:
         """The level at this distance²."""
-        for limit, level in self.steps:
-            if distance2 <= limit:
-                return level
-        return self.beyond
+        return self.levels[bisect_left(self.limits, distance2)]
 
 
 def build_reach(entries: Iterable[tuple[float, int]]) -> Reach:
@@ -226,7 +260,7 @@ def build_reach(entries: Iterable[tuple[float, int]]) -> Reach:
         if best > beyond:
             steps.append((limit, best))
     steps.reverse()
-    return Reach(steps=tuple(steps), beyond=beyond)
+    return Reach(limits=tuple(limit for limit, _ in steps), levels=(*(level for _, level in steps), beyond))
 
 
 class ObserverProfile:
@@ -395,6 +429,96 @@ def raise_one_step(stage_two: int, capability: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class Standing:
+    """DET-8: a pair's level once its standing stage-three result is applied, and whether that
+    result is stale (its stage two changed, or the target lost its anti-detection: drop it)."""
+
+    level: int
+    stale: bool
+
+
+_STANDINGS = tuple((Standing(level, False), Standing(level, True)) for level in range(3))
+"""Every `Standing` there is (three levels, stale or not), shared."""
+
+
+def standing(
+    stage_two: int, capability: Reach, distance2: float, anti: bool, result: ContestWin | None
+) -> Standing:
+    """DET-8: a win raises the stage two it was won against by one step (up to the capability at this
+    distance); a kept loss raises nothing; a result won against another stage two, or against a
+    target without anti-detection, is stale and raises nothing."""
+    if result is None:
+        return _STANDINGS[stage_two][False]
+    if not anti or result.stage_two is not STATES[stage_two]:
+        return _STANDINGS[stage_two][True]
+    if not result.won:
+        return _STANDINGS[stage_two][False]
+    return _STANDINGS[raise_one_step(stage_two, capability.at(distance2))][False]
+
+
+def contestable(stage_two: int, capability: int, anti: bool) -> bool:
+    """DET-6/8: stage three applies to a pair whose target has anti-detection and whose stage two is
+    below what the observer's means could reach (its capability)."""
+    return anti and stage_two < capability
+
+
+def spots_nothing(conditions: Mapping[str, bool]) -> bool:
+    """DET-8 with HEALTH-3/5: an unconscious or dead observer makes no contest. Its stages one and two
+    stand: they describe its means, not its attention."""
+    return bool(conditions.get("unconscious") or conditions.get("dead"))
+
+
+def contested_this_round(last: ContestWin | None, round_number: int) -> bool:
+    """DET-8: in a combat round (1 or more) a pair has one contest, won or lost."""
+    return round_number >= 1 and last is not None and last.round == round_number
+
+
+def keeps_result(won: bool, round_number: int) -> bool:
+    """DET-8: a win is kept until the next round's contest; a loss only in a combat round (round 1 or
+    more), so the pair waits for the next round; out of combat a loss leaves nothing."""
+    return won or round_number >= 1
+
+
+def contest_level(stage_two: int, capability: int, won: bool) -> int:
+    """DET-8: the pair's level after its contest: a win raises stage two by one step (DET-3 cap)."""
+    return raise_one_step(stage_two, capability) if won else stage_two
+
+
+def lapses(result: ContestWin, round_number: int) -> bool:
+    """DET-8: a result holds until the next round's contest; one of another round whose pair ran no
+    contest in this one (its observer out of range, out cold) lapses when this round's contests run."""
+    return result.round != round_number
+
+
+def standing_steps(
+    result: ContestWin | None, now: Standing, round_number: int, anti: bool, stage_two: int
+) -> list[Step]:
+    """DET-8 explained for one pair: its standing win or kept loss, or that it has none."""
+    state = STATES[now.level].value
+    if result is not None and not now.stale and result.won:
+        return [
+            Step(
+                rule="DET-8",
+                text=f"stage three: won in round {result.round} against {result.stage_two.value}: {state}",
+                data={"round": result.round, "result": state},
+            )
+        ]
+    if result is not None and not now.stale:
+        this_round = contested_this_round(result, round_number)
+        return [
+            Step(
+                rule="DET-8",
+                text=f"stage three: lost in round {result.round}: {state}"
+                + ("; no other contest this round" if this_round else ""),
+                data={"lostIn": result.round, "result": state, "thisRound": this_round},
+            )
+        ]
+    if anti and stage_two != PINPOINTED:
+        return [Step(rule="DET-8", text="stage three: no standing win this round", data={"win": False})]
+    return []
+
+
+@dataclass(frozen=True, slots=True)
 class ContestModifier:
     """DET-9: one circumstance modifier of the stage-three contest, in dice (DP)."""
 
@@ -454,13 +578,8 @@ def contest_modifiers(
     return tuple(found)
 
 
-def observer_wins(observer_successes: int, hider_successes: int) -> bool:
-    """DICE-5/RANK-6: the observer needs a success and at least the hider's; a tie is the shield's."""
-    return observer_successes >= 1 and observer_successes >= hider_successes
-
-
 @dataclass(frozen=True, slots=True)
-class ContestOutcome:
+class StageThreeContest:
     """DET-8: the pools after DET-9 modifiers, both rolls and who won."""
 
     observer_pool: int
@@ -477,20 +596,64 @@ def contest(
     modifiers: Sequence[ContestModifier],
     observer_roller: Roller,
     hider_roller: Roller,
-) -> ContestOutcome:
+) -> StageThreeContest:
     """DET-8: PER + Investigation (observer_base) against DEX + Stealth (hider_base), modified."""
     observer_pool = observer_base + sum(m.dp for m in modifiers if m.side == "observer")
     hider_pool = hider_base + sum(m.dp for m in modifiers if m.side == "hider")
     observer_roll = roll_pool(observer_pool, observer_roller)
     hider_roll = roll_pool(hider_pool, hider_roller)
-    return ContestOutcome(
+    return StageThreeContest(
         observer_pool=observer_pool,
         hider_pool=hider_pool,
         modifiers=tuple(modifiers),
         observer_roll=observer_roll,
         hider_roll=hider_roll,
-        observer_wins=observer_wins(observer_roll.successes, hider_roll.successes),
+        observer_wins=active_wins(observer_roll.successes, hider_roll.successes),
     )
+
+
+def contest_steps(
+    observer: str, target: str, outcome: StageThreeContest, stage_two: int, result: LocateState
+) -> list[Step]:
+    """DET-8/9 explained: each modifier, both pools and rolls, who won and the pair's new state."""
+    steps = [
+        Step(
+            rule="DET-9",
+            text=f"{m.side} {m.dp:+d} DP: {m.text}",
+            data={"side": m.side, "dp": m.dp, "reason": m.reason},
+        )
+        for m in outcome.modifiers
+    ]
+    o_roll, h_roll = outcome.observer_roll, outcome.hider_roll
+    steps.append(
+        Step(
+            rule="DET-8",
+            text=(
+                f"{observer} PER + Investigation {outcome.observer_pool} DP: "
+                f"{o_roll.successes} successes vs {target} DEX + Stealth {outcome.hider_pool} DP: "
+                f"{h_roll.successes} successes"
+            ),
+            data={
+                "observerPool": outcome.observer_pool,
+                "observerDice": list(o_roll.dice),
+                "observerSuccesses": o_roll.successes,
+                "hiderPool": outcome.hider_pool,
+                "hiderDice": list(h_roll.dice),
+                "hiderSuccesses": h_roll.successes,
+            },
+        )
+    )
+    verdict = (
+        "the observer wins (ties go to the detecting side)" if outcome.observer_wins else "the hider wins"
+    )
+    steps.append(
+        Step(
+            rule="DICE-5",
+            text=f"{verdict}: {STATES[stage_two].value} → {result.value}",
+            data={"observerWins": outcome.observer_wins, "result": result.value},
+        )
+    )
+    return steps
 
 
 # --- DET-10: consequences ---------------------------------------------------------------------------
@@ -543,7 +706,7 @@ def attack_consequence(
         guessed_position_only=unlocated and spell is None,
         halved=halved,
         successes=successes // divisor,
-        extra_successes=extra_successes // divisor if successes // divisor else 0,
+        extra_successes=kept_extra_successes(successes // divisor, extra_successes // divisor),
         effect_points=effect_points // divisor,
         spell=spell,
         spell_allowed=allowed,

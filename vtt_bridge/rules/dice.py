@@ -1,8 +1,8 @@
-"""d10 dice pools (DICE-1..7): successes on 8+, n-again, a seedable roller and client-supplied dice."""
+"""d10 dice pools (DICE-1..7): successes on 8+, n-again, client-supplied dice. The engine's own seeded
+dice are the shell's (`bridge.SeededRoller`): the rules take any `Roller`."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -21,34 +21,45 @@ class Roller(Protocol):
         ...
 
 
-class SeededRoller:
-    """DICE-6: the engine's own dice, reproducible from a seed."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self._random = random.Random(seed)
-
-    def d10(self) -> int:
-        return self._random.randint(1, 10)
-
-
-class DiceExhausted(ValueError):
-    """Client-supplied dice ran out before the roll was complete."""
-
-
 class SuppliedDice:
-    """DICE-6: dice the VTT rolled, used exactly as given, in order."""
+    """DICE-6: dice the VTT rolled, used exactly as given, in order. A die that is not 1..10, a roll
+    that needs more dice than given, or dice left over (`used_up`) is a DICE-6 `RuleViolation` whose
+    path points at the dice (and at the bad die)."""
 
-    def __init__(self, dice: Sequence[int]) -> None:
-        for face in dice:
-            if not 1 <= face <= 10:
-                raise ValueError(f"a d10 shows 1..10, not {face}")
+    __slots__ = ("_dice", "_given", "_path", "_used")
+
+    def __init__(self, dice: Sequence[int], path: tuple[str | int, ...] = ("dice",)) -> None:
+        for index, face in enumerate(dice):
+            if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 10:
+                raise RuleViolation("DICE-6", f"a d10 shows 1..10, not {face!r}", (*path, index))
+        self._given = len(dice)
         self._dice: Iterator[int] = iter(list(dice))
+        self._path = path
+        self._used = 0
 
     def d10(self) -> int:
+        """The next supplied die."""
         try:
-            return next(self._dice)
+            face = next(self._dice)
         except StopIteration:
-            raise DiceExhausted("the supplied dice ran out") from None
+            raise RuleViolation(
+                "DICE-6",
+                f"too few dice: the roll needs more than the {self._given} given (one more per reroll)",
+                self._path,
+            ) from None
+        self._used += 1
+        return face
+
+    def used_up(self, roll: Roll) -> Roll:
+        """The roll, when it used every supplied die; else a DICE-6 violation ("too many")."""
+        if self._used != self._given:
+            raise RuleViolation(
+                "DICE-6",
+                f"too many dice: a pool of {roll.pool} with {_again_label(roll.again)} uses {self._used}, "
+                f"not {self._given}",
+                self._path,
+            )
+        return roll
 
 
 @dataclass(frozen=True)
@@ -80,11 +91,22 @@ def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
     return Roll(pool=max(0, pool), again=again, dice=tuple(dice), successes=successes)
 
 
-def with_extra_successes(roll: Roll, extra: int) -> int:
-    """DICE-3: extra successes add only to a roll that already has at least one success."""
+def kept_extra_successes(successes: int, extra: int) -> int:
+    """DICE-3: the extra successes that count: all of them on a roll left with a success, else none."""
     if extra < 0:
         raise ValueError(f"extra successes are not negative, got {extra}")
-    return roll.successes + extra if roll.successes >= 1 else 0
+    return extra if successes >= 1 else 0
+
+
+def with_extra_successes(roll: Roll, extra: int) -> int:
+    """DICE-3: a roll's successes with the extra successes that count."""
+    return roll.successes + kept_extra_successes(roll.successes, extra)
+
+
+def active_wins(active: int, passive: int) -> bool:
+    """DICE-5: the DC is the opponent's successes; the active side needs at least one success and at
+    least the DC (a tie is the active side's; `opposed` gives it to a shield)."""
+    return active >= 1 and active >= passive
 
 
 # --- DICE-4: bonuses ------------------------------------------------------------------------------
@@ -160,34 +182,23 @@ def opposed(active: int, passive: int, *, ties_to_passive: bool = False) -> Oppo
     """
     if active < 0 or passive < 0:
         raise ValueError("successes are not negative")
+    wins = active_wins(active, passive) and not (ties_to_passive and active == passive)
     if active < 1:
-        return Opposed(active, passive, False, "no success: the active side fails")
-    if active > passive:
-        return Opposed(active, passive, True, f"{active} successes beat DC {passive}")
-    if active == passive:
-        if ties_to_passive:
-            return Opposed(active, passive, False, f"{active} ties DC {passive}: the shield wins ties")
-        return Opposed(active, passive, True, f"{active} successes meet DC {passive}")
-    return Opposed(active, passive, False, f"{active} successes fall short of DC {passive}")
+        reason = "no success: the active side fails"
+    elif active > passive:
+        reason = f"{active} successes beat DC {passive}"
+    elif active == passive:
+        reason = (
+            f"{active} ties DC {passive}: the shield wins ties"
+            if not wins
+            else f"{active} successes meet DC {passive}"
+        )
+    else:
+        reason = f"{active} successes fall short of DC {passive}"
+    return Opposed(active, passive, wins, reason)
 
 
 # --- DICE-6: client-supplied dice -----------------------------------------------------------------
-
-
-def dice_needed(faces: Sequence[int], pool: int, again: int = 10) -> int:
-    """How many dice a pool of `pool` with `again` needs when the first dice show `faces` (-1: more
-    than given are needed, i.e. the dice are too few).
-    """
-    to_roll = max(0, pool)
-    used = 0
-    for face in faces:
-        if to_roll == 0:
-            break
-        used += 1
-        to_roll -= 1
-        if face >= again:
-            to_roll += 1
-    return used if to_roll == 0 else -1
 
 
 def _again_label(again: int) -> str:
@@ -197,30 +208,11 @@ def _again_label(again: int) -> str:
 def roll_supplied(
     pool: int, dice: Sequence[int], again: int = 10, path: tuple[str | int, ...] = ("dice",)
 ) -> Roll:
-    """DICE-6: the roll with exactly the dice the client supplied, or RuleViolation (`invalid`):
+    """DICE-6: the roll with exactly the dice the client supplied, or the `SuppliedDice` violation:
     each die must show 1..10 and the count must be the pool plus one die per reroll (DICE-2).
     """
-    if again not in (8, 9, 10, 11):
-        raise ValueError("again must be 8, 9, 10 or 11 (no rerolls)")
-    for index, face in enumerate(dice):
-        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 10:
-            raise RuleViolation("DICE-6", f"a d10 shows 1..10, not {face!r}", (*path, index))
-    needed = dice_needed(dice, pool, again)
-    if needed == -1:
-        raise RuleViolation(
-            "DICE-6",
-            f"too few dice: a pool of {max(0, pool)} with {_again_label(again)} needs more than "
-            f"the {len(dice)} given",
-            path,
-        )
-    if needed != len(dice):
-        raise RuleViolation(
-            "DICE-6",
-            f"too many dice: a pool of {max(0, pool)} with {_again_label(again)} uses {needed}, "
-            f"not {len(dice)}",
-            path,
-        )
-    return roll_pool(pool, SuppliedDice(dice), again)
+    supplied = SuppliedDice(dice, path)
+    return supplied.used_up(roll_pool(pool, supplied, again))
 
 
 # --- a roll on its own: the pool, its modifiers and the steps that explain it --------------------

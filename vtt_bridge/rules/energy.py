@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Slug, Step
 
-Name = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
+EnergyName = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 
 
 class Attribute(StrEnum):
@@ -106,13 +106,13 @@ def _check_definition(
 class EnergyPool(RuleModel):
     """EP-1..8: one Energy Pool on an actor, keyed by its id in `energyPools`."""
 
-    name: Name
+    name: EnergyName
     category: PoolCategory
     region: Region | None = None
     key_attributes: KeyAttributes
     max: Count
     current: Count
-    sources: tuple[Name, ...] = ()
+    sources: tuple[EnergyName, ...] = ()
     variant_of: Slug | None = None
     counts_as_pool: Flag = True
     compatibility: tuple[Compatibility, ...] = ()
@@ -132,10 +132,10 @@ class EnergyPool(RuleModel):
 class Gauge(RuleModel):
     """EP-9: a Gauge, not a pool: from one resource, its own max rules (null max: no maximum)."""
 
-    name: Name
+    name: EnergyName
     max: Count | None
     current: Count
-    source: Name
+    source: EnergyName
     nature: Slug | None = None
     compatibility: tuple[Compatibility, ...] = ()
     """EP-9: rare Gauges reject pools (onlyWith/incompatibleWith a pool class) or Gauges."""
@@ -155,7 +155,7 @@ class CannotGainAgain(RuleModel):
     """
 
     class_: Slug = Field(alias="class")
-    source: Name
+    source: EnergyName
     participants: tuple[Slug, ...] = ()
 
 
@@ -163,11 +163,11 @@ class NewPool(RuleModel):
     """EP-1/EP-4: a pool being gained; `max` is derived from the key Attributes."""
 
     id: Slug
-    name: Name
+    name: EnergyName
     category: PoolCategory
     region: Region | None = None
     key_attributes: KeyAttributes
-    source: Name
+    source: EnergyName
     variant_of: Slug | None = None
     counts_as_pool: Flag = True
     compatibility: tuple[Compatibility, ...] = ()

@@ -6,21 +6,18 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, update_path_segment
-
-if TYPE_CHECKING:  # models.py imports this module; the names are only needed for type hints
-    from vtt_bridge.models import Actor, Settings
 
 MAX_HEALTH = 10_000
 """The largest Health track the engine accepts (a sane bound; no rulebook creature comes near)."""
 
 Boxes = Annotated[int, Field(strict=True, ge=0, le=MAX_HEALTH)]
 EffectId = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
-MaxChange = Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)]
+MaxHealthChange = Annotated[int, Field(strict=True, ge=-MAX_HEALTH, le=MAX_HEALTH)]
 
 
 class Grade(StrEnum):
@@ -783,45 +780,3 @@ def gain_second_health(max_boxes: int) -> tuple[HealthTrack, tuple[Step, ...]]:
         data={"max": max_boxes},
     )
     return track, (step,)
-
-
-# ---- derived fields ---------------------------------------------------------------------------------
-
-
-def is_unconscious(actor: Actor, settings: Settings) -> bool:
-    """HEALTH-3/4 unless kept conscious (WP-3) or woken; WP-5 (optional) at 0 Willpower."""
-    injured = (
-        unconscious_from_injuries(actor.health, actor.second_health)
-        and not actor.willpower.kept_conscious
-        and not actor.health.woken
-    )
-    drained = settings.unconscious_at_zero_willpower and (
-        actor.willpower.current + actor.willpower.temporary == 0 or actor.willpower.drained
-    )
-    return injured or drained
-
-
-def derive_actor(actor: Actor, settings: Settings) -> Actor:
-    """Server-written fields: `status` (HEALTH-6), `woundPenalty` (HEALTH-7, 0 when the optional rule is
-    off) and conditions unconscious, worsening, dying, dead.
-
-    Annihilation (EP-2) keeps `dead`. The same object comes back when nothing changes.
-    """
-    status = health_status(actor.health, actor.second_health)
-    annihilated = bool(actor.conditions.get("annihilated", False))
-    if annihilated:
-        status = HealthStatus.DEAD
-    dead = status is HealthStatus.DEAD
-    derived = {
-        "unconscious": not dead and is_unconscious(actor, settings),
-        "worsening": not dead and is_worsening(actor.health, actor.second_health),
-        "dying": status is HealthStatus.DYING,
-        "dead": dead,
-    }
-    penalty = wound_penalty(actor.health, settings.wound_penalty)
-    unchanged = derived.items() <= actor.conditions.items()  # each derived condition holds its value
-    if unchanged and status == actor.status and penalty == actor.wound_penalty:
-        return actor
-    return actor.model_copy(
-        update={"status": status, "wound_penalty": penalty, "conditions": {**actor.conditions, **derived}}
-    )

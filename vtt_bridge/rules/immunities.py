@@ -17,6 +17,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from vtt_bridge.rules.common import RuleModel, Slug, Step
 from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
+from vtt_bridge.rules.damage import DamageType
 from vtt_bridge.rules.ranks import (
     CasterLevel,
     Priced,
@@ -286,8 +287,6 @@ del K
 def _subject_values(table: SubjectTable) -> list[str] | None:
     """The allowed subjects of a table (None: any slug)."""
     if table == "damage-type":
-        from vtt_bridge.rules.iwr import DamageType  # iwr imports this module
-
         return [member.value for member in DamageType]
     if table == "emotion-point":
         return [member.value for member in EmotionPointKind]

@@ -418,7 +418,7 @@ test("every immunity kind of the catalogue, damage type, pool class and Essence 
   const source = readFileSync(join(repo, "vtt_bridge", "rules", "immunities.py"), "utf8");
   const kinds = [...(source.match(/class ImmunityKindId\(StrEnum\):([\s\S]*?)\n\n\n/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
   assert.equal(kinds.length, 43);
-  const iwr = readFileSync(join(repo, "vtt_bridge", "rules", "iwr.py"), "utf8");
+  const iwr = readFileSync(join(repo, "vtt_bridge", "rules", "damage.py"), "utf8");
   const damage = [...(iwr.match(/class DamageType\(StrEnum\):([\s\S]*?)@property/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
   assert.equal(damage.length, 20);
   const detection = readFileSync(join(repo, "vtt_bridge", "rules", "detection.py"), "utf8");

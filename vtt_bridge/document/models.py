@@ -39,7 +39,7 @@ TokenId = Annotated[Id, AfterValidator(update_path_segment)]
 """A token id: also a segment of the VTT's update paths (visibility flags), so no '.', '-=' or '=='
 (`UpdateKey`). Actor uuids ('Actor.abc') are never such a segment and keep their dots."""
 
-Name = Annotated[str, Field(strict=True, max_length=200)]
+ActorName = Annotated[str, Field(strict=True, max_length=200)]
 Coordinate = Annotated[float, Field(strict=True, ge=-1e9, le=1e9, allow_inf_nan=False)]
 Rating = Annotated[int, Field(strict=True, ge=0, le=1000)]
 
@@ -49,8 +49,8 @@ V = TypeVar("V")
 
 class Edited(dict[str, V]):
     """A copy of the map `base` with the members named in `edited` set: a ruling that replaces one
-    actor of a 500-token scene says so, and the world reads the edited keys instead of comparing
-    every member before and after (`edited_keys`). A plain dict in every other respect (JSON, models).
+    actor says so, and the world reads the edited keys instead of comparing every member before and
+    after (`edited_keys`). A plain dict in every other respect (JSON, models).
     The world clears `base` once the state is committed, so no chain of old maps is kept alive."""
 
     __slots__ = ("base", "edited")
@@ -87,9 +87,9 @@ class Unapplied(dict[str, dict[str, LocateState]]):
     """A visibility matrix whose rows are the committed matrix's own rows, with the cells a ruling
     changed held in `cells` and not yet written into them.
 
-    A move changes a cell or two in each of some sixty 500-entry rows; copying those rows was most
-    of its time (and a megabyte of fresh memory a move). So the world writes the cells into the rows
-    in place when it commits the ruling, after the store has it (`seal`); a ruling that is refused or
+    A move changes a cell or two in each of many rows, so rather than copy them the world writes the
+    cells into the rows in place when it commits the ruling, after the store has it (`seal`); a
+    ruling that is refused or
     not stored leaves the rows as they were. Until then the rows still hold the old values (the patch
     builder reads both), and `settled` gives the plain matrix to anything else that reads the state.
     Handlers return plain states unless the world asks (`Context.unapplied_cells`)."""
@@ -140,8 +140,13 @@ def seal(state: WorldState) -> None:
             members.base = None
 
 
-DERIVED_CONDITIONS: frozenset[str] = frozenset({"unconscious", "worsening", "dying", "dead"})
-"""Conditions the server derives (HEALTH-3..5, WP-5); a client cannot set them."""
+class NotFound(Exception):
+    """A request names an actor or token the world does not have; `path` is the field that named it."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
 
 
 class LastTurn(RuleModel):
@@ -166,7 +171,7 @@ def _default_attributes() -> dict[Attribute, Count]:
 class Actor(RuleModel):
     """One actor of the world (PROTOCOL.md); `status` and the derived conditions are server-written."""
 
-    name: Name = ""
+    name: ActorName = ""
     humanoid: Flag = True
     speed: Distance = 0
     attributes: dict[Attribute, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(
@@ -242,13 +247,13 @@ class WorldState(RuleModel):
 
 
 __all__ = [
-    "DERIVED_CONDITIONS",
     "Actor",
     "Edited",
     "Healing",
     "HealthStatus",
     "LastTurn",
     "LocateState",
+    "NotFound",
     "Scene",
     "Settings",
     "Token",

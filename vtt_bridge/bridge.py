@@ -1,0 +1,209 @@
+"""The bridge: the sidecar's configuration, its worlds and the store they are kept in, who is
+connected to which, and the engine's own seeded dice (DICE-6). The websocket server (`server.py`) and
+the pages (`pages.py`) each work on the bridge; neither imports the other. `app.py` puts them together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import logging
+import random
+import sqlite3
+import time
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from vtt_bridge.limits import Backoff, Limits, RateLimitedLog
+from vtt_bridge.sendqueue import Outbox
+from vtt_bridge.store import Store
+from vtt_bridge.tokenfile import load_or_create_token
+from vtt_bridge.world import RECENT_REPLIES, World
+
+log = logging.getLogger("vtt_bridge")
+
+
+class SeededRoller:
+    """DICE-6: the engine's own dice, reproducible from a seed (the rules take any `Roller`)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._random = random.Random(seed)
+
+    def d10(self) -> int:
+        """One die, 1..10."""
+        return self._random.randint(1, 10)
+
+
+DEFAULT_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*")
+"""Browser origins allowed by default (PROTOCOL.md Transport); `--allow-origin` adds more."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """What `vtt-bridge serve` runs with."""
+
+    data_dir: Path
+    token: str
+    host: str = "127.0.0.1"
+    port: int = 30500
+    allow_origins: tuple[str, ...] = ()
+    max_frame: int = 1 << 20
+    """The largest text frame a client may send (bytes); larger ones get `too_large`."""
+    heartbeat: float = 20.0
+    """Seconds of silence before a ping; another such interval without a frame closes the connection."""
+    rate_limit: float = 10_000.0
+    """Messages per second a connection may send on average."""
+    rate_burst: float = 10_000.0
+    """Messages a connection may send at once before the rate applies."""
+    seed: int | None = None
+    """Seed of the engine's own dice (DICE-6); None: seeded from the OS."""
+    sync_interval: float = 1.0
+    """Seconds between WAL checkpoints (what a power loss can cost at most)."""
+    recent_replies: int = RECENT_REPLIES
+    """Replies each world keeps in memory for retried action ids (older ones: read from the store)."""
+    module_dir: Path | None = None
+    """The Foundry module folder `/module.zip` is built from (None: `pages.default_module_dir()`)."""
+    allow_hosts: tuple[str, ...] = ()
+    """Host names served beside the loopback ones (`--allow-host`; `hostcheck.py`)."""
+    limits: Limits = field(default_factory=Limits)
+    """What a connection, a world and an unauthenticated socket may cost (`limits.py`)."""
+
+    @property
+    def origins(self) -> tuple[str, ...]:
+        """Every allowed browser origin pattern."""
+        return DEFAULT_ORIGINS + self.allow_origins
+
+
+@dataclass(eq=False)
+class Client:
+    """One websocket connection, and the world it joined once welcomed."""
+
+    ws: web.WebSocketResponse
+    remote: str
+    world: World | None = None
+    name: str = ""
+    tokens: float = 0.0
+    stamp: float = field(default_factory=time.monotonic)
+    sync_parts: dict[str, Any] | None = None
+    """The parts of a `sync` sent in several frames (`more: true`), merged so far."""
+    sync_bytes: int = 0
+    seen: float = field(default_factory=time.monotonic)
+    """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
+    outbox: Outbox | None = None
+    """The connection's bounded outgoing queue (`sendqueue.py`)."""
+    request: web.Request | None = None
+    transport: asyncio.Transport | None = None
+    unauthenticated: bool = False
+    """Counted in `Bridge.unauthenticated` (until welcomed or closed)."""
+    hello_timer: asyncio.TimerHandle | None = None
+    """Closes the socket when no good `hello` came within `Limits.hello_timeout`."""
+    sync_timer: asyncio.TimerHandle | None = None
+    """Drops the buffered `sync` parts when the next part is late (`Limits.sync_timeout`)."""
+
+    def send(self, text: str) -> None:
+        """Queue one message to this client (never waits on its socket)."""
+        if self.outbox is not None:
+            self.outbox.put(text)
+
+
+RECORD_STEPS = 100
+"""The most steps the status page keeps of one ruling (a crowded round has thousands); the rest are
+only counted."""
+
+
+@dataclass
+class RulingRecord:
+    """A recent ruling, for the status page: its first `RECORD_STEPS` steps and how many it had."""
+
+    world: str
+    rev: int
+    kind: str
+    log: list[dict[str, Any]]
+    at: float
+    steps: int = -1
+    """How many steps the ruling had (-1: as many as `log` holds)."""
+
+    def __post_init__(self) -> None:
+        if self.steps < 0:
+            self.steps = len(self.log)
+        if len(self.log) > RECORD_STEPS:
+            self.log = self.log[:RECORD_STEPS]
+
+
+class Bridge:
+    """The server's state: the store, the worlds, who is connected to which."""
+
+    def __init__(self, config: Config) -> None:
+        self.store = Store(config.data_dir / "vtt-bridge.sqlite3")
+        if not config.token:  # made after the store's lock: two sidecars never make two tokens
+            config = dataclasses.replace(config, token=load_or_create_token(config.data_dir))
+        self.config = config
+        for warning in self.store.warnings:
+            log.warning("%s", warning)
+        if self.store.moved:
+            log.info("moved the %d rulings of an earlier version's log into this version's", self.store.moved)
+        self.worlds: dict[str, World] = {}
+        self.clients: dict[str, set[Client]] = {}
+        self.sockets: weakref.WeakSet[Client] = weakref.WeakSet()
+        """Every open connection, welcomed or not (closed on shutdown)."""
+        self.roller = SeededRoller(config.seed)
+        self.recent: deque[RulingRecord] = deque(maxlen=50)
+        self._ids = itertools.count(1)
+        self.dirty = False
+        self.unauthenticated = 0
+        """Sockets open now that have not been welcomed (at most `Limits.max_unauthenticated`)."""
+        self.backoff = Backoff(config.limits.auth_backoff, config.limits.auth_backoff_max)
+        self.storage_fault: str | None = None
+        """Why the last checkpoint failed (None: the disk took it): no ruling is acknowledged until
+        one succeeds again."""
+        self.changes = 0
+        """Counts what the status page shows changing (rulings, joins, leaves): its cache key."""
+        self.storage_log = RateLimitedLog(log, 60.0)
+        self.unauth_log = RateLimitedLog(log, 60.0)
+        self._locks: dict[str, asyncio.Lock] = {}
+        for world_id in self.store.worlds():
+            self.world(world_id)
+
+    def lock(self, world_id: str) -> asyncio.Lock:
+        """The lock one ruling of a world holds from its start to its commit (a long ruling runs in a
+        worker thread; the world's next one waits for it)."""
+        lock = self._locks.get(world_id)
+        if lock is None:
+            lock = self._locks[world_id] = asyncio.Lock()
+        return lock
+
+    def next_id(self) -> str:
+        """A fresh id for a server-sent message."""
+        return f"s{next(self._ids)}"
+
+    def world(self, world_id: str) -> World:
+        """The world with this id, recovered from the store the first time it is asked for."""
+        world = self.worlds.get(world_id)
+        if world is None:
+            recovered = self.store.recover(world_id, self.config.recent_replies)
+            world = World(
+                world_id,
+                recovered.state,
+                recovered.replies,
+                recovered.answered,
+                self.config.recent_replies,
+                recovered.digests,
+            )
+            self.worlds[world_id] = world
+        return world
+
+    def close(self) -> None:
+        """Flush and close the store."""
+        try:
+            self.store.close()
+        except sqlite3.Error as exc:
+            log.warning("could not checkpoint the store on shutdown (%s); its WAL keeps every ruling", exc)
+
+
+BRIDGE = web.AppKey("bridge", Bridge)

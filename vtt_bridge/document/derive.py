@@ -1,0 +1,83 @@
+"""The derived fields of the state document (HEALTH-3..7, WP-5): `status`, `woundPenalty` and the
+derived conditions (`rules.conditions.DERIVED`), computed from an actor's tracks and the world's
+settings after every ruling. A client never sets them.
+"""
+
+from __future__ import annotations
+
+from vtt_bridge.document.models import Actor, Edited, Settings, WorldState, edited_keys
+from vtt_bridge.rules.conditions import Condition
+from vtt_bridge.rules.health import (
+    HealthStatus,
+    health_status,
+    is_worsening,
+    unconscious_from_injuries,
+    wound_penalty,
+)
+
+
+def is_unconscious(actor: Actor, settings: Settings) -> bool:
+    """HEALTH-3/4 unless kept conscious (WP-3) or woken; WP-5 (optional) at 0 Willpower."""
+    injured = (
+        unconscious_from_injuries(actor.health, actor.second_health)
+        and not actor.willpower.kept_conscious
+        and not actor.health.woken
+    )
+    drained = settings.unconscious_at_zero_willpower and (
+        actor.willpower.current + actor.willpower.temporary == 0 or actor.willpower.drained
+    )
+    return injured or drained
+
+
+def derive_actor(actor: Actor, settings: Settings) -> Actor:
+    """Server-written fields: `status` (HEALTH-6), `woundPenalty` (HEALTH-7, 0 when the optional rule is
+    off) and conditions unconscious, worsening, dying, dead.
+
+    Annihilation (EP-2) keeps `dead`. The same object comes back when nothing changes.
+    """
+    status = health_status(actor.health, actor.second_health)
+    annihilated = bool(actor.conditions.get(Condition.ANNIHILATED.value, False))
+    if annihilated:
+        status = HealthStatus.DEAD
+    dead = status is HealthStatus.DEAD
+    derived = {
+        Condition.UNCONSCIOUS.value: not dead and is_unconscious(actor, settings),
+        Condition.WORSENING.value: not dead and is_worsening(actor.health, actor.second_health),
+        Condition.DYING.value: status is HealthStatus.DYING,
+        Condition.DEAD.value: dead,
+    }
+    penalty = wound_penalty(actor.health, settings.wound_penalty)
+    unchanged = derived.items() <= actor.conditions.items()  # each derived condition holds its value
+    if unchanged and status == actor.status and penalty == actor.wound_penalty:
+        return actor
+    return actor.model_copy(
+        update={"status": status, "wound_penalty": penalty, "conditions": {**actor.conditions, **derived}}
+    )
+
+
+def derive(before: WorldState, after: WorldState, done: frozenset[str] = frozenset()) -> WorldState:
+    """HEALTH-3..7, WP-5: rederive `status`, `woundPenalty` and the derived conditions of every actor
+    that changed (but those in `done`, which the handler derived already)."""
+    every = before.settings is not after.settings
+    if not every and before.actors is after.actors:
+        return after
+    old_get = before.actors.get
+    edited = None if every else edited_keys(before.actors, after.actors)
+    if edited is not None and edited <= done:
+        return after  # the handler derived every actor it replaced
+    members = (
+        after.actors.items()
+        if edited is None
+        else [(actor_id, after.actors[actor_id]) for actor_id in edited if actor_id in after.actors]
+    )
+    updates = {
+        actor_id: derived
+        for actor_id, actor in members
+        if (every or (old_get(actor_id) is not actor and actor_id not in done))
+        and (derived := derive_actor(actor, after.settings)) is not actor
+    }
+    if not updates:
+        return after
+    actors = Edited(after.actors, frozenset(updates))
+    actors.update(updates)
+    return after.model_copy(update={"actors": actors})
