@@ -4,26 +4,26 @@
  * @module main
  */
 
-import { isOwnWrite } from "./apply-patch.mjs";
-import { executeBatches, PatchApplier } from "./bridge.mjs";
-import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "./compat.mjs";
-import { BridgeConnection, randomId } from "./connection.mjs";
-import { MODULE_ID } from "./constants.mjs";
-import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./damage.mjs";
+import { isOwnWrite } from "./core/apply-patch.mjs";
+import { executeBatches, PatchApplier } from "./foundry/bridge.mjs";
+import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "./foundry/compat.mjs";
+import { BridgeConnection, randomId } from "./core/connection.mjs";
+import { MODULE_ID } from "./core/constants.mjs";
+import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./core/damage.mjs";
 import {
   moveFromTokenUpdate,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
   upsertsFromEffectEvent,
   upsertsFromTokenLifecycle,
-} from "./forward.mjs";
-import { installChatCards } from "./chat-canvas.mjs";
-import { installHealthTrack } from "./health-canvas.mjs";
-import { actorFlags, buildState, tokenVisibilityFlags } from "./messages.mjs";
-import { askBridge, listenAsBridge } from "./player-requests.mjs";
-import { installRoll, openRollDialog } from "./roll-dialog.mjs";
-import { defineRulesSheet } from "./rules-sheet.mjs";
-import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./settings.mjs";
+} from "./core/forward.mjs";
+import { installChatCards } from "./foundry/ruling-messages.mjs";
+import { installHealthTrack } from "./foundry/health-canvas.mjs";
+import { actorFlags, buildState, tokenVisibilityFlags } from "./core/messages.mjs";
+import { askBridge, listenAsBridge } from "./foundry/player-requests.mjs";
+import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
+import { defineRulesSheet } from "./foundry/rules-sheet.mjs";
+import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./foundry/settings.mjs";
 import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
 import {
   actorDataOf,
@@ -36,7 +36,7 @@ import {
   upsertsFromConditionItem,
   upsertsFromSystemChange,
 } from "./systems/index.mjs";
-import { installVisibility, isIdentityHidden, visibilityTokenMixin } from "./visibility-canvas.mjs";
+import { installVisibility, isIdentityHidden, visibilityTokenMixin } from "./foundry/visibility-canvas.mjs";
 
 /** @type {BridgeConnection|null} */
 let connection = null;

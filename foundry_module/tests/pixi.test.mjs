@@ -1,10 +1,10 @@
 /**
  * Pixel tests of the canvas drawing: headless Chromium (Debian's /usr/bin/chromium or
  * `$CHROMIUM_PATH`, driven by puppeteer-core) loads the REAL pixi.js (7.4.2, the PixiJS 7 line
- * Foundry 13 ships; from node_modules) and the module's real `scripts/drawing.mjs` and
- * `scripts/health-track.mjs` from a tiny local http server, renders several box mixes and a
+ * Foundry 13 ships; from node_modules) and the module's real `scripts/core/drawing.mjs` and
+ * `scripts/core/health-track.mjs` from a tiny local http server, renders several box mixes and a
  * silhouette with WebGL (SwiftShader), and the test reads the pixels back. The visibility layer
- * runs for real too: the GM overlay, and the Token mixin of `scripts/visibility-canvas.mjs` over a
+ * runs for real too: the GM overlay, and the Token mixin of `scripts/foundry/visibility-canvas.mjs` over a
  * Foundry-shaped Token class built on `PIXI.Container` (tokens pinpointed, approximate, unlocated).
  *
  * The PNGs go to docs/images/ only when VTT_BRIDGE_WRITE_SCREENSHOTS=1 (`npm run screenshots`),
@@ -21,8 +21,8 @@ import { fileURLToPath } from "node:url";
 
 import puppeteer from "puppeteer-core";
 
-import { COLORS } from "../scripts/drawing.mjs";
-import { OVERLAY_STYLES } from "../scripts/visibility.mjs";
+import { COLORS } from "../scripts/core/drawing.mjs";
+import { OVERLAY_STYLES } from "../scripts/core/visibility.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -110,7 +110,7 @@ after(async () => {
  * @property {string} renderer
  * @property {{x: number, y: number, width: number}} token
  * @property {{x: number, y: number}} [origin]
- * @property {import("../scripts/health-track.mjs").TrackLayout} [layout]
+ * @property {import("../scripts/core/health-track.mjs").TrackLayout} [layout]
  * @property {boolean} [isDisplayObject]
  * @property {boolean} [blurred]
  */

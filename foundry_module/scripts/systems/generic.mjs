@@ -14,7 +14,7 @@
  * @module systems/generic
  */
 
-import { ATTRIBUTES, RULE_SKILLS } from "../rules-sheet.mjs";
+import { ATTRIBUTES, RULE_SKILLS } from "../core/constants.mjs";
 import { getPath, MAX_BOXES, MAX_RATING, readNumber, wholeNumber } from "./data.mjs";
 
 /** @typedef {import("./data.mjs").ActorData} ActorData */

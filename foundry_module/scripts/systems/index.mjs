@@ -13,9 +13,9 @@
  * @module systems
  */
 
-import { conditionForStatus } from "../apply-patch.mjs";
-import { deepEqual, isPlainObject, pointer } from "../json-patch.mjs";
-import { actorState } from "../messages.mjs";
+import { conditionForStatus } from "../core/apply-patch.mjs";
+import { deepEqual, isPlainObject, pointer } from "../core/json-patch.mjs";
+import { actorState } from "../core/messages.mjs";
 import { createGenericAdapter, parseMapping, worldbuilding } from "./generic.mjs";
 import * as mta from "./mta.mjs";
 

@@ -7,11 +7,11 @@
  * the system's "sheet" (an untagged update, as the sheet makes it), and reports what landed.
  */
 
-import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
-import { deletionOperator } from "../../scripts/compat.mjs";
-import { BridgeConnection } from "../../scripts/connection.mjs";
-import { actorFlags, buildState, damageAction, tokenVisibilityFlags } from "../../scripts/messages.mjs";
-import { isOwnWrite } from "../../scripts/apply-patch.mjs";
+import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
+import { deletionOperator } from "../../scripts/foundry/compat.mjs";
+import { BridgeConnection } from "../../scripts/core/connection.mjs";
+import { actorFlags, buildState, damageAction, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
+import { isOwnWrite } from "../../scripts/core/apply-patch.mjs";
 import {
   actorDataOf,
   actorStateWithSystem,

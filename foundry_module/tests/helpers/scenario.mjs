@@ -6,11 +6,11 @@
  * documents. It returns facts; the test asserts on them.
  */
 
-import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
-import { deletionOperator } from "../../scripts/compat.mjs";
-import { BridgeConnection } from "../../scripts/connection.mjs";
-import { moveFromTokenUpdate } from "../../scripts/forward.mjs";
-import { actorFlags, buildState, damageAction, tokenVisibilityFlags } from "../../scripts/messages.mjs";
+import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
+import { deletionOperator } from "../../scripts/foundry/compat.mjs";
+import { BridgeConnection } from "../../scripts/core/connection.mjs";
+import { moveFromTokenUpdate } from "../../scripts/core/forward.mjs";
+import { actorFlags, buildState, damageAction, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
 import { FakeWorld } from "./fake-foundry.mjs";
 
 /** @type {string[]} errors the connections reported */

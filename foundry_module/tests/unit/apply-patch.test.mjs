@@ -7,8 +7,8 @@ import {
   statusForCondition,
   toFoundryBatches,
   updateOptions,
-} from "../../scripts/apply-patch.mjs";
-import { deletionOperator } from "../../scripts/compat.mjs";
+} from "../../scripts/core/apply-patch.mjs";
+import { deletionOperator } from "../../scripts/foundry/compat.mjs";
 import { ForcedDeletion, mergeUpdate } from "../helpers/fake-foundry.mjs";
 
 const v13 = deletionOperator({});

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
-import { deletionOperator } from "../../scripts/compat.mjs";
-import { actionCardHtml, actionFromButton, actionFromDialog } from "../../scripts/damage.mjs";
-import { moveFromTokenUpdate, upsertsFromActorUpdate } from "../../scripts/forward.mjs";
+import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
+import { deletionOperator } from "../../scripts/foundry/compat.mjs";
+import { actionCardHtml, actionFromButton, actionFromDialog } from "../../scripts/core/damage.mjs";
+import { moveFromTokenUpdate, upsertsFromActorUpdate } from "../../scripts/core/forward.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
 /** @param {12|13|14} [generation] */

@@ -19,7 +19,7 @@ import {
   shouldPostCard,
   stepTemplateKey,
   TEMPLATES,
-} from "../../scripts/chat-cards.mjs";
+} from "../../scripts/core/chat-cards.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const repo = join(root, "..");
@@ -34,7 +34,7 @@ function lookup(tree, key) {
   return typeof node === "string" ? node : undefined;
 }
 
-/** A Foundry-like i18n over one language file. @param {string} lang @returns {import("../../scripts/chat-cards.mjs").I18n} */
+/** A Foundry-like i18n over one language file. @param {string} lang @returns {import("../../scripts/core/chat-cards.mjs").I18n} */
 function i18nFor(lang) {
   const tree = langs[lang];
   return {

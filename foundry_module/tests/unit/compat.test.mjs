@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "../../scripts/compat.mjs";
+import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "../../scripts/foundry/compat.mjs";
 import { ENV, ForcedDeletion } from "../helpers/fake-foundry.mjs";
 
 test("v12/v13 deletion is the -=key syntax with the value null", () => {

@@ -2,14 +2,14 @@ import { MODULE_VERSION } from "../../scripts/constants.mjs";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { backoffDelay, BridgeConnection, BridgeError, CLOSE_UNAUTHORIZED } from "../../scripts/connection.mjs";
+import { backoffDelay, BridgeConnection, BridgeError, CLOSE_UNAUTHORIZED } from "../../scripts/core/connection.mjs";
 import { fakeSocketClass, flush, ManualClock } from "../helpers/fake-socket.mjs";
 
-/** @param {Partial<import("../../scripts/connection.mjs").ConnectionOptions>} [overrides] */
+/** @param {Partial<import("../../scripts/core/connection.mjs").ConnectionOptions>} [overrides] */
 function setup(overrides = {}) {
   const { FakeSocket, sockets } = fakeSocketClass();
   const clock = new ManualClock();
-  /** @type {import("../../scripts/connection.mjs").Incoming[]} */
+  /** @type {import("../../scripts/core/connection.mjs").Incoming[]} */
   const applied = [];
   let fits = true;
   let n = 0;

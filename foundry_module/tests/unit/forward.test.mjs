@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { updateOptions } from "../../scripts/apply-patch.mjs";
+import { updateOptions } from "../../scripts/core/apply-patch.mjs";
 import {
   moveFromTokenUpdate,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
   upsertsFromStatusChange,
   upsertsFromTokenLifecycle,
-} from "../../scripts/forward.mjs";
+} from "../../scripts/core/forward.mjs";
 
 const mirror = {
   rev: 2,

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { pointNameKey } from "../../scripts/chat-cards.mjs";
-import { HEALTH_CONTAINER_NAME, installHealthTrack } from "../../scripts/health-canvas.mjs";
+import { pointNameKey } from "../../scripts/core/chat-cards.mjs";
+import { HEALTH_CONTAINER_NAME, installHealthTrack } from "../../scripts/foundry/health-canvas.mjs";
 import { FakeHooks } from "../helpers/fake-foundry.mjs";
 import { FAKE_PIXI, FakeDisplay, FakeText } from "../helpers/fake-pixi.mjs";
 

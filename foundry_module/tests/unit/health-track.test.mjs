@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { touchesHealthFlags } from "../../scripts/health-canvas.mjs";
+import { touchesHealthFlags } from "../../scripts/foundry/health-canvas.mjs";
 import {
   BOX_KINDS,
   canSeeHealth,
@@ -11,12 +11,12 @@ import {
   MAX_DRAWN_BOXES,
   statusTextKey,
   woundPenaltyText,
-} from "../../scripts/health-track.mjs";
-import { registerSettings, SETTINGS } from "../../scripts/settings.mjs";
+} from "../../scripts/core/health-track.mjs";
+import { registerSettings, SETTINGS } from "../../scripts/foundry/settings.mjs";
 
 /**
  * Every property a layout must have, whatever the input.
- * @param {import("../../scripts/health-track.mjs").TrackLayout} layout
+ * @param {import("../../scripts/core/health-track.mjs").TrackLayout} layout
  * @param {number} width
  * @param {string} where
  */
@@ -39,7 +39,7 @@ function checkGeometry(layout, width, where) {
   assert.ok(layout.width <= width, `${where}: track width ${layout.width} ≤ ${width}`);
 }
 
-/** @param {import("../../scripts/health-track.mjs").TrackLayout} layout */
+/** @param {import("../../scripts/core/health-track.mjs").TrackLayout} layout */
 function kindsInOrder(layout) {
   const ranks = layout.boxes.map((b) => BOX_KINDS.indexOf(b.kind));
   return ranks.every((r, i) => i === 0 || ranks[i - 1] <= r);

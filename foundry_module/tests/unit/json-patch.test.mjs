@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { applyJsonPatch, deepEqual, getAt, parsePointer, PatchError, pointer } from "../../scripts/json-patch.mjs";
+import { applyJsonPatch, deepEqual, getAt, parsePointer, PatchError, pointer } from "../../scripts/core/json-patch.mjs";
 
 test("pointers escape ~ and / (RFC 6901) and round-trip", () => {
   assert.equal(pointer("actors", "a/b", "c~d"), "/actors/a~1b/c~0d");

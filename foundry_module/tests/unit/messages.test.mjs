@@ -15,7 +15,7 @@ import {
   spendWillpowerAction,
   tokenVisibilityFlags,
   upsertPayload,
-} from "../../scripts/messages.mjs";
+} from "../../scripts/core/messages.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
 test("the envelope is {v: 1, id, type, payload}, replies add re", () => {

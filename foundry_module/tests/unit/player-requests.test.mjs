@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { askBridge, listenAsBridge, ownedSubject, parseRequest, relayRequest } from "../../scripts/player-requests.mjs";
+import { askBridge, listenAsBridge, ownedSubject, parseRequest, relayRequest } from "../../scripts/foundry/player-requests.mjs";
 import { FakeNetwork, FakeWorld } from "../helpers/fake-foundry.mjs";
 
 const damage = { kind: "damage", target: "Actor.b", instances: [{ amount: 1, grade: "B" }] };

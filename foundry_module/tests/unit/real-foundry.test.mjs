@@ -2,12 +2,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
-import { deletionOperator } from "../../scripts/compat.mjs";
-import * as forward from "../../scripts/forward.mjs";
-import { moveFromTokenUpdate, roundFromCombatUpdate, upsertsFromActorUpdate } from "../../scripts/forward.mjs";
-import { actorState, tokenVisibilityFlags } from "../../scripts/messages.mjs";
-import { defineRulesSheet, parseSheetForm, sheetContext } from "../../scripts/rules-sheet.mjs";
+import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
+import { deletionOperator } from "../../scripts/foundry/compat.mjs";
+import * as forward from "../../scripts/core/forward.mjs";
+import { moveFromTokenUpdate, roundFromCombatUpdate, upsertsFromActorUpdate } from "../../scripts/core/forward.mjs";
+import { actorState, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
+import { defineRulesSheet, parseSheetForm, sheetContext } from "../../scripts/foundry/rules-sheet.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
 /** What main.mjs reads on a sync: the scene's actors' rules flags now (messages.mjs `actorFlags`). @param {any} scene */

@@ -8,8 +8,8 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { inferKind, renderCard, renderStep, stepTemplateKey } from "../../scripts/chat-cards.mjs";
-import { PLAYER_ACTION_KINDS } from "../../scripts/messages.mjs";
+import { inferKind, renderCard, renderStep, stepTemplateKey } from "../../scripts/core/chat-cards.mjs";
+import { PLAYER_ACTION_KINDS } from "../../scripts/core/messages.mjs";
 import {
   parseModifiers,
   parseRollCommand,
@@ -18,8 +18,8 @@ import {
   RollInputError,
   rollAction,
   traitOptions,
-} from "../../scripts/roll-command.mjs";
-import { chatMessageListener, openRollDialog, rollDialogContent } from "../../scripts/roll-dialog.mjs";
+} from "../../scripts/core/roll-command.mjs";
+import { chatMessageListener, openRollDialog, rollDialogContent } from "../../scripts/foundry/roll-dialog.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const repo = join(root, "..");
@@ -34,7 +34,7 @@ function lookup(tree, key) {
   return typeof node === "string" ? node : undefined;
 }
 
-/** @param {string} lang @returns {import("../../scripts/chat-cards.mjs").I18n} */
+/** @param {string} lang @returns {import("../../scripts/core/chat-cards.mjs").I18n} */
 function i18nFor(lang) {
   const tree = langs[lang];
   return {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { againFromModifiers, againModifier, checkEngineRoll, engineRollFromFoundryData, rollFormula, rollToFoundryData } from "../../scripts/rolls.mjs";
+import { againFromModifiers, againModifier, checkEngineRoll, engineRollFromFoundryData, rollFormula, rollToFoundryData } from "../../scripts/core/rolls.mjs";
 
 /**
  * The sidecar's roll_pool (DICE-1/2) over a fixed face stream, to build engine-shaped rolls.
  * @param {number} pool @param {number} again @param {number[]} stream
- * @returns {import("../../scripts/rolls.mjs").EngineRoll}
+ * @returns {import("../../scripts/core/rolls.mjs").EngineRoll}
  */
 function enginePool(pool, again, stream) {
   const dice = [];
@@ -21,7 +21,7 @@ function enginePool(pool, again, stream) {
   return { pool, again, dice, successes: dice.filter((f) => f >= 8).length };
 }
 
-/** @type {Array<[string, import("../../scripts/rolls.mjs").EngineRoll, string]>} */
+/** @type {Array<[string, import("../../scripts/core/rolls.mjs").EngineRoll, string]>} */
 const CASES = [
   ["10-again", enginePool(4, 10, [10, 10, 3, 8, 9, 1]), "4d10xcs>=8"],
   ["9-again", enginePool(3, 9, [9, 2, 10, 8, 4, 9, 1]), "3d10x>=9cs>=8"],

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { ATTRIBUTES, defineRulesSheet, isUpdateKey, parseSheetForm, sheetContext, slugify } from "../../scripts/rules-sheet.mjs";
+import { ATTRIBUTES, defineRulesSheet, isUpdateKey, parseSheetForm, sheetContext, slugify } from "../../scripts/foundry/rules-sheet.mjs";
 
 test("the sheet shows defaults where nothing is stored", () => {
   const ctx = sheetContext(undefined);

@@ -7,10 +7,10 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { executeBatches, PatchApplier } from "../../scripts/bridge.mjs";
-import { deletionOperator } from "../../scripts/compat.mjs";
-import { ACTOR_FIELDS, FORWARDED_ACTOR_FIELDS, SERVER_ACTOR_FIELDS } from "../../scripts/constants.mjs";
-import { actorState, buildState } from "../../scripts/messages.mjs";
+import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
+import { deletionOperator } from "../../scripts/foundry/compat.mjs";
+import { ACTOR_FIELDS, FORWARDED_ACTOR_FIELDS, SERVER_ACTOR_FIELDS } from "../../scripts/core/constants.mjs";
+import { actorState, buildState } from "../../scripts/core/messages.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");

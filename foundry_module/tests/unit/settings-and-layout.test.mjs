@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { ACTOR_FIELDS, FORWARDED_ACTOR_FIELDS, MODULE_ID, MODULE_VERSION, SOCKET_CHANNEL } from "../../scripts/constants.mjs";
+import { ACTOR_FIELDS, FORWARDED_ACTOR_FIELDS, MODULE_ID, MODULE_VERSION, SOCKET_CHANNEL } from "../../scripts/core/constants.mjs";
 import {
   checkSidecarUrl,
   DEFAULT_SIDECAR_URL,
@@ -14,7 +14,7 @@ import {
   SETTINGS,
   settingLabels,
   shouldRunBridge,
-} from "../../scripts/settings.mjs";
+} from "../../scripts/foundry/settings.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const manifest = JSON.parse(readFileSync(join(root, "module.json"), "utf8"));

@@ -4,9 +4,9 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { statusForCondition } from "../../scripts/apply-patch.mjs";
-import { statusEffectIds } from "../../scripts/compat.mjs";
-import { addStatusEffects, CONDITION_ICONS, missingStatusEffects, SIDECAR_CONDITIONS } from "../../scripts/status-effects.mjs";
+import { statusForCondition } from "../../scripts/core/apply-patch.mjs";
+import { statusEffectIds } from "../../scripts/foundry/compat.mjs";
+import { addStatusEffects, CONDITION_ICONS, missingStatusEffects, SIDECAR_CONDITIONS } from "../../scripts/foundry/status-effects.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { MODULE_ID } from "../../scripts/constants.mjs";
-import { installVisibility, isIdentityHidden, OVERLAY_TOOL, VISIBILITY_HOOK } from "../../scripts/visibility-canvas.mjs";
+import { MODULE_ID } from "../../scripts/core/constants.mjs";
+import { installVisibility, isIdentityHidden, OVERLAY_TOOL, VISIBILITY_HOOK } from "../../scripts/foundry/visibility-canvas.mjs";
 import { FakeHooks } from "../helpers/fake-foundry.mjs";
 import { FAKE_PIXI, FakeDisplay } from "../helpers/fake-pixi.mjs";
 

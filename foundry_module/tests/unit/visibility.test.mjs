@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { LOCATE_STATES as STATE_NAMES, MODULE_ID } from "../../scripts/constants.mjs";
+import { LOCATE_STATES as STATE_NAMES, MODULE_ID } from "../../scripts/core/constants.mjs";
 import {
   addOverlayTool,
   dashSegments,
+  overlayArrow,
+  overlayLegend,
   LOCATE_RANK,
   locateStateFor,
   MALFORMED_STATE,
@@ -21,9 +23,9 @@ import {
   tokenChangeKinds,
   visibilityFlagChanged,
   visibilityFlagOf,
-} from "../../scripts/visibility.mjs";
+} from "../../scripts/core/visibility.mjs";
 
-/** @typedef {import("../../scripts/visibility.mjs").LocateState} LocateState */
+/** @typedef {import("../../scripts/core/visibility.mjs").LocateState} LocateState */
 const LOCATE_STATES = /** @type {LocateState[]} */ ([...STATE_NAMES]);
 
 /** Every field that names or describes the token, or lets the user interact with it. */
@@ -377,4 +379,70 @@ test("speakerPresentation: author and GMs see the speaker; others not when the t
   // a speaker that is not a token (an actor, a user, an alias), or not on the viewed scene
   assert.deepEqual(speakerPresentation({ presentation: null, isGM: false, isAuthor: false }), { anonymous: false });
   assert.deepEqual(speakerPresentation({ presentation: undefined, isGM: false, isAuthor: false }), { anonymous: false });
+});
+
+/** @param {unknown} value @returns {unknown} numbers rounded to 4 decimals, for float geometry */
+const round4 = (value) =>
+  typeof value === "number" ? Math.round(value * 1e4) / 1e4 : Array.isArray(value) ? value.map(round4) : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, round4(v)])) : value;
+
+test("overlayArrow: a solid line inset 0.3 grid from both centres, 5 px to its right, a 10 px head at the target", () => {
+  // east, grid 100: ends 30 px from each centre, shifted +5 in y (right of east in canvas coordinates)
+  const arrow = overlayArrow({ state: "pinpointed", malformed: false, from: { x: 0, y: 0 }, to: { x: 200, y: 0 } }, 100);
+  assert.deepEqual(round4(arrow), {
+    pieces: [[30, 5, 170, 5]],
+    // tip, then 10 px back at ±0.4 rad: 10·cos 0.4 = 9.2106, 10·sin 0.4 = 3.8942
+    head: [170, 5, 160.7894, 8.8942, 160.7894, 1.1058],
+    label: { x: 100, y: 5 },
+    style: { color: 0x43a047, dashed: false, width: 2 },
+  });
+});
+
+test("overlayArrow: an approximate line is dashed (12 on, 8 off, the last dash clipped) and points south", () => {
+  // south, grid 100: from (-5, 30) to (-5, 70), 40 px: dashes 0-12 and 20-32; the next would start at 40
+  const arrow = overlayArrow({ state: "approximate", malformed: false, from: { x: 0, y: 0 }, to: { x: 0, y: 100 } }, 100);
+  assert.deepEqual(round4(arrow), {
+    pieces: [
+      [-5, 30, -5, 42],
+      [-5, 50, -5, 62],
+    ],
+    head: [-5, 70, -8.8942, 60.7894, -1.1058, 60.7894],
+    label: { x: -5, y: 50 },
+    style: { color: 0xffb300, dashed: true, width: 2 },
+  });
+  // an unreadable ruling is drawn in its own style whatever its state
+  assert.deepEqual(overlayArrow({ state: "unlocated", malformed: true, from: { x: 0, y: 0 }, to: { x: 0, y: 100 } }, 100)?.style, {
+    color: 0xd500f9,
+    dashed: true,
+    width: 3,
+  });
+});
+
+test("overlayArrow: tokens closer than the two insets get no arrow", () => {
+  assert.equal(overlayArrow({ state: "unlocated", malformed: false, from: { x: 0, y: 0 }, to: { x: 60, y: 0 } }, 100), null);
+  assert.notEqual(overlayArrow({ state: "unlocated", malformed: false, from: { x: 0, y: 0 }, to: { x: 61, y: 0 } }, 100), null);
+});
+
+test("overlayLegend: a row per locate state with its count and swatch; unreadable rulings only when there are any", () => {
+  assert.deepEqual(overlayLegend({ shown: 3, total: 3, counts: { pinpointed: 2, approximate: 1 }, malformed: 0, truncated: false, focused: false }), {
+    title: "VTTBRIDGE.Visibility.Legend.Title",
+    rows: [
+      { label: "VTTBRIDGE.Visibility.State.pinpointed", count: 2, swatch: "3px solid #43a047" },
+      { label: "VTTBRIDGE.Visibility.State.approximate", count: 1, swatch: "3px dashed #ffb300" },
+      { label: "VTTBRIDGE.Visibility.State.unlocated", count: 0, swatch: "3px solid #e53935" },
+    ],
+    summary: { key: "VTTBRIDGE.Visibility.Legend.All", data: { total: "3" } },
+    hint: "VTTBRIDGE.Visibility.Legend.Focus",
+  });
+  const capped = overlayLegend({ shown: 2, total: 5, counts: { pinpointed: 1, approximate: 1, unlocated: 3 }, malformed: 1, truncated: true, focused: true });
+  assert.deepEqual(
+    capped.rows.map((r) => [r.label, r.count, r.swatch]),
+    [
+      ["VTTBRIDGE.Visibility.State.pinpointed", 1, "3px solid #43a047"],
+      ["VTTBRIDGE.Visibility.State.approximate", 1, "3px dashed #ffb300"],
+      ["VTTBRIDGE.Visibility.State.unlocated", 3, "3px solid #e53935"],
+      ["VTTBRIDGE.Visibility.Legend.Malformed", 1, "3px dashed #d500f9"],
+    ],
+  );
+  assert.deepEqual(capped.summary, { key: "VTTBRIDGE.Visibility.Legend.Shown", data: { shown: "2", total: "5" } });
+  assert.equal(capped.hint, "VTTBRIDGE.Visibility.Legend.Focused");
 });

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "../../../scripts/systems/canvas.mjs";
-import { installVisibility } from "../../../scripts/visibility-canvas.mjs";
+import { installVisibility } from "../../../scripts/foundry/visibility-canvas.mjs";
 import { FakeHooks } from "../../helpers/fake-foundry.mjs";
 import { FAKE_PIXI } from "../../helpers/fake-pixi.mjs";
 

@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { isOwnWrite, planPatch } from "../../../scripts/apply-patch.mjs";
-import { executeBatches, PatchApplier } from "../../../scripts/bridge.mjs";
-import { deletionOperator } from "../../../scripts/compat.mjs";
-import { actorState } from "../../../scripts/messages.mjs";
+import { isOwnWrite, planPatch } from "../../../scripts/core/apply-patch.mjs";
+import { executeBatches, PatchApplier } from "../../../scripts/foundry/bridge.mjs";
+import { deletionOperator } from "../../../scripts/foundry/compat.mjs";
+import { actorState } from "../../../scripts/core/messages.mjs";
 import {
   ADAPTERS,
   actorDataOf,

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { parseSheetForm, sheetContext } from "../../../scripts/rules-sheet.mjs";
+import { parseSheetForm, sheetContext } from "../../../scripts/foundry/rules-sheet.mjs";
 import { ADAPTERS } from "../../../scripts/systems/index.mjs";
 
 const template = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "templates", "rules-sheet.hbs"), "utf8");

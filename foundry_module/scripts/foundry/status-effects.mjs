@@ -8,7 +8,7 @@
  */
 
 import { statusEffectIds } from "./compat.mjs";
-import { CONDITION_STATUS_ALIASES } from "./constants.mjs";
+import { CONDITION_STATUS_ALIASES } from "../core/constants.mjs";
 
 /** Every condition id the sidecar writes (vtt_bridge/rules/conditions.py `Condition`). */
 export const SIDECAR_CONDITIONS = Object.freeze([

@@ -7,18 +7,14 @@
  * @module rules-sheet
  */
 
-import { diffInto } from "./apply-patch.mjs";
+import { diffInto } from "../core/apply-patch.mjs";
 import { deletionOperator } from "./compat.mjs";
-import { MODULE_ID } from "./constants.mjs";
-import { deepEqual, isPlainObject } from "./json-patch.mjs";
-import { isUpdateKey, slugify } from "./messages.mjs";
+import { ATTRIBUTES, MODULE_ID, RULE_SKILLS } from "../core/constants.mjs";
+import { deepEqual, isPlainObject } from "../core/json-patch.mjs";
+import { isUpdateKey, slugify } from "../core/messages.mjs";
 
-export { isUpdateKey, slugify };
+export { ATTRIBUTES, isUpdateKey, RULE_SKILLS, slugify };
 
-export const ATTRIBUTES = Object.freeze(["STR", "DEX", "STA", "INT", "PER", "RES", "PRE", "MAN", "COM"]);
-
-/** Skills the rules use (DET-8: Investigation for spotting, Stealth for hiding). */
-export const RULE_SKILLS = Object.freeze(["investigation", "stealth"]);
 
 /** Fields entered as JSON (lists and tables of the state document), with the shape they must have. */
 export const JSON_FIELDS = Object.freeze(

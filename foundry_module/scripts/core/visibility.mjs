@@ -409,6 +409,85 @@ export function dashSegments(from, to, { dash = 12, gap = 8 } = {}) {
   return out;
 }
 
+/** How far a line's ends stay from the token centres, in grid squares (about a small token's edge). */
+export const OVERLAY_INSET = 0.3;
+/** How far A→B is shifted sideways from B→A, in pixels. */
+export const OVERLAY_OFFSET = 5;
+/** The arrowhead: its length in pixels and the half-angle of its point in radians. */
+export const ARROW_HEAD = Object.freeze({ size: 10, spread: 0.4 });
+
+/**
+ * @typedef {object} OverlayArrow what the overlay draws for one relation
+ * @property {Array<readonly [number, number, number, number]>} pieces line segments x0, y0, x1, y1
+ *   (one for a solid line, the dashes for a dashed one)
+ * @property {number[]} head the arrowhead triangle at the target end: tip, then its two back corners
+ * @property {{x: number, y: number}} label where the state's label goes (the segment's middle)
+ * @property {{color: number, dashed: boolean, width: number}} style
+ */
+
+/**
+ * The arrow of one relation, observer → target: the line shifted by OVERLAY_OFFSET to its right and
+ * inset by OVERLAY_INSET grid squares at both ends, dashed when its style is, with a filled head at
+ * the target end.
+ * @param {Pick<Relation, "state"|"malformed"|"from"|"to">} relation
+ * @param {number} grid the scene's grid size in pixels
+ * @returns {OverlayArrow|null} null when the tokens are too close to draw a line between them
+ */
+export function overlayArrow(relation, grid) {
+  const style = relationStyle(relation);
+  const segment = overlaySegment(relation.from, relation.to, { offset: OVERLAY_OFFSET, inset: grid * OVERLAY_INSET });
+  if (!segment) return null;
+  const { from, to } = segment;
+  const pieces = style.dashed ? dashSegments(from, to) : [[from, to]];
+  const angle = Math.atan2(to.y - from.y, to.x - from.x);
+  const { size, spread } = ARROW_HEAD;
+  return {
+    pieces: pieces.map(([a, b]) => /** @type {const} */ ([a.x, a.y, b.x, b.y])),
+    head: [
+      to.x,
+      to.y,
+      to.x - size * Math.cos(angle - spread),
+      to.y - size * Math.sin(angle - spread),
+      to.x - size * Math.cos(angle + spread),
+      to.y - size * Math.sin(angle + spread),
+    ],
+    label: { x: (from.x + to.x) / 2, y: (from.y + to.y) / 2 },
+    style,
+  };
+}
+
+/**
+ * @typedef {object} LegendRow one line of the overlay's legend
+ * @property {string} label a localization key
+ * @property {number} count
+ * @property {string} swatch the CSS `border-top` of its colour sample
+ */
+
+/**
+ * The overlay's legend as data: a row per locate state (always all three, worst last) and one for
+ * unreadable rulings when there are any; "N of M shown" or "all M"; the focus hint.
+ * @param {{shown: number, total: number, counts: Partial<Record<string, number>>, malformed: number, truncated: boolean, focused: boolean}} data
+ * @returns {{title: string, rows: LegendRow[], summary: {key: string, data: Record<string, string>}, hint: string}}
+ */
+export function overlayLegend({ shown, total, counts, malformed, truncated, focused }) {
+  /** @param {string} label @param {{color: number, dashed: boolean}} style @param {number} count @returns {LegendRow} */
+  const row = (label, style, count) => ({
+    label,
+    count,
+    swatch: `3px ${style.dashed ? "dashed" : "solid"} #${style.color.toString(16).padStart(6, "0")}`,
+  });
+  const rows = LOCATE_STATES.map((state) => row(`VTTBRIDGE.Visibility.State.${state}`, OVERLAY_STYLES[/** @type {LocateState} */ (state)], counts[state] ?? 0));
+  if (malformed) rows.push(row("VTTBRIDGE.Visibility.Legend.Malformed", OVERLAY_STYLES.malformed, malformed));
+  return {
+    title: "VTTBRIDGE.Visibility.Legend.Title",
+    rows,
+    summary: truncated
+      ? { key: "VTTBRIDGE.Visibility.Legend.Shown", data: { shown: String(shown), total: String(total) } }
+      : { key: "VTTBRIDGE.Visibility.Legend.All", data: { total: String(total) } },
+    hint: focused ? "VTTBRIDGE.Visibility.Legend.Focused" : "VTTBRIDGE.Visibility.Legend.Focus",
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The overlay's toggle among the token controls
 

@@ -16,9 +16,9 @@
  * @module player-requests
  */
 
-import { MODULE_ID, SOCKET_CHANNEL } from "./constants.mjs";
-import { isPlainObject } from "./json-patch.mjs";
-import { PLAYER_ACTION_KINDS } from "./messages.mjs";
+import { MODULE_ID, SOCKET_CHANNEL } from "../core/constants.mjs";
+import { isPlainObject } from "../core/json-patch.mjs";
+import { PLAYER_ACTION_KINDS } from "../core/messages.mjs";
 
 /** The v13+ query name (`CONFIG.queries`), namespaced by the module id. */
 export const QUERY_NAME = `${MODULE_ID}.action`;

@@ -7,9 +7,9 @@
  * @module settings
  */
 
-import { MODULE_ID } from "./constants.mjs";
-import { SYSTEM_BAR_CHOICES } from "./systems/canvas.mjs";
-import { ADAPTER_CHOICES } from "./systems/index.mjs";
+import { MODULE_ID } from "../core/constants.mjs";
+import { SYSTEM_BAR_CHOICES } from "../systems/canvas.mjs";
+import { ADAPTER_CHOICES } from "../systems/index.mjs";
 
 export const DEFAULT_SIDECAR_URL = "ws://127.0.0.1:30500/ws";
 

@@ -16,27 +16,25 @@
  * @module visibility-canvas
  */
 
-import { MODULE_ID } from "./constants.mjs";
+import { MODULE_ID } from "../core/constants.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
-import { composeOnce, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
-import { createSilhouette, createText, fillPolygon, setLabel, strokeSegments } from "./drawing.mjs";
+import { composeOnce, TOKEN_MIXIN_TAGS } from "../systems/canvas.mjs";
+import { createSilhouette, createText, fillPolygon, setLabel, strokeSegments } from "../core/drawing.mjs";
 import {
-  dashSegments,
   locateStateFor,
   observersFor,
   OVERLAY_LABEL_LIMIT,
-  OVERLAY_STYLES,
+  overlayArrow,
+  overlayLegend,
   overlayRelations,
-  overlaySegment,
   presentationFor,
-  relationStyle,
   setOverlayToolActive,
   speakerPresentation,
   addOverlayTool,
   tokenChangeKinds,
   visibilityFlagChanged,
   visibilityFlagOf,
-} from "./visibility.mjs";
+} from "../core/visibility.mjs";
 
 /** The keybinding action and the token tool name of the GM overlay. */
 export const OVERLAY_ACTION = "visibilityOverlay";
@@ -50,8 +48,8 @@ const SILHOUETTE = "_vttBridgeSilhouette";
 const MUTED = Symbol("vtt-bridge muted children");
 
 /**
- * @typedef {import("./visibility.mjs").Presentation} Presentation
- * @typedef {import("./visibility.mjs").Observers} Observers
+ * @typedef {import("../core/visibility.mjs").Presentation} Presentation
+ * @typedef {import("../core/visibility.mjs").Observers} Observers
  */
 
 /** @type {VisibilityRuntime|null} the installed runtime (one per page) */
@@ -648,30 +646,14 @@ export class VisibilityRuntime {
     overlay.addChild(g);
     const labels = relations.length <= OVERLAY_LABEL_LIMIT;
     for (const relation of relations) {
-      const style = relationStyle(relation);
-      const segment = overlaySegment(relation.from, relation.to, { offset: 5, inset: grid * 0.3 });
-      if (!segment) continue;
-      const pieces = style.dashed ? dashSegments(segment.from, segment.to) : [[segment.from, segment.to]];
-      strokeSegments(
-        g,
-        pieces.map(([a, b]) => /** @type {const} */ ([a.x, a.y, b.x, b.y])),
-        { width: style.width, color: style.color, alpha: 0.9 },
-      );
-      // arrow head at the target end
-      const angle = Math.atan2(segment.to.y - segment.from.y, segment.to.x - segment.from.x);
-      const size = 10;
-      fillPolygon(g, [
-        segment.to.x,
-        segment.to.y,
-        segment.to.x - size * Math.cos(angle - 0.4),
-        segment.to.y - size * Math.sin(angle - 0.4),
-        segment.to.x - size * Math.cos(angle + 0.4),
-        segment.to.y - size * Math.sin(angle + 0.4),
-      ], style.color, 0.9);
+      const arrow = overlayArrow(relation, grid);
+      if (!arrow) continue;
+      strokeSegments(g, arrow.pieces, { width: arrow.style.width, color: arrow.style.color, alpha: 0.9 });
+      fillPolygon(g, arrow.head, arrow.style.color, 0.9);
       if (labels) {
-        const text = createText(PIXI, this.stateLabel(relation), { fontSize: 14, fill: style.color, stroke: 0x000000, strokeWidth: 3 });
+        const text = createText(PIXI, this.stateLabel(relation), { fontSize: 14, fill: arrow.style.color, stroke: 0x000000, strokeWidth: 3 });
         text.anchor.set(0.5, 0.5);
-        text.position.set((segment.from.x + segment.to.x) / 2, (segment.from.y + segment.to.y) / 2);
+        text.position.set(arrow.label.x, arrow.label.y);
         overlay.addChild(text);
       }
     }
@@ -697,29 +679,22 @@ export class VisibilityRuntime {
       doc.body.append(legend);
       this.legend = legend;
     }
-    const hex = (/** @type {number} */ n) => `#${n.toString(16).padStart(6, "0")}`;
-    /** @param {string} label @param {{color: number, dashed: boolean}} style @param {number} count */
-    const row = (label, style, count) => {
+    const data = overlayLegend({ shown, total, counts, malformed, truncated, focused });
+    const rows = data.rows.map(({ label, count, swatch }) => {
       const line = doc.createElement("div");
-      const swatch = doc.createElement("span");
-      swatch.className = "swatch";
-      swatch.style.borderTop = `3px ${style.dashed ? "dashed" : "solid"} ${hex(style.color)}`;
-      line.append(swatch, doc.createTextNode(` ${label}: ${count}`));
+      const sample = doc.createElement("span");
+      sample.className = "swatch";
+      sample.style.borderTop = swatch;
+      line.append(sample, doc.createTextNode(` ${this.localize(label)}: ${count}`));
       return line;
-    };
+    });
     const title = doc.createElement("strong");
-    title.textContent = this.localize("VTTBRIDGE.Visibility.Legend.Title");
-    const rows = ["pinpointed", "approximate", "unlocated"].map((state) =>
-      row(this.localize(`VTTBRIDGE.Visibility.State.${state}`), OVERLAY_STYLES[/** @type {"pinpointed"} */ (state)], counts[state] ?? 0),
-    );
-    if (malformed) rows.push(row(this.localize("VTTBRIDGE.Visibility.Legend.Malformed"), OVERLAY_STYLES.malformed, malformed));
+    title.textContent = this.localize(data.title);
     const summary = doc.createElement("div");
-    summary.textContent = truncated
-      ? this.localize("VTTBRIDGE.Visibility.Legend.Shown", { shown: String(shown), total: String(total) })
-      : this.localize("VTTBRIDGE.Visibility.Legend.All", { total: String(total) });
+    summary.textContent = this.localize(data.summary.key, data.summary.data);
     const hint = doc.createElement("div");
     hint.className = "hint";
-    hint.textContent = this.localize(focused ? "VTTBRIDGE.Visibility.Legend.Focused" : "VTTBRIDGE.Visibility.Legend.Focus");
+    hint.textContent = this.localize(data.hint);
     legend.replaceChildren(title, ...rows, summary, hint);
   }
 }

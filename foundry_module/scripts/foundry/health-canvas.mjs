@@ -7,9 +7,9 @@
  * @module health-canvas
  */
 
-import { MODULE_ID } from "./constants.mjs";
-import { drawConditionCounters, drawHealthTrack, setLabel } from "./drawing.mjs";
-import { canSeeHealth, counterLabelKey, healthTrackView } from "./health-track.mjs";
+import { MODULE_ID } from "../core/constants.mjs";
+import { drawConditionCounters, drawHealthTrack, setLabel } from "../core/drawing.mjs";
+import { canSeeHealth, counterLabelKey, healthTrackView } from "../core/health-track.mjs";
 
 /** The setting key of "who sees Health boxes". */
 export const HEALTH_VISIBILITY_SETTING = "healthVisibility";

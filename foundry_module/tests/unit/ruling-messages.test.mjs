@@ -1,11 +1,11 @@
-// The wiring of the GM's "why can't X see Y?" button (chat-canvas.mjs) with Foundry-shaped globals,
+// The wiring of the GM's "why can't X see Y?" button (foundry/ruling-messages.mjs) with Foundry-shaped globals,
 // written from the public API docs: DialogV2.prompt resolves the ok callback's value, and when the
 // dialog is closed without a choice it rejects if `rejectClose` (default true in v12, false in v13:
 // foundryvtt/foundryvtt#11763), else resolves null.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { pickObserver } from "../../scripts/chat-canvas.mjs";
+import { pickObserver } from "../../scripts/foundry/ruling-messages.mjs";
 
 const g = /** @type {any} */ (globalThis);
 

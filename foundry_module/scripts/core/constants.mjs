@@ -99,3 +99,9 @@ export const CONDITION_STATUS_ALIASES = Object.freeze({
   unconscious: "unconscious",
   dead: "dead",
 });
+
+/** The Attributes the rules sheet enters and the adapters read. */
+export const ATTRIBUTES = Object.freeze(["STR", "DEX", "STA", "INT", "PER", "RES", "PRE", "MAN", "COM"]);
+
+/** Skills the rules use (DET-8: Investigation for spotting, Stealth for hiding). */
+export const RULE_SKILLS = Object.freeze(["investigation", "stealth"]);

@@ -1,7 +1,7 @@
 /**
  * Thin wiring of the `roll` action (roll-command.mjs holds every decision): the roll dialog opened
  * from the actor sheet header and the token HUD, and the chat command `/vroll`. The result comes
- * back as a ruling whose chat card (chat-canvas.mjs) carries the engine's dice as Foundry rolls, so
+ * back as a ruling whose chat card (foundry/ruling-messages.mjs) carries the engine's dice as Foundry rolls, so
  * Dice So Nice animates them.
  *
  * Foundry API used (public pages, v12-v14): `foundry.applications.api.DialogV2.prompt` (resolves the
@@ -13,11 +13,11 @@
  * @module roll-dialog
  */
 
-import { escapeHtml } from "./chat-cards.mjs";
+import { escapeHtml } from "../core/chat-cards.mjs";
 import { namespacedClass } from "./compat.mjs";
-import { MODULE_ID } from "./constants.mjs";
-import { actorState } from "./messages.mjs";
-import { AGAIN_CHOICES, parseRollCommand, requestFromDialog, RollInputError, rollAction, traitOptions } from "./roll-command.mjs";
+import { MODULE_ID } from "../core/constants.mjs";
+import { actorState } from "../core/messages.mjs";
+import { AGAIN_CHOICES, parseRollCommand, requestFromDialog, RollInputError, rollAction, traitOptions } from "../core/roll-command.mjs";
 
 /**
  * @typedef {object} RollDeps what the wiring needs from main.mjs
@@ -55,7 +55,7 @@ function refuse(error, deps) {
 /**
  * A trait's name in the reader's language (`VTTBRIDGE.Attribute.*`, `VTTBRIDGE.Skill.*`), else as
  * the sheet names it.
- * @param {import("./roll-command.mjs").TraitOption} option
+ * @param {import("../core/roll-command.mjs").TraitOption} option
  * @param {RollDeps["t"]} t
  */
 function traitLabel(option, t) {
@@ -67,7 +67,7 @@ function traitLabel(option, t) {
 /**
  * The dialog's form: two trait selects (an Attribute, a Skill) or a number of dice, again,
  * Willpower, modifiers in the command's words, extra successes.
- * @param {import("./roll-command.mjs").TraitOption[]} options
+ * @param {import("../core/roll-command.mjs").TraitOption[]} options
  * @param {RollDeps["t"]} t
  * @returns {string}
  */

@@ -3,15 +3,15 @@
  * the GM's "why can't X see Y?" button on the token HUD, and the status effects core lacks
  * (status-effects.mjs). Every decision is in those pure modules; this file reads Foundry's globals.
  * Call `installChatCards({...})` once in `init`.
- * @module chat-canvas
+ * @module ruling-messages
  */
 
-import { cardAudience, escapeHtml, MAX_CARD_ROLLS, namedIds, renderCard, shouldPostCard } from "./chat-cards.mjs";
+import { cardAudience, escapeHtml, MAX_CARD_ROLLS, namedIds, renderCard, shouldPostCard } from "../core/chat-cards.mjs";
 import { namespacedClass } from "./compat.mjs";
-import { MODULE_ID } from "./constants.mjs";
-import { rollToFoundryData } from "./rolls.mjs";
+import { MODULE_ID } from "../core/constants.mjs";
+import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
-import { parseLocateState, visibilityFlagOf } from "./visibility.mjs";
+import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
 
 /**
  * @typedef {object} ChatCardsOptions
@@ -23,7 +23,7 @@ import { parseLocateState, visibilityFlagOf } from "./visibility.mjs";
 /** @returns {any} */
 const env = () => globalThis;
 
-/** @returns {import("./chat-cards.mjs").I18n} */
+/** @returns {import("../core/chat-cards.mjs").I18n} */
 function i18n() {
   const source = /** @type {any} */ (game.i18n);
   return {

@@ -5,10 +5,10 @@
  * @module bridge
  */
 
-import { planPatch, toFoundryBatches } from "./apply-patch.mjs";
+import { planPatch, toFoundryBatches } from "../core/apply-patch.mjs";
 
-/** @typedef {import("./apply-patch.mjs").FoundryBatches} FoundryBatches */
-/** @typedef {import("./connection.mjs").Incoming} Incoming */
+/** @typedef {import("../core/apply-patch.mjs").FoundryBatches} FoundryBatches */
+/** @typedef {import("../core/connection.mjs").Incoming} Incoming */
 
 /**
  * @typedef {object} DocumentLike
@@ -61,7 +61,7 @@ export async function executeBatches(batches, target) {
  * @property {(sceneId: string|undefined) => Record<string, Record<string, unknown>>} [foundryActors]
  *   the rules flags of that scene's actors now (uuid → `flags.vtt-bridge`), read on a sync to delete
  *   keys the result lacks
- * @property {(plan: import("./apply-patch.mjs").PatchPlan) => void} [amendPlan] adds to the plan's
+ * @property {(plan: import("../core/apply-patch.mjs").PatchPlan) => void} [amendPlan] adds to the plan's
  *   actor updates before they are written (the game system's own fields: systems/index.mjs)
  */
 
@@ -101,7 +101,7 @@ export class PatchApplier {
 
 /**
  * The scene id a sync result sets (its `/scene` op), or undefined.
- * @param {readonly import("./json-patch.mjs").PatchOp[]} patch
+ * @param {readonly import("../core/json-patch.mjs").PatchOp[]} patch
  * @returns {string|undefined}
  */
 function syncedSceneId(patch) {
