@@ -1,4 +1,4 @@
-import { MODULE_VERSION } from "../../scripts/constants.mjs";
+import { MODULE_VERSION } from "../../scripts/core/constants.mjs";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
