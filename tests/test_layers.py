@@ -22,6 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vtt_bridge.document",),
     ("vtt_bridge.actions", "vtt_bridge.protocol", "vtt_bridge.patch"),
     ("vtt_bridge.errors",),
+    ("vtt_bridge.history",),
     ("vtt_bridge.world", "vtt_bridge.store"),
     (
         "vtt_bridge.limits",

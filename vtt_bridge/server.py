@@ -254,7 +254,18 @@ def _store(bridge: Bridge, world: World, pending: Pending, result_json: str) -> 
     new_rev = pending.result["rev"]
     snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     try:
-        bridge.store.append(world.id, new_rev, pending.action_id, result_json, snapshot, pending.digest)
+        entry = pending.entry
+        bridge.store.append(
+            world.id,
+            new_rev,
+            pending.action_id,
+            result_json,
+            snapshot,
+            pending.digest,
+            kind=None if entry is None else entry.kind,
+            target=pending.message_id if entry is None or entry.action_id is None else entry.target,
+            inverse=None if entry is None or entry.inverse is None else dumps(list(entry.inverse)),
+        )
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None
 
@@ -438,9 +449,9 @@ async def _rule(
         return
     if type_ == "sync":
         prepare = world.prepare_sync
-        pending = await asyncio.to_thread(prepare, payload) if offload else prepare(payload)
+        pending = await asyncio.to_thread(prepare, payload, msg_id) if offload else prepare(payload, msg_id)
     else:
-        pending = world.prepare_upsert(payload)
+        pending = world.prepare_upsert(payload, msg_id)
         check_counts(bridge.config.limits, pending.state)
     await _commit(bridge, client, world, pending, msg_id, type_)
 
