@@ -60,7 +60,8 @@ async def ruled(peer: Peer, payload: dict[str, Any], msg_id: str, document: dict
     reply = await peer.action(payload, msg_id)
     assert reply["type"] == "result", reply
     jsonpatch.apply_patch(document, reply["payload"]["patch"], in_place=True)
-    return reply["payload"]
+    result: dict[str, Any] = reply["payload"]
+    return result
 
 
 async def test_an_undo_of_damage_over_the_wire_restores_health_and_is_idempotent(connect: Connect) -> None:
