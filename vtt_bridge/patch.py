@@ -326,12 +326,18 @@ class Reader:
                 return cell if cell is MISSING else str(cell)
             key: tuple[str, ...] = (head, segments[1])
             rest = segments[2:]
+            if head == "contests" and rest:  # an entry: only it dumped
+                key, rest = (head, segments[1], rest[0]), rest[1:]
         elif head in ("scene", "settings", "rev"):
             key, rest = (head,), segments[1:]
         else:
             return MISSING
         if key not in self._members:
-            if len(key) == 2:
+            if len(key) == 3:
+                contest_row = self.state.contests.get(key[1])
+                win = None if contest_row is None else contest_row.get(key[2])
+                self._members[key] = MISSING if win is None else win.model_dump(mode="json")
+            elif len(key) == 2:
                 self._members[key] = _dump_member(self.state, key[0], key[1])
             else:
                 part = getattr(self.state, head)
@@ -368,9 +374,18 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
     token, row or part rebuilt from its JSON and validated; every other member stays the very same
     object. Raises `PatchConflict` or pydantic's `ValidationError` when they do not fit."""
     groups: dict[tuple[str, ...], list[Op]] = {}
+    cells: dict[str, list[tuple[str, Op]]] = {}
+    entries: dict[str, dict[str, list[Op]]] = {}
     for op in ops:
         segments = split_pointer(op["path"])
         head = segments[0] if segments else ""
+        if head == "visibility" and len(segments) == 3:  # a cell: set in a copy of its row
+            cells.setdefault(segments[1], []).append((segments[2], op))
+            continue
+        if head == "contests" and len(segments) >= 3:  # an entry: only it rebuilt
+            inner_path = "/v" + "".join("/" + escape(s) for s in segments[3:])
+            entries.setdefault(segments[1], {}).setdefault(segments[2], []).append({**op, "path": inner_path})
+            continue
         if head in _MEMBER_PARTS and len(segments) >= 2:
             key: tuple[str, ...] = (head, segments[1])
             rest = segments[2:]
@@ -404,10 +419,43 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
         elif head == "tokens":
             members[key[1]] = Token.model_validate(value, context=STORED)
         elif head == "visibility":
-            members[key[1]] = {target: LocateState(cell) for target, cell in value.items()}
+            members[key[1]] = {target: _LOCATE[cell] for target, cell in value.items()}
         else:
             members[key[1]] = {
                 target: ContestWin.model_validate(win, context=STORED) for target, win in value.items()
             }
         updates[head] = members
+    if cells:
+        matrix = dict(updates.get("visibility", state.visibility))
+        for observer, changes in cells.items():
+            if observer not in matrix:
+                raise jsonpatch.JsonPatchException(f"no visibility row {observer!r}")
+            row = dict(matrix[observer])
+            for target, op in changes:
+                if op["op"] == "remove":
+                    if row.pop(target, None) is None:
+                        raise jsonpatch.JsonPatchException(f"no visibility cell {observer}/{target}")
+                else:
+                    row[target] = _LOCATE[op["value"]]
+            matrix[observer] = row
+        updates["visibility"] = matrix
+    if entries:
+        contests = dict(updates.get("contests", state.contests))
+        for observer, by_target in entries.items():
+            if observer not in contests:
+                raise jsonpatch.JsonPatchException(f"no stage-three row {observer!r}")
+            contest_row = dict(contests[observer])
+            for target, inner_ops in by_target.items():
+                old = contest_row.get(target)
+                wrapper = {} if old is None else {"v": old.model_dump(mode="json")}
+                jsonpatch.apply_patch(wrapper, inner_ops, in_place=True)
+                if "v" in wrapper:
+                    contest_row[target] = ContestWin.model_validate(wrapper["v"], context=STORED)
+                else:
+                    contest_row.pop(target, None)
+            contests[observer] = contest_row
+        updates["contests"] = contests
     return state.model_copy(update=updates)
+
+
+_LOCATE: dict[str, LocateState] = {state.value: state for state in LocateState}

@@ -369,7 +369,12 @@ def _long(type_: str, payload: dict[str, Any], world: World) -> bool:
     if type_ == "sync":
         tokens = payload.get("state", {}).get("tokens") if isinstance(payload.get("state"), dict) else None
         return isinstance(tokens, dict) and len(tokens) > OFFLOAD_TOKENS
-    return type_ == "action" and payload.get("kind") == "round" and len(world.state.tokens) > OFFLOAD_TOKENS
+    # an undo or redo may restore a whole round's results
+    return (
+        type_ == "action"
+        and payload.get("kind") in ("round", "undo", "redo")
+        and len(world.state.tokens) > OFFLOAD_TOKENS
+    )
 
 
 async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
