@@ -34,10 +34,16 @@ class SeededRoller:
 
     def __init__(self, seed: int | None = None) -> None:
         self._random = random.Random(seed)
+        self._bits = self._random.getrandbits
 
     def d10(self) -> int:
-        """One die, 1..10."""
-        return self._random.randint(1, 10)
+        """One die, 1..10: the die `random.randint(1, 10)` gives (four random bits, drawn again
+        while 10 or more), without its generic argument handling."""
+        bits = self._bits
+        face = bits(4)
+        while face >= 10:
+            face = bits(4)
+        return face + 1
 
 
 DEFAULT_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*")

@@ -27,6 +27,7 @@ from tests.detection_scenes import (
     scene_tavern,
     world,
 )
+from vtt_bridge import patch as patches
 from vtt_bridge.actions.detection import (
     ContestAction,
     MoveAction,
@@ -34,7 +35,6 @@ from vtt_bridge.actions.detection import (
     move,
     round_contests,
 )
-from vtt_bridge import patch as patches
 from vtt_bridge.document.models import NotFound, Scene, Token, WorldState, sparse_visibility
 from vtt_bridge.rules.common import STORED, RuleViolation
 from vtt_bridge.rules.ranks import Rank
@@ -57,7 +57,10 @@ def assert_sparse_form(before: WorldState, after: WorldState, cells: list[tuple[
     assert old == document
     if before.tokens.keys() == after.tokens.keys():
         changed = {
-            (o, t) for o, row in after.visibility.items() for t, s in row.items() if before.visibility[o][t] != s
+            (o, t)
+            for o, row in after.visibility.items()
+            for t, s in row.items()
+            if before.visibility[o][t] != s
         }
         cell_ops = [op for op in ops if op["path"].startswith("/visibility/")]
         assert len(cell_ops) == len(changed)

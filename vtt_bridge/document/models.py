@@ -306,11 +306,11 @@ __all__ = [
     "Token",
     "Unapplied",
     "WorldState",
+    "dense_visibility",
     "edited_keys",
     "pending_cells",
     "replaced",
     "seal",
     "settled",
     "sparse_visibility",
-    "dense_visibility",
 ]
