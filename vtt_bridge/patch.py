@@ -236,19 +236,22 @@ def _diff_contests(
     changed, so the rest are the very same objects and are skipped without a dump."""
     if before is after:
         return
-    _added_and_removed(
-        "/contests",
-        before,
-        after,
-        lambda row: {t: win.model_dump(mode="json") for t, win in row.items()},
-        ops,
-    )
+    dumped: dict[int, tuple[BaseModel, dict[str, Any]]] = {}
+
+    def dump(win: BaseModel) -> dict[str, Any]:
+        """A result's JSON (a round's results are a handful of shared objects: each dumped once)."""
+        known = dumped.get(id(win))
+        if known is None or known[0] is not win:
+            known = dumped[id(win)] = (win, win.model_dump(mode="json"))
+        return dict(known[1])
+
+    _added_and_removed("/contests", before, after, lambda row: {t: dump(win) for t, win in row.items()}, ops)
     for observer, row in after.items():
         old_row = before.get(observer)
         if old_row is None or old_row is row:
             continue
         path = f"/contests/{escape(observer)}"
-        _added_and_removed(path, old_row, row, lambda win: win.model_dump(mode="json"), ops)
+        _added_and_removed(path, old_row, row, dump, ops)
         old_get = old_row.get
         for target, win in row.items():
             old = old_get(target)

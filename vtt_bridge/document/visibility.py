@@ -496,7 +496,10 @@ class VisibilityIndex:
             before = settled(before)  # a handler's own unapplied state, refreshed again: read it plainly
         fresh = self._fresh.get(id(after))
         if fresh is not None and fresh[0] is after:
-            if fresh[1] is before:
+            if fresh[1] is before or (
+                fresh[1] is not None and fresh[2] is not None and fresh[1].visibility is before.visibility
+            ):
+                # cells named against the very matrix `before` has (a round's phases share it)
                 return after, fresh[2]
             if before.visibility is after.visibility:
                 return after, []

@@ -79,15 +79,17 @@ def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
     """
     if again not in (8, 9, 10, 11):
         raise ValueError("again must be 8, 9, 10 or 11 (no rerolls)")
+    d10 = roller.d10
     dice: list[int] = []
+    add = dice.append
     to_roll = max(0, pool)
     while to_roll > 0:
-        face = roller.d10()
-        dice.append(face)
+        face = d10()
+        add(face)
         to_roll -= 1
         if face >= again:
             to_roll += 1
-    successes = sum(1 for face in dice if face >= SUCCESS_THRESHOLD)
+    successes = len([face for face in dice if face >= SUCCESS_THRESHOLD])
     return Roll(pool=max(0, pool), again=again, dice=tuple(dice), successes=successes)
 
 
