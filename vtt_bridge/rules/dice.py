@@ -21,6 +21,25 @@ class Roller(Protocol):
         ...
 
 
+class FaceSource(Protocol):
+    """A `Roller` that can also hand out many dice at once, as bytes of faces 1..10 in rolling order
+    (the same dice `d10` would give one by one); `roll_pool` then counts them in C."""
+
+    def d10(self) -> int:
+        """One die, 1..10."""
+        ...
+
+    def faces(self, count: int) -> bytes:
+        """The next `count` dice."""
+        ...
+
+
+_AGAIN_FACES = {again: tuple(range(again, 11)) for again in (8, 9, 10, 11)}
+"""DICE-2: the faces that add a die, per n-again (none for 11: no rerolls)."""
+
+_SUCCESS_FACES = tuple(range(SUCCESS_THRESHOLD, 11))
+
+
 class SuppliedDice:
     """DICE-6: dice the VTT rolled, used exactly as given, in order. A die that is not 1..10, a roll
     that needs more dice than given, or dice left over (`used_up`) is a DICE-6 `RuleViolation` whose
@@ -79,6 +98,16 @@ def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
     """
     if again not in (8, 9, 10, 11):
         raise ValueError("again must be 8, 9, 10 or 11 (no rerolls)")
+    faces = getattr(roller, "faces", None)
+    if faces is not None and pool > 0:
+        adding = _AGAIN_FACES[again]
+        rolled: bytes = faces(pool)
+        batch = rolled
+        while more := sum(batch.count(face) for face in adding):
+            batch = faces(more)
+            rolled += batch
+        successes = sum(rolled.count(face) for face in _SUCCESS_FACES)
+        return Roll(pool=pool, again=again, dice=tuple(rolled), successes=successes)
     d10 = roller.d10
     dice: list[int] = []
     add = dice.append
