@@ -97,7 +97,7 @@ async def wire(tokens: int) -> None:
                 assert reply["type"] == "result", reply["payload"]
             count = 0
 
-            async def damage() -> float:
+            async def damage() -> tuple[float, float]:
                 nonlocal count
                 count += 1
                 hit = {"kind": "damage", "target": "Actor.a", "instances": [{"amount": 1, "grade": "B"}]}

@@ -185,8 +185,8 @@ def _diff_visibility(
     if pairs is None:
         old_get = before.get
         for observer in [o for o, row in after.items() if old_get(o, row) is not row]:
-            old_row, row = _sparse_row(before[observer]), _sparse_row(after[observer])
-            _diff_json(f"/visibility/{observer}", old_row, row, ops)
+            old_sparse, new_sparse = _sparse_row(before[observer]), _sparse_row(after[observer])
+            _diff_json(f"/visibility/{observer}", old_sparse, new_sparse, ops)
     else:
         for observer, target in pairs:
             if observer in unapplied:

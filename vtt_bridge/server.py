@@ -15,7 +15,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -31,6 +31,8 @@ from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
 from vtt_bridge.sendqueue import Outbox
 from vtt_bridge.world import Pending, World
+
+P = TypeVar("P")
 
 log = logging.getLogger("vtt_bridge")
 
@@ -260,11 +262,19 @@ def _store(bridge: Bridge, world: World, pending: Pending, result_json: str) -> 
 
 
 async def _commit(
-    bridge: Bridge, client: Client, world: World, pending: Pending, msg_id: str, kind: str
+    bridge: Bridge,
+    client: Client,
+    world: World,
+    pending: Pending,
+    msg_id: str,
+    kind: str,
+    result_json: str | None = None,
 ) -> None:
     """Store the ruling, then commit it, acknowledge it, and push it to the world's other clients
-    (into their queues: a ruling never waits on a socket)."""
-    result_json = dumps(pending.result)
+    (into their queues: a ruling never waits on a socket). `result_json`: the result's JSON when the
+    worker that ruled has written it already (a long ruling's megabytes are not dumped on the loop)."""
+    if result_json is None:
+        result_json = dumps(pending.result)
     new_rev = pending.result["rev"]
     _store(bridge, world, pending, result_json)
     bridge.dirty = True
@@ -421,9 +431,12 @@ async def _rule(
     """Rule on a `sync`, `upsert` or `action` (in a worker thread when it is long), then commit it."""
     offload = _long(type_, payload, world)
     if type_ == "action":
+        result_json: str | None = None
         try:
             if offload:
-                prepared = await asyncio.to_thread(world.prepare_action, msg_id, payload, bridge.roller)
+                prepared, result_json = await asyncio.to_thread(
+                    _dumped, world.prepare_action, msg_id, payload, bridge.roller
+                )
             else:
                 prepared = world.prepare_action(msg_id, payload, bridge.roller)
         except AnsweredLongAgo as old:
@@ -434,15 +447,26 @@ async def _rule(
         if isinstance(prepared, str):
             client.send(envelope("result", prepared, bridge.next_id(), msg_id))
             return
-        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")))
+        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), result_json)
         return
     if type_ == "sync":
-        prepare = world.prepare_sync
-        pending = await asyncio.to_thread(prepare, payload) if offload else prepare(payload)
+        if offload:
+            pending, result_json = await asyncio.to_thread(_dumped, world.prepare_sync, payload)
+            await _commit(bridge, client, world, pending, msg_id, type_, result_json)
+            return
+        pending = world.prepare_sync(payload)
     else:
         pending = world.prepare_upsert(payload)
         check_counts(bridge.config.limits, pending.state)
     await _commit(bridge, client, world, pending, msg_id, type_)
+
+
+def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, str | None]:
+    """In a worker: a long ruling prepared, and its result's JSON (None for a stored reply's text)."""
+    prepared = prepare(*args)
+    if isinstance(prepared, Pending):
+        return prepared, dumps(prepared.result)
+    return prepared, None
 
 
 async def websocket(request: web.Request) -> web.StreamResponse:
