@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import statistics
 import subprocess
@@ -46,6 +47,7 @@ def one(tokens: int) -> dict[str, Any]:
     sync_s = time.perf_counter() - start
     world.commit(pending, sync_reply.decode())
     del state, pending
+    gc.freeze()  # as the server's worker does before a long ruling (server._dumped)
     start = time.perf_counter()
     ruled = world.prepare_action("r", {"kind": "round", "round": 1}, SeededRoller(2))
     assert isinstance(ruled, Pending)
