@@ -211,6 +211,13 @@ def diff_states(
     _diff_models("/tokens", before.tokens, after.tokens, ops)
     _diff_visibility(before.visibility, after.visibility, visibility_pairs, ops)
     _diff_contests(before.contests, after.contests, ops)
+    if before.pins is not after.pins:
+        _diff_json(
+            "/pins",
+            {t: pins.model_dump(mode="json") for t, pins in before.pins.items()},
+            {t: pins.model_dump(mode="json") for t, pins in after.pins.items()},
+            ops,
+        )
     return ops
 
 

@@ -32,6 +32,7 @@ from vtt_bridge.document.models import (
     seal,
     settled,
 )
+from vtt_bridge.document.pins import apply_pins
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
 from vtt_bridge.protocol import ErrorDetail, Sync, Upsert, error_details
@@ -177,6 +178,7 @@ class World:
     ) -> Pending:
         after = derive(before, after, derived)
         after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
+        after, refreshed = apply_pins(before, after, self.visibility, refreshed)
         if pairs is None:
             pairs = refreshed
         new_rev = before.rev + 1
@@ -185,7 +187,7 @@ class World:
             document = settled(after).model_dump(mode="json")
             ops: list[patches.Op] = [
                 {"op": "replace", "path": f"/{name}", "value": document[name]}
-                for name in ("scene", "settings", "actors", "tokens", "visibility", "contests")
+                for name in ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins")
             ]
         else:
             ops = patches.diff_states(before, after, pairs)
@@ -258,8 +260,18 @@ class World:
         ]
         if details:
             raise RequestError(ErrorCode.INVALID, "a token names an actor the state does not have", details)
+        same_scene = (
+            state.scene is not None and self.state.scene is not None and state.scene.id == self.state.scene.id
+        )
         after = WorldState(
-            rev=self.rev, scene=state.scene, settings=state.settings, actors=state.actors, tokens=state.tokens
+            rev=self.rev,
+            scene=state.scene,
+            settings=state.settings,
+            actors=state.actors,
+            tokens=state.tokens,
+            # the GM's pins are rulings: a sync of the same scene keeps them (those whose tokens are
+            # gone are released); a new scene ends them all
+            pins=self.state.pins if same_scene else {},
         )
         step = Step(
             rule="SYNC",

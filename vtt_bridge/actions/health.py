@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.actions.detection import Attack, rule_attack
 from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, Settings, WorldState
 from vtt_bridge.rules import health as h
@@ -31,6 +32,44 @@ class DamageAction(RuleModel):
     kind: Literal["damage"]
     target: Id
     instances: tuple[DamageInstance, ...] = Field(min_length=1, max_length=100)
+    attack: Attack | None = None
+    """The attack the damage comes from (DET-10): on an approximate target (or a right guess at an
+    unlocated one) each instance counts half, round down; a wrong guess deals nothing."""
+
+
+def _attack_instances(
+    state: WorldState, action: DamageAction, ctx: Context
+) -> tuple[tuple[DamageInstance, ...] | None, list[Step]]:
+    """DET-10: the instances an attack's damage deals (None: it missed), and why. The instances are
+    what the attack deals at full count; its successes, extra successes and effect points counting
+    half halves what each instance deals (round down)."""
+    attack = action.attack
+    if attack is None:
+        return action.instances, []
+    token = state.tokens.get(attack.token)
+    if token is not None and token.actor != action.target:
+        raise RuleViolation(
+            "DET-10",
+            f"token {attack.token!r} shows {token.actor!r}, not the damaged actor {action.target!r}",
+            ("attack", "token"),
+        )
+    consequence, steps = rule_attack(state, attack, ctx.visibility)
+    if consequence is None:
+        return None, steps
+    if not consequence.halved:
+        return action.instances, steps
+    halved = tuple(
+        instance.model_copy(update={"amount": instance.amount // 2}) for instance in action.instances
+    )
+    steps.append(
+        Step(
+            rule="DET-10",
+            text="the damage counts half: "
+            + ", ".join(f"{a.amount} → {b.amount}" for a, b in zip(action.instances, halved, strict=True)),
+            data={"before": [i.amount for i in action.instances], "after": [i.amount for i in halved]},
+        )
+    )
+    return halved, steps
 
 
 class HealAction(RuleModel):
@@ -186,14 +225,17 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     track, overflowing an all-A track into the second one (HEALTH-13). A blow that gets through ends
     a stabilization (HEALTH-4), a waking (HEALTH-3) and staying conscious (WP-3)."""
     actor = get_actor(state, action.target, ("target",))
+    instances, attack_steps = _attack_instances(state, action, ctx)
+    if instances is None:
+        return Ruling(state=state, log=tuple(attack_steps))
     resolution = resolve_damage(
-        action.instances,
+        instances,
         iwr=actor.iwr,
         immunities=actor.immunities,
         temporary_immunities=actor.temporary_immunities,
         round=state.scene.round if state.scene is not None else 0,
     )
-    steps: list[Step] = list(resolution.steps)
+    steps: list[Step] = [*attack_steps, *resolution.steps]
     avoidable: dict[h.Grade, int] = {}
     unavoidable: dict[h.Grade, int] = {}
     for dealt in resolution.dealt:
