@@ -175,10 +175,12 @@ class World:
         pairs: Iterable[tuple[str, str]] | None = None,
         full: bool = False,
         derived: frozenset[str] = frozenset(),
+        previous: WorldState | None = None,
     ) -> Pending:
+        """`previous`: the state the pins' ends are judged against, when not `before` (a sync)."""
         after = derive(before, after, derived)
         after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
-        after, refreshed = apply_pins(before, after, self.visibility, refreshed)
+        after, refreshed = apply_pins(previous or before, after, self.visibility, refreshed)
         if pairs is None:
             pairs = refreshed
         new_rev = before.rev + 1
@@ -278,7 +280,9 @@ class World:
             text=f"the world was synced from the VTT: {len(state.actors)} actors, {len(state.tokens)} tokens",
         )
         # Against an empty world every actor and token is new, so all of them are derived afresh.
-        return self._finish(WorldState(rev=self.rev), after, [step], (), None, full=True)
+        return self._finish(
+            WorldState(rev=self.rev), after, [step], (), None, full=True, previous=self.state
+        )
 
     def prepare_upsert(self, payload: dict[str, Any]) -> Pending:
         """Set (or with `null`, remove) one part of the document, as the GM changed it in the VTT."""
