@@ -280,9 +280,7 @@ class World:
             text=f"the world was synced from the VTT: {len(state.actors)} actors, {len(state.tokens)} tokens",
         )
         # Against an empty world every actor and token is new, so all of them are derived afresh.
-        return self._finish(
-            WorldState(rev=self.rev), after, [step], (), None, full=True, previous=self.state
-        )
+        return self._finish(WorldState(rev=self.rev), after, [step], (), None, full=True, previous=self.state)
 
     def prepare_upsert(self, payload: dict[str, Any]) -> Pending:
         """Set (or with `null`, remove) one part of the document, as the GM changed it in the VTT."""

@@ -599,10 +599,11 @@ def check_attack(state: WorldState, query: AttackCheckQuery, index: VisibilityIn
 
 
 class PinLocateAction(RuleModel):
-    """`pinLocate` `{observer?, target, state, until, by?}`: the GM's word on how the observer token
-    locates the target token (no `observer`: every observer), laid over the rules' state until
-    `until` (`"scene"`, `{"round": N}`: released when round N+1 begins, `"move"`: when either token
-    moves). `by` names who set it."""
+    """`pinLocate` `{observer?, target, state, until, by?}`: the GM pins how a token locates another.
+
+    No `observer`: every observer. The pin is laid over the rules' state until `until` (`"scene"`,
+    `{"round": N}`: released when round N+1 begins, `"move"`: when either token moves). `by` names
+    who set it."""
 
     kind: Literal["pinLocate"]
     observer: TokenId | None = None
