@@ -267,7 +267,7 @@ test("Node: DET-10 against the real sidecar: the module's damage batch at a wron
     const [right] = damageActions([{ actor: "Actor.ghost", token: "tokGhost", guess: { x: 550, y: 550 } }], [{ amount: 4, grade: "L" }], attack);
     const hit = await peer.request("action", right);
     assert.equal(attackMissed(hit.payload.log), false);
-    assert.ok(iwrChanges(hit.payload.log).some((s) => s.rule === "DET-10" && JSON.stringify(s.data.after) === "[2]"), "halved: 4 → 2");
+    assert.ok(iwrChanges(hit.payload.log).some((s) => s.rule === "DET-10" && JSON.stringify(s.data?.after) === "[2]"), "halved: 4 → 2");
     const afterHit = await peer.request("query", { kind: "state" });
     assert.equal(afterHit.payload.state.actors["Actor.ghost"].health.lethal, 2);
   } finally {
