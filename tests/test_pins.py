@@ -254,3 +254,33 @@ async def test_DET_10_a_guess_off_the_scene_or_a_token_of_another_actor_is_refus
         reply = await peer.action(body)
         assert reply["type"] == "error", (body, reply)
     assert (await peer.state())["rev"] == rev
+
+
+async def test_DET_10_an_attack_at_a_square_naming_nobody_hits_whoever_stands_there(connect: Connect) -> None:
+    """The player does not know who is there; the sidecar does."""
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "unlocated", "scene", observer="token0"))
+    at = {"kind": "damage", "instances": [{"amount": 4, "grade": "L"}]}
+    empty = await ok(
+        peer, {**at, "attack": {"attacker": "token0", "successes": 4, "guess": {"x": 950, "y": 950}}}
+    )
+    assert empty["log"] == [
+        {
+            "rule": "DET-10",
+            "text": "nobody stands at the guessed square: the attack misses",
+            "data": {"guess": "DET-10.guess", "guessed": True, "right": False},
+        }
+    ]
+    hit = await ok(
+        peer, {**at, "attack": {"attacker": "token0", "successes": 4, "guess": {"x": 210, "y": 90}}}
+    )
+    assert hit["log"][0]["text"] == "token0 locates token2: unlocated"
+    assert (await peer.state())["actors"]["actor2"]["health"]["lethal"] == 2  # as approximate: halved
+    for body in (
+        at,  # no target and no attack
+        {**at, "attack": {"attacker": "token0", "successes": 1}},  # no target, no square
+        {**at, "attack": {"attacker": "token0", "successes": 1, "guess": {"x": 9000, "y": 1}}},
+        {**at, "target": "actor2", "attack": {"attacker": "token0", "successes": 1}},  # a target, no token
+    ):
+        reply = await peer.action(body)
+        assert reply["type"] == "error", (body, reply)

@@ -460,11 +460,29 @@ class Attack(RuleModel):
     damaged actor), the attack's successes, and for an unlocated target the guessed square."""
 
     attacker: TokenId
-    token: TokenId
+    token: TokenId | None = None
+    """None: whoever stands at the guessed square (an attack at a square, the target unknown)."""
     successes: Count
     extra_successes: Count = 0
     effect_points: Count = 0
     guess: Guess | None = None
+
+
+def token_at_guess(state: WorldState, attack: Attack) -> str | None:
+    """DET-10: the token an attack at a guessed square (no `token` named) lands on: the first other
+    token standing in that square, or None (nobody there: a miss). A guess off the scene is refused."""
+    if attack.guess is None:
+        raise RuleViolation(
+            "DET-10", "an attack that names no target token needs a guessed square", ("attack", "guess")
+        )
+    scene = state.scene or _DEFAULT_SCENE
+    _check_on_scene(scene, attack.guess, ("attack", "guess"))
+    for token_id, token in state.tokens.items():
+        if token_id != attack.attacker and guess_is_right(
+            token.x, token.y, scene.grid_size, attack.guess.x, attack.guess.y
+        ):
+            return token_id
+    return None
 
 
 def locate_now(
@@ -479,13 +497,7 @@ def locate_now(
     return STATES[pair.standing(win).level]
 
 
-def _guess_right(
-    state: WorldState, target: str, guess: Guess | None, path: tuple[str | int, ...]
-) -> bool | None:
-    """Whether the guessed square is the target's (None: no guess); a guess off the scene is refused."""
-    if guess is None:
-        return None
-    scene = state.scene or _DEFAULT_SCENE
+def _check_on_scene(scene: Scene, guess: Guess, path: tuple[str | int, ...]) -> None:
     outside = guess.x < 0 or guess.y < 0
     if scene.width is not None and guess.x >= scene.width:
         outside = True
@@ -495,6 +507,16 @@ def _guess_right(
         raise RuleViolation(
             "DET-10", f"the guessed position ({guess.x}, {guess.y}) is outside the scene", path
         )
+
+
+def _guess_right(
+    state: WorldState, target: str, guess: Guess | None, path: tuple[str | int, ...]
+) -> bool | None:
+    """Whether the guessed square is the target's (None: no guess); a guess off the scene is refused."""
+    if guess is None:
+        return None
+    scene = state.scene or _DEFAULT_SCENE
+    _check_on_scene(scene, guess, path)
     token = state.tokens[target]
     return guess_is_right(token.x, token.y, scene.grid_size, guess.x, guess.y)
 
@@ -504,6 +526,8 @@ def rule_attack(
 ) -> tuple[AttackConsequence | None, list[Step]]:
     """DET-10 for the attack a damage comes from: what it counts for (None: a miss, a wrong or missing
     guess at an unlocated target), with the steps that say why."""
+    if attack.token is None:
+        raise RuleViolation("DET-10", "name the target's token", ("attack", "token"))
     for field, token in (("attacker", attack.attacker), ("token", attack.token)):
         if token not in state.tokens:
             raise NotFound(("attack", field), f"no token {token!r} on the scene")
