@@ -118,3 +118,38 @@ export function iwrChanges(log) {
 export function attackMissed(log) {
   return log.some((step) => step.rule === "DET-10" && step.data?.guess === "DET-10.guess" && step.data.right === false);
 }
+
+/**
+ * @typedef {object} TokenRef a token as the wiring reads it
+ * @property {string} id the token id
+ * @property {string|undefined} actor its actor's uuid
+ */
+
+/**
+ * Whom a damage dialog or a card's Apply button damages: for a player the tokens they target (their
+ * attack), for a GM the tokens they selected, else those they target; with none, `fallback` (the
+ * dialog's or the card's own actor). Tokens without an actor are left out; an actor's tokens count
+ * once each.
+ * @param {{isGM: boolean, targeted: TokenRef[], controlled: TokenRef[], fallback: AttackTarget|null}} input
+ * @returns {AttackTarget[]}
+ */
+export function batchTargets({ isGM, targeted, controlled, fallback }) {
+  const chosen = isGM && controlled.length ? controlled : targeted;
+  const out = chosen.filter((t) => typeof t.actor === "string" && t.actor).map((t) => ({ actor: /** @type {string} */ (t.actor), token: t.id }));
+  const seen = new Set();
+  const unique = out.filter((t) => !seen.has(t.token) && seen.add(t.token));
+  return unique.length ? unique : fallback ? [fallback] : [];
+}
+
+/**
+ * The damage batch of a card's action for these targets: its instances (and attack, with each
+ * target's token) for each; another kind of action is returned as it is.
+ * @param {Record<string, any>} action
+ * @param {AttackTarget[]} targets
+ * @returns {Record<string, unknown>[]}
+ */
+export function retarget(action, targets) {
+  if (action.kind !== "damage" || !targets.length) return [action];
+  const attack = action.attack && typeof action.attack === "object" ? action.attack : null;
+  return damageActions(targets, action.instances, attack);
+}

@@ -73,3 +73,25 @@ test("iwrChanges: only the steps that changed the amount (12 fire → 7: resista
   assert.deepEqual(iwrChanges(missed), missed);
   assert.equal(attackMissed(log), false);
 });
+
+test("batchTargets: a player's targets; a GM's selection, else targets; none: the dialog's own actor", async () => {
+  const { batchTargets, retarget } = await import("../../scripts/core/attack.mjs");
+  const targeted = [{ id: "t1", actor: "Actor.a" }, { id: "t2", actor: "Actor.b" }, { id: "t3", actor: undefined }];
+  const controlled = [{ id: "c1", actor: "Actor.c" }];
+  const fallback = { actor: "Actor.z" };
+  assert.deepEqual(batchTargets({ isGM: false, targeted, controlled, fallback }), [
+    { actor: "Actor.a", token: "t1" },
+    { actor: "Actor.b", token: "t2" },
+  ]);
+  assert.deepEqual(batchTargets({ isGM: true, targeted, controlled, fallback }), [{ actor: "Actor.c", token: "c1" }]);
+  assert.deepEqual(batchTargets({ isGM: true, targeted, controlled: [], fallback }).length, 2);
+  assert.deepEqual(batchTargets({ isGM: false, targeted: [], controlled, fallback }), [fallback]);
+  assert.deepEqual(batchTargets({ isGM: false, targeted: [], controlled: [], fallback: null }), []);
+  const card = { kind: "damage", target: "Actor.z", instances: [{ amount: 3, grade: "B" }] };
+  assert.deepEqual(retarget(card, [{ actor: "Actor.a", token: "t1" }, { actor: "Actor.b", token: "t2" }]), [
+    { kind: "damage", target: "Actor.a", instances: card.instances },
+    { kind: "damage", target: "Actor.b", instances: card.instances },
+  ]);
+  const heal = { kind: "heal", target: "Actor.z", amount: 1 };
+  assert.deepEqual(retarget(heal, [{ actor: "Actor.a" }]), [heal]);
+});
