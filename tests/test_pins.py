@@ -284,3 +284,63 @@ async def test_DET_10_an_attack_at_a_square_naming_nobody_hits_whoever_stands_th
     ):
         reply = await peer.action(body)
         assert reply["type"] == "error", (body, reply)
+
+
+# --- a reveal the GM approves ---------------------------------------------------------------------------
+
+
+async def reveal_scene(connect: Connect, approve: bool = True) -> Peer:
+    """token0 (magical sight D) approximately locates token2 (a magical veil D): a won contest pinpoints."""
+    peer = await connect()
+    state = world_state(actors=3)
+    state["settings"] = {"approveReveals": approve}
+    state["actors"]["actor0"]["detection"] = [
+        {"name": "sight", "sense": "sight", "essence": "magical", "rank": "D"}
+    ]
+    state["actors"]["actor2"]["antiDetection"] = [{"name": "veil", "essence": "magical", "rank": "D"}]
+    reply = await peer.request("sync", {"state": state})
+    assert reply["type"] == "result", reply
+    assert await cell(peer, "token0", "token2") == "approximate"
+    return peer
+
+
+WIN = {"kind": "contest", "observer": "token0", "target": "token2", "dice": {"observer": [8], "target": [1]}}
+
+
+async def test_DET_8_a_reveal_the_GM_approves_is_held_then_accepted(connect: Connect) -> None:
+    peer = await reveal_scene(connect)
+    held = await ok(peer, WIN)
+    assert not any(op["path"] == "/visibility/token0/token2" for op in held["patch"]), (
+        "players see nothing yet"
+    )
+    assert {"op": "add", "path": "/reveals/token2", "value": {"token0": "approximate"}} in held["patch"]
+    assert await cell(peer, "token0", "token2") == "approximate"
+    await ok(peer, {"kind": "move", "token": "token1", "x": 150, "y": 0})  # another ruling keeps it held
+    assert await cell(peer, "token0", "token2") == "approximate"
+    accepted = await ok(
+        peer, {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": True}
+    )
+    assert {"op": "replace", "path": "/visibility/token0/token2", "value": "pinpointed"} in accepted["patch"]
+    state = await peer.state()
+    assert state["reveals"] == {} and state["contests"]["token0"]["token2"]["won"] is True
+    again = await peer.action(
+        {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": True}
+    )
+    assert again["type"] == "error"  # nothing waits any more
+
+
+async def test_DET_8_a_refused_reveal_counts_as_a_lost_contest(connect: Connect) -> None:
+    peer = await reveal_scene(connect)  # round 1: a combat round
+    await ok(peer, WIN)
+    await ok(peer, {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": False})
+    state = await peer.state()
+    assert state["visibility"]["token0"]["token2"] == "approximate" and state["reveals"] == {}
+    assert state["contests"]["token0"]["token2"]["won"] is False  # the pair's contest of round 1
+    assert (await peer.action(WIN))["type"] == "error"  # once per round
+
+
+async def test_DET_8_without_the_setting_a_won_contest_pinpoints_at_once(connect: Connect) -> None:
+    peer = await reveal_scene(connect, approve=False)
+    await ok(peer, WIN)
+    assert await cell(peer, "token0", "token2") == "pinpointed"
+    assert (await peer.state())["reveals"] == {}

@@ -211,6 +211,13 @@ def diff_states(
     _diff_models("/tokens", before.tokens, after.tokens, ops)
     _diff_visibility(before.visibility, after.visibility, visibility_pairs, ops)
     _diff_contests(before.contests, after.contests, ops)
+    if before.reveals is not after.reveals:
+        _diff_json(
+            "/reveals",
+            {t: {o: v.value for o, v in row.items()} for t, row in before.reveals.items()},
+            {t: {o: v.value for o, v in row.items()} for t, row in after.reveals.items()},
+            ops,
+        )
     if before.pins is not after.pins:
         _diff_json(
             "/pins",

@@ -189,7 +189,16 @@ class World:
             document = settled(after).model_dump(mode="json")
             ops: list[patches.Op] = [
                 {"op": "replace", "path": f"/{name}", "value": document[name]}
-                for name in ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins")
+                for name in (
+                    "scene",
+                    "settings",
+                    "actors",
+                    "tokens",
+                    "visibility",
+                    "contests",
+                    "pins",
+                    "reveals",
+                )
             ]
         else:
             ops = patches.diff_states(before, after, pairs)

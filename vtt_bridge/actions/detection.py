@@ -26,7 +26,7 @@ from vtt_bridge.document.models import (
 )
 from vtt_bridge.document.pins import pin_for
 from vtt_bridge.document.visibility import Contests, Pair, Pairs, Visibility, VisibilityIndex, token_actor
-from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.detection import (
     STATES,
     AttackConsequence,
@@ -726,7 +726,56 @@ def release_locate(state: WorldState, action: ReleaseLocateAction, ctx: Context)
     return Ruling(state=state.model_copy(update={"pins": pins}), log=(step,))
 
 
+class ApproveRevealAction(RuleModel):
+    """`approveReveal` `{observer, target, accept}`: the GM's answer to a reveal held for approval.
+
+    Accepted, the observer pinpoints the target as the contest said (DET-8); refused, the contest
+    counts as lost (kept as the pair's contest of the round in a combat round)."""
+
+    kind: Literal["approveReveal"]
+    observer: TokenId
+    target: TokenId
+    accept: Flag
+
+
+def approve_reveal(state: WorldState, action: ApproveRevealAction, ctx: Context) -> Ruling:
+    """Release a held reveal (`settings.approveReveals`): accepted or refused. None held: refused."""
+    _pin_tokens(state, action.observer, action.target)
+    row = state.reveals.get(action.target, {})
+    if action.observer not in row:
+        raise RuleViolation(
+            "DET-8", f"no reveal of {action.target} to {action.observer} waits for approval", ("target",)
+        )
+    reveals = dict(state.reveals)
+    left = {o: shown for o, shown in row.items() if o != action.observer}
+    if left:
+        reveals[action.target] = left
+    else:
+        del reveals[action.target]
+    update: dict[str, Any] = {"reveals": reveals}
+    if not action.accept:
+        contests = dict(state.contests)
+        wins = dict(contests.get(action.observer, {}))
+        win = wins.pop(action.target, None)
+        round_number = state.scene.round if state.scene is not None else 0
+        if win is not None and keeps_result(False, round_number):
+            wins[action.target] = ctx.visibility.result(win.stage_two, win.round, False)
+        if wins:
+            contests[action.observer] = wins
+        else:
+            contests.pop(action.observer, None)
+        update["contests"] = contests
+    verdict = "accepted" if action.accept else "refused: the contest counts as lost"
+    step = Step(
+        rule="DET-8",
+        text=f"the GM {verdict} ({action.observer} → {action.target})",
+        data={"observer": action.observer, "target": action.target, "accepted": action.accept},
+    )
+    return Ruling(state=state.model_copy(update=update), log=(step,))
+
+
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
+    "approveReveal": (ApproveRevealAction, approve_reveal),
     "move": (MoveAction, move),
     "contest": (ContestAction, contest_action),
     "pinLocate": (PinLocateAction, pin_locate),

@@ -235,6 +235,9 @@ class Settings(RuleModel):
     """HEALTH-7."""
     unconscious_at_zero_willpower: Flag = False
     """WP-5."""
+    approve_reveals: Flag = False
+    """Hold a stage-three contest that would raise a pair to pinpointed until the GM accepts it
+    (`approveReveal`); off by default."""
 
 
 class UntilRound(RuleModel):
@@ -278,6 +281,9 @@ class WorldState(RuleModel):
     pins: dict[TokenId, TargetPins] = Field(default_factory=dict)
     """The GM's pins, target token -> its pins (`pinLocate`); the world lays them over `visibility`
     after every ruling and releases those that ended (`document.pins`)."""
+    reveals: dict[TokenId, dict[TokenId, LocateState]] = Field(default_factory=dict)
+    """Reveals held for the GM (`settings.approveReveals`): target token -> observer token -> the
+    state shown meanwhile; a contest's win to pinpointed waits here until `approveReveal`."""
 
 
 __all__ = [

@@ -102,20 +102,59 @@ def natural(state: WorldState, observer: str, target: str, index: VisibilityInde
     return STATES[pair.standing(win).level]
 
 
+def held_reveals(
+    before: WorldState, after: WorldState, index: VisibilityIndex, pins: dict[str, TargetPins]
+) -> dict[str, dict[str, LocateState]]:
+    """The reveals held for the GM after this ruling (`settings.approveReveals`): those still held
+    whose win stands, and each new stage-three win that raises an unpinned pair to pinpointed (the
+    state shown meanwhile: the one before the contest). The same dict when nothing changed."""
+    reveals = after.reveals
+    kept: dict[str, dict[str, LocateState]] = {}
+    for target, row in reveals.items():
+        for observer, shown in row.items():
+            win = after.contests.get(observer, {}).get(target)
+            if win is not None and win is before.contests.get(observer, {}).get(target):
+                kept.setdefault(target, {})[observer] = shown
+    if after.settings.approve_reveals and after.contests is not before.contests:
+        old_visibility = settled(before).visibility
+        for observer, wins in after.contests.items():
+            old_wins = before.contests.get(observer, {})
+            if wins is old_wins:
+                continue
+            for target, win in wins.items():
+                if win is old_wins.get(target) or not win.won or target not in after.tokens:
+                    continue
+                if observer not in after.tokens or pin_for(pins.get(target), observer) is not None:
+                    continue
+                was = old_visibility.get(observer, {}).get(target)
+                if was is None or was is LocateState.PINPOINTED:
+                    continue
+                if natural(after, observer, target, index) is LocateState.PINPOINTED:
+                    kept.setdefault(target, {})[observer] = was
+    return reveals if kept == reveals else kept
+
+
 def apply_pins(
     before: WorldState, after: WorldState, index: VisibilityIndex, pairs: Pairs | None
 ) -> tuple[WorldState, Pairs | None]:
-    """`after` with its ended pins released and the matrix as the standing pins say; `pairs` (the
-    cells the ruling changed, None: diff every row) with the cells this changed added."""
+    """`after` with its ended pins released, the reveals held for the GM, and the matrix as the
+    standing pins and held reveals say; `pairs` (the cells the ruling changed, None: diff every
+    row) with the cells this changed added."""
     pins = released(before, after)
-    if not pins and not before.pins and not after.pins:
+    quiet = not before.reveals and not after.reveals and not after.settings.approve_reveals
+    if not pins and not before.pins and not after.pins and quiet:
         return after, pairs
+    reveals = held_reveals(before, after, index, pins)
     wanted: dict[tuple[str, str], LocateState] = {}
+    for target, row in reveals.items():
+        for observer, shown in row.items():
+            wanted[(observer, target)] = shown
     for observer, target in _cells(after, pins):
         pin = pin_for(pins[target], observer)
         if pin is not None:
             wanted[(observer, target)] = pin.state
-    for observer, target in _cells(after, before.pins):
+    dropped = [(o, t) for t, row in before.reveals.items() for o in row]
+    for observer, target in [*_cells(after, before.pins), *dropped]:
         if (observer, target) not in wanted and target in after.tokens and observer in after.tokens:
             wanted[(observer, target)] = natural(after, observer, target, index)
     pending = pending_cells(after.visibility)
@@ -127,9 +166,9 @@ def apply_pins(
         return after.visibility.get(observer, {}).get(target)
 
     writes = {cell: state for cell, state in wanted.items() if now(*cell) is not state}
-    if not writes and pins is after.pins:
+    if not writes and pins is after.pins and reveals is after.reveals:
         return after, pairs
-    state = after.model_copy(update={"pins": pins})
+    state = after.model_copy(update={"pins": pins, "reveals": reveals})
     if not writes:
         return state, pairs
     out_pairs: Pairs | None = None
