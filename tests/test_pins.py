@@ -314,6 +314,12 @@ async def test_DET_8_a_reveal_the_GM_approves_is_held_then_accepted(connect: Con
         "players see nothing yet"
     )
     assert {"op": "add", "path": "/reveals/token2", "value": {"token0": "approximate"}} in held["patch"]
+    assert held["log"][-1]["data"] == {
+        "held": True,
+        "observer": "token0",
+        "target": "token2",
+        "shown": "approximate",
+    }
     assert await cell(peer, "token0", "token2") == "approximate"
     await ok(peer, {"kind": "move", "token": "token1", "x": 150, "y": 0})  # another ruling keeps it held
     assert await cell(peer, "token0", "token2") == "approximate"

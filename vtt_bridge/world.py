@@ -32,7 +32,7 @@ from vtt_bridge.document.models import (
     seal,
     settled,
 )
-from vtt_bridge.document.pins import apply_pins
+from vtt_bridge.document.pins import apply_pins, held_steps
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
 from vtt_bridge.protocol import ErrorDetail, Sync, Upsert, error_details
@@ -181,6 +181,8 @@ class World:
         after = derive(before, after, derived)
         after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
         after, refreshed = apply_pins(previous or before, after, self.visibility, refreshed)
+        if after.reveals is not before.reveals:
+            log = [*log, *held_steps(before, after)]
         if pairs is None:
             pairs = refreshed
         new_rev = before.rev + 1

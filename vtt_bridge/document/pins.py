@@ -21,6 +21,7 @@ from vtt_bridge.document.models import (
     settled,
 )
 from vtt_bridge.document.visibility import Pairs, VisibilityIndex
+from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.detection import STATES, LocateState
 
 
@@ -186,3 +187,17 @@ def apply_pins(
         if out_pairs is not None:
             out_pairs.append((observer, target))
     return state.model_copy(update={"visibility": matrix}), out_pairs
+
+
+def held_steps(before: WorldState, after: WorldState) -> list[Step]:
+    """One `DET-8` step `{held: true, observer, target, shown}` per reveal newly held for the GM."""
+    return [
+        Step(
+            rule="DET-8",
+            text=f"{observer} would pinpoint {target}: held until the GM accepts or refuses it",
+            data={"held": True, "observer": observer, "target": target, "shown": shown.value},
+        )
+        for target, row in after.reveals.items()
+        for observer, shown in row.items()
+        if observer not in before.reveals.get(target, {})
+    ]

@@ -56,3 +56,39 @@ export function pinsOn(state, target) {
   }
   return out;
 }
+
+/**
+ * The reveals a ruling's log holds for the GM (`settings.approveReveals`): its `DET-8` steps
+ * `{held: true, observer, target}`.
+ * @param {{rule: string, data?: Record<string, any>}[]} log
+ * @returns {{observer: string, target: string}[]}
+ */
+export function heldReveals(log) {
+  return log
+    .filter((s) => s.rule === "DET-8" && s.data?.held === true && typeof s.data.observer === "string" && typeof s.data.target === "string")
+    .map((s) => ({ observer: /** @type {any} */ (s.data).observer, target: /** @type {any} */ (s.data).target }));
+}
+
+/**
+ * @param {string} text
+ * @returns {string}
+ */
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * The whispered card that asks the GM to accept or refuse a held reveal: one line, two buttons each
+ * carrying its `approveReveal` action (the chat button wiring sends it).
+ * @param {{observer: string, target: string}} reveal
+ * @param {{line: string, accept: string, refuse: string}} words localized
+ * @param {string} moduleId
+ * @returns {string}
+ */
+export function revealCardHtml(reveal, words, moduleId) {
+  const button = (/** @type {boolean} */ accept, /** @type {string} */ label) => {
+    const action = { kind: "approveReveal", observer: reveal.observer, target: reveal.target, accept };
+    return `<button type="button" data-${moduleId}-action="${escapeHtml(JSON.stringify(action))}">${escapeHtml(label)}</button>`;
+  };
+  return `<div class="${moduleId}-card ${moduleId}-reveal"><p>${escapeHtml(words.line)}</p>${button(true, words.accept)}${button(false, words.refuse)}</div>`;
+}

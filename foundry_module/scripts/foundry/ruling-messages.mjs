@@ -13,7 +13,7 @@ import { MODULE_ID } from "../core/constants.mjs";
 import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
-import { PIN_ENDS, pinAction, releaseAction } from "../core/pins.mjs";
+import { heldReveals, PIN_ENDS, pinAction, releaseAction, revealCardHtml } from "../core/pins.mjs";
 import { LOCATE_STATES } from "../core/constants.mjs";
 
 /**
@@ -112,6 +112,24 @@ function actionSubject(action) {
 }
 
 /**
+ * For each reveal a ruling holds (world setting "approve reveals"), a card whispered to the GMs with
+ * Accept and Refuse buttons; players see nothing until the GM accepts.
+ * @param {any[]} log
+ */
+export async function askReveals(log) {
+  const loc = i18n();
+  for (const reveal of heldReveals(log)) {
+    const names = { observer: nameOf(reveal.observer) ?? reveal.observer, target: nameOf(reveal.target) ?? reveal.target };
+    const content = revealCardHtml(
+      reveal,
+      { line: loc.format("VTTBRIDGE.Reveal.Line", names), accept: loc.localize("VTTBRIDGE.Reveal.Accept"), refuse: loc.localize("VTTBRIDGE.Reveal.Refuse") },
+      MODULE_ID,
+    );
+    await ChatMessage.create({ content, speaker: { alias: "vtt-bridge" }, whisper: gmIds() });
+  }
+}
+
+/**
  * Post a card for each ruling of a connection; the request a ruling answers (when this browser
  * sent it) names the card's kind and subject.
  * @param {any} connection a BridgeConnection
@@ -119,7 +137,9 @@ function actionSubject(action) {
  */
 function followConnection(connection, getSetting) {
   connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>}}} */ event) => {
-    if (!game.user.isGM || !shouldPostCard(event.log)) return;
+    if (!game.user.isGM) return;
+    await askReveals(event.log ?? []);
+    if (!shouldPostCard(event.log)) return;
     const action = event.request?.type === "action" ? event.request.payload : undefined;
     const subjectId = actionSubject(action);
     try {

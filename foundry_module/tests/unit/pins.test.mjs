@@ -107,3 +107,22 @@ test("the token HUD's pin dialog sends pinLocate (this combat round) or releaseL
   await pinFor(target, connection);
   assert.deepEqual(sent, []);
 });
+
+test("a reveal held for the GM: read from the log's DET-8 step, asked in a card with Accept and Refuse", async () => {
+  const { heldReveals, revealCardHtml } = await import("../../scripts/core/pins.mjs");
+  const { actionFromButton } = await import("../../scripts/core/damage.mjs");
+  const log = [
+    { rule: "DET-8", text: "contest", data: { observer: "O", target: "T", wins: true } },
+    { rule: "DET-8", text: "held", data: { held: true, observer: "O", target: "T", shown: "approximate" } },
+  ];
+  assert.deepEqual(heldReveals(log), [{ observer: "O", target: "T" }]);
+  assert.deepEqual(heldReveals([log[0]]), []);
+  const html = revealCardHtml({ observer: "O", target: "T" }, { line: "Guard would pinpoint <Ghost>", accept: "Accept", refuse: "Refuse" }, "vtt-bridge");
+  assert.ok(html.includes("Guard would pinpoint &#60;Ghost&#62;"), "escaped");
+  const attrs = [...html.matchAll(/data-vtt-bridge-action="([^"]*)"/g)].map((m) => m[1].replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c))));
+  const buttons = attrs.map((raw) => actionFromButton({ getAttribute: () => raw }));
+  assert.deepEqual(buttons, [
+    { kind: "approveReveal", observer: "O", target: "T", accept: true },
+    { kind: "approveReveal", observer: "O", target: "T", accept: false },
+  ]);
+});
