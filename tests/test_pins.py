@@ -350,3 +350,14 @@ async def test_DET_8_without_the_setting_a_won_contest_pinpoints_at_once(connect
     await ok(peer, WIN)
     assert await cell(peer, "token0", "token2") == "pinpointed"
     assert (await peer.state())["reveals"] == {}
+
+
+async def test_PIN_a_pin_and_its_release_can_be_undone(connect: Connect) -> None:
+    peer = await scene(connect)
+    reply = await peer.action(pin("token1", "unlocated", "scene", observer="token0"), msg_id="pin-1")
+    assert reply["type"] == "result", reply
+    assert await cell(peer, "token0", "token1") == "unlocated"
+    undo = await peer.action({"kind": "undo", "action": "pin-1"})
+    assert undo["type"] == "result", undo
+    assert await cell(peer, "token0", "token1") == "pinpointed"
+    assert (await peer.state())["pins"] == {}
