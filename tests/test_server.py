@@ -285,7 +285,9 @@ async def test_error_bad_request_keeps_the_request_id_when_there_is_one(connect:
         pytest.param(damage(amount=3.5), ["instances", 0, "amount"], id="a fraction for an integer"),
         pytest.param(damage(grade="X"), ["instances", 0, "grade"], id="unknown grade"),
         pytest.param({"kind": "damage", "target": 5, "instances": []}, ["target"], id="target not a string"),
-        pytest.param({"kind": "damage", "instances": []}, ["target"], id="missing target"),
+        pytest.param(
+            {"kind": "damage", "instances": [{"amount": 1, "grade": "L"}]}, ["target"], id="missing target"
+        ),
     ],
 )
 async def test_error_invalid_action_names_the_field(

@@ -23,6 +23,7 @@ from vtt_bridge.document.models import (
     Actor,
     Scene,
     Settings,
+    TargetPins,
     Token,
     Unapplied,
     WorldState,
@@ -238,6 +239,20 @@ def diff_states(
     _diff_models("/tokens", before.tokens, after.tokens, ops)
     _diff_visibility(before.visibility, after.visibility, visibility_pairs, ops)
     _diff_contests(before.contests, after.contests, ops)
+    if before.reveals is not after.reveals:
+        _diff_json(
+            "/reveals",
+            {t: {o: v.value for o, v in row.items()} for t, row in before.reveals.items()},
+            {t: {o: v.value for o, v in row.items()} for t, row in after.reveals.items()},
+            ops,
+        )
+    if before.pins is not after.pins:
+        _diff_json(
+            "/pins",
+            {t: pins.model_dump(mode="json") for t, pins in before.pins.items()},
+            {t: pins.model_dump(mode="json") for t, pins in after.pins.items()},
+            ops,
+        )
     return ops
 
 
@@ -296,6 +311,36 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 _MEMBER_PARTS = frozenset(("actors", "tokens", "visibility", "contests"))
 
 
+_DICT_PARTS = frozenset(("pins", "reveals"))
+"""Parts kept whole (few members): the GM's pins and the reveals held for the GM."""
+
+
+def _dump_part(state: WorldState, head: str) -> Any:
+    """A whole part's JSON: `scene`, `settings`, `pins`, `reveals` (`rev` as is)."""
+    if head == "pins":
+        return {target: pins.model_dump(mode="json") for target, pins in state.pins.items()}
+    if head == "reveals":
+        return {target: {o: str(shown) for o, shown in row.items()} for target, row in state.reveals.items()}
+    part = getattr(state, head)
+    return part if head == "rev" else None if part is None else part.model_dump(mode="json")
+
+
+def _load_part(head: str, value: Any) -> Any:
+    """A whole part from its JSON (`MISSING`: emptied)."""
+    if head == "pins":
+        return (
+            {}
+            if value is MISSING
+            else {t: TargetPins.model_validate(v, context=STORED) for t, v in value.items()}
+        )
+    if head == "reveals":
+        if value is MISSING:
+            return {}
+        return {t: {o: _LOCATE[shown] for o, shown in row.items()} for t, row in value.items()}
+    model: type[BaseModel] = Scene if head == "scene" else Settings
+    return None if value is None or value is MISSING else model.model_validate(value, context=STORED)
+
+
 def _dump_member(state: WorldState, head: str, member: str) -> Any:
     members: Mapping[str, Any] = getattr(state, head)
     value = members.get(member, MISSING)
@@ -346,7 +391,7 @@ class Reader:
             rest = segments[2:]
             if head == "contests" and rest:  # an entry: only it dumped
                 key, rest = (head, segments[1], rest[0]), rest[1:]
-        elif head in ("scene", "settings", "rev"):
+        elif head in ("scene", "settings", "rev") or head in _DICT_PARTS:
             key, rest = (head,), segments[1:]
         else:
             return MISSING
@@ -358,10 +403,7 @@ class Reader:
             elif len(key) == 2:
                 self._members[key] = _dump_member(self.state, key[0], key[1])
             else:
-                part = getattr(self.state, head)
-                self._members[key] = (
-                    part if head == "rev" else None if part is None else part.model_dump(mode="json")
-                )
+                self._members[key] = _dump_part(self.state, head)
         return _walk(self._members[key], rest)
 
 
@@ -407,7 +449,7 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
         if head in _MEMBER_PARTS and len(segments) >= 2:
             key: tuple[str, ...] = (head, segments[1])
             rest = segments[2:]
-        elif head in ("scene", "settings"):
+        elif head in ("scene", "settings") or head in _DICT_PARTS:
             key, rest = (head,), segments[1:]
         else:
             raise jsonpatch.JsonPatchException(f"{op['path']!r} names no actor, token, row or part")
@@ -418,16 +460,12 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
         head = key[0]
         current = _dump_member(state, head, key[1]) if len(key) == 2 else None
         if len(key) == 1:
-            part = getattr(state, head)
-            current = None if part is None else part.model_dump(mode="json")
+            current = _dump_part(state, head)
         wrapper: dict[str, Any] = {} if current is MISSING else {"v": current}
         jsonpatch.apply_patch(wrapper, inner_ops, in_place=True)
         value = wrapper.get("v", MISSING)
         if len(key) == 1:
-            model: type[BaseModel] = Scene if head == "scene" else Settings
-            updates[head] = (
-                None if value is None or value is MISSING else model.model_validate(value, context=STORED)
-            )
+            updates[head] = _load_part(head, value)
             continue
         members = dict(updates.get(head, getattr(state, head)))
         if value is MISSING:

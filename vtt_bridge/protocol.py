@@ -305,7 +305,9 @@ def _type_name(annotation: Any) -> str:
 ID_FIELDS = {"actor": "actor", "token": "token", "observer": "token", "attacker": "token"}
 """Which document a field of an action or query names, by the field's name."""
 
-TOKEN_TARGETS = frozenset({"contest", "explain", "attackCheck"})
+TOKEN_TARGETS = frozenset(
+    {"contest", "explain", "attackCheck", "pinLocate", "releaseLocate", "approveReveal"}
+)
 """The kinds whose `target` is a token (detection is between tokens); every other `target` is an actor."""
 
 

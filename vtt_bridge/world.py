@@ -33,6 +33,7 @@ from vtt_bridge.document.models import (
     seal,
     settled,
 )
+from vtt_bridge.document.pins import apply_pins, held_steps
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
 from vtt_bridge.history import Entry, History, step_data
@@ -183,12 +184,17 @@ class World:
         pairs: Iterable[tuple[str, str]] | None = None,
         full: bool = False,
         derived: frozenset[str] = frozenset(),
+        previous: WorldState | None = None,
         kind: str = "",
         target: str | None = None,
         message_id: str | None = None,
     ) -> Pending:
+        """`previous`: the state the pins' ends are judged against, when not `before` (a sync)."""
         after = derive(before, after, derived)
         after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
+        after, refreshed = apply_pins(previous or before, after, self.visibility, refreshed)
+        if after.reveals is not before.reveals:
+            log = [*log, *held_steps(before, after)]
         if pairs is None:
             pairs = None if target is not None else refreshed  # an undo diffs the rows it restored
         new_rev = before.rev + 1
@@ -197,7 +203,16 @@ class World:
             document = settled(after).model_dump(mode="json")
             ops: list[patches.Op] = [
                 {"op": "replace", "path": f"/{name}", "value": document[name]}
-                for name in ("scene", "settings", "actors", "tokens", "visibility", "contests")
+                for name in (
+                    "scene",
+                    "settings",
+                    "actors",
+                    "tokens",
+                    "visibility",
+                    "contests",
+                    "pins",
+                    "reveals",
+                )
             ]
         else:
             ops = patches.diff_states(before, after, pairs)
@@ -317,8 +332,18 @@ class World:
         ]
         if details:
             raise RequestError(ErrorCode.INVALID, "a token names an actor the state does not have", details)
+        same_scene = (
+            state.scene is not None and self.state.scene is not None and state.scene.id == self.state.scene.id
+        )
         after = WorldState(
-            rev=self.rev, scene=state.scene, settings=state.settings, actors=state.actors, tokens=state.tokens
+            rev=self.rev,
+            scene=state.scene,
+            settings=state.settings,
+            actors=state.actors,
+            tokens=state.tokens,
+            # the GM's pins are rulings: a sync of the same scene keeps them (those whose tokens are
+            # gone are released); a new scene ends them all
+            pins=self.state.pins if same_scene else {},
         )
         step = Step(
             rule="SYNC",
@@ -326,7 +351,15 @@ class World:
         )
         # Against an empty world every actor and token is new, so all of them are derived afresh.
         return self._finish(
-            WorldState(rev=self.rev), after, [step], (), None, full=True, kind="sync", message_id=message_id
+            WorldState(rev=self.rev),
+            after,
+            [step],
+            (),
+            None,
+            full=True,
+            kind="sync",
+            message_id=message_id,
+            previous=self.state,
         )
 
     def prepare_upsert(self, payload: dict[str, Any], message_id: str | None = None) -> Pending:

@@ -10,6 +10,7 @@ import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } fr
 import { BridgeConnection, randomId } from "./core/connection.mjs";
 import { MODULE_ID } from "./core/constants.mjs";
 import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./core/damage.mjs";
+import { batchTargets, retarget } from "./core/attack.mjs";
 import {
   moveFromTokenUpdate,
   roundFromCombatUpdate,
@@ -284,14 +285,31 @@ async function openDamageDialog(actor, mode = "damage") {
     },
   });
   if (!data) return;
-  let action;
+  let actions;
   try {
-    action = actionFromDialog(actor.uuid, { ...data, mode });
+    const action = actionFromDialog(actor.uuid, { ...data, mode });
+    // damage: to the targeted tokens (a player's attack) or the selected ones (a GM), one each
+    actions = mode === "damage" ? retarget(action, damageTargets({ actor: actor.uuid })) : [action];
   } catch (error) {
     ui.notifications.error(/** @type {Error} */ (error).message);
     return;
   }
-  await sendAction(action);
+  for (const action of actions) await sendAction(action);
+}
+
+/**
+ * The tokens a damage goes to (`batchTargets`): this user's targets, or a GM's selection.
+ * @param {import("./core/attack.mjs").AttackTarget|null} fallback
+ */
+function damageTargets(fallback) {
+  /** @param {any} token */
+  const ref = (token) => ({ id: String(token?.document?.id ?? token?.id ?? ""), actor: token?.actor?.uuid });
+  return batchTargets({
+    isGM: !!game.user?.isGM,
+    targeted: [.../** @type {any} */ (game.user)?.targets ?? []].map(ref),
+    controlled: (/** @type {any} */ (canvas)?.tokens?.controlled ?? []).map(ref),
+    fallback,
+  });
 }
 
 /**
@@ -432,7 +450,19 @@ Hooks.on("getActorSheetHeaderButtons", (/** @type {any} */ app, /** @type {any[]
 /** @param {HTMLElement} html */
 function bindChatButtons(html) {
   for (const button of html.querySelectorAll(`[data-${MODULE_ID}-action]`)) {
-    button.addEventListener("click", () => sendAction(actionFromButton(button)));
+    button.addEventListener("click", async () => {
+      const action = actionFromButton(button);
+      if (!action) return;
+      const fallback = typeof action.target === "string" ? { actor: action.target } : null;
+      let actions;
+      try {
+        actions = retarget(action, damageTargets(fallback));
+      } catch (error) {
+        ui.notifications.error(/** @type {Error} */ (error).message);
+        return;
+      }
+      for (const each of actions) await sendAction(each);
+    });
   }
 }
 // one hook per version (v13 warns about any renderChatMessage listener): v13+ HTMLElement, v12 jQuery

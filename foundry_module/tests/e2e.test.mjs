@@ -244,3 +244,56 @@ test("Node: a Chronicles of Darkness (mta) world with no rules-sheet entry: sync
 test("headless Chromium: the same mta world with the browser's own WebSocket", async () => {
   checkMtaReport(await inChromium("tests/browser/e2e-mta.html", "e2e-mta-chromium"));
 });
+
+/**
+ * A plain protocol client over `ws`: one request at a time, each answered in order.
+ * @param {string} url
+ */
+async function rawClient(url) {
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  let n = 0;
+  /** @param {string} type @param {any} payload @returns {Promise<any>} */
+  const request = (type, payload) =>
+    new Promise((resolve) => {
+      const id = `a${++n}`;
+      ws.once("message", (data) => resolve(JSON.parse(String(data))));
+      ws.send(JSON.stringify({ v: 1, id, type, payload }));
+    });
+  return { request, close: () => ws.close() };
+}
+
+test("Node: DET-10 against the real sidecar: the module's damage batch at a wrong square misses, a right one counts half", async () => {
+  const { damageActions, attackMissed, iwrChanges } = await import("../scripts/core/attack.mjs");
+  const peer = await rawClient(sidecarUrl);
+  try {
+    assert.equal((await peer.request("hello", { token: TOKEN, world: "e2e-det10", client: { name: "e2e" } })).type, "welcome");
+    const actor = (/** @type {string} */ name) => ({ name, health: { max: 7 } });
+    const state = {
+      scene: { id: "s1", round: 1, width: 2000, height: 2000 },
+      actors: { "Actor.ann": actor("Ann"), "Actor.ghost": actor("Ghost") },
+      tokens: { tokAnn: { actor: "Actor.ann", x: 0, y: 0 }, tokGhost: { actor: "Actor.ghost", x: 500, y: 500 } },
+    };
+    assert.equal((await peer.request("sync", { state })).type, "result");
+    const pinned = await peer.request("action", { kind: "pinLocate", observer: "tokAnn", target: "tokGhost", state: "unlocated", until: "scene", by: "GM" });
+    assert.equal(pinned.type, "result", JSON.stringify(pinned));
+    const attack = { attacker: "tokAnn", successes: 4 };
+    const [wrong] = damageActions([{ actor: "Actor.ghost", token: "tokGhost", guess: { x: 150, y: 150 } }], [{ amount: 4, grade: "L" }], attack);
+    const missed = await peer.request("action", wrong);
+    assert.equal(missed.type, "result", JSON.stringify(missed));
+    assert.equal(attackMissed(missed.payload.log), true, "a wrong square misses");
+    const afterMiss = await peer.request("query", { kind: "state" });
+    assert.equal(afterMiss.payload.state.actors["Actor.ghost"].health.lethal, 0, "nothing dealt");
+    const [right] = damageActions([{ actor: "Actor.ghost", token: "tokGhost", guess: { x: 550, y: 550 } }], [{ amount: 4, grade: "L" }], attack);
+    const hit = await peer.request("action", right);
+    assert.equal(attackMissed(hit.payload.log), false);
+    assert.ok(iwrChanges(hit.payload.log).some((s) => s.rule === "DET-10" && JSON.stringify(s.data?.after) === "[2]"), "halved: 4 → 2");
+    const afterHit = await peer.request("query", { kind: "state" });
+    assert.equal(afterHit.payload.state.actors["Actor.ghost"].health.lethal, 2);
+  } finally {
+    peer.close();
+  }
+});

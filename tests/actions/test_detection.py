@@ -517,4 +517,9 @@ def test_DET_10_attack_check_counts_a_standing_win() -> None:
 
 
 def test_DET_8_the_module_registers_its_actions_and_queries() -> None:
-    assert set(ACTIONS) == {"move", "contest"} and set(QUERIES) == {"explain", "attackCheck"}
+    assert set(ACTIONS) == {"move", "contest", "pinLocate", "releaseLocate", "approveReveal"} and set(
+        QUERIES
+    ) == {
+        "explain",
+        "attackCheck",
+    }

@@ -517,3 +517,32 @@ def test_DET_1_the_first_step_names_each_anti_detection_with_its_essence_and_ran
             {"name": "technological veil", "essence": "technological", "rank": "unranked"},
         ],
     }
+
+
+def test_DET_10_a_guessed_square_is_right_only_inside_the_targets_square() -> None:
+    from vtt_bridge.rules.detection import guess_is_right
+
+    assert guess_is_right(200, 0, 100, 200, 0) and guess_is_right(200, 0, 100, 299.5, 99.5)
+    assert not guess_is_right(200, 0, 100, 300, 50) and not guess_is_right(200, 0, 100, 199, 50)
+
+
+@pytest.mark.parametrize(
+    ("locate", "right", "expected"),
+    [
+        (LocateState.UNLOCATED, None, None),  # no guess: a miss
+        (LocateState.UNLOCATED, False, None),  # a wrong square: a miss
+        (LocateState.UNLOCATED, True, (2, 1, 3)),  # a right guess counts as approximate
+        (LocateState.APPROXIMATE, None, (2, 1, 3)),
+        (LocateState.PINPOINTED, None, (5, 3, 7)),
+    ],
+)
+def test_DET_10_an_attack_at_a_guessed_square(
+    locate: LocateState, right: bool | None, expected: tuple[int, int, int] | None
+) -> None:
+    from vtt_bridge.rules.detection import attack_on_guess
+
+    out = attack_on_guess(locate, right, 5, 3, 7)
+    if expected is None:
+        assert out is None
+    else:
+        assert out is not None and (out.successes, out.extra_successes, out.effect_points) == expected

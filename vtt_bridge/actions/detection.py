@@ -12,7 +12,20 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Handler, QueryHandler, Ruling
-from vtt_bridge.document.models import Actor, Id, NotFound, Scene, WorldState, pending_cells, replaced
+from vtt_bridge.document.models import (
+    Actor,
+    Id,
+    LocatePin,
+    NotFound,
+    PinUntil,
+    Scene,
+    TargetPins,
+    UntilRound,
+    WorldState,
+    pending_cells,
+    replaced,
+)
+from vtt_bridge.document.pins import pin_for
 from vtt_bridge.document.visibility import (
     Contests,
     Pair,
@@ -22,7 +35,7 @@ from vtt_bridge.document.visibility import (
     scale_squared,
     token_actor,
 )
-from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.detection import (
     STATES,
     AttackConsequence,
@@ -33,6 +46,7 @@ from vtt_bridge.rules.detection import (
     SpellKind,
     StageThreeContest,
     attack_consequence,
+    attack_on_guess,
     contest,
     contest_level,
     contest_modifiers,
@@ -40,6 +54,7 @@ from vtt_bridge.rules.detection import (
     contestable,
     contested_this_round,
     explain_locate,
+    guess_is_right,
     keeps_result,
     lapses,
     spots_nothing,
@@ -74,7 +89,7 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
     now = pair.standing(result)
     round_number = state.scene.round if state.scene is not None else 0
     located = STATES[now.level].value
-    return [
+    out = [
         Step(
             rule="DET-5",
             text=f"{observer} → {target}: distance {distance:.2f} {units} (3D, elevation included)",
@@ -84,6 +99,17 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
         *standing_steps(result, now, round_number, bool(pair.key), stage_two.level),
         Step(rule="DET-4", text=f"{observer} locates {target}: {located}", data={"result": located}),
     ]
+    pin = pin_for(state.pins.get(target), observer)
+    if pin is not None:
+        until = pin.until if isinstance(pin.until, str) else pin.until.model_dump(mode="json")
+        out.append(
+            Step(
+                rule="PIN",
+                text=f"pinned by {pin.by or 'the GM'}: {observer} locates {target}: {pin.state.value}",
+                data={"result": pin.state.value, "rules": located, "by": pin.by, "until": until},
+            )
+        )
+    return out
 
 
 def _within(limit: float | None, distance2: float) -> bool:
@@ -487,9 +513,16 @@ def explain_query(state: WorldState, query: ExplainQuery, index: VisibilityIndex
     }
 
 
+class Guess(RuleModel):
+    """A guessed position `{x, y}` in canvas pixels (DET-10: the square it falls in)."""
+
+    x: Coordinate
+    y: Coordinate
+
+
 class AttackCheckQuery(RuleModel):
     """`query` `{kind: "attackCheck", attacker, target, successes, extraSuccesses?, effectPoints?,
-    spell?}` (DET-10)."""
+    spell?, guess?}` (DET-10); `guess` the square an attack on an unlocated target goes at."""
 
     kind: Literal["attackCheck"]
     attacker: TokenId
@@ -498,13 +531,125 @@ class AttackCheckQuery(RuleModel):
     extra_successes: Count = 0
     effect_points: Count = 0
     spell: SpellKind | None = None
+    guess: Guess | None = None
 
 
-def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> dict[str, Any]:
-    """DET-10: what the attack or spell counts for, from how the attacker locates the target now.
-    The answer is an `AttackConsequence` plus a `log` of steps."""
-    consequence = check_attack(state, query, index)
-    located = consequence.locate.value
+class Attack(RuleModel):
+    """`damage.attack` `{attacker, token, successes, extraSuccesses?, effectPoints?, guess?}`: the
+    attack the damage comes from (DET-10): the attacker's token, the target's token (showing the
+    damaged actor), the attack's successes, and for an unlocated target the guessed square."""
+
+    attacker: TokenId
+    token: TokenId | None = None
+    """None: whoever stands at the guessed square (an attack at a square, the target unknown)."""
+    successes: Count
+    extra_successes: Count = 0
+    effect_points: Count = 0
+    guess: Guess | None = None
+
+
+def token_at_guess(state: WorldState, attack: Attack) -> str | None:
+    """DET-10: the token an attack at a guessed square (no `token` named) lands on: the first other
+    token standing in that square, or None (nobody there: a miss). A guess off the scene is refused."""
+    if attack.guess is None:
+        raise RuleViolation(
+            "DET-10", "an attack that names no target token needs a guessed square", ("attack", "guess")
+        )
+    scene = state.scene or _DEFAULT_SCENE
+    _check_on_scene(scene, attack.guess, ("attack", "guess"))
+    for token_id, token in state.tokens.items():
+        if token_id != attack.attacker and guess_is_right(
+            token.x, token.y, scene.grid_size, attack.guess.x, attack.guess.y
+        ):
+            return token_id
+    return None
+
+
+def locate_now(
+    state: WorldState, attacker: str, target: str, index: VisibilityIndex, paths: tuple[str, str]
+) -> LocateState:
+    """How the attacker locates the target now: the GM's pin if one holds, else stages one to three."""
+    pair = index.pair(state, attacker, target, paths)
+    pin = pin_for(state.pins.get(target), attacker)
+    if pin is not None:
+        return pin.state
+    win = state.contests.get(attacker, {}).get(target)
+    return STATES[pair.standing(win).level]
+
+
+def _check_on_scene(scene: Scene, guess: Guess, path: tuple[str | int, ...]) -> None:
+    outside = guess.x < 0 or guess.y < 0
+    if scene.width is not None and guess.x >= scene.width:
+        outside = True
+    if scene.height is not None and guess.y >= scene.height:
+        outside = True
+    if outside:
+        raise RuleViolation(
+            "DET-10", f"the guessed position ({guess.x}, {guess.y}) is outside the scene", path
+        )
+
+
+def _guess_right(
+    state: WorldState, target: str, guess: Guess | None, path: tuple[str | int, ...]
+) -> bool | None:
+    """Whether the guessed square is the target's (None: no guess); a guess off the scene is refused."""
+    if guess is None:
+        return None
+    scene = state.scene or _DEFAULT_SCENE
+    _check_on_scene(scene, guess, path)
+    token = state.tokens[target]
+    return guess_is_right(token.x, token.y, scene.grid_size, guess.x, guess.y)
+
+
+def rule_attack(
+    state: WorldState, attack: Attack, index: VisibilityIndex
+) -> tuple[AttackConsequence | None, list[Step]]:
+    """DET-10 for the attack a damage comes from: what it counts for (None: a miss, a wrong or missing
+    guess at an unlocated target), with the steps that say why."""
+    if attack.token is None:
+        raise RuleViolation("DET-10", "name the target's token", ("attack", "token"))
+    for field, token in (("attacker", attack.attacker), ("token", attack.token)):
+        if token not in state.tokens:
+            raise NotFound(("attack", field), f"no token {token!r} on the scene")
+    if attack.attacker == attack.token:
+        raise RuleViolation(
+            "DET-4", "an attacker and its target must be two different tokens", ("attack", "token")
+        )
+    located = locate_now(state, attack.attacker, attack.token, index, ("attacker", "token"))
+    right = _guess_right(state, attack.token, attack.guess, ("attack", "guess"))
+    consequence = attack_on_guess(
+        located, right, attack.successes, attack.extra_successes, attack.effect_points
+    )
+    steps = [_locate_step(attack.attacker, attack.token, located)]
+    if located is LocateState.UNLOCATED:
+        steps.append(_guess_step(right))
+    if consequence is not None:
+        steps.append(_verdict_step(consequence, None))
+    return consequence, steps
+
+
+def _locate_step(attacker: str, target: str, located: LocateState) -> Step:
+    return Step(
+        rule="DET-4", text=f"{attacker} locates {target}: {located.value}", data={"locate": located.value}
+    )
+
+
+def _guess_step(right: bool | None) -> Step:
+    """`DET-10.guess` `{guessed, right}`: an attack at a guessed square on an unlocated target."""
+    if right is None:
+        text = "unlocated and no square guessed: the attack misses"
+    elif right:
+        text = "the guessed square is right: the attack counts as against an approximate target"
+    else:
+        text = "the guessed square is wrong: the attack misses"
+    return Step(
+        rule="DET-10",
+        text=text,
+        data={"guess": "DET-10.guess", "guessed": right is not None, "right": bool(right)},
+    )
+
+
+def _verdict_step(consequence: AttackConsequence, spell: SpellKind | None) -> Step:
     if consequence.spell is not None:
         chance = f"works with a {consequence.spell_chance:.0%} chance"
         verdict = f"{consequence.spell.value} spell: " + (
@@ -516,41 +661,205 @@ def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIn
             verdict += ", only at a guessed position (a right guess counts as approximate)"
     else:
         verdict = "attack: counts in full"
-    log = [
-        Step(
-            rule="DET-4", text=f"{query.attacker} locates {query.target}: {located}", data={"locate": located}
-        ),
-        Step(
-            rule="DET-10",
-            text=verdict,
-            data={
-                "successes": consequence.successes,
-                "extraSuccesses": consequence.extra_successes,
-                "effectPoints": consequence.effect_points,
-                "halved": consequence.halved,
-                "guessedPositionOnly": consequence.guessed_position_only,
-                "spell": None if consequence.spell is None else consequence.spell.value,
-                "spellAllowed": consequence.spell_allowed,
-                "spellChance": consequence.spell_chance,
-            },
-        ),
-    ]
-    return {**consequence.model_dump(mode="json"), "log": [step.payload() for step in log]}
-
-
-def check_attack(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> AttackConsequence:
-    """DET-10 as a model: the attacker's current locate state (stages one to three) applied."""
-    pair = index.pair(state, query.attacker, query.target, ("attacker", "target"))
-    win = state.contests.get(query.attacker, {}).get(query.target)
-    level = pair.standing(win).level
-    return attack_consequence(
-        STATES[level], query.successes, query.extra_successes, query.effect_points, query.spell
+    return Step(
+        rule="DET-10",
+        text=verdict,
+        data={
+            "successes": consequence.successes,
+            "extraSuccesses": consequence.extra_successes,
+            "effectPoints": consequence.effect_points,
+            "halved": consequence.halved,
+            "guessedPositionOnly": consequence.guessed_position_only,
+            "spell": None if consequence.spell is None else consequence.spell.value,
+            "spellAllowed": consequence.spell_allowed,
+            "spellChance": consequence.spell_chance,
+        },
     )
 
 
+def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> dict[str, Any]:
+    """DET-10: what the attack or spell counts for, from how the attacker locates the target now (the
+    GM's pin included). The answer is an `AttackConsequence` plus `hit` (false: a wrong or missing
+    guess at an unlocated target) and a `log` of steps."""
+    consequence = check_attack(state, query, index)
+    located = consequence.locate
+    log = [_locate_step(query.attacker, query.target, located)]
+    hit = True
+    if query.spell is None and located is LocateState.UNLOCATED and query.guess is not None:
+        right = _guess_right(state, query.target, query.guess, ("guess",))
+        log.append(_guess_step(right))
+        guessed = attack_on_guess(located, right, query.successes, query.extra_successes, query.effect_points)
+        hit = guessed is not None
+        if guessed is not None:
+            consequence = guessed.model_copy(update={"locate": located, "guessed_position_only": True})
+    log.append(_verdict_step(consequence, query.spell))
+    return {**consequence.model_dump(mode="json"), "hit": hit, "log": [step.payload() for step in log]}
+
+
+def check_attack(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> AttackConsequence:
+    """DET-10 as a model: the attacker's current locate state (stages one to three, or the GM's pin)."""
+    level = locate_now(state, query.attacker, query.target, index, ("attacker", "target"))
+    return attack_consequence(level, query.successes, query.extra_successes, query.effect_points, query.spell)
+
+
+class PinLocateAction(RuleModel):
+    """`pinLocate` `{observer?, target, state, until, by?}`: the GM pins how a token locates another.
+
+    No `observer`: every observer. The pin is laid over the rules' state until `until` (`"scene"`,
+    `{"round": N}`: released when round N+1 begins, `"move"`: when either token moves). `by` names
+    who set it."""
+
+    kind: Literal["pinLocate"]
+    observer: TokenId | None = None
+    target: TokenId
+    state: LocateState
+    until: PinUntil
+    by: Annotated[str, Field(strict=True, max_length=200)] = ""
+
+
+class ReleaseLocateAction(RuleModel):
+    """`releaseLocate` `{observer?, target}`: end a pin (no `observer`: the one for every observer)."""
+
+    kind: Literal["releaseLocate"]
+    observer: TokenId | None = None
+    target: TokenId
+
+
+def _pin_tokens(state: WorldState, observer: str | None, target: str) -> None:
+    if target not in state.tokens:
+        raise NotFound(("target",), f"no token {target!r} on the scene")
+    if observer is not None:
+        if observer not in state.tokens:
+            raise NotFound(("observer",), f"no token {observer!r} on the scene")
+        if observer == target:
+            raise RuleViolation(
+                "DET-4", "an observer and its target must be two different tokens", ("target",)
+            )
+
+
+def _who(observer: str | None) -> str:
+    return "every observer" if observer is None else observer
+
+
+def pin_locate(state: WorldState, action: PinLocateAction, ctx: Context) -> Ruling:
+    """Pin a pair (or a target against every observer) to a state; the world lays it over the matrix
+    (`document.pins`). A round already past is refused."""
+    _pin_tokens(state, action.observer, action.target)
+    round_number = state.scene.round if state.scene is not None else 0
+    until = action.until
+    if isinstance(until, UntilRound) and until.round < round_number:
+        raise RuleViolation(
+            "PIN", f"round {until.round} is past: the scene is in round {round_number}", ("until", "round")
+        )
+    pin = LocatePin(state=action.state, until=until, by=action.by)
+    old = state.pins.get(action.target, TargetPins())
+    pins = (
+        TargetPins(every=pin, observers=old.observers)
+        if action.observer is None
+        else TargetPins(every=old.every, observers={**old.observers, action.observer: pin})
+    )
+    shown = until if isinstance(until, str) else f"the end of round {until.round}"
+    step = Step(
+        rule="PIN",
+        text=f"{action.by or 'the GM'} pins how {_who(action.observer)} locates {action.target}: "
+        f"{action.state.value} until {shown}",
+        data={
+            "observer": action.observer,
+            "target": action.target,
+            "state": action.state.value,
+            "until": until if isinstance(until, str) else until.model_dump(mode="json"),
+            "by": action.by,
+        },
+    )
+    return Ruling(state=state.model_copy(update={"pins": {**state.pins, action.target: pins}}), log=(step,))
+
+
+def release_locate(state: WorldState, action: ReleaseLocateAction, ctx: Context) -> Ruling:
+    """Release a pin; the pair gets the rules' state back. A pin that is not there is refused."""
+    _pin_tokens(state, action.observer, action.target)
+    old = state.pins.get(action.target)
+    held = (
+        None
+        if old is None
+        else (old.every if action.observer is None else old.observers.get(action.observer))
+    )
+    if old is None or held is None:
+        raise RuleViolation(
+            "PIN", f"no pin on how {_who(action.observer)} locates {action.target}", ("target",)
+        )
+    if action.observer is None:
+        left = TargetPins(observers=old.observers)
+    else:
+        left = TargetPins(
+            every=old.every, observers={o: p for o, p in old.observers.items() if o != action.observer}
+        )
+    pins = dict(state.pins)
+    if left.every is None and not left.observers:
+        del pins[action.target]
+    else:
+        pins[action.target] = left
+    step = Step(
+        rule="PIN",
+        text=f"the pin on how {_who(action.observer)} locates {action.target} is released",
+        data={"observer": action.observer, "target": action.target, "released": True},
+    )
+    return Ruling(state=state.model_copy(update={"pins": pins}), log=(step,))
+
+
+class ApproveRevealAction(RuleModel):
+    """`approveReveal` `{observer, target, accept}`: the GM's answer to a reveal held for approval.
+
+    Accepted, the observer pinpoints the target as the contest said (DET-8); refused, the contest
+    counts as lost (kept as the pair's contest of the round in a combat round)."""
+
+    kind: Literal["approveReveal"]
+    observer: TokenId
+    target: TokenId
+    accept: Flag
+
+
+def approve_reveal(state: WorldState, action: ApproveRevealAction, ctx: Context) -> Ruling:
+    """Release a held reveal (`settings.approveReveals`): accepted or refused. None held: refused."""
+    _pin_tokens(state, action.observer, action.target)
+    row = state.reveals.get(action.target, {})
+    if action.observer not in row:
+        raise RuleViolation(
+            "DET-8", f"no reveal of {action.target} to {action.observer} waits for approval", ("target",)
+        )
+    reveals = dict(state.reveals)
+    left = {o: shown for o, shown in row.items() if o != action.observer}
+    if left:
+        reveals[action.target] = left
+    else:
+        del reveals[action.target]
+    update: dict[str, Any] = {"reveals": reveals}
+    if not action.accept:
+        contests = dict(state.contests)
+        wins = dict(contests.get(action.observer, {}))
+        win = wins.pop(action.target, None)
+        round_number = state.scene.round if state.scene is not None else 0
+        if win is not None and keeps_result(False, round_number):
+            wins[action.target] = ctx.visibility.result(win.stage_two, win.round, False)
+        if wins:
+            contests[action.observer] = wins
+        else:
+            contests.pop(action.observer, None)
+        update["contests"] = contests
+    verdict = "accepted" if action.accept else "refused: the contest counts as lost"
+    step = Step(
+        rule="DET-8",
+        text=f"the GM {verdict} ({action.observer} → {action.target})",
+        data={"observer": action.observer, "target": action.target, "accepted": action.accept},
+    )
+    return Ruling(state=state.model_copy(update=update), log=(step,))
+
+
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
+    "approveReveal": (ApproveRevealAction, approve_reveal),
     "move": (MoveAction, move),
     "contest": (ContestAction, contest_action),
+    "pinLocate": (PinLocateAction, pin_locate),
+    "releaseLocate": (ReleaseLocateAction, release_locate),
 }
 """Action kind -> (payload model, handler). `round` is shared: the round handler calls `round_contests`."""
 

@@ -10,8 +10,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.actions.detection import Attack, rule_attack, token_at_guess
 from vtt_bridge.document.derive import derive_actor, is_unconscious
-from vtt_bridge.document.models import Actor, Id, Settings, WorldState
+from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
@@ -29,8 +30,72 @@ class DamageAction(RuleModel):
     """`damage`: one hit of one or more damage instances (IWR-8, HEALTH-11, HEALTH-2, HEALTH-13)."""
 
     kind: Literal["damage"]
-    target: Id
+    target: Id | None = None
+    """The damaged actor; None only for an attack at a guessed square that names no token (DET-10:
+    whoever stands there is hit, as an approximate target; nobody: a miss)."""
     instances: tuple[DamageInstance, ...] = Field(min_length=1, max_length=100)
+    attack: Attack | None = None
+    """The attack the damage comes from (DET-10): on an approximate target (or a right guess at an
+    unlocated one) each instance counts half, round down; a wrong guess deals nothing."""
+
+
+def _resolved_target(state: WorldState, action: DamageAction) -> DamageAction | None:
+    """The action with its target named: an attack at a square (no `target`, no `attack.token`) lands
+    on the token standing there (None: nobody is there)."""
+    attack = action.attack
+    if action.target is not None:
+        if attack is not None and attack.token is None:
+            raise RuleViolation("DET-10", "name the target's token with the target", ("attack", "token"))
+        return action
+    if attack is None or attack.token is not None:
+        raise RuleViolation(
+            "IWR-8",
+            "a damage names its target (only an attack at a guessed square may leave it out)",
+            ("target",),
+        )
+    if attack.attacker not in state.tokens:
+        raise NotFound(("attack", "attacker"), f"no token {attack.attacker!r} on the scene")
+    token = token_at_guess(state, attack)
+    if token is None:
+        return None
+    return action.model_copy(
+        update={"target": state.tokens[token].actor, "attack": attack.model_copy(update={"token": token})}
+    )
+
+
+def _attack_instances(
+    state: WorldState, action: DamageAction, ctx: Context
+) -> tuple[tuple[DamageInstance, ...] | None, list[Step]]:
+    """DET-10: the instances an attack's damage deals (None: it missed), and why. The instances are
+    what the attack deals at full count; its successes, extra successes and effect points counting
+    half halves what each instance deals (round down)."""
+    attack = action.attack
+    if attack is None:
+        return action.instances, []
+    token = None if attack.token is None else state.tokens.get(attack.token)
+    if token is not None and token.actor != action.target:
+        raise RuleViolation(
+            "DET-10",
+            f"token {attack.token!r} shows {token.actor!r}, not the damaged actor {action.target!r}",
+            ("attack", "token"),
+        )
+    consequence, steps = rule_attack(state, attack, ctx.visibility)
+    if consequence is None:
+        return None, steps
+    if not consequence.halved:
+        return action.instances, steps
+    halved = tuple(
+        instance.model_copy(update={"amount": instance.amount // 2}) for instance in action.instances
+    )
+    steps.append(
+        Step(
+            rule="DET-10",
+            text="the damage counts half: "
+            + ", ".join(f"{a.amount} → {b.amount}" for a, b in zip(action.instances, halved, strict=True)),
+            data={"before": [i.amount for i in action.instances], "after": [i.amount for i in halved]},
+        )
+    )
+    return halved, steps
 
 
 class HealAction(RuleModel):
@@ -185,15 +250,28 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     """IWR-8 (immunities, weaknesses, resistances), then HEALTH-11 temporary HP, then HEALTH-2 on the
     track, overflowing an all-A track into the second one (HEALTH-13). A blow that gets through ends
     a stabilization (HEALTH-4), a waking (HEALTH-3) and staying conscious (WP-3)."""
-    actor = get_actor(state, action.target, ("target",))
+    resolved = _resolved_target(state, action)
+    if resolved is None:
+        step = Step(
+            rule="DET-10",
+            text="nobody stands at the guessed square: the attack misses",
+            data={"guess": "DET-10.guess", "guessed": True, "right": False},
+        )
+        return Ruling(state=state, log=(step,))
+    action = resolved
+    target = action.target or ""
+    actor = get_actor(state, target, ("target",))
+    instances, attack_steps = _attack_instances(state, action, ctx)
+    if instances is None:
+        return Ruling(state=state, log=tuple(attack_steps))
     resolution = resolve_damage(
-        action.instances,
+        instances,
         iwr=actor.iwr,
         immunities=actor.immunities,
         temporary_immunities=actor.temporary_immunities,
         round=state.scene.round if state.scene is not None else 0,
     )
-    steps: list[Step] = list(resolution.steps)
+    steps: list[Step] = [*attack_steps, *resolution.steps]
     avoidable: dict[h.Grade, int] = {}
     unavoidable: dict[h.Grade, int] = {}
     for dealt in resolution.dealt:
@@ -243,7 +321,7 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     else:
         steps.append(Step(rule="HEALTH-2", text="no damage reaches the Health track", data={"amount": 0}))
     new_actor = _updated(actor, health=health, second_health=second, willpower=willpower)
-    return _summarized(state, action.target, new_actor, steps)
+    return _summarized(state, target, new_actor, steps)
 
 
 def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:

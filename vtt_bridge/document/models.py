@@ -7,7 +7,7 @@ of a document is the very same object before and after, and the patch builder ca
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_serializer, model_validator
 
@@ -223,6 +223,10 @@ class Scene(RuleModel):
     grid_size: Annotated[float, Field(strict=True, gt=0, le=10_000, allow_inf_nan=False)] = 100
     grid_distance: Annotated[float, Field(strict=True, gt=0, le=10_000, allow_inf_nan=False)] = 1.5
     grid_units: Annotated[str, Field(strict=True, max_length=20)] = "m"
+    width: Annotated[float, Field(strict=True, gt=0, le=1e9, allow_inf_nan=False)] | None = None
+    """The scene's width in canvas pixels, when the VTT says (a guessed square must lie inside)."""
+    height: Annotated[float, Field(strict=True, gt=0, le=1e9, allow_inf_nan=False)] | None = None
+    """The scene's height in canvas pixels, when the VTT says."""
 
 
 class Settings(RuleModel):
@@ -232,6 +236,36 @@ class Settings(RuleModel):
     """HEALTH-7."""
     unconscious_at_zero_willpower: Flag = False
     """WP-5."""
+    approve_reveals: Flag = False
+    """Hold a stage-three contest that would raise a pair to pinpointed until the GM accepts it
+    (`approveReveal`); off by default."""
+
+
+class UntilRound(RuleModel):
+    """`{"round": N}`: a pin that holds through round N and is released when round N+1 begins."""
+
+    round: Count
+
+
+PinUntil = Literal["scene", "move"] | UntilRound
+"""When a GM's pin ends: `"scene"` (with the scene), `{"round": N}`, or `"move"` (either token moves)."""
+
+
+class LocatePin(RuleModel):
+    """The GM's word on how an observer locates a target (DET-4), laid over the computed state until
+    `until`; `by` is who set it (as the VTT names the user)."""
+
+    state: LocateState
+    until: PinUntil
+    by: Annotated[str, Field(strict=True, max_length=200)] = ""
+
+
+class TargetPins(RuleModel):
+    """The pins on one target token: one for every observer (`every`) and one per observer token;
+    an observer's own pin wins over `every`."""
+
+    every: LocatePin | None = None
+    observers: dict[TokenId, LocatePin] = Field(default_factory=dict)
 
 
 class WorldState(RuleModel):
@@ -248,6 +282,12 @@ class WorldState(RuleModel):
     are not pinpointed (`sparse_visibility`), and an absent pair is pinpointed (`dense_visibility`)."""
     contests: dict[TokenId, dict[TokenId, ContestWin]] = Field(default_factory=dict)
     """DET-8: standing stage-three wins, observer token -> target token (server-written)."""
+    pins: dict[TokenId, TargetPins] = Field(default_factory=dict)
+    """The GM's pins, target token -> its pins (`pinLocate`); the world lays them over `visibility`
+    after every ruling and releases those that ended (`document.pins`)."""
+    reveals: dict[TokenId, dict[TokenId, LocateState]] = Field(default_factory=dict)
+    """Reveals held for the GM (`settings.approveReveals`): target token -> observer token -> the
+    state shown meanwhile; a contest's win to pinpointed waits here until `approveReveal`."""
 
     @field_serializer("visibility")
     def _sparse(self, visibility: dict[str, dict[str, LocateState]]) -> dict[str, dict[str, str]]:
@@ -299,12 +339,16 @@ __all__ = [
     "Healing",
     "HealthStatus",
     "LastTurn",
+    "LocatePin",
     "LocateState",
     "NotFound",
+    "PinUntil",
     "Scene",
     "Settings",
+    "TargetPins",
     "Token",
     "Unapplied",
+    "UntilRound",
     "WorldState",
     "dense_visibility",
     "edited_keys",

@@ -712,3 +712,26 @@ def attack_consequence(
         spell_allowed=allowed,
         spell_chance=chance,
     )
+
+
+def guess_is_right(target_x: float, target_y: float, square: float, guess_x: float, guess_y: float) -> bool:
+    """DET-10: a guessed position is right when it falls in the square the target stands on (the
+    target's top-left corner at `target_x`, `target_y`; `square` the grid size, same units)."""
+    return target_x <= guess_x < target_x + square and target_y <= guess_y < target_y + square
+
+
+def attack_on_guess(
+    locate: LocateState,
+    right: bool | None,
+    successes: int,
+    extra_successes: int = 0,
+    effect_points: int = 0,
+) -> AttackConsequence | None:
+    """DET-10 for an attack (no spell) that may name a guessed square: an unlocated target is hit only
+    where the guess is right (`right`; None: no guess), and then counts as approximate; a wrong or
+    missing guess on an unlocated target is a miss (None). Any other target: `attack_consequence`."""
+    if locate is not LocateState.UNLOCATED:
+        return attack_consequence(locate, successes, extra_successes, effect_points)
+    if not right:
+        return None
+    return attack_consequence(LocateState.APPROXIMATE, successes, extra_successes, effect_points)

@@ -206,6 +206,9 @@ export const TEMPLATES = {
     ["Best", (d) => has(d, "result")],
   ],
   "DET-8": [
+    ["Held", (d) => d.held === true],
+    ["Accepted", (d) => d.accepted === true],
+    ["Refused", (d) => d.accepted === false],
     ["Round", (d) => has(d, "contests")],
     ["Contest", (d) => has(d, "observerPool")],
     ["Won", (d) => has(d, "round")],
@@ -216,11 +219,20 @@ export const TEMPLATES = {
   ],
   "DET-9": [["Modifier", (d) => typeof d.reason === "string" && d.reason !== ""]],
   "DET-10": [
+    ["GuessRight", (d) => d.guess === "DET-10.guess" && d.right === true],
+    ["NoGuess", (d) => d.guess === "DET-10.guess" && d.guessed === false],
+    ["Miss", (d) => d.guess === "DET-10.guess" && d.right === false],
+    ["DamageHalved", (d) => has(d, "before") && has(d, "after")],
     ["Spell", (d) => typeof d.spell === "string" && d.spellAllowed === true],
     ["NoSpell", (d) => typeof d.spell === "string"],
     ["Guessed", (d) => d.guessedPositionOnly === true],
     ["Halved", (d) => d.halved === true],
     ["Full", (d) => has(d, "successes")],
+  ],
+  PIN: [
+    ["Released", (d) => d.released === true],
+    ["Explain", (d) => has(d, "rules")],
+    ["Pinned", (d) => has(d, "state")],
   ],
   "DICE-5": [
     ["ObserverWins", (d) => d.observerWins === true],

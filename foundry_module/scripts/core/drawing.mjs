@@ -22,6 +22,7 @@ export const COLORS = Object.freeze({
   badgeRing: 0xffffff,
   badge: Object.freeze({ tempHp: 0x1f5fbf, condition: 0x6b2fa0, emotion: 0x0f7f6f }),
   silhouette: 0x8a8a8a,
+  silhouetteTarget: 0xff9829,
 });
 
 /**
@@ -383,4 +384,31 @@ export function createSilhouette(PIXI, { width, height }) {
   g.filters = [blur];
   container.addChild(g);
   return container;
+}
+
+/**
+ * The target marker drawn on a silhouette a user targets (DET-10): four corner brackets in one
+ * neutral colour, so it names nobody (no user colour, no disposition); labelled
+ * "vtt-bridge-silhouette-target".
+ * @param {any} PIXI
+ * @param {{width: number, height: number}} size
+ * @returns {any} a PIXI.Graphics
+ */
+export function createSilhouetteTarget(PIXI, { width, height }) {
+  const w = Math.max(1, Number.isFinite(width) ? width : 1);
+  const h = Math.max(1, Number.isFinite(height) ? height : 1);
+  const g = new PIXI.Graphics();
+  setLabel(g, "vtt-bridge-silhouette-target");
+  const arm = Math.min(w, h) * 0.22;
+  const inset = Math.min(w, h) * 0.06;
+  const [l, t, r, b] = [inset, inset, w - inset, h - inset];
+  /** @type {[number, number, number, number][]} */
+  const segments = [
+    [l, t, l + arm, t], [l, t, l, t + arm],
+    [r, t, r - arm, t], [r, t, r, t + arm],
+    [l, b, l + arm, b], [l, b, l, b - arm],
+    [r, b, r - arm, b], [r, b, r, b - arm],
+  ];
+  strokeSegments(g, segments, { width: Math.max(2, Math.round(Math.min(w, h) / 25)), color: COLORS.silhouetteTarget });
+  return g;
 }

@@ -33,7 +33,7 @@ import { isPlainObject, pointer } from "./json-patch.mjs";
  * @property {Record<string, any>} [flags]
  * @property {Iterable<TokenLike>} tokens
  */
-/** @typedef {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean}} RuleSettings */
+/** @typedef {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean, approveReveals?: boolean}} RuleSettings */
 
 /**
  * @param {string} type
@@ -138,7 +138,11 @@ export function buildState({ scene, round = 0, settings, stateOf = actorState })
   if (typeof scene.grid?.units === "string" && scene.grid.units) sceneState.gridUnits = scene.grid.units;
   return {
     scene: sceneState,
-    settings: { woundPenalty: settings.woundPenalty, unconsciousAtZeroWillpower: settings.unconsciousAtZeroWillpower },
+    settings: {
+      woundPenalty: settings.woundPenalty,
+      unconsciousAtZeroWillpower: settings.unconsciousAtZeroWillpower,
+      ...(settings.approveReveals ? { approveReveals: true } : {}),
+    },
     actors,
     tokens,
   };

@@ -182,8 +182,9 @@ const PINPOINTED = Object.freeze({ ...CORE, state: /** @type {const} */ ("pinpoi
  * - pinpointed or no ruling: exactly as Foundry draws it;
  * - approximate: drawn even where Foundry's sight test fails (the observer knows roughly where it
  *   is), except a token the GM hid (`hidden`) for a player; shown as an anonymous silhouette: no
- *   art, name, bars, effects, tooltip, target markers, turn marker, neutral border; for a player no
- *   HUD, hover, control, sheet, drag, targeting, combat tracker row;
+ *   art, name, bars, effects, tooltip, core target markers, turn marker, neutral border; for a player
+ *   no HUD, hover, control, sheet, drag, combat tracker row; targetable (DET-10: an attack on it
+ *   counts half), its target marker drawn on the silhouette only (`silhouetteMarker`);
  * - unlocated: not drawn (and, like a token the GM hid in core, its light does not shine on this
  *   client, since a moving light would show where it is); for a player also not targetable and not
  *   in the tracker.
@@ -222,8 +223,9 @@ export function presentationFor({ state, isGM, isOwner = false, isControlled = f
     border: /** @type {const} */ ("neutral"),
   };
   if (state === "unlocated") return { ...anonymous, drawn: false, coreVisibility: false, emitsLight: false };
-  // approximate: the silhouette, where it is; its light shines (they know roughly where it is)
-  return { ...anonymous, drawn: true, coreVisibility: player && hidden, silhouette: true, emitsLight: true };
+  // approximate: the silhouette, where it is; its light shines (they know roughly where it is); a
+  // player may target it (DET-10: attacked at half), the marker drawn on the silhouette only
+  return { ...anonymous, drawn: true, coreVisibility: player && hidden, silhouette: true, emitsLight: true, targetable: true };
 }
 
 /**

@@ -77,8 +77,10 @@ export function parseRequest(message) {
 
 /**
  * What the sender must own for the bridge to send an action, or null when nothing:
- * - `damage`: nothing. A player's attack lands on a target the player does not own (an enemy);
- *   who dealt it is the table's business, and the GM sees every ruling in the chat log.
+ * - `damage`: nothing, but with an `attack` (DET-10) the attacker's token: a player's attack lands
+ *   on a target the player does not own (an enemy), but only a token they play may make it (it is
+ *   the attacker's locating, and guess, that the sidecar rules on). Without an attack who dealt it is
+ *   the table's business, and the GM sees every ruling in the chat log.
  * - `heal {target}`: the target actor. Healing changes an actor's Health track as surely as a
  *   sheet edit would, which Foundry allows only owners.
  * - `spendWillpower {actor}`: that actor (only its owner decides what it spends).
@@ -99,6 +101,9 @@ export function ownedSubject(action) {
       return typeof action.actor === "string" ? { actor: action.actor } : { actor: "" };
     case "contest":
       return typeof action.observer === "string" ? { token: action.observer } : { token: "" };
+    case "damage":
+      if (action.attack === undefined) return null;
+      return typeof action.attack?.attacker === "string" ? { token: action.attack.attacker } : { token: "" };
     default:
       return null;
   }

@@ -1,6 +1,7 @@
 /**
  * Thin wiring of the ruling cards (chat-cards.mjs), the engine's dice as Foundry rolls (rolls.mjs),
- * the GM's "why can't X see Y?" button on the token HUD, and the status effects core lacks
+ * the GM's "why can't X see Y?" and "pin how they locate it" (pins.mjs) buttons on the token HUD,
+ * and the status effects core lacks
  * (status-effects.mjs). Every decision is in those pure modules; this file reads Foundry's globals.
  * Call `installChatCards({...})` once in `init`.
  * @module ruling-messages
@@ -25,6 +26,8 @@ import { MODULE_ID } from "../core/constants.mjs";
 import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
+import { heldReveals, PIN_ENDS, pinAction, releaseAction, revealCardHtml } from "../core/pins.mjs";
+import { LOCATE_STATES } from "../core/constants.mjs";
 
 /**
  * @typedef {object} ChatCardsOptions
@@ -123,6 +126,24 @@ function actionSubject(action) {
 }
 
 /**
+ * For each reveal a ruling holds (world setting "approve reveals"), a card whispered to the GMs with
+ * Accept and Refuse buttons; players see nothing until the GM accepts.
+ * @param {any[]} log
+ */
+export async function askReveals(log) {
+  const loc = i18n();
+  for (const reveal of heldReveals(log)) {
+    const names = { observer: nameOf(reveal.observer) ?? reveal.observer, target: nameOf(reveal.target) ?? reveal.target };
+    const content = revealCardHtml(
+      reveal,
+      { line: loc.format("VTTBRIDGE.Reveal.Line", names), accept: loc.localize("VTTBRIDGE.Reveal.Accept"), refuse: loc.localize("VTTBRIDGE.Reveal.Refuse") },
+      MODULE_ID,
+    );
+    await ChatMessage.create({ content, speaker: { alias: "vtt-bridge" }, whisper: gmIds() });
+  }
+}
+
+/**
  * Post a card for each ruling of a connection; the request a ruling answers (when this browser
  * sent it) names the card's kind and subject.
  * @param {any} connection a BridgeConnection
@@ -133,6 +154,7 @@ function followConnection(connection, getSetting) {
     if (!game.user.isGM) return;
     const undone = undoneBy(event.log);
     if (undone) await markCard(undone.action, undone.undone);
+    await askReveals(event.log ?? []);
     if (!shouldPostCard(event.log)) return;
     const action = event.request?.type === "action" ? event.request.payload : undefined;
     const subjectId = actionSubject(action);
@@ -282,6 +304,82 @@ async function explainFor(target, connection) {
 }
 
 /**
+ * The pin dialog's content: the observer (every observer, or one token), the state (or release),
+ * how long.
+ * @param {any} target token document
+ * @returns {string}
+ */
+function pinDialogContent(target) {
+  const loc = i18n();
+  const observers = [...(scene()?.tokens ?? [])].filter((t) => t.id !== target.id);
+  const option = (/** @type {string} */ value, /** @type {string} */ label) => `<option value="${escapeHtml(value)}">${escapeHtml(label)}</option>`;
+  const who = option("", loc.localize("VTTBRIDGE.Pin.Every")) + observers.map((t) => option(t.id, String(t.name ?? t.id))).join("");
+  const states = [...LOCATE_STATES.map((s) => option(s, loc.localize(`VTTBRIDGE.Visibility.State.${s}`))), option("release", loc.localize("VTTBRIDGE.Pin.Release"))].join("");
+  const ends = PIN_ENDS.map((e) => option(e, loc.localize(`VTTBRIDGE.Pin.Until.${e}`))).join("");
+  return (
+    `<label>${escapeHtml(loc.localize("VTTBRIDGE.Pin.Observer"))} <select name="observer">${who}</select></label>` +
+    `<label>${escapeHtml(loc.localize("VTTBRIDGE.Pin.State"))} <select name="state">${states}</select></label>` +
+    `<label>${escapeHtml(loc.localize("VTTBRIDGE.Pin.End"))} <select name="until">${ends}</select></label>`
+  );
+}
+
+/**
+ * The HUD button's action: the GM pins (or releases) how observers locate `target` (`pinLocate`).
+ * @param {any} target token document
+ * @param {any} connection
+ */
+export async function pinFor(target, connection) {
+  const loc = i18n();
+  if (!connection || connection.status === "stopped") {
+    ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
+    return;
+  }
+  const DialogV2 = namespacedClass(env(), "foundry.applications.api.DialogV2");
+  const form = await DialogV2.prompt({
+    rejectClose: false,
+    window: { title: loc.format("VTTBRIDGE.Pin.Title", { name: String(target.name ?? target.id) }) },
+    content: pinDialogContent(target),
+    ok: {
+      label: loc.localize("VTTBRIDGE.Pin.Apply"),
+      callback: (/** @type {Event} */ _event, /** @type {HTMLButtonElement} */ button) =>
+        Object.fromEntries(new FormData(/** @type {HTMLFormElement} */ (button.form)).entries()),
+    },
+  });
+  if (!form) return;
+  try {
+    const observer = typeof form.observer === "string" && form.observer ? form.observer : null;
+    const round = Number(game.combat?.round ?? 0) || 0;
+    const action = form.state === "release" ? releaseAction(target.id, observer) : pinAction(target.id, form, { round, by: String(game.user.name ?? "") });
+    await connection.action(action);
+  } catch (error) {
+    ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+  }
+}
+
+/**
+ * A GM's token HUD button.
+ * @param {HTMLElement} root
+ * @param {string} name
+ * @param {string} icon
+ * @param {string} label
+ * @param {() => unknown} onClick
+ */
+function hudButton(root, name, icon, label, onClick) {
+  const column = root.querySelector(".col.right") ?? root;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = `control-icon ${MODULE_ID}-${name}`;
+  button.dataset.tooltip = label;
+  button.setAttribute("aria-label", label);
+  button.innerHTML = `<i class="${icon}"></i>`;
+  button.addEventListener("click", (event) => {
+    event.preventDefault();
+    onClick();
+  });
+  column.append(button);
+}
+
+/**
  * Install everything: status effects now (call in `init`), then the hooks.
  * @param {ChatCardsOptions} options
  */
@@ -316,18 +414,7 @@ export function installChatCards({ hooks, getSetting, config }) {
     const root = html instanceof HTMLElement ? html : html?.[0];
     const target = hud?.object?.document ?? hud?.document;
     if (!root || !target) return;
-    const column = root.querySelector(".col.right") ?? root;
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = `control-icon ${MODULE_ID}-explain`;
-    const label = i18n().localize("VTTBRIDGE.Rules.Card.Explain");
-    button.dataset.tooltip = label;
-    button.setAttribute("aria-label", label);
-    button.innerHTML = '<i class="fa-solid fa-eye-low-vision"></i>';
-    button.addEventListener("click", (event) => {
-      event.preventDefault();
-      explainFor(target, connection);
-    });
-    column.append(button);
+    hudButton(root, "explain", "fa-solid fa-eye-low-vision", i18n().localize("VTTBRIDGE.Rules.Card.Explain"), () => explainFor(target, connection));
+    hudButton(root, "pin", "fa-solid fa-thumbtack", i18n().localize("VTTBRIDGE.Pin.Button"), () => pinFor(target, connection));
   });
 }

@@ -33,6 +33,7 @@ export const SETTINGS = Object.freeze([
   { key: "runsBridge", scope: "client", type: Boolean, default: false, config: true, group: "connection" },
   { key: "woundPenalty", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
   { key: "unconsciousAtZeroWillpower", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
+  { key: "approveReveals", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
   {
     key: "healthVisibility",
     scope: "world",
@@ -121,10 +122,14 @@ export function registerSettings(registry, onChange) {
 /**
  * The optional rules as the state document's `settings`.
  * @param {SettingGetter} get
- * @returns {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean}}
+ * @returns {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean, approveReveals: boolean}}
  */
 export function readRuleSettings(get) {
-  return { woundPenalty: get("woundPenalty") === true, unconsciousAtZeroWillpower: get("unconsciousAtZeroWillpower") === true };
+  return {
+    woundPenalty: get("woundPenalty") === true,
+    unconsciousAtZeroWillpower: get("unconsciousAtZeroWillpower") === true,
+    approveReveals: get("approveReveals") === true,
+  };
 }
 
 /**

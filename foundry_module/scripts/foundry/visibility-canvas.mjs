@@ -3,8 +3,9 @@
  * - a Token class mixin installed at `init` on `CONFIG.Token.objectClass`: `isVisible` (unlocated →
  *   not drawn; approximate → drawn even out of sight), the approximate look (art, name plate, bars,
  *   effects, tooltip, target markers, turn marker hidden; the anonymous silhouette of `drawing.mjs`
- *   drawn instead; neutral border), `_canHUD`/`_canHover`/`_canControl`/`_canView`/`_canDrag`,
- *   `setTarget` refusal, `_isLightSource` (an unlocated token's light does not shine here);
+ *   drawn instead, with its own neutral target marker while this user targets it (DET-10); neutral
+ *   border), `_canHUD`/`_canHover`/`_canControl`/`_canView`/`_canDrag`, `setTarget` refusal of an
+ *   unlocated token, `_isLightSource` (an unlocated token's light does not shine here);
  * - the combat tracker (v12/v13: `_isTokenVisible` on the configured class' prototype; v14: a
  *   subclass, as `CONFIG.ui.combat` is read when the UI is built; every version: rows removed in
  *   `renderCombatTracker` as a second line of defence);
@@ -19,7 +20,7 @@
 import { MODULE_ID } from "../core/constants.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { composeOnce, TOKEN_MIXIN_TAGS } from "../systems/canvas.mjs";
-import { createSilhouette, createText, fillPolygon, setLabel, strokeSegments } from "../core/drawing.mjs";
+import { createSilhouette, createSilhouetteTarget, createText, fillPolygon, setLabel, strokeSegments } from "../core/drawing.mjs";
 import {
   locateStateFor,
   observersFor,
@@ -273,6 +274,10 @@ export class VisibilityRuntime {
       this.scheduleOverlay();
     });
     Hooks.on("hoverToken", () => this.scheduleOverlay());
+    // `targetToken(user, token, targeted)`: redraw the silhouette's own target marker
+    Hooks.on("targetToken", (/** @type {any} */ _user, /** @type {any} */ token) => {
+      if (token) this.schedule([token]);
+    });
     for (const hook of ["createToken", "deleteToken"]) {
       Hooks.on(hook, () => {
         this.invalidateObservers();
@@ -394,7 +399,28 @@ export class VisibilityRuntime {
       token[SILHOUETTE] = silhouette;
     }
     silhouette.visible = true;
+    this.updateSilhouetteTarget(token, silhouette);
     this.muteForeignChildren(token, silhouette);
+  }
+
+  /**
+   * The target marker on the silhouette, while this user targets the token (the core target arrows
+   * and pips stay hidden: they carry user colours). A child of the silhouette, so nothing else of
+   * the token draws.
+   * @param {any} token
+   * @param {any} silhouette
+   */
+  updateSilhouetteTarget(token, silhouette) {
+    const targeted = !!token.targeted?.has?.(this.env.game.user);
+    /** @type {any} */
+    let marker = silhouette.vttTarget;
+    if (targeted && (!marker || marker.destroyed)) {
+      marker = createSilhouetteTarget(this.env.PIXI, { width: silhouette.vttWidth, height: silhouette.vttHeight });
+      marker.eventMode = "none";
+      silhouette.addChild(marker);
+      silhouette.vttTarget = marker;
+    }
+    if (marker && !marker.destroyed) marker.visible = targeted;
   }
 
   /**

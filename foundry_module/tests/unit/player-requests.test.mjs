@@ -79,6 +79,8 @@ for (const generation of /** @type {const} */ ([12, 13, 14])) {
     assert.deepEqual(await click({ kind: "heal", target: "Actor.b", amount: 1, source: "firstAid" }), { ok: false, code: "notOwner" });
     assert.deepEqual(await click({ kind: "spendWillpower", actor: "Actor.b", use: "defense" }), { ok: false, code: "notOwner" });
     assert.deepEqual(await click({ kind: "contest", observer: "t2", target: "t1" }), { ok: false, code: "notOwner" });
+    const guess = { ...damage, attack: { attacker: "t2", token: "t1", successes: 3, guess: { x: 50, y: 50 } } };
+    assert.deepEqual(await click(guess), { ok: false, code: "notOwner" }, "DET-10: an attack (a guess) by a token the player does not play");
     assert.deepEqual(sent.gm, []);
     assert.deepEqual(await click({ kind: "heal", target: "Actor.a", amount: 1, source: "firstAid" }), { ok: true, code: "sent" });
     assert.deepEqual(await click({ kind: "contest", observer: "t1", target: "t2" }), { ok: true, code: "sent" });
@@ -110,6 +112,8 @@ test("requests: only the kinds a player may relay, well formed; ownership per ki
   assert.equal(parseRequest({ ...relayRequest("u", damage, "r1"), id: "" }), null);
   assert.equal(parseRequest("junk"), null);
   assert.equal(ownedSubject(damage), null);
+  assert.deepEqual(ownedSubject({ ...damage, attack: { attacker: "tokA", token: "tokB", successes: 2 } }), { token: "tokA" }, "DET-10: the attacker's token");
+  assert.deepEqual(ownedSubject({ ...damage, attack: { token: "tokB" } }), { token: "" }, "an attack without an attacker is owned by nobody");
   assert.deepEqual(ownedSubject({ kind: "heal", target: "Actor.x" }), { actor: "Actor.x" });
   assert.deepEqual(ownedSubject({ kind: "spendWillpower", actor: "Actor.x" }), { actor: "Actor.x" });
   assert.deepEqual(ownedSubject({ kind: "contest", observer: "t1", target: "t2" }), { token: "t1" });

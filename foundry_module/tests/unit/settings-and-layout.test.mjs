@@ -27,6 +27,7 @@ test("the token, URL and 'runs the bridge' are client settings; only the optiona
     runsBridge: "client",
     woundPenalty: "world",
     unconsciousAtZeroWillpower: "world",
+    approveReveals: "world",
     healthVisibility: "world",
     rulingCards: "world",
     systemAdapter: "world",
@@ -55,7 +56,7 @@ test("registerSettings registers each under the module id with localized name/hi
 test("rule settings are read as booleans for the state document's settings", () => {
   /** @type {Record<string, unknown>} */
   const stored = { woundPenalty: true };
-  assert.deepEqual(readRuleSettings((k) => stored[k]), { woundPenalty: true, unconsciousAtZeroWillpower: false });
+  assert.deepEqual(readRuleSettings((k) => stored[k]), { woundPenalty: true, unconsciousAtZeroWillpower: false, approveReveals: false });
   assert.deepEqual(readConnectionSettings(() => undefined), { url: DEFAULT_SIDECAR_URL, token: "", runsBridge: false });
 });
 

@@ -182,9 +182,18 @@ test("approximate for a player: drawn out of sight as a silhouette, nothing that
   const user = env.game.user;
   for (const m of ["_canHUD", "_canHover", "_canControl", "_canView", "_canDrag"]) assert.equal(t[m](user, {}), false, m);
   t.setTarget(true);
-  assert.equal(t.targeted.size, 0, "targeting refused");
+  assert.equal(t.targeted.size, 1, "DET-10: a silhouette may be targeted (an attack on it counts half)");
+  env.Hooks.callAll("targetToken", env.game.user, t, true);
+  runFrames();
+  t.refresh();
+  for (const part of ["targetArrows", "targetPips"]) assert.equal(t[part].visible, false, `${part}: core's markers carry user colours`);
+  const marker = silhouette.children.find((/** @type {any} */ c) => c.name === "vtt-bridge-silhouette-target");
+  assert.ok(marker?.visible, "the target marker is drawn on the silhouette");
   t.render({});
   assert.deepEqual(t.rendered.at(-1), [t.border, silhouette], "only the border and the silhouette are rendered");
+  t.setTarget(false);
+  t.refresh();
+  assert.equal(marker.visible, false, "untargeted: no marker");
   assert.equal(isIdentityHidden(t), true);
   assert.equal(isIdentityHidden(t.document), true, "a document works too");
   assert.equal(env.FakeTracker.prototype._isTokenVisible(t), false, "not in the combat tracker");
@@ -215,13 +224,13 @@ test("unlocated: not drawn, no light on this client; pinpointed: Foundry decides
 test("updateToken with our flag refreshes that token on the next frame; back to normal restores every part", () => {
   makeEnv();
   installVisibility({ env });
-  const { t } = makeScene({ state: "approximate" });
+  const { t } = makeScene({ state: "unlocated" });
   t.refresh();
   t.targeted.add(env.game.user); // targeted before the ruling arrived
   /** @type {any[]} */
   const announced = [];
   env.Hooks.on(VISIBILITY_HOOK, (/** @type {any[]} */ tokens) => announced.push(...tokens));
-  env.Hooks.callAll("updateToken", t.document, { flags: { [MODULE_ID]: { visibility: { O: "approximate" } } } }, {});
+  env.Hooks.callAll("updateToken", t.document, { flags: { [MODULE_ID]: { visibility: { O: "unlocated" } } } }, {});
   assert.equal(t.flagsSet.length, 0, "deferred");
   runFrames();
   assert.deepEqual(t.flagsSet, [{ refreshVisibility: true, refreshState: true }]);
@@ -232,8 +241,6 @@ test("updateToken with our flag refreshes that token on the next frame; back to 
   env.Hooks.callAll("updateToken", t.document, { flags: { [MODULE_ID]: { visibility: { "-=O": null } } } }, {});
   runFrames();
   t.refresh();
-  const silhouette = t.children.find((/** @type {any} */ c) => c.name === "vtt-bridge-silhouette");
-  assert.equal(silhouette.visible, false);
   for (const part of ["nameplate", "bars", "effects", "tooltip"]) assert.equal(t[part].visible, true, part);
   assert.equal(t.border.tint, 0xff0000);
   t.setTarget(true);

@@ -1,0 +1,364 @@
+"""The GM's pins over the wire (`pinLocate`, `releaseLocate`), against the real server and store:
+each end condition, the form for every observer, explain's last step, bad input; and DET-10 attacks
+on approximate and guessed targets through `damage`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from tests.conftest import TOKEN, Connect, Peer, world_state
+from vtt_bridge.app import create_app
+from vtt_bridge.bridge import Config
+
+INVISIBLE = [{"name": "invisibility", "essence": "magical", "rank": "C"}]
+
+
+async def scene(connect: Connect, world: str = "w1") -> Peer:
+    """token0 and token1 see each other; token2 (invisible) is not pinpointed by either."""
+    peer = await connect(world)
+    state = world_state(actors=3)
+    state["scene"]["width"] = 4000
+    state["scene"]["height"] = 3000
+    state["actors"]["actor2"]["antiDetection"] = INVISIBLE
+    reply = await peer.request("sync", {"state": state})
+    assert reply["type"] == "result", reply
+    return peer
+
+
+async def ok(peer: Peer, payload: dict[str, Any]) -> dict[str, Any]:
+    reply = await peer.action(payload)
+    assert reply["type"] == "result", reply
+    result: dict[str, Any] = reply["payload"]
+    return result
+
+
+async def cell(peer: Peer, observer: str, target: str) -> str:
+    """How `observer` locates `target` in the sparse document: an absent pair is pinpointed."""
+    located: str = (await peer.state())["visibility"].get(observer, {}).get(target, "pinpointed")
+    return located
+
+
+def pin(target: str, state: str, until: Any, observer: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "kind": "pinLocate",
+        "target": target,
+        "state": state,
+        "until": until,
+        "by": "Gamemaster",
+    }
+    if observer is not None:
+        body["observer"] = observer
+    return body
+
+
+async def test_PIN_a_pin_until_the_scene_holds_through_moves_and_rounds_and_is_released(
+    connect: Connect,
+) -> None:
+    peer = await scene(connect)
+    assert await cell(peer, "token0", "token1") == "pinpointed"
+    result = await ok(peer, pin("token1", "unlocated", "scene", observer="token0"))
+    assert {"op": "add", "path": "/visibility/token0/token1", "value": "unlocated"} in result["patch"]
+    assert result["log"][0]["rule"] == "PIN" and result["log"][0]["data"]["by"] == "Gamemaster"
+    await ok(peer, {"kind": "move", "token": "token1", "x": 150, "y": 0})
+    await ok(peer, {"kind": "round", "round": 2})
+    assert await cell(peer, "token0", "token1") == "unlocated"
+    assert await cell(peer, "token1", "token0") == "pinpointed"  # the other direction is not pinned
+    state = await peer.state()
+    assert state["pins"]["token1"]["observers"]["token0"]["state"] == "unlocated"
+    await ok(peer, {"kind": "releaseLocate", "observer": "token0", "target": "token1"})
+    assert await cell(peer, "token0", "token1") == "pinpointed"
+    assert (await peer.state())["pins"] == {}
+
+
+async def test_PIN_a_new_scene_releases_a_scene_pin(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token1", "unlocated", "scene", observer="token0"))
+    same = world_state(actors=3)
+    same["actors"]["actor2"]["antiDetection"] = INVISIBLE
+    assert (await peer.request("sync", {"state": same}))["type"] == "result"
+    assert await cell(peer, "token0", "token1") == "unlocated"  # a sync of the same scene keeps it
+    other = world_state(actors=3)
+    other["scene"]["id"] = "scene2"
+    assert (await peer.request("sync", {"state": other}))["type"] == "result"
+    assert await cell(peer, "token0", "token1") == "pinpointed"
+    assert (await peer.state())["pins"] == {}
+
+
+async def test_PIN_a_pin_until_round_n_is_released_when_round_n_plus_1_begins(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "pinpointed", {"round": 2}, observer="token0"))
+    assert await cell(peer, "token0", "token2") == "pinpointed"
+    await ok(peer, {"kind": "round", "round": 2})
+    assert await cell(peer, "token0", "token2") == "pinpointed"
+    result = await ok(peer, {"kind": "round", "round": 3})
+    assert await cell(peer, "token0", "token2") != "pinpointed"
+    assert any(op["path"] == "/visibility/token0/token2" for op in result["patch"])
+    assert (await peer.state())["pins"] == {}
+
+
+async def test_PIN_a_pin_until_a_move_is_released_when_either_token_moves(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "pinpointed", "move", observer="token0"))
+    await ok(peer, pin("token2", "approximate", "move", observer="token1"))
+    await ok(peer, {"kind": "move", "token": "token1", "x": 120, "y": 0})  # the observer of the second
+    assert await cell(peer, "token0", "token2") == "pinpointed"
+    assert "token1" not in (await peer.state())["pins"]["token2"]["observers"]
+    await ok(peer, {"kind": "move", "token": "token2", "x": 230, "y": 0})  # the target of the first
+    assert await cell(peer, "token0", "token2") != "pinpointed"
+    assert (await peer.state())["pins"] == {}
+
+
+async def test_PIN_against_every_observer_nobody_sees_the_ghost_and_an_own_pin_wins(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token0", "unlocated", "scene"))
+    assert await cell(peer, "token1", "token0") == "unlocated"
+    assert await cell(peer, "token2", "token0") == "unlocated"
+    await ok(peer, pin("token0", "approximate", "scene", observer="token1"))
+    assert await cell(peer, "token1", "token0") == "approximate"
+    assert await cell(peer, "token2", "token0") == "unlocated"
+    await ok(peer, {"kind": "releaseLocate", "target": "token0"})
+    assert await cell(peer, "token2", "token0") == "pinpointed"
+    assert await cell(peer, "token1", "token0") == "approximate"  # its own pin stands
+
+
+async def test_PIN_explain_shows_the_pin_as_the_last_step_with_who_set_it(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "pinpointed", "scene", observer="token0"))
+    reply = await peer.request("query", {"kind": "explain", "observer": "token0", "target": "token2"})
+    assert reply["type"] == "result", reply
+    log = reply["payload"]["log"]
+    assert reply["payload"]["data"]["locate"] == "pinpointed"
+    last = log[-1]
+    assert last["rule"] == "PIN"
+    assert last["data"]["by"] == "Gamemaster" and last["data"]["result"] == "pinpointed"
+    assert last["data"]["rules"] != "pinpointed"  # what the rules alone say, one step before
+    assert log[-2]["rule"] == "DET-4"
+
+
+async def test_PIN_a_pin_is_a_durable_ruling(config: Config) -> None:
+    for attempt in range(2):
+        client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
+        await client.start_server()
+        try:
+            peer = Peer(await client.ws_connect("/ws"))
+            hello = {"token": TOKEN, "world": "w1", "client": {"name": "pytest"}}
+            assert (await peer.request("hello", hello))["type"] == "welcome"
+            if attempt == 0:
+                state = world_state(actors=3)
+                assert (await peer.request("sync", {"state": state}))["type"] == "result"
+                await ok(peer, pin("token1", "unlocated", "scene", observer="token0"))
+            else:
+                assert await cell(peer, "token0", "token1") == "unlocated"
+                assert (await peer.state())["pins"]["token1"]["observers"]["token0"]["by"] == "Gamemaster"
+        finally:
+            await client.close()
+
+
+async def test_PIN_bad_input_is_refused_and_changes_nothing(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, {"kind": "round", "round": 2})
+    await ok(peer, {"kind": "round", "round": 3})
+    rev = (await peer.state())["rev"]
+    bad = [
+        pin("token1", "glimpsed", "scene", observer="token0"),  # unknown state
+        pin("token1", "unlocated", {"round": 2}, observer="token0"),  # a past round
+        pin("token1", "unlocated", "forever", observer="token0"),
+        pin("nobody", "unlocated", "scene", observer="token0"),  # not on the scene
+        pin("token1", "unlocated", "scene", observer="nobody"),
+        pin("token1", "unlocated", "scene", observer="token1"),
+        {"kind": "releaseLocate", "observer": "token0", "target": "token1"},  # nothing pinned
+    ]
+    for body in bad:
+        reply = await peer.action(body)
+        assert reply["type"] == "error", (body, reply)
+        assert reply["payload"]["message"]
+    assert (await peer.state())["rev"] == rev
+
+
+# --- DET-10 through damage ----------------------------------------------------------------------------
+
+
+def attack_damage(amount: int, **attack: Any) -> dict[str, Any]:
+    return {
+        "kind": "damage",
+        "target": "actor2",
+        "instances": [{"amount": amount, "grade": "L"}],
+        "attack": {"attacker": "token0", "token": "token2", "successes": 5, **attack},
+    }
+
+
+async def test_DET_10_damage_of_an_attack_on_an_approximate_target_counts_half(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "approximate", "scene", observer="token0"))
+    result = await ok(peer, attack_damage(5))
+    rules = [step["rule"] for step in result["log"]]
+    assert rules[:2] == ["DET-4", "DET-10"]
+    halving = next(step for step in result["log"] if step["data"] and "after" in step["data"])
+    assert halving["data"] == {"before": [5], "after": [2]}
+    health = (await peer.state())["actors"]["actor2"]["health"]
+    assert health["lethal"] == 2
+    check = await peer.request(
+        "query", {"kind": "attackCheck", "attacker": "token0", "target": "token2", "successes": 5}
+    )
+    assert check["payload"]["data"]["successes"] == 2 and check["payload"]["data"]["halved"] is True
+
+
+async def test_DET_10_an_attack_on_a_pinpointed_target_counts_in_full(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "pinpointed", "scene", observer="token0"))
+    result = await ok(peer, attack_damage(5))
+    assert not any(step["data"] and "after" in step["data"] for step in result["log"])
+    assert result["log"][1]["text"] == "attack: counts in full"
+
+
+async def test_DET_10_a_wrong_square_misses_and_a_right_one_counts_as_approximate(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "unlocated", "scene", observer="token0"))
+    before = await peer.state()
+    missed = await ok(peer, attack_damage(6, guess={"x": 1050, "y": 1050}))
+    guess = missed["log"][1]
+    assert guess["rule"] == "DET-10" and guess["data"]["right"] is False
+    after = await peer.state()
+    assert after["actors"]["actor2"] == before["actors"]["actor2"]  # a miss deals nothing
+    check = await peer.request(
+        "query",
+        {
+            "kind": "attackCheck",
+            "attacker": "token0",
+            "target": "token2",
+            "successes": 6,
+            "guess": {"x": 1050, "y": 50},
+        },
+    )
+    assert check["payload"]["data"]["hit"] is False
+    hit = await ok(peer, attack_damage(6, guess={"x": 250, "y": 50}))  # token2 stands at (200, 0)
+    assert hit["log"][1]["data"]["right"] is True
+    halving = next(step for step in hit["log"] if step["data"] and "after" in step["data"])
+    assert halving["data"] == {"before": [6], "after": [3]}
+    assert (await peer.state())["actors"]["actor2"]["health"]["lethal"] == 3
+    no_guess = await ok(peer, attack_damage(6))
+    assert no_guess["log"][1]["data"] == {"guess": "DET-10.guess", "guessed": False, "right": False}
+
+
+async def test_DET_10_a_guess_off_the_scene_or_a_token_of_another_actor_is_refused(connect: Connect) -> None:
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "unlocated", "scene", observer="token0"))
+    rev = (await peer.state())["rev"]
+    for body in (
+        attack_damage(3, guess={"x": 5000, "y": 10}),
+        attack_damage(3, guess={"x": -1, "y": 10}),
+        {**attack_damage(3), "target": "actor1"},
+        {**attack_damage(3), "attack": {"attacker": "ghost", "token": "token2", "successes": 1}},
+    ):
+        reply = await peer.action(body)
+        assert reply["type"] == "error", (body, reply)
+    assert (await peer.state())["rev"] == rev
+
+
+async def test_DET_10_an_attack_at_a_square_naming_nobody_hits_whoever_stands_there(connect: Connect) -> None:
+    """The player does not know who is there; the sidecar does."""
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "unlocated", "scene", observer="token0"))
+    at = {"kind": "damage", "instances": [{"amount": 4, "grade": "L"}]}
+    empty = await ok(
+        peer, {**at, "attack": {"attacker": "token0", "successes": 4, "guess": {"x": 950, "y": 950}}}
+    )
+    assert empty["log"] == [
+        {
+            "rule": "DET-10",
+            "text": "nobody stands at the guessed square: the attack misses",
+            "data": {"guess": "DET-10.guess", "guessed": True, "right": False},
+        }
+    ]
+    hit = await ok(
+        peer, {**at, "attack": {"attacker": "token0", "successes": 4, "guess": {"x": 210, "y": 90}}}
+    )
+    assert hit["log"][0]["text"] == "token0 locates token2: unlocated"
+    assert (await peer.state())["actors"]["actor2"]["health"]["lethal"] == 2  # as approximate: halved
+    for body in (
+        at,  # no target and no attack
+        {**at, "attack": {"attacker": "token0", "successes": 1}},  # no target, no square
+        {**at, "attack": {"attacker": "token0", "successes": 1, "guess": {"x": 9000, "y": 1}}},
+        {**at, "target": "actor2", "attack": {"attacker": "token0", "successes": 1}},  # a target, no token
+    ):
+        reply = await peer.action(body)
+        assert reply["type"] == "error", (body, reply)
+
+
+# --- a reveal the GM approves ---------------------------------------------------------------------------
+
+
+async def reveal_scene(connect: Connect, approve: bool = True) -> Peer:
+    """token0 (magical sight D) approximately locates token2 (a magical veil D): a won contest pinpoints."""
+    peer = await connect()
+    state = world_state(actors=3)
+    state["settings"] = {"approveReveals": approve}
+    state["actors"]["actor0"]["detection"] = [
+        {"name": "sight", "sense": "sight", "essence": "magical", "rank": "D"}
+    ]
+    state["actors"]["actor2"]["antiDetection"] = [{"name": "veil", "essence": "magical", "rank": "D"}]
+    reply = await peer.request("sync", {"state": state})
+    assert reply["type"] == "result", reply
+    assert await cell(peer, "token0", "token2") == "approximate"
+    return peer
+
+
+WIN = {"kind": "contest", "observer": "token0", "target": "token2", "dice": {"observer": [8], "target": [1]}}
+
+
+async def test_DET_8_a_reveal_the_GM_approves_is_held_then_accepted(connect: Connect) -> None:
+    peer = await reveal_scene(connect)
+    held = await ok(peer, WIN)
+    assert not any(op["path"] == "/visibility/token0/token2" for op in held["patch"]), (
+        "players see nothing yet"
+    )
+    assert {"op": "add", "path": "/reveals/token2", "value": {"token0": "approximate"}} in held["patch"]
+    assert held["log"][-1]["data"] == {
+        "held": True,
+        "observer": "token0",
+        "target": "token2",
+        "shown": "approximate",
+    }
+    assert await cell(peer, "token0", "token2") == "approximate"
+    await ok(peer, {"kind": "move", "token": "token1", "x": 150, "y": 0})  # another ruling keeps it held
+    assert await cell(peer, "token0", "token2") == "approximate"
+    accepted = await ok(
+        peer, {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": True}
+    )
+    assert {"op": "remove", "path": "/visibility/token0/token2"} in accepted["patch"]  # now pinpointed
+    state = await peer.state()
+    assert state["reveals"] == {} and state["contests"]["token0"]["token2"]["won"] is True
+    again = await peer.action(
+        {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": True}
+    )
+    assert again["type"] == "error"  # nothing waits any more
+
+
+async def test_DET_8_a_refused_reveal_counts_as_a_lost_contest(connect: Connect) -> None:
+    peer = await reveal_scene(connect)  # round 1: a combat round
+    await ok(peer, WIN)
+    await ok(peer, {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": False})
+    state = await peer.state()
+    assert state["visibility"]["token0"]["token2"] == "approximate" and state["reveals"] == {}
+    assert state["contests"]["token0"]["token2"]["won"] is False  # the pair's contest of round 1
+    assert (await peer.action(WIN))["type"] == "error"  # once per round
+
+
+async def test_DET_8_without_the_setting_a_won_contest_pinpoints_at_once(connect: Connect) -> None:
+    peer = await reveal_scene(connect, approve=False)
+    await ok(peer, WIN)
+    assert await cell(peer, "token0", "token2") == "pinpointed"
+    assert (await peer.state())["reveals"] == {}
+
+
+async def test_PIN_a_pin_and_its_release_can_be_undone(connect: Connect) -> None:
+    peer = await scene(connect)
+    reply = await peer.action(pin("token1", "unlocated", "scene", observer="token0"), msg_id="pin-1")
+    assert reply["type"] == "result", reply
+    assert await cell(peer, "token0", "token1") == "unlocated"
+    undo = await peer.action({"kind": "undo", "action": "pin-1"})
+    assert undo["type"] == "result", undo
+    assert await cell(peer, "token0", "token1") == "pinpointed"
+    assert (await peer.state())["pins"] == {}
