@@ -278,12 +278,13 @@ def test_DET_7_the_worst_anti_detection_is_chosen_per_means_not_once() -> None:
 
 
 def test_DET_7_explanation_names_each_means_and_ends_with_the_result() -> None:
-    result, steps = explain_locate(
+    outcome = explain_locate(
         (means("sight", "magical", "C"), means("hearing", capability="approximate")),
         (anti("natural", "C"),),
         humanoid=True,
         deafened=True,
     )
+    result, steps = outcome.state, outcome.steps
     assert result is P
     rules = [s.rule for s in steps]
     assert rules[0] == "DET-1" and "DET-2" in rules and "DET-5" in rules and rules[-1] == "DET-7"
@@ -506,9 +507,9 @@ def test_DET_7_build_reach_merges_steps_and_keeps_the_unlimited_level() -> None:
 
 
 def test_DET_1_the_first_step_names_each_anti_detection_with_its_essence_and_rank() -> None:
-    _, steps = explain_locate(
+    steps = explain_locate(
         (means(),), (anti("magical", "C"), anti("technological", "unranked")), humanoid=True
-    )
+    ).steps
     assert steps[0].rule == "DET-1"
     assert steps[0].data == {
         "anti": ["magical veil", "technological veil"],

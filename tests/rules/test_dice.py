@@ -144,7 +144,7 @@ def test_DICE_6_any_roll_replayed_as_supplied_dice_gives_the_same_roll(
 
 
 def test_DICE_7_willpower_adds_three_perfect_dice_to_a_roll() -> None:
-    _, steps = spend(
+    steps = spend(
         Willpower(max=2, current=2), WillpowerUse.ROLL, self_aware=True, injured_unconscious=False
-    )
+    ).steps
     assert PERFECT_BONUS == 3 and steps[0].data is not None and steps[0].data["bonus"] == 3

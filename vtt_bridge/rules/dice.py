@@ -231,12 +231,21 @@ def _signed(value: int) -> str:
     return f"{value:+d}"
 
 
+@dataclass(frozen=True, slots=True)
+class DicePool:
+    """DICE-1: the dice pool (DP) of a roll and the steps that add it up; `pool` may be 0 or less, and
+    then nothing is rolled."""
+
+    pool: int
+    steps: tuple[Step, ...]
+
+
 def dice_pool(
     traits: Sequence[tuple[str, int]], bonuses: Sequence[Bonus], wound_penalty: int = 0
-) -> tuple[int, tuple[Step, ...]]:
+) -> DicePool:
     """DICE-1/4/7, HEALTH-7: the DP of a roll: its traits' dots (or a number of dice, as one part),
     the modifiers that count under DICE-4 (Willpower's +3 DP among the perfect ones, DICE-7), and
-    the wound penalty. Returns the pool (may be 0 or less: nothing is rolled) and the steps.
+    the wound penalty.
     """
     base = sum(value for _, value in traits)
     parts = " + ".join(f"{name} {value}" for name, value in traits)
@@ -290,7 +299,7 @@ def dice_pool(
     pool = base + stack_bonuses(bonuses) - wound_penalty
     if pool != base or len(steps) > 1:
         steps.append(Step(rule="DICE-1", text=f"{max(0, pool)} DP to roll", data={"pool": max(0, pool)}))
-    return pool, tuple(steps)
+    return DicePool(pool, tuple(steps))
 
 
 def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...]:
