@@ -62,7 +62,7 @@ class SuppliedDice:
         return roll
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Roll:
     """A rolled pool: every die in the order rolled (rerolls included) and its successes."""
 
@@ -115,7 +115,7 @@ PERFECT = "perfect"
 """DICE-4: the bonus type that stacks with everything."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Bonus:
     """A bonus (positive) or penalty (negative) in dice, of a type (`morale`, `perfect`, ...)."""
 
@@ -165,7 +165,7 @@ def add_willpower(bonuses: Sequence[Bonus]) -> tuple[Bonus, ...]:
 # --- DICE-5: opposed rolls ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Opposed:
     """DICE-5: the outcome of an opposed roll, with the numbers that decided it."""
 

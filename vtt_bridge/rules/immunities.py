@@ -80,7 +80,7 @@ class ImmunityKindId(StrEnum):
 SubjectTable = Literal["damage-type", "emotion-point", "condition-point", "condition", "name"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImmunityKind:
     """One row of the catalogue: what an immunity of this kind covers and whether Ranks contest it."""
 
@@ -397,7 +397,7 @@ def covers_emotion_points(immunity: Immunity, kind: str) -> bool:
     return kind in immunity.catalogue.emotion_points
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImmunityCheck:
     """Whether immunities block something, the immunity that does, and the steps explaining it."""
 
@@ -512,7 +512,7 @@ REPEAT_BONUS_SAVES: dict[ImmunityKindId, Literal["reflex", "fortitude", "will"]]
 """RANK-13: flat-footed -> Reflex, touch attacks -> Fortitude, mind-affecting -> Will."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImmunityGain:
     """The immunities and save bonuses after gaining an immunity, and the steps explaining it."""
 
