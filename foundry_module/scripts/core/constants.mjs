@@ -54,10 +54,17 @@ export const ACTOR_FIELDS = Object.freeze([
   "lastTurn",
 ]);
 
-/** Actor fields only the sidecar writes (PROTOCOL.md "Derived fields"); also kept in flags. */
+/**
+ * Actor fields only the sidecar writes (PROTOCOL.md "Derived fields"); also kept in flags. The
+ * sidecar's schema marks them `readOnly` (tests/unit/schema.test.mjs holds the two equal).
+ */
 export const SERVER_ACTOR_FIELDS = Object.freeze(["status", "woundPenalty"]);
 
-/** Conditions the sidecar derives (HEALTH-3..5, WP-5); a client never sends them. */
+/**
+ * Conditions the sidecar derives (HEALTH-3..5, WP-5); a client never sends them. Declared by the
+ * sidecar (`rules/conditions.py` DERIVED, `readOnly` in its schema's `Actor.conditions`);
+ * tests/unit/schema.test.mjs holds this copy equal to it.
+ */
 export const DERIVED_CONDITIONS = Object.freeze(["unconscious", "worsening", "dying", "dead"]);
 
 /**
