@@ -9,7 +9,7 @@
 
 import { LOCATE_STATES, MODULE_ID, VISIBILITY_FLAG } from "./constants.mjs";
 
-/** @typedef {"pinpointed"|"approximate"|"unlocated"} LocateState */
+/** @typedef {import("./_types.mjs").LocateState} LocateState */
 
 /**
  * Rank of each state for "the best observer counts": lower is better. A missing ruling ranks with

@@ -116,7 +116,7 @@ export function registerSettings(registry, onChange) {
   }
 }
 
-/** @typedef {(key: string) => unknown} SettingGetter reads `game.settings.get(MODULE_ID, key)` */
+/** @typedef {import("./_types.mjs").SettingGetter} SettingGetter */
 
 /**
  * The optional rules as the state document's `settings`.
