@@ -83,11 +83,6 @@ def test_DICE_5_opposed_roll(active: int, passive: int, wins: bool) -> None:
     assert outcome.active_wins is wins and outcome.dc == passive
 
 
-def test_DICE_5_against_RANK_6s_shield_a_tie_is_the_passive_sides() -> None:
-    assert not opposed(2, 2, ties_to_passive=True).active_wins
-    assert opposed(3, 2, ties_to_passive=True).active_wins
-
-
 @pytest.mark.parametrize(
     ("pool", "again", "dice"),
     [

@@ -105,7 +105,7 @@ def with_extra_successes(roll: Roll, extra: int) -> int:
 
 def active_wins(active: int, passive: int) -> bool:
     """DICE-5: the DC is the opponent's successes; the active side needs at least one success and at
-    least the DC (a tie is the active side's; `opposed` gives it to a shield)."""
+    least the DC, so a tie is the active side's."""
     return active >= 1 and active >= passive
 
 
@@ -175,24 +175,17 @@ class Opposed:
     reason: str
 
 
-def opposed(active: int, passive: int, *, ties_to_passive: bool = False) -> Opposed:
-    """DICE-5: the DC is the opponent's successes; the active side needs at least one success and at
-    least the DC. `ties_to_passive` gives ties to the passive side, when it is RANK-6's shield (the
-    detection contest).
-    """
+def opposed(active: int, passive: int) -> Opposed:
+    """DICE-5 (`active_wins`) with the reason in words, for the `roll` action's opposed roll."""
     if active < 0 or passive < 0:
         raise ValueError("successes are not negative")
-    wins = active_wins(active, passive) and not (ties_to_passive and active == passive)
+    wins = active_wins(active, passive)
     if active < 1:
         reason = "no success: the active side fails"
     elif active > passive:
         reason = f"{active} successes beat DC {passive}"
     elif active == passive:
-        reason = (
-            f"{active} ties DC {passive}: the shield wins ties"
-            if not wins
-            else f"{active} successes meet DC {passive}"
-        )
+        reason = f"{active} successes meet DC {passive}"
     else:
         reason = f"{active} successes fall short of DC {passive}"
     return Opposed(active, passive, wins, reason)
