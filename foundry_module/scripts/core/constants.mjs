@@ -69,7 +69,7 @@ export const DERIVED_CONDITIONS = Object.freeze(["unconscious", "worsening", "dy
 
 /**
  * Actor fields whose edits made in Foundry (outside the module) are forwarded as `upsert`
- * (issue 6: senses, anti-detection, immunities, IWR, conditions). The rules sheet sends every
+ * (senses, anti-detection, immunities, IWR, conditions). The rules sheet sends every
  * field it edits itself.
  */
 export const FORWARDED_ACTOR_FIELDS = Object.freeze([

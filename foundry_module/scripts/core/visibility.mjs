@@ -1,5 +1,5 @@
 /**
- * Who sees what on this client (issue 7 part B), as pure decisions. The sidecar rules per pair of
+ * Who sees what on this client, as pure decisions. The sidecar rules per pair of
  * tokens how an observer locates a target (DET-4); the module writes it on the TARGET token as
  * `flags.vtt-bridge.visibility.<observer token id>`. This file turns those flags plus "who is
  * looking on this client" into one render decision per token, and the GM overlay's data.

@@ -61,7 +61,7 @@ export const SETTINGS = Object.freeze([
       public: "VTTBRIDGE.Rules.Setting.Choices.public",
     }),
   },
-  // game-system adapters (issue 17, scripts/systems/): which one reads the actors, the generic
+  // game-system adapters (scripts/systems/): which one reads the actors, the generic
   // mapping, and whether our Health boxes replace the system's own bar
   {
     key: "systemAdapter",
