@@ -177,6 +177,14 @@ def test_DET_4_locate_states_best_to_worst() -> None:
     assert [LocateState.from_level(n) for n in (0, 1, 2)] == [U, A, P]
 
 
+def test_DET_4_locate_states_are_ordered_by_level_not_by_name() -> None:
+    """Better for the observer is greater: the best over means is `max`, the worst is `min`."""
+    assert U < A < P and P > A > U and U <= U and P >= A
+    assert sorted([P, U, A]) == [U, A, P]
+    assert max(U, A) is A and min(P, A) is A and max(P, U) is P
+    assert ("pinpointed" < "unlocated") and P > U  # the names alone would order them the other way
+
+
 # --- DET-5 -----------------------------------------------------------------------------------------
 
 
