@@ -75,7 +75,7 @@ def test_undoing_every_ruling_in_reverse_order_returns_the_document_before_them(
         assert rule(world, f"redo-{action_id}", {"kind": "redo", "action": action_id}) is not None
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(st.lists(actions, min_size=1, max_size=10), st.integers(0, 2**32), st.data())
 def test_undoing_a_ruling_no_later_ruling_touched_equals_never_making_it(
     steps: list[dict[str, Any]], seed: int, data: st.DataObject
