@@ -66,6 +66,8 @@ check: deps
 bench: $(VENV)/.installed
 	$(PY) -m benchmarks.bench_roundtrip
 	$(PY) -m benchmarks.bench_scene
+	$(PY) -m benchmarks.bench_big_scenes
+	$(PY) -m benchmarks.bench_foundry
 
 clean:
 	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache

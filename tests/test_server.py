@@ -537,11 +537,13 @@ async def test_move_patch_carries_only_changed_visibility_cells(connect: Connect
     assert reply["type"] == "result", reply
     before = await peer.state()
     assert before["visibility"]["token0"]["token2"] != "pinpointed"
-    assert before["visibility"]["token0"]["token1"] == "pinpointed"
+    assert "token1" not in before["visibility"]["token0"]  # sparse: an absent pair is pinpointed
     moved = await peer.action({"kind": "move", "token": "token1", "x": 5000, "y": 5000})
     assert moved["type"] == "result", moved
     for op in moved["payload"]["patch"][1:-1]:
         assert op["path"].startswith(("/tokens/token1", "/visibility/")), op
+        if op["path"].startswith("/visibility/"):
+            assert op.get("value") != "pinpointed", op  # a pair that becomes pinpointed is removed
     explained = await peer.request("query", {"kind": "explain", "observer": "token0", "target": "token2"})
     assert explained["type"] == "result", explained
     assert any(step["rule"].startswith("DET-") for step in explained["payload"]["log"])

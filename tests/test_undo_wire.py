@@ -16,7 +16,7 @@ import jsonpatch
 
 from tests.conftest import Connect, Peer, world_state
 from tests.test_crash import _hello, free_port, sidecar
-from vtt_bridge.document.models import WorldState
+from vtt_bridge.document.models import WorldState, sparse_visibility
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import STORED
 
@@ -48,11 +48,9 @@ def without_rev(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def recomputed(state: dict[str, Any]) -> dict[str, Any]:
+    """A full recompute of the document's visibility, in the document's sparse form."""
     model = WorldState.model_validate(state, context=STORED)
-    return {
-        o: {t: str(c) for t, c in row.items()}
-        for o, row in VisibilityIndex().recompute_visibility(model).items()
-    }
+    return sparse_visibility(VisibilityIndex().recompute_visibility(model))
 
 
 async def ruled(peer: Peer, payload: dict[str, Any], msg_id: str, document: dict[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,8 @@ from vtt_bridge.rules.common import STORED
 from vtt_bridge.rules.detection import ContestWin, LocateState
 
 Op = dict[str, Any]
+PINPOINTED = "pinpointed"
+"""DET-4: the state an absent pair has in the sparse visibility matrix."""
 V = TypeVar("V")
 
 
@@ -159,25 +161,44 @@ def _diff_models(
             _diff_model(f"{path}/{escape(key)}", old, new, ops)
 
 
+def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op]) -> None:
+    """The sparse form's op for one cell (`document.models.sparse_visibility`): a pair that becomes
+    pinpointed (or leaves) is removed, one that stops being pinpointed is added, else replaced."""
+    if old == PINPOINTED:
+        old = None
+    if new == PINPOINTED:
+        new = None
+    if old == new:
+        return
+    if new is None:
+        ops.append({"op": "remove", "path": path})
+    elif old is None:
+        ops.append({"op": "add", "path": path, "value": new})
+    else:
+        ops.append({"op": "replace", "path": path, "value": new})
+
+
 def _diff_visibility(
     before: Mapping[str, Mapping[str, str]],
     after: Mapping[str, Mapping[str, str]],
     pairs: Iterable[tuple[str, str]] | None,
     ops: list[Op],
 ) -> None:
-    """Ops for the visibility matrix; with `pairs`, only those (observer, target) cells are looked at,
-    besides unapplied cells (`document.models.Unapplied`): their row is still the committed row,
-    and they are all that changed in it. Token ids hold no '/' or '~' (`document.models.Id`; upsert
-    checks them too), so they are pointer segments as they are."""
+    """Ops for the visibility matrix in its sparse form (a row per observer, only the pairs that are
+    not pinpointed); with `pairs`, only those (observer, target) cells are looked at, besides
+    unapplied cells (`document.models.Unapplied`): their row is still the committed row, and they are
+    all that changed in it. Token ids hold no '/' or '~' (`document.models.Id`; upsert checks them
+    too), so they are pointer segments as they are."""
     if before is after:
         return
     if type(after) is not Unapplied or after.keys_of is not before:
-        _added_and_removed("/visibility", before, after, dict, ops)
+        _added_and_removed("/visibility", before, after, _sparse_row, ops)
     unapplied = pending_cells(after)
     if pairs is None:
         old_get = before.get
         for observer in [o for o, row in after.items() if old_get(o, row) is not row]:
-            _diff_json(f"/visibility/{observer}", dict(before[observer]), dict(after[observer]), ops)
+            old_sparse, new_sparse = _sparse_row(before[observer]), _sparse_row(after[observer])
+            _diff_json(f"/visibility/{observer}", old_sparse, new_sparse, ops)
     else:
         for observer, target in pairs:
             if observer in unapplied:
@@ -185,24 +206,18 @@ def _diff_visibility(
             old_row, row = before.get(observer), after.get(observer)
             if old_row is None or row is None or old_row is row:
                 continue  # a whole row added or removed above, or unchanged
-            path = f"/visibility/{observer}/{target}"
-            if target not in row:
-                if target in old_row:
-                    ops.append({"op": "remove", "path": path})
-            elif target not in old_row:
-                ops.append({"op": "add", "path": path, "value": row[target]})
-            elif old_row[target] != row[target]:
-                ops.append({"op": "replace", "path": path, "value": row[target]})
+            _cell_op(f"/visibility/{observer}/{target}", old_row.get(target), row.get(target), ops)
     for observer, cells in unapplied.items():
         old_row = before.get(observer)
         if old_row is None:
             continue  # a new row, added whole above
         prefix = f"/visibility/{observer}/"
         for target, value in cells.items():
-            old = old_row.get(target)
-            if old != value:
-                op = "add" if old is None else "replace"
-                ops.append({"op": op, "path": prefix + target, "value": value})
+            _cell_op(prefix + target, old_row.get(target), value, ops)
+
+
+def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
+    return {target: str(state) for target, state in row.items() if state != PINPOINTED}
 
 
 def diff_states(
@@ -233,19 +248,22 @@ def _diff_contests(
     changed, so the rest are the very same objects and are skipped without a dump."""
     if before is after:
         return
-    _added_and_removed(
-        "/contests",
-        before,
-        after,
-        lambda row: {t: win.model_dump(mode="json") for t, win in row.items()},
-        ops,
-    )
+    dumped: dict[int, tuple[BaseModel, dict[str, Any]]] = {}
+
+    def dump(win: BaseModel) -> dict[str, Any]:
+        """A result's JSON (a round's results are a handful of shared objects: each dumped once)."""
+        known = dumped.get(id(win))
+        if known is None or known[0] is not win:
+            known = dumped[id(win)] = (win, win.model_dump(mode="json"))
+        return dict(known[1])
+
+    _added_and_removed("/contests", before, after, lambda row: {t: dump(win) for t, win in row.items()}, ops)
     for observer, row in after.items():
         old_row = before.get(observer)
         if old_row is None or old_row is row:
             continue
         path = f"/contests/{escape(observer)}"
-        _added_and_removed(path, old_row, row, lambda win: win.model_dump(mode="json"), ops)
+        _added_and_removed(path, old_row, row, dump, ops)
         old_get = old_row.get
         for target, win in row.items():
             old = old_get(target)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hmac
 import json
 import logging
 import sqlite3
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -31,6 +32,8 @@ from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
 from vtt_bridge.sendqueue import Outbox
 from vtt_bridge.world import Pending, World
+
+P = TypeVar("P")
 
 log = logging.getLogger("vtt_bridge")
 
@@ -271,11 +274,19 @@ def _store(bridge: Bridge, world: World, pending: Pending, result_json: str) -> 
 
 
 async def _commit(
-    bridge: Bridge, client: Client, world: World, pending: Pending, msg_id: str, kind: str
+    bridge: Bridge,
+    client: Client,
+    world: World,
+    pending: Pending,
+    msg_id: str,
+    kind: str,
+    result_json: str | None = None,
 ) -> None:
     """Store the ruling, then commit it, acknowledge it, and push it to the world's other clients
-    (into their queues: a ruling never waits on a socket)."""
-    result_json = dumps(pending.result)
+    (into their queues: a ruling never waits on a socket). `result_json`: the result's JSON when the
+    worker that ruled has written it already (a long ruling's megabytes are not dumped on the loop)."""
+    if result_json is None:
+        result_json = dumps(pending.result)
     new_rev = pending.result["rev"]
     _store(bridge, world, pending, result_json)
     bridge.dirty = True
@@ -437,9 +448,12 @@ async def _rule(
     """Rule on a `sync`, `upsert` or `action` (in a worker thread when it is long), then commit it."""
     offload = _long(type_, payload, world)
     if type_ == "action":
+        result_json: str | None = None
         try:
             if offload:
-                prepared = await asyncio.to_thread(world.prepare_action, msg_id, payload, bridge.roller)
+                prepared, result_json = await asyncio.to_thread(
+                    _dumped, world.prepare_action, msg_id, payload, bridge.roller
+                )
             else:
                 prepared = world.prepare_action(msg_id, payload, bridge.roller)
         except AnsweredLongAgo as old:
@@ -450,15 +464,33 @@ async def _rule(
         if isinstance(prepared, str):
             client.send(envelope("result", prepared, bridge.next_id(), msg_id))
             return
-        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")))
+        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), result_json)
         return
     if type_ == "sync":
-        prepare = world.prepare_sync
-        pending = await asyncio.to_thread(prepare, payload, msg_id) if offload else prepare(payload, msg_id)
+        if offload:
+            pending, result_json = await asyncio.to_thread(_dumped, world.prepare_sync, payload, msg_id)
+            await _commit(bridge, client, world, pending, msg_id, type_, result_json)
+            return
+        pending = world.prepare_sync(payload, msg_id)
     else:
         pending = world.prepare_upsert(payload, msg_id)
         check_counts(bridge.config.limits, pending.state)
     await _commit(bridge, client, world, pending, msg_id, type_)
+
+
+def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, str | None]:
+    """In a worker: a long ruling prepared, and its result's JSON (None for a stored reply's text).
+
+    The objects alive when it starts (the worlds' documents: millions in a big scene) are moved out
+    of the cycle collector's reach first (`gc.freeze`): a round allocates enough to trigger full
+    collections, and each walked every one of them holding the interpreter lock for a third of a
+    second, so every other world and ping waited. The documents are trees that reference counting
+    frees; only cyclic garbage alive at that moment is never collected."""
+    gc.freeze()
+    prepared = prepare(*args)
+    if isinstance(prepared, Pending):
+        return prepared, dumps(prepared.result)
+    return prepared, None
 
 
 async def websocket(request: web.Request) -> web.StreamResponse:

@@ -27,6 +27,7 @@ from tests.detection_scenes import (
     scene_tavern,
     world,
 )
+from vtt_bridge import patch as patches
 from vtt_bridge.actions.detection import (
     ContestAction,
     MoveAction,
@@ -34,11 +35,35 @@ from vtt_bridge.actions.detection import (
     move,
     round_contests,
 )
-from vtt_bridge.document.models import NotFound, Scene, Token, WorldState
-from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.document.models import NotFound, Scene, Token, WorldState, sparse_visibility
+from vtt_bridge.rules.common import STORED, RuleViolation
 from vtt_bridge.rules.ranks import Rank
 
 # --- the matrix --------------------------------------------------------------------------------------
+
+
+def assert_sparse_form(before: WorldState, after: WorldState, cells: list[tuple[str, str]] | None) -> None:
+    """DET-4 on the wire: the document's matrix holds only the pairs that are not pinpointed, and
+    equals a full recompute's; reading it back gives the full matrix; the ruling's patch, applied to
+    the sparse document before, gives the sparse document after, one op per pair that changed."""
+    document = after.model_dump(mode="json")
+    assert document["visibility"] == sparse_visibility(recompute_visibility(after))
+    assert document["visibility"].keys() == after.tokens.keys()
+    assert all(state != "pinpointed" for row in document["visibility"].values() for state in row.values())
+    assert WorldState.model_validate(document, context=STORED).visibility == after.visibility
+    ops = patches.diff_states(before, after, cells)
+    old = before.model_dump(mode="json")
+    patches.apply(old, ops)
+    assert old == document
+    if before.tokens.keys() == after.tokens.keys():
+        changed = {
+            (o, t)
+            for o, row in after.visibility.items()
+            for t, s in row.items()
+            if before.visibility[o][t] != s
+        }
+        cell_ops = [op for op in ops if op["path"].startswith("/visibility/")]
+        assert len(cell_ops) == len(changed)
 
 
 def test_DET_4_the_matrix_holds_every_ordered_pair_of_distinct_tokens() -> None:
@@ -171,6 +196,7 @@ def test_DET_7_the_matrix_after_any_sequence_of_changes_equals_a_full_recompute(
                 if before.visibility[o].get(t) is not s
             }
             assert set(cells) == changed
+        assert_sparse_form(before, state, cells)
         for observer, row in state.visibility.items():
             if row == before.visibility.get(observer):
                 assert row is before.visibility[observer]
@@ -214,6 +240,7 @@ def test_DET_5_moves_sense_changes_and_removals_in_one_change_equal_a_full_recom
         if after.visibility[o].get(t) is not s
     }
     assert set(cells) == changed
+    assert_sparse_form(state, after, cells)
     for observer, row in after.visibility.items():
         if row == state.visibility.get(observer):
             assert row is state.visibility[observer]

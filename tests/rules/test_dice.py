@@ -143,3 +143,34 @@ def test_DICE_7_willpower_adds_three_perfect_dice_to_a_roll() -> None:
         Willpower(max=2, current=2), WillpowerUse.ROLL, self_aware=True, injured_unconscious=False
     ).steps
     assert PERFECT_BONUS == 3 and steps[0].data is not None and steps[0].data["bonus"] == 3
+
+
+class _Faces:
+    """A `FaceSource` over fixed dice: `faces` and `d10` read the same stream."""
+
+    def __init__(self, dice: list[int]) -> None:
+        self._dice = bytes(dice)
+        self._at = 0
+
+    def faces(self, count: int) -> bytes:
+        out = self._dice[self._at : self._at + count]
+        assert len(out) == count, "the roll asked for more dice than the stream holds"
+        self._at += count
+        return out
+
+    def d10(self) -> int:
+        return self.faces(1)[0]
+
+
+@given(
+    st.integers(0, 12),
+    st.sampled_from([8, 9, 10, 11]),
+    st.lists(st.integers(1, 10), min_size=80, max_size=80),
+)
+def test_DICE_2_a_pool_rolled_in_blocks_is_the_pool_rolled_die_by_die(
+    pool: int, again: int, dice: list[int]
+) -> None:
+    """DICE-1/2: counting a block of faces (`FaceSource.faces`) gives the roll `d10` one by one gives."""
+    by_block = roll_pool(pool, _Faces(dice), again)
+    one_by_one = roll_pool(pool, SuppliedDice(dice), again)
+    assert by_block == one_by_one

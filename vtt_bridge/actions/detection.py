@@ -12,13 +12,24 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Handler, QueryHandler, Ruling
-from vtt_bridge.document.models import Id, NotFound, Scene, WorldState, pending_cells, replaced
-from vtt_bridge.document.visibility import Contests, Pair, Pairs, Visibility, VisibilityIndex, token_actor
+from vtt_bridge.document.models import Actor, Id, NotFound, Scene, WorldState, pending_cells, replaced
+from vtt_bridge.document.visibility import (
+    Contests,
+    Pair,
+    Pairs,
+    Visibility,
+    VisibilityIndex,
+    scale_squared,
+    token_actor,
+)
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.detection import (
     STATES,
     AttackConsequence,
+    ContestModifier,
+    ContestWin,
     LocateState,
+    ObserverProfile,
     SpellKind,
     StageThreeContest,
     attack_consequence,
@@ -79,6 +90,57 @@ def _within(limit: float | None, distance2: float) -> bool:
     return limit is not None and distance2 <= limit * limit
 
 
+def _modifier_args(
+    observer: Actor, target: Actor, profile: ObserverProfile, distance2: float, unlocated: bool, noisy: bool
+) -> tuple[bool | int, ...]:
+    """DET-9's circumstances of one pair, in `contest_modifiers`' order (a key: pairs with the same
+    ones share one modifiers tuple)."""
+    last = target.last_turn
+    return (
+        unlocated,
+        noisy,
+        profile.hearing.at(distance2) > 0,
+        # a human has a nose though smell is none of its means of detection (DET-3); other creatures
+        # smell with a means of theirs
+        profile.humanoid or profile.smell.at(distance2) > 0,
+        last.attacked,
+        last.made_sound,
+        target.unusual_smell,
+        last.moved_over_half_speed,
+        _within(observer.approximate_range, distance2),
+        _within(observer.sensory_range, distance2),
+        observer.wound_penalty,
+        target.wound_penalty,
+    )
+
+
+def _modifiers(args: tuple[bool | int, ...]) -> tuple[ContestModifier, ...]:
+    """`contest_modifiers` of `_modifier_args`."""
+    unlocated, noisy, hearing, smell, attacked, sound, smelly, moved, approx, sensory, o_wound, h_wound = args
+    return contest_modifiers(
+        unlocated=bool(unlocated),
+        noisy=bool(noisy),
+        hearing=bool(hearing),
+        smell=bool(smell),
+        attacked=bool(attacked),
+        made_sound=bool(sound),
+        unusual_smell=bool(smelly),
+        moved_over_half_speed=bool(moved),
+        within_approximate_range=bool(approx),
+        within_sensory_range=bool(sensory),
+        observer_wound_penalty=int(o_wound),
+        hider_wound_penalty=int(h_wound),
+    )
+
+
+def _bases(observer: Actor, target: Actor) -> tuple[int, int]:
+    """DET-8: PER + Investigation against DEX + Stealth."""
+    return (
+        observer.attributes.get(Attribute.PER, 0) + observer.skills.get("investigation", 0),
+        target.attributes.get(Attribute.DEX, 0) + target.skills.get("stealth", 0),
+    )
+
+
 def _run_contest(
     state: WorldState,
     pair: Pair,
@@ -87,30 +149,11 @@ def _run_contest(
     hider_roller: Roller,
 ) -> StageThreeContest:
     """DET-8/9 for one pair: pools, modifiers, rolls."""
-    profile = pair.senses.profile
     noisy = state.scene.noisy if state.scene is not None else False
-    last = pair.target.last_turn
-    modifiers = contest_modifiers(
-        unlocated=current is LocateState.UNLOCATED,
-        noisy=noisy,
-        hearing=profile.hearing.at(pair.distance2) > 0,
-        # a human has a nose though smell is none of its means of detection (DET-3); other creatures
-        # smell with a means of theirs
-        smell=profile.humanoid or profile.smell.at(pair.distance2) > 0,
-        attacked=last.attacked,
-        made_sound=last.made_sound,
-        unusual_smell=pair.target.unusual_smell,
-        moved_over_half_speed=last.moved_over_half_speed,
-        within_approximate_range=_within(pair.observer.approximate_range, pair.distance2),
-        within_sensory_range=_within(pair.observer.sensory_range, pair.distance2),
-        observer_wound_penalty=pair.observer.wound_penalty,
-        hider_wound_penalty=pair.target.wound_penalty,
-    )
-    observer_base = pair.observer.attributes.get(Attribute.PER, 0) + pair.observer.skills.get(
-        "investigation", 0
-    )
-    hider_base = pair.target.attributes.get(Attribute.DEX, 0) + pair.target.skills.get("stealth", 0)
-    return contest(observer_base, hider_base, modifiers, observer_roller, hider_roller)
+    unlocated = current is LocateState.UNLOCATED
+    args = _modifier_args(pair.observer, pair.target, pair.senses.profile, pair.distance2, unlocated, noisy)
+    observer_base, hider_base = _bases(pair.observer, pair.target)
+    return contest(observer_base, hider_base, _modifiers(args), observer_roller, hider_roller)
 
 
 def _record(
@@ -258,7 +301,8 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
 class _Held:
     """One contest of a round that its log details."""
 
-    pair: Pair
+    observer: str
+    target: str
     outcome: StageThreeContest
     stage_two: int
     result: LocateState
@@ -273,51 +317,88 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     """DET-8: the new round's stage-three contests, for every pair whose target has anti-detection and
     whose observer (awake and alive) has not pinpointed it in stage two but could; each replaces the
     last result, and in a combat round a loss is kept as the pair's contest of the round. The log
-    counts them and details each (dice included) while there are few, else those that changed."""
+    counts them and details each (dice included) while there are few, else those that changed.
+
+    Pairs run observer by observer, targets in token order (the dice are drawn in that order); what
+    depends on one token only (its senses, position, pool base) is looked up once, and pairs with the
+    same DET-9 circumstances share one modifiers tuple."""
     index = ctx.visibility
     base = index.refresh(state, state)
-    visibility = dict(base.visibility)
+    old_visibility = base.visibility
+    visibility = dict(old_visibility)
     contests = dict(base.contests)
     round_number = base.scene.round if base.scene is not None else 0
+    noisy = base.scene.noisy if base.scene is not None else False
+    scale2 = scale_squared(base.scene)
+    roller = ctx.roller
+    result_of = index.result
+    keep = keeps_result  # DET-8: a win always, a loss in a combat round
+    unlocated = LocateState.UNLOCATED
     cells: Pairs = []
     ran = 0
     first: list[_Held] = []
     """The round's first contests, while there are few enough to detail every one."""
     changed: list[_Held] = []
     """The contests that changed a pair's state."""
-    hiders = [tid for tid, tok in base.tokens.items() if index.senses(token_actor(base, tid, tok)).key]
-    if hiders:
-        for observer, token in base.tokens.items():
-            if spots_nothing(token_actor(base, observer, token).conditions):
+    senses = {tid: index.senses(token_actor(base, tid, tok)) for tid, tok in base.tokens.items()}
+    hiders = [
+        (tid, tok.x, tok.y, tok.elevation, senses[tid]) for tid, tok in base.tokens.items() if senses[tid].key
+    ]
+    modifiers: dict[tuple[bool | int, ...], tuple[ContestModifier, ...]] = {}
+    for observer, token in base.tokens.items() if hiders else ():
+        seen = senses[observer]
+        observer_actor = seen.actor
+        if spots_nothing(observer_actor.conditions):
+            continue
+        profile = seen.profile
+        capability_at = profile.capability.at
+        old_row = old_visibility[observer]
+        row: dict[str, LocateState] | None = None
+        old_wins = contests.get(observer)
+        wins: dict[str, ContestWin] | None = None
+        ox, oy, oz = token.x, token.y, token.elevation
+        for target, tx, ty, tz, hidden in hiders:
+            if target == observer:
                 continue
-            for target in hiders:
-                if target == observer:
-                    continue
-                pair = index.pair(base, observer, target, ("observer", "target"))
-                stage_two, capability = pair.stage_two, pair.capability
-                if not contestable(stage_two, capability, bool(pair.key)):
-                    continue
-                current = base.visibility[observer][target]
-                outcome = _run_contest(base, pair, current, ctx.roller, ctx.roller)
-                result = _record(
-                    index,
-                    visibility,
-                    contests,
-                    pair,
-                    stage_two,
-                    capability,
-                    outcome.observer_wins,
-                    round_number,
-                )
+            dx, dy, dz = ox - tx, oy - ty, oz - tz
+            distance2 = (dx * dx + dy * dy) * scale2 + dz * dz
+            stage_two = profile.reach(hidden.key).at(distance2)
+            capability = capability_at(distance2)
+            if not contestable(stage_two, capability, True):
+                continue
+            current = old_row[target]
+            hider = hidden.actor
+            args = _modifier_args(observer_actor, hider, profile, distance2, current is unlocated, noisy)
+            mods = modifiers.get(args)
+            if mods is None:
+                mods = modifiers[args] = _modifiers(args)
+            observer_base, hider_base = _bases(observer_actor, hider)
+            outcome = contest(observer_base, hider_base, mods, roller, roller)
+            won = outcome.observer_wins
+            if wins is None:
+                wins = dict(old_wins) if old_wins else {}
+            if keep(won, round_number):
+                wins[target] = result_of(STATES[stage_two], round_number, won)
+            else:
+                wins.pop(target, None)
+            result = STATES[contest_level(stage_two, capability, won)]
+            ran += 1
+            if result is not current:
+                if row is None:
+                    row = visibility[observer] = dict(old_row)
+                row[target] = result
+                cells.append((observer, target))
+            if result is not current or ran <= ROUND_DETAIL_LIMIT:
+                entry = _Held(observer, target, outcome, stage_two, result)
+                if ran <= ROUND_DETAIL_LIMIT:
+                    first.append(entry)
                 if result is not current:
-                    cells.append((observer, target))
-                ran += 1
-                if result is not current or ran <= ROUND_DETAIL_LIMIT:
-                    entry = _Held(pair, outcome, stage_two, result)
-                    if ran <= ROUND_DETAIL_LIMIT:
-                        first.append(entry)
-                    if result is not current:
-                        changed.append(entry)
+                    changed.append(entry)
+        if wins is not None:
+            if wins:
+                contests[observer] = wins
+            else:
+                contests.pop(observer, None)
     lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells)
     log: list[Step] = []
     rolls: list[Roll] = []
@@ -341,10 +422,8 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
             )
         )
         for entry in shown:
-            pair, outcome = entry.pair, entry.outcome
-            log.extend(
-                contest_steps(pair.observer_id, pair.target_id, outcome, entry.stage_two, entry.result)
-            )
+            outcome = entry.outcome
+            log.extend(contest_steps(entry.observer, entry.target, outcome, entry.stage_two, entry.result))
             rolls.extend((outcome.observer_roll, outcome.hider_roll))
     after = index.mark_fresh(
         base.model_copy(update={"visibility": visibility, "contests": contests}),

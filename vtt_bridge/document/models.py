@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, ValidationInfo, field_serializer, model_validator
 
 from vtt_bridge.rules.common import (
+    STORED,
     Count,
     Distance,
     Flag,
@@ -267,10 +268,56 @@ class WorldState(RuleModel):
     visibility: dict[TokenId, dict[TokenId, LocateState]] = Field(
         default_factory=dict, json_schema_extra=SERVER_WRITTEN
     )
+    """DET-4: observer token -> target token -> how it locates it. Held in full in memory; its JSON
+    (the store, the sync result, patches) is sparse: a row per observer token with only the pairs that
+    are not pinpointed (`sparse_visibility`), and an absent pair is pinpointed (`dense_visibility`)."""
     contests: dict[TokenId, dict[TokenId, ContestWin]] = Field(
         default_factory=dict, json_schema_extra=SERVER_WRITTEN
     )
     """DET-8: standing stage-three wins, observer token -> target token (server-written)."""
+
+    @field_serializer("visibility")
+    def _sparse(self, visibility: dict[str, dict[str, LocateState]]) -> dict[str, dict[str, str]]:
+        return sparse_visibility(visibility)
+
+    @model_validator(mode="after")
+    def _dense(self, info: ValidationInfo) -> WorldState:
+        """A stored document's sparse matrix is read back in full (its absent pairs pinpointed)."""
+        if info.context == STORED and self.tokens:
+            object.__setattr__(self, "visibility", dense_visibility(self.tokens, self.visibility))
+        return self
+
+
+def sparse_visibility(visibility: Mapping[str, Mapping[str, LocateState]]) -> dict[str, dict[str, str]]:
+    """DET-4 on the wire: every observer's row with only its pairs that are not pinpointed (cells not
+    yet written into their rows, `Unapplied`, included)."""
+    pinpointed = LocateState.PINPOINTED
+    cells = pending_cells(visibility)
+    out: dict[str, dict[str, str]] = {}
+    for observer, row in visibility.items():
+        pending = cells.get(observer)
+        if pending:
+            row = {**row, **pending}
+        out[observer] = {target: state.value for target, state in row.items() if state is not pinpointed}
+    return out
+
+
+def dense_visibility(
+    tokens: Mapping[str, object], sparse: Mapping[str, Mapping[str, LocateState]]
+) -> dict[str, dict[str, LocateState]]:
+    """The full matrix of a sparse one over these tokens: every ordered pair of distinct tokens, an
+    absent pair pinpointed (pairs naming a token not among them dropped)."""
+    pinpointed = LocateState.PINPOINTED
+    ids = list(tokens)
+    out: dict[str, dict[str, LocateState]] = {}
+    for observer in ids:
+        row = dict.fromkeys(ids, pinpointed)
+        del row[observer]
+        given = sparse.get(observer)
+        if given:
+            row.update((t, s) for t, s in given.items() if t in row)
+        out[observer] = row
+    return out
 
 
 __all__ = [
@@ -287,9 +334,11 @@ __all__ = [
     "Token",
     "Unapplied",
     "WorldState",
+    "dense_visibility",
     "edited_keys",
     "pending_cells",
     "replaced",
     "seal",
     "settled",
+    "sparse_visibility",
 ]

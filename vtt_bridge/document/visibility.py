@@ -66,7 +66,7 @@ class Senses:
     key: AntiKey
 
 
-def _scale_squared(scene: Scene | None) -> float:
+def scale_squared(scene: Scene | None) -> float:
     """(gridDistance / gridSize)²: canvas pixels² to scene units²."""
     scene = scene or _DEFAULT_SCENE
     scale = scene.grid_distance / scene.grid_size
@@ -356,7 +356,7 @@ class VisibilityIndex:
             target_id=target,
             observer=o_actor,
             target=t_actor,
-            distance2=_pair_distance2(o_tok, t_tok, _scale_squared(state.scene)),
+            distance2=_pair_distance2(o_tok, t_tok, scale_squared(state.scene)),
             senses=summary,
             key=self.senses(t_actor).key,
         )
@@ -364,7 +364,7 @@ class VisibilityIndex:
     def compute(self, state: WorldState) -> tuple[Visibility, Contests]:
         """The whole matrix from scratch, and the standing wins that still hold."""
         tokens = state.tokens
-        scale2 = _scale_squared(state.scene)
+        scale2 = scale_squared(state.scene)
         ids = list(tokens)
         summaries = [self.senses(token_actor(state, tid, tok)) for tid, tok in tokens.items()]
         keys = [s.key for s in summaries]
@@ -496,12 +496,15 @@ class VisibilityIndex:
             before = settled(before)  # a handler's own unapplied state, refreshed again: read it plainly
         fresh = self._fresh.get(id(after))
         if fresh is not None and fresh[0] is after:
-            if fresh[1] is before:
+            if fresh[1] is before or (
+                fresh[1] is not None and fresh[2] is not None and fresh[1].visibility is before.visibility
+            ):
+                # cells named against the very matrix `before` has (a round's phases share it)
                 return after, fresh[2]
             if before.visibility is after.visibility:
                 return after, []
             return after, None
-        if not self._complete(before) or _scale_squared(before.scene) != _scale_squared(after.scene):
+        if not self._complete(before) or scale_squared(before.scene) != scale_squared(after.scene):
             return self._full(after)
         b_tokens, a_tokens = before.tokens, after.tokens
         moved: set[str] = set()
@@ -605,7 +608,7 @@ class VisibilityIndex:
         unapplied_cells: bool,
     ) -> tuple[WorldState, Pairs]:
         tokens = after.tokens
-        scale2 = _scale_squared(after.scene)
+        scale2 = scale_squared(after.scene)
         contests = after.contests
         index = self._groups_for(before, after, dirty, removed)
         summaries = index.summaries

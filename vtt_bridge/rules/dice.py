@@ -21,6 +21,25 @@ class Roller(Protocol):
         ...
 
 
+class FaceSource(Protocol):
+    """A `Roller` that can also hand out many dice at once, as bytes of faces 1..10 in rolling order
+    (the same dice `d10` would give one by one); `roll_pool` then counts them in C."""
+
+    def d10(self) -> int:
+        """One die, 1..10."""
+        ...
+
+    def faces(self, count: int) -> bytes:
+        """The next `count` dice."""
+        ...
+
+
+_AGAIN_FACES = {again: tuple(range(again, 11)) for again in (8, 9, 10, 11)}
+"""DICE-2: the faces that add a die, per n-again (none for 11: no rerolls)."""
+
+_SUCCESS_FACES = tuple(range(SUCCESS_THRESHOLD, 11))
+
+
 class SuppliedDice:
     """DICE-6: dice the VTT rolled, used exactly as given, in order. A die that is not 1..10, a roll
     that needs more dice than given, or dice left over (`used_up`) is a DICE-6 `RuleViolation` whose
@@ -79,15 +98,27 @@ def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
     """
     if again not in (8, 9, 10, 11):
         raise ValueError("again must be 8, 9, 10 or 11 (no rerolls)")
+    faces = getattr(roller, "faces", None)
+    if faces is not None and pool > 0:
+        adding = _AGAIN_FACES[again]
+        rolled: bytes = faces(pool)
+        batch = rolled
+        while more := sum(batch.count(face) for face in adding):
+            batch = faces(more)
+            rolled += batch
+        successes = sum(rolled.count(face) for face in _SUCCESS_FACES)
+        return Roll(pool=pool, again=again, dice=tuple(rolled), successes=successes)
+    d10 = roller.d10
     dice: list[int] = []
+    add = dice.append
     to_roll = max(0, pool)
     while to_roll > 0:
-        face = roller.d10()
-        dice.append(face)
+        face = d10()
+        add(face)
         to_roll -= 1
         if face >= again:
             to_roll += 1
-    successes = sum(1 for face in dice if face >= SUCCESS_THRESHOLD)
+    successes = len([face for face in dice if face >= SUCCESS_THRESHOLD])
     return Roll(pool=max(0, pool), again=again, dice=tuple(dice), successes=successes)
 
 

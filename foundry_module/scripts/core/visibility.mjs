@@ -87,10 +87,12 @@ export function observersFor({ isGM, tokens, tokenVision = true }) {
 }
 
 /**
- * How the best of the observers locates the target. `null` = no ruling applies (no observers, an
- * observer without an entry, or a flag that is absent): Foundry draws the token as it would anyway.
- * A pinpointing observer wins; then any observer without a ruling; then approximate; then unlocated.
- * A flag that is present but not an object counts as an unreadable ruling for every observer.
+ * How the best of the observers locates the target. The flag is sparse (docs/protocol.md): it holds
+ * only the observers that do not pinpoint the target, so an observer without an entry pinpoints it.
+ * `null` = no ruling applies (no observers, or no flag at all): Foundry draws the token as it would
+ * anyway, as it does a pinpointed one. A pinpointing observer wins; then approximate; then unlocated.
+ * A present entry that is unreadable counts as unlocated, and a flag that is present but not an
+ * object as an unreadable ruling for every observer.
  * @param {unknown} visibilityFlag the target token's `flags.vtt-bridge.visibility`
  * @param {Iterable<string>} observerIds
  * @returns {LocateState|null}
@@ -105,7 +107,7 @@ export function locateStateFor(visibilityFlag, observerIds) {
     /** @type {LocateState|null} */
     let state;
     if (!readable) state = MALFORMED_STATE;
-    else if (!Object.hasOwn(visibilityFlag, id)) state = null;
+    else if (!Object.hasOwn(visibilityFlag, id)) state = "pinpointed"; // absent: pinpointed (sparse)
     else state = parseLocateState(/** @type {Record<string, unknown>} */ (visibilityFlag)[id]).state;
     if (state === "pinpointed") return "pinpointed";
     const rank = state === null ? 0.5 : LOCATE_RANK[state];

@@ -202,3 +202,44 @@ test("the mirror given in is never mutated", () => {
   planPatch(m, ruling([{ op: "replace", path: `/actors/${A}/health/lethal`, value: 2 }]), { statusIds, deletion: v13 });
   assert.deepEqual(m, copy);
 });
+
+test("sparse visibility: an older module's flags (every pair, pinpointed ones too) are rewritten on the first sync", () => {
+  // What an older module wrote: an entry per observer on every target, two thirds of them pinpointed.
+  const foundryVisibility = {
+    t1: { t2: "pinpointed", t3: "approximate" },
+    t2: { t1: "pinpointed", t3: "pinpointed" },
+    t3: { t1: "unlocated", t2: "pinpointed" },
+  };
+  // The sidecar's sync result: a row per observer with only the pairs that are not pinpointed.
+  const visibility = { t1: { t3: "unlocated" }, t2: {}, t3: { t1: "approximate" } };
+  const ops = [
+    { op: "test", path: "/rev", value: 0 },
+    { op: "replace", path: "/tokens", value: { t1: { actor: A, x: 0, y: 0 }, t2: { actor: A, x: 1, y: 0 }, t3: { actor: A, x: 2, y: 0 } } },
+    { op: "replace", path: "/visibility", value: visibility },
+    { op: "replace", path: "/rev", value: 1 },
+  ];
+  const plan = planPatch(null, /** @type {any} */ (ops), { mode: "sync", statusIds, deletion: v13, foundryVisibility });
+  assert.equal(plan.resync, false);
+  const flags = Object.fromEntries(
+    Object.entries(foundryVisibility).map(([target, byObserver]) => [target, { flags: { "vtt-bridge": { visibility: { ...byObserver } } } }]),
+  );
+  for (const [target, update] of plan.tokenUpdates) mergeUpdate(/** @type {any} */ (flags)[target], update);
+  const after = Object.fromEntries(Object.entries(flags).map(([target, doc]) => [target, doc.flags["vtt-bridge"].visibility]));
+  // target -> observer: only the pairs that are not pinpointed are left
+  assert.deepEqual(after, { t1: { t3: "approximate" }, t2: {}, t3: { t1: "unlocated" } });
+});
+
+test("sparse visibility: a pair that becomes pinpointed is removed from the document, its flag entry deleted", () => {
+  const m = mirror();
+  m.visibility = { t1: {}, t2: { t1: "approximate" } };
+  const plan = planPatch(m, ruling([
+    { op: "remove", path: "/visibility/t2/t1" },
+    { op: "add", path: "/visibility/t1/t2", value: "unlocated" },
+  ]), { statusIds, deletion: v13 });
+  assert.equal(plan.resync, false);
+  assert.deepEqual(Object.fromEntries(plan.tokenUpdates), {
+    t1: { "flags.vtt-bridge.visibility.-=t2": null },
+    t2: { "flags.vtt-bridge.visibility.t1": "unlocated" },
+  });
+  assert.deepEqual(plan.state.visibility, { t1: { t2: "unlocated" }, t2: {} });
+});

@@ -118,24 +118,24 @@ test("observersFor: with token vision off on the scene sight is not required", (
   assert.deepEqual(observersFor({ isGM: false, tokens, tokenVision: true }), { source: "none", ids: [] });
 });
 
-test("locateStateFor: one observer reads its entry; a missing flag, entry or observer list is no ruling", () => {
+test("locateStateFor: one observer reads its entry; an absent entry is pinpointed (the flag is sparse); no flag or no observers is no ruling", () => {
   for (const s of LOCATE_STATES) assert.equal(locateStateFor({ o: s }, ["o"]), s);
   assert.equal(locateStateFor(undefined, ["o"]), null);
   assert.equal(locateStateFor(null, ["o"]), null);
-  assert.equal(locateStateFor({}, ["o"]), null);
-  assert.equal(locateStateFor({ other: "unlocated" }, ["o"]), null);
+  assert.equal(locateStateFor({}, ["o"]), "pinpointed");
+  assert.equal(locateStateFor({ other: "unlocated" }, ["o"]), "pinpointed");
   assert.equal(locateStateFor({ o: "unlocated" }, []), null);
 });
 
-test("locateStateFor: several observers, the best counts (pinpointed > no ruling > approximate > unlocated)", () => {
+test("locateStateFor: several observers, the best counts (pinpointed, absent included > approximate > unlocated)", () => {
   const cases = [
     [{ a: "unlocated", b: "approximate" }, "approximate"],
     [{ a: "unlocated", b: "pinpointed" }, "pinpointed"],
     [{ a: "approximate", b: "pinpointed" }, "pinpointed"],
     [{ a: "unlocated", b: "unlocated" }, "unlocated"],
     [{ a: "approximate", b: "approximate" }, "approximate"],
-    [{ a: "unlocated" }, null], // b has no ruling: Foundry decides for b, so the token is drawn as core does
-    [{ a: "approximate" }, null],
+    [{ a: "unlocated" }, "pinpointed"], // b has no entry: b pinpoints it, so the token is drawn as core does
+    [{ a: "approximate" }, "pinpointed"],
     [{ a: "pinpointed" }, "pinpointed"],
   ];
   for (const [flag, expected] of cases) {
@@ -155,7 +155,7 @@ test("locateStateFor: malformed entries count as unlocated; a better observer st
   assert.equal(locateStateFor(["pinpointed"], ["o"]), "unlocated");
   assert.equal(locateStateFor(7, ["o"]), "unlocated");
   // inherited properties are not entries
-  assert.equal(locateStateFor({}, ["toString"]), null);
+  assert.equal(locateStateFor({}, ["toString"]), "pinpointed");
   assert.equal(locateStateFor(JSON.parse('{"__proto__": "unlocated"}'), ["__proto__"]), "unlocated");
 });
 

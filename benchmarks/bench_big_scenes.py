@@ -1,0 +1,178 @@
+"""Big scenes (issue 23), one run: in process, a combat round of the generated scene at 250, 500,
+1,000 and 2,000 tokens (time, contests a second, reply size), the sync (time, reply size) and the
+process's memory after the round, each size in a fresh process; over the wire, the round trip of a
+`damage` in another world while a 1,000-token round runs, interleaved with the reply-only baseline.
+
+    python -m benchmarks.bench_big_scenes [--tokens 250 500 1000 2000] [--wire 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+import aiohttp
+import orjson
+
+from benchmarks.bench_detection_rules import scene
+from benchmarks.bench_scene import _sync_frames, _sync_state
+from benchmarks.common import TOKEN, baseline, sidecar
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def one(tokens: int) -> dict[str, Any]:
+    """Sync and one combat round of the generated scene in this process, as the server rules them."""
+    from vtt_bridge.bridge import SeededRoller
+    from vtt_bridge.world import Pending, World
+
+    state = scene(tokens, seed=7).model_dump(mode="json")
+    world = World("bench")
+    start = time.perf_counter()
+    pending = world.prepare_sync({"state": {k: state[k] for k in ("scene", "settings", "actors", "tokens")}})
+    sync_reply = orjson.dumps(pending.result)
+    sync_s = time.perf_counter() - start
+    world.commit(pending, sync_reply.decode())
+    del state, pending
+    gc.freeze()  # as the server's worker does before a long ruling (server._dumped)
+    start = time.perf_counter()
+    ruled = world.prepare_action("r", {"kind": "round", "round": 1}, SeededRoller(2))
+    assert isinstance(ruled, Pending)
+    reply = orjson.dumps(ruled.result)
+    round_s = time.perf_counter() - start
+    world.commit(ruled, reply.decode())
+    contests = next(s["data"]["contests"] for s in ruled.result["log"] if "contests" in (s.get("data") or {}))
+    del ruled
+    return {
+        "tokens": tokens,
+        "sync_s": sync_s,
+        "sync_mb": len(sync_reply) / 1e6,
+        "round_s": round_s,
+        "contests": contests,
+        "round_mb": len(reply) / 1e6,
+        "rss_mb": _rss_mb(),
+    }
+
+
+def _frame(msg_id: str, kind: str, payload: dict[str, Any]) -> str:
+    return json.dumps({"v": 1, "id": msg_id, "type": kind, "payload": payload})
+
+
+SMALL = {
+    "scene": {"id": "small"},
+    "actors": {"Actor.a": {"name": "A", "health": {"max": 400}}, "Actor.b": {"name": "B"}},
+    "tokens": {"ta": {"actor": "Actor.a", "x": 0, "y": 0}, "tb": {"actor": "Actor.b", "x": 300, "y": 0}},
+}
+
+
+async def wire(tokens: int) -> None:
+    """A `damage` in another world, and the baseline's reply, while a big world's round runs."""
+    state = _sync_state(tokens)
+    with sidecar() as bridge_server, baseline() as base_server:
+        async with aiohttp.ClientSession() as session:
+            url = f"ws://127.0.0.1:{bridge_server.port}/ws"
+            big = await session.ws_connect(url, max_msg_size=0)
+            small = await session.ws_connect(url, max_msg_size=0)
+            base = await session.ws_connect(f"ws://127.0.0.1:{base_server.port}/ws")
+            for ws, name in ((big, "big"), (small, "small")):
+                hello = {"token": TOKEN, "world": name, "client": {"name": "bench"}}
+                await ws.send_str(_frame("h", "hello", hello))
+                assert json.loads((await ws.receive()).data)["type"] == "welcome"
+            await small.send_str(_frame("s", "sync", {"state": SMALL}))
+            assert json.loads((await small.receive()).data)["type"] == "result"
+            for frame in _sync_frames(state, limit=900_000):
+                await big.send_str(frame)
+                reply = json.loads((await big.receive()).data)
+                assert reply["type"] == "result", reply["payload"]
+            count = 0
+
+            async def damage() -> tuple[float, float]:
+                nonlocal count
+                count += 1
+                hit = {"kind": "damage", "target": "Actor.a", "instances": [{"amount": 1, "grade": "B"}]}
+                frame = _frame(f"d{count}", "action", hit)
+                start = time.perf_counter()
+                await small.send_str(frame)
+                answer = json.loads((await small.receive()).data)
+                elapsed = time.perf_counter() - start
+                assert answer["type"] == "result", answer
+                start = time.perf_counter()
+                await base.send_str(frame)
+                await base.receive()
+                return elapsed, time.perf_counter() - start
+
+            idle = [await damage() for _ in range(50)]
+            start = time.perf_counter()
+            await big.send_str(_frame("r", "action", {"kind": "round", "round": 1}))
+            round_reply = asyncio.ensure_future(big.receive())
+            during: list[tuple[float, float]] = []
+            while not round_reply.done():
+                during.append(await damage())
+                await asyncio.sleep(0.02)
+            round_s = time.perf_counter() - start
+            assert json.loads(round_reply.result().data)["type"] == "result"
+            for ws in (big, small, base):
+                await ws.close()
+
+    def row(name: str, times: list[tuple[float, float]]) -> str:
+        ours = sorted(t for t, _ in times)
+        theirs = sorted(t for _, t in times)
+        return (
+            f"  {name}: {len(ours)} damages, median {statistics.median(ours) * 1000:.1f} ms, "
+            f"max {ours[-1] * 1000:.1f} ms (reply-only baseline median "
+            f"{statistics.median(theirs) * 1000:.2f} ms, max {theirs[-1] * 1000:.1f} ms)"
+        )
+
+    print(f"damage round trip in another world, {tokens}-token round on the wire ({round_s:.1f} s), one run")
+    print(row("idle", idle))
+    print(row("during the round", during))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tokens", type=int, nargs="+", default=[250, 500, 1000, 2000])
+    parser.add_argument("--wire", type=int, default=1000)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one(args.one)))
+        return
+    with open("/proc/loadavg") as load:
+        print(f"load average at the start: {load.read().split()[0]} (2 shared cores)")
+    print("combat round 1 of the generated scene, in process (sync, then the round), one run each")
+    print(
+        f"  {'tokens':>6} {'sync':>8} {'sync reply':>11} {'round':>8} {'contests':>9} "
+        f"{'contests/s':>11} {'reply':>9} {'memory':>8}"
+    )
+    for tokens in args.tokens:
+        out = subprocess.run(
+            [sys.executable, "-m", "benchmarks.bench_big_scenes", "--one", str(tokens)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        r = json.loads(out.stdout)
+        print(
+            f"  {tokens:>6} {r['sync_s']:>7.2f}s {r['sync_mb']:>8.2f} MB {r['round_s']:>7.2f}s "
+            f"{r['contests']:>9} {r['contests'] / r['round_s']:>11.0f} {r['round_mb']:>6.2f} MB "
+            f"{r['rss_mb']:>5.0f} MB"
+        )
+    if args.wire:
+        asyncio.run(wire(args.wire))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+// The module's own patch-to-update code (core/apply-patch.mjs) run on the sidecar's results: for
+// each case, how many Foundry documents one result updates and how many bytes of update data are
+// sent. Reads {cases: [{tokens, results: {sync, move, round}}]} (each result a sidecar `result`
+// payload: {rev, patch}) as JSON on stdin; prints one JSON line per case and step.
+import { planPatch, toFoundryBatches } from "../foundry_module/scripts/core/apply-patch.mjs";
+import { deletionOperator } from "../foundry_module/scripts/foundry/compat.mjs";
+
+const statusIds = new Set(["blind", "deaf", "unconscious", "dead", "prone"]);
+const deletion = deletionOperator({});
+
+/** @param {NodeJS.ReadStream} stream */
+async function readAll(stream) {
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * The Foundry writes of one result on top of the mirror, measured as Foundry receives them.
+ * @param {any} mirror
+ * @param {{rev: number, patch: any[]}} result
+ * @param {"sync"|"patch"} mode
+ */
+function planned(mirror, result, mode) {
+  const start = performance.now();
+  const plan = planPatch(mirror, result.patch, { mode, statusIds, deletion, foundryVisibility: {}, foundryActors: {} });
+  if (plan.resync) throw new Error(`the ${mode} result did not fit the mirror: ${plan.reason}`);
+  const batches = toFoundryBatches(plan);
+  const ms = performance.now() - start;
+  plan.state.rev = result.rev;
+  const documents = batches.worldActors.length + batches.syntheticActors.length + batches.tokens.length;
+  const bytes = JSON.stringify([batches.worldActors, batches.syntheticActors, batches.tokens]).length;
+  const tokenBytes = JSON.stringify(batches.tokens).length;
+  return { state: plan.state, documents, bytes, tokenBytes, toggles: batches.statusToggles.length, ms };
+}
+
+const input = JSON.parse(await readAll(process.stdin));
+for (const { tokens, results } of input.cases) {
+  let mirror = null;
+  for (const step of ["sync", "move", "round"]) {
+    const out = planned(mirror, results[step], step === "sync" ? "sync" : "patch");
+    mirror = out.state;
+    const { documents, bytes, tokenBytes, toggles, ms } = out;
+    console.log(JSON.stringify({ tokens, step, documents, bytes, tokenBytes, toggles, ms: Math.round(ms) }));
+  }
+}
