@@ -11,7 +11,9 @@ import pytest
 
 from tests.conftest import CLIENT_MESSAGE, SERVER_MESSAGE, Connect, FrameCheck, schema_error, world_state
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER
+from vtt_bridge.document.models import SERVER_WRITTEN_ACTOR_FIELDS
 from vtt_bridge.protocol import json_schema
+from vtt_bridge.rules.conditions import DERIVED, Condition
 
 
 def test_the_schema_is_valid_2020_12_and_defines_every_type_it_names() -> None:
@@ -26,6 +28,26 @@ def test_the_schema_is_valid_2020_12_and_defines_every_type_it_names() -> None:
     assert not list(
         validator.iter_errors({"v": 1, "id": "s1", "type": "patch", "payload": {"rev": 1, "patch": []}})
     )
+
+
+def test_the_derived_fields_are_read_only_in_the_schema_as_the_rules_declare_them() -> None:
+    """PROTOCOL.md "Derived fields": the schema marks each `readOnly`, the derived conditions from
+    `rules.conditions.DERIVED` (so the module's copy can be checked against the sidecar's)."""
+    defs = json_schema(ACTION_ADAPTER, QUERY_ADAPTER)["$defs"]
+    actor, world = defs["Actor"]["properties"], defs["WorldState"]["properties"]
+    assert {name for name, field in actor.items() if field.get("readOnly")} == SERVER_WRITTEN_ACTOR_FIELDS
+    assert {"status", "woundPenalty"} == SERVER_WRITTEN_ACTOR_FIELDS
+    assert {name for name, field in world.items() if field.get("readOnly")} == {"visibility", "contests"}
+    conditions = actor["conditions"]["properties"]
+    assert {name for name, field in conditions.items() if field["readOnly"]} == {c.value for c in DERIVED}
+    assert {Condition.UNCONSCIOUS, Condition.WORSENING, Condition.DYING, Condition.DEAD} == DERIVED
+    # readOnly is an annotation: a sync may still carry them (they are recomputed)
+    state = {"actors": {"a": {"status": "dead", "conditions": {"dead": True, "prone": True}}}}
+    assert (
+        schema_error(CLIENT_MESSAGE, {"v": 1, "id": "s", "type": "sync", "payload": {"state": state}}) is None
+    )
+    bad = {"actors": {"a": {"conditions": {"dead": 1}}}}
+    assert schema_error(CLIENT_MESSAGE, {"v": 1, "id": "s", "type": "sync", "payload": {"state": bad}})
 
 
 def test_every_action_takes_expect_rev_and_every_kind_is_defined() -> None:

@@ -58,14 +58,15 @@ def token_given(request: web.Request, token: str) -> bool:
     return bool(given) and hmac.compare_digest(given.encode(), token.encode())
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+RequestHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+"""An aiohttp request handler (what a middleware wraps); `actions.Handler` is a ruling's."""
 
 
 def middleware(allowed: tuple[str, ...]) -> Middleware:
     """An aiohttp middleware refusing (403) any request whose `Host` is not served."""
 
     @web.middleware
-    async def check_host(request: web.Request, handler: Handler) -> web.StreamResponse:
+    async def check_host(request: web.Request, handler: RequestHandler) -> web.StreamResponse:
         header = request.headers.get("Host")
         if not host_allowed(header, allowed):
             log.warning("refused a request for host %r from %s", header, request.remote)

@@ -23,6 +23,7 @@ from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY
 from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import (
+    SERVER_WRITTEN_ACTOR_FIELDS,
     Actor,
     Id,
     Scene,
@@ -410,7 +411,7 @@ class World:
                 head == "actors"
                 and inner
                 and (
-                    inner[0] in ("status", "woundPenalty")
+                    inner[0] in SERVER_WRITTEN_ACTOR_FIELDS
                     or (inner[0] == "conditions" and len(inner) > 1 and inner[1] in DERIVED_SLUGS)
                 )
             ):

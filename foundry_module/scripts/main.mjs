@@ -53,7 +53,7 @@ const t = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localiz
 /** @param {string} key */
 const setting = (key) => game.settings.get(MODULE_ID, key);
 
-// ---- game-system adapters (issue 17): every decision is in scripts/systems/ ----
+// ---- game-system adapters: every decision is in scripts/systems/ ----
 /** @type {{key: string, value: ReturnType<typeof adapterSelection>}|null} */
 let selection = null;
 const problemLog = new ProblemLog();

@@ -31,7 +31,7 @@ def _actor(t: HealthTrack, **extra: object) -> Actor:
 
 
 def test_HEALTH_3_five_lethal_on_five_health_is_unconscious_not_worsening() -> None:
-    t, _ = apply_damage(track(5), {L: 5})
+    t = apply_damage(track(5), {L: 5}).track
     derived = derive_actor(_actor(t), Settings())
     assert derived.conditions["unconscious"] is True
     assert derived.conditions["worsening"] is False

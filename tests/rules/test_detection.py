@@ -177,6 +177,14 @@ def test_DET_4_locate_states_best_to_worst() -> None:
     assert [LocateState.from_level(n) for n in (0, 1, 2)] == [U, A, P]
 
 
+def test_DET_4_locate_states_are_ordered_by_level_not_by_name() -> None:
+    """Better for the observer is greater: the best over means is `max`, the worst is `min`."""
+    assert U < A < P and P > A > U and U <= U and P >= A
+    assert sorted([P, U, A]) == [U, A, P]
+    assert max(U, A) is A and min(P, A) is A and max(P, U) is P
+    assert ("pinpointed" < "unlocated") and P > U  # the names alone would order them the other way
+
+
 # --- DET-5 -----------------------------------------------------------------------------------------
 
 
@@ -278,12 +286,13 @@ def test_DET_7_the_worst_anti_detection_is_chosen_per_means_not_once() -> None:
 
 
 def test_DET_7_explanation_names_each_means_and_ends_with_the_result() -> None:
-    result, steps = explain_locate(
+    outcome = explain_locate(
         (means("sight", "magical", "C"), means("hearing", capability="approximate")),
         (anti("natural", "C"),),
         humanoid=True,
         deafened=True,
     )
+    result, steps = outcome.state, outcome.steps
     assert result is P
     rules = [s.rule for s in steps]
     assert rules[0] == "DET-1" and "DET-2" in rules and "DET-5" in rules and rules[-1] == "DET-7"
@@ -506,9 +515,9 @@ def test_DET_7_build_reach_merges_steps_and_keeps_the_unlimited_level() -> None:
 
 
 def test_DET_1_the_first_step_names_each_anti_detection_with_its_essence_and_rank() -> None:
-    _, steps = explain_locate(
+    steps = explain_locate(
         (means(),), (anti("magical", "C"), anti("technological", "unranked")), humanoid=True
-    )
+    ).steps
     assert steps[0].rule == "DET-1"
     assert steps[0].data == {
         "anti": ["magical veil", "technological veil"],

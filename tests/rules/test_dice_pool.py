@@ -34,7 +34,8 @@ def test_DICE_4_counted_bonuses_sum_to_the_stacked_total(bonuses: list[Bonus]) -
 
 def test_DICE_1_dice_pool_sums_traits_modifiers_willpower_and_the_wound_penalty() -> None:
     bonuses = add_willpower([Bonus(2, "equipment"), Bonus(1, "equipment"), Bonus(1, PERFECT, "aid")])
-    pool, steps = dice_pool([("DEX", 3), ("stealth", 2)], bonuses, wound_penalty=2)
+    outcome = dice_pool([("DEX", 3), ("stealth", 2)], bonuses, wound_penalty=2)
+    pool, steps = outcome.pool, outcome.steps
     assert pool == 5 + 2 + 1 + 3 - 2
     assert [s.rule for s in steps] == ["DICE-1", "DICE-4", "DICE-7", "HEALTH-7", "DICE-1"]
     assert steps[1].data is not None and steps[1].data["total"] == 3
@@ -43,7 +44,8 @@ def test_DICE_1_dice_pool_sums_traits_modifiers_willpower_and_the_wound_penalty(
 
 
 def test_DICE_1_a_pool_below_zero_rolls_nothing() -> None:
-    pool, steps = dice_pool([("dice", 1)], [Bonus(-3, "circumstance")])
+    outcome = dice_pool([("dice", 1)], [Bonus(-3, "circumstance")])
+    pool, steps = outcome.pool, outcome.steps
     assert pool == -2 and steps[-1].data == {"pool": 0}
     assert roll_pool(pool, SuppliedDice([])).dice == ()
 

@@ -108,7 +108,8 @@ TWENTY_HEALTH_EXAMPLE = [
 def test_HEALTH_2_worked_examples(
     before: HealthTrack, amounts: dict[Grade, int], after: tuple[int, int, int, int]
 ) -> None:
-    new, steps = apply_damage(before, amounts)
+    outcome = apply_damage(before, amounts)
+    new, steps = outcome.track, outcome.steps
     assert boxes(new) == after
     assert all(s.rule == "HEALTH-2" for s in steps)
 
@@ -122,24 +123,25 @@ def test_HEALTH_2_worked_examples(
     ],
 )
 def test_HEALTH_2_each_grade_upgrades_in_its_order(grade: Grade, after: tuple[int, int, int, int]) -> None:
-    new, _ = apply_damage(track(3, 1), {grade: 3})
+    new = apply_damage(track(3, 1), {grade: 3}).track
     assert boxes(new) == after
 
 
 def test_HEALTH_2_a_damage_turns_l_into_a_once_no_b_is_left() -> None:
-    new, _ = apply_damage(track(3, 1, 2), {A: 2})
+    new = apply_damage(track(3, 1, 2), {A: 2}).track
     assert boxes(new) == (0, 0, 1, 2)
 
 
 def test_HEALTH_2_damage_on_a_full_a_track_is_wasted_and_said_so() -> None:
-    new, steps = apply_damage(track(4, 0, 1, 3), {B: 1_000_000})
+    outcome = apply_damage(track(4, 0, 1, 3), {B: 1_000_000})
+    new, steps = outcome.track, outcome.steps
     assert boxes(new) == (0, 0, 0, 4)
     assert steps[-1].data == {"wasted": {"B": 999_999}}
     assert "wasted" in steps[-1].text
 
 
 def test_HEALTH_2_a_million_points_is_closed_form() -> None:
-    new, _ = apply_damage(track(10_000), {B: 1_000_000, L: 1_000_000, A: 1_000_000})
+    new = apply_damage(track(10_000), {B: 1_000_000, L: 1_000_000, A: 1_000_000}).track
     assert boxes(new) == (0, 0, 0, 10_000)
 
 
@@ -162,13 +164,13 @@ amounts_st = st.dictionaries(st.sampled_from([B, L, A]), st.integers(0, 40))
 
 @given(tracks(), amounts_st)
 def test_HEALTH_2_closed_form_equals_point_by_point(t: HealthTrack, amounts: dict[Grade, int]) -> None:
-    new, _ = apply_damage(t, amounts)
+    new = apply_damage(t, amounts).track
     assert boxes(new) == point_by_point(t, amounts)
 
 
 @given(tracks(), amounts_st)
 def test_HEALTH_2_damage_never_heals(t: HealthTrack, amounts: dict[Grade, int]) -> None:
-    new, _ = apply_damage(t, amounts)
+    new = apply_damage(t, amounts).track
     assert damage_equivalent(new) >= damage_equivalent(t)
     # no box's grade decreases: with boxes sorted A, L, B, healthy, every cumulative count only grows
     assert new.aggravated >= t.aggravated
@@ -199,17 +201,18 @@ WORSENING_EXAMPLE = [
 def test_HEALTH_4_worsening_at_the_end_of_the_round(
     before: HealthTrack, after: tuple[int, int, int, int]
 ) -> None:
-    new, steps = worsen(before)
+    outcome = worsen(before)
+    new, steps = outcome.track, outcome.steps
     assert boxes(new) == after
     assert bool(steps) == (after != boxes(before))
 
 
 def test_HEALTH_4_six_lethal_example_is_worsening_until_all_a() -> None:
-    t, _ = apply_damage(track(5), {L: 6})
+    t = apply_damage(track(5), {L: 6}).track
     assert is_worsening(t)
     rounds = 0
     while is_worsening(t):
-        t, _ = worsen(t)
+        t = worsen(t).track
         rounds += 1
     assert rounds == 4 and boxes(t) == (0, 0, 0, 5)
     assert health_status(t) is HealthStatus.DEAD
@@ -219,7 +222,7 @@ def test_HEALTH_4_healing_or_first_aid_stabilizes_and_new_damage_unstabilizes() 
     t = track(5, 0, 4, 1)
     aided = heal(t, None, amount=0, source=HealSource.FIRST_AID).health
     assert aided.stabilized and not is_worsening(aided)
-    first, _, _ = damage_tracks(aided, None, {B: 1})
+    first = damage_tracks(aided, None, {B: 1}).health
     assert not clear_after_damage(first).stabilized
     assert is_worsening(clear_after_damage(first))
 
@@ -383,16 +386,17 @@ def test_HEALTH_10_an_instance_below_4_cannot_heal_a() -> None:
 
 
 def test_HEALTH_11_temp_hp_absorbs_highest_grade_first() -> None:
-    t, left, steps = absorb_temp_hp(track(10, temp_hp=5), {B: 3, L: 2, A: 2})
+    outcome = absorb_temp_hp(track(10, temp_hp=5), {B: 3, L: 2, A: 2})
+    t, left, steps = outcome.track, outcome.remaining, outcome.steps
     assert left == {B: 2, L: 0, A: 0}
     assert t.temp_hp == 0
     assert steps[0].data is not None and steps[0].data["absorbed"] == {"A": 2, "L": 2, "B": 1}
 
 
 def test_HEALTH_11_temp_hp_does_not_stack_the_higher_stays() -> None:
-    t, _ = gain_temp_hp(track(10, temp_hp=5), 3)
+    t = gain_temp_hp(track(10, temp_hp=5), 3).track
     assert t.temp_hp == 5
-    t, _ = gain_temp_hp(t, 8)
+    t = gain_temp_hp(t, 8).track
     assert t.temp_hp == 8
 
 
@@ -401,11 +405,12 @@ def test_HEALTH_11_temp_hp_does_not_stack_the_higher_stays() -> None:
 
 def test_HEALTH_12_text_example_8_to_11_to_10_then_effect_ends_at_7() -> None:
     t = track(8)
-    t, _ = change_max(t, 3, "stamina-potion")
+    t = change_max(t, 3, "stamina-potion").track
     assert t.max == 11 and t.healthy == 11
-    t, _ = change_max(t, -1)
+    t = change_max(t, -1).track
     assert t.max == 10
-    t, steps = end_temporary_max(t, "stamina-potion")
+    outcome = end_temporary_max(t, "stamina-potion")
+    t, steps = outcome.track, outcome.steps
     assert t.max == 7 and t.healthy == 7
     assert t.temporary_max == {}
     assert steps[0].data == {"effect": "stamina-potion", "reversed": 3}
@@ -424,12 +429,13 @@ def test_HEALTH_12_text_example_8_to_11_to_10_then_effect_ends_at_7() -> None:
 def test_HEALTH_12_loss_removes_healthy_then_b_l_a(
     before: HealthTrack, delta: int, after: tuple[int, int, int, int]
 ) -> None:
-    new, _ = change_max(before, delta)
+    new = change_max(before, delta).track
     assert boxes(new) == after
 
 
 def test_HEALTH_12_a_loss_leaving_all_a_means_death() -> None:
-    new, steps = change_max(track(6, 1, 1, 1), -5)
+    outcome = change_max(track(6, 1, 1, 1), -5)
+    new, steps = outcome.track, outcome.steps
     assert health_status(new) is HealthStatus.DEAD
     assert "death" in steps[0].text
 
@@ -444,8 +450,9 @@ def test_HEALTH_12_ending_an_unknown_effect_is_refused() -> None:
 
 
 def test_HEALTH_13_damage_past_an_all_a_first_track_goes_to_the_second() -> None:
-    second, _ = gain_second_health(4)
-    first, second2, steps = damage_tracks(track(3, 0, 2), second, {L: 2, A: 3})
+    second = gain_second_health(4).track
+    outcome = damage_tracks(track(3, 0, 2), second, {L: 2, A: 3})
+    first, second2, steps = outcome.health, outcome.second_health, outcome.steps
     assert boxes(first) == (0, 0, 0, 3)
     assert second2 is not None and boxes(second2) == (3, 0, 0, 1)
     assert any(s.rule == "HEALTH-13" for s in steps)
@@ -485,14 +492,14 @@ def test_HEALTH_1_track_always_holds_exactly_max_boxes(
 ) -> None:
     for op in sequence:
         if op[0] == "damage":
-            t, _ = apply_damage(t, op[1])  # type: ignore[arg-type]
+            t = apply_damage(t, op[1]).track  # type: ignore[arg-type]
         elif op[0] == "heal":
             t = heal(t, None, amount=op[1], grade=op[2], source=HealSource.MAGIC).health  # type: ignore[arg-type]
         elif op[0] == "max":
-            t, _ = change_max(t, op[1])  # type: ignore[arg-type]
+            t = change_max(t, op[1]).track  # type: ignore[arg-type]
         elif op[0] == "fast":
             t = round_start_healing(t, None, op[1], ()).health  # type: ignore[arg-type]
         else:
-            t, _ = worsen(t)
+            t = worsen(t).track
         t = HealthTrack.model_validate(t.model_dump())  # the validator re-checks B + L + A <= max
         assert t.healthy >= 0 and t.bashing + t.lethal + t.aggravated <= t.max

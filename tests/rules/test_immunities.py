@@ -167,7 +167,8 @@ def test_RANK_9_named_environment_covers_that_environment() -> None:
     ],
 )
 def test_RANK_11_again_immunities(again: int, immune: list[str], expected: int) -> None:
-    result, steps = effective_again(again, [imm(kind) for kind in immune])
+    outcome = effective_again(again, [imm(kind) for kind in immune])
+    result, steps = outcome.again, outcome.steps
     assert result == expected
     assert (steps != ()) is (result != again)
 

@@ -27,15 +27,18 @@ def test_WP_1_will_is_resolve_plus_composure() -> None:
 
 
 def test_WP_1_recovery_stops_at_max() -> None:
-    new, recovered, _ = gain(Willpower(max=4, current=3), 5)
+    outcome = gain(Willpower(max=4, current=3), 5)
+    new, recovered = outcome.willpower, outcome.recovered
     assert (new.current, recovered) == (4, 1)
-    same, recovered, _ = gain(new, 1)
+    outcome = gain(new, 1)
+    same, recovered = outcome.willpower, outcome.recovered
     assert same is new and recovered == 0
 
 
 @pytest.mark.parametrize("use", [WillpowerUse.ROLL, WillpowerUse.DEFENSE])
 def test_WP_2_one_willpower_buys_a_3_point_perfect_bonus(use: WillpowerUse) -> None:
-    new, steps = spend(Willpower(max=4, current=4), use, self_aware=True, injured_unconscious=False)
+    outcome = spend(Willpower(max=4, current=4), use, self_aware=True, injured_unconscious=False)
+    new, steps = outcome.willpower, outcome.steps
     assert new.current == 3
     assert (
         steps[0].rule == "WP-2" and steps[0].data is not None and steps[0].data["bonus"] == PERFECT_BONUS == 3
@@ -66,9 +69,10 @@ def test_WP_2_nothing_to_spend() -> None:
 
 
 def test_WP_3_stay_conscious_sets_the_flag_once_per_round() -> None:
-    new, steps = spend(
+    outcome = spend(
         Willpower(max=4, current=2), WillpowerUse.STAY_CONSCIOUS, self_aware=False, injured_unconscious=True
     )
+    new, steps = outcome.willpower, outcome.steps
     assert new.kept_conscious and new.current == 1 and steps[0].rule == "WP-3"
     with pytest.raises(RuleViolation):
         spend(new, WillpowerUse.STAY_CONSCIOUS, self_aware=False, injured_unconscious=True)
@@ -87,39 +91,42 @@ def test_WP_3_stay_conscious_only_when_unconscious_from_injuries() -> None:
 
 
 def test_WP_3_hunger_once_per_scene() -> None:
-    new, _ = spend(
+    new = spend(
         Willpower(max=4, current=2),
         WillpowerUse.HUNGER,
         scene="s1",
         self_aware=False,
         injured_unconscious=True,
-    )
+    ).willpower
     assert new.hunger_scene == "s1" and new.current == 1
     with pytest.raises(RuleViolation):
         spend(new, WillpowerUse.HUNGER, scene="s1", self_aware=True, injured_unconscious=False)
-    again, _ = spend(new, WillpowerUse.HUNGER, scene="s2", self_aware=True, injured_unconscious=False)
+    again = spend(new, WillpowerUse.HUNGER, scene="s2", self_aware=True, injured_unconscious=False).willpower
     assert again.current == 0
 
 
 def test_WP_4_temporary_willpower_is_spent_first_and_lost_first() -> None:
     w = Willpower(max=4, current=2, temporary=2)
-    spent, steps = spend(w, WillpowerUse.ROLL, self_aware=True, injured_unconscious=False)
+    outcome = spend(w, WillpowerUse.ROLL, self_aware=True, injured_unconscious=False)
+    spent, steps = outcome.willpower, outcome.steps
     assert (spent.current, spent.temporary) == (2, 1)
     assert steps[0].data is not None and steps[0].data["paidFrom"] == "temporary"
-    lost, _ = lose(w, 3)
+    lost = lose(w, 3).willpower
     assert (lost.current, lost.temporary) == (1, 0)
 
 
 def test_WP_4_temporary_willpower_does_not_stack_and_is_not_recovery() -> None:
     w = Willpower(max=4, current=0, temporary=3)
-    same, recovered, _ = gain(w, 2, temporary=True)
+    outcome = gain(w, 2, temporary=True)
+    same, recovered = outcome.willpower, outcome.recovered
     assert same is w and recovered == 0
-    higher, recovered, _ = gain(w, 5, temporary=True)
+    outcome = gain(w, 5, temporary=True)
+    higher, recovered = outcome.willpower, outcome.recovered
     assert higher.temporary == 5 and recovered == 0
 
 
 def test_WP_4_temporary_willpower_above_max_is_allowed_and_counts() -> None:
-    w, _, _ = gain(Willpower(max=1, current=0), 3, temporary=True)
+    w = gain(Willpower(max=1, current=0), 3, temporary=True).willpower
     assert total(w) == 3
 
 
@@ -129,23 +136,25 @@ def test_WP_5_total_zero_only_without_temporary() -> None:
 
 
 def test_WP_5_losing_more_than_held_stops_at_zero() -> None:
-    lost, _ = lose(Willpower(max=3, current=2, temporary=1), 1_000_000)
+    lost = lose(Willpower(max=3, current=2, temporary=1), 1_000_000).willpower
     assert total(lost) == 0
 
 
 def test_WP_5_falling_to_0_drains_and_only_recovery_lifts_it() -> None:
     """Spent or lost to 0: `drained` holds through temporary Willpower (not recovery, WP-4) until a
     point is recovered."""
-    spent, _ = spend(
+    spent = spend(
         Willpower(max=3, current=1), WillpowerUse.ROLL, self_aware=True, injured_unconscious=False
-    )
+    ).willpower
     assert spent.drained and total(spent) == 0
-    lost, _ = lose(Willpower(max=3, current=1, temporary=1), 2)
+    lost = lose(Willpower(max=3, current=1, temporary=1), 2).willpower
     assert lost.drained
-    assert not lose(Willpower(max=3, current=3), 1)[0].drained
-    lifted, recovered, _ = gain(spent, 2, temporary=True)
+    assert not lose(Willpower(max=3, current=3), 1).willpower.drained
+    outcome = gain(spent, 2, temporary=True)
+    lifted, recovered = outcome.willpower, outcome.recovered
     assert lifted.drained and recovered == 0 and total(lifted) == 2
-    back, recovered, _ = gain(lifted, 1)
+    outcome = gain(lifted, 1)
+    back, recovered = outcome.willpower, outcome.recovered
     assert not back.drained and recovered == 1
 
 
@@ -161,13 +170,13 @@ def test_WP_5_falling_to_0_drains_and_only_recovery_lifts_it() -> None:
 def test_WP_6_will_changes_move_max_willpower(
     before: tuple[int, int], delta: int, after: tuple[int, int]
 ) -> None:
-    new, _ = change_will(Willpower(max=before[0], current=before[1]), delta)
+    new = change_will(Willpower(max=before[0], current=before[1]), delta).willpower
     assert (new.max, new.current) == after
 
 
 def test_WP_6_lost_willpower_does_not_come_back() -> None:
-    w, _ = change_will(Willpower(max=4, current=4), -1)
-    w, _ = change_will(w, 1)
+    w = change_will(Willpower(max=4, current=4), -1).willpower
+    w = change_will(w, 1).willpower
     assert (w.max, w.current) == (4, 3)
 
 
@@ -175,5 +184,5 @@ def test_WP_6_lost_willpower_does_not_come_back() -> None:
 def test_WP_6_current_never_exceeds_max(m: int, c: int, deltas: list[int]) -> None:
     w = Willpower(max=m, current=min(c, m))
     for d in deltas:
-        w, _ = change_will(w, d)
+        w = change_will(w, d).willpower
         assert 0 <= w.current <= w.max

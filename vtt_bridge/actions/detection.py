@@ -75,7 +75,7 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
     """How the observer token locates the target token, rule by rule, with the numbers."""
     pair = index.pair(state, observer, target, ("observer", "target"))
     conditions = pair.observer.conditions
-    stage_two, steps = explain_locate(
+    stages = explain_locate(
         pair.observer.detection,
         pair.target.anti_detection,
         humanoid=pair.observer.humanoid,
@@ -95,8 +95,8 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
             text=f"{observer} → {target}: distance {distance:.2f} {units} (3D, elevation included)",
             data={"distance": distance},
         ),
-        *steps,
-        *standing_steps(result, now, round_number, bool(pair.key), stage_two.level),
+        *stages.steps,
+        *standing_steps(result, now, round_number, bool(pair.key), stages.state.level),
         Step(rule="DET-4", text=f"{observer} locates {target}: {located}", data={"result": located}),
     ]
     pin = pin_for(state.pins.get(target), observer)

@@ -220,10 +220,14 @@ def _summarized(state: WorldState, actor_id: str, actor: Actor, steps: Iterable[
 def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[Actor, list[Step]]:
     """WP-1 recovery; recovering 1 Willpower wakes a character unconscious from injuries (HEALTH-3)."""
     was_zero = wp.total(actor.willpower) == 0 or actor.willpower.drained
-    willpower, recovered, steps = wp.gain(actor.willpower, amount)
-    out = list(steps)
+    gained = wp.gain(actor.willpower, amount)
+    out = list(gained.steps)
     health = actor.health
-    if recovered and h.unconscious_from_injuries(actor.health, actor.second_health) and not health.woken:
+    if (
+        gained.recovered
+        and h.unconscious_from_injuries(actor.health, actor.second_health)
+        and not health.woken
+    ):
         health = health.model_copy(update={"woken": True})
         out.append(
             Step(
@@ -232,7 +236,7 @@ def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[A
                 data={"woken": True},
             )
         )
-    if recovered and was_zero and settings.unconscious_at_zero_willpower:
+    if gained.recovered and was_zero and settings.unconscious_at_zero_willpower:
         out.append(
             Step(
                 rule="WP-5",
@@ -240,7 +244,7 @@ def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[A
                 data={"unconscious": False},
             )
         )
-    return _updated(actor, willpower=willpower, health=health), out
+    return _updated(actor, willpower=gained.willpower, health=health), out
 
 
 # ---- handlers ---------------------------------------------------------------------------------------
@@ -279,8 +283,9 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
         into[dealt.grade] = into.get(dealt.grade, 0) + dealt.amount
     health = actor.health
     if health.temp_hp:
-        health, avoidable, absorbed = h.absorb_temp_hp(health, avoidable)
-        steps.extend(absorbed)
+        absorbed = h.absorb_temp_hp(health, avoidable)
+        health, avoidable = absorbed.track, absorbed.remaining
+        steps.extend(absorbed.steps)
         if any(unavoidable.values()) and health.temp_hp:
             steps.append(
                 Step(
@@ -301,8 +306,9 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     second = actor.second_health
     willpower = actor.willpower
     if any(amounts.values()):
-        health, second, track_steps = h.damage_tracks(health, second, amounts)
-        steps.extend(track_steps)
+        taken = h.damage_tracks(health, second, amounts)
+        health, second = taken.health, taken.second_health
+        steps.extend(taken.steps)
         if health.stabilized or (second is not None and second.stabilized):
             steps.append(
                 Step(rule="HEALTH-4", text="new damage: worsening is checked again", data={"recheck": True})
@@ -368,7 +374,7 @@ def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Contex
     if _is_dead(actor):
         raise RuleViolation("HEALTH-5", "a dead character spends no Willpower", ("actor",))
     injured = h.unconscious_from_injuries(actor.health, actor.second_health) and not actor.health.woken
-    willpower, steps = wp.spend(
+    spent = wp.spend(
         actor.willpower,
         action.use,
         self_aware=not is_unconscious(actor, state.settings),
@@ -376,17 +382,17 @@ def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Contex
         extended=action.extended,
         scene=state.scene.id if state.scene is not None else "",
     )
-    new_actor = _updated(actor, willpower=willpower)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=steps)
+    new_actor = _updated(actor, willpower=spent.willpower)
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=spent.steps)
 
 
 def gain_willpower(state: WorldState, action: GainWillpowerAction, ctx: Context) -> Ruling:
     """WP-1 recovery (wakes the injured, HEALTH-3) or WP-4 temporary Willpower (wakes no one)."""
     actor = get_actor(state, action.actor, ("actor",))
     if action.temporary:
-        willpower, _, steps = wp.gain(actor.willpower, action.amount, temporary=True)
-        new_actor = _updated(actor, willpower=willpower)
-        log: list[Step] = list(steps)
+        gained = wp.gain(actor.willpower, action.amount, temporary=True)
+        new_actor = _updated(actor, willpower=gained.willpower)
+        log: list[Step] = list(gained.steps)
     else:
         new_actor, log = _recover_willpower(actor, action.amount, state.settings)
     return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
@@ -395,9 +401,9 @@ def gain_willpower(state: WorldState, action: GainWillpowerAction, ctx: Context)
 def lose_willpower(state: WorldState, action: LoseWillpowerAction, ctx: Context) -> Ruling:
     """WP-4: temporary Willpower is lost first; WP-5 may knock the character out at 0."""
     actor = get_actor(state, action.actor, ("actor",))
-    willpower, steps = wp.lose(actor.willpower, action.amount)
-    log = list(steps)
-    if state.settings.unconscious_at_zero_willpower and wp.total(willpower) == 0:
+    lost = wp.lose(actor.willpower, action.amount)
+    log = list(lost.steps)
+    if state.settings.unconscious_at_zero_willpower and wp.total(lost.willpower) == 0:
         log.append(
             Step(
                 rule="WP-5",
@@ -405,16 +411,16 @@ def lose_willpower(state: WorldState, action: LoseWillpowerAction, ctx: Context)
                 data={"unconscious": True},
             )
         )
-    new_actor = _updated(actor, willpower=willpower)
+    new_actor = _updated(actor, willpower=lost.willpower)
     return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
 
 
 def change_will(state: WorldState, action: ChangeWillAction, ctx: Context) -> Ruling:
     """WP-6."""
     actor = get_actor(state, action.actor, ("actor",))
-    willpower, steps = wp.change_will(actor.willpower, action.delta)
-    new_actor = _updated(actor, willpower=willpower)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=steps)
+    changed = wp.change_will(actor.willpower, action.delta)
+    new_actor = _updated(actor, willpower=changed.willpower)
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=changed.steps)
 
 
 def change_max_health(state: WorldState, action: ChangeMaxHealthAction, ctx: Context) -> Ruling:
@@ -426,8 +432,8 @@ def change_max_health(state: WorldState, action: ChangeMaxHealthAction, ctx: Con
             "the dead gain no max Health; a revival is the Overseer's (heal, source overseer)",
             ("delta",),
         )
-    health, steps = h.change_max(actor.health, action.delta, action.effect)
-    return _summarized(state, action.actor, _updated(actor, health=health), steps)
+    changed = h.change_max(actor.health, action.delta, action.effect)
+    return _summarized(state, action.actor, _updated(actor, health=changed.track), changed.steps)
 
 
 def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Context) -> Ruling:
@@ -445,15 +451,15 @@ def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Con
             data={"effect": action.effect, "notReturned": taken},
         )
         return _summarized(state, action.actor, _updated(actor, health=health), (step,))
-    health, steps = h.end_temporary_max(actor.health, action.effect)
-    return _summarized(state, action.actor, _updated(actor, health=health), steps)
+    ended = h.end_temporary_max(actor.health, action.effect)
+    return _summarized(state, action.actor, _updated(actor, health=ended.track), ended.steps)
 
 
 def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: Context) -> Ruling:
     """HEALTH-13: a new second track (an existing one is replaced)."""
     actor = get_actor(state, action.actor, ("actor",))
-    track, steps = h.gain_second_health(action.max)
-    log = list(steps)
+    gained = h.gain_second_health(action.max)
+    log = list(gained.steps)
     if actor.second_health is not None:
         log.insert(
             0,
@@ -461,15 +467,15 @@ def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: C
                 rule="HEALTH-13", text="the earlier second Health track is replaced", data={"replaced": True}
             ),
         )
-    return _summarized(state, action.actor, _updated(actor, second_health=track), log)
+    return _summarized(state, action.actor, _updated(actor, second_health=gained.track), log)
 
 
 def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> Ruling:
     """HEALTH-11."""
     actor = get_actor(state, action.actor, ("actor",))
-    health, steps = h.gain_temp_hp(actor.health, action.amount)
-    new_actor = _updated(actor, health=health)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=steps)
+    gained = h.gain_temp_hp(actor.health, action.amount)
+    new_actor = _updated(actor, health=gained.track)
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=gained.steps)
 
 
 # ---- the round --------------------------------------------------------------------------------------
@@ -493,12 +499,14 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
             continue
         if h.is_worsening(first, second):
             if second is not None and h.is_full_of_aggravated(first):
-                second, worse = h.worsen(second)
-                worse = tuple(replace(s, text="second track: " + s.text) for s in worse)
+                worsened = h.worsen(second)
+                second = worsened.track
+                worse = tuple(replace(s, text="second track: " + s.text) for s in worsened.steps)
                 if worse and first.woken:  # the waking (HEALTH-3) is kept on the first track
                     first = first.model_copy(update={"woken": False})
             else:
-                first, worse = h.worsen(first)
+                worsened = h.worsen(first)
+                first, worse = worsened.track, worsened.steps
             steps.extend(worse)
         willpower = wp.new_round(actor.willpower)
         if willpower is not actor.willpower:

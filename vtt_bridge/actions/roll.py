@@ -188,7 +188,7 @@ def _pay_willpower(
     ):
         raise RuleViolation("HEALTH-5", "a dead character spends no Willpower", (*path, "willpower"))
     try:
-        willpower, steps = wp.spend(
+        spent = wp.spend(
             actor.willpower,
             wp.WillpowerUse.ROLL,
             self_aware=not is_unconscious(actor, state.settings),
@@ -199,7 +199,7 @@ def _pay_willpower(
     except RuleViolation as refused:
         field = "extended" if refused.path == ("extended",) else "willpower"
         raise RuleViolation(refused.rule, refused.message, (*path, field)) from None
-    return actor.model_copy(update={"willpower": willpower}), steps
+    return actor.model_copy(update={"willpower": spent.willpower}), spent.steps
 
 
 def _roll_side(
@@ -219,13 +219,15 @@ def _roll_side(
         steps.extend(paid)
         bonuses = list(add_willpower(bonuses))
     wound = h.wound_penalty(actor.health, state.settings.wound_penalty)
-    pool, pool_steps = dice_pool(traits, bonuses, wound)
-    steps[:0] = pool_steps[:1]
-    steps.extend(pool_steps[1:])
+    dp = dice_pool(traits, bonuses, wound)
+    pool = dp.pool
+    steps[:0] = dp.steps[:1]
+    steps.extend(dp.steps[1:])
     again = NO_AGAIN if side.again is None else side.again
     if against is not None:
-        again, immune = effective_again(again, against.immunities)
-        steps.extend(immune)
+        effective = effective_again(again, against.immunities)
+        again = effective.again
+        steps.extend(effective.steps)
     if side.dice is None:
         roll = roll_pool(pool, roller, again)
     else:

@@ -7,7 +7,7 @@ of a document is the very same object before and after, and the patch builder ca
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_serializer, model_validator
 
@@ -20,6 +20,7 @@ from vtt_bridge.rules.common import (
     UpdateKey,
     update_path_segment,
 )
+from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.detection import (
     ORDINARY_SENSES,
     AntiDetectionMeans,
@@ -32,6 +33,18 @@ from vtt_bridge.rules.health import HealthStatus, HealthTrack
 from vtt_bridge.rules.immunities import Immunity, SaveBonuses
 from vtt_bridge.rules.iwr import Iwr, TemporaryImmunity
 from vtt_bridge.rules.willpower import Willpower
+
+SERVER_WRITTEN: dict[str, Any] = {"readOnly": True}
+"""JSON Schema of a derived field (PROTOCOL.md "Derived fields"): the server writes it; a value a
+client sends is recomputed, or refused in an `upsert`. `readOnly` says so in `vtt-bridge schema`."""
+
+DERIVED_CONDITIONS_SCHEMA: dict[str, Any] = {
+    "properties": {
+        condition.value: {"type": "boolean", "readOnly": True, "description": "HEALTH-3..5, WP-5: derived"}
+        for condition in sorted(DERIVED)
+    }
+}
+"""The `conditions` map's derived keys (`rules.conditions.DERIVED`), each marked `readOnly`."""
 
 Id = Annotated[str, Field(strict=True, min_length=1, max_length=200, pattern=r"^[^/~]+$")]
 """A document id (actor uuid, token id): no '/' or '~', so it is one JSON Pointer segment as is."""
@@ -181,8 +194,8 @@ class Actor(RuleModel):
     skills: dict[UpdateKey, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(default_factory=dict)
     health: HealthTrack = HealthTrack(max=7)
     second_health: HealthTrack | None = None
-    status: HealthStatus = HealthStatus.UNHARMED
-    wound_penalty: Count = 0
+    status: HealthStatus = Field(HealthStatus.UNHARMED, json_schema_extra=SERVER_WRITTEN)
+    wound_penalty: Count = Field(0, json_schema_extra=SERVER_WRITTEN)
     """HEALTH-7: dice penalty to rolls and defense, server-written (0 while the optional rule is off)."""
     healing: Healing = Healing()
     approximate_range: Distance | None = None
@@ -199,10 +212,20 @@ class Actor(RuleModel):
     iwr: Iwr = Iwr()
     detection: tuple[DetectionMeans, ...] = ORDINARY_SENSES
     anti_detection: tuple[AntiDetectionMeans, ...] = ()
-    conditions: dict[UpdateKey, Flag] = Field(default_factory=dict)
+    conditions: dict[UpdateKey, Flag] = Field(
+        default_factory=dict, json_schema_extra=DERIVED_CONDITIONS_SCHEMA
+    )
     condition_points: dict[UpdateKey, Count] = Field(default_factory=dict)
     emotion_points: dict[UpdateKey, Count] = Field(default_factory=dict)
     last_turn: LastTurn = LastTurn()
+
+
+SERVER_WRITTEN_ACTOR_FIELDS: frozenset[str] = frozenset(
+    info.alias or name
+    for name, info in Actor.model_fields.items()
+    if info.json_schema_extra is SERVER_WRITTEN
+)
+"""The wire names of the Actor fields the server derives (`status`, `woundPenalty`)."""
 
 
 class Token(RuleModel):
@@ -276,11 +299,15 @@ class WorldState(RuleModel):
     settings: Settings = Settings()
     actors: dict[Id, Actor] = Field(default_factory=dict)
     tokens: dict[TokenId, Token] = Field(default_factory=dict)
-    visibility: dict[TokenId, dict[TokenId, LocateState]] = Field(default_factory=dict)
+    visibility: dict[TokenId, dict[TokenId, LocateState]] = Field(
+        default_factory=dict, json_schema_extra=SERVER_WRITTEN
+    )
     """DET-4: observer token -> target token -> how it locates it. Held in full in memory; its JSON
     (the store, the sync result, patches) is sparse: a row per observer token with only the pairs that
     are not pinpointed (`sparse_visibility`), and an absent pair is pinpointed (`dense_visibility`)."""
-    contests: dict[TokenId, dict[TokenId, ContestWin]] = Field(default_factory=dict)
+    contests: dict[TokenId, dict[TokenId, ContestWin]] = Field(
+        default_factory=dict, json_schema_extra=SERVER_WRITTEN
+    )
     """DET-8: standing stage-three wins, observer token -> target token (server-written)."""
     pins: dict[TokenId, TargetPins] = Field(default_factory=dict)
     """The GM's pins, target token -> its pins (`pinLocate`); the world lays them over `visibility`
@@ -334,6 +361,7 @@ def dense_visibility(
 
 
 __all__ = [
+    "SERVER_WRITTEN_ACTOR_FIELDS",
     "Actor",
     "Edited",
     "Healing",

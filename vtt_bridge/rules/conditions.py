@@ -62,7 +62,8 @@ class Condition(StrEnum):
 DERIVED: frozenset[Condition] = frozenset(
     {Condition.UNCONSCIOUS, Condition.WORSENING, Condition.DYING, Condition.DEAD}
 )
-"""HEALTH-3..5, WP-5: the conditions derived after every ruling (`document.derive`); declared here once."""
+"""HEALTH-3..5, WP-5: the conditions derived after every ruling (`document.derive`); declared here once
+(the schema marks them `readOnly`, and the module's copy is tested against it)."""
 
 SERVER_WRITTEN: frozenset[Condition] = DERIVED | {Condition.ANNIHILATED}
 """The derived conditions and annihilation (EP-2, written by the Energy rules)."""

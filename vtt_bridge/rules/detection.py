@@ -291,6 +291,15 @@ class ObserverProfile:
         return reach
 
 
+@dataclass(frozen=True, slots=True)
+class LocateExplanation:
+    """DET-5..7: the state stages one and two give a pair, and the steps that reach it, the last of
+    which names that state."""
+
+    state: LocateState
+    steps: tuple[Step, ...]
+
+
 def locate(
     detection: Sequence[DetectionMeans],
     anti_detection: Sequence[AntiDetectionMeans],
@@ -303,7 +312,7 @@ def locate(
     """DET-5..7: how an observer locates a target by stages one and two (no stage-three win)."""
     return explain_locate(
         detection, anti_detection, humanoid=humanoid, blinded=blinded, deafened=deafened, distance2=distance2
-    )[0]
+    ).state
 
 
 def explain_locate(
@@ -314,7 +323,7 @@ def explain_locate(
     blinded: bool = False,
     deafened: bool = False,
     distance2: float = 0.0,
-) -> tuple[LocateState, list[Step]]:
+) -> LocateExplanation:
     """DET-5..7 one means at a time, with a step per decision a GM may want to check."""
     steps: list[Step] = []
     key = anti_key(anti_detection)
@@ -417,7 +426,7 @@ def explain_locate(
             data={"result": STATES[best].value},
         )
     )
-    return STATES[best], steps
+    return LocateExplanation(STATES[best], tuple(steps))
 
 
 # --- DET-8/9: stage three ---------------------------------------------------------------------------

@@ -81,7 +81,7 @@ class SuppliedDice:
         return roll
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Roll:
     """A rolled pool: every die in the order rolled (rerolls included) and its successes."""
 
@@ -136,7 +136,7 @@ def with_extra_successes(roll: Roll, extra: int) -> int:
 
 def active_wins(active: int, passive: int) -> bool:
     """DICE-5: the DC is the opponent's successes; the active side needs at least one success and at
-    least the DC (a tie is the active side's; `opposed` gives it to a shield)."""
+    least the DC, so a tie is the active side's."""
     return active >= 1 and active >= passive
 
 
@@ -146,7 +146,7 @@ PERFECT = "perfect"
 """DICE-4: the bonus type that stacks with everything."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Bonus:
     """A bonus (positive) or penalty (negative) in dice, of a type (`morale`, `perfect`, ...)."""
 
@@ -196,7 +196,7 @@ def add_willpower(bonuses: Sequence[Bonus]) -> tuple[Bonus, ...]:
 # --- DICE-5: opposed rolls ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Opposed:
     """DICE-5: the outcome of an opposed roll, with the numbers that decided it."""
 
@@ -206,24 +206,17 @@ class Opposed:
     reason: str
 
 
-def opposed(active: int, passive: int, *, ties_to_passive: bool = False) -> Opposed:
-    """DICE-5: the DC is the opponent's successes; the active side needs at least one success and at
-    least the DC. `ties_to_passive` gives ties to the passive side, when it is RANK-6's shield (the
-    detection contest).
-    """
+def opposed(active: int, passive: int) -> Opposed:
+    """DICE-5 (`active_wins`) with the reason in words, for the `roll` action's opposed roll."""
     if active < 0 or passive < 0:
         raise ValueError("successes are not negative")
-    wins = active_wins(active, passive) and not (ties_to_passive and active == passive)
+    wins = active_wins(active, passive)
     if active < 1:
         reason = "no success: the active side fails"
     elif active > passive:
         reason = f"{active} successes beat DC {passive}"
     elif active == passive:
-        reason = (
-            f"{active} ties DC {passive}: the shield wins ties"
-            if not wins
-            else f"{active} successes meet DC {passive}"
-        )
+        reason = f"{active} successes meet DC {passive}"
     else:
         reason = f"{active} successes fall short of DC {passive}"
     return Opposed(active, passive, wins, reason)
@@ -262,12 +255,21 @@ def _signed(value: int) -> str:
     return f"{value:+d}"
 
 
+@dataclass(frozen=True, slots=True)
+class DicePool:
+    """DICE-1: the dice pool (DP) of a roll and the steps that add it up; `pool` may be 0 or less, and
+    then nothing is rolled."""
+
+    pool: int
+    steps: tuple[Step, ...]
+
+
 def dice_pool(
     traits: Sequence[tuple[str, int]], bonuses: Sequence[Bonus], wound_penalty: int = 0
-) -> tuple[int, tuple[Step, ...]]:
+) -> DicePool:
     """DICE-1/4/7, HEALTH-7: the DP of a roll: its traits' dots (or a number of dice, as one part),
     the modifiers that count under DICE-4 (Willpower's +3 DP among the perfect ones, DICE-7), and
-    the wound penalty. Returns the pool (may be 0 or less: nothing is rolled) and the steps.
+    the wound penalty.
     """
     base = sum(value for _, value in traits)
     parts = " + ".join(f"{name} {value}" for name, value in traits)
@@ -321,7 +323,7 @@ def dice_pool(
     pool = base + stack_bonuses(bonuses) - wound_penalty
     if pool != base or len(steps) > 1:
         steps.append(Step(rule="DICE-1", text=f"{max(0, pool)} DP to roll", data={"pool": max(0, pool)}))
-    return pool, tuple(steps)
+    return DicePool(pool, tuple(steps))
 
 
 def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...]:

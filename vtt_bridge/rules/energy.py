@@ -258,7 +258,7 @@ def _rejects_gauge(rule: Compatibility, gauge_id: str, gauge: Gauge) -> bool:
     return rule.mode is CompatibilityMode.REJECTS_GAUGES and rule.class_ in gauge_classes(gauge_id, gauge)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Conflict:
     """EP-2/EP-3/EP-9: why something held and something gained cannot meet."""
 
@@ -364,7 +364,7 @@ def reopening_bonus(reopenings_before: int) -> int:
     return REOPENING_BONUSES[reopenings_before] if reopenings_before < len(REOPENING_BONUSES) else 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PoolGain:
     """The outcome of gaining a pool: the actor's pools afterwards, the conflicts, the steps."""
 
@@ -503,7 +503,7 @@ def gain_pool(
 # ---------------------------------------------------------------- EP-5 temporary max changes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MaxChange:
     """EP-5: a maximum after a change, the current value after it, and what was lost for good."""
 
@@ -524,7 +524,7 @@ def change_max(maximum: int, current: int, delta: int) -> MaxChange:
 # ---------------------------------------------------------------- EP-6 reduced costs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Payment:
     """EP-6: what leaves the pool (`paid`) and the cost the effect is worked out from."""
 

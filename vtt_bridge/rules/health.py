@@ -80,7 +80,46 @@ class HealthTrack(RuleModel):
 
 
 # --------------------------------------------------------------------------------------------------
-# Logic. Every function is pure: it takes tracks and returns new ones plus the steps that explain them.
+# Logic. Every function is pure: it takes tracks and returns an outcome, the new tracks with the steps
+# that explain them.
+
+
+@dataclass(frozen=True, slots=True)
+class HealthOutcome:
+    """A track after one HEALTH rule and the steps that explain it, in the order they happened."""
+
+    track: HealthTrack
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DamageSpill:
+    """HEALTH-2 on one track: the track after the damage and, for every grade dealt, the part of it
+    that did not fit because every box was already A (0 when all of it fit)."""
+
+    track: HealthTrack
+    overflow: dict[Grade, int]
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TempHpAbsorption:
+    """HEALTH-11: the track with the temporary HP left, and per grade the damage still to be taken
+    (every grade present, 0 included)."""
+
+    track: HealthTrack
+    remaining: dict[Grade, int]
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DamageOutcome:
+    """HEALTH-2 + HEALTH-13: both tracks after damage (`second_health` None when there is none)."""
+
+    health: HealthTrack
+    second_health: HealthTrack | None
+    steps: tuple[Step, ...]
+
 
 LIGHTEST_FIRST: tuple[Grade, ...] = (Grade.BASHING, Grade.LETHAL, Grade.AGGRAVATED)
 HEAVIEST_FIRST: tuple[Grade, ...] = (Grade.AGGRAVATED, Grade.LETHAL, Grade.BASHING)
@@ -136,9 +175,7 @@ def is_full_of_aggravated(track: HealthTrack) -> bool:
 # ---- HEALTH-2: taking damage -----------------------------------------------------------------------
 
 
-def spill_damage(
-    track: HealthTrack, amounts: Mapping[Grade, int]
-) -> tuple[HealthTrack, dict[Grade, int], tuple[Step, ...]]:
+def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpill:
     """HEALTH-2 in closed form, lowest grade first; also returns what a full-A track could not take.
 
     Point by point, a grade's damage first turns healthy boxes into that grade, then (no healthy box
@@ -202,7 +239,7 @@ def spill_damage(
             )
         )
     new = track.model_copy(update={"bashing": bashing, "lethal": lethal, "aggravated": aggravated})
-    return new, overflow, tuple(steps)
+    return DamageSpill(new, overflow, tuple(steps))
 
 
 def _wasted_step(overflow: Mapping[Grade, int], why: str) -> Step | None:
@@ -213,33 +250,35 @@ def _wasted_step(overflow: Mapping[Grade, int], why: str) -> Step | None:
     return Step(rule="HEALTH-2", text=f"{listed} damage wasted: {why}", data={"wasted": wasted})
 
 
-def apply_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> tuple[HealthTrack, tuple[Step, ...]]:
+def apply_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> HealthOutcome:
     """HEALTH-2: several grades at once, lowest first, O(1); damage beyond an all-A track is wasted."""
-    new, overflow, steps = spill_damage(track, amounts)
-    wasted = _wasted_step(overflow, "every box is already A")
-    return new, (*steps, wasted) if wasted else steps
+    spill = spill_damage(track, amounts)
+    steps = spill.steps
+    wasted = _wasted_step(spill.overflow, "every box is already A")
+    return HealthOutcome(spill.track, (*steps, wasted) if wasted else steps)
 
 
 def damage_tracks(
     first: HealthTrack, second: HealthTrack | None, amounts: Mapping[Grade, int]
-) -> tuple[HealthTrack, HealthTrack | None, tuple[Step, ...]]:
+) -> DamageOutcome:
     """HEALTH-2 + HEALTH-13: the first track takes the damage; what an all-A first track cannot take
     goes to the second track (lowest grade first still holds: overflow only starts once the first
     track is all A), and what neither can take is wasted."""
-    new_first, overflow, steps = spill_damage(first, amounts)
+    spill = spill_damage(first, amounts)
+    overflow, steps = spill.overflow, spill.steps
     if second is None or not any(overflow.values()):
         wasted = _wasted_step(overflow, "every box is already A")
-        return new_first, second, (*steps, wasted) if wasted else steps
+        return DamageOutcome(spill.track, second, (*steps, wasted) if wasted else steps)
     moved = " + ".join(f"{n}{g.value}" for g, n in overflow.items() if n)
     note = Step(
         rule="HEALTH-13",
         text=f"the first track is all A: {moved} goes to the second Health track",
         data={"overflow": {g.value: n for g, n in overflow.items() if n}},
     )
-    new_second, overflow2, steps2 = spill_damage(second, overflow)
-    steps2 = tuple(replace(s, rule="HEALTH-2", text="second track: " + s.text) for s in steps2)
-    wasted = _wasted_step(overflow2, "both Health tracks are all A")
-    return new_first, new_second, (*steps, note, *steps2, *((wasted,) if wasted else ()))
+    spill2 = spill_damage(second, overflow)
+    steps2 = tuple(replace(s, rule="HEALTH-2", text="second track: " + s.text) for s in spill2.steps)
+    wasted = _wasted_step(spill2.overflow, "both Health tracks are all A")
+    return DamageOutcome(spill.track, spill2.track, (*steps, note, *steps2, *((wasted,) if wasted else ())))
 
 
 def clear_after_damage(track: HealthTrack) -> HealthTrack:
@@ -252,9 +291,7 @@ def clear_after_damage(track: HealthTrack) -> HealthTrack:
 # ---- HEALTH-11: temporary HP ----------------------------------------------------------------------
 
 
-def absorb_temp_hp(
-    track: HealthTrack, amounts: Mapping[Grade, int]
-) -> tuple[HealthTrack, dict[Grade, int], tuple[Step, ...]]:
+def absorb_temp_hp(track: HealthTrack, amounts: Mapping[Grade, int]) -> TempHpAbsorption:
     """HEALTH-11: temporary HP soaks (avoidable) damage of any grade, highest grade first.
 
     The caller passes only damage temporary HP works against (not unavoidable damage).
@@ -262,7 +299,7 @@ def absorb_temp_hp(
     remaining = {g: amounts.get(g, 0) for g in LIGHTEST_FIRST}
     temp = track.temp_hp
     if not temp:
-        return track, remaining, ()
+        return TempHpAbsorption(track, remaining, ())
     absorbed: dict[str, int] = {}
     for grade in HEAVIEST_FIRST:
         taken = min(temp, remaining[grade])
@@ -271,17 +308,17 @@ def absorb_temp_hp(
             remaining[grade] -= taken
             absorbed[grade.value] = taken
     if not absorbed:
-        return track, remaining, ()
+        return TempHpAbsorption(track, remaining, ())
     listed = " + ".join(f"{n}{g}" for g, n in absorbed.items())
     step = Step(
         rule="HEALTH-11",
         text=f"temporary HP {track.temp_hp} absorbs {listed} (highest grade first); {temp} left",
         data={"absorbed": absorbed, "tempHpBefore": track.temp_hp, "tempHp": temp},
     )
-    return track.model_copy(update={"temp_hp": temp}), remaining, (step,)
+    return TempHpAbsorption(track.model_copy(update={"temp_hp": temp}), remaining, (step,))
 
 
-def gain_temp_hp(track: HealthTrack, amount: int) -> tuple[HealthTrack, tuple[Step, ...]]:
+def gain_temp_hp(track: HealthTrack, amount: int) -> HealthOutcome:
     """HEALTH-11: temporary HP does not stack; the higher amount stays."""
     if amount <= track.temp_hp:
         step = Step(
@@ -289,13 +326,13 @@ def gain_temp_hp(track: HealthTrack, amount: int) -> tuple[HealthTrack, tuple[St
             text=f"temporary HP does not stack: {track.temp_hp} already held, {amount} gives nothing",
             data={"tempHp": track.temp_hp, "offered": amount},
         )
-        return track, (step,)
+        return HealthOutcome(track, (step,))
     step = Step(
         rule="HEALTH-11",
         text=f"temporary HP {track.temp_hp} → {amount} (the higher amount stays)",
         data={"tempHp": amount, "before": track.temp_hp},
     )
-    return track.model_copy(update={"temp_hp": amount}), (step,)
+    return HealthOutcome(track.model_copy(update={"temp_hp": amount}), (step,))
 
 
 # ---- HEALTH-3..6, HEALTH-13: what the track means ----------------------------------------------------
@@ -343,10 +380,10 @@ def is_worsening(first: HealthTrack, second: HealthTrack | None = None) -> bool:
     return track.healthy == 0 and 0 < track.aggravated < track.max and not track.stabilized and track.max > 0
 
 
-def worsen(track: HealthTrack) -> tuple[HealthTrack, tuple[Step, ...]]:
+def worsen(track: HealthTrack) -> HealthOutcome:
     """HEALTH-4: at the end of the character's round one non-A box becomes A, L first."""
     if not (track.healthy == 0 and 0 < track.aggravated < track.max and not track.stabilized):
-        return track, ()
+        return HealthOutcome(track, ())
     if track.lethal:
         new = track.model_copy(
             update={"lethal": track.lethal - 1, "aggravated": track.aggravated + 1, "woken": False}
@@ -362,7 +399,7 @@ def worsen(track: HealthTrack) -> tuple[HealthTrack, tuple[Step, ...]]:
         text=f"injuries worsen at the end of the round: 1 {which} → A; now {describe(new)}",
         data={"from": which, **_boxes(new)},
     )
-    return new, (step,)
+    return HealthOutcome(new, (step,))
 
 
 # ---- HEALTH-7: wound penalty -----------------------------------------------------------------------
@@ -440,7 +477,7 @@ _SOURCE_RULE = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HealOutcome:
     """What a heal did: both tracks, the boxes healed per grade, the Overseer's price (HEALTH-9)."""
 
@@ -683,9 +720,7 @@ def round_start_healing(
 # ---- HEALTH-12: changes to maximum Health -------------------------------------------------------------
 
 
-def change_max(
-    track: HealthTrack, delta: int, effect: str | None = None
-) -> tuple[HealthTrack, tuple[Step, ...]]:
+def change_max(track: HealthTrack, delta: int, effect: str | None = None) -> HealthOutcome:
     """HEALTH-12: a gain adds healthy boxes; a loss removes healthy, then B, L, A boxes (never below
     max 0). A loss that leaves no healthy box ends a stabilization and a waking, as new damage does
     (HEALTH-3/4).
@@ -746,10 +781,10 @@ def change_max(
         text=text,
         data={"delta": delta, "effect": effect, "removed": removed, **_boxes(new)},
     )
-    return new, (step,)
+    return HealthOutcome(new, (step,))
 
 
-def end_temporary_max(track: HealthTrack, effect: str) -> tuple[HealthTrack, tuple[Step, ...]]:
+def end_temporary_max(track: HealthTrack, effect: str) -> HealthOutcome:
     """HEALTH-12: a temporary max change ends; it is reversed and other changes stay as they are."""
     if effect not in track.temporary_max:
         known = ", ".join(sorted(track.temporary_max)) or "none"
@@ -758,19 +793,19 @@ def end_temporary_max(track: HealthTrack, effect: str) -> tuple[HealthTrack, tup
         )
     delta = track.temporary_max[effect]
     held = {k: v for k, v in track.temporary_max.items() if k != effect}
-    new, steps = change_max(track.model_copy(update={"temporary_max": held}), -delta)
+    changed = change_max(track.model_copy(update={"temporary_max": held}), -delta)
     note = Step(
         rule="HEALTH-12",
         text=f"effect {effect!r} ends: its {delta:+d} max Health is reversed",
         data={"effect": effect, "reversed": delta},
     )
-    return new, (note, *steps)
+    return HealthOutcome(changed.track, (note, *changed.steps))
 
 
 # ---- HEALTH-13: second Health --------------------------------------------------------------------
 
 
-def gain_second_health(max_boxes: int) -> tuple[HealthTrack, tuple[Step, ...]]:
+def gain_second_health(max_boxes: int) -> HealthOutcome:
     """HEALTH-13: a new all-healthy track sized from a value at this moment; later changes to that value
     do not touch it."""
     track = HealthTrack(max=max_boxes)
@@ -779,4 +814,4 @@ def gain_second_health(max_boxes: int) -> tuple[HealthTrack, tuple[Step, ...]]:
         text=f"second Health track of {max_boxes} healthy boxes set up",
         data={"max": max_boxes},
     )
-    return track, (step,)
+    return HealthOutcome(track, (step,))

@@ -80,7 +80,7 @@ class ImmunityKindId(StrEnum):
 SubjectTable = Literal["damage-type", "emotion-point", "condition-point", "condition", "name"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImmunityKind:
     """One row of the catalogue: what an immunity of this kind covers and whether Ranks contest it."""
 
@@ -397,7 +397,7 @@ def covers_emotion_points(immunity: Immunity, kind: str) -> bool:
     return kind in immunity.catalogue.emotion_points
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImmunityCheck:
     """Whether immunities block something, the immunity that does, and the steps explaining it."""
 
@@ -469,7 +469,16 @@ def check_immunities(
 # --- RANK-11: 8-again / 9-again immunity -----------------------------------------------------------
 
 
-def effective_again(again: int, immunities: Sequence[Immunity]) -> tuple[int, tuple[Step, ...]]:
+@dataclass(frozen=True, slots=True)
+class EffectiveAgain:
+    """RANK-11: the again an attacker rolls against a target (the one asked for, or 10-again when an
+    again immunity stops it) and the step saying so (none when nothing changed)."""
+
+    again: int
+    steps: tuple[Step, ...]
+
+
+def effective_again(again: int, immunities: Sequence[Immunity]) -> EffectiveAgain:
     """RANK-11: the again an attacker rolls against a target with these immunities.
 
     Immune to 8-again: the attacker's 8-again does not apply, and the target counts as immune to
@@ -482,15 +491,15 @@ def effective_again(again: int, immunities: Sequence[Immunity]) -> tuple[int, tu
             text="target immune to 8-again (and so to 9-again for this attack): the attacker rolls 10-again",
             data={"again": 8, "effectiveAgain": 10},
         )
-        return 10, (step,)
+        return EffectiveAgain(10, (step,))
     if again == 9 and ImmunityKindId.NINE_AGAIN in kinds:
         step = Step(
             rule="RANK-11",
             text="target immune to 9-again: the attacker rolls 10-again",
             data={"again": 9, "effectiveAgain": 10},
         )
-        return 10, (step,)
-    return again, ()
+        return EffectiveAgain(10, (step,))
+    return EffectiveAgain(again, ())
 
 
 # --- RANK-13: gaining an immunity again --------------------------------------------------------------
@@ -503,7 +512,7 @@ REPEAT_BONUS_SAVES: dict[ImmunityKindId, Literal["reflex", "fortitude", "will"]]
 """RANK-13: flat-footed -> Reflex, touch attacks -> Fortitude, mind-affecting -> Will."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImmunityGain:
     """The immunities and save bonuses after gaining an immunity, and the steps explaining it."""
 

@@ -74,7 +74,7 @@ _PRICE = re.compile(r"(?P<letters>[DCBAS]+)(?:\+(?P<points>[0-9]+))?")
 MAX_REWARD_POINTS = 2**53 - 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Price:
     """RANK-2: a purchase price: the ability's Rank and the reward points beside it."""
 
@@ -209,7 +209,7 @@ def effect_rank(used: Rank, gained: Rank) -> Rank:
 Side = Literal["spear", "shield"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContestOutcome:
     """Who wins a contest of directly opposed abilities, and the rule that decided it."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
@@ -33,7 +34,26 @@ class Willpower(RuleModel):
 
 
 # --------------------------------------------------------------------------------------------------
-# Logic: pure functions from a Willpower to a new one plus the steps that explain it.
+# Logic: pure functions from a Willpower to an outcome, the new one with the steps that explain it.
+
+
+@dataclass(frozen=True, slots=True)
+class WillpowerOutcome:
+    """Willpower after one WP rule (a spend, a loss, a change of Will) and the steps explaining it."""
+
+    willpower: Willpower
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WillpowerGain:
+    """WP-1/WP-4: Willpower after a gain and the points actually recovered (WP-1, never above max);
+    temporary Willpower is not recovery (WP-4), so `recovered` is 0 for it."""
+
+    willpower: Willpower
+    recovered: int
+    steps: tuple[Step, ...]
+
 
 PERFECT_BONUS = 3
 """WP-2: the perfect bonus one Willpower buys (DP on a one-roll action, or points of defense)."""
@@ -73,7 +93,7 @@ def spend(
     injured_unconscious: bool,
     extended: bool = False,
     scene: str = "",
-) -> tuple[Willpower, tuple[Step, ...]]:
+) -> WillpowerOutcome:
     """Spend 1 Willpower: WP-2 (+3 perfect bonus), WP-3 (stay conscious; hunger once per scene).
 
     `self_aware`: not unconscious (or kept conscious); `injured_unconscious`: HEALTH-3/4 holds.
@@ -120,14 +140,12 @@ def spend(
             "temporary": paid.temporary,
         },
     )
-    return paid, (step,)
+    return WillpowerOutcome(paid, (step,))
 
 
-def gain(
-    willpower: Willpower, amount: int, *, temporary: bool = False
-) -> tuple[Willpower, int, tuple[Step, ...]]:
+def gain(willpower: Willpower, amount: int, *, temporary: bool = False) -> WillpowerGain:
     """Recover Willpower up to max, or gain temporary Willpower (WP-4: does not stack, the higher stays,
-    and is not recovery). Returns the new Willpower, the points actually recovered, the steps."""
+    and is not recovery)."""
     if amount < 0:
         raise ValueError(f"amount must not be negative, got {amount}")
     if temporary:
@@ -135,24 +153,26 @@ def gain(
             raise RuleViolation("WP-4", f"temporary Willpower {amount} exceeds {MAX_HEALTH}", ("amount",))
         if amount <= willpower.temporary:
             text = f"temporary Willpower does not stack: {willpower.temporary} already held"
-            return willpower, 0, (Step(rule="WP-4", text=text, data={"temporary": willpower.temporary}),)
+            return WillpowerGain(
+                willpower, 0, (Step(rule="WP-4", text=text, data={"temporary": willpower.temporary}),)
+            )
         new = willpower.model_copy(update={"temporary": amount})
         text = f"temporary Willpower {willpower.temporary} → {amount} (not recovery: wakes no one)"
-        return new, 0, (Step(rule="WP-4", text=text, data={"temporary": amount}),)
+        return WillpowerGain(new, 0, (Step(rule="WP-4", text=text, data={"temporary": amount}),))
     recovered = min(amount, willpower.max - willpower.current)
     if not recovered:
         text = f"Willpower already at max ({willpower.max}): nothing recovered"
-        return willpower, 0, (Step(rule="WP-1", text=text, data={"recovered": 0}),)
+        return WillpowerGain(willpower, 0, (Step(rule="WP-1", text=text, data={"recovered": 0}),))
     new = willpower.model_copy(update={"current": willpower.current + recovered, "drained": False})
     text = f"recovers {recovered} Willpower: {willpower.current} → {new.current} of {new.max}"
-    return (
+    return WillpowerGain(
         new,
         recovered,
         (Step(rule="WP-1", text=text, data={"recovered": recovered, "current": new.current}),),
     )
 
 
-def lose(willpower: Willpower, amount: int) -> tuple[Willpower, tuple[Step, ...]]:
+def lose(willpower: Willpower, amount: int) -> WillpowerOutcome:
     """WP-4: Willpower lost to an ability goes from temporary Willpower first, then current (not below 0)."""
     if amount < 0:
         raise ValueError(f"amount must not be negative, got {amount}")
@@ -174,10 +194,10 @@ def lose(willpower: Willpower, amount: int) -> tuple[Willpower, tuple[Step, ...]
         ),
         data={"fromTemporary": from_temporary, "fromCurrent": from_current, "current": new.current},
     )
-    return (new if from_temporary or from_current else willpower), (step,)
+    return WillpowerOutcome(new if from_temporary or from_current else willpower, (step,))
 
 
-def change_will(willpower: Willpower, delta: int) -> tuple[Willpower, tuple[Step, ...]]:
+def change_will(willpower: Willpower, delta: int) -> WillpowerOutcome:
     """WP-6: Will moves max Willpower; a rise is empty max, a fall drops current above max for good."""
     new_max = max(0, willpower.max + delta)
     if new_max > MAX_HEALTH:
@@ -191,7 +211,9 @@ def change_will(willpower: Willpower, delta: int) -> tuple[Willpower, tuple[Step
         text = f"Will {delta:+d}: max Willpower {willpower.max} → {new_max}" + (
             f"; {lost} Willpower above the max is lost for good" if lost else ""
         )
-    return new, (Step(rule="WP-6", text=text, data={"max": new_max, "current": current, "lost": lost}),)
+    return WillpowerOutcome(
+        new, (Step(rule="WP-6", text=text, data={"max": new_max, "current": current, "lost": lost}),)
+    )
 
 
 def new_round(willpower: Willpower) -> Willpower:

@@ -28,7 +28,7 @@ import {
 } from "./constants.mjs";
 import { applyJsonPatch, deepEqual, isPlainObject, parsePointer, PatchError } from "./json-patch.mjs";
 
-/** @typedef {import("./json-patch.mjs").PatchOp} PatchOp */
+/** @typedef {import("./_types.mjs").PatchOp} PatchOp */
 /** @typedef {(parent: string, key: string) => [string, unknown]} Deletion */
 /** @typedef {Record<string, unknown>} FlatUpdate a Foundry update object with dot-path keys */
 

@@ -34,14 +34,12 @@ import { envelope, helloPayload } from "./messages.mjs";
  * @typedef {object} Incoming
  * @property {"sync"|"patch"} mode
  * @property {number} rev
- * @property {import("./json-patch.mjs").PatchOp[]} patch
+ * @property {import("./_types.mjs").PatchOp[]} patch
  * @property {Array<{rule: string, text: string, data?: unknown}>} log
  * @property {unknown[]} [rolls]
  * @property {"result"|"patch"} source a reply to us or a change another client caused
  */
-/**
- * @typedef {"idle"|"connecting"|"connected"|"reconnecting"|"unauthorized"|"stopped"} Status
- */
+/** @typedef {import("./_types.mjs").Status} Status */
 /**
  * @typedef {object} ConnectionOptions
  * @property {string} url e.g. ws://127.0.0.1:30500/ws

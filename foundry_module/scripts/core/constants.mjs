@@ -54,15 +54,22 @@ export const ACTOR_FIELDS = Object.freeze([
   "lastTurn",
 ]);
 
-/** Actor fields only the sidecar writes (PROTOCOL.md "Derived fields"); also kept in flags. */
+/**
+ * Actor fields only the sidecar writes (PROTOCOL.md "Derived fields"); also kept in flags. The
+ * sidecar's schema marks them `readOnly` (tests/unit/schema.test.mjs holds the two equal).
+ */
 export const SERVER_ACTOR_FIELDS = Object.freeze(["status", "woundPenalty"]);
 
-/** Conditions the sidecar derives (HEALTH-3..5, WP-5); a client never sends them. */
+/**
+ * Conditions the sidecar derives (HEALTH-3..5, WP-5); a client never sends them. Declared by the
+ * sidecar (`rules/conditions.py` DERIVED, `readOnly` in its schema's `Actor.conditions`);
+ * tests/unit/schema.test.mjs holds this copy equal to it.
+ */
 export const DERIVED_CONDITIONS = Object.freeze(["unconscious", "worsening", "dying", "dead"]);
 
 /**
  * Actor fields whose edits made in Foundry (outside the module) are forwarded as `upsert`
- * (issue 6: senses, anti-detection, immunities, IWR, conditions). The rules sheet sends every
+ * (senses, anti-detection, immunities, IWR, conditions). The rules sheet sends every
  * field it edits itself.
  */
 export const FORWARDED_ACTOR_FIELDS = Object.freeze([

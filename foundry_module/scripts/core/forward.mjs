@@ -11,8 +11,8 @@ import { ACTOR_FIELDS, DERIVED_CONDITIONS, MODULE_ID } from "./constants.mjs";
 import { deepEqual, isPlainObject, pointer } from "./json-patch.mjs";
 import { actorState, isUpdateKey, moveAction, roundAction } from "./messages.mjs";
 
-/** @typedef {import("./messages.mjs").ActorLike} ActorLike */
-/** @typedef {{path: string, value: unknown}} Upsert */
+/** @typedef {import("./_types.mjs").ActorLike} ActorLike */
+/** @typedef {import("./_types.mjs").Upsert} Upsert */
 
 /**
  * `updateToken(token, changes, options)` → a `move` action when x, y or elevation changed.

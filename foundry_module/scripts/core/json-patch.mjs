@@ -5,10 +5,7 @@
  * @module json-patch
  */
 
-/**
- * @typedef {{op: "add"|"remove"|"replace"|"move"|"copy"|"test", path: string, value?: unknown,
- *   from?: string}} PatchOp
- */
+/** @typedef {import("./_types.mjs").PatchOp} PatchOp */
 
 /** A patch that cannot be applied (bad pointer, missing member, failed `test`). */
 export class PatchError extends Error {

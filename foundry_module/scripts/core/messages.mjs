@@ -24,16 +24,10 @@ import { isPlainObject, pointer } from "./json-patch.mjs";
  * @property {string} [re]
  */
 
-/** @typedef {{uuid: string, name?: string|null, flags?: Record<string, any>}} ActorLike */
-/** @typedef {{id: string|null, x: number, y: number, elevation?: number, actor?: ActorLike|null, flags?: Record<string, any>}} TokenLike */
-/**
- * @typedef {object} SceneLike
- * @property {string|null} id
- * @property {{size?: number, distance?: number, units?: string}} [grid]
- * @property {Record<string, any>} [flags]
- * @property {Iterable<TokenLike>} tokens
- */
-/** @typedef {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean, approveReveals?: boolean}} RuleSettings */
+/** @typedef {import("./_types.mjs").ActorLike} ActorLike */
+/** @typedef {import("./_types.mjs").TokenLike} TokenLike */
+/** @typedef {import("./_types.mjs").SceneLike} SceneLike */
+/** @typedef {import("./_types.mjs").RuleSettings} RuleSettings */
 
 /**
  * @param {string} type

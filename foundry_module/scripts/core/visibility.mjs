@@ -1,5 +1,5 @@
 /**
- * Who sees what on this client (issue 7 part B), as pure decisions. The sidecar rules per pair of
+ * Who sees what on this client, as pure decisions. The sidecar rules per pair of
  * tokens how an observer locates a target (DET-4); the module writes it on the TARGET token as
  * `flags.vtt-bridge.visibility.<observer token id>`. This file turns those flags plus "who is
  * looking on this client" into one render decision per token, and the GM overlay's data.
@@ -9,7 +9,7 @@
 
 import { LOCATE_STATES, MODULE_ID, VISIBILITY_FLAG } from "./constants.mjs";
 
-/** @typedef {"pinpointed"|"approximate"|"unlocated"} LocateState */
+/** @typedef {import("./_types.mjs").LocateState} LocateState */
 
 /**
  * Rank of each state for "the best observer counts": lower is better. A missing ruling ranks with

@@ -4,12 +4,7 @@
  * @module compat
  */
 
-/**
- * @typedef {object} FoundryEnv the parts of `globalThis` the helpers read
- * @property {{data?: {operators?: {ForcedDeletion?: new () => unknown}}}} [foundry]
- * @property {unknown} [_del] v14: the shared ForcedDeletion instance
- * @property {{generation?: number}} [release]
- */
+/** @typedef {import("./_types.mjs").FoundryEnv} FoundryEnv */
 
 /**
  * The one deletion helper: returns `(parentDotPath, key) => [updateKey, updateValue]`.

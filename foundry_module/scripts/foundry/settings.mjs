@@ -62,7 +62,7 @@ export const SETTINGS = Object.freeze([
       public: "VTTBRIDGE.Rules.Setting.Choices.public",
     }),
   },
-  // game-system adapters (issue 17, scripts/systems/): which one reads the actors, the generic
+  // game-system adapters (scripts/systems/): which one reads the actors, the generic
   // mapping, and whether our Health boxes replace the system's own bar
   {
     key: "systemAdapter",
@@ -117,7 +117,7 @@ export function registerSettings(registry, onChange) {
   }
 }
 
-/** @typedef {(key: string) => unknown} SettingGetter reads `game.settings.get(MODULE_ID, key)` */
+/** @typedef {import("./_types.mjs").SettingGetter} SettingGetter */
 
 /**
  * The optional rules as the state document's `settings`.

@@ -17,9 +17,9 @@
 import { ATTRIBUTES, RULE_SKILLS } from "../core/constants.mjs";
 import { getPath, MAX_BOXES, MAX_RATING, readNumber, wholeNumber } from "./data.mjs";
 
-/** @typedef {import("./data.mjs").ActorData} ActorData */
-/** @typedef {import("./data.mjs").SystemProblem} SystemProblem */
-/** @typedef {import("./data.mjs").Adapter} Adapter */
+/** @typedef {import("./_types.mjs").ActorData} ActorData */
+/** @typedef {import("./_types.mjs").SystemProblem} SystemProblem */
+/** @typedef {import("./_types.mjs").Adapter} Adapter */
 /** @typedef {Readonly<Record<string, string>>} Mapping our field → dot path from the actor data */
 
 /** Every field a mapping may name. */

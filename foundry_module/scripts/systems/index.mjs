@@ -19,10 +19,10 @@ import { actorState } from "../core/messages.mjs";
 import { createGenericAdapter, parseMapping, worldbuilding } from "./generic.mjs";
 import * as mta from "./mta.mjs";
 
-/** @typedef {import("./data.mjs").ActorData} ActorData */
-/** @typedef {import("./data.mjs").Adapter} Adapter */
-/** @typedef {import("./data.mjs").SystemProblem} SystemProblem */
-/** @typedef {{path: string, value: unknown}} Upsert */
+/** @typedef {import("./_types.mjs").ActorData} ActorData */
+/** @typedef {import("./_types.mjs").Adapter} Adapter */
+/** @typedef {import("./_types.mjs").SystemProblem} SystemProblem */
+/** @typedef {import("../core/_types.mjs").Upsert} Upsert */
 
 /** @type {readonly Adapter[]} most specific first */
 export const ADAPTERS = Object.freeze([/** @type {Adapter} */ (mta), worldbuilding]);

@@ -19,8 +19,8 @@
 
 import { getPath, MAX_RATING, readNumber, traitPaths, wholeNumber } from "./data.mjs";
 
-/** @typedef {import("./data.mjs").ActorData} ActorData */
-/** @typedef {import("./data.mjs").SystemProblem} SystemProblem */
+/** @typedef {import("./_types.mjs").ActorData} ActorData */
+/** @typedef {import("./_types.mjs").SystemProblem} SystemProblem */
 
 export const id = "mta";
 

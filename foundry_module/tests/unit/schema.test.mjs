@@ -1,5 +1,6 @@
-// The module's actor field list against the sidecar's own JSON Schema (`vtt-bridge schema`), so a
-// field added on one side and not on the other fails here (issue 14, item 1).
+// The module's copies of the sidecar's declarations (the actor fields, the derived fields and
+// conditions, the condition ids, the Health statuses) against the sidecar's own JSON Schema
+// (`vtt-bridge schema`), so a name added or dropped on one side and not on the other fails here.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -9,14 +10,24 @@ import { fileURLToPath } from "node:url";
 
 import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
 import { deletionOperator } from "../../scripts/foundry/compat.mjs";
-import { ACTOR_FIELDS, FORWARDED_ACTOR_FIELDS, SERVER_ACTOR_FIELDS } from "../../scripts/core/constants.mjs";
+import { ACTOR_FIELDS, DERIVED_CONDITIONS, FORWARDED_ACTOR_FIELDS, SERVER_ACTOR_FIELDS } from "../../scripts/core/constants.mjs";
+import { HEALTH_STATUSES } from "../../scripts/core/health-track.mjs";
+import { SIDECAR_CONDITIONS } from "../../scripts/foundry/status-effects.mjs";
 import { actorState, buildState } from "../../scripts/core/messages.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
-/** The sidecar's JSON Schema, from the sidecar itself. */
+/** @type {any} */
+let schema;
+
+/** The sidecar's JSON Schema, from the sidecar itself (run once). */
 function sidecarSchema() {
+  schema ??= runSchema();
+  return schema;
+}
+
+function runSchema() {
   const python = process.env.VTT_BRIDGE_PYTHON;
   const bin = join(repoRoot, ".venv", "bin", "vtt-bridge");
   const [cmd, args] = python ? [python, ["-m", "vtt_bridge", "schema"]] : [bin, ["schema"]];
@@ -32,6 +43,37 @@ test("ACTOR_FIELDS + SERVER_ACTOR_FIELDS + name are exactly the sidecar's Actor 
   const module = ["name", ...ACTOR_FIELDS, ...SERVER_ACTOR_FIELDS].sort();
   assert.deepEqual(module, sidecar);
   assert.ok(FORWARDED_ACTOR_FIELDS.every((f) => ACTOR_FIELDS.includes(f)));
+});
+
+/**
+ * The properties a schema object marks `readOnly`: derived, the sidecar's to write (PROTOCOL.md
+ * "Derived fields").
+ * @param {Record<string, any>} properties
+ */
+const readOnly = (properties) => Object.keys(properties).filter((name) => properties[name].readOnly === true).sort();
+
+test("DERIVED_CONDITIONS are the conditions the sidecar's schema marks readOnly (HEALTH-3..5, WP-5); SERVER_ACTOR_FIELDS its readOnly Actor fields", () => {
+  const actor = sidecarSchema().$defs.Actor;
+  const derived = readOnly(actor.properties.conditions.properties);
+  assert.ok(derived.length > 0, "the schema declares the derived conditions");
+  assert.deepEqual([...DERIVED_CONDITIONS].sort(), derived);
+  assert.deepEqual([...SERVER_ACTOR_FIELDS].sort(), readOnly(actor.properties));
+});
+
+test("a sync's actor leaves out exactly the conditions the sidecar derives, and keeps the rest", () => {
+  const derived = readOnly(sidecarSchema().$defs.Actor.properties.conditions.properties);
+  const w = new FakeWorld();
+  const conditions = Object.fromEntries([...derived, "prone", "blinded"].map((id) => [id, true]));
+  const ann = w.addActor("a", "Ann", { health: { max: 7 }, conditions, status: "dying" });
+  assert.deepEqual(actorState(ann).conditions, { prone: true, blinded: true });
+  assert.equal(actorState(ann).status, undefined);
+});
+
+test("SIDECAR_CONDITIONS are the sidecar's Condition ids; HEALTH_STATUSES its HealthStatus values", () => {
+  const defs = sidecarSchema().$defs;
+  assert.deepEqual([...SIDECAR_CONDITIONS].sort(), [...defs.Condition.enum].sort());
+  assert.deepEqual([...HEALTH_STATUSES].sort(), [...defs.HealthStatus.enum].sort());
+  assert.ok(DERIVED_CONDITIONS.every((id) => SIDECAR_CONDITIONS.includes(id)));
 });
 
 test("a field the sidecar writes comes back in the next sync (cannotGainAgain survives a resync)", async () => {

@@ -18,11 +18,11 @@ import { mtaCharacter, mtaEphemeral, mtaSimpleAntagonist } from "../../helpers/m
 const VERSIONS = ["0.11", "0.16", "v14-fork"];
 
 /**
- * @param {import("../../../scripts/systems/data.mjs").ActorData} actorData
- * @returns {{fields: Record<string, any>, problems: import("../../../scripts/systems/data.mjs").SystemProblem[]}}
+ * @param {import("../../../scripts/systems/_types.mjs").ActorData} actorData
+ * @returns {{fields: Record<string, any>, problems: import("../../../scripts/systems/_types.mjs").SystemProblem[]}}
  */
 function readAll(actorData) {
-  /** @type {import("../../../scripts/systems/data.mjs").SystemProblem[]} */
+  /** @type {import("../../../scripts/systems/_types.mjs").SystemProblem[]} */
   const problems = [];
   return { fields: mta.read(actorData, problems), problems };
 }
