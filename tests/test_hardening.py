@@ -17,6 +17,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -576,12 +577,33 @@ def test_7_two_sidecars_started_at_once_on_a_fresh_folder_agree_on_one_token(tmp
         subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in (1, 2)
     ]
-    try:
-        time.sleep(3)
+    lines: list[list[str]] = [[], []]
+
+    def read(index: int) -> None:
+        stream = both[index].stdout
+        assert stream is not None
+        lines[index].extend(stream)
+
+    readers = [threading.Thread(target=read, args=(i,), daemon=True) for i in (0, 1)]
+    for reader in readers:
+        reader.start()
+
+    def done(index: int) -> bool:  # printed its whole banner, or gave up
+        stopped = both[index].poll() is not None
+        return stopped or any(line.strip().startswith("stop:") for line in lines[index])
+
+    try:  # bounded: a loaded machine may take seconds to start a Python process
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (done(0) and done(1)):
+            time.sleep(0.1)
     finally:
         for process in both:
             process.terminate()
-        outputs = [process.communicate(timeout=10) for process in both]
+        errors = [process.communicate(timeout=30)[1] for process in both]
+        for reader in readers:
+            reader.join(timeout=10)
+    outputs = [("".join(out), err) for out, err in zip(lines, errors, strict=True)]
+    assert any("listening on" in out for out, _ in outputs), outputs
     tokens = {
         line.split()[1]
         for out, _ in outputs

@@ -22,12 +22,23 @@ import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
 import { serveModuleFiles } from "./helpers/module-server.mjs";
+import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
 import { runScenario } from "./helpers/scenario.mjs";
 import { runMtaScenario } from "./helpers/scenario-mta.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = join(moduleRoot, "..");
 const TOKEN = "e2e-token-" + Math.random().toString(36).slice(2);
+/** Every frame these tests receive is checked against the sidecar's JSON Schema. */
+const frames = frameChecker();
+const CheckedWebSocket = checkedWebSocket(WebSocket, frames);
+
+/** @param {number} before how many frames were checked before the scenario @param {string} where */
+function checkFrames(before, where) {
+  const { checked, problems } = frames.report;
+  assert.deepEqual(problems, [], `${where}: every frame received fits the sidecar's schema`);
+  assert.ok(checked > before, `${where}: frames were checked`);
+}
 
 /** @returns {Promise<number>} */
 function freePort() {
@@ -136,8 +147,10 @@ function checkReport(report, where) {
 }
 
 test("Node: sync a scene, move a token, damage an actor against the real sidecar", async () => {
-  const report = await runScenario({ WebSocket, url: sidecarUrl, token: TOKEN, world: "e2e-node" });
+  const before = frames.report.checked;
+  const report = await runScenario({ WebSocket: CheckedWebSocket, url: sidecarUrl, token: TOKEN, world: "e2e-node" });
   checkReport(report, "node");
+  checkFrames(before, "node");
 });
 
 /**
@@ -164,11 +177,19 @@ async function inChromium(pagePath, world) {
       if (msg.type() === "error") consoleErrors.push(msg.text());
     });
     page.on("pageerror", (error) => consoleErrors.push(String(error)));
+    // the browser's own WebSocket: its received frames, read through the DevTools protocol
+    const before = frames.report.checked;
+    const devtools = await page.createCDPSession();
+    await devtools.send("Network.enable");
+    devtools.on("Network.webSocketFrameReceived", (event) => {
+      if (event.response.opcode === 1) frames.check(event.response.payloadData);
+    });
     const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world });
     await page.goto(`${httpOrigin}/${pagePath}?${query}`);
     await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout: 60_000 });
     const result = await page.evaluate(() => /** @type {any} */ (window).__result);
     assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
+    checkFrames(before, `chromium ${world}`);
     return result.report;
   } finally {
     await browser.close();
@@ -215,7 +236,9 @@ function checkMtaReport(r) {
 }
 
 test("Node: a Chronicles of Darkness (mta) world with no rules-sheet entry: sync, damage, the system's Health fields", async () => {
-  checkMtaReport(await runMtaScenario({ WebSocket, url: sidecarUrl, token: TOKEN, world: "e2e-mta" }));
+  const before = frames.report.checked;
+  checkMtaReport(await runMtaScenario({ WebSocket: CheckedWebSocket, url: sidecarUrl, token: TOKEN, world: "e2e-mta" }));
+  checkFrames(before, "node, mta");
 });
 
 test("headless Chromium: the same mta world with the browser's own WebSocket", async () => {
