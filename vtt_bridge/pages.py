@@ -245,7 +245,6 @@ def status_html(bridge: Bridge, base: str = "") -> str:
         "<p>Foundry hosted elsewhere (its server cannot reach this computer): download "
         f'<a href="/module.zip" download id="module-zip"><code>{_e(base)}/module.zip</code></a> and upload '
         "it to the host, or unzip it into the server's <code>Data/modules/</code>.</p>",
-        "<h2>Worlds</h2>",
     ]
     if bridge.storage_fault is not None:
         parts.append(
