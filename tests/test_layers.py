@@ -22,6 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vtt_bridge.document",),
     ("vtt_bridge.actions", "vtt_bridge.protocol", "vtt_bridge.patch"),
     ("vtt_bridge.errors",),
+    ("vtt_bridge.history",),
     ("vtt_bridge.world", "vtt_bridge.store"),
     (
         "vtt_bridge.limits",
@@ -231,12 +232,12 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
                 "rules/a.py": "def f():\n    from vtt_bridge import world\n",
                 "world.py": "",
             },
-            "vtt_bridge.rules.a (layer 1) imports vtt_bridge.world (layer 5)",
+            "vtt_bridge.rules.a (layer 1) imports vtt_bridge.world (layer 6)",
             id="a function-local import of a higher layer",
         ),
         pytest.param(
             {"server.py": "import vtt_bridge.pages\n", "pages.py": ""},
-            "vtt_bridge.server (layer 8) imports vtt_bridge.pages (layer 8)",
+            "vtt_bridge.server (layer 9) imports vtt_bridge.pages (layer 9)",
             id="two units of one row",
         ),
         pytest.param(

@@ -89,6 +89,8 @@ def written() -> tuple[dict[str, Any], ...]:
     ]
     for index, action in enumerate(actions):
         commit(world.prepare_action(f"a{index}", action, roller))
+    commit(world.prepare_action("undo", {"kind": "undo", "action": f"a{len(actions) - 1}"}, roller))
+    commit(world.prepare_action("redo", {"kind": "redo", "action": f"a{len(actions) - 1}"}, roller))
     commit(world.prepare_upsert({"path": "/actors/Actor.bran/health/tempHp", "value": 2}))
     commit(
         world.prepare_action(

@@ -194,6 +194,7 @@ class Bridge:
                 recovered.answered,
                 self.config.recent_replies,
                 recovered.digests,
+                recovered.history,
             )
             self.worlds[world_id] = world
         return world

@@ -64,7 +64,7 @@ class RequestError(Exception):
         """The `error` payload (without `re`, which the envelope carries)."""
         body: dict[str, Any] = {"code": self.code.value, "message": self.message}
         if self.details is not None:
-            body["details"] = [d.model_dump(mode="json") for d in self.details]
+            body["details"] = [d.model_dump(mode="json", exclude_none=True) for d in self.details]
         if self.rev is not None:
             body["rev"] = self.rev
         return body

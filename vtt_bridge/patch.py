@@ -19,7 +19,19 @@ from typing import Any, TypeVar
 import jsonpatch
 from pydantic import BaseModel
 
-from vtt_bridge.document.models import Unapplied, WorldState, edited_keys, pending_cells
+from vtt_bridge.document.models import (
+    Actor,
+    Scene,
+    Settings,
+    Token,
+    Unapplied,
+    WorldState,
+    edited_keys,
+    pending_cells,
+    settled,
+)
+from vtt_bridge.rules.common import STORED
+from vtt_bridge.rules.detection import ContestWin, LocateState
 
 Op = dict[str, Any]
 V = TypeVar("V")
@@ -258,3 +270,192 @@ def apply(document: dict[str, Any], patch: list[Op]) -> dict[str, Any]:
 
 PatchConflict = (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException)
 """What `apply` raises when a patch does not fit the document."""
+
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
+"""What `value_at` answers for a path the document does not hold."""
+
+_MEMBER_PARTS = frozenset(("actors", "tokens", "visibility", "contests"))
+
+
+def _dump_member(state: WorldState, head: str, member: str) -> Any:
+    members: Mapping[str, Any] = getattr(state, head)
+    value = members.get(member, MISSING)
+    if value is MISSING:
+        return MISSING
+    if head == "visibility":
+        return {target: str(cell) for target, cell in value.items()}
+    if head == "contests":
+        return {target: win.model_dump(mode="json") for target, win in value.items()}
+    return value.model_dump(mode="json")
+
+
+def _walk(value: Any, segments: Iterable[str]) -> Any:
+    for segment in segments:
+        if isinstance(value, dict):
+            value = value.get(segment, MISSING)
+        elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
+            value = value[int(segment)]
+        else:
+            return MISSING
+        if value is MISSING:
+            return MISSING
+    return value
+
+
+class Reader:
+    """JSON values at pointers of one state, each actor, token or row dumped at most once. The state
+    is read plainly (`settled`): unapplied visibility cells count."""
+
+    def __init__(self, state: WorldState) -> None:
+        self.state = settled(state)
+        self._members: dict[tuple[str, ...], Any] = {}
+
+    def value_at(self, pointer: str) -> Any:
+        """The JSON value at a pointer, or `MISSING`."""
+        segments = split_pointer(pointer)
+        if not segments:
+            return self.state.model_dump(mode="json")
+        head = segments[0]
+        if head in _MEMBER_PARTS:
+            if len(segments) == 1:
+                return self.state.model_dump(mode="json", include={head})[head]
+            if head == "visibility" and len(segments) == 3:  # a cell: no row dumped
+                row = self.state.visibility.get(segments[1])
+                cell = MISSING if row is None else row.get(segments[2], MISSING)
+                return cell if cell is MISSING else str(cell)
+            key: tuple[str, ...] = (head, segments[1])
+            rest = segments[2:]
+            if head == "contests" and rest:  # an entry: only it dumped
+                key, rest = (head, segments[1], rest[0]), rest[1:]
+        elif head in ("scene", "settings", "rev"):
+            key, rest = (head,), segments[1:]
+        else:
+            return MISSING
+        if key not in self._members:
+            if len(key) == 3:
+                contest_row = self.state.contests.get(key[1])
+                win = None if contest_row is None else contest_row.get(key[2])
+                self._members[key] = MISSING if win is None else win.model_dump(mode="json")
+            elif len(key) == 2:
+                self._members[key] = _dump_member(self.state, key[0], key[1])
+            else:
+                part = getattr(self.state, head)
+                self._members[key] = (
+                    part if head == "rev" else None if part is None else part.model_dump(mode="json")
+                )
+        return _walk(self._members[key], rest)
+
+
+def inverse_ops(before: WorldState, ops: Iterable[Op]) -> list[Op]:
+    """The ops that undo `ops` (a diff of `before`, paths disjoint, rev excluded): each path set back
+    to what `before` held there, or removed where it held nothing; in reverse order."""
+    reader = Reader(before)
+    inverse: list[Op] = []
+    for op in ops:
+        old = reader.value_at(op["path"])
+        if old is MISSING:
+            inverse.append({"op": "remove", "path": op["path"]})
+        else:
+            inverse.append(
+                {"op": "add" if op["op"] == "remove" else "replace", "path": op["path"], "value": old}
+            )
+    inverse.reverse()
+    return inverse
+
+
+def set_value(op: Op) -> Any:
+    """What an op leaves at its path (`MISSING` for a remove)."""
+    return MISSING if op["op"] == "remove" else op["value"]
+
+
+def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
+    """`state` with the ops applied (add, replace, remove below a member or of one), each touched actor,
+    token, row or part rebuilt from its JSON and validated; every other member stays the very same
+    object. Raises `PatchConflict` or pydantic's `ValidationError` when they do not fit."""
+    groups: dict[tuple[str, ...], list[Op]] = {}
+    cells: dict[str, list[tuple[str, Op]]] = {}
+    entries: dict[str, dict[str, list[Op]]] = {}
+    for op in ops:
+        segments = split_pointer(op["path"])
+        head = segments[0] if segments else ""
+        if head == "visibility" and len(segments) == 3:  # a cell: set in a copy of its row
+            cells.setdefault(segments[1], []).append((segments[2], op))
+            continue
+        if head == "contests" and len(segments) >= 3:  # an entry: only it rebuilt
+            inner_path = "/v" + "".join("/" + escape(s) for s in segments[3:])
+            entries.setdefault(segments[1], {}).setdefault(segments[2], []).append({**op, "path": inner_path})
+            continue
+        if head in _MEMBER_PARTS and len(segments) >= 2:
+            key: tuple[str, ...] = (head, segments[1])
+            rest = segments[2:]
+        elif head in ("scene", "settings"):
+            key, rest = (head,), segments[1:]
+        else:
+            raise jsonpatch.JsonPatchException(f"{op['path']!r} names no actor, token, row or part")
+        inner = "/v" + "".join("/" + escape(s) for s in rest)
+        groups.setdefault(key, []).append({**op, "path": inner})
+    updates: dict[str, Any] = {}
+    for key, inner_ops in groups.items():
+        head = key[0]
+        current = _dump_member(state, head, key[1]) if len(key) == 2 else None
+        if len(key) == 1:
+            part = getattr(state, head)
+            current = None if part is None else part.model_dump(mode="json")
+        wrapper: dict[str, Any] = {} if current is MISSING else {"v": current}
+        jsonpatch.apply_patch(wrapper, inner_ops, in_place=True)
+        value = wrapper.get("v", MISSING)
+        if len(key) == 1:
+            model: type[BaseModel] = Scene if head == "scene" else Settings
+            updates[head] = (
+                None if value is None or value is MISSING else model.model_validate(value, context=STORED)
+            )
+            continue
+        members = dict(updates.get(head, getattr(state, head)))
+        if value is MISSING:
+            members.pop(key[1], None)
+        elif head == "actors":
+            members[key[1]] = Actor.model_validate(value, context=STORED)
+        elif head == "tokens":
+            members[key[1]] = Token.model_validate(value, context=STORED)
+        elif head == "visibility":
+            members[key[1]] = {target: _LOCATE[cell] for target, cell in value.items()}
+        else:
+            members[key[1]] = {
+                target: ContestWin.model_validate(win, context=STORED) for target, win in value.items()
+            }
+        updates[head] = members
+    if cells:
+        matrix = dict(updates.get("visibility", state.visibility))
+        for observer, changes in cells.items():
+            if observer not in matrix:
+                raise jsonpatch.JsonPatchException(f"no visibility row {observer!r}")
+            row = dict(matrix[observer])
+            for target, op in changes:
+                if op["op"] == "remove":
+                    if row.pop(target, None) is None:
+                        raise jsonpatch.JsonPatchException(f"no visibility cell {observer}/{target}")
+                else:
+                    row[target] = _LOCATE[op["value"]]
+            matrix[observer] = row
+        updates["visibility"] = matrix
+    if entries:
+        contests = dict(updates.get("contests", state.contests))
+        for observer, by_target in entries.items():
+            if observer not in contests:
+                raise jsonpatch.JsonPatchException(f"no stage-three row {observer!r}")
+            contest_row = dict(contests[observer])
+            for target, inner_ops in by_target.items():
+                old = contest_row.get(target)
+                wrapper = {} if old is None else {"v": old.model_dump(mode="json")}
+                jsonpatch.apply_patch(wrapper, inner_ops, in_place=True)
+                if "v" in wrapper:
+                    contest_row[target] = ContestWin.model_validate(wrapper["v"], context=STORED)
+                else:
+                    contest_row.pop(target, None)
+            contests[observer] = contest_row
+        updates["contests"] = contests
+    return state.model_copy(update=updates)
+
+
+_LOCATE: dict[str, LocateState] = {state.value: state for state in LocateState}

@@ -38,6 +38,7 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     RATE_LIMITED = "rate_limited"
     CONFLICT = "conflict"
+    NOT_UNDOABLE = "not_undoable"
     STORAGE = "storage"
     INTERNAL = "internal"
 
@@ -136,11 +137,21 @@ class Patch(RuleModel):
     log: list[Step] = Field(default_factory=list)
 
 
+class RulingRef(RuleModel):
+    """A ruling named in an error: its action id (None for a sync or upsert), kind and rev."""
+
+    action: str | None
+    kind: str
+    rev: int
+
+
 class ErrorDetail(RuleModel):
-    """One problem with a request: where (a field path) and why."""
+    """One problem with a request: where (a field path) and why; for an undo's `conflict`, the
+    later rulings that changed the path."""
 
     path: list[str | int]
     message: str
+    rulings: list[RulingRef] | None = None
 
 
 class Error(RuleModel):

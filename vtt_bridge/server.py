@@ -254,7 +254,18 @@ def _store(bridge: Bridge, world: World, pending: Pending, result_json: str) -> 
     new_rev = pending.result["rev"]
     snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     try:
-        bridge.store.append(world.id, new_rev, pending.action_id, result_json, snapshot, pending.digest)
+        entry = pending.entry
+        bridge.store.append(
+            world.id,
+            new_rev,
+            pending.action_id,
+            result_json,
+            snapshot,
+            pending.digest,
+            kind=None if entry is None else entry.kind,
+            target=pending.message_id if entry is None or entry.action_id is None else entry.target,
+            inverse=None if entry is None or entry.inverse is None else dumps(list(entry.inverse)),
+        )
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None
 
@@ -358,7 +369,12 @@ def _long(type_: str, payload: dict[str, Any], world: World) -> bool:
     if type_ == "sync":
         tokens = payload.get("state", {}).get("tokens") if isinstance(payload.get("state"), dict) else None
         return isinstance(tokens, dict) and len(tokens) > OFFLOAD_TOKENS
-    return type_ == "action" and payload.get("kind") == "round" and len(world.state.tokens) > OFFLOAD_TOKENS
+    # an undo or redo may restore a whole round's results
+    return (
+        type_ == "action"
+        and payload.get("kind") in ("round", "undo", "redo")
+        and len(world.state.tokens) > OFFLOAD_TOKENS
+    )
 
 
 async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
@@ -438,9 +454,9 @@ async def _rule(
         return
     if type_ == "sync":
         prepare = world.prepare_sync
-        pending = await asyncio.to_thread(prepare, payload) if offload else prepare(payload)
+        pending = await asyncio.to_thread(prepare, payload, msg_id) if offload else prepare(payload, msg_id)
     else:
-        pending = world.prepare_upsert(payload)
+        pending = world.prepare_upsert(payload, msg_id)
         check_counts(bridge.config.limits, pending.state)
     await _commit(bridge, client, world, pending, msg_id, type_)
 

@@ -30,18 +30,21 @@ from vtt_bridge import __version__
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.errors import StoreBusy, StoreDamaged
+from vtt_bridge.history import HISTORY_KEPT, Entry, History, forward_ops
 from vtt_bridge.rules.common import STORED
 
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
-LAYOUT = 5
+LAYOUT = 6
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
-payload digest and checksum (NOT NULL: a version that does not write them cannot add a ruling)."""
+payload digest and checksum (NOT NULL: a version that does not write them cannot add a ruling).
+6 adds each ruling's kind, the ruling an undo or redo names (or a sync's or upsert's message id) and
+its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone."""
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0"}
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 SCHEMA = """
@@ -59,16 +62,32 @@ CREATE TABLE IF NOT EXISTS log (
     action_id TEXT,
     reply TEXT NOT NULL,
     digest TEXT,
-    checksum INTEGER NOT NULL
+    checksum INTEGER NOT NULL,
+    kind TEXT,
+    target TEXT,
+    inverse TEXT
 );
 """
 """`log` holds the rulings of every world, each keyed by its world's number (`world_keys`) and its
 rev in one integer, `n << 40 | rev` (`REV_SPAN`): the key is the table's rowid, so a ruling is
 written into one B-tree (no index beside it), at the end of its world's range. A reply runs from a
 kilobyte (`damage`) to megabytes (a 500-token `round`). `digest`: of the action's payload (retries
-must match it); `checksum`: `checksum()` of the row, verified whenever a ruling is read back."""
+must match it); `checksum`: `checksum()` of the row, verified whenever a ruling is read back;
+`kind`, `target`, `inverse` (layout 6): the action's kind, the id of the ruling an undo or redo names
+(for a sync or upsert: its message id), and the JSON ops that undo the ruling."""
 
-INSERT_RULING = "INSERT INTO log (key, action_id, reply, digest, checksum) VALUES (?, ?, ?, ?, ?)"
+INSERT_RULING = (
+    "INSERT INTO log (key, action_id, reply, digest, checksum, kind, target, inverse) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+HISTORY_BYTES = 64 << 20
+"""Replies read back at recovery for undo, at most (the newest first)."""
+
+BEFORE_UNDO = (
+    "it was made by vtt-bridge 0.2.0 or earlier (store layout 5 or older), which kept no inverse "
+    "of a ruling; change its values back by hand"
+)
 
 REV_SPAN = 1 << 40
 """Revs a world can reach in the log's key (a trillion rulings)."""
@@ -88,10 +107,22 @@ SNAPSHOT_EVERY = 1000
 log = logging.getLogger("vtt_bridge")
 
 
-def checksum(key: int, action_id: str | None, reply: str, digest: str | None) -> int:
-    """CRC-32 of a stored ruling's fields: a row changed on disk fails it."""
+def checksum(
+    key: int,
+    action_id: str | None,
+    reply: str,
+    digest: str | None,
+    kind: str | None = None,
+    target: str | None = None,
+    inverse: str | None = None,
+) -> int:
+    """CRC-32 of a stored ruling's fields: a row changed on disk fails it. Without the fields of
+    layout 6 it is layout 5's (so rows migrated keep theirs)."""
     head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
-    return zlib.crc32(reply.encode(), zlib.crc32(head))
+    crc = zlib.crc32(reply.encode(), zlib.crc32(head))
+    if kind is None and target is None and inverse is None:
+        return crc
+    return zlib.crc32(f"{kind or ''}\0{target or ''}\0{inverse or ''}".encode(), crc)
 
 
 @dataclass(frozen=True)
@@ -104,6 +135,8 @@ class Recovered:
     answered: set[str]
     digests: dict[str, str] = field(default_factory=dict)
     """Action id -> its payload's digest (ids of earlier layouts have none)."""
+    history: History = field(default_factory=History)
+    """The last rulings for undo, which stand undone, and the ids of earlier layouts' rulings."""
 
 
 def _what_to_do(path: Path) -> str:
@@ -295,6 +328,9 @@ class Store:
                 columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
                 if "checksum" not in columns:  # layout 4: rebuilt with digest and checksum
                     db.execute("ALTER TABLE log RENAME TO log_layout4")
+                elif "inverse" not in columns:  # layout 5: the columns of undo (empty: not undoable)
+                    for column in ("kind", "target", "inverse"):
+                        db.execute(f"ALTER TABLE log ADD COLUMN {column} TEXT")
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
@@ -373,15 +409,27 @@ class Store:
         reply: str,
         snapshot: WorldState | None,
         digest: str | None = None,
+        kind: str | None = None,
+        target: str | None = None,
+        inverse: str | None = None,
     ) -> None:
         """Write one ruling (and, when given, a snapshot of the state after it) in one transaction;
-        `digest`: of the action's payload."""
+        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
         base = self._world_key(world)  # before the transaction: a number once given stays given
         key = base + rev
-        row = (key, action_id, reply, digest, checksum(key, action_id, reply, digest))
+        row = (
+            key,
+            action_id,
+            reply,
+            digest,
+            checksum(key, action_id, reply, digest, kind, target, inverse),
+            kind,
+            target,
+            inverse,
+        )
         if snapshot is None:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
             db.execute(INSERT_RULING, row)
@@ -423,16 +471,16 @@ class Store:
         rows = self._db.execute("SELECT world FROM worlds UNION SELECT world FROM world_keys").fetchall()
         return sorted(row[0] for row in rows)
 
-    def _verified(self, world: str, row: tuple[int, str | None, str, str | None, int]) -> str:
+    def _verified(self, world: str, row: tuple[Any, ...]) -> str:
         """A ruling's reply, after its checksum: `StoreDamaged` when the row changed on disk."""
-        key, action_id, reply, digest, stored = row
-        if checksum(key, action_id, reply, digest) != stored:
+        key, action_id, reply, digest, stored, *more = row
+        if checksum(key, action_id, reply, digest, *more) != stored:
             base = self._bases.get(world, 0)
             raise StoreDamaged(
                 f"{self.path}: the ruling at rev {key - base} of world {world!r} fails its checksum "
                 f"(changed on disk): {_what_to_do(self.path)}"
             )
-        return reply
+        return str(reply)
 
     def reply(self, world: str, action_id: str) -> tuple[str, str | None] | None:
         """The reply an action id was answered with, and its payload's digest (a scan of the world's
@@ -442,7 +490,7 @@ class Store:
         if base is None:
             return None
         row = self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum FROM log "
+            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
             "WHERE key >= ? AND key < ? AND action_id = ? LIMIT 1",
             (base, base + REV_SPAN, action_id),
         ).fetchone()
@@ -468,7 +516,8 @@ class Store:
             )
         after, end = base + snapshot_rev + 1, base + REV_SPAN
         for stored in self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum FROM log WHERE key >= ? AND key < ? ORDER BY key",
+            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
+            "WHERE key >= ? AND key < ? ORDER BY key",
             (after, end),
         ):
             patches.apply(document, json.loads(self._verified(world, stored))["patch"])
@@ -484,7 +533,7 @@ class Store:
             if digest is not None:
                 digests[action_id] = digest
         latest = self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum FROM log "
+            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
             "WHERE key >= ? AND key < ? AND action_id IS NOT NULL ORDER BY key DESC LIMIT ?",
             (base, end, recent),
         ).fetchall()
@@ -494,4 +543,54 @@ class Store:
             replies=replies,
             answered=answered,
             digests=digests,
+            history=self._history(world, base),
         )
+
+    def _history(self, world: str, base: int) -> History:
+        """The last rulings of a world for undo (`HISTORY_KEPT`, `HISTORY_BYTES`), which stand undone,
+        the message ids of its syncs and upserts, and why its rulings of earlier layouts cannot be
+        undone."""
+        end = base + REV_SPAN
+        entries: list[Entry] = []
+        size = 0
+        for row in self._db.execute(
+            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
+            "WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT ?",
+            (base, end, HISTORY_KEPT),
+        ):
+            reply = self._verified(world, row)
+            size += len(reply) + len(row[7] or "")
+            if size > HISTORY_BYTES and entries:
+                break
+            key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
+            undoable = action_id is not None and inverse is not None
+            entries.append(
+                Entry(
+                    action_id,
+                    key - base,
+                    kind or "ruling",
+                    forward_ops(json.loads(reply)["patch"]),
+                    tuple(json.loads(inverse)) if undoable else None,
+                    target if action_id is not None else None,
+                    None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
+                )
+            )
+        entries.reverse()
+        undone: dict[str, str] = {}
+        changes: dict[str, str] = {}
+        old: dict[str, str] = {}
+        for action_id, kind, target in self._db.execute(
+            "SELECT action_id, kind, target FROM log WHERE key >= ? AND key < ? "
+            "AND (kind IS NULL OR kind IN ('undo', 'redo', 'sync', 'upsert')) ORDER BY key",
+            (base, end),
+        ):
+            if kind is None:
+                if action_id is not None:
+                    old[action_id] = BEFORE_UNDO
+            elif kind == "undo" and action_id is not None and target is not None:
+                undone[target] = action_id
+            elif kind == "redo" and target is not None:
+                undone.pop(target, None)
+            elif action_id is None and target is not None:
+                changes[target] = kind
+        return History(entries, undone, changes, old)

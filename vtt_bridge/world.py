@@ -20,6 +20,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER, StateQuery
+from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import (
     Actor,
@@ -34,6 +35,7 @@ from vtt_bridge.document.models import (
 )
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
+from vtt_bridge.history import Entry, History, step_data
 from vtt_bridge.protocol import ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.conditions import DERIVED
@@ -50,6 +52,10 @@ class Pending:
     snapshot: bool
     digest: str | None = None
     """The digest of the action's payload (`payload_digest`), kept with its id."""
+    entry: Entry | None = None
+    """The ruling as undo sees it (its ops and their inverse), stored with it."""
+    message_id: str | None = None
+    """The message id of a sync or upsert (an undo of it is refused as not a ruling)."""
 
 
 def payload_digest(payload: dict[str, Any]) -> str:
@@ -164,6 +170,7 @@ class World:
         answered: set[str] | None = None,
         recent: int = RECENT_REPLIES,
         digests: dict[str, str] | None = None,
+        history: History | None = None,
     ):
         self.id = world_id
         self.state = state if state is not None else WorldState()
@@ -179,6 +186,8 @@ class World:
         self.visibility = VisibilityIndex()
         """The world's own visibility index and its caches (DET-4..8)."""
         self._reply_bytes = sum(len(reply) for reply in self.replies.values())
+        self.history = history if history is not None else History()
+        """The last rulings' ops and inverses, and which stand undone (`history.py`)."""
 
     @property
     def rev(self) -> int:
@@ -197,11 +206,14 @@ class World:
         pairs: Iterable[tuple[str, str]] | None = None,
         full: bool = False,
         derived: frozenset[str] = frozenset(),
+        kind: str = "",
+        target: str | None = None,
+        message_id: str | None = None,
     ) -> Pending:
         after = derive(before, after, derived)
         after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
         if pairs is None:
-            pairs = refreshed
+            pairs = None if target is not None else refreshed  # an undo diffs the rows it restored
         new_rev = before.rev + 1
         after = after.model_copy(update={"rev": new_rev})
         if full:
@@ -218,7 +230,22 @@ class World:
             "log": [step.payload() for step in log],
             "rolls": [roll_payload(roll) for roll in rolls],
         }
-        return Pending(state=after, result=result, action_id=action_id, snapshot=full)
+        if action_id is not None:
+            entry = Entry(
+                action_id, new_rev, kind, tuple(ops), tuple(patches.inverse_ops(before, ops)), target
+            )
+        else:  # a sync or upsert: only its paths matter (for the conflicts it causes)
+            entry = Entry(
+                None,
+                new_rev,
+                kind,
+                tuple({"op": op["op"], "path": op["path"]} for op in ops),
+                None,
+                reason=f"a {kind} is no ruling",
+            )
+        return Pending(
+            state=after, result=result, action_id=action_id, snapshot=full, entry=entry, message_id=message_id
+        )
 
     def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | str:
         """Rule on one `action`. A retried action id with the same payload returns its stored reply
@@ -238,20 +265,53 @@ class World:
                 "expectRev must be a non-negative integer",
                 path_details(("expectRev",), "int"),
             )
-        kind, action = _validated(ACTION_ADAPTER, HANDLERS.keys(), "action", body)
+        kind, action = _validated(ACTION_ADAPTER, HANDLERS.keys() | HISTORY_ACTIONS.keys(), "action", body)
         if expect_rev is not None and expect_rev != self.rev:
             raise RequestError(
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
             )
-        _, handler = HANDLERS[kind]
-        with _Refusals(f"{kind} action"):
-            ruling: Ruling = handler(
-                self.state, action, Context(roller=roller, visibility=self.visibility, unapplied_cells=True)
+        if isinstance(action, UndoAction | RedoAction):
+            pending = self._prepare_history(action_id, action)
+        else:
+            _, handler = HANDLERS[kind]
+            with _Refusals(f"{kind} action"):
+                ruling: Ruling = handler(
+                    self.state,
+                    action,
+                    Context(roller=roller, visibility=self.visibility, unapplied_cells=True),
+                )
+            pending = self._finish(
+                self.state,
+                ruling.state,
+                ruling.log,
+                ruling.rolls,
+                action_id,
+                derived=ruling.derived,
+                kind=kind,
             )
-        pending = self._finish(
-            self.state, ruling.state, ruling.log, ruling.rolls, action_id, derived=ruling.derived
+        return Pending(pending.state, pending.result, action_id, pending.snapshot, digest, pending.entry)
+
+    def _prepare_history(self, action_id: str, action: UndoAction | RedoAction) -> Pending:
+        """An undo or redo (`history.py`): the planned ops applied, everything derived again."""
+        plan = self.history.plan(action.kind, action.action, self.state, self.answered)
+        origin = plan.origin
+        try:
+            after = patches.apply_ops(self.state, plan.ops)
+        except (*patches.PatchConflict, ValidationError) as exc:  # a bug or a damaged history
+            raise RequestError(
+                ErrorCode.CONFLICT,
+                f"the {plan.mode} of {origin.action_id!s:.60} does not fit the document ({exc}); "
+                "nothing was changed",
+            ) from None
+        verb = "undone" if plan.mode == "undo" else "redone"
+        step = Step(
+            rule="UNDO",
+            text=f"{origin.kind} {origin.action_id!s:.60} (rev {origin.rev}) {verb}: "
+            f"{len(plan.ops)} values restored, derived fields derived again",
+            data={"key": f"UNDO.{verb}", **step_data(plan.mode, origin)},
+            key=f"UNDO.{verb}",
         )
-        return Pending(pending.state, pending.result, action_id, pending.snapshot, digest)
+        return self._finish(self.state, after, [step], (), action_id, kind=plan.mode, target=origin.action_id)
 
     def replay(self, action_id: str, digest: str, stored: str, stored_digest: str | None) -> str:
         """The stored reply to a retried action id, marked `replayed`; `conflict` when the retry's
@@ -265,7 +325,7 @@ class World:
             )
         return replayed(stored)
 
-    def prepare_sync(self, payload: dict[str, Any]) -> Pending:
+    def prepare_sync(self, payload: dict[str, Any], message_id: str | None = None) -> Pending:
         """Replace the document with the client's; derive everything; the patch replaces each part."""
         try:
             sync = Sync.model_validate(payload)
@@ -291,9 +351,11 @@ class World:
             key="SYNC.synced",
         )
         # Against an empty world every actor and token is new, so all of them are derived afresh.
-        return self._finish(WorldState(rev=self.rev), after, [step], (), None, full=True)
+        return self._finish(
+            WorldState(rev=self.rev), after, [step], (), None, full=True, kind="sync", message_id=message_id
+        )
 
-    def prepare_upsert(self, payload: dict[str, Any]) -> Pending:
+    def prepare_upsert(self, payload: dict[str, Any], message_id: str | None = None) -> Pending:
         """Set (or with `null`, remove) one part of the document, as the GM changed it in the VTT."""
         try:
             upsert = Upsert.model_validate(payload)
@@ -315,7 +377,7 @@ class World:
             data={"path": upsert.path, "old": old, "new": new},
             key="UPSERT.set",
         )
-        return self._finish(self.state, after, [step], (), None)
+        return self._finish(self.state, after, [step], (), None, kind="upsert", message_id=message_id)
 
     def _upserted(self, segments: list[str], value: Any) -> WorldState:
         state = self.state
@@ -463,6 +525,8 @@ class World:
         """Make a durable ruling the world's state (call only after the store has it)."""
         self.state = pending.state
         seal(pending.state)
+        if pending.entry is not None:
+            self.history.record(pending.entry, pending.message_id)
         if pending.action_id is not None:
             self.answered.add(pending.action_id)
             if pending.digest is not None:

@@ -16,6 +16,7 @@ from vtt_bridge.actions import (
     roll,
     round,
 )
+from vtt_bridge.actions.undo import HISTORY_ACTIONS
 from vtt_bridge.rules.common import RuleModel
 
 HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
@@ -38,8 +39,11 @@ class StateQuery(RuleModel):
     kind: Literal["state"]
 
 
-ACTION_KINDS: dict[str, type[RuleModel]] = {kind: model for kind, (model, _) in HANDLERS.items()}
-"""Action kind -> payload model."""
+ACTION_KINDS: dict[str, type[RuleModel]] = {
+    **{kind: model for kind, (model, _) in HANDLERS.items()},
+    **HISTORY_ACTIONS,
+}
+"""Action kind -> payload model (`undo` and `redo` included: the world rules on those itself)."""
 
 QUERY_KINDS: dict[str, type[RuleModel]] = {
     "state": StateQuery,

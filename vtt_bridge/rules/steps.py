@@ -200,6 +200,8 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
             "HEALTH-7", "the actor's wound penalty changed", ACTOR, before=INT, after=INT
         ),
         # bookkeeping
+        "UNDO.undone": _spec("UNDO", "a ruling undone", (), action=TEXT, kind=TEXT, rev=INT),
+        "UNDO.redone": _spec("UNDO", "an undone ruling redone", (), action=TEXT, kind=TEXT, rev=INT),
         "ROUND.begins": _spec("ROUND", "a combat round begins", (), round=INT),
         "SYNC.synced": _spec("SYNC", "the world was synced from the VTT", (), actors=INT, tokens=INT),
         "UPSERT.set": _spec("UPSERT", "the VTT set one value", (), path=TEXT, old=ANY, new=ANY),

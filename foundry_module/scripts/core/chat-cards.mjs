@@ -78,6 +78,10 @@ const isImmunity = (value) => typeof value === "object" && value !== null && typ
  * @type {Record<string, Array<[string, (d: Record<string, any>) => boolean]>>}
  */
 export const TEMPLATES = {
+  UNDO: [
+    ["Undone", (d) => d.key === "UNDO.undone"],
+    ["Redone", (d) => d.key === "UNDO.redone"],
+  ],
   "HEALTH-2": [
     ["Damage", (d) => has(d, "grade")],
     ["Wasted", (d) => has(d, "wasted")],
@@ -661,7 +665,7 @@ export const MAX_CARD_STEPS = 60;
 export const MAX_CARD_ROLLS = 10;
 
 /** Action/query kinds a card names in its header. */
-export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "roll", "ruling"]);
+export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "roll", "undo", "redo", "ruling"]);
 
 /**
  * The kind of a ruling, from its steps, when the caller does not know it.
@@ -752,4 +756,76 @@ export function cardAudience({ log, mode, named = [], isSecret = () => false }) 
   if (log.some((s) => typeof s.rule === "string" && s.rule.startsWith("DET-"))) return "gm";
   if (named.some((id) => isSecret(id))) return "gm";
   return "public";
+}
+
+/**
+ * What a ruling card remembers of its ruling (the message's `flags["vtt-bridge"].ruling`): the
+ * action id an undo names, its rev and kind, the scene it was made in, and whether it stands undone.
+ * @typedef {{id: string, rev: number, kind?: string, scene?: string|null, undone?: boolean}} RulingFlag
+ */
+
+/** The flag key of a ruling card. */
+export const RULING_FLAG = "ruling";
+
+/**
+ * The ruling a card is for, when its log is a ruling one may undo (not an undo or redo itself: the
+ * card of the ruling it names changes instead).
+ * @param {Step[]} log
+ * @param {{id?: string, type?: string, payload?: Record<string, any>}|undefined} request what this client sent
+ * @param {number} rev
+ * @param {string|null} scene
+ * @returns {RulingFlag|null}
+ */
+export function rulingFlag(log, request, rev, scene) {
+  if (request?.type !== "action" || typeof request.id !== "string") return null;
+  const kind = typeof request.payload?.kind === "string" ? request.payload.kind : undefined;
+  if (kind === "undo" || kind === "redo") return null;
+  return { id: request.id, rev, kind, scene, undone: false };
+}
+
+/**
+ * The ruling an UNDO step undid or redid (`UNDO.undone` / `UNDO.redone`, data `{action, kind, rev}`).
+ * @param {Step[]} log
+ * @returns {{action: string, undone: boolean}|null}
+ */
+export function undoneBy(log) {
+  const step = log.find((s) => s.rule === "UNDO" && s.data && typeof s.data.action === "string");
+  if (!step || !step.data) return null;
+  return { action: String(step.data.action), undone: step.data.key !== "UNDO.redone" };
+}
+
+/**
+ * The buttons of a ruling card: none for a player; Undo, or (undone) Redo, for the GM.
+ * @param {RulingFlag|null|undefined} flag
+ * @param {boolean} isGM
+ * @returns {{mode: "undo"|"redo", label: string}|null} the button and its label key
+ */
+export function cardButton(flag, isGM) {
+  if (!isGM || !flag || typeof flag.id !== "string") return null;
+  return flag.undone ? { mode: "redo", label: `${CARD_KEY}.Redo` } : { mode: "undo", label: `${CARD_KEY}.Undo` };
+}
+
+/**
+ * The action an Undo or Redo button sends.
+ * @param {"undo"|"redo"} mode
+ * @param {RulingFlag} flag
+ */
+export function undoAction(mode, flag) {
+  return { kind: mode, action: flag.id };
+}
+
+/**
+ * The last ruling of a scene that stands (not undone): what the shortcut undoes; null when none.
+ * @param {Array<RulingFlag|null|undefined>} flags the ruling cards' flags, in any order
+ * @param {string|null} scene
+ * @returns {RulingFlag|null}
+ */
+export function lastStandingRuling(flags, scene) {
+  /** @type {RulingFlag|null} */
+  let last = null;
+  for (const flag of flags) {
+    if (!flag || flag.undone || typeof flag.id !== "string" || flag.scene !== scene) continue;
+    if (!last || flag.rev > last.rev) last = flag;
+  }
+  return last;
 }

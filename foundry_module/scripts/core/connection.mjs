@@ -279,7 +279,7 @@ export class BridgeConnection {
         pending.reject(new BridgeError(payload.code, payload.message, payload.details));
       } else {
         if (type === "result" && pending.type !== "sync" && Array.isArray(payload.patch)) {
-          const request = { type: pending.type, payload: pending.payload };
+          const request = { type: pending.type, payload: pending.payload, id: re };
           this.#enqueue(() => this.#applyChange(payload, "result", request));
         }
         pending.resolve(payload);
@@ -469,7 +469,7 @@ export class BridgeConnection {
   /**
    * @param {Record<string, any>} payload a `result` or `patch` payload
    * @param {"result"|"patch"} source
-   * @param {{type: string, payload: Record<string, any>}} [request] for a result: what it answers
+   * @param {{type: string, payload: Record<string, any>, id?: string}} [request] for a result: what it answers (`id`: its message id, the ruling's action id)
    */
   async #applyChange(payload, source, request) {
     const rev = payload.rev;

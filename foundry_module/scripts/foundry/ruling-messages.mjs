@@ -6,8 +6,21 @@
  * @module ruling-messages
  */
 
-import { cardAudience, escapeHtml, MAX_CARD_ROLLS, namedIds, renderCard, shouldPostCard } from "../core/chat-cards.mjs";
-import { namespacedClass } from "./compat.mjs";
+import {
+  cardAudience,
+  cardButton,
+  escapeHtml,
+  lastStandingRuling,
+  MAX_CARD_ROLLS,
+  namedIds,
+  renderCard,
+  RULING_FLAG,
+  rulingFlag,
+  shouldPostCard,
+  undoAction,
+  undoneBy,
+} from "../core/chat-cards.mjs";
+import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { MODULE_ID } from "../core/constants.mjs";
 import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
@@ -75,10 +88,10 @@ const gmIds = () => [...(/** @type {any} */ (game).users ?? [])].filter((u) => u
 
 /**
  * Post one card.
- * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean}} card
+ * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null}} card
  * @param {string} mode the "ruling cards" setting
  */
-async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false }, mode) {
+async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null }, mode) {
   const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret });
   if (audience === "none") return;
   const content = renderCard({ log, rolls, kind, subject, names: nameOf }, i18n());
@@ -96,6 +109,7 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   const data = { content, speaker: { alias: "vtt-bridge" } };
   if (rollObjects.length) data.rolls = rollObjects;
   if (audience === "gm") data.whisper = gmIds();
+  if (ruling) data.flags = { [MODULE_ID]: { [RULING_FLAG]: ruling } };
   await ChatMessage.create(data);
 }
 
@@ -116,8 +130,11 @@ function actionSubject(action) {
  * @param {(key: string) => unknown} getSetting
  */
 function followConnection(connection, getSetting) {
-  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>}}} */ event) => {
-    if (!game.user.isGM || !shouldPostCard(event.log)) return;
+  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>, id?: string}}} */ event) => {
+    if (!game.user.isGM) return;
+    const undone = undoneBy(event.log);
+    if (undone) await markCard(undone.action, undone.undone);
+    if (!shouldPostCard(event.log)) return;
     const action = event.request?.type === "action" ? event.request.payload : undefined;
     const subjectId = actionSubject(action);
     try {
@@ -128,6 +145,7 @@ function followConnection(connection, getSetting) {
           kind: typeof action?.kind === "string" ? action.kind : undefined,
           subject: subjectId ? nameOf(subjectId) : undefined,
           named: subjectId ? [subjectId] : [],
+          ruling: rulingFlag(event.log, event.request, event.rev, scene()?.id ?? null),
         },
         String(getSetting("rulingCards") ?? "public"),
       );
@@ -135,6 +153,82 @@ function followConnection(connection, getSetting) {
       console.error(`${MODULE_ID} |`, error);
     }
   });
+}
+
+/** @param {any} message @returns {import("../core/chat-cards.mjs").RulingFlag|null} */
+const flagOf = (message) => message?.getFlag?.(MODULE_ID, RULING_FLAG) ?? null;
+
+/**
+ * Mark the card of a ruling undone (struck through, with Redo) or standing again (with Undo).
+ * @param {string} action the ruling's action id
+ * @param {boolean} undone
+ */
+async function markCard(action, undone) {
+  for (const message of /** @type {any} */ (game).messages ?? []) {
+    const flag = flagOf(message);
+    if (flag?.id === action && !!flag.undone !== undone) {
+      await message.update({ [`flags.${MODULE_ID}.${RULING_FLAG}.undone`]: undone });
+    }
+  }
+}
+
+/**
+ * Send an undo or redo; a refusal (a conflict, say) is shown to the GM.
+ * @param {any} connection
+ * @param {Record<string, any>} action
+ */
+async function sendUndo(connection, action) {
+  const loc = i18n();
+  if (!connection || connection.status === "stopped") {
+    ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
+    return;
+  }
+  try {
+    await connection.action(action);
+  } catch (error) {
+    ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+  }
+}
+
+/**
+ * The ruling card's Undo or Redo button (GM only), and the struck-through look of an undone one.
+ * @param {any} message a ChatMessage
+ * @param {HTMLElement} root its rendered HTML
+ * @param {(action: Record<string, any>) => unknown} send
+ */
+export function decorateRulingCard(message, root, send) {
+  const flag = flagOf(message);
+  if (!flag || !root) return;
+  const card = root.querySelector(".vtt-bridge-ruling") ?? root;
+  if (flag.undone) card.classList.add(`${MODULE_ID}-undone`);
+  const button = cardButton(flag, !!game.user?.isGM);
+  if (!button) return;
+  const element = document.createElement("button");
+  element.type = "button";
+  element.className = `${MODULE_ID}-${button.mode}`;
+  element.textContent = i18n().localize(button.label);
+  element.addEventListener("click", (event) => {
+    event.preventDefault();
+    send(undoAction(button.mode, flag));
+  });
+  card.append(element);
+}
+
+/** The keybinding action of "undo the last ruling of this scene". */
+export const UNDO_LAST_ACTION = "undoLastRuling";
+
+/**
+ * Undo the newest ruling card of the viewed scene that stands.
+ * @param {any} connection
+ */
+export async function undoLastRuling(connection) {
+  const flags = [.../** @type {any} */ (game).messages ?? []].map(flagOf);
+  const last = lastStandingRuling(flags, scene()?.id ?? null);
+  if (!last) {
+    ui.notifications.info(i18n().localize("VTTBRIDGE.Rules.Card.NothingToUndo"));
+    return;
+  }
+  await sendUndo(connection, undoAction("undo", last));
 }
 
 /**
@@ -200,6 +294,23 @@ export function installChatCards({ hooks, getSetting, config }) {
   hooks.on(`${MODULE_ID}.connection`, (/** @type {any} */ conn) => {
     connection = conn;
     followConnection(conn, getSetting);
+  });
+  const hook = chatRenderHook(/** @type {any} */ (game).release?.generation);
+  hooks.on(hook, (/** @type {any} */ message, /** @type {any} */ html) => {
+    const root = html instanceof HTMLElement ? html : html?.[0];
+    decorateRulingCard(message, root, (action) => sendUndo(connection, action));
+  });
+  // registered in `init`, as keybindings must be; `restricted`: only a GM may run it
+  /** @type {any} */ (game).keybindings?.register?.(MODULE_ID, UNDO_LAST_ACTION, {
+    name: "VTTBRIDGE.Undo.Keybinding.Name",
+    hint: "VTTBRIDGE.Undo.Keybinding.Hint",
+    editable: [{ key: "KeyZ", modifiers: ["Alt"] }],
+    restricted: true,
+    onDown: () => {
+      if (!game.user?.isGM) return false;
+      void undoLastRuling(connection);
+      return true;
+    },
   });
   hooks.on("renderTokenHUD", (/** @type {any} */ hud, /** @type {any} */ html) => {
     if (!game.user.isGM) return;

@@ -56,6 +56,24 @@
  *              and when the user is not connected.
  * [socket]     `game.socket.emit("module.<id>", data)` reaches every OTHER connected client, never
  *              the sender — https://foundryvtt.wiki/en/development/api/sockets.
+ * [flags]      Document#getFlag(scope, key) reads `flags[scope]` at a dot-notation key, undefined when
+ *              unset — https://foundryvtt.com/api/classes/foundry.abstract.Document.html; a flag is
+ *              changed by an update of `flags.<scope>.<key>` like any other field ([update]).
+ * [chat]       ChatMessage.create(data) creates a message authored by the current user and fires
+ *              createChatMessage — https://foundryvtt.com/api/classes/foundry.documents.ChatMessage.html;
+ *              the chat log renders it and fires renderChatMessageHTML(message, html, context) with
+ *              an HTMLElement on v13+ (https://foundryvtt.com/api/functions/hookEvents.renderChatMessageHTML.html),
+ *              renderChatMessage with jQuery on v12 (https://foundryvtt.com/api/functions/hookEvents.renderChatMessage.html).
+ *              The stand-in renders only when the test asks (`renderMessage`): a module must not rely
+ *              on being rendered at any other time.
+ * [keys]       game.keybindings.register(namespace, action, data) —
+ *              https://foundryvtt.com/api/classes/foundry.helpers.interaction.ClientKeybindings.html;
+ *              data is a KeybindingActionConfig (`name` required; `restricted`: "only a GM can edit
+ *              and execute this Action"; `onDown` returning true consumes the event) —
+ *              https://foundryvtt.com/api/interfaces/foundry.types.KeybindingActionConfig.html.
+ *              The stand-in refuses a second registration of one action, one without `name`, and one
+ *              after `init` (the module's own reading, visibility-canvas.mjs: "keybindings must be
+ *              registered during init"); `press` runs onDown only for a GM when restricted.
  */
 
 /** v14 `foundry.data.operators.ForcedDeletion`; constructed with `new` (or the `_del` instance). */
@@ -243,6 +261,14 @@ export class FakeDocument {
   get flags() {
     return this._source.flags;
   }
+
+  /** [flags] @param {string} scope @param {string} key */
+  getFlag(scope, key) {
+    /** @type {any} */
+    let value = this._source.flags?.[scope];
+    for (const part of key.split(".")) value = value?.[part];
+    return value === undefined ? undefined : structuredClone(value);
+  }
   set flags(value) {
     this._source.flags = value;
   }
@@ -411,6 +437,37 @@ export class FakeScene extends FakeDocument {
  * A tiny Foundry world of one version: users, actors, scenes with tokens, hooks, fromUuid,
  * CONFIG.statusEffects, `game.socket` and v13+ queries between connected clients.
  */
+/** [keys] game.keybindings. */
+export class FakeKeybindings {
+  constructor() {
+    /** @type {Map<string, Record<string, any>>} */
+    this.actions = new Map();
+    /** `init` has run: registering now is refused */
+    this.initialized = false;
+  }
+
+  /** @param {string} namespace @param {string} action @param {Record<string, any>} data */
+  register(namespace, action, data) {
+    const id = `${namespace}.${action}`;
+    if (this.initialized) throw new Error(`keybinding ${id} registered after init`);
+    if (this.actions.has(id)) throw new Error(`keybinding ${id} registered twice`);
+    if (typeof data?.name !== "string") throw new Error(`keybinding ${id} has no name`);
+    this.actions.set(id, { ...data, namespace });
+  }
+
+  /**
+   * Press the action's key as `user`: its onDown runs (a restricted one for a GM only).
+   * @param {string} namespace @param {string} action @param {{isGM: boolean}} user
+   * @returns {boolean} whether the event was consumed
+   */
+  press(namespace, action, user) {
+    const config = this.actions.get(`${namespace}.${action}`);
+    if (!config || typeof config.onDown !== "function") return false;
+    if (config.restricted && !user.isGM) return false;
+    return config.onDown({ key: config.editable?.[0]?.key, isShift: false, isAlt: true, isControl: false, repeat: false }) === true;
+  }
+}
+
 export class FakeWorld {
   /** @param {{generation?: 12|13|14, statusIds?: string[]}} [options] */
   constructor({ generation = 13, statusIds = ["blind", "deaf", "unconscious", "dead", "prone", "invisible"] } = {}) {
@@ -435,6 +492,20 @@ export class FakeWorld {
     /** @type {FakeDocument[]} the first scene's tokens */
     this.tokens = this.scene.tokens;
     const world = this;
+    /** [chat] the world's chat messages, in creation order */
+    this.messages = new Map();
+    this.keybindings = new FakeKeybindings();
+    this.ChatMessage = {
+      /** [chat] @param {Record<string, any>} data */
+      async create(data) {
+        const id = `msg${world.messages.size + 1}`;
+        const author = world.user.id;
+        const message = new FakeDocument(world, "ChatMessage", { ...structuredClone({ ...data, rolls: undefined }), id, author, ownership: { default: 0, [author]: 3 } });
+        world.messages.set(id, message);
+        world.hooks.callAll("createChatMessage", message, {}, author);
+        return message;
+      },
+    };
     this.Actor = {
       /** [update] Actor.updateDocuments: every id must name a world actor. @param {Record<string, any>[]} updates @param {Record<string, unknown>} [options] */
       async updateDocuments(updates, options) {
@@ -451,6 +522,20 @@ export class FakeWorld {
         return out;
       },
     };
+  }
+
+  /**
+   * [chat] The chat log renders a message: its card (a `.vtt-bridge-ruling` element when the content
+   * is a ruling card) in an element passed to the version's render hook.
+   * @param {FakeDocument} message
+   * @param {typeof import("./fake-dom.mjs").FakeElement} Element
+   */
+  renderMessage(message, Element) {
+    const root = new Element("li", "chat-message");
+    if (String(message._source.content ?? "").includes('class="vtt-bridge-ruling"')) root.append(new Element("div", "vtt-bridge-ruling"));
+    if (this.generation >= 13) this.hooks.callAll("renderChatMessageHTML", message, root, {});
+    else this.hooks.callAll("renderChatMessage", message, [root], {});
+    return root;
   }
 
   /** @param {string} id */

@@ -248,7 +248,7 @@ test("a ruling's log event names the request it answers; a change pushed by anot
   await flush();
   await conn.idle();
   assert.equal(logs.length, 2);
-  assert.deepEqual(logs[0].request, { type: "action", payload: action });
+  assert.deepEqual(logs[0].request, { type: "action", payload: action, id: sent.id }, "its message id: the action id an undo names");
   assert.deepEqual(logs[0].log, [step]);
   assert.equal(logs[0].source, "result");
   assert.equal(logs[1].request, undefined);

@@ -1,0 +1,172 @@
+// The ruling cards' Undo and Redo buttons and the "undo the last ruling of this scene" shortcut
+// (foundry/ruling-messages.mjs), against the strict stand-in (chat messages, flags, keybindings).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { cardButton, lastStandingRuling, rulingFlag, undoneBy } from "../../scripts/core/chat-cards.mjs";
+import { installChatCards, UNDO_LAST_ACTION } from "../../scripts/foundry/ruling-messages.mjs";
+import { FakeElement, fakeDocument } from "../helpers/fake-dom.mjs";
+import { FakeWorld } from "../helpers/fake-foundry.mjs";
+
+const g = /** @type {any} */ (globalThis);
+const MODULE = "vtt-bridge";
+
+/** A connection the wiring follows: its `log` events, and the actions it was asked to send. */
+function fakeConnection() {
+  /** @type {Record<string, Function[]>} */
+  const listeners = {};
+  /** @type {any[]} */
+  const sent = [];
+  return {
+    status: "open",
+    sent,
+    /** @param {string} name @param {Function} fn */
+    on(name, fn) {
+      (listeners[name] ??= []).push(fn);
+    },
+    /** @param {string} name @param {any} event */
+    async emit(name, event) {
+      for (const fn of listeners[name] ?? []) await fn(event);
+    },
+    /** @param {any} action */
+    async action(action) {
+      sent.push(action);
+      return { rev: 0 };
+    },
+  };
+}
+
+/** @param {12|13|14} [generation] */
+function setUp(generation = 13) {
+  const world = new FakeWorld({ generation });
+  world.addUser("p1", "Player");
+  /** @type {string[]} */
+  const notices = [];
+  g.game = {
+    get user() {
+      return world.user;
+    },
+    i18n: { localize: (/** @type {string} */ k) => k, format: (/** @type {string} */ k) => k, has: () => false },
+    messages: { [Symbol.iterator]: () => world.messages.values() },
+    keybindings: world.keybindings,
+    release: { generation },
+    users: [...world.users.values()],
+    scenes: { viewed: world.scene },
+  };
+  g.ChatMessage = world.ChatMessage;
+  g.ui = { notifications: { info: (/** @type {string} */ m) => notices.push(m), warn: (/** @type {string} */ m) => notices.push(m), error: (/** @type {string} */ m) => notices.push(m) } };
+  g.document = fakeDocument;
+  g.HTMLElement = FakeElement;
+  g.canvas = undefined;
+  installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: () => "public" });
+  world.keybindings.initialized = true; // `init` is over
+  const connection = fakeConnection();
+  world.hooks.callAll(`${MODULE}.connection`, connection);
+  return { world, connection, notices };
+}
+
+function tearDown() {
+  for (const name of ["game", "ChatMessage", "ui", "document", "HTMLElement", "canvas"]) delete g[name];
+}
+
+const damageLog = [{ rule: "HEALTH-2", text: "3 lethal", data: { amount: 3, grade: "L" } }];
+
+/** @param {string} id @param {number} rev */
+const damage = (id, rev) => ({ rev, log: damageLog, rolls: [], request: { type: "action", payload: { kind: "damage", target: "a" }, id } });
+
+/** @param {string} id @param {string} action @param {number} rev @param {"undone"|"redone"} verb */
+const undo = (id, action, rev, verb) => ({
+  rev,
+  log: [{ rule: "UNDO", text: `damage ${action} ${verb}`, data: { key: `UNDO.${verb}`, action, kind: "damage", rev: 2 } }],
+  rolls: [],
+  request: { type: "action", payload: { kind: verb === "undone" ? "undo" : "redo", action }, id },
+});
+
+test("a ruling card carries its ruling; the GM's Undo sends the undo, the undone card is struck through with Redo", async (t) => {
+  t.after(tearDown);
+  const { world, connection } = setUp();
+  await connection.emit("log", damage("act-1", 2));
+  const card = world.messages.get("msg1");
+  assert.ok(card);
+  assert.deepEqual(card.getFlag(MODULE, "ruling"), { id: "act-1", rev: 2, kind: "damage", scene: "scene1", undone: false });
+  let root = world.renderMessage(card, FakeElement);
+  const undoButton = root.querySelector(`.${MODULE}-undo`);
+  assert.ok(undoButton, "the GM sees Undo");
+  assert.equal(undoButton.textContent, "VTTBRIDGE.Rules.Card.Undo");
+  assert.equal(root.querySelector(`.${MODULE}-redo`), null);
+  assert.equal(undoButton.click(), true, "the click is the button's");
+  assert.deepEqual(connection.sent, [{ kind: "undo", action: "act-1" }]);
+
+  // the sidecar's answer: the undo's own card, and the undone card marked
+  await connection.emit("log", undo("u-1", "act-1", 3, "undone"));
+  assert.equal(card.getFlag(MODULE, "ruling.undone"), true);
+  const undoCard = world.messages.get("msg2");
+  assert.ok(undoCard && undoCard.getFlag(MODULE, "ruling") === undefined, "an undo's card has no Undo of its own");
+  root = world.renderMessage(card, FakeElement);
+  const ruling = root.querySelector(".vtt-bridge-ruling");
+  assert.ok(ruling?.classList.contains(`${MODULE}-undone`), "struck through");
+  assert.equal(root.querySelector(`.${MODULE}-undo`), null);
+  root.querySelector(`.${MODULE}-redo`)?.click();
+  assert.deepEqual(connection.sent.at(-1), { kind: "redo", action: "act-1" });
+  await connection.emit("log", undo("r-1", "act-1", 4, "redone"));
+  assert.equal(card.getFlag(MODULE, "ruling.undone"), false);
+  assert.ok(world.renderMessage(card, FakeElement).querySelector(`.${MODULE}-undo`), "Undo again");
+});
+
+test("a player sees no Undo or Redo on a ruling card", async (t) => {
+  t.after(tearDown);
+  const { world, connection } = setUp();
+  await connection.emit("log", damage("act-1", 2));
+  world.loginAs("p1");
+  const root = world.renderMessage(/** @type {any} */ (world.messages.get("msg1")), FakeElement);
+  assert.equal(root.querySelector(`.${MODULE}-undo`), null);
+  assert.equal(root.querySelector(`.${MODULE}-redo`), null);
+});
+
+test("v12: the jQuery render hook gets the same buttons", async (t) => {
+  t.after(tearDown);
+  const { world, connection } = setUp(12);
+  await connection.emit("log", damage("act-1", 2));
+  const root = world.renderMessage(/** @type {any} */ (world.messages.get("msg1")), FakeElement);
+  root.querySelector(`.${MODULE}-undo`)?.click();
+  assert.deepEqual(connection.sent, [{ kind: "undo", action: "act-1" }]);
+});
+
+test("the shortcut undoes the newest standing ruling of the viewed scene, for the GM only", async (t) => {
+  t.after(tearDown);
+  const { world, connection, notices } = setUp();
+  const registered = world.keybindings.actions.get(`${MODULE}.${UNDO_LAST_ACTION}`);
+  assert.ok(registered?.restricted, "restricted to the GM");
+  assert.throws(() => installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: () => "public" }), /after init/);
+  assert.equal(world.keybindings.press(MODULE, UNDO_LAST_ACTION, world.user), true);
+  assert.deepEqual(connection.sent, [], "nothing to undo yet");
+  assert.deepEqual(notices, ["VTTBRIDGE.Rules.Card.NothingToUndo"]);
+  await connection.emit("log", damage("act-1", 2));
+  await connection.emit("log", damage("act-2", 3));
+  await connection.emit("log", undo("u-2", "act-2", 4, "undone"));
+  assert.equal(world.keybindings.press(MODULE, UNDO_LAST_ACTION, { isGM: false }), false, "a player cannot");
+  assert.deepEqual(connection.sent, []);
+  assert.equal(world.keybindings.press(MODULE, UNDO_LAST_ACTION, world.user), true);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(connection.sent, [{ kind: "undo", action: "act-1" }], "act-2 stands undone: act-1 is the last standing");
+});
+
+test("the pure decisions: which ruling a card is for, what an UNDO step undid, the last standing ruling", () => {
+  const request = { type: "action", payload: { kind: "damage" }, id: "a1" };
+  assert.deepEqual(rulingFlag([], request, 5, "s"), { id: "a1", rev: 5, kind: "damage", scene: "s", undone: false });
+  assert.equal(rulingFlag([], { ...request, payload: { kind: "undo" } }, 5, "s"), null);
+  assert.equal(rulingFlag([], { type: "upsert", payload: {}, id: "x" }, 5, "s"), null);
+  assert.equal(rulingFlag([], undefined, 5, "s"), null);
+  assert.deepEqual(undoneBy(undo("u", "a1", 3, "redone").log), { action: "a1", undone: false });
+  assert.equal(undoneBy(damageLog), null);
+  assert.equal(cardButton({ id: "a", rev: 1 }, false), null);
+  assert.equal(cardButton({ id: "a", rev: 1, undone: true }, true)?.mode, "redo");
+  const flags = [
+    { id: "a", rev: 2, scene: "s" },
+    { id: "b", rev: 4, scene: "other" },
+    { id: "c", rev: 3, scene: "s", undone: true },
+    null,
+  ];
+  assert.equal(lastStandingRuling(flags, "s")?.id, "a");
+  assert.equal(lastStandingRuling(flags, "none"), null);
+});

@@ -1,0 +1,174 @@
+"""Undo and redo (history.py, world.py): an undo restores every value the ruling set, whole, and
+each refusal changes nothing."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jsonpatch
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.errors import RequestError
+from vtt_bridge.world import World
+
+from .test_world import rulings, synced_world
+
+
+def plain(world: World) -> dict[str, Any]:
+    """The document, rev aside."""
+    document = world.state.model_dump(mode="json")
+    document.pop("rev")
+    return document
+
+
+def rule(world: World, action_id: str, payload: dict[str, Any], seed: int = 0) -> dict[str, Any] | None:
+    """Commit one action (None when refused); its patch is checked against the document."""
+    before = world.state.model_dump(mode="json")
+    try:
+        pending = world.prepare_action(action_id, payload, SeededRoller(seed))
+    except RequestError:
+        return None
+    assert not isinstance(pending, str)
+    after = jsonpatch.apply_patch(copy.deepcopy(before), pending.result["patch"])
+    world.commit(pending, "{}")
+    assert after == world.state.model_dump(mode="json"), payload
+    return pending.result
+
+
+def assert_matrix_recomputed(world: World) -> None:
+    assert world.state.visibility == VisibilityIndex().recompute_visibility(world.state)
+
+
+def refused(world: World, action_id: str, payload: dict[str, Any]) -> RequestError:
+    before = world.state.model_dump(mode="json")
+    with pytest.raises(RequestError) as caught:
+        world.prepare_action(action_id, payload, SeededRoller(0))
+    assert world.state.model_dump(mode="json") == before
+    return caught.value
+
+
+actions = rulings.filter(lambda step: step[0] == "action").map(lambda step: step[1])
+
+HIT = {"kind": "damage", "target": "hero", "instances": [{"amount": 3, "grade": "L"}]}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.lists(actions, min_size=1, max_size=12), st.integers(0, 2**32))
+def test_undoing_every_ruling_in_reverse_order_returns_the_document_before_them(
+    steps: list[dict[str, Any]], seed: int
+) -> None:
+    world = synced_world()
+    start = plain(world)
+    made = [f"a{i}" for i, payload in enumerate(steps) if rule(world, f"a{i}", payload, seed + i)]
+    for action_id in reversed(made):
+        result = rule(world, f"undo-{action_id}", {"kind": "undo", "action": action_id})
+        assert result is not None and result["log"][0]["rule"] == "UNDO"
+        assert result["log"][0]["data"]["action"] == action_id
+    assert plain(world) == start
+    assert_matrix_recomputed(world)
+    for action_id in made:  # and redone in order, back to where they were
+        assert rule(world, f"redo-{action_id}", {"kind": "redo", "action": action_id}) is not None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(actions, min_size=1, max_size=10), st.integers(0, 2**32), st.data())
+def test_undoing_a_ruling_no_later_ruling_touched_equals_never_making_it(
+    steps: list[dict[str, Any]], seed: int, data: st.DataObject
+) -> None:
+    world = synced_world()
+    results = {i: rule(world, f"a{i}", payload, seed + i) for i, payload in enumerate(steps)}
+    paths = {
+        i: {op["path"] for op in result["patch"] if op["path"] != "/rev"}
+        for i, result in results.items()
+        if result is not None
+    }
+
+    def untouched(i: int) -> bool:
+        later = set().union(*(p for j, p in paths.items() if j > i))
+        return not any(
+            a == b or a.startswith(b + "/") or b.startswith(a + "/") for a in paths[i] for b in later
+        )
+
+    candidates = [i for i in paths if untouched(i)]  # the last ruling made always is one
+    assume(candidates)
+    chosen = data.draw(st.sampled_from(candidates))
+    assert rule(world, "undo", {"kind": "undo", "action": f"a{chosen}"}) is not None
+    assert_matrix_recomputed(world)
+    never = synced_world()  # the rulings made, but the chosen one (each still accepted without it)
+    for i in paths:
+        if i != chosen:
+            result = rule(never, f"a{i}", steps[i], seed + i)
+            assume(result is not None)
+            assert result is not None
+            if i > chosen:  # nor did it touch them in this history (a move to where it already was)
+                touched = {op["path"] for op in result["patch"] if op["path"] != "/rev"}
+                assume(
+                    not any(
+                        a == b or a.startswith(b + "/") or b.startswith(a + "/")
+                        for a in paths[chosen]
+                        for b in touched
+                    )
+                )
+    assert plain(world) == plain(never)
+
+
+def test_an_undo_of_damage_restores_health_and_the_derived_fields_and_is_refused_twice() -> None:
+    world = synced_world()
+    start = plain(world)
+    rule(world, "hit", HIT)
+    assert plain(world) != start
+    result = rule(world, "u1", {"kind": "undo", "action": "hit"})
+    assert result is not None and plain(world) == start
+    step = result["log"][0]
+    assert step["data"] == {"key": "UNDO.undone", "action": "hit", "kind": "damage", "rev": 2}
+    error = refused(world, "u2", {"kind": "undo", "action": "hit"})
+    assert error.code == "invalid" and "already undone" in error.message
+    redo = rule(world, "r1", {"kind": "redo", "action": "hit"})
+    assert redo is not None and redo["log"][0]["data"]["key"] == "UNDO.redone"
+    assert refused(world, "r2", {"kind": "redo", "action": "hit"}).code == "invalid"
+    # an undo of the undo is a redo; an undo of the redo undoes the damage again
+    assert rule(world, "u3", {"kind": "undo", "action": "r1"}) is not None
+    assert plain(world) == start
+    assert rule(world, "u4", {"kind": "undo", "action": "u3"}) is not None
+    assert plain(world) != start
+
+
+def test_a_conflicting_undo_names_the_paths_and_the_later_rulings() -> None:
+    world = synced_world()
+    rule(world, "hit", HIT)
+    rule(world, "hit2", {**HIT, "instances": [{"amount": 1, "grade": "L"}]})
+    error = refused(world, "u", {"kind": "undo", "action": "hit"})
+    assert error.code == "conflict"
+    assert error.details
+    body = error.payload()
+    paths = [detail["path"] for detail in body["details"]]
+    assert all(path[:2] == ["actors", "hero"] for path in paths)
+    assert {"action": "hit2", "kind": "damage", "rev": 3} in body["details"][0]["rulings"]
+    assert "hit2" in error.message
+    # undo the later one first, then the earlier one applies
+    assert rule(world, "u2", {"kind": "undo", "action": "hit2"}) is not None
+    assert rule(world, "u3", {"kind": "undo", "action": "hit"}) is not None
+
+
+def test_bad_undos_are_refused_with_a_clear_code() -> None:
+    world = synced_world()
+    assert refused(world, "u", {"kind": "undo", "action": "nobody"}).code == "not_found"
+    upsert = world.prepare_upsert({"path": "/actors/hero/health/max", "value": 9}, "up-1")
+    world.commit(upsert, "{}")
+    error = refused(world, "u", {"kind": "undo", "action": "up-1"})
+    assert error.code == "invalid" and "upsert, not a ruling" in error.message
+    assert refused(world, "u", {"kind": "undo", "action": ""}).code == "invalid"
+    assert refused(world, "u", {"kind": "redo"}).code == "invalid"
+
+
+def test_an_undo_is_idempotent_by_its_own_id() -> None:
+    world = synced_world()
+    rule(world, "hit", HIT)
+    rule(world, "u1", {"kind": "undo", "action": "hit"})
+    again = world.prepare_action("u1", {"kind": "undo", "action": "hit"}, SeededRoller(0))
+    assert isinstance(again, str) and '"replayed":true' in again

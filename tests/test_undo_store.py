@@ -1,0 +1,136 @@
+"""Undo across the store: each ruling's inverse is written with it, undone rulings stay undone after
+a restart, and a file of layout 5 is migrated to layout 6 (its rulings cannot be undone, and say why)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.document.models import settled
+from vtt_bridge.errors import RequestError
+from vtt_bridge.server import dumps
+from vtt_bridge.store import APPLICATION_ID, LAYOUT, Store, checksum
+from vtt_bridge.world import Pending, World
+
+HIT = {"kind": "damage", "target": "hero", "instances": [{"amount": 2, "grade": "L"}]}
+STATE = {"actors": {"hero": {"name": "Hero", "health": {"max": 9}}}, "tokens": {"t": {"actor": "hero"}}}
+
+LAYOUT_5 = """
+CREATE TABLE worlds (world TEXT PRIMARY KEY, snapshot_rev INTEGER NOT NULL, snapshot TEXT NOT NULL);
+CREATE TABLE world_keys (n INTEGER PRIMARY KEY, world TEXT NOT NULL UNIQUE);
+CREATE TABLE log (key INTEGER PRIMARY KEY, action_id TEXT, reply TEXT NOT NULL, digest TEXT,
+    checksum INTEGER NOT NULL);
+"""
+"""The statements of vtt-bridge 0.2.0 (store layout 5)."""
+
+
+def store_ruling(store: Store, world: World, pending: Pending | str) -> None:
+    """Write, then commit, as the server does (`server._store`)."""
+    assert not isinstance(pending, str)
+    reply = dumps(pending.result)
+    entry = pending.entry
+    assert entry is not None
+    store.append(
+        world.id,
+        pending.result["rev"],
+        pending.action_id,
+        reply,
+        settled(pending.state) if pending.snapshot else None,
+        pending.digest,
+        kind=entry.kind,
+        target=pending.message_id if entry.action_id is None else entry.target,
+        inverse=None if entry.inverse is None else dumps(list(entry.inverse)),
+    )
+    world.commit(pending, reply)
+
+
+def reopened(path: Path) -> tuple[Store, World]:
+    store = Store(path)
+    recovered = store.recover("w", recent=10)
+    world = World(
+        "w", recovered.state, recovered.replies, recovered.answered, 10, recovered.digests, recovered.history
+    )
+    return store, world
+
+
+def test_an_undone_ruling_stays_undone_after_a_restart_and_can_be_redone(tmp_path: Path) -> None:
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    start = world.state.model_dump(mode="json")
+    store_ruling(store, world, world.prepare_action("hit", HIT, SeededRoller(1)))
+    store_ruling(store, world, world.prepare_upsert({"path": "/actors/hero/name", "value": "H"}, "up-1"))
+    store_ruling(store, world, world.prepare_action("u", {"kind": "undo", "action": "hit"}, SeededRoller(1)))
+    store.close()
+    store, again = reopened(path)
+    try:
+        assert again.state == world.state
+        assert again.state.actors["hero"].health == settled(world.state).actors["hero"].health
+        with pytest.raises(RequestError, match="already undone"):
+            again.prepare_action("u2", {"kind": "undo", "action": "hit"}, SeededRoller(1))
+        with pytest.raises(RequestError, match="upsert, not a ruling"):
+            again.prepare_action("u3", {"kind": "undo", "action": "up-1"}, SeededRoller(1))
+        store_ruling(
+            store, again, again.prepare_action("r", {"kind": "redo", "action": "hit"}, SeededRoller(1))
+        )
+        store_ruling(
+            store, again, again.prepare_action("u4", {"kind": "undo", "action": "hit"}, SeededRoller(1))
+        )
+        document = again.state.model_dump(mode="json")
+        assert document["actors"]["hero"]["health"] == start["actors"]["hero"]["health"]
+    finally:
+        store.close()
+
+
+def test_a_file_of_layout_5_is_migrated_and_its_rulings_say_why_they_cannot_be_undone(tmp_path: Path) -> None:
+    path = tmp_path / "vtt-bridge.sqlite3"
+    earlier = World("w")
+    pending = earlier.prepare_sync({"state": STATE})
+    earlier.commit(pending, dumps(pending.result))
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(LAYOUT_5)
+    db.execute("INSERT INTO world_keys VALUES (1, 'w')")
+    db.execute("INSERT INTO worlds VALUES ('w', 1, ?)", (settled(earlier.state).model_dump_json(),))
+    base = 1 << 40
+    for i in range(2):
+        action = earlier.prepare_action(f"old{i}", HIT, SeededRoller(1))
+        assert not isinstance(action, str)
+        reply = dumps(action.result)
+        key = base + action.result["rev"]
+        db.execute(
+            "INSERT INTO log VALUES (?, ?, ?, NULL, ?)",
+            (key, f"old{i}", reply, checksum(key, f"old{i}", reply, None)),
+        )
+        earlier.commit(action, reply)
+    db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+    db.execute("PRAGMA user_version=5")
+    db.close()
+
+    store, world = reopened(path)
+    try:
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 6
+        assert world.state == earlier.state
+        with pytest.raises(RequestError) as caught:
+            world.prepare_action("u", {"kind": "undo", "action": "old1"}, SeededRoller(1))
+        assert caught.value.code == "not_undoable" and "0.2.0 or earlier" in caught.value.message
+        store_ruling(store, world, world.prepare_action("new", HIT, SeededRoller(1)))
+        store_ruling(
+            store, world, world.prepare_action("u", {"kind": "undo", "action": "new"}, SeededRoller(1))
+        )
+        assert (
+            world.state.model_dump(mode="json")["actors"] == earlier.state.model_dump(mode="json")["actors"]
+        )
+    finally:
+        store.close()
+    store, world = reopened(path)  # and after a restart: the old rows' checksums still hold
+    try:
+        with pytest.raises(RequestError) as caught:
+            world.prepare_action("u9", {"kind": "undo", "action": "old0"}, SeededRoller(1))
+        assert caught.value.code == "not_undoable"
+        with pytest.raises(RequestError, match="already undone"):
+            world.prepare_action("u9", {"kind": "undo", "action": "new"}, SeededRoller(1))
+    finally:
+        store.close()

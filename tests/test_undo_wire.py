@@ -1,0 +1,169 @@
+"""Undo and redo over the wire: a damage, a round with stage-three results, a move, and across a
+SIGKILL and restart of the sidecar."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import jsonpatch
+
+from tests.conftest import Connect, Peer, world_state
+from tests.test_crash import _hello, free_port, sidecar
+from vtt_bridge.document.models import WorldState
+from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.rules.common import STORED
+
+HIDER = {
+    "name": "Hider",
+    "attributes": {"DEX": 2},
+    "skills": {"stealth": 1},
+    "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
+}
+SCENE = {
+    "scene": {"id": "s", "round": 1},
+    "actors": {
+        "guard": {"name": "Guard", "attributes": {"PER": 3}, "skills": {"investigation": 2}},
+        "assassin": HIDER,
+        "shade": {**HIDER, "name": "Shade"},
+    },
+    "tokens": {
+        "guard": {"actor": "guard", "x": 0},
+        "assassin": {"actor": "assassin", "x": 200},
+        "shade": {"actor": "shade", "x": 300},
+    },
+}
+WIN = {"observer": [8, 8, 1, 1, 1], "target": [8] + [1] * 12}
+
+
+def without_rev(state: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the document, rev aside."""
+    return copy.deepcopy({key: value for key, value in state.items() if key != "rev"})
+
+
+def recomputed(state: dict[str, Any]) -> dict[str, Any]:
+    model = WorldState.model_validate(state, context=STORED)
+    return {
+        o: {t: str(c) for t, c in row.items()}
+        for o, row in VisibilityIndex().recompute_visibility(model).items()
+    }
+
+
+async def ruled(peer: Peer, payload: dict[str, Any], msg_id: str, document: dict[str, Any]) -> dict[str, Any]:
+    """One action that must be accepted; its patch applied to the client's copy of the document."""
+    reply = await peer.action(payload, msg_id)
+    assert reply["type"] == "result", reply
+    jsonpatch.apply_patch(document, reply["payload"]["patch"], in_place=True)
+    result: dict[str, Any] = reply["payload"]
+    return result
+
+
+async def test_an_undo_of_damage_over_the_wire_restores_health_and_is_idempotent(connect: Connect) -> None:
+    peer = await connect()
+    await peer.request("sync", {"state": world_state()})
+    document = await peer.state()
+    before = without_rev(document)
+    hit = {"kind": "damage", "target": "actor0", "instances": [{"amount": 3, "grade": "L"}]}
+    await ruled(peer, hit, "hit", document)
+    undo = {"kind": "undo", "action": "hit"}
+    result = await ruled(peer, undo, "undo-hit", document)
+    assert result["log"][0]["rule"] == "UNDO"
+    assert result["log"][0]["data"] == {"key": "UNDO.undone", "action": "hit", "kind": "damage", "rev": 2}
+    assert without_rev(document) == before == without_rev(await peer.state())
+    again = await peer.action(undo, "undo-hit")
+    assert again["payload"]["replayed"] is True and again["payload"]["rev"] == result["rev"]
+    twice = await peer.action(undo, "undo-hit-2")
+    assert twice["type"] == "error" and twice["payload"]["code"] == "invalid"
+    unknown = await peer.action({"kind": "undo", "action": "nobody"})
+    assert unknown["payload"]["code"] == "not_found"
+    sync_id = await peer.send("upsert", {"path": "/actors/actor0/name", "value": "Renamed"}, "rename")
+    assert (await peer.receive())["re"] == sync_id
+    upsert = await peer.action({"kind": "undo", "action": "rename"})
+    assert upsert["payload"]["code"] == "invalid" and "not a ruling" in upsert["payload"]["message"]
+
+
+async def test_an_undo_of_a_round_restores_its_stage_three_results_and_the_visibility_they_caused(
+    connect: Connect,
+) -> None:
+    peer = await connect()
+    await peer.request("sync", {"state": SCENE})
+    document = await peer.state()
+    await ruled(
+        peer, {"kind": "contest", "observer": "guard", "target": "assassin", "dice": WIN}, "c1", document
+    )
+    before = without_rev(document)
+    assert before["contests"]
+    round_result = await ruled(peer, {"kind": "round", "round": 2}, "r2", document)
+    assert without_rev(document) != before
+    assert any(op["path"].startswith("/contests") for op in round_result["patch"])
+    await ruled(peer, {"kind": "undo", "action": "r2"}, "u-r2", document)
+    assert without_rev(document) == before
+    state = await peer.state()
+    assert without_rev(state) == before and state["scene"]["round"] == 1
+    assert state["visibility"] == recomputed(state)
+
+
+async def test_an_undo_of_a_move_leaves_the_matrix_a_full_recompute_gives(connect: Connect) -> None:
+    peer = await connect()
+    await peer.request("sync", {"state": SCENE})
+    document = await peer.state()
+    before = without_rev(document)
+    await ruled(peer, {"kind": "move", "token": "assassin", "x": 5000, "y": 5000}, "m1", document)
+    await ruled(peer, {"kind": "undo", "action": "m1"}, "u-m1", document)
+    state = await peer.state()
+    assert without_rev(state) == before == without_rev(document)
+    assert state["visibility"] == recomputed(state)
+    await ruled(peer, {"kind": "redo", "action": "m1"}, "re-m1", document)
+    state = await peer.state()
+    assert state["tokens"]["assassin"]["x"] == 5000 and state["visibility"] == recomputed(state)
+    # a later move of the same token: undoing the first is a conflict naming the later one
+    await ruled(peer, {"kind": "move", "token": "assassin", "x": 100, "y": 0}, "m2", document)
+    conflict = await peer.action({"kind": "undo", "action": "m1"})
+    assert conflict["payload"]["code"] == "conflict", conflict
+    named = [ruling for detail in conflict["payload"]["details"] for ruling in detail["rulings"]]
+    assert {"action": "m2", "kind": "move", "rev": state["rev"] + 1} in named
+    assert await peer.state() == document  # the conflict changed nothing
+
+
+async def test_an_undo_survives_a_sigkill_and_restart(tmp_path: Path) -> None:
+    port = free_port()
+    hit = {"kind": "damage", "target": "actor0", "instances": [{"amount": 2, "grade": "L"}]}
+
+    async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, payload: Any) -> Any:
+        await ws.send_str(json.dumps({"v": 1, "id": msg_id, "type": type_, "payload": payload}))
+        return json.loads((await ws.receive(timeout=10)).data)
+
+    with sidecar(tmp_path, port) as process:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws,
+        ):
+            await _hello(ws, "w")
+            await request(ws, "s", "sync", {"state": world_state()})
+            before = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
+            assert (await request(ws, "hit", "action", hit))["type"] == "result"
+            undone = await request(ws, "u", "action", {"kind": "undo", "action": "hit"})
+            assert undone["type"] == "result"
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    with sidecar(tmp_path, port):
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws,
+        ):
+            await _hello(ws, "w")
+            state = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
+            assert without_rev(state) == without_rev(before) and state["rev"] == undone["payload"]["rev"]
+            replay = await request(ws, "u", "action", {"kind": "undo", "action": "hit"})
+            assert replay["payload"]["replayed"] is True
+            twice = await request(ws, "u2", "action", {"kind": "undo", "action": "hit"})
+            assert twice["payload"]["code"] == "invalid"
+            redone = await request(ws, "r", "action", {"kind": "redo", "action": "hit"})
+            assert redone["type"] == "result", redone
+            await asyncio.sleep(0)

@@ -1,0 +1,216 @@
+"""Undo and redo: each ruling's forward ops and their inverse, and which rulings stand undone.
+
+An undo is a ruling of its own. It applies when every value the undone ruling set is still what it
+set; its ops are that ruling's inverse (the values each changed path held before). A redo applies
+the ops of the undo's inverse, under the same condition on the undo's own values. Undoing an undo is
+a redo, undoing a redo an undo again: each resolves to the ruling first made (`Entry.origin`).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from vtt_bridge import patch as patches
+from vtt_bridge.document.models import WorldState
+from vtt_bridge.errors import ErrorCode, RequestError
+from vtt_bridge.protocol import ErrorDetail, RulingRef
+
+UNDOABLE_SINCE = "0.3.0"
+"""The first version whose store keeps each ruling's inverse (store layout 6)."""
+
+HISTORY_KEPT = 1000
+"""Rulings a world keeps in memory for undo (their forward ops and inverse); older ones are
+`not_undoable`."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ruling as undo sees it."""
+
+    action_id: str | None
+    """None: a sync or an upsert (they change paths, but are no ruling to undo)."""
+    rev: int
+    kind: str
+    forward: tuple[patches.Op, ...]
+    """The ruling's ops (rev excluded), as its patch carried them."""
+    inverse: tuple[patches.Op, ...] | None
+    """The ops that undo it; None when it cannot be undone (`reason`)."""
+    target: str | None = None
+    """For an undo or redo: the id of the ruling first made that it undid or redid."""
+    reason: str | None = None
+
+    def ref(self) -> RulingRef:
+        return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
+
+
+def forward_ops(patch: Iterable[patches.Op]) -> tuple[patches.Op, ...]:
+    """A ruling patch's ops without its `test` and `replace` of the rev."""
+    return tuple(op for op in patch if op["path"] != "/rev")
+
+
+def _overlaps(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an undo or redo will do: the ops to apply, and the entry it cites."""
+
+    mode: Literal["undo", "redo"]
+    origin: Entry
+    """The ruling first made, undone or redone."""
+    ops: tuple[patches.Op, ...]
+
+
+class History:
+    """A world's last `HISTORY_KEPT` rulings (syncs and upserts included, for the conflicts they
+    cause), which rulings stand undone (by which undo), and the message ids of syncs and upserts."""
+
+    def __init__(
+        self,
+        entries: Iterable[Entry] = (),
+        undone: dict[str, str] | None = None,
+        changes: dict[str, str] | None = None,
+        old: dict[str, str] | None = None,
+        kept: int = HISTORY_KEPT,
+    ) -> None:
+        self.kept = max(1, kept)
+        self.by_rev: OrderedDict[int, Entry] = OrderedDict()
+        self.by_id: dict[str, Entry] = {}
+        self.undone: dict[str, str] = dict(undone or {})
+        """Id of a ruling first made -> the id of the undo that stands on it."""
+        self.changes: dict[str, str] = dict(changes or {})
+        """Message id of a sync or upsert -> its kind."""
+        self.old: dict[str, str] = dict(old or {})
+        """Action id -> why it cannot be undone (made before the store kept inverses)."""
+        for entry in entries:
+            self._keep(entry)
+
+    def _keep(self, entry: Entry) -> None:
+        self.by_rev[entry.rev] = entry
+        if entry.action_id is not None:
+            self.by_id[entry.action_id] = entry
+        while len(self.by_rev) > self.kept:
+            _, dropped = self.by_rev.popitem(last=False)
+            if dropped.action_id is not None:
+                self.by_id.pop(dropped.action_id, None)
+
+    def record(self, entry: Entry, message_id: str | None = None) -> None:
+        """A committed ruling: kept, and an undo or redo marks its origin undone or standing."""
+        if entry.action_id is None and message_id is not None:
+            self.changes[message_id] = entry.kind
+        if entry.kind == "undo" and entry.target is not None and entry.action_id is not None:
+            self.undone[entry.target] = entry.action_id
+        elif entry.kind == "redo" and entry.target is not None:
+            self.undone.pop(entry.target, None)
+        self._keep(entry)
+
+    def plan(self, mode: Literal["undo", "redo"], action: str, state: WorldState, answered: set[str]) -> Plan:
+        """The undo or redo of `action` on `state`, or the `RequestError` refusing it (nothing changes)."""
+        entry = self._entry(action, answered)
+        if entry.kind == "undo" and entry.target is not None:  # undo of an undo: a redo
+            mode, entry = ("redo" if mode == "undo" else "undo"), self._entry(entry.target, answered)
+        elif entry.kind == "redo" and entry.target is not None:
+            entry = self._entry(entry.target, answered)
+        assert entry.action_id is not None
+        if mode == "undo":
+            standing = self.undone.get(entry.action_id)
+            if standing is not None:
+                undo = self.by_id.get(standing)
+                at = f" at rev {undo.rev}" if undo is not None else ""
+                raise RequestError(
+                    ErrorCode.INVALID,
+                    f"{entry.kind} {entry.action_id[:60]!r} (rev {entry.rev}) is already undone (by "
+                    f"{standing[:60]!r}{at}); redo it first (nothing was changed)",
+                    [ErrorDetail(path=["action"], message="already undone")],
+                )
+            checked = entry
+        else:
+            standing = self.undone.get(entry.action_id)
+            if standing is None:
+                raise RequestError(
+                    ErrorCode.INVALID,
+                    f"{entry.kind} {entry.action_id[:60]!r} (rev {entry.rev}) is not undone: nothing to redo",
+                    [ErrorDetail(path=["action"], message="not undone")],
+                )
+            checked = self._entry(standing, answered)
+        assert checked.inverse is not None
+        self._check(checked, state, mode, entry)
+        return Plan(mode=mode, origin=entry, ops=checked.inverse)
+
+    def _entry(self, action: str, answered: set[str]) -> Entry:
+        entry = self.by_id.get(action)
+        if entry is not None:
+            if entry.inverse is None:
+                raise RequestError(
+                    ErrorCode.NOT_UNDOABLE,
+                    f"{entry.kind} {action[:60]!r} (rev {entry.rev}) cannot be undone: {entry.reason}",
+                    [ErrorDetail(path=["action"], message=entry.reason or "not undoable")],
+                )
+            return entry
+        kind = self.changes.get(action)
+        if kind is not None:
+            raise RequestError(
+                ErrorCode.INVALID,
+                f"{action[:60]!r} is a {kind}, not a ruling: the VTT set those values, and changes them back",
+                [ErrorDetail(path=["action"], message=f"a {kind}, not a ruling")],
+            )
+        if action in answered:
+            reason = self.old.get(action) or (
+                f"it is older than the last {self.kept} rulings this world keeps for undo"
+            )
+            raise RequestError(
+                ErrorCode.NOT_UNDOABLE,
+                f"{action[:60]!r} cannot be undone: {reason}",
+                [ErrorDetail(path=["action"], message=reason)],
+            )
+        raise RequestError(
+            ErrorCode.NOT_FOUND,
+            f"no ruling {action[:60]!r} in this world",
+            [ErrorDetail(path=["action"], message="unknown action id")],
+        )
+
+    def _check(self, checked: Entry, state: WorldState, mode: str, origin: Entry) -> None:
+        """`conflict` unless every value `checked` set is still what it set, listing each changed
+        path and the later rulings that changed it."""
+        reader = patches.Reader(state)
+        changed = [
+            op["path"] for op in checked.forward if reader.value_at(op["path"]) != patches.set_value(op)
+        ]
+        if not changed:
+            return
+        later = [entry for rev, entry in self.by_rev.items() if rev > checked.rev]
+        details = []
+        for path in changed:
+            by = [e.ref() for e in later if any(_overlaps(path, op["path"]) for op in e.forward)]
+            names = ", ".join(
+                f"{r.kind} {r.action!r} (rev {r.rev})" if r.action else f"{r.kind} (rev {r.rev})" for r in by
+            )
+            details.append(
+                ErrorDetail(
+                    path=patches.split_pointer(path),
+                    message=f"changed later by {names}" if by else "changed since",
+                    rulings=by,
+                )
+            )
+        rulings = {ref.rev: ref for detail in details for ref in detail.rulings or ()}
+        first = ", ".join(
+            f"{r.kind} {r.action!r} (rev {r.rev})" if r.action else f"{r.kind} (rev {r.rev})"
+            for r in sorted(rulings.values(), key=lambda r: -r.rev)
+        )
+        raise RequestError(
+            ErrorCode.CONFLICT,
+            f"cannot {mode} {origin.kind} {origin.action_id!s:.60} (rev {origin.rev}): {len(changed)} of the "
+            f"values it set changed since"
+            + (f"; {mode} these first: {first}" if first else "")
+            + " (nothing was changed)",
+            details,
+        )
+
+
+def step_data(mode: str, origin: Entry) -> dict[str, Any]:
+    """The declared fields of an `UNDO` step: the ruling undone or redone."""
+    return {"action": origin.action_id, "kind": origin.kind, "rev": origin.rev}
