@@ -134,14 +134,22 @@ async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_ste
     assert row_w1.group(2) == "2: GM Alice, Player Bob"
     row_w2 = re.search(r"<tr><td><code>w2</code></td><td>(\d+)</td><td>(.*?)</td></tr>", text)
     assert row_w2 is not None and row_w2.groups() == ("0", "1: Carol")
-    ruling = text.split("<code>damage</code> in <code>w1</code>, rev 2", 1)
-    assert len(ruling) == 2, "the damage ruling is listed with its world and rev"
+    ruling = text.split('<code>damage</code> → Actor 0 <span class="muted">in <code>w1</code>, rev 2', 1)
+    assert len(ruling) == 2, "the damage ruling is headed by its subject, world and rev"
     steps = reply["payload"]["log"]
     assert any(step["rule"] == "HEALTH-2" for step in steps)
     for step in steps:
-        assert (
-            f'<span class="rule">{html.escape(step["rule"])}</span> {html.escape(step["text"])}' in ruling[1]
-        )
+        shown = html.escape(pages._named(step["text"], {"actor0": "Actor 0", "token0": "Actor 0"}))
+        assert f'<span class="rule">{html.escape(step["rule"])}</span> {shown}' in ruling[1]
+    # the world's table: each actor, its Health boxes drawn by shape, status and Willpower
+    table = re.search(r"<tr><td>Actor 0</td><td>(.*?)</td><td>(\w+)</td><td>(\d+/\d+)</td>", text)
+    assert table is not None, text
+    assert table.group(1).count('class="box lethal">✕<') == 3
+    assert table.group(1).count('class="box healthy">□<') == 4
+    assert table.group(2) == "lightly"
+    assert "Who locates whom: 0 unlocated, 0 approximate, 2 pinpointed." in text
+    assert re.search(r"<code>http://127\.0\.0\.1:\d+/module\.zip</code>", text)
+    assert '<meta http-equiv="refresh"' in text
 
 
 async def test_status_page_shows_at_most_page_steps_of_a_crowded_ruling_and_counts_the_rest(
@@ -169,9 +177,7 @@ async def test_status_page_shows_newest_ruling_first_and_drops_a_client_that_lef
             break
         await asyncio.sleep(0.02)
     assert "Leaver" not in text
-    assert text.index("<code>damage</code> in <code>w1</code>, rev 2") < text.index(
-        "<code>sync</code> in <code>w1</code>, rev 1"
-    )
+    assert text.index("in <code>w1</code>, rev 2") < text.index("in <code>w1</code>, rev 1")
 
 
 async def test_status_page_never_shows_the_token(server: Client) -> None:

@@ -196,7 +196,7 @@ async def test_DET_10_damage_of_an_attack_on_an_approximate_target_counts_half(c
     rules = [step["rule"] for step in result["log"]]
     assert rules[:2] == ["DET-4", "DET-10"]
     halving = next(step for step in result["log"] if step["data"] and "after" in step["data"])
-    assert halving["data"] == {"before": [5], "after": [2]}
+    assert halving["data"] == {"actor": "actor2", "before": [5], "after": [2]}
     health = (await peer.state())["actors"]["actor2"]["health"]
     assert health["lethal"] == 2
     check = await peer.request(
@@ -236,7 +236,7 @@ async def test_DET_10_a_wrong_square_misses_and_a_right_one_counts_as_approximat
     hit = await ok(peer, attack_damage(6, guess={"x": 250, "y": 50}))  # token2 stands at (200, 0)
     assert hit["log"][1]["data"]["right"] is True
     halving = next(step for step in hit["log"] if step["data"] and "after" in step["data"])
-    assert halving["data"] == {"before": [6], "after": [3]}
+    assert halving["data"] == {"actor": "actor2", "before": [6], "after": [3]}
     assert (await peer.state())["actors"]["actor2"]["health"]["lethal"] == 3
     no_guess = await ok(peer, attack_damage(6))
     assert no_guess["log"][1]["data"] == {"guess": "DET-10.guess", "guessed": False, "right": False}

@@ -23,6 +23,7 @@ from vtt_bridge import __version__
 from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Bridge
 from vtt_bridge.hostcheck import is_loopback, token_given
 from vtt_bridge.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
+from vtt_bridge.world import World
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
 """A Host header fit to go into a URL: a name or IPv4 address or [IPv6], and a port."""
@@ -90,6 +91,12 @@ th { background: #f0efe9; } code { font-size: .92em; }
 .fault { color: #8a1010; font-weight: 600; }
 .rule { font-family: ui-monospace, monospace; font-weight: 600; color: #7a2e0e; }
 details { font-size: .88em; color: #555; } pre { white-space: pre-wrap; margin: .2em 0; }
+.track { font-family: ui-monospace, monospace; letter-spacing: .05em; white-space: nowrap; }
+.box { display: inline-block; width: 1.1em; text-align: center; border: 1px solid #555; margin-right: 1px; }
+.box.bashing { background: #e8e2c4; } .box.lethal { background: #e6b8a8; }
+.box.aggravated { background: #8a1010; color: #fff; }
+.locate { font-family: ui-monospace, monospace; padding: 0 .3em; border: 1px solid #555; }
+.locate.unlocated { border-style: dotted; } .locate.approximate { border-style: dashed; }
 """
 
 
@@ -112,8 +119,107 @@ class _Escaper:
         return html.escape(text, quote=True)
 
 
-def _step_html(step: dict[str, Any], _e: _Escaper) -> str:
-    item = f'<li><span class="rule">{_e(step.get("rule", ""))}</span> {_e(step.get("text", ""))}'
+SUBJECTS = ("actor", "target", "observer", "opponent", "token")
+"""The step data fields that name a subject (an actor uuid or token id; `rules.steps.SUBJECT`)."""
+
+BOX_MARKS = {"healthy": "□", "bashing": "/", "lethal": "✕", "aggravated": "✱"}
+"""HEALTH-1/2: one mark per box, told apart by shape (not only by colour), as the token's track."""
+
+LOCATE_ORDER = ("unlocated", "approximate", "pinpointed")
+
+
+def world_names(world: World | None) -> dict[str, str]:
+    """Token id and actor uuid → display name (a token by its actor's name), for one world."""
+    if world is None:
+        return {}
+    state = world.state
+    names = {actor_id: actor.name or actor_id for actor_id, actor in state.actors.items()}
+    for token_id, token in state.tokens.items():
+        names[token_id] = names.get(token.actor, token_id)
+    return names
+
+
+def _named(text: str, names: dict[str, str]) -> str:
+    """A step's English text with the ids it names (whole words) turned into names."""
+    present = sorted((i for i in names if i in text), key=len, reverse=True)
+    if not present:
+        return text
+    ids = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, present)) + r")(?![\w-])")
+    return ids.sub(lambda m: names[m.group(1)], text)
+
+
+def ruling_subjects(log: list[dict[str, Any]], names: dict[str, str]) -> list[str]:
+    """The names a ruling is about, in the order its steps name them (each once)."""
+    seen: dict[str, None] = {}
+    for step in log:
+        data = step.get("data") or {}
+        for field in SUBJECTS:
+            ident = data.get(field)
+            if isinstance(ident, str) and ident:
+                seen.setdefault(names.get(ident, ident))
+    return list(seen)
+
+
+def _boxes_html(health: Any) -> str:
+    counts = {
+        "aggravated": health.aggravated,
+        "lethal": health.lethal,
+        "bashing": health.bashing,
+        "healthy": health.healthy,
+    }
+    marks = "".join(f'<span class="box {kind}">{BOX_MARKS[kind]}</span>' * n for kind, n in counts.items())
+    label = f"{health.healthy} healthy, {health.bashing} B, {health.lethal} L, {health.aggravated} A"
+    return f'<span class="track" title="{label}" aria-label="{label}">{marks}</span>'
+
+
+def _actors_html(world: World, _e: _Escaper) -> list[str]:
+    """One world's actors: Health boxes drawn as on the token, status, Willpower, wound penalty and
+    conditions."""
+    state = world.state
+    if not state.actors:
+        return []
+    rows = [
+        "<table><tr><th>Actor</th><th>Health</th><th>Status</th><th>Willpower</th>"
+        "<th>Wound penalty</th><th>Conditions</th></tr>"
+    ]
+    for actor_id, actor in sorted(state.actors.items(), key=lambda kv: (kv[1].name or kv[0]).lower()):
+        tracks = _boxes_html(actor.health)
+        if actor.second_health is not None:
+            tracks += " + " + _boxes_html(actor.second_health)
+        conditions = ", ".join(sorted(c for c, on in actor.conditions.items() if on)) or "—"
+        wp = actor.willpower
+        rows.append(
+            f"<tr><td>{_e(actor.name or actor_id)}</td><td>{tracks}</td><td>{_e(actor.status.value)}</td>"
+            f"<td>{_e(wp.current)}/{_e(wp.max)}</td><td>{_e(-actor.wound_penalty or 0)}</td>"
+            f"<td>{_e(conditions)}</td></tr>"
+        )
+    rows.append("</table>")
+    return rows
+
+
+def _locating_html(world: World, names: dict[str, str], _e: _Escaper) -> list[str]:
+    """For the GM: who locates whom, counted per state, the worst pairs (unlocated first) listed."""
+    pairs = [
+        (state.value, observer, target)
+        for observer, row in world.state.visibility.items()
+        for target, state in row.items()
+    ]
+    if not pairs:
+        return []
+    counts = {state: sum(1 for p in pairs if p[0] == state) for state in LOCATE_ORDER}
+    summary = ", ".join(f"{n} {state}" for state, n in counts.items())
+    worst = sorted((p for p in pairs if p[0] != "pinpointed"), key=lambda p: LOCATE_ORDER.index(p[0]))[:12]
+    items = "".join(
+        f'<li><span class="locate {state}">{_e(state)}</span> '
+        f"{_e(names.get(o, o))} → {_e(names.get(t, t))}</li>"
+        for state, o, t in worst
+    )
+    return [f"<p>Who locates whom: {_e(summary)}.</p>", f"<ul>{items}</ul>" if items else ""]
+
+
+def _step_html(step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None = None) -> str:
+    text = _named(str(step.get("text", "")), names or {})
+    item = f'<li><span class="rule">{_e(step.get("rule", ""))}</span> {_e(text)}'
     data = step.get("data")
     if data:
         shown = json.dumps(data, indent=1, ensure_ascii=False, default=str)
@@ -129,6 +235,7 @@ def status_html(bridge: Bridge, base: str = "") -> str:
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta http-equiv="refresh" content="10">',
         f"<title>vtt-bridge {_e(__version__)}</title><style>{_CSS}</style></head><body>",
         f"<h1>vtt-bridge {_e(__version__)}</h1>",
         '<p class="muted">Rules sidecar.</p>',
@@ -136,9 +243,8 @@ def status_html(bridge: Bridge, base: str = "") -> str:
         "<p>Foundry on this computer: in Foundry's setup, <b>Add-on Modules → Install Module</b>, paste "
         f'the manifest URL <a href="/module.json"><code>{_e(base)}/module.json</code></a>.</p>',
         "<p>Foundry hosted elsewhere (its server cannot reach this computer): download "
-        '<a href="/module.zip" download id="module-zip"><b>module.zip</b></a> and upload '
+        f'<a href="/module.zip" download id="module-zip"><code>{_e(base)}/module.zip</code></a> and upload '
         "it to the host, or unzip it into the server's <code>Data/modules/</code>.</p>",
-        "<h2>Worlds</h2>",
     ]
     if bridge.storage_fault is not None:
         parts.append(
@@ -160,6 +266,13 @@ def status_html(bridge: Bridge, base: str = "") -> str:
                 f"<tr><td><code>{_e(world_id)}</code></td><td>{rev}</td><td>{count}{shown}</td></tr>"
             )
         parts.append("</table>")
+        for world_id in world_ids:
+            world = bridge.worlds.get(world_id)
+            if world is None or not world.state.actors:
+                continue
+            parts.append(f"<h3>{_e(world_id)}</h3>")
+            parts.extend(_actors_html(world, _e))
+            parts.extend(_locating_html(world, world_names(world), _e))
     else:
         parts.append('<p class="muted">No world yet.</p>')
     parts.append("<h2>Latest rulings</h2>")
@@ -168,12 +281,16 @@ def status_html(bridge: Bridge, base: str = "") -> str:
         parts.append('<p class="muted">No ruling yet.</p>')
     for ruling in rulings:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ruling.at))
+        who = world_names(bridge.worlds.get(ruling.world))
+        about = ruling_subjects(ruling.log, who)
+        subject = f" → {_e(', '.join(about))}" if about else ""
         parts.append(
-            f'<div class="ruling"><h3><code>{_e(ruling.kind)}</code> in <code>{_e(ruling.world)}</code>, '
-            f'rev {_e(ruling.rev)} <span class="muted">at {_e(when)}</span></h3>'
+            f'<div class="ruling"><h3><code>{_e(ruling.kind)}</code>{subject} '
+            f'<span class="muted">in <code>{_e(ruling.world)}</code>, rev {_e(ruling.rev)} '
+            f"at {_e(when)}</span></h3>"
         )
         if ruling.log:
-            shown = "".join(_step_html(step, _e) for step in ruling.log[:PAGE_STEPS])
+            shown = "".join(_step_html(step, _e, who) for step in ruling.log[:PAGE_STEPS])
             more = ruling.steps - min(len(ruling.log), PAGE_STEPS)
             if more > 0:
                 shown += f'<li class="muted">… and {more} more steps</li>'

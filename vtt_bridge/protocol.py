@@ -17,6 +17,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from vtt_bridge.document.models import Actor, Id, Scene, Settings, Token, TokenId, WorldState
 from vtt_bridge.rules.common import Count, Flag, RuleModel, Step
+from vtt_bridge.rules.steps import catalogue_schema
 
 PROTOCOL_VERSION = 1
 
@@ -267,6 +268,7 @@ def json_schema(actions: TypeAdapter[Any], queries: TypeAdapter[Any]) -> dict[st
         action = defs[ref.removeprefix("#/$defs/")]
         action["properties"]["expectRev"] = {"$ref": "#/$defs/ExpectRev"}
     defs["ExpectRev"] = EXPECT_REV
+    defs["StepCatalogue"] = catalogue_schema()
     client = {type_: refs[f"client.{type_}"] for type_ in client_types}
     server = {type_: refs[f"server.{type_}"] for type_ in SERVER_PAYLOADS}
     defs["ClientMessage"] = _message("ClientMessage", client)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -75,8 +75,31 @@ def replayed(reply_json: str) -> str:
 
 
 def roll_payload(roll: Roll) -> dict[str, Any]:
-    """A roll as the wire shows it, so the module can rebuild it as a Foundry roll."""
-    return asdict(roll) | {"dice": list(roll.dice)}
+    """A roll as the wire shows it, so the module can rebuild it as a Foundry roll; `by` and
+    `purpose` only when the roll is named."""
+    out = asdict(roll) | {"dice": list(roll.dice)}
+    if roll.by is None:
+        del out["by"], out["purpose"]
+    return out
+
+
+def _value_at(state: WorldState, segments: list[str]) -> Any:
+    """UPSERT: the JSON value at a document path (None where there is none); only the one actor,
+    token or part the path names is dumped."""
+    head, rest = segments[0], segments[1:]
+    node: Any = getattr(state, head, None)
+    if head in ("actors", "tokens") and rest:
+        node, rest = node.get(rest[0]), rest[1:]
+    if isinstance(node, BaseModel):
+        node = node.model_dump(mode="json", by_alias=True)
+    elif isinstance(node, Mapping):
+        node = {
+            k: v.model_dump(mode="json", by_alias=True) if isinstance(v, BaseModel) else v
+            for k, v in node.items()
+        }
+    for part in rest:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
 
 
 def _validated(
@@ -302,6 +325,7 @@ class World:
             text=f"{origin.kind} {origin.action_id!s:.60} (rev {origin.rev}) {verb}: "
             f"{len(plan.ops)} values restored, derived fields derived again",
             data={"key": f"UNDO.{verb}", **step_data(plan.mode, origin)},
+            key=f"UNDO.{verb}",
         )
         return self._finish(self.state, after, [step], (), action_id, kind=plan.mode, target=origin.action_id)
 
@@ -349,6 +373,8 @@ class World:
         step = Step(
             rule="SYNC",
             text=f"the world was synced from the VTT: {len(state.actors)} actors, {len(state.tokens)} tokens",
+            data={"actors": len(state.actors), "tokens": len(state.tokens)},
+            key="SYNC.synced",
         )
         # Against an empty world every actor and token is new, so all of them are derived afresh.
         return self._finish(
@@ -378,7 +404,13 @@ class World:
         except ValueError as exc:
             raise RequestError(ErrorCode.INVALID, str(exc), path_details(("path",), str(exc))) from None
         after = self._upserted(segments, upsert.value)
-        step = Step(rule="UPSERT", text=f"the VTT set {upsert.path}", data={"path": upsert.path})
+        old, new = _value_at(self.state, segments), _value_at(after, segments)
+        step = Step(
+            rule="UPSERT",
+            text=f"the VTT set {upsert.path}: {json.dumps(old)} → {json.dumps(new)}",
+            data={"path": upsert.path, "old": old, "new": new},
+            key="UPSERT.set",
+        )
         return self._finish(self.state, after, [step], (), None, kind="upsert", message_id=message_id)
 
     def _upserted(self, segments: list[str], value: Any) -> WorldState:

@@ -444,7 +444,12 @@ def test_DET_7_explain_walks_the_rules_and_agrees_with_the_matrix() -> None:
             if observer != target:
                 steps = explain(state, observer, target, VisibilityIndex())
                 assert steps[-1].rule == "DET-4"
-                assert steps[-1].data == {"result": state.visibility[observer][target].value}
+                assert steps[-1].data is not None and steps[-1].key == "DET-4.locate"
+                assert steps[-1].data["result"] == state.visibility[observer][target].value
+                assert (steps[-1].data["observer"], steps[-1].data["target"]) == (observer, target)
+                summary = steps[0].data
+                assert steps[0].key == "DET-4.summary" and summary is not None
+                assert summary == {**steps[-1].data, "decidedBy": summary["decidedBy"]}
     answer = QUERIES["explain"][1](
         state, ExplainQuery(kind="explain", observer="dog", target="assassin"), VisibilityIndex()
     )

@@ -168,7 +168,9 @@ def test_HEALTH_9_overseer_heal_reports_the_price() -> None:
         {"kind": "heal", "target": "hero", "amount": 3, "source": "overseer"},
     )
     assert boxes(ruling.state.actors["hero"]) == (6, 0, 0, 0)
-    assert any(s.rule == "HEALTH-9" and s.data == {"cost": 400, "aggravated": 2} for s in ruling.log)
+    assert any(
+        s.rule == "HEALTH-9" and s.data == {"cost": 400, "aggravated": 2, "actor": "hero"} for s in ruling.log
+    )
 
 
 def test_HEALTH_8_long_rest_heals_lethal_and_restores_willpower() -> None:

@@ -92,7 +92,9 @@ async def test_DICE_1_a_dexterity_stealth_roll_counts_each_die_of_8_or_more(
     pool = steps(result, "DICE-1")[0]["data"]
     assert pool["traits"] == [{"trait": "DEX", "value": 3}, {"trait": "stealth", "value": 2}]
     assert pool["base"] == 5
-    assert result["rolls"] == [{"pool": 5, "again": 10, "dice": dice, "successes": successes}]
+    assert result["rolls"] == [
+        {"pool": 5, "again": 10, "dice": dice, "successes": successes, "by": "ann", "purpose": "roll"}
+    ]
     assert outcome(result)["successes"] == successes
 
 
@@ -101,7 +103,9 @@ async def test_DICE_1_a_number_of_dice_and_a_pool_of_0_rolls_nothing(connect: Co
     result = await ruled(peer, roll(pool=4, dice=[1, 1, 1, 8]))
     assert result["rolls"][0]["pool"] == 4 and outcome(result)["successes"] == 1
     result = await ruled(peer, roll(pool=1, modifiers=[{"type": "circumstance", "value": -3}], dice=[]))
-    assert result["rolls"] == [{"pool": 0, "again": 10, "dice": [], "successes": 0}]
+    assert result["rolls"] == [
+        {"pool": 0, "again": 10, "dice": [], "successes": 0, "by": "ann", "purpose": "roll"}
+    ]
 
 
 async def test_DICE_1_the_engine_rolls_when_no_dice_are_given(connect: Connect) -> None:

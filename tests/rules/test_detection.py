@@ -296,7 +296,7 @@ def test_DET_7_explanation_names_each_means_and_ends_with_the_result() -> None:
     assert result is P
     rules = [s.rule for s in steps]
     assert rules[0] == "DET-1" and "DET-2" in rules and "DET-5" in rules and rules[-1] == "DET-7"
-    assert steps[-1].data == {"result": "pinpointed"}
+    assert steps[-1].data == {"result": "pinpointed", "means": "magical sight"}
 
 
 # --- DET-8 -----------------------------------------------------------------------------------------

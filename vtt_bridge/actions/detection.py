@@ -89,15 +89,33 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
     now = pair.standing(result)
     round_number = state.scene.round if state.scene is not None else 0
     located = STATES[now.level].value
+    best_means = (stages.steps[-1].data or {}).get("means") if stages.steps else None
+    decided = (
+        "DET-8" if now.level != stages.state.level else (stages.steps[-1].rule if stages.steps else "DET-6")
+    )
+    summary = {"observer": observer, "target": target, "result": located, "means": best_means}
     out = [
+        Step(
+            rule="DET-4",
+            text=f"{observer} locates {target} {located}"
+            + (f": {best_means}, {decided}" if best_means else f": {decided}"),
+            data={**summary, "decidedBy": decided},
+            key="DET-4.summary",
+        ),
         Step(
             rule="DET-5",
             text=f"{observer} → {target}: distance {distance:.2f} {units} (3D, elevation included)",
-            data={"distance": distance},
+            data={"observer": observer, "target": target, "distance": distance, "units": units},
+            key="DET-5.distance",
         ),
         *stages.steps,
         *standing_steps(result, now, round_number, bool(pair.key), stages.state.level),
-        Step(rule="DET-4", text=f"{observer} locates {target}: {located}", data={"result": located}),
+        Step(
+            rule="DET-4",
+            text=f"{observer} locates {target}: {located}",
+            data=summary,
+            key="DET-4.locate",
+        ),
     ]
     pin = pin_for(state.pins.get(target), observer)
     if pin is not None:
@@ -320,7 +338,7 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
         base.model_copy(update={"visibility": visibility, "contests": contests}), state, cells
     )
     log = contest_steps(action.observer, action.target, outcome, stage_two, result)
-    return Ruling(state=after, log=tuple(log), rolls=(outcome.observer_roll, outcome.hider_roll))
+    return Ruling(state=after, log=tuple(log), rolls=_named_rolls(action.observer, action.target, outcome))
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,6 +452,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 rule="DET-8",
                 text=f"{lapsed} stage-three results of earlier rounds lapse: no contest of theirs this round",
                 data={"lapsed": lapsed},
+                key="DET-8.lapsed",
             )
         )
     if ran:
@@ -444,19 +463,25 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 rule="DET-8",
                 text=f"stage three, round {round_number}: {ran} contests, {len(cells)} changed "
                 f"a pair's state" + ("" if every else f"; the {len(shown)} that changed are detailed"),
-                data={"contests": ran, "changed": len(cells), "detailed": len(shown)},
+                data={"round": round_number, "contests": ran, "changed": len(cells), "detailed": len(shown)},
+                key="DET-8.round",
             )
         )
         for entry in shown:
             outcome = entry.outcome
             log.extend(contest_steps(entry.observer, entry.target, outcome, entry.stage_two, entry.result))
-            rolls.extend((outcome.observer_roll, outcome.hider_roll))
+            rolls.extend(_named_rolls(entry.observer, entry.target, outcome))
     after = index.mark_fresh(
         base.model_copy(update={"visibility": visibility, "contests": contests}),
         state,
         cells if base is state else None,
     )
     return Ruling(state=after, log=tuple(log), rolls=tuple(rolls))
+
+
+def _named_rolls(observer: str, target: str, outcome: StageThreeContest) -> tuple[Roll, Roll]:
+    """DET-8: the contest's two rolls, each named: the observer's to spot, the hider's to hide."""
+    return outcome.observer_roll.of(observer, "spot"), outcome.hider_roll.of(target, "hide")
 
 
 def _lapse_old_results(

@@ -15,7 +15,7 @@ from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about
 from vtt_bridge.rules.conditions import Condition
 from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
@@ -192,28 +192,46 @@ def _is_dead(actor: Actor) -> bool:
     )
 
 
-def _summary(actor: Actor, settings: Settings) -> Step:
-    """HEALTH-6: what the ruling leaves the character as (the world layer writes these fields)."""
-    return _derived(actor, settings)[1]
+def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> list[Step]:
+    """HEALTH-6: what the ruling leaves the character as (the world layer writes these fields), after
+    a HEALTH-7 step when its wound penalty changed."""
+    return _derived(actor_id, actor, before, settings)[1]
 
 
-def _derived(actor: Actor, settings: Settings) -> tuple[Actor, Step]:
+def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> tuple[Actor, list[Step]]:
     """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = derive_actor(actor, settings)
     flags = [c.value for c in Condition if c.derived and derived.conditions.get(c.value)]
-    return derived, Step(
-        rule="HEALTH-6",
-        text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
-        data={"status": derived.status.value, "conditions": flags},
+    steps: list[Step] = []
+    if derived.wound_penalty != before.wound_penalty:
+        steps.append(
+            Step(
+                rule="HEALTH-7",
+                text=f"wound penalty {before.wound_penalty} → {derived.wound_penalty} DP",
+                data={"actor": actor_id, "before": before.wound_penalty, "after": derived.wound_penalty},
+                key="HEALTH-7.change",
+            )
+        )
+    steps.append(
+        Step(
+            rule="HEALTH-6",
+            text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
+            data={"actor": actor_id, "status": derived.status.value, "conditions": flags},
+            key="HEALTH-6.status",
+        )
     )
+    return derived, steps
 
 
 def _summarized(state: WorldState, actor_id: str, actor: Actor, steps: Iterable[Step]) -> Ruling:
     """The ruling that puts one changed actor in the state already derived (HEALTH-3..7), `steps`
     ended by its HEALTH-6 summary; `Ruling.derived` names it, so the world does not derive it twice."""
-    derived, summary = _derived(actor, state.settings)
+    before = state.actors.get(actor_id, actor)
+    derived, summary = _derived(actor_id, actor, before, state.settings)
     return Ruling(
-        state=with_actor(state, actor_id, derived), log=(*steps, summary), derived=frozenset((actor_id,))
+        state=with_actor(state, actor_id, derived),
+        log=(*about(steps, actor=actor_id), *summary),
+        derived=frozenset((actor_id,)),
     )
 
 
@@ -325,7 +343,14 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
             )
         willpower = wp.after_blow(willpower)
     else:
-        steps.append(Step(rule="HEALTH-2", text="no damage reaches the Health track", data={"amount": 0}))
+        steps.append(
+            Step(
+                rule="HEALTH-2",
+                text="no damage reaches the Health track",
+                data={"amount": 0},
+                key="HEALTH-2.none",
+            )
+        )
     new_actor = _updated(actor, health=health, second_health=second, willpower=willpower)
     return _summarized(state, target, new_actor, steps)
 
@@ -501,7 +526,16 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
             if second is not None and h.is_full_of_aggravated(first):
                 worsened = h.worsen(second)
                 second = worsened.track
-                worse = tuple(replace(s, text="second track: " + s.text) for s in worsened.steps)
+                worse = tuple(
+                    replace(
+                        s,
+                        rule="HEALTH-13",
+                        text="second track: " + s.text,
+                        data={**(s.data or {}), "track": "second"},
+                        key="HEALTH-13.worsening",
+                    )
+                    for s in worsened.steps
+                )
                 if worse and first.woken:  # the waking (HEALTH-3) is kept on the first track
                     first = first.model_copy(update={"woken": False})
             else:
@@ -525,7 +559,7 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
         new_actor = _updated(actor, health=first, second_health=second, willpower=willpower)
         if new_actor is not actor:
             if first is not actor.health or second is not actor.second_health:
-                steps.append(_summary(new_actor, state.settings))
+                steps.extend(_summary(actor_id, new_actor, actor, state.settings))
             state_out = with_actor(state_out, actor_id, new_actor)
             log.extend(_tag(steps, actor_id, actor))
     return Ruling(state=state_out, log=tuple(log))

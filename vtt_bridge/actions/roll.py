@@ -256,13 +256,13 @@ def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:
     mine = _roll_side(state, action.actor, action, opponent, ctx.roller, ())
     after = state if mine.actor is state.actors[action.actor] else with_actor(state, action.actor, mine.actor)
     log = list(mine.steps)
-    rolls = [mine.roll]
+    rolls = [mine.roll.of(action.actor, "roll")]
     if action.opposed is not None and action.opponent is not None:
         theirs = _roll_side(after, action.opponent, action.opposed, mine.actor, ctx.roller, ("opposed",))
         if theirs.actor is not after.actors[action.opponent]:
             after = with_actor(after, action.opponent, theirs.actor)
         log.extend(theirs.steps)
-        rolls.append(theirs.roll)
+        rolls.append(theirs.roll.of(action.opponent, "oppose"))
         outcome = opposed(mine.successes, theirs.successes)
         log.append(
             Step(
@@ -275,6 +275,7 @@ def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:
                     "dc": theirs.successes,
                     "wins": outcome.active_wins,
                 },
+                key="DICE-5.opposed",
             )
         )
     else:
@@ -283,6 +284,7 @@ def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:
                 rule="DICE-1",
                 text=f"{mine.successes} success(es)" + (" (a failure)" if mine.successes == 0 else ""),
                 data={"actor": action.actor, "successes": mine.successes, "wins": mine.successes >= 1},
+                key="DICE-1.result",
             )
         )
     return Ruling(state=after, log=tuple(log), rolls=tuple(rolls))

@@ -36,7 +36,14 @@ def new_round(state: WorldState, action: RoundAction, ctx: Context) -> Ruling:
     after = state.model_copy(
         update={"scene": Scene.model_validate({**scene.model_dump(), "round": action.round})}
     )
-    log = [Step(rule="ROUND", text=f"round {action.round} begins", data={"round": action.round})]
+    log = [
+        Step(
+            rule="ROUND",
+            text=f"round {action.round} begins",
+            data={"round": action.round},
+            key="ROUND.begins",
+        )
+    ]
     after, ended = end_temporary_immunities(after, restarted=action.round <= scene.round)
     log.extend(ended)
     rolls: list[Roll] = []

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
@@ -83,21 +83,32 @@ class RuleModel(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step of a ruling's explanation: the rule id it applies and what it did.
+    """One step of a ruling's explanation: the rule id it applies, what it did and, for a step of the
+    declared vocabulary (`rules.steps.STEPS`), its `key` (whose data carries the key's fields).
 
     A plain frozen dataclass, not a model: rulings build several per action, always in code (never
-    from the wire), so validating each would only cost time.
+    from the wire), so validating each would only cost time (the tests check each key's fields).
     """
 
     rule: str
     text: str
     data: dict[str, Any] | None = None
+    key: str | None = None
 
     def payload(self) -> dict[str, Any]:
-        """The step as the wire shows it (`data` left out when there is none)."""
-        if self.data is None:
-            return {"rule": self.rule, "text": self.text}
-        return {"rule": self.rule, "text": self.text, "data": self.data}
+        """The step as the wire shows it (`data` and `key` left out when there is none)."""
+        out: dict[str, Any] = {"rule": self.rule, "text": self.text}
+        if self.data is not None:
+            out["data"] = self.data
+        if self.key is not None:
+            out["key"] = self.key
+        return out
+
+
+def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
+    """The steps with their subjects (actor, observer, target, track ...) added to their data: a rule
+    function does not know whose track it rules on, the action that calls it does."""
+    return [replace(s, data={**(s.data or {}), **subjects}) for s in steps]
 
 
 class RuleViolation(Exception):

@@ -423,7 +423,7 @@ def explain_locate(
         Step(
             rule="DET-7" if key else "DET-6",
             text=f"best over usable means: {STATES[best].value}" + (f" ({best_name})" if best_name else ""),
-            data={"result": STATES[best].value},
+            data={"result": STATES[best].value, "means": best_name if best else None},
         )
     )
     return LocateExplanation(STATES[best], tuple(steps))
@@ -621,6 +621,10 @@ def contest(
     )
 
 
+_VERDICT = {True: "DICE-5.spotted", False: "DICE-5.hidden"}
+"""DICE-5: the key of a contest's verdict by who won (a tie the observer wins is `DICE-5.tie`)."""
+
+
 def contest_steps(
     observer: str, target: str, outcome: StageThreeContest, stage_two: int, result: LocateState
 ) -> list[Step]:
@@ -629,7 +633,8 @@ def contest_steps(
         Step(
             rule="DET-9",
             text=f"{m.side} {m.dp:+d} DP: {m.text}",
-            data={"side": m.side, "dp": m.dp, "reason": m.reason},
+            data={"observer": observer, "target": target, "side": m.side, "dp": m.dp, "reason": m.reason},
+            key="DET-9.modifier",
         )
         for m in outcome.modifiers
     ]
@@ -643,6 +648,8 @@ def contest_steps(
                 f"{h_roll.successes} successes"
             ),
             data={
+                "observer": observer,
+                "target": target,
                 "observerPool": outcome.observer_pool,
                 "observerDice": list(o_roll.dice),
                 "observerSuccesses": o_roll.successes,
@@ -650,16 +657,29 @@ def contest_steps(
                 "hiderDice": list(h_roll.dice),
                 "hiderSuccesses": h_roll.successes,
             },
+            key="DET-8.contest",
         )
     )
+    tie = o_roll.successes == h_roll.successes
     verdict = (
-        "the observer wins (ties go to the detecting side)" if outcome.observer_wins else "the hider wins"
+        ("the observer wins (ties go to the detecting side)" if tie else "the observer wins")
+        if outcome.observer_wins
+        else "the hider wins"
     )
+    before = STATES[stage_two].value
     steps.append(
         Step(
             rule="DICE-5",
-            text=f"{verdict}: {STATES[stage_two].value} → {result.value}",
-            data={"observerWins": outcome.observer_wins, "result": result.value},
+            text=f"{verdict}: {before} → {result.value}",
+            data={
+                "observer": observer,
+                "target": target,
+                "observerWins": outcome.observer_wins,
+                "tie": tie,
+                "before": before,
+                "result": result.value,
+            },
+            key="DICE-5.tie" if tie and outcome.observer_wins else _VERDICT[outcome.observer_wins],
         )
     )
     return steps

@@ -4,7 +4,7 @@ dice are the shell's (`bridge.SeededRoller`): the rules take any `Roller`."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from vtt_bridge.rules.common import RuleViolation, Step
@@ -83,12 +83,20 @@ class SuppliedDice:
 
 @dataclass(frozen=True, slots=True)
 class Roll:
-    """A rolled pool: every die in the order rolled (rerolls included) and its successes."""
+    """A rolled pool: every die in the order rolled (rerolls included) and its successes; `by` (an
+    actor uuid or token id) and `purpose` (`spot`, `hide`, `roll`, `oppose`) say whose roll it is
+    and what for, once the action that rolled it names them (`Roll.of`)."""
 
     pool: int
     again: int
     dice: tuple[int, ...]
     successes: int
+    by: str | None = None
+    purpose: str | None = None
+
+    def of(self, by: str, purpose: str) -> Roll:
+        """This roll, named as `by`'s roll for `purpose`."""
+        return replace(self, by=by, purpose=purpose)
 
 
 def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
@@ -318,6 +326,7 @@ def dice_pool(
                 rule="HEALTH-7",
                 text=f"wound penalty: {_signed(-wound_penalty)} DP",
                 data={"penalty": wound_penalty},
+                key="HEALTH-7.penalty",
             )
         )
     pool = base + stack_bonuses(bonuses) - wound_penalty

@@ -234,8 +234,10 @@ def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpil
                     "bashingUp": from_bashing,
                     "lethalUp": from_lethal,
                     "leftOver": left,
+                    "track": "first",
                     **_box_counts(track.max, bashing, lethal, aggravated),
                 },
+                key="HEALTH-2.damage",
             )
         )
     new = track.model_copy(update={"bashing": bashing, "lethal": lethal, "aggravated": aggravated})
@@ -247,7 +249,9 @@ def _wasted_step(overflow: Mapping[Grade, int], why: str) -> Step | None:
     if not wasted:
         return None
     listed = " + ".join(f"{n}{g}" for g, n in wasted.items())
-    return Step(rule="HEALTH-2", text=f"{listed} damage wasted: {why}", data={"wasted": wasted})
+    return Step(
+        rule="HEALTH-2", text=f"{listed} damage wasted: {why}", data={"wasted": wasted}, key="HEALTH-2.wasted"
+    )
 
 
 def apply_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> HealthOutcome:
@@ -274,9 +278,15 @@ def damage_tracks(
         rule="HEALTH-13",
         text=f"the first track is all A: {moved} goes to the second Health track",
         data={"overflow": {g.value: n for g, n in overflow.items() if n}},
+        key="HEALTH-13.overflow",
     )
     spill2 = spill_damage(second, overflow)
-    steps2 = tuple(replace(s, rule="HEALTH-2", text="second track: " + s.text) for s in spill2.steps)
+    steps2 = tuple(
+        replace(
+            s, rule="HEALTH-2", text="second track: " + s.text, data={**(s.data or {}), "track": "second"}
+        )
+        for s in spill2.steps
+    )
     wasted = _wasted_step(spill2.overflow, "both Health tracks are all A")
     return DamageOutcome(spill.track, spill2.track, (*steps, note, *steps2, *((wasted,) if wasted else ())))
 
@@ -397,7 +407,8 @@ def worsen(track: HealthTrack) -> HealthOutcome:
     step = Step(
         rule="HEALTH-4",
         text=f"injuries worsen at the end of the round: 1 {which} → A; now {describe(new)}",
-        data={"from": which, **_boxes(new)},
+        data={"from": which, "grade": which, "track": "first", **_boxes(new)},
+        key="HEALTH-4.worsening",
     )
     return HealthOutcome(new, (step,))
 

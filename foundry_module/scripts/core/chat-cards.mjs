@@ -31,6 +31,7 @@ export const pointNameKey = (kind) => `${CARD_KEY}.Point.${kind}`;
  * @property {string} rule
  * @property {string} text
  * @property {Record<string, any>|null} [data]
+ * @property {string|null} [key] the step's key in the sidecar's declared vocabulary (`vtt-bridge schema`, `$defs.StepCatalogue`)
  */
 
 /**
@@ -38,6 +39,7 @@ export const pointNameKey = (kind) => `${CARD_KEY}.Point.${kind}`;
  * @property {(key: string) => string} localize
  * @property {(key: string, data?: Record<string, string>) => string} format
  * @property {(key: string) => boolean} has
+ * @property {string} [lang] the reader's language (Foundry's `game.i18n.lang`), for plural forms
  */
 
 /**
@@ -522,6 +524,87 @@ function energyParams(data, i18n, word) {
   return out;
 }
 
+/** The localization block of the keyed step sentences: `VTTBRIDGE.Step.<step key>`. */
+export const STEP_KEY = "VTTBRIDGE.Step";
+
+/** Data fields that name a step's subjects (actor uuids or token ids): shown by their names. */
+export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent"]);
+
+/** Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`). */
+export const COUNT_FIELDS = Object.freeze({
+  observerSuccesses: "success",
+  hiderSuccesses: "success",
+  successes: "success",
+  observerPool: "die",
+  hiderPool: "die",
+  penalty: "die",
+  contests: "contest",
+  changed: "pair",
+  lapsed: "result",
+  actors: "actor",
+  tokens: "token",
+});
+
+/**
+ * A count in the reader's language with its plural form ("1 success", "2 successes"; zh-CN has one
+ * form), by `Intl.PluralRules`.
+ * @param {number} count
+ * @param {string} word
+ * @param {I18n} i18n
+ */
+export function countWord(count, word, i18n) {
+  const category = new Intl.PluralRules(i18n.lang ?? "en").select(count);
+  const base = `${STEP_KEY}.Count.${word}`;
+  const key = i18n.has(`${base}.${category}`) ? `${base}.${category}` : `${base}.other`;
+  return i18n.format(key, { count: String(count) });
+}
+
+/**
+ * The parameters of a keyed step: every data field, formatted for its kind (subjects by name,
+ * counts with their plural form, locate states, grades and tracks in the reader's language), escaped.
+ * @param {Step} step
+ * @param {I18n} i18n
+ * @param {(id: string) => string|undefined} [names]
+ * @returns {Record<string, string>}
+ */
+export function keyedParams(step, i18n, names) {
+  const data = step.data ?? {};
+  const word = (/** @type {string} */ key, /** @type {unknown} */ value) => (i18n.has(key) ? i18n.localize(key) : String(value));
+  const card = (/** @type {string} */ group, /** @type {unknown} */ value) => word(`${CARD_KEY}.${group}.${value}`, value);
+  const counts = /** @type {Record<string, string>} */ (COUNT_FIELDS);
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const [field, value] of Object.entries(data)) {
+    if (SUBJECT_FIELDS.includes(field) && typeof value === "string") out[field] = names?.(value) ?? value;
+    else if (field in counts && typeof value === "number") out[field] = countWord(value, counts[field], i18n);
+    else if (field === "result" || field === "before") out[field] = card("Locate", value);
+    else if (field === "side") out[field] = card("Side", value);
+    else if (field === "reason") out[field] = card("Reason", value);
+    else if (field === "status") out[field] = card("Status", value);
+    else if (field === "track") out[field] = word(`${STEP_KEY}.Track.${value}`, value);
+    else if (field === "grade") out[field] = word(`${STEP_KEY}.Grade.${value}`, value);
+    else if (field === "wins") out[field] = word(`${STEP_KEY}.Wins.${value}`, value);
+    else if (field === "dp") out[field] = typeof value === "number" && value > 0 ? `+${value}` : String(value);
+    else if (field === "conditions") out[field] = Array.isArray(value) && value.length ? `; ${value.map((c) => card("Condition", c)).join(", ")}` : "";
+    else if (field === "means") out[field] = typeof value === "string" ? `${value}, ` : "";
+    else if (field === "old" || field === "new") out[field] = value === null || value === undefined ? i18n.localize(`${STEP_KEY}.Nothing`) : JSON.stringify(value);
+    else out[field] = plainValue(value);
+  }
+  for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
+  return out;
+}
+
+/**
+ * The sentence key of a keyed step the language has (null: none, use the rule's template or text).
+ * @param {Step} step
+ * @param {I18n} i18n
+ */
+export function keyedTemplate(step, i18n) {
+  if (typeof step.key !== "string" || !step.key) return null;
+  const key = `${STEP_KEY}.${step.key}`;
+  return i18n.has(key) ? key : null;
+}
+
 /**
  * One step as HTML: rule id, localized title, localized sentence (or the English text).
  * @param {Step} step
@@ -533,19 +616,24 @@ export function renderStep(step, i18n, names) {
   const rule = escapeHtml(step.rule);
   const titleKey = `${RULES_KEY}.${step.rule}.Title`;
   const title = i18n.has(titleKey) ? escapeHtml(i18n.localize(titleKey)) : "";
+  const keyed = keyedTemplate(step, i18n);
   const templateKey = stepTemplateKey(step);
   let sentence;
   let localized = false;
-  if (templateKey && i18n.has(templateKey)) {
+  if (keyed) {
+    sentence = i18n.format(keyed, keyedParams(step, i18n, names));
+    localized = true;
+  } else if (templateKey && i18n.has(templateKey)) {
     sentence = i18n.format(templateKey, stepParams(step, i18n, names));
     localized = true;
   } else {
     sentence = escapeHtml(step.text);
   }
-  const who = typeof step.data?.actor === "string" ? names?.(step.data.actor) : undefined;
+  const who = !keyed && typeof step.data?.actor === "string" ? names?.(step.data.actor) : undefined;
   const whoHtml = who ? `<span class="vtt-bridge-who">${escapeHtml(who)}:</span> ` : "";
+  const keyAttr = typeof step.key === "string" ? ` data-key="${escapeHtml(step.key)}"` : "";
   return (
-    `<li class="vtt-bridge-step" data-rule="${rule}">` +
+    `<li class="vtt-bridge-step" data-rule="${rule}"${keyAttr}>` +
     `<div class="vtt-bridge-step-head"><span class="vtt-bridge-rule">${rule}</span>` +
     (title ? ` <span class="vtt-bridge-title">${title}</span>` : "") +
     `</div><div class="vtt-bridge-text"${localized ? "" : ' lang="en"'}>${whoHtml}${sentence}</div></li>`
@@ -553,12 +641,14 @@ export function renderStep(step, i18n, names) {
 }
 
 /**
- * One roll as HTML: the faces (successes and rerolls marked) and the successes.
- * @param {import("./rolls.mjs").EngineRoll} roll
+ * One roll as HTML: whose roll and what for (when the sidecar names it: `by`, `purpose`), the faces
+ * (successes and rerolls marked) and the successes.
+ * @param {import("./rolls.mjs").EngineRoll & {by?: string, purpose?: string}} roll
  * @param {I18n} i18n
+ * @param {(id: string) => string|undefined} [names]
  * @returns {string}
  */
-export function renderRoll(roll, i18n) {
+export function renderRoll(roll, i18n, names) {
   const faces = (roll.dice ?? [])
     .map((face) => {
       const cls = ["vtt-bridge-die", face >= SUCCESS_THRESHOLD ? "success" : "", face >= roll.again ? "exploded" : ""].filter(Boolean).join(" ");
@@ -566,8 +656,18 @@ export function renderRoll(roll, i18n) {
     })
     .join("");
   const again = roll.again >= NO_AGAIN ? i18n.localize(`${CARD_KEY}.NoAgain`) : i18n.format(`${CARD_KEY}.Again`, { again: String(roll.again) });
-  const summary = i18n.format(`${CARD_KEY}.Roll`, { pool: escapeHtml(roll.pool), again: escapeHtml(again), successes: escapeHtml(roll.successes) });
-  return `<div class="vtt-bridge-roll"><div class="vtt-bridge-roll-summary">${summary}</div><div class="vtt-bridge-dice">${faces}</div></div>`;
+  const summary =
+    typeof roll.by === "string" && i18n.has(`${STEP_KEY}.RollBy`)
+      ? i18n.format(`${STEP_KEY}.RollBy`, {
+          who: escapeHtml(names?.(roll.by) ?? roll.by),
+          purpose: escapeHtml(i18n.has(`${STEP_KEY}.Purpose.${roll.purpose}`) ? i18n.localize(`${STEP_KEY}.Purpose.${roll.purpose}`) : roll.purpose ?? ""),
+          pool: escapeHtml(roll.pool),
+          again: escapeHtml(again),
+          successes: escapeHtml(countWord(roll.successes, "success", i18n)),
+        })
+      : i18n.format(`${CARD_KEY}.Roll`, { pool: escapeHtml(roll.pool), again: escapeHtml(again), successes: escapeHtml(roll.successes) });
+  const byAttr = typeof roll.by === "string" ? ` data-by="${escapeHtml(roll.by)}"` : "";
+  return `<div class="vtt-bridge-roll"${byAttr}><div class="vtt-bridge-roll-summary">${summary}</div><div class="vtt-bridge-dice">${faces}</div></div>`;
 }
 
 /** The most steps a card lists; the rest are counted (a crowded round can have hundreds). */
@@ -613,7 +713,7 @@ export function renderCard({ log, rolls = [], kind, subject, names }, i18n) {
     (log.length > MAX_CARD_STEPS ? more("MoreSteps", log.length - MAX_CARD_STEPS) : "");
   const shownRolls = rolls.slice(0, MAX_CARD_ROLLS);
   const dice = rolls.length
-    ? `<div class="vtt-bridge-rolls">${shownRolls.map((r) => renderRoll(r, i18n)).join("")}` +
+    ? `<div class="vtt-bridge-rolls">${shownRolls.map((r) => renderRoll(r, i18n, names)).join("")}` +
       (rolls.length > MAX_CARD_ROLLS ? `<ol>${more("MoreRolls", rolls.length - MAX_CARD_ROLLS)}</ol>` : "") +
       "</div>"
     : "";
@@ -647,7 +747,7 @@ export function shouldPostCard(log) {
 export function namedIds(log, extra = []) {
   const ids = new Set(extra.filter((id) => typeof id === "string" && id));
   for (const step of log) {
-    for (const key of ["actor", "token", "observer", "target", "attacker"]) {
+    for (const key of ["actor", "token", "observer", "target", "attacker", "opponent"]) {
       const value = step.data?.[key];
       if (typeof value === "string" && value) ids.add(value);
     }

@@ -46,6 +46,7 @@ function i18n() {
     localize: (key) => source.localize(key),
     format: (key, data) => source.format(key, data),
     has: (key) => (typeof source.has === "function" ? source.has(key) : source.localize(key) !== key),
+    lang: typeof source.lang === "string" ? source.lang : "en",
   };
 }
 

@@ -289,7 +289,7 @@ test("the sidecar's roll rulings: every step worded in en, de and zh-CN, with th
   const text = first.log.map((/** @type {any} */ s) => renderStep(s, en, names)).join("\n");
   assert.match(text, /Dice pool: Dexterity 3 \+ Stealth 2 = 5 dice\./);
   assert.match(text, /Modifiers equipment \+2, equipment \+1 \(does not stack\), aid \+1 \(perfect\): \+3 dice/);
-  assert.match(text, /Wound penalty: −1 dice\./);
+  assert.match(text, /Ann's wound penalty takes 1 die from the roll/);
   assert.match(text, /9-again: 3 rerolls\./, "the chained 9-again: the reroll 9 rerolls again");
   assert.match(text, /The VTT rolled 9, 2, 10, 3, 3, 1, 1, 1, 1, 5, 9, 1, 2: 3 successes\./);
   assert.match(text, /\+1 extra successes: 4 successes\./);
