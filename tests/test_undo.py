@@ -172,3 +172,20 @@ def test_an_undo_is_idempotent_by_its_own_id() -> None:
     rule(world, "u1", {"kind": "undo", "action": "hit"})
     again = world.prepare_action("u1", {"kind": "undo", "action": "hit"}, SeededRoller(0))
     assert isinstance(again, str) and '"replayed":true' in again
+
+
+def test_the_inverse_reads_one_field_of_an_actor_or_token_as_the_whole_dump_holds_it() -> None:
+    """`patch.Reader` dumps only the field a path names (the undo's inverse of a damage reads one
+    actor's health, not the whole actor): each field equals the whole member's dump of it."""
+    from vtt_bridge import patch
+
+    world = synced_world()
+    rule(world, "hit", HIT)
+    state = world.state
+    for head in ("actors", "tokens"):
+        for member_id, member in getattr(state, head).items():
+            whole = member.model_dump(mode="json")
+            reader = patch.Reader(state)
+            for name, value in whole.items():
+                assert reader.value_at(f"/{head}/{member_id}/{name}") == value, (head, member_id, name)
+            assert reader.value_at(f"/{head}/{member_id}/noSuchField") is patch.MISSING

@@ -353,6 +353,26 @@ def _dump_member(state: WorldState, head: str, member: str) -> Any:
     return value.model_dump(mode="json")
 
 
+def _dump_field(state: WorldState, head: str, member: str, alias: str) -> Any:
+    """One field of an actor or token, by its JSON name, as the whole member's dump would hold it."""
+    model = getattr(state, head).get(member)
+    if model is None:
+        return MISSING
+    name = _FIELD_NAMES.get(type(model), {}).get(alias)
+    if name is None:
+        return MISSING
+    dumped: dict[str, Any] = model.model_dump(mode="json", include={name})
+    return dumped.get(alias, MISSING)
+
+
+def _field_names(model: type[BaseModel]) -> dict[str, str]:
+    return {field.alias or name: name for name, field in model.model_fields.items()}
+
+
+_FIELD_NAMES: dict[type[BaseModel], dict[str, str]] = {Actor: _field_names(Actor), Token: _field_names(Token)}
+"""JSON name -> field name of the members whose fields the `Reader` dumps one at a time."""
+
+
 def _walk(value: Any, segments: Iterable[str]) -> Any:
     for segment in segments:
         if isinstance(value, dict):
@@ -391,6 +411,11 @@ class Reader:
             rest = segments[2:]
             if head == "contests" and rest:  # an entry: only it dumped
                 key, rest = (head, segments[1], rest[0]), rest[1:]
+            elif head in ("actors", "tokens") and rest:  # one field of an actor or token: only it dumped
+                field_key = (head, segments[1], "." + rest[0])
+                if field_key not in self._members:
+                    self._members[field_key] = _dump_field(self.state, head, segments[1], rest[0])
+                return _walk(self._members[field_key], rest[1:])
         elif head in ("scene", "settings", "rev") or head in _DICT_PARTS:
             key, rest = (head,), segments[1:]
         else:

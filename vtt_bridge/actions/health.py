@@ -192,6 +192,10 @@ def _is_dead(actor: Actor) -> bool:
     )
 
 
+_DERIVED_IN_ORDER = tuple(c.value for c in Condition if c.derived)
+"""The derived conditions (HEALTH-3..5, WP-5) in the order the HEALTH-6 summary names them."""
+
+
 def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> list[Step]:
     """HEALTH-6: what the ruling leaves the character as (the world layer writes these fields), after
     a HEALTH-7 step when its wound penalty changed."""
@@ -201,7 +205,7 @@ def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> 
 def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> tuple[Actor, list[Step]]:
     """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = derive_actor(actor, settings)
-    flags = [c.value for c in Condition if c.derived and derived.conditions.get(c.value)]
+    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c)]
     steps: list[Step] = []
     if derived.wound_penalty != before.wound_penalty:
         steps.append(
