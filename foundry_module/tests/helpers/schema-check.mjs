@@ -12,8 +12,16 @@ import Ajv2020 from "ajv/dist/2020.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
-/** The sidecar's JSON Schema, printed by the sidecar itself. */
+/** @type {any} */
+let schema;
+
+/** The sidecar's JSON Schema, printed by the sidecar itself (run once a test process). */
 export function sidecarSchema() {
+  schema ??= runSchema();
+  return schema;
+}
+
+function runSchema() {
   const python = process.env.VTT_BRIDGE_PYTHON;
   const bin = join(repoRoot, ".venv", "bin", "vtt-bridge");
   const [cmd, args] = python ? [python, ["-m", "vtt_bridge", "schema"]] : [bin, ["schema"]];

@@ -20,29 +20,10 @@ import {
   stepTemplateKey,
   TEMPLATES,
 } from "../../scripts/core/chat-cards.mjs";
+import { i18nFor, langs, lookup } from "../helpers/i18n.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const repo = join(root, "..");
-/** @type {Record<string, Record<string, any>>} */
-const langs = Object.fromEntries(["en", "de", "zh-CN"].map((l) => [l, JSON.parse(readFileSync(join(root, "lang", `${l}.json`), "utf8"))]));
-
-/** @param {Record<string, any>} tree @param {string} key */
-function lookup(tree, key) {
-  /** @type {any} */
-  let node = tree;
-  for (const part of key.split(".")) node = node?.[part];
-  return typeof node === "string" ? node : undefined;
-}
-
-/** A Foundry-like i18n over one language file. @param {string} lang @returns {import("../../scripts/core/chat-cards.mjs").I18n} */
-function i18nFor(lang) {
-  const tree = langs[lang];
-  return {
-    has: (key) => lookup(tree, key) !== undefined,
-    localize: (key) => lookup(tree, key) ?? key,
-    format: (key, data = {}) => (lookup(tree, key) ?? key).replace(/{([^}]+)}/g, (m, k) => (k in data ? data[k] : m)),
-  };
-}
 
 /** Rule ids listed in docs/rules.md ("HEALTH-1..13" ranges). */
 function documentedRuleIds() {

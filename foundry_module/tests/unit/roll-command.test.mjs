@@ -3,7 +3,7 @@
 // sidecar's real roll rulings in en, de and zh-CN (the rulings come from the sidecar's own code).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -20,29 +20,10 @@ import {
   traitOptions,
 } from "../../scripts/core/roll-command.mjs";
 import { chatMessageListener, openRollDialog, rollDialogContent } from "../../scripts/foundry/roll-dialog.mjs";
+import { i18nFor, langs, lookup } from "../helpers/i18n.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const repo = join(root, "..");
-/** @type {Record<string, Record<string, any>>} */
-const langs = Object.fromEntries(["en", "de", "zh-CN"].map((l) => [l, JSON.parse(readFileSync(join(root, "lang", `${l}.json`), "utf8"))]));
-
-/** @param {Record<string, any>} tree @param {string} key */
-function lookup(tree, key) {
-  /** @type {any} */
-  let node = tree;
-  for (const part of key.split(".")) node = node?.[part];
-  return typeof node === "string" ? node : undefined;
-}
-
-/** @param {string} lang @returns {import("../../scripts/core/chat-cards.mjs").I18n} */
-function i18nFor(lang) {
-  const tree = langs[lang];
-  return {
-    localize: (key) => lookup(tree, key) ?? key,
-    format: (key, data = {}) => (lookup(tree, key) ?? key).replace(/{(\w+)}/g, (_, k) => (k in data ? data[k] : `{${k}}`)),
-    has: (key) => lookup(tree, key) !== undefined,
-  };
-}
 
 /** @param {() => unknown} fn @param {string} code */
 function refusedAs(fn, code) {

@@ -2,11 +2,7 @@
 // conditions, the condition ids, the Health statuses) against the sidecar's own JSON Schema
 // (`vtt-bridge schema`), so a name added or dropped on one side and not on the other fails here.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
 import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
 import { deletionOperator } from "../../scripts/foundry/compat.mjs";
@@ -15,27 +11,8 @@ import { HEALTH_STATUSES } from "../../scripts/core/health-track.mjs";
 import { SIDECAR_CONDITIONS } from "../../scripts/foundry/status-effects.mjs";
 import { actorState, buildState } from "../../scripts/core/messages.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
+import { sidecarSchema } from "../helpers/schema-check.mjs";
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-
-/** @type {any} */
-let schema;
-
-/** The sidecar's JSON Schema, from the sidecar itself (run once). */
-function sidecarSchema() {
-  schema ??= runSchema();
-  return schema;
-}
-
-function runSchema() {
-  const python = process.env.VTT_BRIDGE_PYTHON;
-  const bin = join(repoRoot, ".venv", "bin", "vtt-bridge");
-  const [cmd, args] = python ? [python, ["-m", "vtt_bridge", "schema"]] : [bin, ["schema"]];
-  if (!python && !existsSync(bin)) throw new Error(`no sidecar: ${bin} does not exist (create the venv, or set VTT_BRIDGE_PYTHON)`);
-  const run = spawnSync(cmd, args, { encoding: "utf8", cwd: repoRoot });
-  assert.equal(run.status, 0, run.stderr);
-  return JSON.parse(run.stdout);
-}
 
 test("ACTOR_FIELDS + SERVER_ACTOR_FIELDS + name are exactly the sidecar's Actor fields", () => {
   const actor = sidecarSchema().$defs.Actor; // every type is in the one document's $defs

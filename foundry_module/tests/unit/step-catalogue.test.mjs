@@ -3,38 +3,18 @@
 // are declared fields; and real rulings of the sidecar (a round with two guards and one assassin,
 // a worsening on the second Health track) rendered as cards in each language (issue 18).
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { COUNT_FIELDS, renderCard, STEP_KEY, SUBJECT_FIELDS } from "../../scripts/core/chat-cards.mjs";
+import { i18nFor, LANGS, langs, lookup } from "../helpers/i18n.mjs";
+import { sidecarSchema } from "../helpers/schema-check.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const repo = join(root, "..");
-const LANGS = ["en", "de", "zh-CN"];
-/** @type {Record<string, Record<string, any>>} */
-const langs = Object.fromEntries(LANGS.map((l) => [l, JSON.parse(readFileSync(join(root, "lang", `${l}.json`), "utf8"))]));
-
-/** @param {Record<string, any>} tree @param {string} key */
-function lookup(tree, key) {
-  /** @type {any} */
-  let node = tree;
-  for (const part of key.split(".")) node = node?.[part];
-  return typeof node === "string" ? node : undefined;
-}
-
-/** A Foundry-like i18n over one language file. @param {string} lang @returns {import("../../scripts/core/chat-cards.mjs").I18n} */
-function i18nFor(lang) {
-  const tree = langs[lang];
-  return {
-    lang,
-    has: (key) => lookup(tree, key) !== undefined,
-    localize: (key) => lookup(tree, key) ?? key,
-    format: (key, data = {}) => (lookup(tree, key) ?? key).replace(/{([^}]+)}/g, (m, k) => (k in data ? data[k] : m)),
-  };
-}
 
 /** The sidecar's Python: the venv's, or VTT_BRIDGE_PYTHON's. */
 function python() {
@@ -45,9 +25,7 @@ function python() {
 
 /** The exported catalogue: key → its schema entry. */
 function catalogue() {
-  const run = spawnSync(python(), ["-m", "vtt_bridge", "schema"], { encoding: "utf8", cwd: repo });
-  assert.equal(run.status, 0, run.stderr);
-  const entries = JSON.parse(run.stdout).$defs.StepCatalogue.oneOf;
+  const entries = sidecarSchema().$defs.StepCatalogue.oneOf;
   return new Map(entries.map((/** @type {any} */ e) => [e.properties.key.const, e]));
 }
 
