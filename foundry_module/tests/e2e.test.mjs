@@ -12,7 +12,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
@@ -22,6 +21,7 @@ import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
 import { serveModuleFiles } from "./helpers/module-server.mjs";
+import { freePort, sidecarCommand } from "./helpers/sidecar.mjs";
 import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
 import { runScenario } from "./helpers/scenario.mjs";
 import { runMtaScenario } from "./helpers/scenario-mta.mjs";
@@ -38,29 +38,6 @@ function checkFrames(before, where) {
   const { checked, problems } = frames.report;
   assert.deepEqual(problems, [], `${where}: every frame received fits the sidecar's schema`);
   assert.ok(checked > before, `${where}: frames were checked`);
-}
-
-/** @returns {Promise<number>} */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function sidecarCommand() {
-  const python = process.env.VTT_BRIDGE_PYTHON;
-  if (python) return { cmd: python, args: ["-m", "vtt_bridge", "serve"] };
-  const bin = join(repoRoot, ".venv", "bin", "vtt-bridge");
-  if (!existsSync(bin)) {
-    throw new Error(`no sidecar: ${bin} does not exist (create the venv, or set VTT_BRIDGE_PYTHON)`);
-  }
-  return { cmd: bin, args: ["serve"] };
 }
 
 /** @type {import("node:child_process").ChildProcess|null} */

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
@@ -16,22 +15,11 @@ import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
+import { freePort, sidecarCommand } from "./helpers/sidecar.mjs";
+
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = join(moduleRoot, "..");
 const TOKEN = "status-page-token-" + Math.random().toString(36).slice(2);
-
-/** @returns {Promise<number>} */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** One request, its reply. @param {WebSocket} ws @param {string} type @param {object} payload */
 function request(ws, type, payload) {
@@ -69,8 +57,7 @@ const SCENE = {
 test("the status page after a short scene: subjects by name, the actors' table, who locates whom, never the token", async () => {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  const python = process.env.VTT_BRIDGE_PYTHON;
-  const [cmd, args] = python ? [python, ["-m", "vtt_bridge", "serve"]] : [join(repoRoot, ".venv", "bin", "vtt-bridge"), ["serve"]];
+  const { cmd, args } = sidecarCommand();
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-status-"));
   const sidecar = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", TOKEN, "--seed", "5"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
