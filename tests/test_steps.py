@@ -99,6 +99,9 @@ def written() -> tuple[dict[str, Any], ...]:
             roller,
         )
     )
+    bruise = [{"amount": 1, "grade": "B"}]
+    batch = [{"kind": "damage", "target": who, "instances": bruise} for who in ("Actor.bran", "Actor.cora")]
+    commit(world.prepare_action("batch", {"kind": "batch", "actions": batch}, roller))
     log.extend(world.query({"kind": "explain", "observer": "tokBran", "target": "tokAssassin"})["log"])
     return tuple(log)
 
