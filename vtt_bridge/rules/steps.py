@@ -203,6 +203,13 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
         "UNDO.undone": _spec("UNDO", "a ruling undone", (), action=TEXT, kind=TEXT, rev=INT),
         "UNDO.redone": _spec("UNDO", "an undone ruling redone", (), action=TEXT, kind=TEXT, rev=INT),
         "ROUND.begins": _spec("ROUND", "a combat round begins", (), round=INT),
+        "PIN.restart": _spec(
+            "PIN",
+            "a restart of the round count ends a pin until a round of the old count",
+            ("target",),
+            observer={"type": ["string", "null"], "description": "the observer token (null: every one)"},
+            untilRound=INT,
+        ),
         "BATCH.item": _spec(
             "BATCH",
             "one item of a batch begins: the steps after it, up to the next, are its own",
