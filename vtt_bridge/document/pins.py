@@ -100,7 +100,7 @@ def restart_ends_round_pins(state: WorldState) -> tuple[WorldState, list[Step]]:
         if every is not None and isinstance(every.until, UntilRound):
             ended.append((None, every))
             every = None
-        observers = {}
+        observers: dict[str, LocatePin] = {}
         for observer, pin in target_pins.observers.items():
             if isinstance(pin.until, UntilRound):
                 ended.append((observer, pin))
@@ -111,14 +111,14 @@ def restart_ends_round_pins(state: WorldState) -> tuple[WorldState, list[Step]]:
             continue
         if every is not None or observers:
             out[target] = TargetPins(every=every, observers=observers)
-        for observer, pin in ended:
+        for who, pin in ended:
             until = pin.until.round if isinstance(pin.until, UntilRound) else 0
             steps.append(
                 Step(
                     rule="PIN",
-                    text=f"the round count restarted: the pin on how {observer or 'every observer'} "
+                    text=f"the round count restarted: the pin on how {who or 'every observer'} "
                     f"locates {target} until round {until} ends",
-                    data={"observer": observer, "target": target, "untilRound": until},
+                    data={"observer": who, "target": target, "untilRound": until},
                     key="PIN.restart",
                 )
             )
