@@ -379,18 +379,17 @@ async def test_DET_8_a_held_reveal_is_asked_once_and_waits_through_the_rounds(co
     assert [s for s in held["log"] if s["data"] and s["data"].get("held")]
     for round_number in (2, 3, 4):
         result = await ok(peer, {"kind": "round", "round": round_number})
-        for step in result["log"]:
+        for step in result["log"]:  # token1's own contests may run (and be held): not token0's
             data = step.get("data") or {}
-            assert not data.get("held"), step  # not asked again
             pair = (data.get("observer"), data.get("target"))
             assert pair != ("token0", "token2") or step["rule"] not in ("DET-8", "DICE-5"), step
         state = await peer.state()
-        assert state["reveals"] == {"token2": {"token0": "approximate"}}
+        assert state["reveals"]["token2"]["token0"] == "approximate"
         assert state["contests"]["token0"]["token2"] == {"stageTwo": "approximate", "round": 1, "won": True}
         assert await cell(peer, "token0", "token2") == "approximate"
     await ok(peer, {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": True})
     assert await cell(peer, "token0", "token2") == "pinpointed"
-    assert (await peer.state())["reveals"] == {}
+    assert "token0" not in (await peer.state())["reveals"].get("token2", {})
 
 
 async def test_DET_8_a_refused_reveal_counts_as_a_lost_contest(connect: Connect) -> None:
