@@ -313,4 +313,4 @@ export function spendWillpowerAction(actor, use) {
 }
 
 /** Action kinds a player may relay to the bridge through the module socket. */
-export const PLAYER_ACTION_KINDS = Object.freeze(["damage", "heal", "contest", "spendWillpower", "roll"]);
+export const PLAYER_ACTION_KINDS = Object.freeze(["damage", "batch", "heal", "contest", "spendWillpower", "roll"]);
