@@ -33,3 +33,43 @@ export function sidecarCommand() {
   }
   return { cmd: bin, args: ["serve"] };
 }
+
+/** The sidecar's Python: the venv's, or `$VTT_BRIDGE_PYTHON`. */
+export function sidecarPython() {
+  const bin = process.env.VTT_BRIDGE_PYTHON ?? join(repoRoot, ".venv", "bin", "python");
+  if (!existsSync(bin)) throw new Error(`no sidecar Python at ${bin} (create the venv, or set VTT_BRIDGE_PYTHON)`);
+  return bin;
+}
+
+/**
+ * Rulings of the real sidecar (its `World`, seeded dice) on a synced state, in order, without a
+ * server: each action's `result` payload, or `{error: {code, message}}` for a refused one.
+ * @param {Record<string, unknown>} state the `sync` state
+ * @param {Record<string, unknown>[]} actions
+ * @returns {Promise<any[]>}
+ */
+export async function sidecarRulings(state, actions) {
+  const { execFileSync } = await import("node:child_process");
+  const script = `
+import json, sys
+from vtt_bridge.world import World
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.errors import RequestError
+state, actions = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+w = World("w")
+w.commit(w.prepare_sync({"state": state}), "")
+roller = SeededRoller(7)
+out = []
+for i, action in enumerate(actions):
+    try:
+        pending = w.prepare_action(f"a{i}", action, roller)
+    except RequestError as exc:
+        out.append({"error": {"code": exc.code.value, "message": exc.message}})
+        continue
+    w.commit(pending, "")
+    out.append(pending.result)
+print(json.dumps(out))
+`;
+  const text = execFileSync(sidecarPython(), ["-c", script, JSON.stringify(state), JSON.stringify(actions)], { cwd: repoRoot, encoding: "utf8" });
+  return JSON.parse(text);
+}

@@ -129,6 +129,7 @@ test("a reveal held for the GM: read from the log's DET-8 step, asked in a card 
 
 test("lineAt: the overlay's line a right click falls on (nearest within the tolerance), observer to target; off every line: none", async () => {
   const { lineAt, LINE_PICK_TOLERANCE } = await import("../../scripts/core/pins.mjs");
+  /** @type {import("../../scripts/core/visibility.mjs").Relation[]} */
   const relations = [
     { observerId: "O", targetId: "T", state: "unlocated", malformed: false, from: { x: 50, y: 50 }, to: { x: 650, y: 50 } },
     { observerId: "P", targetId: "T", state: "approximate", malformed: false, from: { x: 50, y: 450 }, to: { x: 650, y: 50 } },
