@@ -325,3 +325,24 @@ test("DET-10 must show: a player targeting a silhouette sees no name, bars, effe
   }
   assert.ok(forGm.some((m) => (m._source.rolls ?? []).length), "the roll was posted, whispered to the GM");
 });
+
+test("the attack tool joins the token controls for every user: v13+ a record tool with onChange, v12 an array tool with onClick", async (t) => {
+  t.after(cleanup);
+  const { world, dialogs } = table("ann");
+  /** @type {any} */
+  const v13 = { tokens: { tools: { select: { name: "select" } } } };
+  world.hooks.callAll("getSceneControlButtons", v13);
+  const tool = v13.tokens.tools["vtt-bridge-attack"];
+  assert.equal(tool.button, true);
+  assert.equal(tool.order, 1);
+  /** @type {any[]} */
+  const v12 = [{ name: "token", tools: [{ name: "select" }] }, { name: "walls", tools: [] }];
+  world.hooks.callAll("getSceneControlButtons", v12);
+  assert.equal(v12[0].tools[1].name, "vtt-bridge-attack");
+  assert.equal(v12[1].tools.length, 0);
+  tool.onChange();
+  v12[0].tools[1].onClick();
+  await frame();
+  assert.equal(dialogs.opened.length, 2, "each opens the attack dialog");
+  assert.equal(dialogs.opened[0].window.title, "Attack");
+});
