@@ -270,13 +270,32 @@ shows it.</p>
 """Where the Undo button asks for the token (`status.js`); the page itself never holds it."""
 
 
-def _ruling_html(bridge: Bridge, ruling: RulingRecord, _e: _Escaper) -> str:
-    """One ruling: its heading naming its subjects, its steps, and (for a ruling the world can undo)
-    an Undo button, or Redo with the ruling struck through when it stands undone."""
+def _undid(ruling: RulingRecord) -> tuple[str, str, int] | None:
+    """For an undo or redo: (action id, kind, rev) of the ruling it undid or redid (its UNDO step)."""
+    if ruling.kind not in ("undo", "redo"):
+        return None
+    for step in ruling.log:
+        data = step.get("data") or {}
+        if step.get("rule") == "UNDO" and isinstance(data.get("action"), str):
+            return data["action"], str(data.get("kind", "")), int(data.get("rev", 0))
+    return None
+
+
+def _ruling_html(
+    bridge: Bridge, ruling: RulingRecord, _e: _Escaper, about_rulings: dict[tuple[str, str], list[str]]
+) -> str:
+    """One ruling: its heading naming its subjects (an undo's: those of the ruling it undid), its
+    steps, and (for a ruling the world can undo) an Undo button, or Redo with the ruling struck
+    through when it stands undone."""
     world = bridge.worlds.get(ruling.world)
     who = world_names(world)
     about = ruling_subjects(ruling.log, who)
+    undid = _undid(ruling)
+    if not about and undid is not None:
+        about = about_rulings.get((ruling.world, undid[0]), [])
     subject = f" → {_e(', '.join(about))}" if about else ""
+    if undid is not None:
+        subject += f' <span class="muted">({_e(undid[1])}, rev {_e(undid[2])})</span>'
     if ruling.at is None:
         when = "read back from the store"
     else:
@@ -366,8 +385,13 @@ def status_html(bridge: Bridge, base: str = "") -> str:
     rulings = list(reversed(bridge.recent))
     if not rulings:
         parts.append('<p class="muted">No ruling yet.</p>')
+    about_rulings = {
+        (r.world, r.action_id): ruling_subjects(r.log, world_names(bridge.worlds.get(r.world)))
+        for r in rulings
+        if r.action_id is not None
+    }
     for ruling in rulings:
-        parts.append(_ruling_html(bridge, ruling, _e))
+        parts.append(_ruling_html(bridge, ruling, _e, about_rulings))
     parts.append("</main>")
     parts.append(_TOKEN_DIALOG)
     parts.append("</body></html>\n")

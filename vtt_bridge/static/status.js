@@ -10,6 +10,12 @@
   const REFRESH_MS = 10000;
   const TIMEOUT_MS = 15000;
 
+  /** A fresh message id (getRandomValues: randomUUID needs a secure context, a LAN name is not one). */
+  function freshId() {
+    const bytes = crypto.getRandomValues(new Uint8Array(12));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
   /** @param {string} text */
   function say(text) {
     const status = document.getElementById("undo-status");
@@ -58,8 +64,8 @@
    */
   function send(token, world, kind, action) {
     const url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/ws`;
-    const helloId = `page-hello-${crypto.randomUUID()}`;
-    const actionId = `page-${kind}-${crypto.randomUUID()}`;
+    const helloId = `page-hello-${freshId()}`;
+    const actionId = `page-${kind}-${freshId()}`;
     return new Promise((resolve) => {
       const ws = new WebSocket(url);
       let settled = false;
