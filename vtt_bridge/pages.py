@@ -61,7 +61,7 @@ async def module_json(request: web.Request) -> web.Response:
         body=manifest_bytes(manifest),
         content_type="application/json",
         charset="utf-8",
-        headers={"Cache-Control": "no-cache"},
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
     )
 
 
@@ -75,7 +75,11 @@ async def module_zip(request: web.Request) -> web.Response:
     return web.Response(
         body=data,
         content_type="application/zip",
-        headers={"Content-Disposition": 'attachment; filename="module.zip"', "Cache-Control": "no-cache"},
+        headers={
+            "Content-Disposition": 'attachment; filename="module.zip"',
+            "Cache-Control": "no-cache",
+            "X-Content-Type-Options": "nosniff",
+        },
     )
 
 
