@@ -584,3 +584,10 @@ async def test_the_socket_takes_the_status_pages_own_origin_and_refuses_any_othe
         assert rebound.value.status == 403
     finally:
         await client.close()
+
+
+def test_status_page_health_boxes_and_locate_states_differ_by_shape_not_only_colour() -> None:
+    """Issue 18: a colour-blind GM tells every box kind and every locate state apart."""
+    assert len(set(pages.BOX_MARKS.values())) == len(pages.BOX_MARKS) == 4
+    styles = dict(re.findall(r"\.locate\.(\w+) \{ border-style: (\w+); \}", pages._CSS))
+    assert styles == {"unlocated": "dotted", "approximate": "dashed"}  # pinpointed: solid
