@@ -449,7 +449,8 @@ async def test_DET_10_attack_check_for_the_attacker_never_says_whether_a_square_
     await ok(peer, pin("token1", "approximate", "scene", observer="token0"))
     base = {"kind": "attackCheck", "attacker": "token0", "successes": 5, "view": "attacker"}
     answers = []
-    for square in ({"x": 250, "y": 50}, {"x": 1050, "y": 950}, {"x": 150, "y": 50}):  # token2's, nobody's, token1's
+    # token2's square, nobody's, token1's
+    for square in ({"x": 250, "y": 50}, {"x": 1050, "y": 950}, {"x": 150, "y": 50}):
         for named in ({}, {"target": "token2"}):
             reply = await peer.request("query", {**base, **named, "guess": square})
             assert reply["type"] == "result", reply
