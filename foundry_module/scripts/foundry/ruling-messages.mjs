@@ -28,6 +28,7 @@ import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
 import { heldReveals, PIN_ENDS, pinAction, releaseAction, revealCardHtml } from "../core/pins.mjs";
 import { renderBatchSummary } from "../core/batch-card.mjs";
+import { attackOutcomes, renderPublicAttackCard } from "../core/attack-card.mjs";
 import { LOCATE_STATES } from "../core/constants.mjs";
 
 /**
@@ -125,6 +126,34 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
 }
 
 /**
+ * The players' card of an attack ruling (DET-10, attack-card.mjs): each target named as the players
+ * may know it ("Someone" for one they cannot pinpoint, and for whoever stood at a guessed square),
+ * hit or missed and the successes; the GM's card (`postCard`) keeps the breakdown. Setting "gm": the
+ * GMs and the attacker's owners only; "off": none.
+ * @param {any[]} log
+ * @param {Record<string, any>|undefined} action
+ * @param {string} mode the "ruling cards" setting
+ */
+async function postPublicAttack(log, action, mode) {
+  const outcomes = attackOutcomes(log, action);
+  if (!outcomes.length || mode === "off") return;
+  const loc = i18n();
+  const someone = loc.localize("VTTBRIDGE.Visibility.Speaker.Someone");
+  const label = (/** @type {string} */ id) => (isSecret(id) ? someone : (nameOf(id) ?? someone));
+  const first = action?.kind === "batch" ? action.actions?.[0] : action;
+  const attackerId = String(first?.attack?.attacker ?? "");
+  const content = renderPublicAttackCard({ attacker: label(attackerId), outcomes }, loc, label);
+  /** @type {Record<string, unknown>} */
+  const data = { content, speaker: { alias: "vtt-bridge" } };
+  if (mode !== "public") {
+    const actor = tokensFor(attackerId)[0]?.actor;
+    const owners = [...(/** @type {any} */ (game).users ?? [])].filter((u) => !u.isGM && actor?.testUserPermission?.(u, "OWNER")).map((u) => u.id);
+    data.whisper = [...gmIds(), ...owners];
+  }
+  await ChatMessage.create(data);
+}
+
+/**
  * The subject of an action: the actor or token it is about.
  * @param {Record<string, any>|undefined} action
  * @returns {string|undefined}
@@ -179,6 +208,7 @@ function followConnection(connection, getSetting) {
         },
         String(getSetting("rulingCards") ?? "public"),
       );
+      await postPublicAttack(event.log, action, String(getSetting("rulingCards") ?? "public"));
     } catch (error) {
       console.error(`${MODULE_ID} |`, error);
     }

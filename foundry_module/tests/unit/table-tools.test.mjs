@@ -67,10 +67,11 @@ function table(as = "ann") {
   const ghost = world.addActor("ghost", "Ghost", {});
   const ogre = world.addActor("ogre", "Ogre", {});
   const flag = (/** @type {Record<string, string>} */ visibility) => ({ [MODULE_ID]: { visibility } });
-  world.addToken("tA", ayla, 400, 400, world.scene, { disposition: 1, sight: { enabled: true } });
-  world.addToken("tT", thief, 800, 400, world.scene, { disposition: -1, flags: flag({ tA: "approximate" }) });
-  world.addToken("tG", ghost, 1200, 400, world.scene, { disposition: -1, flags: flag({ tA: "unlocated" }) });
-  world.addToken("tO", ogre, 400, 800, world.scene, { disposition: -1 });
+  const art = (/** @type {string} */ id) => ({ texture: { src: `tokens/${id}-art.webp` } });
+  world.addToken("tA", ayla, 400, 400, world.scene, { disposition: 1, sight: { enabled: true }, ...art("ayla") });
+  world.addToken("tT", thief, 800, 400, world.scene, { disposition: -1, flags: flag({ tA: "approximate" }), ...art("thief") });
+  world.addToken("tG", ghost, 1200, 400, world.scene, { disposition: -1, flags: flag({ tA: "unlocated" }), ...art("ghost") });
+  world.addToken("tO", ogre, 400, 800, world.scene, { disposition: -1, ...art("ogre") });
   world.loginAs(as);
   const dialogs = new FakeDialogs();
   /** @type {{level: string, message: string}[]} */
@@ -345,4 +346,60 @@ test("the attack tool joins the token controls for every user: v13+ a record too
   await frame();
   assert.equal(dialogs.opened.length, 2, "each opens the attack dialog");
   assert.equal(dialogs.opened[0].window.title, "Attack");
+});
+
+/**
+ * The GM's browser posts the cards of rulings it sent (it runs the bridge, and relays a player's
+ * attack): switch the page to the GM and hand each ruling to the chat cards' log listener.
+ * @param {any} world
+ * @param {any[]} requests
+ * @param {any[]} results
+ */
+async function postAsGm(world, requests, results) {
+  world.loginAs("gm");
+  g.game.user = world.user;
+  /** @type {Record<string, Function[]>} */
+  const listeners = {};
+  world.hooks.callAll(`${MODULE_ID}.connection`, { status: "connected", on: (/** @type {string} */ name, /** @type {Function} */ fn) => (listeners[name] = [...(listeners[name] ?? []), fn]) });
+  for (const [i, result] of results.entries()) {
+    for (const fn of listeners.log ?? []) await fn({ rev: result.rev, log: result.log, rolls: result.rolls, request: { type: "action", payload: requests[i], id: `a${i}` } });
+  }
+}
+
+/** What of a target a player must never read: names, ids, art, Health, effects, disposition. */
+const SECRETS = ["Thief", "thief", "tT", "Ghost", "ghost", "tG", "webp", "Health", "lethal", "bashing", "resist", "HOSTILE", "disposition", "invisib"];
+
+test("DET-10 the player's card of an attack on a silhouette names it Someone: hit, the successes halved; a wrong square: that square missed, naming no one; the GM's whispered card names the target", async (t) => {
+  t.after(cleanup);
+  const { world, ann, token, sent, dialogs, tools } = table("ann");
+  await frame();
+  token("tA").control();
+  token("tT").setTarget(true, { user: ann });
+  dialogs.answers.push({ button: "targets", form: ATTACK_FORM });
+  await tools.openDialog();
+  for (const point of [[1650, 450], [1234, 456]]) {
+    dialogs.answers.push({ button: "square", form: ATTACK_FORM });
+    await tools.openDialog();
+    g.canvas.stage.press(0, point[0], point[1]);
+  }
+  assert.equal(sent.length, 3, JSON.stringify(sent));
+  const results = (await sidecarRulings(SIDECAR_STATE, [...PINS, ...sent])).slice(2);
+  assert.ok(results.every((r) => !r.error), JSON.stringify(results.map((r) => r.error)));
+  await postAsGm(world, sent, results);
+  const shown = world.visibleTo(ann);
+  const whispered = [...world.messages.values()].filter((/** @type {any} */ m) => !shown.includes(m));
+  const texts = shown.map((/** @type {any} */ m) => [String(m._source.content), ...(m._source.rolls ?? []).map((/** @type {any} */ r) => JSON.stringify(r))].join(" "));
+  assert.equal(texts.length, 3, `the player has a card of each attack: ${texts.join(" | ")}`);
+  const someone = "Someone: hit; located only roughly, the successes count half: 3 → 1 (DET-10)";
+  assert.ok(texts[0].includes("Ayla attacks") && texts[0].includes(someone), texts[0]);
+  assert.ok(texts[1].includes("The attack on that square missed (DET-10)."), texts[1]);
+  assert.ok(texts[2].includes("The attack on that square hit someone; a guessed square counts as approximate: successes 3 → 1 (DET-10)"), texts[2]);
+  for (const text of texts) for (const secret of SECRETS) assert.ok(!text.includes(secret), `a card the player sees carries ${secret}: ${text}`);
+  for (const message of shown) assert.deepEqual(message._source.whisper ?? [], [], "the players' card is public");
+  // the GM's cards are whispered to the GMs only, and name the target
+  assert.ok(whispered.length >= 3);
+  for (const message of whispered) assert.ok(message._source.whisper.every((/** @type {string} */ id) => world.users.get(id)?.isGM));
+  const gmText = whispered.map((/** @type {any} */ m) => String(m._source.content)).join(" ");
+  assert.match(gmText, /Thief/, "the GM's card names the thief");
+  assert.match(gmText, /Ghost/, "and who stood at the right square");
 });
