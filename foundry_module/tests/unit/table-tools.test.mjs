@@ -58,8 +58,9 @@ const PINS = [
  * One browser of the table: the stand-in world seen as `user`, the module's visibility, chat cards
  * and table tools installed on it, the canvas drawn.
  * @param {"gm"|"ann"} as
+ * @param {{checkAttack?: (query: Record<string, unknown>) => Promise<unknown>}} [options] the tools' `attackCheck`
  */
-function table(as = "ann") {
+function table(as = "ann", { checkAttack = /** @type {((query: Record<string, unknown>) => Promise<unknown>)|undefined} */ (undefined) } = {}) {
   const world = new FakeWorld({ generation: 13 });
   const ann = world.addUser("ann", "Ann");
   const ayla = world.addActor("ayla", "Ayla", {}, { default: 0, ann: 3 });
@@ -122,7 +123,7 @@ function table(as = "ann") {
   const localize = (/** @type {string} */ key, /** @type {Record<string, string>|undefined} */ data) => (data ? i18n.format(key, data) : i18n.localize(key));
   const runtime = installVisibility({ env: g, localize });
   installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: (key) => (key === "rulingCards" ? "public" : undefined), config: world.config });
-  const tools = installTableTools({ env: g, sendAction: (action) => sent.push(action), localize, overlay: runtime });
+  const tools = installTableTools({ env: g, sendAction: (action) => sent.push(action), localize, overlay: runtime, checkAttack });
   canvas.draw();
   const token = (/** @type {string} */ id) => /** @type {any} */ (canvas.tokens.get(id));
   const press = (/** @type {string} */ key) => {
@@ -402,4 +403,78 @@ test("DET-10 the player's card of an attack on a silhouette names it Someone: hi
   const gmText = whispered.map((/** @type {any} */ m) => String(m._source.content)).join(" ");
   assert.match(gmText, /Thief/, "the GM's card names the thief");
   assert.match(gmText, /Ghost/, "and who stood at the right square");
+});
+
+test("DET-10 the attack dialog asks attackCheck first, relayed as the attacker's view: a silhouette halved as Someone, the ogre in full; at a square the same lines whether the guess is right or wrong; sent only on Attack", async (t) => {
+  t.after(cleanup);
+  /** @type {Record<string, unknown>[]} */
+  const asked = [];
+  // the player's query goes through the bridge's relay (answerRequest) to the real sidecar
+  /** @type {Record<string, unknown>[]} */
+  const relayed = [];
+  const checkAttack = async (/** @type {Record<string, unknown>} */ query) => {
+    asked.push(query);
+    const side = {
+      runsBridge: () => true,
+      user: (/** @type {string} */ id) => g.game.users.get(id),
+      owns: async () => true,
+      send: async () => assert.fail("a query is not an action"),
+      query: async (/** @type {Record<string, unknown>} */ q) => {
+        relayed.push(q);
+        const [answer] = (await sidecarRulings(SIDECAR_STATE, [...PINS, { query: q }])).slice(2);
+        assert.ok(!answer.error, JSON.stringify(answer.error));
+        return answer;
+      },
+    };
+    const reply = await answerRequest({ type: "vtt-bridge.action", id: `q${asked.length}`, from: "ann", action: query }, side);
+    assert.equal(reply.ok, true, JSON.stringify(reply));
+    return reply.data;
+  };
+  const { ann, token, sent, dialogs, tools } = table("ann", { checkAttack });
+  await frame();
+  token("tA").control();
+  token("tT").setTarget(true, { user: ann });
+  token("tO").setTarget(true, { user: ann, releaseOthers: false });
+  dialogs.answers.push({ button: "targets", form: ATTACK_FORM }, { button: "cancel", form: {} });
+  assert.equal(await tools.openDialog(), null, "cancelled on the DET-10 dialog");
+  assert.deepEqual(sent, []);
+  assert.ok(relayed.every((q) => q.view === "attacker"), "the relay asks the attacker's view");
+  const lines = String(dialogs.opened[1].content);
+  assert.equal(dialogs.opened[1].window.title, "What DET-10 says");
+  assert.ok(lines.includes("Someone: located only roughly: successes, extra successes and effect points count half (1 successes)"), lines);
+  assert.ok(lines.includes("Ogre: counts in full (3 successes)"), lines);
+  for (const secret of ["Thief", "thief", "tT", "webp", "hit", "unlocated"]) assert.ok(!lines.includes(secret), `the dialog shows ${secret}: ${lines}`);
+  dialogs.answers.push({ button: "targets", form: ATTACK_FORM }, { button: "send", form: {} });
+  await tools.openDialog();
+  assert.equal(sent.length, 1, "sent on Attack");
+  assert.equal(/** @type {any} */ (sent[0]).kind, "batch");
+  // at a square: the right one (the ghost's) and a wrong one show the same lines
+  const squareLines = [];
+  for (const point of [[1234, 456], [1650, 450]]) {
+    dialogs.answers.push({ button: "square", form: ATTACK_FORM }, { button: "send", form: {} });
+    await tools.openDialog();
+    g.canvas.stage.press(0, point[0], point[1]);
+    for (let i = 0; i < 50 && sent.length < 2 + squareLines.length; i++) await frame();
+    squareLines.push(String(dialogs.opened.at(-1).content));
+  }
+  assert.equal(sent.length, 3, "each square attack sent after its DET-10 dialog");
+  assert.equal(squareLines[0], squareLines[1], "a right and a wrong square look the same before the attack");
+  assert.match(squareLines[0], /At a guessed square: if someone stands there, it counts as approximate \(1 successes\); if nobody does, the attack misses/);
+  assert.deepEqual(asked.at(-1), { kind: "attackCheck", attacker: "tA", successes: 3, view: "attacker", guess: { x: 1650, y: 450 } });
+});
+
+test("DET-10 the relay cuts an attackCheck answer to the attacker's fields, and refuses one for a token the player does not own", async (t) => {
+  t.after(cleanup);
+  const { world } = table("gm");
+  const full = { rev: 3, data: { verdict: "guessed", hit: false, locate: "unlocated", log: [{ rule: "DET-10", text: "tA locates tG" }], successes: 1, halved: true } };
+  const side = {
+    runsBridge: () => true,
+    user: (/** @type {string} */ id) => world.users.get(id),
+    owns: async (/** @type {any} */ subject, /** @type {any} */ user) => !!world.scene.tokens.find((d) => d.id === subject.token)?.testUserPermission(user, "OWNER"),
+    send: async () => assert.fail("no action"),
+    query: async () => full,
+  };
+  const ask = (/** @type {string} */ attacker) => answerRequest({ type: "vtt-bridge.action", id: "q1", from: "ann", action: { kind: "attackCheck", attacker, successes: 3, guess: { x: 1250, y: 450 } } }, side);
+  assert.deepEqual(await ask("tA"), { ok: true, code: "sent", data: { verdict: "guessed", successes: 1, halved: true } });
+  assert.deepEqual(await ask("tT"), { ok: false, code: "notOwner" });
 });
