@@ -165,3 +165,92 @@ async def test_an_undo_survives_a_sigkill_and_restart(tmp_path: Path) -> None:
             redone = await request(ws, "r", "action", {"kind": "redo", "action": "hit"})
             assert redone["type"] == "result", redone
             await asyncio.sleep(0)
+
+
+async def test_undo_across_a_restart_and_a_sigkill_refuses_sync_and_upsert_ids_and_undoes_each_ruling(
+    tmp_path: Path,
+) -> None:
+    """The sidecar stopped cleanly, then killed (SIGKILL) and started again: the ids of a sync and of
+    an upsert (their rows dropped by later snapshots) still answer `invalid` (no ruling), an unknown
+    id `not_found`; a round with stage-three results, a move and a damage made before the kill are
+    undone after it, each restoring what it changed (the visibility equal to a full recompute)."""
+    port = free_port()
+
+    async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, payload: Any) -> Any:
+        await ws.send_str(json.dumps({"v": 1, "id": msg_id, "type": type_, "payload": payload}))
+        return json.loads((await ws.receive(timeout=10)).data)
+
+    async def state(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+        document: dict[str, Any] = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
+        return document
+
+    async def refusals(ws: aiohttp.ClientWebSocketResponse) -> None:
+        for message_id, kind in (("sync-1", "sync"), ("rename", "upsert"), ("sync-2", "sync")):
+            refused = await request(ws, f"u-{message_id}", "action", {"kind": "undo", "action": message_id})
+            assert refused["type"] == "error", refused
+            assert refused["payload"]["code"] == "invalid", refused
+            assert f"a {kind}, not a ruling" in refused["payload"]["message"]
+        unknown = await request(ws, "u-nobody", "action", {"kind": "undo", "action": "nobody"})
+        assert unknown["payload"]["code"] == "not_found"
+
+    rename = {"path": "/actors/guard/name", "value": "Watch"}
+    with sidecar(tmp_path, port) as process:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws,
+        ):
+            await _hello(ws, "w")
+            assert (await request(ws, "sync-1", "sync", {"state": SCENE}))["type"] == "result"
+            assert (await request(ws, "rename", "upsert", rename))["type"] == "result"
+            assert (await request(ws, "sync-2", "sync", {"state": SCENE}))["type"] == "result"  # a snapshot
+            contest = {"kind": "contest", "observer": "guard", "target": "assassin", "dice": WIN}
+            assert (await request(ws, "c1", "action", contest))["type"] == "result"
+            before_round = await state(ws)
+            assert before_round["contests"]
+            assert (await request(ws, "r2", "action", {"kind": "round", "round": 2}))["type"] == "result"
+            before_move = await state(ws)
+            move = {"kind": "move", "token": "shade", "x": 4000, "y": 4000}
+            assert (await request(ws, "m1", "action", move))["type"] == "result"
+            before_hit = await state(ws)
+            hit = {"kind": "damage", "target": "guard", "instances": [{"amount": 3, "grade": "L"}]}
+            assert (await request(ws, "hit", "action", hit))["type"] == "result"
+            await refusals(ws)
+        process.send_signal(signal.SIGTERM)  # a clean stop: the WAL checkpointed, the file closed
+        assert process.wait(timeout=20) == 0
+    with sidecar(tmp_path, port) as process:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws,
+        ):
+            await _hello(ws, "w")
+            await refusals(ws)
+            undone = await request(ws, "u-hit", "action", {"kind": "undo", "action": "hit"})
+            assert undone["type"] == "result", undone
+            assert undone["payload"]["log"][0]["data"] == {
+                "key": "UNDO.undone",
+                "action": "hit",
+                "kind": "damage",
+                "rev": before_hit["rev"] + 1,
+            }
+            assert without_rev(await state(ws)) == without_rev(before_hit)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    with sidecar(tmp_path, port):
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws,
+        ):
+            await _hello(ws, "w")
+            await refusals(ws)
+            assert without_rev(await state(ws)) == without_rev(before_hit)
+            twice = await request(ws, "u-hit-2", "action", {"kind": "undo", "action": "hit"})
+            assert twice["payload"]["code"] == "invalid" and "already undone" in twice["payload"]["message"]
+            assert (await request(ws, "u-m1", "action", {"kind": "undo", "action": "m1"}))["type"] == "result"
+            after_move = await state(ws)
+            assert without_rev(after_move) == without_rev(before_move)
+            assert after_move["visibility"] == recomputed(after_move)
+            assert (await request(ws, "u-r2", "action", {"kind": "undo", "action": "r2"}))["type"] == "result"
+            after_round = await state(ws)
+            assert without_rev(after_round) == without_rev(before_round)
+            assert after_round["scene"]["round"] == 1 and after_round["contests"] == before_round["contests"]
+            assert after_round["visibility"] == recomputed(after_round)
