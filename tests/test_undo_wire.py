@@ -254,3 +254,39 @@ async def test_undo_across_a_restart_and_a_sigkill_refuses_sync_and_upsert_ids_a
             assert without_rev(after_round) == without_rev(before_round)
             assert after_round["scene"]["round"] == 1 and after_round["contests"] == before_round["contests"]
             assert after_round["visibility"] == recomputed(after_round)
+
+
+async def test_a_pushed_ruling_names_its_action_id_and_kind_so_another_client_can_undo_it(
+    connect: Connect,
+) -> None:
+    """A ruling pushed to the world's other clients carries its `action` id, `kind` and dice: the
+    client that did not make it can undo it, and the undo is pushed back naming the ruling undone."""
+    gm = await connect()
+    await gm.request("sync", {"state": world_state()})
+    other = await connect()
+    roll = {"kind": "roll", "actor": "actor0", "pool": 3}
+    made = await gm.action(roll, "roll-1")
+    assert made["type"] == "result", made
+    pushed = await other.receive()
+    assert pushed["type"] == "patch"
+    assert pushed["payload"]["action"] == "roll-1" and pushed["payload"]["kind"] == "roll"
+    assert pushed["payload"]["rolls"] == made["payload"]["rolls"] != []
+    hit = {"kind": "damage", "target": "actor0", "instances": [{"amount": 3, "grade": "L"}]}
+    await gm.action(hit, "gm-hit")
+    pushed = await other.receive()
+    assert (pushed["payload"]["action"], pushed["payload"]["kind"]) == ("gm-hit", "damage")
+    undone = await other.action({"kind": "undo", "action": pushed["payload"]["action"]}, "other-undo")
+    assert undone["type"] == "result", undone
+    back = await gm.receive()
+    assert back["type"] == "patch" and back["payload"]["kind"] == "undo"
+    assert back["payload"]["action"] == "other-undo"
+    assert back["payload"]["log"][0]["data"] == {
+        "key": "UNDO.undone",
+        "action": "gm-hit",
+        "kind": "damage",
+        "rev": pushed["payload"]["rev"],
+    }
+    await gm.send("upsert", {"path": "/actors/actor0/name", "value": "Renamed"}, "rename")
+    await gm.receive()
+    pushed = await other.receive()
+    assert pushed["payload"]["kind"] == "upsert" and "action" not in pushed["payload"]

@@ -135,6 +135,13 @@ class Patch(RuleModel):
     rev: Count
     patch: list[dict[str, Any]]
     log: list[Step] = Field(default_factory=list)
+    rolls: list[dict[str, Any]] = Field(default_factory=list)
+    """The engine's dice, as the `result` lists them."""
+    kind: str | None = None
+    """What made the change: the action's kind (`damage`, `undo`, ...), `sync` or `upsert`."""
+    action: str | None = None
+    """The action's id (the envelope id it was sent with), which an `undo` names; absent for a
+    sync or upsert."""
 
 
 class RulingRef(RuleModel):
