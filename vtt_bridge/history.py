@@ -55,6 +55,19 @@ def _overlaps(a: str, b: str) -> bool:
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 
+def _still(path: str, held: Any, value: Any) -> bool:
+    """Whether a path holds the value an op set. A visibility cell is sparse on the wire (a
+    pinpointed pair is removed, DET-4) where the document may hold it: absent and `pinpointed` are
+    the same cell."""
+    if held == value:
+        return True
+    return (
+        path.startswith("/visibility/")
+        and path.count("/") == 3
+        and all(v is patches.MISSING or v == "pinpointed" for v in (held, value))
+    )
+
+
 @dataclass(frozen=True)
 class Plan:
     """What an undo or redo will do: the ops to apply, and the entry it cites."""
@@ -178,7 +191,9 @@ class History:
         path and the later rulings that changed it."""
         reader = patches.Reader(state)
         changed = [
-            op["path"] for op in checked.forward if reader.value_at(op["path"]) != patches.set_value(op)
+            op["path"]
+            for op in checked.forward
+            if not _still(op["path"], reader.value_at(op["path"]), patches.set_value(op))
         ]
         if not changed:
             return
