@@ -78,6 +78,12 @@ async def test_an_undo_of_damage_over_the_wire_restores_health_and_is_idempotent
     assert again["payload"]["replayed"] is True and again["payload"]["rev"] == result["rev"]
     twice = await peer.action(undo, "undo-hit-2")
     assert twice["type"] == "error" and twice["payload"]["code"] == "invalid"
+    assert "already undone" in twice["payload"]["message"]
+    assert await peer.state() == document  # refused: nothing changed
+    # an undo of the undo is a redo: the damage stands again, the step says so
+    redone = await ruled(peer, {"kind": "undo", "action": "undo-hit"}, "undo-undo-hit", document)
+    assert redone["log"][0]["data"] == {"key": "UNDO.redone", "action": "hit", "kind": "damage", "rev": 2}
+    assert document["actors"]["actor0"]["health"]["lethal"] == 3
     unknown = await peer.action({"kind": "undo", "action": "nobody"})
     assert unknown["payload"]["code"] == "not_found"
     sync_id = await peer.send("upsert", {"path": "/actors/actor0/name", "value": "Renamed"}, "rename")

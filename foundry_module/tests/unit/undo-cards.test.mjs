@@ -164,9 +164,9 @@ test("v12: the jQuery render hook gets the same buttons", async (t) => {
   assert.deepEqual(connection.sent, [{ kind: "undo", action: "act-1" }]);
 });
 
-test("the shortcut undoes the newest standing ruling of the viewed scene, for the GM only", async (t) => {
+for (const generation of /** @type {const} */ ([12, 13, 14])) test(`v${generation}: the shortcut undoes the newest standing ruling of the viewed scene, for the GM only`, async (t) => {
   t.after(tearDown);
-  const { world, connection, notices } = setUp();
+  const { world, connection, notices } = setUp(generation);
   const registered = world.keybindings.actions.get(`${MODULE}.${UNDO_LAST_ACTION}`);
   assert.ok(registered?.restricted, "restricted to the GM");
   assert.throws(() => installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: () => "public" }), /after init/);
