@@ -3,16 +3,24 @@
  * which runs the bridge and posts the ruling cards, and another client), the module's own card
  * wiring against the strict Foundry stand-in. A ruling the other client makes gets its card on the
  * GM's side with Undo; the GM's Undo and Redo go to the sidecar and back; an undo the other client
- * makes strikes the GM's card through; the shortcut undoes the GM's last standing ruling.
+ * makes strikes the GM's card through; the shortcut undoes the GM's last standing ruling. And in
+ * headless Chromium, with the module's stylesheet: an undone card's steps are struck through, its
+ * Redo button is not.
  */
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 
+import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
 import { damageAction } from "../scripts/core/messages.mjs";
 import { installChatCards } from "../scripts/foundry/ruling-messages.mjs";
 import { FakeElement, fakeDocument } from "./helpers/fake-dom.mjs";
+import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { client, until } from "./helpers/scenario.mjs";
 import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
 import { startSidecar } from "./helpers/sidecar.mjs";
@@ -122,4 +130,49 @@ test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo
 
   assert.deepEqual(frames.report.problems, [], "every frame fits the sidecar's schema");
   assert.ok(frames.report.checked > 10);
+});
+
+test("headless Chromium: the module's stylesheet strikes an undone card's steps through, not its Redo button; a standing card is not", async (t) => {
+  const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  const http = await serveModuleFiles(moduleRoot);
+  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
+  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  t.after(async () => {
+    await browser.close();
+    await http.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  const page = await browser.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  await page.goto(`${http.origin}/module.json`); // a document of the module's origin, to import from
+  await page.setContent("<!doctype html><html><body></body></html>");
+  await page.addStyleTag({ content: readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8") });
+  const looks = await page.evaluate(async (origin) => {
+    const w = /** @type {any} */ (window);
+    w.game = { user: { isGM: true }, i18n: { localize: (/** @type {string} */ k) => k, format: (/** @type {string} */ k) => k, has: () => false } };
+    const { renderCard } = await import(`${origin}/scripts/core/chat-cards.mjs`);
+    const { decorateRulingCard } = await import(`${origin}/scripts/foundry/ruling-messages.mjs`);
+    /** @type {any[]} */
+    const sent = [];
+    /** @param {boolean} undone */
+    const card = (undone) => {
+      const root = document.createElement("li");
+      root.innerHTML = renderCard({ log: [{ rule: "HEALTH-2", text: "3 lethal", data: { amount: 3, grade: "L" } }], kind: "damage" }, w.game.i18n);
+      document.body.append(root);
+      decorateRulingCard({ getFlag: () => ({ id: "hit-1", rev: 2, kind: "damage", undone }) }, root, (/** @type {any} */ a) => sent.push(a));
+      const line = (/** @type {string} */ selector) => getComputedStyle(/** @type {Element} */ (root.querySelector(selector))).textDecorationLine;
+      const button = /** @type {HTMLButtonElement} */ (root.querySelector("button"));
+      button.click();
+      return { steps: line(".vtt-bridge-steps"), head: line(".vtt-bridge-ruling-head"), button: button.className, buttonLine: getComputedStyle(button).textDecorationLine };
+    };
+    return { undone: card(true), standing: card(false), sent };
+  }, http.origin);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(looks.undone, { steps: "line-through", head: "line-through", button: "vtt-bridge-redo", buttonLine: "none" });
+  assert.deepEqual(looks.standing, { steps: "none", head: "none", button: "vtt-bridge-undo", buttonLine: "none" });
+  assert.deepEqual(looks.sent, [{ kind: "redo", action: "hit-1" }, { kind: "undo", action: "hit-1" }]);
 });
