@@ -209,3 +209,33 @@ def test_a_layout_6_file_without_changes_gets_the_table_when_opened(tmp_path: Pa
             again.prepare_action("u", {"kind": "undo", "action": "sync-2"}, SeededRoller(1))
     finally:
         store.close()
+
+
+def test_a_conflict_names_the_sync_that_caused_it_before_and_after_a_restart(tmp_path: Path) -> None:
+    """A sync that changed a value a ruling set is named in the undo's `conflict` (action null,
+    kind sync, its rev), also after a restart, where its row is its snapshot."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    store_ruling(store, world, world.prepare_action("hit", HIT, SeededRoller(1)))
+    healed = {**STATE, "actors": {"hero": {"name": "Hero", "health": {"max": 9, "lethal": 1}}}}
+    store_ruling(store, world, world.prepare_sync({"state": healed}, "sync-2"))
+    sync_rev = world.rev
+
+    def refusal(w: World) -> RequestError:
+        with pytest.raises(RequestError) as caught:
+            w.prepare_action("u", {"kind": "undo", "action": "hit"}, SeededRoller(1))
+        assert caught.value.code == "conflict"
+        return caught.value
+
+    before = refusal(world).payload()
+    store.close()
+    store, again = reopened(path)
+    try:
+        after = refusal(again).payload()
+        assert after == before
+        named = {(r.get("action"), r["kind"], r["rev"]) for d in after["details"] for r in d["rulings"]}
+        assert named == {(None, "sync", sync_rev)}
+        assert "sync (rev" in after["message"]
+    finally:
+        store.close()

@@ -296,3 +296,18 @@ async def test_a_pushed_ruling_names_its_action_id_and_kind_so_another_client_ca
     await gm.receive()
     pushed = await other.receive()
     assert pushed["payload"]["kind"] == "upsert" and "action" not in pushed["payload"]
+
+
+async def test_a_conflict_caused_by_a_sync_names_it_without_an_action_id(connect: Connect) -> None:
+    """A sync set Health back to what the VTT holds: the undo of the damage before it is a
+    `conflict` naming the sync (kind and rev, no action id), and the frame fits the schema."""
+    peer = await connect()
+    await peer.request("sync", {"state": world_state()})
+    hit = {"kind": "damage", "target": "actor0", "instances": [{"amount": 3, "grade": "L"}]}
+    assert (await peer.action(hit, "hit"))["type"] == "result"
+    synced = await peer.request("sync", {"state": world_state()}, "resync")
+    refused = await peer.action({"kind": "undo", "action": "hit"})
+    assert refused["payload"]["code"] == "conflict", refused
+    named = [ruling for detail in refused["payload"]["details"] for ruling in detail["rulings"]]
+    assert {"kind": "sync", "rev": synced["payload"]["rev"]} in named
+    assert f"sync (rev {synced['payload']['rev']})" in refused["payload"]["message"]

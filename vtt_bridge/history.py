@@ -21,6 +21,9 @@ from vtt_bridge.protocol import ErrorDetail, RulingRef
 UNDOABLE_SINCE = "0.3.0"
 """The first version whose store keeps each ruling's inverse (store layout 6)."""
 
+SYNC_PARTS = ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins", "reveals")
+"""The parts of the document a sync's patch replaces whole (the paths it changes, for conflicts)."""
+
 HISTORY_KEPT = 1000
 """Rulings a world keeps in memory for undo (their forward ops and inverse); older ones are
 `not_undoable`."""
@@ -44,6 +47,12 @@ class Entry:
 
     def ref(self) -> RulingRef:
         return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
+
+
+def sync_entry(rev: int) -> Entry:
+    """A sync as undo sees it without its reply: the paths it replaced (every part), no inverse."""
+    ops = tuple({"op": "replace", "path": f"/{part}"} for part in SYNC_PARTS)
+    return Entry(None, rev, "sync", ops, None, reason="a sync is no ruling")
 
 
 def forward_ops(patch: Iterable[patches.Op]) -> tuple[patches.Op, ...]:

@@ -145,9 +145,9 @@ class Patch(RuleModel):
 
 
 class RulingRef(RuleModel):
-    """A ruling named in an error: its action id (None for a sync or upsert), kind and rev."""
+    """A ruling named in an error: its action id (absent for a sync or upsert), kind and rev."""
 
-    action: str | None
+    action: str | None = None
     kind: str
     rev: int
 

@@ -30,7 +30,7 @@ from vtt_bridge import __version__
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.errors import StoreBusy, StoreDamaged
-from vtt_bridge.history import HISTORY_KEPT, Entry, History, forward_ops
+from vtt_bridge.history import HISTORY_KEPT, Entry, History, forward_ops, sync_entry
 from vtt_bridge.rules.common import STORED
 
 APPLICATION_ID = 0x56545442
@@ -625,9 +625,11 @@ class Store:
                 )
             )
         entries.reverse()
+        oldest = entries[0].rev if len(entries) >= HISTORY_KEPT else -1
         undone: dict[str, str] = {}
         changes: dict[str, str] = {}
         old: dict[str, str] = {}
+        syncs: list[Entry] = []
         for key, message_id, kind, stored in self._db.execute(
             "SELECT key, message_id, kind, checksum FROM changes WHERE key >= ? AND key < ? ORDER BY key",
             (base, end),
@@ -638,6 +640,8 @@ class Store:
                     f"(changed on disk): {_what_to_do(self.path)}"
                 )
             changes[message_id] = kind
+            if kind == "sync" and key - base > oldest:  # kept in memory for the conflicts it causes
+                syncs.append(sync_entry(key - base))
         for action_id, kind, target in self._db.execute(
             "SELECT action_id, kind, target FROM log WHERE key >= ? AND key < ? "
             "AND (kind IS NULL OR kind IN ('undo', 'redo', 'sync', 'upsert')) ORDER BY key",
@@ -652,6 +656,8 @@ class Store:
                 undone.pop(target, None)
             elif action_id is None and target is not None:
                 changes[target] = kind
+        if syncs:
+            entries = sorted([*entries, *syncs], key=lambda entry: entry.rev)
         return History(entries, undone, changes, old)
 
     def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:
