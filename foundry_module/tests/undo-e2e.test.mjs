@@ -3,7 +3,8 @@
  * which runs the bridge and posts the ruling cards, and another client), the module's own card
  * wiring against the strict Foundry stand-in. A ruling the other client makes gets its card on the
  * GM's side with Undo; the GM's Undo and Redo go to the sidecar and back; an undo the other client
- * makes strikes the GM's card through; the shortcut undoes the GM's last standing ruling. And in
+ * makes strikes the GM's card through; the shortcut undoes the GM's last standing ruling; a
+ * player's ruling the GM's browser relays gets its Undo too. And in
  * headless Chromium, with the module's stylesheet: an undone card's steps are struck through, its
  * Redo button is not.
  */
@@ -18,6 +19,7 @@ import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
 import { damageAction } from "../scripts/core/messages.mjs";
+import { answerRequest, relayRequest } from "../scripts/foundry/player-requests.mjs";
 import { installChatCards } from "../scripts/foundry/ruling-messages.mjs";
 import { FakeElement, fakeDocument } from "./helpers/fake-dom.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
@@ -57,7 +59,7 @@ function foundryGlobals(world, notices) {
 /** @param {any} message @returns {any} */
 const flagOf = (message) => message?.getFlag(MODULE, "ruling");
 
-test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo, its undo by the other client, the shortcut", async (t) => {
+test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo, its undo by the other client, the shortcut, a relayed player's ruling", async (t) => {
   const sidecar = await startSidecar({ token: TOKEN });
   const frames = frameChecker();
   const args = { WebSocket: checkedWebSocket(WebSocket, frames), url: sidecar.url, token: TOKEN, world: "undo-e2e" };
@@ -127,6 +129,21 @@ test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo
   await until(() => notices.includes("VTTBRIDGE.Rules.Card.NothingToUndo"), "nothing left to undo");
   assert.deepEqual(notices, ["VTTBRIDGE.Rules.Card.NothingToUndo"], "no refusal on the way");
   assert.equal(flagOf(card).undone, true);
+
+  // 6. a player's damage, relayed by the GM's browser (the bridge): its card has Undo too
+  const relayed = await answerRequest(relayRequest("p1", damageAction(gm.bob.uuid, [{ amount: 1, grade: "B" }]), "ask-1"), {
+    runsBridge: () => true,
+    user: () => ({ isGM: false }),
+    owns: () => true,
+    send: (action) => gm.connection.action(action),
+  });
+  assert.deepEqual(relayed, { ok: true, code: "sent" });
+  await gm.connection.idle();
+  const players = [...gm.w.messages.values()].find((m) => flagOf(m) && ![made.action, flagOf(own).id].includes(flagOf(m).id));
+  assert.ok(players && flagOf(players).kind === "damage" && flagOf(players).undone === false, "the relayed ruling's card carries its id");
+  assert.equal(gm.bob.flags[MODULE].health.bashing, 1);
+  gm.w.renderMessage(players, FakeElement).querySelector(`.${MODULE}-undo`)?.click();
+  await until(() => flagOf(players).undone === true && gm.bob.flags[MODULE].health.bashing === 0, "the relayed ruling undone");
 
   assert.deepEqual(frames.report.problems, [], "every frame fits the sidecar's schema");
   assert.ok(frames.report.checked > 10);
