@@ -92,7 +92,13 @@ def _attack_instances(
             rule="DET-10",
             text="the damage counts half: "
             + ", ".join(f"{a.amount} → {b.amount}" for a, b in zip(action.instances, halved, strict=True)),
-            data={"before": [i.amount for i in action.instances], "after": [i.amount for i in halved]},
+            data={
+                "attacker": attack.attacker,
+                "target": attack.token,
+                "before": [i.amount for i in action.instances],
+                "after": [i.amount for i in halved],
+            },
+            key="DET-10.damageHalved",
         )
     )
     return halved, steps
@@ -278,10 +284,12 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     a stabilization (HEALTH-4), a waking (HEALTH-3) and staying conscious (WP-3)."""
     resolved = _resolved_target(state, action)
     if resolved is None:
+        attacker = action.attack.attacker if action.attack is not None else ""
         step = Step(
             rule="DET-10",
             text="nobody stands at the guessed square: the attack misses",
-            data={"guess": "DET-10.guess", "guessed": True, "right": False},
+            data={"attacker": attacker, "guessed": True, "right": False},
+            key="DET-10.noTarget",
         )
         return Ruling(state=state, log=(step,))
     action = resolved

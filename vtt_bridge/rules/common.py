@@ -9,6 +9,8 @@ from typing import Annotated, Any, Self
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
 from pydantic.alias_generators import to_camel
 
+from vtt_bridge.rules.steps import STEPS
+
 MAX_SAFE_INT = 2**53 - 1
 """The largest integer a JavaScript client holds exactly; the wire's default bound."""
 
@@ -106,9 +108,15 @@ class Step:
 
 
 def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
-    """The steps with their subjects (actor, observer, target, track ...) added to their data: a rule
-    function does not know whose track it rules on, the action that calls it does."""
-    return [replace(s, data={**(s.data or {}), **subjects}) for s in steps]
+    """The steps with their subjects (actor, track ...) added to their data where their key declares
+    the field: a rule function does not know whose track it rules on, the action that calls it does
+    (an attack's DET-10 steps name attacker and target, not the damaged actor)."""
+    out = []
+    for s in steps:
+        spec = STEPS.get(s.key or "")
+        add = subjects if spec is None else {k: v for k, v in subjects.items() if k in spec.fields}
+        out.append(replace(s, data={**(s.data or {}), **add}) if add else s)
+    return out
 
 
 class RuleViolation(Exception):

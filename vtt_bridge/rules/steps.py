@@ -33,6 +33,16 @@ BOXES: dict[str, dict[str, Any]] = {
     "aggravated": INT,
 }
 ANY: dict[str, Any] = {}
+EVERY: dict[str, Any] = {
+    "type": ["string", "null"],
+    "minLength": 1,
+    "description": "an actor uuid or token id: shown by its name; null: every observer",
+}
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """A field that may be null (not applicable to this step)."""
+    return {"anyOf": [schema, {"type": "null"}]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +77,24 @@ class StepSpec:
 
 def _spec(rule: str, summary: str, subjects: tuple[str, ...], **fields: dict[str, Any]) -> StepSpec:
     for subject in subjects:
-        fields[subject] = SUBJECT
+        fields.setdefault(subject, SUBJECT)
     return StepSpec(rule, MappingProxyType(fields), subjects, summary)
 
 
 PAIR = ("observer", "target")
 ACTOR = ("actor",)
+ATTACK = ("attacker", "target")
+_ATTACK_COUNTS: dict[str, dict[str, Any]] = {
+    "successes": INT,
+    "extraSuccesses": INT,
+    "effectPoints": INT,
+    "halved": BOOL,
+    "guessedPositionOnly": BOOL,
+    "spell": {"enum": ["targeted", "area", None]},
+    "spellAllowed": BOOL,
+    "spellChance": NUMBER,
+}
+_GUESS: dict[str, dict[str, Any]] = {"guessed": BOOL, "right": BOOL}
 
 STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
     {
@@ -157,6 +179,80 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
             PAIR,
             result=LOCATE,
             means={"type": ["string", "null"]},
+        ),
+        # the GM's word on a stage-three reveal (DET-8, `settings.approveReveals`)
+        "DET-8.held": _spec(
+            "DET-8",
+            "a reveal held until the GM accepts or refuses it",
+            PAIR,
+            held=BOOL,
+            shown=LOCATE,
+        ),
+        "DET-8.accepted": _spec("DET-8", "the GM accepted a held reveal", PAIR, accepted=BOOL),
+        "DET-8.refused": _spec(
+            "DET-8", "the GM refused a held reveal: the contest counts as lost", PAIR, accepted=BOOL
+        ),
+        # the GM's pins (document/pins.py, actions/detection.py)
+        "PIN.pinned": _spec(
+            "PIN",
+            "the GM pins how an observer (null: every observer) locates a target until a moment",
+            PAIR,
+            observer=EVERY,
+            state=LOCATE,
+            until=ANY,
+            by=TEXT,
+        ),
+        "PIN.released": _spec(
+            "PIN",
+            "a pin is released: the pair gets the rules' state back",
+            PAIR,
+            observer=EVERY,
+            released=BOOL,
+        ),
+        "PIN.explain": _spec(
+            "PIN",
+            "explain: the pair is pinned; the pinned state and the rules' own",
+            PAIR,
+            result=LOCATE,
+            rules=LOCATE,
+            by=TEXT,
+            until=ANY,
+        ),
+        # attacking what one cannot pinpoint (DET-10): attacker and target tokens
+        "DET-4.attack": _spec(
+            "DET-4", "how an attacker locates the attack's target now (DET-10)", ATTACK, locate=LOCATE
+        ),
+        "DET-10.guessRight": _spec(
+            "DET-10", "the guessed square is right: as against an approximate target", ATTACK, **_GUESS
+        ),
+        "DET-10.guessWrong": _spec("DET-10", "the guessed square is wrong: a miss", ATTACK, **_GUESS),
+        "DET-10.noGuess": _spec("DET-10", "unlocated and no square guessed: a miss", ATTACK, **_GUESS),
+        "DET-10.noTarget": _spec(
+            "DET-10", "nobody stands at the guessed square: a miss", ("attacker",), **_GUESS
+        ),
+        "DET-10.full": _spec("DET-10", "the attack counts in full", ATTACK, **_ATTACK_COUNTS),
+        "DET-10.halved": _spec(
+            "DET-10",
+            "the attack's successes, extra successes and effect points halved",
+            ATTACK,
+            **_ATTACK_COUNTS,
+        ),
+        "DET-10.guessed": _spec(
+            "DET-10",
+            "halved, and only at a guessed position (a right guess counts as approximate)",
+            ATTACK,
+            **_ATTACK_COUNTS,
+        ),
+        "DET-10.spell": _spec(
+            "DET-10", "a spell at the target works with a chance", ATTACK, **_ATTACK_COUNTS
+        ),
+        "DET-10.noSpell": _spec("DET-10", "a spell is not allowed at the target", ATTACK, **_ATTACK_COUNTS),
+        "DET-10.damageHalved": _spec(
+            "DET-10",
+            "each damage instance of a halved attack counts half (round down)",
+            ATTACK,
+            before={"type": "array", "items": INT},
+            after={"type": "array", "items": INT},
         ),
         # health (HEALTH-2/4/6/7/13): the actor and the track
         "HEALTH-2.damage": _spec(

@@ -528,7 +528,7 @@ function energyParams(data, i18n, word) {
 export const STEP_KEY = "VTTBRIDGE.Step";
 
 /** Data fields that name a step's subjects (actor uuids or token ids): shown by their names. */
-export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent"]);
+export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent", "attacker"]);
 
 /** Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`). */
 export const COUNT_FIELDS = Object.freeze({
@@ -543,7 +543,12 @@ export const COUNT_FIELDS = Object.freeze({
   lapsed: "result",
   actors: "actor",
   tokens: "token",
+  extraSuccesses: "extra",
+  effectPoints: "effectPoint",
 });
+
+/** Fields holding a locate state (DET-4), worded by `Card.Locate.<state>`. */
+const LOCATE_FIELDS = new Set(["result", "before", "locate", "state", "shown", "rules"]);
 
 /**
  * A count in the reader's language with its plural form ("1 success", "2 successes"; zh-CN has one
@@ -557,6 +562,17 @@ export function countWord(count, word, i18n) {
   const base = `${STEP_KEY}.Count.${word}`;
   const key = i18n.has(`${base}.${category}`) ? `${base}.${category}` : `${base}.other`;
   return i18n.format(key, { count: String(count) });
+}
+
+/**
+ * When a GM's pin ends (`until`: "scene", "move" or `{round}`), in the reader's language.
+ * @param {unknown} until
+ * @param {I18n} i18n
+ */
+function untilWords(until, i18n) {
+  if (typeof until === "string") return i18n.has(`${STEP_KEY}.Until.${until}`) ? i18n.localize(`${STEP_KEY}.Until.${until}`) : until;
+  const round = /** @type {{round?: unknown}} */ (until ?? {}).round;
+  return i18n.format(`${STEP_KEY}.Until.round`, { round: String(round ?? "?") });
 }
 
 /**
@@ -576,8 +592,13 @@ export function keyedParams(step, i18n, names) {
   const out = {};
   for (const [field, value] of Object.entries(data)) {
     if (SUBJECT_FIELDS.includes(field) && typeof value === "string") out[field] = names?.(value) ?? value;
+    else if (SUBJECT_FIELDS.includes(field) && value === null) out[field] = i18n.localize(`${STEP_KEY}.Every`);
     else if (field in counts && typeof value === "number") out[field] = countWord(value, counts[field], i18n);
-    else if (field === "result" || field === "before") out[field] = card("Locate", value);
+    else if (LOCATE_FIELDS.has(field) && typeof value === "string") out[field] = card("Locate", value);
+    else if (field === "spell") out[field] = card("Spell", value);
+    else if (field === "spellChance" && typeof value === "number") out[field] = `${Math.round(value * 100)}%`;
+    else if (field === "by") out[field] = typeof value === "string" && value ? value : i18n.localize(`${STEP_KEY}.TheGM`);
+    else if (field === "until") out[field] = untilWords(value, i18n);
     else if (field === "side") out[field] = card("Side", value);
     else if (field === "reason") out[field] = card("Reason", value);
     else if (field === "status") out[field] = card("Status", value);

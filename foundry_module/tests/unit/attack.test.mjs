@@ -68,7 +68,7 @@ test("iwrChanges: only the steps that changed the amount (12 fire → 7: resista
     { rule: "HEALTH-2", text: "7 L", data: { lethal: 7 } },
   ];
   assert.deepEqual(iwrChanges(log), [log[1]]);
-  const missed = [{ rule: "DET-10", text: "the guessed square is wrong: the attack misses", data: { guess: "DET-10.guess", guessed: true, right: false } }];
+  const missed = [{ rule: "DET-10", text: "the guessed square is wrong: the attack misses", key: "DET-10.guessWrong", data: { attacker: "tMe", target: "tB", guessed: true, right: false } }];
   assert.equal(attackMissed(missed), true);
   assert.deepEqual(iwrChanges(missed), missed);
   assert.equal(attackMissed(log), false);
