@@ -35,7 +35,7 @@ from vtt_bridge.document.visibility import (
     scale_squared,
     token_actor,
 )
-from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, about
 from vtt_bridge.rules.detection import (
     STATES,
     AttackConsequence,
@@ -108,8 +108,11 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
             data={"observer": observer, "target": target, "distance": distance, "units": units},
             key="DET-5.distance",
         ),
-        *stages.steps,
-        *standing_steps(result, now, round_number, bool(pair.key), stages.state.level),
+        *about(
+            (*stages.steps, *standing_steps(result, now, round_number, bool(pair.key), stages.state.level)),
+            observer=observer,
+            target=target,
+        ),
         Step(
             rule="DET-4",
             text=f"{observer} locates {target}: {located}",
@@ -274,6 +277,7 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
                 f"{changed} pairs changed"
             ),
             data={"token": action.token, "changedPairs": changed},
+            key="DET-5.moved",
         ),
     )
     return Ruling(state=after, log=log)
