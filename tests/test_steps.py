@@ -552,10 +552,14 @@ WATCH_SCRIPT: list[tuple[str, dict[str, Any]]] = [
 """The watch's script (DET-3..8 in explain, a move, rolls with every kind of step)."""
 
 
+WORLDS: dict[str, World] = {}
+"""Each script's world after it ran, by scene id."""
+
+
 def run(state: dict[str, Any], script: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     """Every step a script over a synced world writes, as the wire shows them (actions, upserts and
     queries through the real world layer, its dice seeded)."""
-    world = World(state["scene"]["id"])
+    world = WORLDS[state["scene"]["id"]] = World(state["scene"]["id"])
     roller = SeededRoller(3)
     log: list[dict[str, Any]] = []
 
@@ -679,3 +683,29 @@ def test_DET_4_explain_answers_with_a_summary_first() -> None:
     first = answer["log"][0]
     assert first["key"] == "DET-4.summary"
     assert first["text"].startswith("tokBran locates tokAssassin unlocated")
+
+
+@pytest.mark.parametrize("scene_id", ["crypt", "watch"])
+def test_every_explain_answer_starts_with_its_one_line_summary(scene_id: str) -> None:
+    """DET-4: for every ordered pair of tokens, explain's first step is `DET-4.summary`, whose text
+    reads "<observer> locates <target> <state>: <means>, <rule>" and agrees with the answer."""
+    written()
+    world = WORLDS[scene_id]
+    tokens = sorted(world.state.tokens)
+    for observer in tokens:
+        for target in tokens:
+            if observer == target:
+                continue
+            answer = world.query({"kind": "explain", "observer": observer, "target": target})
+            first = answer["log"][0]
+            assert first["key"] == "DET-4.summary", (observer, target, first)
+            data = first["data"]
+            assert (data["observer"], data["target"], data["result"]) == (
+                observer,
+                target,
+                answer["data"]["locate"],
+            )
+            means = f"{data['means']}, " if data["means"] else ""
+            assert (
+                first["text"] == f"{observer} locates {target} {data['result']}: {means}{data['decidedBy']}"
+            )

@@ -359,6 +359,21 @@ export function plainValue(value) {
  * @returns {Record<string, string>}
  */
 export function stepParams(step, i18n, names) {
+  const out = fieldParams(step, i18n, names);
+  for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
+  return out;
+}
+
+/**
+ * The data fields of a step in the reader's language, not yet escaped: each field formatted for its
+ * kind (immunities, pools, traits, conditions, sources ...), plus the parameters `DERIVED_PARAMS`
+ * derives from declared fields.
+ * @param {Step} step
+ * @param {I18n} i18n
+ * @param {(id: string) => string|undefined} [names]
+ * @returns {Record<string, string>}
+ */
+function fieldParams(step, i18n, names) {
   const data = step.data ?? {};
   const word = (/** @type {string} */ group, /** @type {unknown} */ value) => {
     const key = `${CARD_KEY}.${group}.${value}`;
@@ -398,9 +413,15 @@ export function stepParams(step, i18n, names) {
     const { healthy, bashing = 0, lethal = 0, aggravated = 0 } = data;
     out.boxes = i18n.format(`${CARD_KEY}.Boxes`, { healthy: String(healthy), bashing: String(bashing), lethal: String(lethal), aggravated: String(aggravated) });
   }
-  for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
   return out;
 }
+
+/** Parameters a sentence may use besides the declared fields, each made from the fields it lists. */
+export const DERIVED_PARAMS = Object.freeze({
+  boxes: ["healthy", "bashing", "lethal", "aggravated"],
+  immunitySource: ["immunity"],
+  replacedSource: ["replaced"],
+});
 
 /** @typedef {(group: string, value: unknown) => string} Word a table value in the reader's language */
 
@@ -528,7 +549,7 @@ function energyParams(data, i18n, word) {
 export const STEP_KEY = "VTTBRIDGE.Step";
 
 /** Data fields that name a step's subjects (actor uuids or token ids): shown by their names. */
-export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent", "attacker"]);
+export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent", "attacker", "token"]);
 
 /** Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`). */
 export const COUNT_FIELDS = Object.freeze({
@@ -546,6 +567,30 @@ export const COUNT_FIELDS = Object.freeze({
   extraSuccesses: "extra",
   effectPoints: "effectPoint",
 });
+
+/** Count fields of one key whose word is not the field's own (`key → field → word`). */
+export const KEY_COUNT_FIELDS = Object.freeze({
+  "DICE-3.extra": { extra: "extra", total: "success" },
+  "DICE-3.noExtra": { extra: "extra" },
+  "DICE-1.rolled": { successes: "success" },
+});
+
+/** Fields holding a Rank's number (DET-2/7: unranked 0 ... S 5, S+1 6), shown as the Rank's letter. */
+const RANK_NUMBER_FIELDS = new Set(["effectiveRank", "antiRank"]);
+
+/** The Ranks by number (RANK-1); 6 is S+1 (DET-2: a means one Rank above S). */
+export const RANK_LETTERS = Object.freeze(["unranked", "D", "C", "B", "A", "S", "S+1"]);
+
+/**
+ * A Rank's number as its letter ("3" → "B"); unranked in the reader's language.
+ * @param {number} number
+ * @param {I18n} i18n
+ */
+export function rankLetter(number, i18n) {
+  const letter = RANK_LETTERS[number] ?? String(number);
+  const key = `${CARD_KEY}.Rank.${letter}`;
+  return letter === "unranked" && i18n.has(key) ? i18n.localize(key) : letter;
+}
 
 /** Fields holding a locate state (DET-4), worded by `Card.Locate.<state>`. */
 const LOCATE_FIELDS = new Set(["result", "before", "locate", "state", "shown", "rules"]);
@@ -588,10 +633,11 @@ export function keyedParams(step, i18n, names) {
   const word = (/** @type {string} */ key, /** @type {unknown} */ value) => (i18n.has(key) ? i18n.localize(key) : String(value));
   const card = (/** @type {string} */ group, /** @type {unknown} */ value) => word(`${CARD_KEY}.${group}.${value}`, value);
   const counts = /** @type {Record<string, string>} */ (COUNT_FIELDS);
-  /** @type {Record<string, string>} */
-  const out = {};
+  const keyCounts = /** @type {Record<string, Record<string, string>>} */ (KEY_COUNT_FIELDS)[step.key ?? ""] ?? {};
+  const out = fieldParams(step, i18n, names);
   for (const [field, value] of Object.entries(data)) {
-    if (SUBJECT_FIELDS.includes(field) && typeof value === "string") out[field] = names?.(value) ?? value;
+    if (field in keyCounts && typeof value === "number") out[field] = countWord(value, keyCounts[field], i18n);
+    else if (SUBJECT_FIELDS.includes(field) && typeof value === "string") out[field] = names?.(value) ?? value;
     else if (SUBJECT_FIELDS.includes(field) && value === null) out[field] = i18n.localize(`${STEP_KEY}.Every`);
     else if (field in counts && typeof value === "number") out[field] = countWord(value, counts[field], i18n);
     else if (LOCATE_FIELDS.has(field) && typeof value === "string") out[field] = card("Locate", value);
@@ -607,9 +653,10 @@ export function keyedParams(step, i18n, names) {
     else if (field === "wins") out[field] = word(`${STEP_KEY}.Wins.${value}`, value);
     else if (field === "dp") out[field] = typeof value === "number" && value > 0 ? `+${value}` : String(value);
     else if (field === "conditions") out[field] = Array.isArray(value) && value.length ? `; ${value.map((c) => card("Condition", c)).join(", ")}` : "";
-    else if (field === "means") out[field] = typeof value === "string" ? `${value}, ` : "";
+    else if (field === "means" && step.key === "DET-4.summary") out[field] = typeof value === "string" ? `${value}, ` : "";
     else if (field === "old" || field === "new") out[field] = value === null || value === undefined ? i18n.localize(`${STEP_KEY}.Nothing`) : JSON.stringify(value);
-    else out[field] = plainValue(value);
+    else if (RANK_NUMBER_FIELDS.has(field) && typeof value === "number") out[field] = rankLetter(value, i18n);
+    else if (!(field in out)) out[field] = plainValue(value);
   }
   for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
   return out;
