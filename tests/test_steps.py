@@ -14,6 +14,7 @@ import pytest
 from vtt_bridge.actions.registry import ACTION_ADAPTER, QUERY_ADAPTER
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.errors import RequestError
+from vtt_bridge.pages import SUBJECTS
 from vtt_bridge.protocol import json_schema
 from vtt_bridge.rules.steps import EVERY, STEPS
 from vtt_bridge.world import World
@@ -626,6 +627,7 @@ def test_the_exported_catalogue_is_the_declared_one() -> None:
     for key, spec in STEPS.items():
         assert key.startswith(spec.rule + "."), key
         assert set(spec.subjects) <= set(spec.fields)
+        assert set(spec.subjects) <= set(SUBJECTS), f"the status page does not name {key}'s subjects"
 
 
 def test_every_step_written_has_a_declared_key_and_exactly_its_fields() -> None:
