@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
@@ -111,7 +111,7 @@ def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     for s in steps:
         fields = STEPS[s.key].fields
         add = {k: v for k, v in subjects.items() if k in fields}
-        out.append(replace(s, data={**s.data, **add}) if add else s)
+        out.append(Step(rule=s.rule, text=s.text, data={**s.data, **add}, key=s.key) if add else s)
     return out
 
 
