@@ -23,7 +23,9 @@
   }
 
   function showButtons() {
-    for (const button of document.querySelectorAll("button[data-mode]")) button.hidden = false;
+    for (const button of document.querySelectorAll("button[data-mode]")) {
+      if (button instanceof HTMLElement) button.hidden = false;
+    }
   }
 
   /** Ask for the token in the page's dialog; null when cancelled. @returns {Promise<string|null>} */
