@@ -182,13 +182,14 @@ export async function askReveals(log) {
 }
 
 /**
- * Post a card for each ruling of a connection; the request a ruling answers (when this browser
- * sent it) names the card's kind and subject.
+ * Post a card for each ruling of a connection, this browser's or another client's (a pushed patch
+ * names its action id and kind, so its card has an Undo too); the request a ruling answers (when
+ * this browser sent it) names the card's kind and subject.
  * @param {any} connection a BridgeConnection
  * @param {(key: string) => unknown} getSetting
  */
 function followConnection(connection, getSetting) {
-  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>, id?: string}}} */ event) => {
+  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>, id?: string}, action?: string, kind?: string}} */ event) => {
     if (!game.user.isGM) return;
     const undone = undoneBy(event.log);
     if (undone) await markCard(undone.action, undone.undone);
@@ -201,10 +202,10 @@ function followConnection(connection, getSetting) {
         {
           log: event.log,
           rolls: event.rolls,
-          kind: typeof action?.kind === "string" ? action.kind : undefined,
+          kind: typeof action?.kind === "string" ? action.kind : event.kind,
           subject: subjectId ? nameOf(subjectId) : undefined,
           named: subjectId ? [subjectId] : [],
-          ruling: rulingFlag(event.log, event.request, event.rev, scene()?.id ?? null),
+          ruling: rulingFlag(event, scene()?.id ?? null),
         },
         String(getSetting("rulingCards") ?? "public"),
       );

@@ -79,7 +79,21 @@
  *              https://foundryvtt.com/api/interfaces/foundry.types.KeybindingActionConfig.html.
  *              The stand-in refuses a second registration of one action, one without `name`, and one
  *              after `init` (the module's own reading, visibility-canvas.mjs: "keybindings must be
- *              registered during init"); `press` runs onDown only for a GM when restricted.
+ *              registered during init").
+ *              A binding (KeybindingActionBinding) names its `key` by "The KeyboardEvent#code value"
+ *              (https://foundryvtt.com/api/interfaces/foundry.types.KeybindingActionBinding.html, codes
+ *              as https://developer.mozilla.org/en-US/docs/Web/API/KeyboardEvent/code/code_values:
+ *              "KeyZ", not "z") and its `modifiers` from KeyboardManager.MODIFIER_KEYS, written as the
+ *              register example writes them ("Control", "Alt"; "Shift") —
+ *              https://foundryvtt.com/api/v14/classes/foundry.helpers.interaction.ClientKeybindings.html;
+ *              the KeyboardManager's PROTECTED_KEYS ("reserved for browser-level actions": F5, F11,
+ *              F12, PrintScreen, ScrollLock, NumLock, CapsLock) "should not be used" —
+ *              https://foundryvtt.com/api/v14/classes/foundry.helpers.interaction.KeyboardManager.html.
+ *              The stand-in refuses any other binding; `pressKey(code, modifiers, user)` runs the
+ *              onDown of each action bound to exactly that key and those modifiers (for a GM only
+ *              when restricted) with a KeyboardEventContext
+ *              (https://foundryvtt.com/api/interfaces/foundry.types.KeyboardEventContext.html),
+ *              until one returns true ("the event is consumed and no further keybinds execute").
  * [targets]    User#targets, "the current set of Tokens which are targeted by the User" —
  *              https://foundryvtt.com/api/classes/foundry.documents.User.html; a Set that dispatches
  *              the targetToken(user, token, targeted) hook whenever it changes —
@@ -476,6 +490,13 @@ export class FakeScene extends FakeDocument {
  * A tiny Foundry world of one version: users, actors, scenes with tokens, hooks, fromUuid,
  * CONFIG.statusEffects, `game.socket` and v13+ queries between connected clients.
  */
+/** [keys] KeyboardEvent#code values a binding may name (letters, digits, function keys, the rest). */
+const KEY_CODE = /^(Key[A-Z]|Digit[0-9]|Numpad([0-9]|Add|Subtract|Multiply|Divide|Decimal|Enter)|F([1-9]|1[0-9]|2[0-4])|Arrow(Up|Down|Left|Right)|Escape|Enter|Space|Tab|Backspace|Delete|Insert|Home|End|PageUp|PageDown|Minus|Equal|BracketLeft|BracketRight|Backslash|Semicolon|Quote|Backquote|Comma|Period|Slash|PrintScreen|ScrollLock|NumLock|CapsLock)$/;
+/** [keys] KeyboardManager.PROTECTED_KEYS */
+const PROTECTED_KEYS = ["F5", "F11", "F12", "PrintScreen", "ScrollLock", "NumLock", "CapsLock"];
+/** [keys] KeyboardManager.MODIFIER_KEYS, as bindings write them */
+const MODIFIER_KEYS = ["Alt", "Control", "Shift"];
+
 /** [keys] game.keybindings. */
 export class FakeKeybindings {
   constructor() {
@@ -491,19 +512,45 @@ export class FakeKeybindings {
     if (this.initialized) throw new Error(`keybinding ${id} registered after init`);
     if (this.actions.has(id)) throw new Error(`keybinding ${id} registered twice`);
     if (typeof data?.name !== "string") throw new Error(`keybinding ${id} has no name`);
+    for (const binding of [...(data.editable ?? []), ...(data.uneditable ?? [])]) {
+      if (typeof binding?.key !== "string" || !KEY_CODE.test(binding.key) || PROTECTED_KEYS.includes(binding.key)) {
+        throw new Error(`keybinding ${id}: ${JSON.stringify(binding?.key)} is not a KeyboardEvent#code a binding may use`);
+      }
+      for (const modifier of binding.modifiers ?? []) {
+        if (!MODIFIER_KEYS.includes(modifier)) throw new Error(`keybinding ${id}: ${JSON.stringify(modifier)} is not a modifier key (${MODIFIER_KEYS.join(", ")})`);
+      }
+    }
     this.actions.set(id, { ...data, namespace });
   }
 
   /**
-   * Press the action's key as `user`: its onDown runs (a restricted one for a GM only).
-   * @param {string} namespace @param {string} action @param {{isGM: boolean}} user
-   * @returns {boolean} whether the event was consumed
+   * Press a key (a KeyboardEvent#code) with exactly these modifiers held, as `user`: the onDown of
+   * each action bound to it runs, until one consumes the event.
+   * @param {string} code e.g. "KeyZ"
+   * @param {string[]} modifiers e.g. ["Alt"]
+   * @param {{isGM: boolean}} user
+   * @returns {boolean} whether an action consumed the event
    */
-  press(namespace, action, user) {
-    const config = this.actions.get(`${namespace}.${action}`);
-    if (!config || typeof config.onDown !== "function") return false;
-    if (config.restricted && !user.isGM) return false;
-    return config.onDown({ key: config.editable?.[0]?.key, isShift: false, isAlt: true, isControl: false, repeat: false }) === true;
+  pressKey(code, modifiers, user) {
+    const held = [...modifiers].sort().join("+");
+    const context = {
+      key: code,
+      logicalKey: code.replace(/^Key/, "").toLowerCase(),
+      isAlt: modifiers.includes("Alt"),
+      isControl: modifiers.includes("Control"),
+      isShift: modifiers.includes("Shift"),
+      hasModifier: modifiers.length > 0,
+      modifiers: [...modifiers],
+      up: false,
+      repeat: false,
+    };
+    for (const [id, config] of this.actions) {
+      const bindings = [...(config.editable ?? []), ...(config.uneditable ?? [])];
+      if (!bindings.some((b) => b.key === code && [...(b.modifiers ?? [])].sort().join("+") === held)) continue;
+      if (config.restricted && !user.isGM) continue;
+      if (typeof config.onDown === "function" && config.onDown({ ...context, action: id }) === true) return true;
+    }
+    return false;
   }
 }
 
