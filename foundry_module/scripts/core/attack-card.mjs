@@ -123,3 +123,33 @@ export function attackerAnswer(data) {
   for (const field of ["successes", "extraSuccesses", "effectPoints", "halved", "spellChance"]) if (field in data) out[field] = data[field];
   return out;
 }
+
+/**
+ * What the players may read of a `roll` against an opponent: the roller's own rolls (`by` the
+ * rolling actor), its successes and whether it won (DICE-5); never the opponent's pool or dice.
+ * Null when the action is no roll against an opponent.
+ * @param {Step[]} log
+ * @param {{by?: string, successes?: number}[]} rolls the ruling's engine rolls
+ * @param {Record<string, any>|undefined} action
+ * @returns {{actor: string, opponent: string, successes: number, wins: boolean|null, rolls: any[]}|null}
+ */
+export function publicRoll(log, rolls, action) {
+  if (!isObject(action) || action.kind !== "roll" || typeof action.actor !== "string" || typeof action.opponent !== "string") return null;
+  const own = (Array.isArray(rolls) ? rolls : []).filter((r) => isObject(r) && r.by === action.actor);
+  const opposed = log.find((s) => s.rule === "DICE-5" && isObject(s.data) && typeof s.data.wins === "boolean");
+  const successes = own.reduce((sum, r) => sum + (Number.isSafeInteger(r.successes) ? Number(r.successes) : 0), 0);
+  return { actor: action.actor, opponent: action.opponent, successes, wins: opposed ? !!opposed.data?.wins : null, rolls: own };
+}
+
+/**
+ * The players' card of a roll against an opponent: the roller and the opponent as the players may
+ * name them ("Someone"), the successes, won or failed.
+ * @param {{actor: string, target: string, successes: number, wins: boolean|null}} roll names as shown
+ * @param {I18n} i18n
+ * @returns {string}
+ */
+export function renderPublicRollCard({ actor, target, successes, wins }, i18n) {
+  const which = wins === null ? "Roll" : wins ? "RollWon" : "RollLost";
+  const line = i18n.format(`VTTBRIDGE.Attack.Card.${which}`, { actor, target, successes: String(successes) });
+  return `<div class="vtt-bridge-ruling vtt-bridge-roll-public"><header>${escapeHtml(line)}</header></div>`;
+}

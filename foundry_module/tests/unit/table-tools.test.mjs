@@ -371,7 +371,7 @@ async function postAsGm(world, requests, results) {
 /** What of a target a player must never read: names, ids, art, Health, effects, disposition. */
 const SECRETS = ["Thief", "thief", "tT", "Ghost", "ghost", "tG", "webp", "Health", "lethal", "bashing", "resist", "HOSTILE", "disposition", "invisib"];
 
-test("DET-10 the player's card of an attack on a silhouette names it Someone: hit, the successes halved; a wrong square: that square missed, naming no one; the GM's whispered card names the target", async (t) => {
+test("DET-10 the player's card of an attack on a silhouette names it Someone: hit, the successes halved; a wrong square: that square missed, naming no one; a roll against it: Someone, the roller's own dice; the GM's whispered card names the target", async (t) => {
   t.after(cleanup);
   const { world, ann, token, sent, dialogs, tools } = table("ann");
   await frame();
@@ -385,17 +385,24 @@ test("DET-10 the player's card of an attack on a silhouette names it Someone: hi
     g.canvas.stage.press(0, point[0], point[1]);
   }
   assert.equal(sent.length, 3, JSON.stringify(sent));
-  const results = (await sidecarRulings(SIDECAR_STATE, [...PINS, ...sent])).slice(2);
+  const roll = { kind: "roll", actor: "Actor.ayla", pool: 4, opponent: "Actor.thief", opposed: { pool: 3 } };
+  const requests = [...sent, roll];
+  const results = (await sidecarRulings(SIDECAR_STATE, [...PINS, ...requests])).slice(2);
   assert.ok(results.every((r) => !r.error), JSON.stringify(results.map((r) => r.error)));
-  await postAsGm(world, sent, results);
+  await postAsGm(world, requests, results);
   const shown = world.visibleTo(ann);
   const whispered = [...world.messages.values()].filter((/** @type {any} */ m) => !shown.includes(m));
   const texts = shown.map((/** @type {any} */ m) => [String(m._source.content), ...(m._source.rolls ?? []).map((/** @type {any} */ r) => JSON.stringify(r))].join(" "));
-  assert.equal(texts.length, 3, `the player has a card of each attack: ${texts.join(" | ")}`);
+  assert.equal(texts.length, 4, `the player has a card of each attack and the roll: ${texts.join(" | ")}`);
   const someone = "Someone: hit; located only roughly, the successes count half: 3 → 1 (DET-10)";
   assert.ok(texts[0].includes("Ayla attacks") && texts[0].includes(someone), texts[0]);
   assert.ok(texts[1].includes("The attack on that square missed (DET-10)."), texts[1]);
   assert.ok(texts[2].includes("The attack on that square hit someone; a guessed square counts as approximate: successes 3 → 1 (DET-10)"), texts[2]);
+  const wins = results[3].log.find((/** @type {any} */ s) => s.rule === "DICE-5").data.wins;
+  const own = results[3].rolls.find((/** @type {any} */ r) => r.by === "Actor.ayla");
+  assert.ok(texts[3].includes(`Ayla rolls against Someone: ${own.successes} successes, and ${wins ? "wins" : "fails"} (DICE-5)`), texts[3]);
+  const rolled = shown[3]._source.rolls.map((/** @type {any} */ r) => (typeof r === "string" ? JSON.parse(r) : r));
+  assert.deepEqual(rolled.map((/** @type {any} */ r) => r.terms[0].number), [4], "only the roller's own dice, never the opponent's pool");
   for (const text of texts) for (const secret of SECRETS) assert.ok(!text.includes(secret), `a card the player sees carries ${secret}: ${text}`);
   for (const message of shown) assert.deepEqual(message._source.whisper ?? [], [], "the players' card is public");
   // the GM's cards are whispered to the GMs only, and name the target
