@@ -189,3 +189,33 @@ def test_the_inverse_reads_one_field_of_an_actor_or_token_as_the_whole_dump_hold
             for name, value in whole.items():
                 assert reader.value_at(f"/{head}/{member_id}/{name}") == value, (head, member_id, name)
             assert reader.value_at(f"/{head}/{member_id}/noSuchField") is patch.MISSING
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.lists(actions, min_size=1, max_size=12), st.integers(0, 2**32))
+def test_the_inverse_the_diff_reads_along_equals_the_one_read_from_the_state_before(
+    steps: list[dict[str, Any]], seed: int
+) -> None:
+    """A ruling's inverse takes the old values the diff read anyway (scalar fields, visibility cells;
+    `patch.Olds`) and reads the rest: op for op it is what a `Reader` of the state before gives, for
+    rulings, undos and redos alike."""
+    from vtt_bridge import patch
+
+    world = synced_world()
+    made: list[str] = []
+    for i, payload in enumerate(steps):
+        for action_id, body in (
+            (f"a{i}", payload),
+            (f"u{i}", {"kind": "undo", "action": made[-1] if made else ""}),
+        ):
+            before = world.state
+            try:
+                pending = world.prepare_action(action_id, body, SeededRoller(seed + i))
+            except RequestError:
+                continue
+            assert not isinstance(pending, str) and pending.entry is not None
+            entry = pending.entry
+            assert entry.inverse == tuple(patch.inverse_ops(before, entry.forward)), body
+            world.commit(pending, "{}")
+            if action_id.startswith("a"):
+                made.append(action_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
@@ -108,7 +108,8 @@ class Step:
 def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     """The steps with their subjects (actor, observer, target, track ...) added to their data: a rule
     function does not know whose track it rules on, the action that calls it does."""
-    return [replace(s, data={**(s.data or {}), **subjects}) for s in steps]
+    # Step's own constructor, not `dataclasses.replace` (a tenth of its time); a test holds the two equal
+    return [Step(s.rule, s.text, {**s.data, **subjects} if s.data else dict(subjects), s.key) for s in steps]
 
 
 class RuleViolation(Exception):
