@@ -100,3 +100,19 @@ async def test_the_checkpoint_runs_in_the_writer_thread(
             break
         await asyncio.sleep(0.02)
     assert threads and all(name.startswith("vtt-bridge-store") for name in threads)
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_values, st.text(min_size=1, max_size=20), st.none() | st.text(min_size=1, max_size=20))
+def test_a_long_rulings_result_is_sent_as_the_same_text(value: Any, msg_id: str, re: str | None) -> None:
+    """A long ruling's result goes out as UTF-8 made in the worker: decoded a slice at a time (here
+    8 bytes) it is `dumps`' text, and its envelope is `envelope`'s, encoded."""
+    original = server.DECODE_CHUNK
+    server.DECODE_CHUNK = 8
+    try:
+        data = orjson.dumps(value)
+        assert server.decoded_in_turns(data) == data.decode()
+        expected = server.envelope("result", data.decode(), msg_id, re).encode()
+        assert server.envelope_bytes("result", data, msg_id, re) == expected
+    finally:
+        server.DECODE_CHUNK = original

@@ -130,8 +130,8 @@ class Client:
     sync_timer: asyncio.TimerHandle | None = None
     """Drops the buffered `sync` parts when the next part is late (`Limits.sync_timeout`)."""
 
-    def send(self, text: str) -> None:
-        """Queue one message to this client (never waits on its socket)."""
+    def send(self, text: str | bytes) -> None:
+        """Queue one message to this client, as text or as its UTF-8 (never waits on its socket)."""
         if self.outbox is not None:
             self.outbox.put(text)
 

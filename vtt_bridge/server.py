@@ -16,6 +16,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
@@ -69,6 +70,12 @@ def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
     return f'{head}"type":"{type_}","payload":{payload_json}}}'
 
 
+def envelope_bytes(type_: str, payload_data: bytes, msg_id: str, re: str | None) -> bytes:
+    """`envelope(...)` as UTF-8, its payload already serialized as UTF-8 (a long ruling's megabytes
+    are neither copied into a str nor encoded on the loop)."""
+    return envelope(type_, "", msg_id, re)[:-1].encode() + payload_data + b"}"
+
+
 def _json_default(value: Any) -> Any:
     """JSON for what a rule put in a step's data beyond plain JSON (a model, a set)."""
     if isinstance(value, BaseModel):
@@ -83,6 +90,14 @@ def dumps(value: Any) -> str:
     return orjson.dumps(value, default=_json_default).decode()
 
 
+@dataclass(frozen=True)
+class Dumped:
+    """A result's JSON as text and as the UTF-8 it is sent as."""
+
+    text: str
+    data: bytes
+
+
 DUMP_CHUNK = 2000
 """Items of a long list that `dumps_in_turns` dumps in one call."""
 
@@ -91,7 +106,25 @@ def dumps_in_turns(value: Any) -> str:
     """`dumps(value)`, the same text, in calls of at most `DUMP_CHUNK` items of each long list (of
     an object's values or of a list itself): for a worker thread, which then hands the interpreter
     to the event loop between calls. One call over a round's megabytes held it for tens of ms."""
-    return _dumped_in_turns(value).decode()
+    return decoded_in_turns(_dumped_in_turns(value))
+
+
+DECODE_CHUNK = 1 << 18
+"""Bytes of UTF-8 that `decoded_in_turns` decodes in one call."""
+
+
+def decoded_in_turns(data: bytes) -> str:
+    """`data.decode()` a slice at a time, each ending at an ASCII comma (never inside a character)."""
+    if len(data) <= DECODE_CHUNK:
+        return data.decode()
+    parts = []
+    start = 0
+    while start < len(data):
+        end = data.find(b",", start + DECODE_CHUNK)
+        end = len(data) if end < 0 else end
+        parts.append(data[start:end].decode())
+        start = end
+    return "".join(parts)
 
 
 def _dumped_in_turns(value: Any) -> bytes:
@@ -326,25 +359,24 @@ async def _commit(
     pending: Pending,
     msg_id: str,
     kind: str,
-    result_json: str | None = None,
+    dumped: Dumped | None = None,
 ) -> None:
     """Store the ruling, then acknowledge it, commit it, and push it to the world's other clients
-    (into their queues: a ruling never waits on a socket). `result_json`: the result's JSON when the
+    (into their queues: a ruling never waits on a socket). `dumped`: the result's JSON when the
     worker that ruled has written it already (a long ruling's megabytes are not dumped on the loop).
 
     A large ruling (`STORE_THREAD_BYTES`) or one with a snapshot is written in the store's thread,
     and committed to the world once stored whatever happens to the caller meanwhile (shielded): the
     world never falls behind its store. The acknowledgement goes out before the world's bookkeeping;
     no other message is handled in between (nothing is awaited), and the client reads it meanwhile."""
-    if result_json is None:
-        result_json = dumps(pending.result)
+    result_json = dumps(pending.result) if dumped is None else dumped.text
     snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     if snapshot is None and len(result_json) <= STORE_THREAD_BYTES:
         await _store(bridge, world, pending, result_json, None, off_loop=False)
-        _committed(bridge, client, world, pending, msg_id, kind, result_json)
+        _committed(bridge, client, world, pending, msg_id, kind, result_json, dumped)
         return
     await asyncio.shield(
-        _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot)
+        _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot, dumped)
     )
 
 
@@ -357,18 +389,29 @@ async def _stored_then_committed(
     kind: str,
     result_json: str,
     snapshot: WorldState | None,
+    dumped: Dumped | None,
 ) -> None:
     await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
-    _committed(bridge, client, world, pending, msg_id, kind, result_json)
+    _committed(bridge, client, world, pending, msg_id, kind, result_json, dumped)
 
 
 def _committed(
-    bridge: Bridge, client: Client, world: World, pending: Pending, msg_id: str, kind: str, result_json: str
+    bridge: Bridge,
+    client: Client,
+    world: World,
+    pending: Pending,
+    msg_id: str,
+    kind: str,
+    result_json: str,
+    dumped: Dumped | None = None,
 ) -> None:
     """A stored ruling acknowledged, made the world's state, recorded and pushed."""
     new_rev = pending.result["rev"]
     bridge.dirty = True
-    client.send(envelope("result", result_json, bridge.next_id(), msg_id))
+    if dumped is None:
+        client.send(envelope("result", result_json, bridge.next_id(), msg_id))
+    else:
+        client.send(envelope_bytes("result", dumped.data, bridge.next_id(), msg_id))
     world.commit(pending, result_json)
     bridge.changes += 1
     bridge.recent.append(RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time()))
@@ -526,10 +569,10 @@ async def _rule(
     """Rule on a `sync`, `upsert` or `action` (in a worker thread when it is long), then commit it."""
     offload = _long(type_, payload, world)
     if type_ == "action":
-        result_json: str | None = None
+        dumped: Dumped | None = None
         try:
             if offload:
-                prepared, result_json = await asyncio.to_thread(
+                prepared, dumped = await asyncio.to_thread(
                     _dumped, world.prepare_action, msg_id, payload, bridge.roller
                 )
             else:
@@ -542,12 +585,12 @@ async def _rule(
         if isinstance(prepared, str):
             client.send(envelope("result", prepared, bridge.next_id(), msg_id))
             return
-        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), result_json)
+        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), dumped)
         return
     if type_ == "sync":
         if offload:
-            pending, result_json = await asyncio.to_thread(_dumped, world.prepare_sync, payload, msg_id)
-            await _commit(bridge, client, world, pending, msg_id, type_, result_json)
+            pending, dumped = await asyncio.to_thread(_dumped, world.prepare_sync, payload, msg_id)
+            await _commit(bridge, client, world, pending, msg_id, type_, dumped)
             return
         pending = world.prepare_sync(payload, msg_id)
     else:
@@ -556,7 +599,7 @@ async def _rule(
     await _commit(bridge, client, world, pending, msg_id, type_)
 
 
-def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, str | None]:
+def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
     """In a worker: a long ruling prepared, and its result's JSON (None for a stored reply's text).
 
     The objects alive when it starts (the worlds' documents: millions in a big scene) are moved out
@@ -567,7 +610,8 @@ def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, str | None]:
     gc.freeze()
     prepared = prepare(*args)
     if isinstance(prepared, Pending):
-        return prepared, dumps_in_turns(prepared.result)
+        data = _dumped_in_turns(prepared.result)
+        return prepared, Dumped(decoded_in_turns(data), data)
     return prepared, None
 
 
