@@ -225,7 +225,9 @@ def _diff_visibility(
             old_row, row = before.get(observer), after.get(observer)
             if old_row is None or row is None or old_row is row:
                 continue  # a whole row added or removed above, or unchanged
-            _cell_op(f"/visibility/{observer}/{target}", old_row.get(target), row.get(target), ops, olds)
+            old, new = old_row.get(target), row.get(target)
+            if old is not new:  # most pairs a ruling looked at kept their state: no path built
+                _cell_op(f"/visibility/{observer}/{target}", old, new, ops, olds)
     for observer, cells in unapplied.items():
         old_row = before.get(observer)
         if old_row is None:

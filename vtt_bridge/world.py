@@ -152,6 +152,9 @@ def is_document_id(candidate: str) -> bool:
     return True
 
 
+_ACTION_KINDS = frozenset(HANDLERS) | frozenset(HISTORY_ACTIONS)
+"""Every action kind (the registry's and undo's), known once."""
+
 RECENT_REPLIES = 1000
 """Replies a world keeps in memory for retried action ids (a reconnecting module resends only its
 last few); older ones are read back from the store."""
@@ -283,7 +286,7 @@ class World:
                 "expectRev must be a non-negative integer",
                 path_details(("expectRev",), "int"),
             )
-        kind, action = _validated(ACTION_ADAPTER, HANDLERS.keys() | HISTORY_ACTIONS.keys(), "action", body)
+        kind, action = _validated(ACTION_ADAPTER, _ACTION_KINDS, "action", body)
         if expect_rev is not None and expect_rev != self.rev:
             raise RequestError(
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
