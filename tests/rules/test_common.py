@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from vtt_bridge.rules.common import Step, about
 
@@ -10,10 +11,11 @@ from vtt_bridge.rules.common import Step, about
 def test_about_adds_the_subjects_to_each_step_keeping_every_other_field() -> None:
     """`about` builds each step with Step's own constructor: it equals `dataclasses.replace` with the
     subjects merged into the data, whatever fields a step has (a field added to Step must be kept)."""
-    filled = {f.name: f"{f.name}-value" for f in dataclasses.fields(Step)} | {"data": {"amount": 2}}
+    filled: dict[str, Any] = {f.name: f"{f.name}-value" for f in dataclasses.fields(Step)}
+    filled["data"] = {"amount": 2}
     steps = [Step(**filled), Step(rule="HEALTH-6", text="status"), Step("X", "y", {}, "X.key")]
-    for step, made in zip(steps, about(steps, actor="hero", track="first"), strict=True):
-        assert made == dataclasses.replace(
+    for step, each in zip(steps, about(steps, actor="hero", track="first"), strict=True):
+        assert each == dataclasses.replace(
             step, data={**(step.data or {}), "actor": "hero", "track": "first"}
         )
     made = about(steps, actor="hero")
