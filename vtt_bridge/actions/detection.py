@@ -363,6 +363,9 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     last result, and in a combat round a loss is kept as the pair's contest of the round. The log
     counts them and details each (dice included) while there are few, else those that changed.
 
+    A pair whose reveal is held for the GM (`settings.approveReveals`) runs no contest: the GM was
+    asked once, and the held win stands until the answer (not re-rolled, re-asked or dropped).
+
     Pairs run observer by observer, targets in token order (the dice are drawn in that order); what
     depends on one token only (its senses, position, pool base) is looked up once, and pairs with the
     same DET-9 circumstances share one modifiers tuple."""
@@ -389,6 +392,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         (tid, tok.x, tok.y, tok.elevation, senses[tid]) for tid, tok in base.tokens.items() if senses[tid].key
     ]
     modifiers: dict[tuple[bool | int, ...], tuple[ContestModifier, ...]] = {}
+    held = base.reveals
     for observer, token in base.tokens.items() if hiders else ():
         seen = senses[observer]
         observer_actor = seen.actor
@@ -402,8 +406,8 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         wins: dict[str, ContestWin] | None = None
         ox, oy, oz = token.x, token.y, token.elevation
         for target, tx, ty, tz, hidden in hiders:
-            if target == observer:
-                continue
+            if target == observer or (held and observer in held.get(target, ())):
+                continue  # a reveal held for the GM: its win waits for the answer, not for dice
             dx, dy, dz = ox - tx, oy - ty, oz - tz
             distance2 = (dx * dx + dy * dy) * scale2 + dz * dz
             stage_two = profile.reach(hidden.key).at(distance2)
@@ -494,10 +498,16 @@ def _lapse_old_results(
 ) -> int:
     """DET-8: a result holds until the next round's contest. The round's contests have replaced the
     results of the pairs they ran; a win of another round whose pair ran no contest now (its observer
-    out of range, out cold) lapses too, and the pair is back at its stage two. Returns how many."""
+    out of range, out cold) lapses too, and the pair is back at its stage two. A win whose reveal is
+    held for the GM (`reveals`) waits for the answer instead. Returns how many lapsed."""
     lapsed = 0
+    held = base.reveals
     for observer, wins in list(contests.items()):
-        old = [target for target, win in wins.items() if lapses(win, round_number)]
+        old = [
+            target
+            for target, win in wins.items()
+            if lapses(win, round_number) and not (held and observer in held.get(target, ()))
+        ]
         if not old:
             continue
         kept = {target: win for target, win in wins.items() if target not in old}
