@@ -58,9 +58,9 @@ const PINS = [
  * One browser of the table: the stand-in world seen as `user`, the module's visibility, chat cards
  * and table tools installed on it, the canvas drawn.
  * @param {"gm"|"ann"} as
- * @param {{checkAttack?: (query: Record<string, unknown>) => Promise<unknown>}} [options] the tools' `attackCheck`
+ * @param {{checkAttack?: (query: Record<string, unknown>) => Promise<unknown>, cards?: string}} [options] the tools' `attackCheck`, the "ruling cards" setting
  */
-function table(as = "ann", { checkAttack = /** @type {((query: Record<string, unknown>) => Promise<unknown>)|undefined} */ (undefined) } = {}) {
+function table(as = "ann", { checkAttack = /** @type {((query: Record<string, unknown>) => Promise<unknown>)|undefined} */ (undefined), cards = "public" } = {}) {
   const world = new FakeWorld({ generation: 13 });
   const ann = world.addUser("ann", "Ann");
   const ayla = world.addActor("ayla", "Ayla", {}, { default: 0, ann: 3 });
@@ -122,7 +122,7 @@ function table(as = "ann", { checkAttack = /** @type {((query: Record<string, un
   });
   const localize = (/** @type {string} */ key, /** @type {Record<string, string>|undefined} */ data) => (data ? i18n.format(key, data) : i18n.localize(key));
   const runtime = installVisibility({ env: g, localize });
-  installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: (key) => (key === "rulingCards" ? "public" : undefined), config: world.config });
+  installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: (key) => (key === "rulingCards" ? cards : undefined), config: world.config });
   const tools = installTableTools({ env: g, sendAction: (action) => sent.push(action), localize, overlay: runtime, checkAttack });
   canvas.draw();
   const token = (/** @type {string} */ id) => /** @type {any} */ (canvas.tokens.get(id));
@@ -485,4 +485,28 @@ test("DET-10 the relay cuts an attackCheck answer to the attacker's fields, and 
   const ask = (/** @type {string} */ attacker) => answerRequest({ type: "vtt-bridge.action", id: "q1", from: "ann", action: { kind: "attackCheck", attacker, successes: 3, guess: { x: 1250, y: 450 } } }, side);
   assert.deepEqual(await ask("tA"), { ok: true, code: "sent", data: { verdict: "guessed", successes: 1, halved: true } });
   assert.deepEqual(await ask("tT"), { ok: false, code: "notOwner" });
+});
+
+test("DET-10 with the ruling cards setting 'gm' the players' card of an attack goes to the GMs and the attacker's owner only; 'off': none", async (t) => {
+  t.after(cleanup);
+  for (const cards of ["gm", "off"]) {
+    const { world, ann, token, sent, dialogs, tools } = table("ann", { cards });
+    const bob = world.addUser("bob", "Bob");
+    await frame();
+    token("tA").control();
+    token("tT").setTarget(true, { user: ann });
+    dialogs.answers.push({ button: "targets", form: ATTACK_FORM });
+    await tools.openDialog();
+    const results = (await sidecarRulings(SIDECAR_STATE, [...PINS, ...sent])).slice(2);
+    await postAsGm(world, sent, results);
+    const forAnn = world.visibleTo(ann).map((/** @type {any} */ m) => String(m._source.content));
+    if (cards === "off") {
+      assert.deepEqual(forAnn, []);
+      continue;
+    }
+    assert.equal(forAnn.length, 1, forAnn.join(" | "));
+    assert.ok(forAnn[0].includes("Someone: hit"), forAnn[0]);
+    assert.deepEqual(world.visibleTo(bob), [], "another player sees nothing");
+    await cleanup();
+  }
 });
