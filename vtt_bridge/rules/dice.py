@@ -38,6 +38,7 @@ _AGAIN_FACES = {again: tuple(range(again, 11)) for again in (8, 9, 10, 11)}
 """DICE-2: the faces that add a die, per n-again (none for 11: no rerolls)."""
 
 _SUCCESS_FACES = tuple(range(SUCCESS_THRESHOLD, 11))
+assert _SUCCESS_FACES == (8, 9, 10)  # roll_pools counts these three faces by name
 
 
 class SuppliedDice:
@@ -128,6 +129,72 @@ def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
             to_roll += 1
     successes = len([face for face in dice if face >= SUCCESS_THRESHOLD])
     return Roll(pool=max(0, pool), again=again, dice=tuple(dice), successes=successes)
+
+
+@dataclass(frozen=True, slots=True)
+class PoolRolls:
+    """Many pools rolled one after another (`roll_pools`): every die in rolling order, where each
+    pool's dice end, and each pool's successes; `roll(i)` is pool i's `Roll`, built only when asked."""
+
+    pools: tuple[int, ...]
+    again: int
+    dice: bytes
+    ends: tuple[int, ...]
+    successes: tuple[int, ...]
+
+    def roll(self, i: int) -> Roll:
+        """Pool i's roll, as `roll_pool` gives it."""
+        start = self.ends[i - 1] if i else 0
+        faces = self.dice[start : self.ends[i]]
+        pool = max(0, self.pools[i])
+        return Roll(pool=pool, again=self.again, dice=tuple(faces), successes=self.successes[i])
+
+
+def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRolls:
+    """DICE-1/2: `roll_pool` of each pool in turn, from one roller: the same dice, in the same order,
+    as the rolls one by one. From a `FaceSource` it draws the dice in blocks no larger than what is
+    surely rolled (every pool's dice, rerolls once they are known), so the stream stays the same, and
+    counts them in C without a Python object per die."""
+    if again not in _AGAIN_FACES:
+        raise ValueError("again must be 8, 9, 10 or 11 (no rerolls)")
+    pools = tuple(pools)
+    faces = getattr(roller, "faces", None)
+    if faces is None:
+        rolls = [roll_pool(pool, roller, again) for pool in pools]
+        ends: list[int] = []
+        at = 0
+        for roll in rolls:
+            at += len(roll.dice)
+            ends.append(at)
+        dice = bytes(face for roll in rolls for face in roll.dice)
+        return PoolRolls(pools, again, dice, tuple(ends), tuple(roll.successes for roll in rolls))
+    adding = _AGAIN_FACES[again]
+    owed = sum(pool for pool in pools if pool > 0)
+    """Dice surely still to roll beyond the current pool's (each later pool's own dice)."""
+    drawn = bytearray(faces(owed) if owed else b"")
+    count = drawn.count
+    ends = []
+    successes: list[int] = []
+    at = 0
+    for pool in pools:
+        if pool <= 0:
+            ends.append(at)
+            successes.append(0)
+            continue
+        owed -= pool
+        start = scan = at
+        end = at + pool
+        while True:
+            if end > len(drawn):
+                drawn += faces(end + owed - len(drawn))
+            more = count(10, scan, end) if again == 10 else sum(count(face, scan, end) for face in adding)
+            if not more:
+                break
+            scan, end = end, end + more
+        successes.append(count(8, start, end) + count(9, start, end) + count(10, start, end))  # DICE-1
+        ends.append(end)
+        at = end
+    return PoolRolls(pools, again, bytes(drawn), tuple(ends), tuple(successes))
 
 
 def kept_extra_successes(successes: int, extra: int) -> int:
