@@ -3,8 +3,11 @@ dice are the shell's (`bridge.SeededRoller`): the rules take any `Roller`."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import accumulate, repeat
+from operator import add
 from typing import Protocol
 
 from vtt_bridge.rules.common import RuleViolation, Step
@@ -38,7 +41,13 @@ _AGAIN_FACES = {again: tuple(range(again, 11)) for again in (8, 9, 10, 11)}
 """DICE-2: the faces that add a die, per n-again (none for 11: no rerolls)."""
 
 _SUCCESS_FACES = tuple(range(SUCCESS_THRESHOLD, 11))
-assert _SUCCESS_FACES == (8, 9, 10)  # roll_pools counts these three faces by name
+_ADDING_TABLES = {
+    again: bytes(1 if face in faces else 0 for face in range(256)) for again, faces in _AGAIN_FACES.items()
+}
+"""DICE-2: per n-again, a die's face to 1 where it adds a die, else 0 (`bytes.translate`)."""
+
+_SUCCESS_TABLE = bytes(1 if face >= SUCCESS_THRESHOLD else 0 for face in range(256))
+"""DICE-1: a die's face to 1 for a success, else 0 (`bytes.translate`)."""
 
 
 class SuppliedDice:
@@ -168,33 +177,30 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
             ends.append(at)
         dice = bytes(face for roll in rolls for face in roll.dice)
         return PoolRolls(pools, again, dice, tuple(ends), tuple(roll.successes for roll in rolls))
-    adding = _AGAIN_FACES[again]
-    owed = sum(pool for pool in pools if pool > 0)
-    """Dice surely still to roll beyond the current pool's (each later pool's own dice)."""
-    drawn = bytearray(faces(owed) if owed else b"")
-    count = drawn.count
-    ends = []
-    successes: list[int] = []
-    at = 0
-    for pool in pools:
-        if pool <= 0:
-            ends.append(at)
-            successes.append(0)
-            continue
-        owed -= pool
-        start = scan = at
-        end = at + pool
-        while True:
-            if end > len(drawn):
-                drawn += faces(end + owed - len(drawn))
-            more = count(10, scan, end) if again == 10 else sum(count(face, scan, end) for face in adding)
-            if not more:
-                break
-            scan, end = end, end + more
-        successes.append(count(8, start, end) + count(9, start, end) + count(10, start, end))  # DICE-1
-        ends.append(end)
-        at = end
-    return PoolRolls(pools, again, bytes(drawn), tuple(ends), tuple(successes))
+    # Each die showing `again` or more adds a die, so a roll ends on its first die below `again`
+    # after it has rolled `pool` of them: pool k ends right after the (p1 + ... + pk)-th die below
+    # `again` in the stream. So the stream is drawn until it holds that many (never a die more: each
+    # one still owed is at least one more die), and each pool's end is that count plus the adding
+    # dice before that die (a search in the running counts of the dice between two adding ones).
+    # Every step is a C loop (map, accumulate, bytes methods): no Python step per die or per pool.
+    adding = _ADDING_TABLES[again]
+    totals = list(accumulate(map(max, pools, repeat(0))))
+    owed = totals[-1] if totals else 0
+    drawn = bytearray()
+    below = 0
+    while below < owed:
+        batch = faces(owed - below)
+        drawn += batch
+        below += len(batch) - batch.translate(adding).count(1)
+    dice = bytes(drawn)
+    if again <= 10:
+        runs = list(accumulate(map(len, dice.translate(adding).split(b"\x01"))))
+        """The dice below `again` up to each adding die (and to the end)."""
+        ends = list(map(add, totals, map(bisect_left, repeat(runs), totals)))
+    else:
+        ends = totals
+    successes = list(map(dice.translate(_SUCCESS_TABLE).count, repeat(b"\x01"), [0, *ends[:-1]], ends))
+    return PoolRolls(pools, again, dice, tuple(ends), tuple(successes))
 
 
 def kept_extra_successes(successes: int, extra: int) -> int:
