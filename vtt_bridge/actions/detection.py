@@ -20,6 +20,7 @@ from vtt_bridge.document.models import (
     PinUntil,
     Scene,
     TargetPins,
+    Unapplied,
     UntilRound,
     WorldState,
     pending_cells,
@@ -453,7 +454,14 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     index = ctx.visibility
     base = index.refresh(state, state)
     old_visibility = base.visibility
-    visibility = dict(old_visibility)
+    visibility: Visibility = dict(old_visibility)
+    unapplied: dict[str, dict[str, LocateState]] | None = None
+    """The changed cells, when the world asks for them unapplied (`Unapplied`: the rows stay shared,
+    the world writes the cells into them at commit); else rows are copied as they change."""
+    if ctx.unapplied_cells and base is state and not pending_cells(old_visibility):
+        unapplied = {}
+        visibility = Unapplied(old_visibility, unapplied)
+        visibility.keys_of = old_visibility
     contests = dict(base.contests)
     round_number = base.scene.round if base.scene is not None else 0
     noisy = base.scene.noisy if base.scene is not None else False
@@ -558,16 +566,21 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
             result = STATES[step[4] if won else step[3]]
             if result is not current:
                 if row is None:
-                    row = visibility[observer] = dict(old_visibility[observer])
+                    if unapplied is not None:
+                        row = unapplied[observer] = {}
+                    else:
+                        row = visibility[observer] = dict(old_visibility[observer])
                 row[target] = result
-                cells.append((observer, target))
+                if unapplied is None:
+                    cells.append((observer, target))
                 changed.append((observer, i))
         if wins:
             contests[observer] = wins
         else:
             contests.pop(observer, None)
     ran = len(targets)
-    lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells)
+    lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells, unapplied)
+    changed_count = len(cells) + sum(map(len, unapplied.values())) if unapplied is not None else len(cells)
     log: list[Step] = []
     rolls: list[Roll] = []
     if lapsed:
@@ -585,9 +598,14 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         log.append(
             Step(
                 rule="DET-8",
-                text=f"stage three, round {round_number}: {ran} contests, {len(cells)} changed "
+                text=f"stage three, round {round_number}: {ran} contests, {changed_count} changed "
                 f"a pair's state" + ("" if every else f"; the {len(shown)} that changed are detailed"),
-                data={"round": round_number, "contests": ran, "changed": len(cells), "detailed": len(shown)},
+                data={
+                    "round": round_number,
+                    "contests": ran,
+                    "changed": changed_count,
+                    "detailed": len(shown),
+                },
                 key="DET-8.round",
             )
         )
@@ -620,10 +638,12 @@ def _lapse_old_results(
     contests: Contests,
     round_number: int,
     cells: Pairs,
+    unapplied: dict[str, dict[str, LocateState]] | None = None,
 ) -> int:
     """DET-8: a result holds until the next round's contest. The round's contests have replaced the
     results of the pairs they ran; a win of another round whose pair ran no contest now (its observer
-    out of range, out cold) lapses too, and the pair is back at its stage two. Returns how many."""
+    out of range, out cold) lapses too, and the pair is back at its stage two. Returns how many.
+    With `unapplied` (the round's cells not yet written, `Unapplied`), its changed cells go there."""
     lapsed = 0
     for observer, wins in list(contests.items()):
         old = [target for target, win in wins.items() if lapses(win, round_number)]
@@ -640,6 +660,10 @@ def _lapse_old_results(
                 continue
             level = index.pair(base, observer, target, ("observer", "target")).stage_two
             row = visibility[observer]
+            if unapplied is not None:
+                if row.get(target) is not STATES[level]:
+                    unapplied.setdefault(observer, {})[target] = STATES[level]
+                continue
             if row.get(target) is not STATES[level]:
                 row = visibility[observer] = dict(row)
                 row[target] = STATES[level]
