@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import add
 from typing import Protocol
@@ -106,7 +106,7 @@ class Roll:
 
     def of(self, by: str, purpose: str) -> Roll:
         """This roll, named as `by`'s roll for `purpose`."""
-        return replace(self, by=by, purpose=purpose)
+        return Roll(self.pool, self.again, self.dice, self.successes, by, purpose)
 
 
 def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
