@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import html
 import io
 import json
@@ -23,7 +25,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from tests.conftest import TOKEN, Peer, world_state
 from vtt_bridge import __version__, module_files, pages
 from vtt_bridge.app import create_app
-from vtt_bridge.bridge import BRIDGE, Config, RulingRecord
+from vtt_bridge.bridge import BRIDGE, RESTORED_PER_WORLD, Config, RulingRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE_DIR = ROOT / "foundry_module"
@@ -134,7 +136,8 @@ async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_ste
     assert row_w1.group(2) == "2: GM Alice, Player Bob"
     row_w2 = re.search(r"<tr><td><code>w2</code></td><td>(\d+)</td><td>(.*?)</td></tr>", text)
     assert row_w2 is not None and row_w2.groups() == ("0", "1: Carol")
-    ruling = text.split('<code>damage</code> → Actor 0 <span class="muted">in <code>w1</code>, rev 2', 1)
+    heading = '<code>damage</code> → Actor 0</span> <span class="muted">in <code>w1</code>, rev 2'
+    ruling = text.split(heading, 1)
     assert len(ruling) == 2, "the damage ruling is headed by its subject, world and rev"
     steps = reply["payload"]["log"]
     assert any(step["rule"] == "HEALTH-2" for step in steps)
@@ -149,7 +152,10 @@ async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_ste
     assert table.group(2) == "lightly"
     assert "Who locates whom: 0 unlocated, 0 approximate, 2 pinpointed." in text
     assert re.search(r"<code>http://127\.0\.0\.1:\d+/module\.zip</code>", text)
-    assert '<meta http-equiv="refresh"' in text
+    # without its script the page still refreshes itself; with it, the script does (keeping the
+    # token dialog open while the GM types)
+    assert '<noscript><meta http-equiv="refresh" content="10"></noscript>' in text
+    assert '<script src="/status.js" defer></script>' in text
 
 
 async def test_status_page_shows_at_most_page_steps_of_a_crowded_ruling_and_counts_the_rest(
@@ -448,3 +454,140 @@ def test_runtime_files_are_what_the_zip_ships(tmp_path: Path) -> None:
         "styles/s.css",
         "templates/card.hbs",
     ]
+
+
+# --- the status page after a restart, its Undo and Redo ----------------------------------------
+
+
+async def test_status_page_reads_the_latest_rulings_back_from_the_store_after_a_restart(
+    config: Config,
+) -> None:
+    first = TestClient(TestServer(create_app(config), host="127.0.0.1"))
+    await first.start_server()
+    try:
+        gm = await joined(first, "w1", "GM")
+        await gm.request("sync", {"state": world_state()})
+        await gm.action(damage("actor0", 2, "L"), msg_id="hit-actor0")
+        await gm.action(damage("actor1", 1, "B"), msg_id="hit-actor1")
+        await gm.ws.close()
+    finally:
+        await first.close()
+    again = TestClient(TestServer(create_app(config), host="127.0.0.1"))
+    await again.start_server()
+    try:
+        text = await page(again)
+    finally:
+        await again.close()
+    assert "No ruling yet." not in text
+    # headed by their subjects' names (from the recovered world), newest first, as the live ones
+    heading = '<code>damage</code> → Actor {}</span> <span class="muted">in <code>w1</code>, rev {} read back'
+    second = text.index(heading.format(1, 3))
+    first_hit = text.index(heading.format(0, 2))
+    assert second < first_hit
+    assert '<span class="rule">HEALTH-2</span>' in text[first_hit:]
+    assert "actor0" not in text.split("<h2>Latest rulings</h2>", 1)[1].split("<details>", 1)[0]
+    # each ruling read back keeps its Undo button (its action id); the sync has none
+    assert 'data-mode="undo" data-world="w1" data-action="hit-actor0"' in text
+    assert 'data-mode="undo" data-world="w1" data-action="hit-actor1"' in text
+    assert text.count("data-mode=") == 2
+
+
+async def test_status_page_reads_back_at_most_restored_per_world(config: Config) -> None:
+    first = TestClient(TestServer(create_app(config), host="127.0.0.1"))
+    await first.start_server()
+    try:
+        gm = await joined(first, "w1", "GM")
+        await gm.request("sync", {"state": world_state()})
+        for i in range(RESTORED_PER_WORLD + 5):
+            await gm.action(damage("actor1", 1, "B"), msg_id=f"a{i}")
+    finally:
+        await first.close()
+    again = TestClient(TestServer(create_app(config), host="127.0.0.1"))
+    await again.start_server()
+    try:
+        restored = [r for r in again.app[BRIDGE].recent if r.restored]
+    finally:
+        await again.close()
+    assert [r.action_id for r in restored] == [f"a{i}" for i in range(5, RESTORED_PER_WORLD + 5)]
+
+
+async def test_status_page_offers_undo_and_shows_an_undone_ruling_struck_through_with_redo(
+    server: Client,
+) -> None:
+    gm = await joined(server, "w1", "GM")
+    await gm.request("sync", {"state": world_state()})
+    await gm.action(damage("actor0", 3, "L"), msg_id="hit")
+    text = await page(server)
+    button = '<button type="button" hidden data-mode="undo" data-world="w1" data-action="hit">Undo</button>'
+    assert button in text
+    assert "ruling undone" not in text
+    assert (await gm.action({"kind": "undo", "action": "hit"}, msg_id="take-back"))["type"] == "result"
+    text = await page(server)
+    hit = re.search(r'<div class="ruling undone">(.*?)</div>', text, re.S)
+    assert hit is not None, text
+    assert '<span class="tag">undone</span>' in hit.group(1) and "rev 2" in hit.group(1)
+    assert 'data-mode="redo" data-world="w1" data-action="hit">Redo</button>' in hit.group(1)
+    # the undo itself is a ruling without a button (it is redone from the ruling it names)
+    assert 'data-action="take-back"' not in text and "<code>undo</code>" in text
+    assert (await gm.action({"kind": "redo", "action": "hit"}))["type"] == "result"
+    text = await page(server)
+    assert "ruling undone" not in text
+    assert 'data-mode="undo" data-world="w1" data-action="hit"' in text
+
+
+async def test_status_page_runs_only_its_own_script_talks_only_to_its_origin_and_is_never_framed(
+    server: Client,
+) -> None:
+    response = await server.get("/")
+    text = await response.text()
+    policy = response.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "script-src 'self'" in policy and "connect-src 'self'" in policy
+    assert "frame-ancestors 'none'" in policy and response.headers["X-Frame-Options"] == "DENY"
+    # the one inline style is allowed by its hash, and no inline script is
+    style = re.search(r"<style>(.*?)</style>", text, re.S)
+    assert style is not None
+    digest = base64.b64encode(hashlib.sha256(style.group(1).encode()).digest()).decode()
+    assert f"style-src 'sha256-{digest}'" in policy
+    assert re.findall(r"<script[^>]*>", text) == ['<script src="/status.js" defer>']
+    script = await server.get("/status.js")
+    assert script.status == 200 and script.content_type == "text/javascript"
+    body = await script.text()
+    assert "sessionStorage" in body and TOKEN not in body
+
+
+async def test_the_socket_takes_the_status_pages_own_origin_and_refuses_any_other(
+    config: Config,
+) -> None:
+    """A host named with --allow-host: its own page's origin may open /ws (the Undo button), a page
+    of any other origin may not, nor one of the same host on another port."""
+    client = TestClient(TestServer(create_app(replace(config, allow_hosts=("gm-pc.lan",))), host="127.0.0.1"))
+    await client.start_server()
+    port = client.port
+    assert port is not None
+    host = f"gm-pc.lan:{port}"
+    try:
+        ws = await client.ws_connect("/ws", headers={"Host": host, "Origin": f"http://{host}"})
+        peer = Peer(ws)
+        hello = {"token": TOKEN, "world": "w1", "client": {"name": "status page"}}
+        reply = await peer.request("hello", hello)
+        assert reply["type"] == "welcome"
+        await ws.close()
+        for origin in ("http://evil.example", f"http://gm-pc.lan:{port + 1}", f"https://{host}", "null"):
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await client.ws_connect("/ws", headers={"Host": host, "Origin": origin})
+            assert refused.value.status == 403, origin
+        # a rebound host name naming itself as the origin is refused by the Host check first
+        with pytest.raises(aiohttp.WSServerHandshakeError) as rebound:
+            await client.ws_connect(
+                "/ws", headers={"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
+            )
+        assert rebound.value.status == 403
+    finally:
+        await client.close()
+
+
+def test_status_page_health_boxes_and_locate_states_differ_by_shape_not_only_colour() -> None:
+    """Issue 18: a colour-blind GM tells every box kind and every locate state apart."""
+    assert len(set(pages.BOX_MARKS.values())) == len(pages.BOX_MARKS) == 4
+    styles = dict(re.findall(r"\.locate\.(\w+) \{ border-style: (\w+); \}", pages._CSS))
+    assert styles == {"unlocated": "dotted", "approximate": "dashed"}  # pinpointed: solid

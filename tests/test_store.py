@@ -9,6 +9,7 @@ import pytest
 
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
+from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server import dumps
 from vtt_bridge.store import REV_SPAN, Store
 from vtt_bridge.world import World
@@ -161,3 +162,44 @@ def test_a_commit_never_checkpoints_the_background_flush_does(tmp_path: Path) ->
         assert busy == 0 and frames >= 1500 and done == frames  # all of it checkpointed
     finally:
         store.close()
+
+
+def test_latest_reads_a_worlds_last_rulings_oldest_first_their_steps_cut_and_bounded(tmp_path: Path) -> None:
+    """`Store.latest` (the status page after a restart): the last `count` rulings of one world only,
+    each with its first steps and how many it had; past the byte budget, headings without steps."""
+    store = Store(tmp_path / "vtt-bridge.sqlite3")
+    try:
+        rule_and_store(store, World("w"))
+        rule_and_store(store, World("v"))
+        assert store.latest("nowhere", 5, 10) == []
+        assert store.latest("w", 0, 10) == []
+        full = store.latest("w", 10, 1000)
+        assert [(r.rev, r.action_id) for r in full] == [(2, "a0"), (3, "a1"), (4, "a2")]
+        assert all(r.steps == len(r.log) > 1 for r in full)
+        cut = store.latest("w", 2, 1)
+        assert [(r.rev, r.action_id) for r in cut] == [(3, "a1"), (4, "a2")]
+        assert [r.steps for r in cut] == [full[1].steps, full[2].steps]
+        assert [r.log for r in cut] == [full[1].log[:1], full[2].log[:1]]
+        # a budget of one character: the newest ruling is read, the older ones are headings only
+        bounded = store.latest("w", 3, 10, budget=1)
+        assert [(r.rev, r.steps, r.log) for r in bounded][:2] == [(2, -1, []), (3, -1, [])]
+        assert bounded[2].log == full[2].log
+    finally:
+        store.close()
+
+
+def test_latest_verifies_each_rulings_checksum(tmp_path: Path) -> None:
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store = Store(path)
+    rule_and_store(store, World("w"))
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE log SET reply = replace(reply, 'HEALTH', 'HEALTX') WHERE action_id = 'a2'")
+    db.commit()
+    db.close()
+    damaged = Store(path)
+    try:
+        with pytest.raises(StoreDamaged, match="fails its checksum"):
+            damaged.latest("w", 1, 10)
+    finally:
+        damaged.close()

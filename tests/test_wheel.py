@@ -92,6 +92,10 @@ def test_the_wheel_serves_the_module_and_the_zip_holds_every_file_the_manifest_n
         assert manifest["manifest"] == manifest_url
         with urllib.request.urlopen(manifest["download"], timeout=10) as response:
             data = response.read()
+        # the status page's script is package data too (its Undo and Redo buttons)
+        script_url = manifest_url.replace("/module.json", "/status.js")
+        with urllib.request.urlopen(script_url, timeout=10) as response:
+            assert b"sessionStorage" in response.read()
     finally:
         running.stop()
     with zipfile.ZipFile(io.BytesIO(data)) as archive:

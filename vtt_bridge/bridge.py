@@ -140,6 +140,10 @@ RECORD_STEPS = 100
 only counted."""
 
 
+RESTORED_PER_WORLD = 10
+"""Rulings of each world the status page reads back from the store at start-up."""
+
+
 @dataclass
 class RulingRecord:
     """A recent ruling, for the status page: its first `RECORD_STEPS` steps and how many it had."""
@@ -148,9 +152,16 @@ class RulingRecord:
     rev: int
     kind: str
     log: list[dict[str, Any]]
-    at: float
+    at: float | None
+    """When it was ruled (None: read back from the store, which keeps no time)."""
     steps: int = -1
     """How many steps the ruling had (-1: as many as `log` holds)."""
+    action_id: str | None = None
+    """The id it was sent with (None: a sync or an upsert, or a row of an earlier layout)."""
+    restored: bool = False
+    """Read back from the store at start-up (`Store.latest`), not ruled since."""
+    unread: bool = False
+    """Restored without its steps (past what `Store.latest` reads back)."""
 
     def __post_init__(self) -> None:
         if self.steps < 0:
@@ -192,6 +203,26 @@ class Bridge:
         self._locks: dict[str, asyncio.Lock] = {}
         for world_id in self.store.worlds():
             self.world(world_id)
+        self._read_back()
+
+    def _read_back(self) -> None:
+        """The last `RESTORED_PER_WORLD` rulings of each world, from the store, into `recent` (so
+        the status page shows them after a restart), before every ruling made since."""
+        for world_id in sorted(self.worlds):
+            for stored in self.store.latest(world_id, RESTORED_PER_WORLD, RECORD_STEPS):
+                self.recent.append(
+                    RulingRecord(
+                        world_id,
+                        stored.rev,
+                        stored.kind or "ruling",
+                        stored.log,
+                        None,
+                        steps=max(stored.steps, 0),
+                        action_id=stored.action_id,
+                        restored=True,
+                        unread=stored.steps < 0,
+                    )
+                )
 
     def lock(self, world_id: str) -> asyncio.Lock:
         """The lock one ruling of a world holds from its start to its commit (a long ruling runs in a

@@ -4,12 +4,17 @@
   `download` URLs pointing at this server, so a GM installs the module in Foundry from
   `http://127.0.0.1:30500/module.json`.
 - `GET /module.zip`: the module as Foundry installs it (which files: `module_files.py`).
-- `GET /`: connected worlds and clients, each world's rev, and the latest rulings with their steps.
-  The token is never shown.
+- `GET /`: connected worlds and clients, each world's rev, and the latest rulings with their steps
+  (after a restart, the last ones read back from the store). The token is never shown.
+- `GET /status.js`: the page's script: it refreshes the page while open, and its Undo and Redo
+  buttons ask the GM for the token once (a password field, kept in the tab's `sessionStorage`, never
+  written into the page) and send `undo`/`redo` over `/ws` like the module (docs/security.md).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import re
@@ -20,7 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from vtt_bridge import __version__
-from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Bridge
+from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
 from vtt_bridge.hostcheck import is_loopback, token_given
 from vtt_bridge.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
 from vtt_bridge.world import World
@@ -56,7 +61,7 @@ async def module_json(request: web.Request) -> web.Response:
         body=manifest_bytes(manifest),
         content_type="application/json",
         charset="utf-8",
-        headers={"Cache-Control": "no-cache"},
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
     )
 
 
@@ -70,7 +75,11 @@ async def module_zip(request: web.Request) -> web.Response:
     return web.Response(
         body=data,
         content_type="application/zip",
-        headers={"Content-Disposition": 'attachment; filename="module.zip"', "Cache-Control": "no-cache"},
+        headers={
+            "Content-Disposition": 'attachment; filename="module.zip"',
+            "Cache-Control": "no-cache",
+            "X-Content-Type-Options": "nosniff",
+        },
     )
 
 
@@ -97,8 +106,36 @@ details { font-size: .88em; color: #555; } pre { white-space: pre-wrap; margin: 
 .box.aggravated { background: #8a1010; color: #fff; }
 .locate { font-family: ui-monospace, monospace; padding: 0 .3em; border: 1px solid #555; }
 .locate.unlocated { border-style: dotted; } .locate.approximate { border-style: dashed; }
+.ruling.undone h3 .what, .ruling.undone ol { text-decoration: line-through; color: #666; }
+.tag { font-size: .85em; border: 1px solid #888; border-radius: 3px; padding: 0 .3em; margin-left: .3em; }
+.ruling button { margin-left: .6em; font-size: .85em; }
+#undo-status:empty { display: none; }
+#undo-status { border: 1px solid #888; padding: .4em .7em; background: #fff; }
+dialog { max-width: 32em; } dialog input { width: 100%; margin: .4em 0; }
 """
 
+
+SCRIPT = Path(__file__).with_name("static") / "status.js"
+"""The status page's script (refresh, Undo and Redo), served as `/status.js`."""
+
+_CSS_HASH = base64.b64encode(hashlib.sha256(_CSS.encode()).digest()).decode()
+
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; connect-src 'self'; "
+        f"style-src 'sha256-{_CSS_HASH}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+}
+"""The page runs only its own script, talks only to its own origin (`/`, `/ws`), and is never
+framed (a hostile page cannot overlay it to steal a click on Undo)."""
+
+NO_BUTTON_KINDS = frozenset(("sync", "upsert", "undo", "redo"))
+"""Kinds without an Undo button: a sync or upsert is no ruling; an undo or redo is undone or
+redone from the ruling it names."""
 
 PAGE_STEPS = RECORD_STEPS
 """The most steps the status page shows of one ruling (a crowded round has thousands; the server
@@ -227,6 +264,76 @@ def _step_html(step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None 
     return item + "</li>"
 
 
+_TOKEN_DIALOG = """<dialog id="token-dialog"><form id="token-form">
+<p><strong>The sidecar's token</strong>, to undo or redo a ruling: the one in Foundry's module settings
+(or the sidecar's data folder). It stays in this tab only, until the tab is closed; the page never
+shows it.</p>
+<label>Token <input type="password" name="token" autocomplete="off" required></label>
+<p><button type="submit">Send</button> <button type="button" id="token-cancel">Cancel</button></p>
+</form></dialog>"""
+"""Where the Undo button asks for the token (`status.js`); the page itself never holds it."""
+
+
+def _undid(ruling: RulingRecord) -> tuple[str, str, int] | None:
+    """For an undo or redo: (action id, kind, rev) of the ruling it undid or redid (its UNDO step)."""
+    if ruling.kind not in ("undo", "redo"):
+        return None
+    for step in ruling.log:
+        data = step.get("data") or {}
+        if step.get("rule") == "UNDO" and isinstance(data.get("action"), str):
+            return data["action"], str(data.get("kind", "")), int(data.get("rev", 0))
+    return None
+
+
+def _ruling_html(
+    bridge: Bridge, ruling: RulingRecord, _e: _Escaper, about_rulings: dict[tuple[str, str], list[str]]
+) -> str:
+    """One ruling: its heading naming its subjects (an undo's: those of the ruling it undid), its
+    steps, and (for a ruling the world can undo) an Undo button, or Redo with the ruling struck
+    through when it stands undone."""
+    world = bridge.worlds.get(ruling.world)
+    who = world_names(world)
+    about = ruling_subjects(ruling.log, who)
+    undid = _undid(ruling)
+    if not about and undid is not None:
+        about = about_rulings.get((ruling.world, undid[0]), [])
+    subject = f" → {_e(', '.join(about))}" if about else ""
+    if undid is not None:
+        subject += f' <span class="muted">({_e(undid[1])}, rev {_e(undid[2])})</span>'
+    if ruling.at is None:
+        when = "read back from the store"
+    else:
+        when = "at " + time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ruling.at))
+    undone = world is not None and ruling.action_id is not None and ruling.action_id in world.history.undone
+    button = tag = ""
+    if world is not None and ruling.action_id is not None and ruling.kind not in NO_BUTTON_KINDS:
+        mode = "redo" if undone else "undo"
+        button = (
+            f'<button type="button" hidden data-mode="{mode}" data-world="{_e(ruling.world)}" '
+            f'data-action="{_e(ruling.action_id)}">{mode.capitalize()}</button>'
+        )
+    if undone:
+        tag = '<span class="tag">undone</span>'
+    parts = [
+        f'<div class="ruling{" undone" if undone else ""}"><h3>'
+        f'<span class="what"><code>{_e(ruling.kind)}</code>{subject}</span>{tag} '
+        f'<span class="muted">in <code>{_e(ruling.world)}</code>, rev {_e(ruling.rev)} {_e(when)}</span>'
+        f"{button}</h3>"
+    ]
+    if ruling.log:
+        shown = "".join(_step_html(step, _e, who) for step in ruling.log[:PAGE_STEPS])
+        more = ruling.steps - min(len(ruling.log), PAGE_STEPS)
+        if more > 0:
+            shown += f'<li class="muted">… and {more} more steps</li>'
+        parts.append(f"<ol>{shown}</ol>")
+    elif ruling.unread:
+        parts.append('<p class="muted">Its steps were not read back (older than what the page reads).</p>')
+    else:
+        parts.append('<p class="muted">No steps.</p>')
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
 def status_html(bridge: Bridge, base: str = "") -> str:
     """The status page: how to install the module (`base`: this server's URL as the browser reached
     it), worlds with their rev and connected clients, then the latest rulings, newest first."""
@@ -235,8 +342,10 @@ def status_html(bridge: Bridge, base: str = "") -> str:
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta http-equiv="refresh" content="10">',
+        '<noscript><meta http-equiv="refresh" content="10"></noscript>',
+        '<script src="/status.js" defer></script>',
         f"<title>vtt-bridge {_e(__version__)}</title><style>{_CSS}</style></head><body>",
+        "<main>",
         f"<h1>vtt-bridge {_e(__version__)}</h1>",
         '<p class="muted">Rules sidecar.</p>',
         "<h2>Install the Foundry module</h2>",
@@ -276,28 +385,19 @@ def status_html(bridge: Bridge, base: str = "") -> str:
     else:
         parts.append('<p class="muted">No world yet.</p>')
     parts.append("<h2>Latest rulings</h2>")
+    parts.append('<p id="undo-status" role="status" aria-live="polite"></p>')
     rulings = list(reversed(bridge.recent))
     if not rulings:
         parts.append('<p class="muted">No ruling yet.</p>')
+    about_rulings = {
+        (r.world, r.action_id): ruling_subjects(r.log, world_names(bridge.worlds.get(r.world)))
+        for r in rulings
+        if r.action_id is not None
+    }
     for ruling in rulings:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ruling.at))
-        who = world_names(bridge.worlds.get(ruling.world))
-        about = ruling_subjects(ruling.log, who)
-        subject = f" → {_e(', '.join(about))}" if about else ""
-        parts.append(
-            f'<div class="ruling"><h3><code>{_e(ruling.kind)}</code>{subject} '
-            f'<span class="muted">in <code>{_e(ruling.world)}</code>, rev {_e(ruling.rev)} '
-            f"at {_e(when)}</span></h3>"
-        )
-        if ruling.log:
-            shown = "".join(_step_html(step, _e, who) for step in ruling.log[:PAGE_STEPS])
-            more = ruling.steps - min(len(ruling.log), PAGE_STEPS)
-            if more > 0:
-                shown += f'<li class="muted">… and {more} more steps</li>'
-            parts.append(f"<ol>{shown}</ol>")
-        else:
-            parts.append('<p class="muted">No steps.</p>')
-        parts.append("</div>")
+        parts.append(_ruling_html(bridge, ruling, _e, about_rulings))
+    parts.append("</main>")
+    parts.append(_TOKEN_DIALOG)
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -315,11 +415,16 @@ async def status(request: web.Request) -> web.Response:
     key = (bridge.changes, base_url(request))  # the page shows the manifest URL the browser reached
     if cached[0] != key:
         cached[:] = [key, status_html(bridge, key[1])]
+    return web.Response(text=str(cached[1]), content_type="text/html", charset="utf-8", headers=PAGE_HEADERS)
+
+
+async def status_script(request: web.Request) -> web.Response:
+    """`GET /status.js`: the status page's script (no secret in it: the GM types the token)."""
     return web.Response(
-        text=str(cached[1]),
-        content_type="text/html",
+        body=SCRIPT.read_bytes(),
+        content_type="text/javascript",
         charset="utf-8",
-        headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
     )
 
 
@@ -328,5 +433,6 @@ def setup(app: web.Application, module_dir: Path | None = None) -> None:
     app[MODULE] = ModuleSource(module_dir if module_dir is not None else default_module_dir(), __version__)
     app[STATUS_CACHE] = [-1, ""]
     app.router.add_get("/", status)
+    app.router.add_get("/status.js", status_script)
     app.router.add_get("/module.json", module_json)
     app.router.add_get("/module.zip", module_zip)

@@ -61,6 +61,14 @@ def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
+def same_origin(origin: str, request: web.Request) -> bool:
+    """Whether a browser `Origin` is this server's own (the status page's, whose Undo button talks to
+    `/ws`): the scheme and `Host` the request came with. The Host check has already refused any
+    name the sidecar is not known by, so a rebound host name never gets here."""
+    host = request.headers.get("Host", "")
+    return bool(host) and origin.rstrip("/").lower() == f"{request.scheme}://{host}".lower()
+
+
 def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
     """A message as JSON text, its payload already serialized."""
     head = f'{{"v":1,"id":{dumps(msg_id)},'
@@ -293,7 +301,9 @@ async def _commit(
     world.commit(pending, result_json)
     bridge.changes += 1
     client.send(envelope("result", result_json, bridge.next_id(), msg_id))
-    bridge.recent.append(RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time()))
+    bridge.recent.append(
+        RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time(), action_id=pending.action_id)
+    )
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     if others:
         pushed = dumps({"rev": new_rev, "patch": pending.result["patch"], "log": pending.result["log"]})
@@ -498,7 +508,8 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     bridge = request.app[BRIDGE]
     limits = bridge.config.limits
     origin = request.headers.get("Origin")
-    if origin is not None and not origin_allowed(origin, bridge.config.origins):
+    foreign = origin is not None and not origin_allowed(origin, bridge.config.origins)
+    if origin is not None and foreign and not same_origin(origin, request):
         log.warning("refused a browser page from origin %s", origin)
         raise web.HTTPForbidden(text=f"origin {origin} is not allowed; start the sidecar with --allow-origin")
     if bridge.unauthenticated >= limits.max_unauthenticated:

@@ -101,6 +101,10 @@ this only bounds the WAL should a burst outrun a second. SQLite's default, 1,000
 WAL_LIMIT_BYTES = 64 << 20
 """A WAL file a burst grew beyond this is truncated back to it when the WAL restarts."""
 
+LATEST_BYTES = 32 << 20
+"""Replies `Store.latest` reads back at most, per call (the newest first); older rulings of the
+count come back as headings without steps."""
+
 SNAPSHOT_EVERY = 1000
 """Rulings between two snapshots of a world (recovery replays at most this many patches)."""
 
@@ -137,6 +141,18 @@ class Recovered:
     """Action id -> its payload's digest (ids of earlier layouts have none)."""
     history: History = field(default_factory=History)
     """The last rulings for undo, which stand undone, and the ids of earlier layouts' rulings."""
+
+
+@dataclass(frozen=True)
+class StoredRuling:
+    """A ruling read back for the status page (`Store.latest`): its rev, action id and kind (None
+    for a row of layout 5 or older), its first steps, and how many it had (-1: not read back)."""
+
+    rev: int
+    action_id: str | None
+    kind: str | None
+    log: list[dict[str, Any]]
+    steps: int
 
 
 def _what_to_do(path: Path) -> str:
@@ -594,3 +610,37 @@ class Store:
             elif action_id is None and target is not None:
                 changes[target] = kind
         return History(entries, undone, changes, old)
+
+    def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:
+        """A world's last `count` rulings, oldest first, each with its first `steps` steps, its
+        checksum verified. Bounded: one range scan from the end of the world's keys; SQLite's JSON
+        functions cut the log, so Python never parses a round's patch; once `budget` characters of
+        replies were read, the older rulings come back as headings only (`steps` -1)."""
+        base = self._bases.get(world)
+        if base is None or count <= 0:
+            return []
+        heads = self._db.execute(
+            "SELECT key, action_id, kind FROM log WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT ?",
+            (base, base + REV_SPAN, count),
+        ).fetchall()
+        read: list[StoredRuling] = []
+        spent = 0
+        for key, action_id, kind in heads:
+            if spent >= budget:
+                read.append(StoredRuling(key - base, action_id, kind, [], -1))
+                continue
+            row = self._db.execute(
+                "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
+                "WHERE key = ?",
+                (key,),
+            ).fetchone()
+            reply = self._verified(world, row)
+            spent += len(reply)
+            total, shown = self._db.execute(
+                "SELECT json_array_length(?1, '$.log'), (SELECT json_group_array(json(value)) FROM "
+                "(SELECT value FROM json_each(?1, '$.log') ORDER BY key LIMIT ?2))",
+                (reply, max(0, steps)),
+            ).fetchone()
+            read.append(StoredRuling(key - base, action_id, kind, json.loads(shown), int(total or 0)))
+        read.reverse()
+        return read

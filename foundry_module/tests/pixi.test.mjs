@@ -22,7 +22,8 @@ import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
 
 import { COLORS } from "../scripts/core/drawing.mjs";
-import { OVERLAY_STYLES } from "../scripts/core/visibility.mjs";
+import { locateLook, PALETTES } from "../scripts/core/palette.mjs";
+import { END_MARKERS, OVERLAY_STYLES } from "../scripts/core/visibility.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -150,7 +151,6 @@ const near = (a, b, tol = 24) => Math.abs(a[0] - b[0]) <= tol && Math.abs(a[1] -
 const BG = 0x35503a;
 const DARK = hex(COLORS.frame);
 const EMPTY = hex(COLORS.empty);
-const RED = hex(COLORS.aggravated);
 
 /**
  * A pixel of `color` at (x, y) or one of its 8 neighbours.
@@ -165,8 +165,10 @@ function markNear(shot, x, y, color) {
  * Check the boxes of a track render against its layout, by reading pixels only.
  * @param {Shot} shot
  * @param {string} where
+ * @param {import("../scripts/core/palette.mjs").Palette} [palette] the colours it was drawn in
  */
-function checkTrack(shot, where) {
+function checkTrack(shot, where, palette = PALETTES.standard) {
+  const RED = hex(palette.track.aggravated);
   const layout = /** @type {NonNullable<Shot["layout"]>} */ (shot.layout);
   const origin = /** @type {NonNullable<Shot["origin"]>} */ (shot.origin);
   const { token } = shot;
@@ -209,7 +211,8 @@ function checkTrack(shot, where) {
     // points along both diagonals, away from the centre where they cross
     const t = [0.2, 0.3, 0.7, 0.8].map((f) => Math.round(f * inner));
     // marks: dark on the light boxes, light on the red one
-    const mark = box.kind === "aggravated" ? hex(COLORS.markOnRed) : DARK;
+    /** @type {[number, number, number]} */
+    const mark = box.kind === "aggravated" ? hex(palette.track.markOnAggravated) : DARK;
     const slash = t.every((d) => markNear(shot, x + pad + d, y + s - pad - d, mark));
     const backslash = t.every((d) => markNear(shot, x + pad + d, y + pad + d, mark));
     // the bar: near both ends of the mark, where the diagonals are far from the middle column
@@ -268,6 +271,8 @@ describe(build.title, () => {
       checkTrack(dressed, `${mix.name} (with text)`);
       // the picture for people, twice the size
       savePng(await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags, text: true, art: true, scale: 2 }), `health-track-${mix.name}.png`);
+      // the colour-blind palette: other colours, the same marks, read the same way
+      checkTrack(await render("renderTrack", { tokenWidth: mix.tokenWidth, flags: mix.flags, palette: "okabeIto" }), `${mix.name} (Okabe-Ito)`, PALETTES.okabeIto);
     });
   }
 
@@ -341,56 +346,104 @@ describe(build.title, () => {
     assert.deepEqual(again.rgba, shot.rgba, "the same silhouette for every token of this size");
   });
 
-  test("GM overlay: one line per ruled pair, coloured by state (approximate and unreadable dashed), legend counts", async () => {
-    const shot = await render("renderOverlay", {});
-    savePng(await render("renderOverlay", { scale: 1 }), "visibility-overlay.png");
-    const bg = hex(0x202020);
-    const expected = {
-      P: OVERLAY_STYLES.pinpointed,
-      X: OVERLAY_STYLES.approximate,
-      U: OVERLAY_STYLES.unlocated,
-      M: OVERLAY_STYLES.malformed,
-    };
-    /** @type {Record<string, any>} */
-    const lines = /** @type {any} */ (shot).lines;
-    for (const [id, style] of Object.entries(expected)) {
-      const { from, to } = lines[id];
-      const length = Math.hypot(to.x - from.x, to.y - from.y);
-      const ux = (to.x - from.x) / length;
-      const uy = (to.y - from.y) / length;
-      // the line runs 5 px to the right of the centre line (so A→B and B→A do not overlap), from 30 px
-      // (0.3 grid) after the observer; walk its first third, away from the label and the arrow head
-      let hits = 0;
-      let gaps = 0;
-      let wrong = 0;
-      for (let d = 32; d < length / 3; d++) {
-        const cx = from.x + ux * d - uy * 5;
-        const cy = from.y + uy * d + ux * 5;
-        /** @type {Array<[number, number, number]>} */
-        const around = [];
-        for (let o = -2; o <= 2; o++) around.push(rgb(shot, cx - uy * o, cy + ux * o));
-        if (around.some((c) => near(c, hex(style.color), 40))) hits++;
-        else if (around.every((c) => near(c, bg, 6))) gaps++;
-        else wrong++;
+  for (const palette of /** @type {const} */ (["standard", "okabeIto"])) {
+    test(`GM overlay (${palette} palette): one line per ruled pair in its state's colour, dash pattern and end marker; legend counts`, async () => {
+      const shot = await render("renderOverlay", palette === "standard" ? {} : { palette });
+      if (palette === "standard") savePng(await render("renderOverlay", { scale: 1 }), "visibility-overlay.png");
+      else savePng(shot, "visibility-overlay-okabe-ito.png");
+      const bg = hex(0x202020);
+      const colours = PALETTES[palette];
+      /** @type {Record<string, import("../scripts/core/palette.mjs").LocateLook>} */
+      const expected = {
+        P: locateLook("pinpointed", colours),
+        X: locateLook("approximate", colours),
+        U: locateLook("unlocated", colours),
+        M: locateLook("malformed", colours),
+      };
+      if (palette === "standard") assert.deepEqual(expected.X, OVERLAY_STYLES.approximate);
+      /** @type {Record<string, any>} */
+      const lines = /** @type {any} */ (shot).lines;
+      for (const [id, style] of Object.entries(expected)) {
+        const { from, to } = lines[id];
+        const length = Math.hypot(to.x - from.x, to.y - from.y);
+        const ux = (to.x - from.x) / length;
+        const uy = (to.y - from.y) / length;
+        // the line runs 5 px to the right of the centre line (so A→B and B→A do not overlap), from 30 px
+        // (0.3 grid) after the observer; walk its first third, away from the label and the end marker
+        let wrong = 0;
+        /** @type {number[]} */
+        const runs = [];
+        /** @type {number[]} */
+        const gaps = [];
+        let run = 0;
+        let gap = 0;
+        for (let d = 30; d < length / 3; d++) {
+          const cx = from.x + ux * d - uy * 5;
+          const cy = from.y + uy * d + ux * 5;
+          /** @type {Array<[number, number, number]>} */
+          const around = [];
+          for (let o = -2; o <= 2; o++) around.push(rgb(shot, cx - uy * o, cy + ux * o));
+          if (around.some((c) => near(c, hex(style.color), 40))) {
+            if (gap) gaps.push(gap);
+            gap = 0;
+            run++;
+          } else if (around.every((c) => near(c, bg, 6))) {
+            if (run) runs.push(run);
+            run = 0;
+            gap++;
+          } else wrong++;
+        }
+        const drawn = runs.reduce((a, b) => a + b, 0) + run;
+        assert.ok(drawn > 10, `${id}: the line is drawn in ${style.color.toString(16)} (${drawn} pixels)`);
+        assert.equal(wrong, 0, `${id}: no other colour on the line`);
+        if (!style.dash) {
+          assert.deepEqual([runs.length, gaps.length], [0, 0], `${id}: solid`);
+          continue;
+        }
+        // the pattern read back: every whole dash is one of the pattern's "on" lengths (±2 px)
+        const on = style.dash.filter((_, i) => i % 2 === 0);
+        // (the walk starts where the line does: every run a gap ended is a whole dash)
+        const whole = runs;
+        assert.ok(whole.length >= 2, `${id}: dashed (${runs.join(", ")})`);
+        for (const r of whole) assert.ok(on.some((n) => Math.abs(r - n) <= 2), `${id}: a dash of ${r} px, the pattern's are ${on.join(", ")}`);
+        if (on.length > 1) for (const n of on) assert.ok(whole.some((r) => Math.abs(r - n) <= 2), `${id}: dashes of ${n} px among ${whole.join(", ")}`);
       }
-      assert.ok(hits > 10, `${id}: the line is drawn in ${style.color.toString(16)} (${hits} pixels)`);
-      assert.equal(wrong, 0, `${id}: no other colour on the line`);
-      if (style.dashed) assert.ok(gaps > 5, `${id}: dashed (${gaps} gaps)`);
-      else assert.equal(gaps, 0, `${id}: solid`);
-      // nothing is drawn on the centre line itself far from the shifted line (it is offset, not doubled)
-    }
-    // the arrow head at the target end: filled in the state's colour just before the target's inset
-    for (const [id, style] of Object.entries(expected)) {
-      const { from, to } = lines[id];
-      const length = Math.hypot(to.x - from.x, to.y - from.y);
-      const ux = (to.x - from.x) / length;
-      const uy = (to.y - from.y) / length;
-      const d = length - 30 - 4;
-      const c = rgb(shot, from.x + ux * d - uy * 5, from.y + uy * d + ux * 5);
-      assert.ok(near(c, hex(style.color), 40), `${id}: arrow head ${c}`);
-    }
-    assert.deepEqual(/** @type {any} */ (shot).legend.slice(0, 5), ["Title", " pinpointed: 1", " approximate: 1", " unlocated: 2", " Malformed: 1"]);
-  });
+      // the end markers, read at points relative to each line's tip (back: px towards the observer,
+      // side: px to the right)
+      for (const [id, style] of Object.entries(expected)) {
+        const { from, to } = lines[id];
+        const length = Math.hypot(to.x - from.x, to.y - from.y);
+        const ux = (to.x - from.x) / length;
+        const uy = (to.y - from.y) / length;
+        const tip = { x: from.x + ux * (length - 30) - uy * 5, y: from.y + uy * (length - 30) + ux * 5 };
+        /** @param {number} back @param {number} side */
+        const at = (back, side) => [tip.x - ux * back - uy * side, tip.y - uy * back + ux * side];
+        /** @param {number} back @param {number} side */
+        const inked = (back, side) => markNear(shot, ...(/** @type {[number, number]} */ (at(back, side))), hex(style.color));
+        /** @param {number} back @param {number} side */
+        const blank = (back, side) => {
+          const [x, y] = at(back, side);
+          for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) if (!near(rgb(shot, x + dx, y + dy), bg, 6)) return false;
+          return true;
+        };
+        const where = `${id} (${style.end})`;
+        if (style.end === "arrow") {
+          for (const side of [-1.5, 0, 1.5]) assert.ok(inked(5, side), `${where}: a filled head`);
+        } else if (style.end === "ring") {
+          const r = END_MARKERS.ring;
+          assert.ok(inked(r, r) && inked(r, -r) && inked(2 * r, 0) && inked(0, 0), `${where}: the ring's sides, back and front`);
+          assert.ok(blank(r, 0), `${where}: hollow`);
+        } else if (style.end === "cross") {
+          assert.ok(inked(2.5, 2.5) && inked(2.5, -2.5), `${where}: both arms`);
+          assert.ok(blank(0, 9.5) && blank(0, -9.5), `${where}: no bar`);
+        } else {
+          assert.ok(inked(0, 7) && inked(0, -7), `${where}: a bar across the tip`);
+          assert.ok(blank(4, 7) && blank(4, -7), `${where}: only a bar`);
+        }
+      }
+      assert.deepEqual(/** @type {any} */ (shot).legend.slice(0, 5), ["Title", "➤ pinpointed: 1", "○ approximate: 1", "✕ unlocated: 2", "⊣ Malformed: 1"]);
+    });
+  }
 
   test("the Foundry wiring: one container per token, shown by the setting and the identity predicate, redrawn on flag changes, removed on destroy", async () => {
     assert.ok(page);

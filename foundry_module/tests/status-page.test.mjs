@@ -1,11 +1,14 @@
 /**
  * The sidecar's status page after a short scene (a sync, a round of contests, two hits), in headless
  * Chromium (`$CHROMIUM_PATH`, driven by puppeteer-core): the real sidecar, a real websocket client,
- * the page as a browser shows it. With VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes
+ * the page as a browser shows it. Then across a restart (kill -9, the same SQLite file): the rulings
+ * read back, the page's Undo and Redo (the token asked for once, never in the page), and a hostile
+ * page of another origin refused. With VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes
  * docs/images/status-page.png.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -106,9 +109,6 @@ test("the status page after a short scene: subjects by name, the actors' table, 
     assert.ok(await page.$$eval(".box.aggravated", (b) => b.length) >= 7);
     assert.match(text, /Who locates whom: \d+ unlocated, \d+ approximate, \d+ pinpointed\./);
     assert.match(text, new RegExp(`http://127\\.0\\.0\\.1:${port}/module\\.zip`));
-    if (process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1") {
-      await page.screenshot({ path: join(repoRoot, "docs", "images", "status-page.png"), fullPage: true });
-    }
     ws.close();
   } finally {
     await browser?.close();
@@ -117,6 +117,185 @@ test("the status page after a short scene: subjects by name, the actors' table, 
       sidecar.kill("SIGTERM");
       await exited;
     }
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
+/**
+ * Start `vtt-bridge serve` on `port` with `dataDir`; resolves once it listens.
+ * @param {number} port @param {string} dataDir
+ */
+async function startSidecar(port, dataDir) {
+  const { cmd, args } = sidecarCommand();
+  const child = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", TOKEN, "--seed", "5"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  const sidecar = { child, output: "" };
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the sidecar did not start:\n${sidecar.output}`)), 20_000);
+    /** @param {Buffer} chunk */
+    const onData = (chunk) => {
+      sidecar.output += chunk.toString();
+      if (sidecar.output.includes("listening on")) {
+        clearTimeout(timer);
+        resolve(undefined);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+  });
+  return sidecar;
+}
+
+/** @param {import("node:child_process").ChildProcess} child @param {NodeJS.Signals} signal */
+async function stop(child, signal) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill(signal);
+  await exited;
+}
+
+/** A welcomed websocket client of `world`. @param {number} port @param {string} world */
+async function gmSocket(port, world) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+  await new Promise((resolve, reject) => {
+    ws.once("open", resolve);
+    ws.once("error", reject);
+  });
+  await request(ws, "hello", { token: TOKEN, world, client: { name: "GM" } });
+  return ws;
+}
+
+/** Bran's Health track as the sidecar holds it. @param {number} port */
+async function bransHealth(port) {
+  const ws = await gmSocket(port, "friday-night");
+  const reply = /** @type {any} */ (await request(ws, "query", { kind: "state" }));
+  ws.close();
+  const { bashing, lethal, aggravated } = reply.payload.state.actors["Actor.bran00000000001"].health;
+  return { bashing, lethal, aggravated };
+}
+
+/** The hostile page: from another origin it tries the sidecar's socket, reads its page, frames it. */
+const HOSTILE = (/** @type {number} */ port) => `<!doctype html><meta charset="utf-8"><title>hostile</title>
+<iframe id="framed" src="http://127.0.0.1:${port}/"></iframe>
+<script>
+  window.results = {};
+  const ws = new WebSocket("ws://127.0.0.1:${port}/ws");
+  ws.onopen = () => { window.results.ws = "open"; ws.send(JSON.stringify({ v: 1, id: "h", type: "hello", payload: { token: "guess", world: "friday-night", client: { name: "evil" } } })); };
+  ws.onerror = () => { window.results.ws = "refused"; };
+  fetch("http://127.0.0.1:${port}/", { mode: "cors" }).then((r) => r.text()).then(() => { window.results.read = "read"; }, () => { window.results.read = "blocked"; });
+</script>`;
+
+test("after a restart the page reads the rulings back; its Undo asks for the token once and sends undo over the socket, Redo after; a hostile page is refused", async () => {
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-status-"));
+  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
+  const hostile = createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+    res.end(HOSTILE(port));
+  });
+  await new Promise((resolve) => hostile.listen(0, "127.0.0.1", () => resolve(undefined)));
+  const hostilePort = /** @type {import("node:net").AddressInfo} */ (hostile.address()).port;
+  /** @type {{child: import("node:child_process").ChildProcess, output: string}|null} */
+  let sidecar = null;
+  /** @type {import("puppeteer-core").Browser|null} */
+  let browser = null;
+  try {
+    sidecar = await startSidecar(port, dataDir);
+    const ws = await gmSocket(port, "friday-night");
+    await request(ws, "sync", { state: SCENE });
+    await request(ws, "action", { kind: "round", round: 1 });
+    const hit = { kind: "damage", target: "Actor.bran00000000001", instances: [{ amount: 3, grade: "L" }, { amount: 2, grade: "B" }] };
+    await new Promise((resolve, reject) => {
+      ws.on("message", (raw) => {
+        const message = JSON.parse(String(raw));
+        if (message.re === "hit-bran") (message.type === "result" ? resolve : reject)(message);
+      });
+      ws.send(JSON.stringify({ v: 1, id: "hit-bran", type: "action", payload: hit }));
+    });
+    await request(ws, "action", { kind: "damage", target: "Actor.cora00000000001", instances: [{ amount: 8, grade: "A" }] });
+    ws.close();
+    // kill -9: the rulings are in the SQLite file (its WAL), nowhere else
+    await stop(sidecar.child, "SIGKILL");
+    sidecar = await startSidecar(port, dataDir);
+    assert.deepEqual(await bransHealth(port), { bashing: 2, lethal: 3, aggravated: 0 });
+
+    browser = await puppeteer.launch({
+      executablePath,
+      headless: true,
+      userDataDir: profile,
+      args: ["--no-sandbox", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP evil.example 127.0.0.1"],
+    });
+    const page = await browser.newPage();
+    /** @type {string[]} */
+    const problems = [];
+    page.on("pageerror", (error) => problems.push(String(error)));
+    page.on("console", (msg) => {
+      if (msg.type() === "error") problems.push(msg.text());
+    });
+    await page.setViewport({ width: 1000, height: 1400 });
+    await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: "load" });
+    const headings = await page.$$eval(".ruling h3", (hs) => hs.map((h) => h.textContent ?? ""));
+    const bran = headings.find((h) => h.startsWith("damage → Bran"));
+    assert.ok(bran?.includes("read back from the store"), headings.join("\n"));
+    assert.ok(headings.some((h) => h.startsWith("damage → Cora") && h.includes("read back from the store")), headings.join("\n"));
+    assert.ok(headings.some((h) => h.startsWith("round") && h.includes("Bran") && h.includes("Assassin")), headings.join("\n"));
+    const undoBran = 'button[data-mode="undo"][data-action="hit-bran"]';
+    assert.equal(await page.$eval(undoBran, (b) => /** @type {HTMLButtonElement} */ (b).hidden), false, "the script shows the buttons");
+
+    // Undo: the token is asked for in a password field, once
+    await page.click(undoBran);
+    await page.waitForSelector("#token-dialog[open]");
+    assert.equal(await page.$eval("#token-dialog input", (i) => /** @type {HTMLInputElement} */ (i).type), "password");
+    await page.type("#token-dialog input", TOKEN);
+    await page.click('#token-dialog button[type="submit"]');
+    await page.waitForFunction(() => [...document.querySelectorAll(".ruling.undone h3")].some((h) => h.textContent?.startsWith("damage → Bran")), { timeout: 20_000 });
+    assert.deepEqual(await bransHealth(port), { bashing: 0, lethal: 0, aggravated: 0 }, "the undo restored Bran's track");
+    const undone = await page.$eval(".ruling.undone", (r) => ({ text: r.textContent ?? "", decoration: getComputedStyle(/** @type {Element} */ (r.querySelector("h3 .what"))).textDecorationLine }));
+    assert.match(undone.text, /undone/);
+    assert.equal(undone.decoration, "line-through");
+    assert.ok(await page.$('.ruling.undone button[data-mode="redo"][data-action="hit-bran"]'), "Redo on the undone ruling");
+    assert.ok((await page.$$eval(".ruling h3", (hs) => hs.map((h) => h.textContent ?? ""))).some((h) => h.startsWith("undo → Bran")), "the undo is a ruling of its own");
+    // the token is in this tab's sessionStorage, never in the page
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("vtt-bridge.token")), TOKEN);
+    const html = await page.evaluate(() => document.documentElement.outerHTML);
+    assert.ok(!html.includes(TOKEN), "the page never holds the token");
+    assert.equal(await page.$eval("#token-dialog input", (i) => /** @type {HTMLInputElement} */ (i).value), "");
+    if (process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1") {
+      await page.screenshot({ path: join(repoRoot, "docs", "images", "status-page.png"), fullPage: true });
+    }
+
+    // Redo: no second question
+    await page.click('button[data-mode="redo"][data-action="hit-bran"]');
+    await page.waitForFunction(() => !document.querySelector(".ruling.undone"), { timeout: 20_000 });
+    assert.equal(await page.$("#token-dialog[open]"), null, "the token is not asked for again");
+    assert.deepEqual(await bransHealth(port), { bashing: 2, lethal: 3, aggravated: 0 });
+
+    // a wrong token is refused and forgotten
+    await page.evaluate(() => sessionStorage.setItem("vtt-bridge.token", "not-the-token-at-all"));
+    await page.click(undoBran);
+    await page.waitForFunction(() => /refused \(unauthorized\)/.test(document.getElementById("undo-status")?.textContent ?? ""), { timeout: 20_000 });
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("vtt-bridge.token")), null);
+    assert.deepEqual(await bransHealth(port), { bashing: 2, lethal: 3, aggravated: 0 });
+    assert.deepEqual(problems.filter((p) => !/401|403|WebSocket/.test(p)), []);
+
+    // a hostile page (another origin) cannot open the socket, read the page, or frame it
+    const evil = await browser.newPage();
+    await evil.goto(`http://evil.example:${hostilePort}/`, { waitUntil: "load" });
+    await evil.waitForFunction(() => /** @type {any} */ (window).results.ws && /** @type {any} */ (window).results.read, { timeout: 20_000 });
+    assert.deepEqual(await evil.evaluate(() => /** @type {any} */ (window).results), { ws: "refused", read: "blocked" });
+    assert.match(sidecar.output, new RegExp(`refused a browser page from origin http://evil\\.example:${hostilePort}`));
+    const framed = evil.frames().find((f) => f !== evil.mainFrame());
+    assert.ok(framed);
+    assert.ok(!(await framed.content().catch(() => "")).includes("vtt-bridge"), "the status page is not shown in a frame");
+    // DNS rebinding: the hostile name pointed at the sidecar is refused by the Host check
+    const rebound = await evil.goto(`http://evil.example:${port}/`);
+    assert.equal(rebound?.status(), 403);
+  } finally {
+    await browser?.close();
+    if (sidecar) await stop(sidecar.child, "SIGTERM");
+    await new Promise((resolve) => hostile.close(() => resolve(undefined)));
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(profile, { recursive: true, force: true });
   }

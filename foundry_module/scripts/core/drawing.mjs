@@ -6,21 +6,27 @@
  * @module drawing
  */
 
+import { boxLook, PALETTES } from "./palette.mjs";
+
 /** @typedef {typeof import("pixi.js")} Pixi */
+/** @typedef {import("./palette.mjs").Palette} Palette */
 /** @typedef {import("./health-track.mjs").TrackLayout} TrackLayout */
 /** @typedef {import("./health-track.mjs").Counter} Counter */
 
-/** Colours (0xRRGGBB) of the track and the counters. */
+/**
+ * Colours (0xRRGGBB) of the track and the counters in the standard palette (`palette.mjs`; the
+ * colour-blind one is a setting), and those no palette changes: texts, the silhouette.
+ */
 export const COLORS = Object.freeze({
-  frame: 0x151515,
-  empty: 0xf2eee3,
-  aggravated: 0xc4161c,
-  mark: 0x151515,
-  markOnRed: 0xfff4e0,
+  frame: PALETTES.standard.track.frame,
+  empty: PALETTES.standard.track.empty,
+  aggravated: PALETTES.standard.track.aggravated,
+  mark: PALETTES.standard.track.mark,
+  markOnRed: PALETTES.standard.track.markOnAggravated,
   text: 0xffffff,
   textStroke: 0x000000,
   badgeRing: 0xffffff,
-  badge: Object.freeze({ tempHp: 0x1f5fbf, condition: 0x6b2fa0, emotion: 0x0f7f6f }),
+  badge: PALETTES.standard.badge,
   silhouette: 0x8a8a8a,
   silhouetteTarget: 0xff9829,
 });
@@ -32,6 +38,7 @@ export const COLORS = Object.freeze({
  * @property {boolean} [text] draw the texts (needs a font; off in pixel tests)
  * @property {string} [fontFamily]
  * @property {number} [fontSize]
+ * @property {Readonly<Palette>} [palette] the colours (default the standard palette)
  */
 
 /*
@@ -234,30 +241,30 @@ function trackGraphicsOf(PIXI, target) {
 }
 
 /**
- * One box: a dark frame, a light (healthy, bashing, lethal) or red (aggravated) inside, and its mark:
- * bashing "/", lethal "X" (dark), aggravated "X" with a vertical bar (an asterisk, light on red).
+ * One box as `boxLook` decides: a dark frame, a light (healthy, bashing, lethal) or coloured
+ * (aggravated) inside, and its marks: bashing "/", lethal "X", aggravated "X" with a vertical bar
+ * (an asterisk, light on the colour). The marks tell the kinds apart in any palette.
  * @param {import("pixi.js").Graphics} g
  * @param {import("./health-track.mjs").Box} box
+ * @param {Readonly<Palette>} palette
  */
-function drawBox(g, { kind, x, y, size }) {
+function drawBox(g, { kind, x, y, size }, palette) {
+  const look = boxLook(kind, palette);
   const frame = Math.max(1, Math.round(size / 10));
-  fillRect(g, x, y, size, size, COLORS.frame);
+  fillRect(g, x, y, size, size, look.frame);
   const inner = size - 2 * frame;
   if (inner <= 0) return;
-  fillRect(g, x + frame, y + frame, inner, inner, kind === "aggravated" ? COLORS.aggravated : COLORS.empty);
-  if (kind === "healthy" || inner < 3) return;
+  fillRect(g, x + frame, y + frame, inner, inner, look.fill);
+  if (!look.strokes.length || inner < 3) return;
   const stroke = Math.max(1, Math.round(size / 9));
   const pad = frame + Math.max(1, Math.round(size / 8));
   const x0 = x + pad;
   const y0 = y + pad;
   const x1 = x + size - pad;
   const y1 = y + size - pad;
-  const color = kind === "aggravated" ? COLORS.markOnRed : COLORS.mark;
-  /** @type {Array<[number, number, number, number]>} */
-  const segments = [[x0, y1, x1, y0]];
-  if (kind !== "bashing") segments.push([x0, y0, x1, y1]);
-  if (kind === "aggravated") segments.push([(x0 + x1) / 2, y0, (x0 + x1) / 2, y1]);
-  strokeSegments(g, segments, { width: stroke, color, alpha: 1, alignment: 0.5, cap: "butt" });
+  const lines = { rise: [x0, y1, x1, y0], fall: [x0, y0, x1, y1], bar: [(x0 + x1) / 2, y0, (x0 + x1) / 2, y1] };
+  const segments = look.strokes.map((s) => /** @type {[number, number, number, number]} */ (lines[s]));
+  strokeSegments(g, segments, { width: stroke, color: look.mark, alpha: 1, alignment: 0.5, cap: "butt" });
 }
 
 /**
@@ -272,7 +279,8 @@ function drawBox(g, { kind, x, y, size }) {
  */
 export function drawHealthTrack(PIXI, target, layout, style = {}) {
   const { g, parent } = trackGraphicsOf(PIXI, target);
-  for (const box of layout.boxes) drawBox(g, box);
+  const palette = style.palette ?? PALETTES.standard;
+  for (const box of layout.boxes) drawBox(g, box, palette);
   let height = layout.height;
   const words = [style.status, style.penalty].filter((s) => typeof s === "string" && s !== "").join(" ");
   if (style.text && words) {
@@ -301,6 +309,7 @@ export function drawHealthTrack(PIXI, target, layout, style = {}) {
  * @property {boolean} [text] draw the numbers and labels (needs a font)
  * @property {(counter: Counter) => string} [label] the text after the number, e.g. the condition's name
  * @property {string} [fontFamily]
+ * @property {Readonly<Palette>} [palette] the badges' colours (default the standard palette)
  */
 
 /**
@@ -327,7 +336,8 @@ export function drawConditionCounters(PIXI, container, counters, style = {}) {
     const g = new PIXI.Graphics();
     // a white ring, then the badge's colour inside it
     fillCircle(g, d / 2, d / 2, d / 2, COLORS.badgeRing);
-    fillCircle(g, d / 2, d / 2, d / 2 - 1, COLORS.badge[counter.kind] ?? COLORS.badge.condition);
+    const badges = (style.palette ?? PALETTES.standard).badge;
+    fillCircle(g, d / 2, d / 2, d / 2 - 1, badges[counter.kind] ?? badges.condition);
     badge.addChild(g);
     let width = d;
     if (style.text) {

@@ -8,6 +8,7 @@
  */
 
 import { LOCATE_STATES, MODULE_ID, VISIBILITY_FLAG } from "./constants.mjs";
+import { cssLineStyle, END_GLYPHS, locateLook, PALETTES } from "./palette.mjs";
 
 /** @typedef {import("./_types.mjs").LocateState} LocateState */
 
@@ -286,15 +287,19 @@ export const OVERLAY_CAP = 300;
 /** Lines get a midpoint label only when at most this many are drawn (else labels are clutter). */
 export const OVERLAY_LABEL_LIMIT = 40;
 
+/** @typedef {import("./palette.mjs").LocateLook} LocateLook */
+/** @typedef {import("./palette.mjs").Palette} Palette */
+
 /**
- * Colour and dash per state (PIXI hex colours). `malformed` is an unreadable ruling.
- * @type {Readonly<Record<LocateState|"malformed", {color: number, dashed: boolean, width: number}>>}
+ * Colour, dash pattern and end marker per state in the standard palette (`palette.mjs` decides
+ * them; `locateLook` gives them in another). `malformed` is an unreadable ruling.
+ * @type {Readonly<Record<LocateState|"malformed", Readonly<LocateLook>>>}
  */
 export const OVERLAY_STYLES = Object.freeze({
-  pinpointed: Object.freeze({ color: 0x43a047, dashed: false, width: 2 }),
-  approximate: Object.freeze({ color: 0xffb300, dashed: true, width: 2 }),
-  unlocated: Object.freeze({ color: 0xe53935, dashed: false, width: 2 }),
-  malformed: Object.freeze({ color: 0xd500f9, dashed: true, width: 3 }),
+  pinpointed: locateLook("pinpointed"),
+  approximate: locateLook("approximate"),
+  unlocated: locateLook("unlocated"),
+  malformed: locateLook("malformed"),
 });
 
 /**
@@ -358,11 +363,14 @@ export function overlayRelations(tokens, focus = null, { cap = OVERLAY_CAP } = {
 }
 
 /**
- * The overlay's style for one relation.
+ * The overlay's style for one relation, in `palette`.
  * @param {Pick<Relation, "state"|"malformed">} relation
+ * @param {Readonly<Palette>} [palette]
+ * @returns {Readonly<LocateLook>}
  */
-export function relationStyle(relation) {
-  return relation.malformed ? OVERLAY_STYLES.malformed : OVERLAY_STYLES[relation.state];
+export function relationStyle(relation, palette = PALETTES.standard) {
+  if (palette === PALETTES.standard) return relation.malformed ? OVERLAY_STYLES.malformed : OVERLAY_STYLES[relation.state];
+  return locateLook(relation.malformed ? "malformed" : relation.state, palette);
 }
 
 /**
@@ -390,21 +398,24 @@ export function overlaySegment(from, to, { offset = 4, inset = 0 } = {}) {
 }
 
 /**
- * The dashes of a dashed line, as segments (PIXI Graphics has no dash style).
+ * The dashes of a dashed line, as segments (PIXI Graphics has no dash style): `pattern` is on, off,
+ * on, off, ... lengths, repeated (default `[dash, gap]`); the last dash is clipped at the end.
  * @param {{x: number, y: number}} from
  * @param {{x: number, y: number}} to
- * @param {{dash?: number, gap?: number}} [options]
+ * @param {{dash?: number, gap?: number, pattern?: readonly number[]}} [options]
  * @returns {Array<[{x: number, y: number}, {x: number, y: number}]>}
  */
-export function dashSegments(from, to, { dash = 12, gap = 8 } = {}) {
+export function dashSegments(from, to, { dash = 12, gap = 8, pattern = [dash, gap] } = {}) {
   const length = Math.hypot(to.x - from.x, to.y - from.y);
-  if (!Number.isFinite(length) || length === 0 || dash <= 0 || gap < 0) return [];
+  const period = pattern.reduce((a, b) => a + b, 0);
+  const usable = pattern.length % 2 === 0 && pattern.every((n, i) => Number.isFinite(n) && (i % 2 ? n >= 0 : n > 0));
+  if (!Number.isFinite(length) || length === 0 || !usable || period <= 0) return [];
   const ux = (to.x - from.x) / length;
   const uy = (to.y - from.y) / length;
   /** @type {Array<[{x: number, y: number}, {x: number, y: number}]>} */
   const out = [];
-  for (let start = 0; start < length; start += dash + gap) {
-    const end = Math.min(start + dash, length);
+  for (let start = 0, i = 0; start < length; start += pattern[i] + pattern[i + 1], i = (i + 2) % pattern.length) {
+    const end = Math.min(start + pattern[i], length);
     out.push([
       { x: from.x + ux * start, y: from.y + uy * start },
       { x: from.x + ux * end, y: from.y + uy * end },
@@ -419,42 +430,79 @@ export const OVERLAY_INSET = 0.3;
 export const OVERLAY_OFFSET = 5;
 /** The arrowhead: its length in pixels and the half-angle of its point in radians. */
 export const ARROW_HEAD = Object.freeze({ size: 10, spread: 0.4 });
+/** The other end markers, in pixels: the ring's radius, the cross's half-diagonal, the bar's half-length. */
+export const END_MARKERS = Object.freeze({ ring: 7, cross: 9, bar: 8 });
+/** Sides of the polygon drawing the ring. */
+const RING_SIDES = 16;
 
 /**
  * @typedef {object} OverlayArrow what the overlay draws for one relation
  * @property {Array<readonly [number, number, number, number]>} pieces line segments x0, y0, x1, y1
- *   (one for a solid line, the dashes for a dashed one)
- * @property {number[]} head the arrowhead triangle at the target end: tip, then its two back corners
+ *   (one for a solid line, the dashes for a dashed or dotted one)
+ * @property {number[]|null} head the filled arrowhead at the target end (tip, then its two back
+ *   corners), for an `arrow` end; null for the others
+ * @property {Array<readonly [number, number, number, number]>} marks the stroked end marker: a
+ *   ring touching the tip, a cross whose front arms reach it, or a bar across it (none for `arrow`)
  * @property {{x: number, y: number}} label where the state's label goes (the segment's middle)
- * @property {{color: number, dashed: boolean, width: number}} style
+ * @property {Readonly<LocateLook>} style
  */
 
 /**
  * The arrow of one relation, observer → target: the line shifted by OVERLAY_OFFSET to its right and
- * inset by OVERLAY_INSET grid squares at both ends, dashed when its style is, with a filled head at
- * the target end.
+ * inset by OVERLAY_INSET grid squares at both ends, in its state's dash pattern, with its state's
+ * marker at the target end (`palette.mjs`: colour is never the only signal).
  * @param {Pick<Relation, "state"|"malformed"|"from"|"to">} relation
  * @param {number} grid the scene's grid size in pixels
+ * @param {Readonly<Palette>} [palette]
  * @returns {OverlayArrow|null} null when the tokens are too close to draw a line between them
  */
-export function overlayArrow(relation, grid) {
-  const style = relationStyle(relation);
+export function overlayArrow(relation, grid, palette = PALETTES.standard) {
+  const style = relationStyle(relation, palette);
   const segment = overlaySegment(relation.from, relation.to, { offset: OVERLAY_OFFSET, inset: grid * OVERLAY_INSET });
   if (!segment) return null;
   const { from, to } = segment;
-  const pieces = style.dashed ? dashSegments(from, to) : [[from, to]];
-  const angle = Math.atan2(to.y - from.y, to.x - from.x);
-  const { size, spread } = ARROW_HEAD;
-  return {
-    pieces: pieces.map(([a, b]) => /** @type {const} */ ([a.x, a.y, b.x, b.y])),
-    head: [
+  const length = Math.hypot(to.x - from.x, to.y - from.y);
+  const ux = (to.x - from.x) / length;
+  const uy = (to.y - from.y) / length;
+  /** @param {number} back @param {number} side a point `back` px before the tip, `side` px to its right */
+  const at = (back, side) => ({ x: to.x - ux * back - uy * side, y: to.y - uy * back + ux * side });
+  // the ring sits in front of the line: the line stops at its back
+  const shaftEnd = style.end === "ring" ? at(Math.min(2 * END_MARKERS.ring, length), 0) : to;
+  const pieces = style.dash ? dashSegments(from, shaftEnd, { pattern: style.dash }) : [[from, shaftEnd]];
+  /** @type {Array<readonly [number, number, number, number]>} */
+  const marks = [];
+  /** @param {{x: number, y: number}} a @param {{x: number, y: number}} b */
+  const mark = (a, b) => marks.push(/** @type {const} */ ([a.x, a.y, b.x, b.y]));
+  let head = null;
+  if (style.end === "arrow") {
+    const angle = Math.atan2(to.y - from.y, to.x - from.x);
+    const { size, spread } = ARROW_HEAD;
+    head = [
       to.x,
       to.y,
       to.x - size * Math.cos(angle - spread),
       to.y - size * Math.sin(angle - spread),
       to.x - size * Math.cos(angle + spread),
       to.y - size * Math.sin(angle + spread),
-    ],
+    ];
+  } else if (style.end === "ring") {
+    const r = END_MARKERS.ring;
+    const ring = Array.from({ length: RING_SIDES + 1 }, (_, i) => {
+      const t = (2 * Math.PI * i) / RING_SIDES;
+      return at(r - r * Math.cos(t), r * Math.sin(t));
+    });
+    for (let i = 0; i < RING_SIDES; i++) mark(ring[i], ring[i + 1]);
+  } else if (style.end === "cross") {
+    const a = END_MARKERS.cross / Math.SQRT2;
+    mark(at(0, a), at(2 * a, -a));
+    mark(at(0, -a), at(2 * a, a));
+  } else {
+    mark(at(0, END_MARKERS.bar), at(0, -END_MARKERS.bar));
+  }
+  return {
+    pieces: pieces.map(([a, b]) => /** @type {const} */ ([a.x, a.y, b.x, b.y])),
+    head,
+    marks,
     label: { x: (from.x + to.x) / 2, y: (from.y + to.y) / 2 },
     style,
   };
@@ -464,24 +512,28 @@ export function overlayArrow(relation, grid) {
  * @typedef {object} LegendRow one line of the overlay's legend
  * @property {string} label a localization key
  * @property {number} count
- * @property {string} swatch the CSS `border-top` of its colour sample
+ * @property {string} swatch the CSS `border-top` of its sample: colour and solid, dashed or dotted
+ * @property {string} marker the glyph of its line's end marker (`palette.END_GLYPHS`)
  */
 
 /**
  * The overlay's legend as data: a row per locate state (always all three, worst last) and one for
  * unreadable rulings when there are any; "N of M shown" or "all M"; the focus hint.
- * @param {{shown: number, total: number, counts: Partial<Record<string, number>>, malformed: number, truncated: boolean, focused: boolean}} data
+ * @param {{shown: number, total: number, counts: Partial<Record<string, number>>, malformed: number, truncated: boolean, focused: boolean, palette?: Readonly<Palette>}} data
  * @returns {{title: string, rows: LegendRow[], summary: {key: string, data: Record<string, string>}, hint: string}}
  */
-export function overlayLegend({ shown, total, counts, malformed, truncated, focused }) {
-  /** @param {string} label @param {{color: number, dashed: boolean}} style @param {number} count @returns {LegendRow} */
+export function overlayLegend({ shown, total, counts, malformed, truncated, focused, palette = PALETTES.standard }) {
+  /** @param {string} label @param {Readonly<LocateLook>} style @param {number} count @returns {LegendRow} */
   const row = (label, style, count) => ({
     label,
     count,
-    swatch: `3px ${style.dashed ? "dashed" : "solid"} #${style.color.toString(16).padStart(6, "0")}`,
+    swatch: `3px ${cssLineStyle(style.dash)} #${style.color.toString(16).padStart(6, "0")}`,
+    marker: END_GLYPHS[style.end],
   });
-  const rows = LOCATE_STATES.map((state) => row(`VTTBRIDGE.Visibility.State.${state}`, OVERLAY_STYLES[/** @type {LocateState} */ (state)], counts[state] ?? 0));
-  if (malformed) rows.push(row("VTTBRIDGE.Visibility.Legend.Malformed", OVERLAY_STYLES.malformed, malformed));
+  /** @param {LocateState|"malformed"} state */
+  const look = (state) => locateLook(state, palette);
+  const rows = LOCATE_STATES.map((state) => row(`VTTBRIDGE.Visibility.State.${state}`, look(/** @type {LocateState} */ (state)), counts[state] ?? 0));
+  if (malformed) rows.push(row("VTTBRIDGE.Visibility.Legend.Malformed", look("malformed"), malformed));
   return {
     title: "VTTBRIDGE.Visibility.Legend.Title",
     rows,

@@ -10,6 +10,7 @@
 import { MODULE_ID } from "../core/constants.mjs";
 import { drawConditionCounters, drawHealthTrack, setLabel } from "../core/drawing.mjs";
 import { canSeeHealth, counterLabelKey, healthTrackView } from "../core/health-track.mjs";
+import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
 
 /** The setting key of "who sees Health boxes". */
 export const HEALTH_VISIBILITY_SETTING = "healthVisibility";
@@ -80,6 +81,10 @@ export function installHealthTrack({
   /** @type {{value: unknown}|null} */
   let visibilitySetting = null;
   const healthVisibility = () => (visibilitySetting ??= { value: getSetting(HEALTH_VISIBILITY_SETTING) }).value;
+  // this browser's palette (a client setting, `palette.mjs`), read likewise
+  /** @type {{name: unknown}|null} */
+  let paletteSetting = null;
+  const paletteName = () => (paletteSetting ??= { name: getSetting(PALETTE_SETTING) }).name;
 
   /** @param {any} token */
   function entryOf(token) {
@@ -132,20 +137,24 @@ export function installHealthTrack({
     const height = Number(token.h ?? token.height ?? 0);
     const entry = entryOf(token);
     entry.container.visible = true;
-    const signature = JSON.stringify([width, height, WATCHED_FLAGS.map((k) => flags[k])]);
+    const palette = paletteName();
+    const signature = JSON.stringify([width, height, palette, WATCHED_FLAGS.map((k) => flags[k])]);
     if (signature !== entry.signature) {
       entry.signature = signature;
       const view = healthTrackView(flags, { width });
       if (!view) return;
+      const colours = paletteOf(palette);
       const trackHeight = drawHealthTrack(PIXI, entry.track, view.layout, {
         status: view.statusKey ? localize(view.statusKey) : null,
         penalty: view.penalty,
         text: true,
+        palette: colours,
       });
       entry.track.position.set(0, height + 2);
       const countersHeight = drawConditionCounters(PIXI, entry.counters, view.counters, {
         maxWidth: width,
         text: true,
+        palette: colours,
         label: (counter) => {
           const key = counterLabelKey(counter);
           const words = localize(key);
@@ -181,8 +190,9 @@ export function installHealthTrack({
   });
   for (const hook of ["updateSetting", "createSetting"]) {
     hooks.on(hook, (/** @type {any} */ setting) => {
-      if (setting?.key !== `${MODULE_ID}.${HEALTH_VISIBILITY_SETTING}`) return;
-      visibilitySetting = null;
+      if (setting?.key === `${MODULE_ID}.${HEALTH_VISIBILITY_SETTING}`) visibilitySetting = null;
+      else if (setting?.key === `${MODULE_ID}.${PALETTE_SETTING}`) paletteSetting = null;
+      else return;
       refreshAll();
     });
   }

@@ -8,6 +8,7 @@
  */
 
 import { MODULE_ID } from "../core/constants.mjs";
+import { PALETTE_NAMES, PALETTE_SETTING } from "../core/palette.mjs";
 import { SYSTEM_BAR_CHOICES } from "../systems/canvas.mjs";
 import { ADAPTER_CHOICES } from "../systems/index.mjs";
 
@@ -47,6 +48,17 @@ export const SETTINGS = Object.freeze([
       owner: "VTTBRIDGE.HealthTrack.Setting.Choices.owner",
       everyone: "VTTBRIDGE.HealthTrack.Setting.Choices.everyone",
     }),
+  },
+  // this browser only: the colour-blind palette of the Health boxes and the overlay (palette.mjs)
+  {
+    key: PALETTE_SETTING,
+    scope: "client",
+    type: String,
+    default: PALETTE_NAMES[0],
+    config: true,
+    group: "display",
+    i18n: "VTTBRIDGE.Palette.Setting",
+    choices: Object.freeze(Object.fromEntries(PALETTE_NAMES.map((name) => [name, `VTTBRIDGE.Palette.Setting.Choices.${name}`]))),
   },
   {
     key: "rulingCards",

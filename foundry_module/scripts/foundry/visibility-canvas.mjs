@@ -18,6 +18,7 @@
  */
 
 import { MODULE_ID } from "../core/constants.mjs";
+import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { composeOnce, TOKEN_MIXIN_TAGS } from "../systems/canvas.mjs";
 import { createSilhouette, createSilhouetteTarget, createText, fillPolygon, setLabel, strokeSegments } from "../core/drawing.mjs";
@@ -296,6 +297,11 @@ export class VisibilityRuntime {
     Hooks.on("canvasTearDown", () => {
       this.overlay = null;
     });
+    for (const hook of ["updateSetting", "createSetting"]) {
+      Hooks.on(hook, (/** @type {any} */ setting) => {
+        if (setting?.key === `${MODULE_ID}.${PALETTE_SETTING}`) this.scheduleOverlay();
+      });
+    }
     Hooks.on("getSceneControlButtons", (/** @type {any} */ controls) => {
       if (!this.env.game.user?.isGM) return;
       addOverlayTool(controls, {
@@ -671,11 +677,14 @@ export class VisibilityRuntime {
     const g = new PIXI.Graphics();
     overlay.addChild(g);
     const labels = relations.length <= OVERLAY_LABEL_LIMIT;
+    const palette = this.palette();
     for (const relation of relations) {
-      const arrow = overlayArrow(relation, grid);
+      const arrow = overlayArrow(relation, grid, palette);
       if (!arrow) continue;
-      strokeSegments(g, arrow.pieces, { width: arrow.style.width, color: arrow.style.color, alpha: 0.9 });
-      fillPolygon(g, arrow.head, arrow.style.color, 0.9);
+      const line = { width: arrow.style.width, color: arrow.style.color, alpha: 0.9 };
+      strokeSegments(g, arrow.pieces, line);
+      if (arrow.head) fillPolygon(g, arrow.head, arrow.style.color, 0.9);
+      strokeSegments(g, arrow.marks, line);
       if (labels) {
         const text = createText(PIXI, this.stateLabel(relation), { fontSize: 14, fill: arrow.style.color, stroke: 0x000000, strokeWidth: 3 });
         text.anchor.set(0.5, 0.5);
@@ -684,6 +693,15 @@ export class VisibilityRuntime {
       }
     }
     this.drawLegend({ shown: relations.length, total, counts, malformed, truncated, focused: focus.length > 0 });
+  }
+
+  /** The palette of this browser's client setting (`palette.mjs`; the standard one when unset). */
+  palette() {
+    try {
+      return paletteOf(this.env.game?.settings?.get?.(MODULE_ID, PALETTE_SETTING));
+    } catch {
+      return paletteOf(null); // not registered (yet)
+    }
   }
 
   /** @param {{state: string, malformed: boolean}} relation */
@@ -705,13 +723,13 @@ export class VisibilityRuntime {
       doc.body.append(legend);
       this.legend = legend;
     }
-    const data = overlayLegend({ shown, total, counts, malformed, truncated, focused });
-    const rows = data.rows.map(({ label, count, swatch }) => {
+    const data = overlayLegend({ shown, total, counts, malformed, truncated, focused, palette: this.palette() });
+    const rows = data.rows.map(({ label, count, swatch, marker }) => {
       const line = doc.createElement("div");
       const sample = doc.createElement("span");
       sample.className = "swatch";
       sample.style.borderTop = swatch;
-      line.append(sample, doc.createTextNode(` ${this.localize(label)}: ${count}`));
+      line.append(sample, doc.createTextNode(`${marker} ${this.localize(label)}: ${count}`));
       return line;
     });
     const title = doc.createElement("strong");

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { pointNameKey } from "../../scripts/core/chat-cards.mjs";
+import { PALETTE_SETTING, PALETTES } from "../../scripts/core/palette.mjs";
 import { HEALTH_CONTAINER_NAME, installHealthTrack } from "../../scripts/foundry/health-canvas.mjs";
 import { FakeHooks } from "../helpers/fake-foundry.mjs";
 import { FAKE_PIXI, FakeDisplay, FakeText } from "../helpers/fake-pixi.mjs";
@@ -36,7 +37,7 @@ test("'who sees Health boxes' is read once, not on every refreshToken, and again
     hooks,
     PIXI,
     getSetting: (key) => {
-      reads += 1;
+      if (key === "healthVisibility") reads += 1;
       return /** @type {Record<string, unknown>} */ (settings)[key];
     },
     isGM: () => false,
@@ -90,4 +91,44 @@ test("every condition and emotion point kind the sidecar writes has a name in en
       if (lang === "zh-CN") assert.match(name, /[\u4e00-\u9fff]/, `zh-CN ${kind} is Chinese`);
     }
   }
+});
+
+/** The fill colours a token's track drew, in order. @param {any} token @returns {number[]} */
+const trackFills = (token) => {
+  const [g] = containerOf(token).children[0].children;
+  return g.calls.filter((/** @type {any[]} */ c) => c[0] === "beginFill").map((/** @type {any[]} */ c) => c[1]);
+};
+
+test("the palette (a client setting): read once, the track redrawn in it when it changes, the marks the same", () => {
+  const hooks = new FakeHooks();
+  /** @type {Record<string, unknown>} */
+  const settings = { healthVisibility: "everyone" };
+  let reads = 0;
+  const token = makeToken({ health: { max: 3, aggravated: 1, lethal: 1 } });
+  installHealthTrack({
+    hooks,
+    PIXI,
+    getSetting: (key) => {
+      if (key === PALETTE_SETTING) reads += 1;
+      return settings[key];
+    },
+    isGM: () => false,
+    localize: (key) => key,
+    tokens: () => [token],
+  });
+  hooks.call("drawToken", token);
+  for (let frame = 0; frame < 30; frame++) hooks.call("refreshToken", token, {});
+  assert.equal(reads, 1);
+  // unset: the standard palette; aggravated (the first box) filled in its red
+  assert.ok(trackFills(token).includes(PALETTES.standard.track.aggravated));
+  assert.ok(!trackFills(token).includes(PALETTES.okabeIto.track.aggravated));
+  const marks = (/** @type {any} */ t) => containerOf(t).children[0].children[0].calls.filter((/** @type {any[]} */ c) => c[0] === "moveTo").length;
+  const before = marks(token);
+  settings[PALETTE_SETTING] = "okabeIto";
+  hooks.call("updateSetting", { key: `vtt-bridge.${PALETTE_SETTING}` });
+  assert.equal(reads, 2);
+  assert.ok(trackFills(token).includes(PALETTES.okabeIto.track.aggravated), "redrawn in the colour-blind palette");
+  assert.ok(!trackFills(token).includes(PALETTES.standard.track.aggravated));
+  assert.equal(marks(token), before, "the same marks: / and X on the lethal box, the asterisk on the aggravated one");
+  assert.equal(before, 2 + 3, "lethal: 2 strokes, aggravated: 3");
 });

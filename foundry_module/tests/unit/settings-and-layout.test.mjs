@@ -29,6 +29,7 @@ test("the token, URL and 'runs the bridge' are client settings; only the optiona
     unconsciousAtZeroWillpower: "world",
     approveReveals: "world",
     healthVisibility: "world",
+    palette: "client",
     rulingCards: "world",
     systemAdapter: "world",
     systemMapping: "world",

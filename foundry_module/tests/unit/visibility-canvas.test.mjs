@@ -317,7 +317,8 @@ test("GM overlay: the token tool (GM only), the keybinding toggles it, lines dra
   assert.equal(overlay.name, `${MODULE_ID}-visibility-overlay`);
   const g = overlay.children[0];
   const amber = g.calls.filter((/** @type {any[]} */ c) => c[0] === "lineStyle" && c[1]?.color === 0xffb300);
-  assert.equal(amber.length, 1, "one approximate line");
+  assert.equal(amber.length, 2, "one approximate line: its dashes, then the ring at its end");
+  assert.equal(g.calls.filter((/** @type {any[]} */ c) => c[0] === "beginFill").length, 0, "a ring, no filled arrowhead");
   assert.ok(g.calls.filter((/** @type {any[]} */ c) => c[0] === "moveTo").length > 1, "dashed: several pieces");
   const label = overlay.children.find((/** @type {any} */ c) => c.text);
   assert.equal(label.text, "VTTBRIDGE.Visibility.State.approximate");

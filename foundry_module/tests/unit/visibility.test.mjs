@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { LOCATE_STATES as STATE_NAMES, MODULE_ID } from "../../scripts/core/constants.mjs";
+import { PALETTES } from "../../scripts/core/palette.mjs";
 import {
   addOverlayTool,
   dashSegments,
@@ -392,29 +393,75 @@ test("overlayArrow: a solid line inset 0.3 grid from both centres, 5 px to its r
     pieces: [[30, 5, 170, 5]],
     // tip, then 10 px back at ±0.4 rad: 10·cos 0.4 = 9.2106, 10·sin 0.4 = 3.8942
     head: [170, 5, 160.7894, 8.8942, 160.7894, 1.1058],
+    marks: [],
     label: { x: 100, y: 5 },
-    style: { color: 0x43a047, dashed: false, width: 2 },
+    style: { color: 0x43a047, dash: null, dashed: false, end: "arrow", width: 2 },
   });
 });
 
-test("overlayArrow: an approximate line is dashed (12 on, 8 off, the last dash clipped) and points south", () => {
-  // south, grid 100: from (-5, 30) to (-5, 70), 40 px: dashes 0-12 and 20-32; the next would start at 40
+test("overlayArrow: an approximate line is dashed (12 on, 8 off, the last dash clipped), points south, and ends in a ring", () => {
+  // south, grid 100: from (-5, 30) to (-5, 70), 40 px; the ring (radius 7) touches the tip, the line
+  // stops at its back (-5, 56): dashes 0-12 and 20-26
   const arrow = overlayArrow({ state: "approximate", malformed: false, from: { x: 0, y: 0 }, to: { x: 0, y: 100 } }, 100);
-  assert.deepEqual(round4(arrow), {
-    pieces: [
-      [-5, 30, -5, 42],
-      [-5, 50, -5, 62],
-    ],
-    head: [-5, 70, -8.8942, 60.7894, -1.1058, 60.7894],
-    label: { x: -5, y: 50 },
-    style: { color: 0xffb300, dashed: true, width: 2 },
-  });
+  assert.ok(arrow);
+  assert.deepEqual(round4(arrow.pieces), [
+    [-5, 30, -5, 42],
+    [-5, 50, -5, 56],
+  ]);
+  assert.equal(arrow.head, null, "no filled head: the ring is the end");
+  assert.deepEqual(arrow.style, { color: 0xffb300, dash: [12, 8], dashed: true, end: "ring", width: 2 });
+  assert.deepEqual(arrow.label, { x: -5, y: 50 });
+  // the ring: a closed 16-gon around (-5, 63), radius 7, from the tip round to the tip
+  assert.equal(arrow.marks.length, 16);
+  for (const [x0, y0, x1, y1] of arrow.marks) {
+    assert.ok(Math.abs(Math.hypot(x0 + 5, y0 - 63) - 7) < 1e-9 && Math.abs(Math.hypot(x1 + 5, y1 - 63) - 7) < 1e-9);
+  }
+  assert.deepEqual(round4(arrow.marks[0].slice(0, 2)), [-5, 70]);
+  assert.deepEqual(round4(arrow.marks[15].slice(2)), [-5, 70]);
+  assert.deepEqual(round4(arrow.marks[8].slice(0, 2)), [-5, 56], "its back meets the line");
   // an unreadable ruling is drawn in its own style whatever its state
   assert.deepEqual(overlayArrow({ state: "unlocated", malformed: true, from: { x: 0, y: 0 }, to: { x: 0, y: 100 } }, 100)?.style, {
     color: 0xd500f9,
+    dash: [12, 5, 3, 5],
     dashed: true,
+    end: "bar",
     width: 3,
   });
+});
+
+test("overlayArrow: unlocated is dotted and ends in a cross; an unreadable ruling dash-dotted with a bar across its end", () => {
+  const from = { x: 0, y: 0 };
+  const to = { x: 200, y: 0 };
+  const unlocated = overlayArrow({ state: "unlocated", malformed: false, from, to }, 100);
+  assert.ok(unlocated);
+  // 140 px of 3 on, 5 off: dots starting every 8 px, 18 of them, the line running to the tip
+  assert.equal(unlocated.pieces.length, 18);
+  assert.deepEqual(round4(unlocated.pieces[1]), [38, 5, 41, 5]);
+  assert.deepEqual(round4(unlocated.pieces[17]), [166, 5, 169, 5]);
+  assert.equal(unlocated.head, null);
+  // the cross: half-diagonal 9 (9/√2 = 6.364 each way), its front arms at the tip
+  assert.deepEqual(round4(unlocated.marks), [
+    [170, 11.364, 157.2721, -1.364],
+    [170, -1.364, 157.2721, 11.364],
+  ]);
+  const malformed = overlayArrow({ state: "pinpointed", malformed: true, from, to }, 100);
+  assert.ok(malformed);
+  // 12 on, 5 off, 3 on, 5 off
+  assert.deepEqual(round4(malformed.pieces.slice(0, 3)), [
+    [30, 5, 42, 5],
+    [47, 5, 50, 5],
+    [55, 5, 67, 5],
+  ]);
+  assert.deepEqual(malformed.marks, [[170, 13, 170, -3]], "a bar 16 px across the tip");
+});
+
+test("overlayArrow: the colour-blind palette changes the colours only, never the pattern or the end", () => {
+  const relation = { state: /** @type {const} */ ("unlocated"), malformed: false, from: { x: 0, y: 0 }, to: { x: 200, y: 0 } };
+  const standard = overlayArrow(relation, 100);
+  const okabeIto = overlayArrow(relation, 100, PALETTES.okabeIto);
+  assert.ok(standard && okabeIto);
+  assert.equal(okabeIto.style.color, 0xd55e00);
+  assert.deepEqual({ ...okabeIto, style: { ...okabeIto.style, color: 0 } }, { ...standard, style: { ...standard.style, color: 0 } });
 });
 
 test("overlayArrow: tokens closer than the two insets get no arrow", () => {
@@ -422,27 +469,37 @@ test("overlayArrow: tokens closer than the two insets get no arrow", () => {
   assert.notEqual(overlayArrow({ state: "unlocated", malformed: false, from: { x: 0, y: 0 }, to: { x: 61, y: 0 } }, 100), null);
 });
 
-test("overlayLegend: a row per locate state with its count and swatch; unreadable rulings only when there are any", () => {
+test("overlayLegend: a row per locate state with its count, swatch and end marker; unreadable rulings only when there are any", () => {
   assert.deepEqual(overlayLegend({ shown: 3, total: 3, counts: { pinpointed: 2, approximate: 1 }, malformed: 0, truncated: false, focused: false }), {
     title: "VTTBRIDGE.Visibility.Legend.Title",
     rows: [
-      { label: "VTTBRIDGE.Visibility.State.pinpointed", count: 2, swatch: "3px solid #43a047" },
-      { label: "VTTBRIDGE.Visibility.State.approximate", count: 1, swatch: "3px dashed #ffb300" },
-      { label: "VTTBRIDGE.Visibility.State.unlocated", count: 0, swatch: "3px solid #e53935" },
+      { label: "VTTBRIDGE.Visibility.State.pinpointed", count: 2, swatch: "3px solid #43a047", marker: "➤" },
+      { label: "VTTBRIDGE.Visibility.State.approximate", count: 1, swatch: "3px dashed #ffb300", marker: "○" },
+      { label: "VTTBRIDGE.Visibility.State.unlocated", count: 0, swatch: "3px dotted #e53935", marker: "✕" },
     ],
     summary: { key: "VTTBRIDGE.Visibility.Legend.All", data: { total: "3" } },
     hint: "VTTBRIDGE.Visibility.Legend.Focus",
   });
   const capped = overlayLegend({ shown: 2, total: 5, counts: { pinpointed: 1, approximate: 1, unlocated: 3 }, malformed: 1, truncated: true, focused: true });
   assert.deepEqual(
-    capped.rows.map((r) => [r.label, r.count, r.swatch]),
+    capped.rows.map((r) => [r.label, r.count, r.swatch, r.marker]),
     [
-      ["VTTBRIDGE.Visibility.State.pinpointed", 1, "3px solid #43a047"],
-      ["VTTBRIDGE.Visibility.State.approximate", 1, "3px dashed #ffb300"],
-      ["VTTBRIDGE.Visibility.State.unlocated", 3, "3px solid #e53935"],
-      ["VTTBRIDGE.Visibility.Legend.Malformed", 1, "3px dashed #d500f9"],
+      ["VTTBRIDGE.Visibility.State.pinpointed", 1, "3px solid #43a047", "➤"],
+      ["VTTBRIDGE.Visibility.State.approximate", 1, "3px dashed #ffb300", "○"],
+      ["VTTBRIDGE.Visibility.State.unlocated", 3, "3px dotted #e53935", "✕"],
+      ["VTTBRIDGE.Visibility.Legend.Malformed", 1, "3px dashed #d500f9", "⊣"],
     ],
   );
   assert.deepEqual(capped.summary, { key: "VTTBRIDGE.Visibility.Legend.Shown", data: { shown: "2", total: "5" } });
   assert.equal(capped.hint, "VTTBRIDGE.Visibility.Legend.Focused");
+  // the colour-blind palette: Okabe-Ito's sky blue, yellow, vermillion; the same patterns and markers
+  const okabeIto = overlayLegend({ shown: 1, total: 1, counts: {}, malformed: 0, truncated: false, focused: false, palette: PALETTES.okabeIto });
+  assert.deepEqual(
+    okabeIto.rows.map((r) => [r.swatch, r.marker]),
+    [
+      ["3px solid #56b4e9", "➤"],
+      ["3px dashed #f0e442", "○"],
+      ["3px dotted #d55e00", "✕"],
+    ],
+  );
 });
