@@ -175,7 +175,8 @@ def main() -> None:
         label = f"{tokens}" if hide_every is None else f"{tokens}h{hide_every}"
         print(
             f"  {label:>8} {r['sync_s']:>7.2f}s {r['sync_mb']:>8.2f} MB {r['round_s']:>7.2f}s "
-            f"{r['contests']:>9} {r['contests'] / r['round_s']:>11.0f} {r['round_s'] / r['contests'] * 1e6:>8.1f} "
+            f"{r['contests']:>9} {r['contests'] / r['round_s']:>11.0f} "
+            f"{r['round_s'] / r['contests'] * 1e6:>8.1f} "
             f"{r['round_mb']:>6.2f} MB "
             f"{r['rss_mb']:>5.0f} MB"
         )

@@ -212,4 +212,9 @@ def test_a_roll_on_the_wire_carries_every_field_of_the_roll() -> None:
     named = unnamed.of("t1", "spot")
     assert world_module.roll_payload(named) == asdict(named) | {"dice": [10, 2, 8, 1]}
     assert list(world_module.roll_payload(named)) == list(asdict(named))
-    assert world_module.roll_payload(unnamed) == {"pool": 3, "again": 10, "dice": [10, 2, 8, 1], "successes": 2}
+    assert world_module.roll_payload(unnamed) == {
+        "pool": 3,
+        "again": 10,
+        "dice": [10, 2, 8, 1],
+        "successes": 2,
+    }
