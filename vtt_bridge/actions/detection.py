@@ -488,7 +488,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     targets: list[str] = []
     steps: list[_Step] = []
     currents: list[LocateState] = []
-    codes: list[int] = []
+    found_mods: list[tuple[int, int, tuple[ContestModifier, ...]]] = []
     observers: list[tuple[str, int, int]] = []
     """Each observer that contests and the range of its contests in the columns."""
     for observer, token in base.tokens.items() if hiders else ():
@@ -530,7 +530,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
             targets.append(target)
             steps.append(step)
             currents.append(current)
-            codes.append(code)
+            found_mods.append(found)
         if len(targets) > first:
             observers.append((observer, first, len(targets)))
     # pass 2: the round's dice
@@ -613,7 +613,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
             step = steps[i]
             observer_roll, hider_roll = rolled.roll(2 * i), rolled.roll(2 * i + 1)
             outcome = contest_outcome(
-                pools[2 * i], pools[2 * i + 1], modifiers[codes[i]][2], observer_roll, hider_roll
+                pools[2 * i], pools[2 * i + 1], found_mods[i][2], observer_roll, hider_roll
             )
             result = STATES[step[4] if outcome.observer_wins else step[3]]
             log.extend(contest_steps(observer, targets[i], outcome, step[0], result))
