@@ -98,6 +98,40 @@ async def test_PIN_a_pin_until_round_n_is_released_when_round_n_plus_1_begins(co
     assert (await peer.state())["pins"] == {}
 
 
+async def test_PIN_a_restart_of_the_round_count_ends_every_pin_until_a_round(connect: Connect) -> None:
+    """A new combat (round 0 or 1 again) ends `{"round": N}` pins, however far off N was; pins until
+    the scene or a move stand; the restart's log says which ended; an undo of it brings them back."""
+    peer = await scene(connect)
+    await ok(peer, {"kind": "round", "round": 2})
+    await ok(peer, {"kind": "round", "round": 3})
+    await ok(peer, pin("token2", "pinpointed", {"round": 5}, observer="token0"))
+    await ok(peer, pin("token1", "unlocated", {"round": 4}))
+    await ok(peer, pin("token0", "approximate", "scene", observer="token1"))
+    reply = await peer.action({"kind": "round", "round": 0}, msg_id="restart-1")
+    assert reply["type"] == "result", reply
+    ended = [step["data"] for step in reply["payload"]["log"] if step.get("key") == "PIN.restart"]
+    assert sorted(ended, key=lambda d: d["target"]) == [
+        {"observer": None, "target": "token1", "untilRound": 4},
+        {"observer": "token0", "target": "token2", "untilRound": 5},
+    ]
+    pins = (await peer.state())["pins"]
+    assert set(pins) == {"token0"}, pins  # the scene pin stands
+    assert await cell(peer, "token0", "token2") != "pinpointed"
+    assert await cell(peer, "token0", "token1") == "pinpointed"
+    assert await cell(peer, "token1", "token0") == "approximate"
+    undo = await peer.action({"kind": "undo", "action": "restart-1"})
+    assert undo["type"] == "result", undo["payload"]
+    pins = (await peer.state())["pins"]
+    assert pins["token2"]["observers"]["token0"]["until"] == {"round": 5}
+    assert pins["token1"]["every"]["until"] == {"round": 4}
+    assert await cell(peer, "token0", "token2") == "pinpointed"
+    # a restart at 1 from round 1 is a restart too
+    peer = await scene(connect, world="w2")
+    await ok(peer, pin("token2", "pinpointed", {"round": 1}, observer="token0"))
+    await ok(peer, {"kind": "round", "round": 1})
+    assert (await peer.state())["pins"] == {}
+
+
 async def test_PIN_a_pin_until_a_move_is_released_when_either_token_moves(connect: Connect) -> None:
     peer = await scene(connect)
     await ok(peer, pin("token2", "pinpointed", "move", observer="token0"))
@@ -336,6 +370,28 @@ async def test_DET_8_a_reveal_the_GM_approves_is_held_then_accepted(connect: Con
     assert again["type"] == "error"  # nothing waits any more
 
 
+async def test_DET_8_a_held_reveal_is_asked_once_and_waits_through_the_rounds(connect: Connect) -> None:
+    """The GM is asked once: the next rounds run no contest for the held pair (its win is neither
+    re-rolled, nor lapsed, nor held again), players keep seeing the state before, and the answer
+    given rounds later still applies."""
+    peer = await reveal_scene(connect)
+    held = await ok(peer, WIN)
+    assert [s for s in held["log"] if s["data"] and s["data"].get("held")]
+    for round_number in (2, 3, 4):
+        result = await ok(peer, {"kind": "round", "round": round_number})
+        for step in result["log"]:  # token1's own contests may run (and be held): not token0's
+            data = step.get("data") or {}
+            pair = (data.get("observer"), data.get("target"))
+            assert pair != ("token0", "token2") or step["rule"] not in ("DET-8", "DICE-5"), step
+        state = await peer.state()
+        assert state["reveals"]["token2"]["token0"] == "approximate"
+        assert state["contests"]["token0"]["token2"] == {"stageTwo": "approximate", "round": 1, "won": True}
+        assert await cell(peer, "token0", "token2") == "approximate"
+    await ok(peer, {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": True})
+    assert await cell(peer, "token0", "token2") == "pinpointed"
+    assert "token0" not in (await peer.state())["reveals"].get("token2", {})
+
+
 async def test_DET_8_a_refused_reveal_counts_as_a_lost_contest(connect: Connect) -> None:
     peer = await reveal_scene(connect)  # round 1: a combat round
     await ok(peer, WIN)
@@ -362,3 +418,22 @@ async def test_PIN_a_pin_and_its_release_can_be_undone(connect: Connect) -> None
     assert undo["type"] == "result", undo
     assert await cell(peer, "token0", "token1") == "pinpointed"
     assert (await peer.state())["pins"] == {}
+
+
+async def test_UNDO_a_ruling_that_pinpointed_a_pair_can_be_undone(connect: Connect) -> None:
+    """The patch removes a pinpointed pair (the sparse form); the undo reads the pair the same way
+    (absent, not "pinpointed") and puts the state before back: a won contest, a pin's release."""
+    peer = await reveal_scene(connect, approve=False)
+    reply = await peer.action(WIN, msg_id="won-1")
+    assert reply["type"] == "result", reply
+    assert {"op": "remove", "path": "/visibility/token0/token2"} in reply["payload"]["patch"]
+    undo = await ok(peer, {"kind": "undo", "action": "won-1"})
+    assert {"op": "add", "path": "/visibility/token0/token2", "value": "approximate"} in undo["patch"]
+    assert await cell(peer, "token0", "token2") == "approximate"
+    redo = await ok(peer, {"kind": "redo", "action": "won-1"})
+    assert {"op": "remove", "path": "/visibility/token0/token2"} in redo["patch"]
+    await ok(peer, pin("token1", "unlocated", "scene", observer="token0"))
+    released = await peer.action({"kind": "releaseLocate", "observer": "token0", "target": "token1"}, "rel-1")
+    assert released["type"] == "result", released
+    await ok(peer, {"kind": "undo", "action": "rel-1"})
+    assert await cell(peer, "token0", "token1") == "unlocated"

@@ -99,6 +99,12 @@ def written() -> tuple[dict[str, Any], ...]:
             roller,
         )
     )
+    bruise = [{"amount": 1, "grade": "B"}]
+    batch = [{"kind": "damage", "target": who, "instances": bruise} for who in ("Actor.bran", "Actor.cora")]
+    commit(world.prepare_action("batch", {"kind": "batch", "actions": batch}, roller))
+    pin = {"kind": "pinLocate", "observer": "tokBran", "target": "tokCora", "state": "unlocated"}
+    commit(world.prepare_action("pin", {**pin, "until": {"round": 3}}, roller))
+    commit(world.prepare_action("restart", {"kind": "round", "round": 0}, roller))
     log.extend(world.query({"kind": "explain", "observer": "tokBran", "target": "tokAssassin"})["log"])
     return tuple(log)
 

@@ -16,7 +16,7 @@ from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import RequestError
 from vtt_bridge.world import World
 
-from .test_world import rulings, synced_world
+from .test_world import synced_world
 
 
 def plain(world: World) -> dict[str, Any]:
@@ -41,7 +41,16 @@ def rule(world: World, action_id: str, payload: dict[str, Any], seed: int = 0) -
 
 
 def assert_matrix_recomputed(world: World) -> None:
-    assert world.state.visibility == VisibilityIndex().recompute_visibility(world.state)
+    """The matrix is a full recompute's, with the GM's pins laid over it (an observer's own pin
+    wins over one for every observer)."""
+    state = world.state
+    expected = {row: dict(cells) for row, cells in VisibilityIndex().recompute_visibility(state).items()}
+    for target, pins in state.pins.items():
+        for observer, row in expected.items():
+            pin = pins.observers.get(observer, pins.every)
+            if observer != target and pin is not None and target in row:
+                row[target] = pin.state
+    assert state.visibility == expected
 
 
 def refused(world: World, action_id: str, payload: dict[str, Any]) -> RequestError:
@@ -52,19 +61,193 @@ def refused(world: World, action_id: str, payload: dict[str, Any]) -> RequestErr
     return caught.value
 
 
-actions = rulings.filter(lambda step: step[0] == "action").map(lambda step: step[1])
-
 HIT = {"kind": "damage", "target": "hero", "instances": [{"amount": 3, "grade": "L"}]}
 
+ACTOR_IDS = ("a0", "a1", "a2", "a3")
+TOKEN_IDS = ("t0", "t1", "t2", "t3")
+ranks = st.sampled_from(["D", "C", "B", "A"])
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(st.lists(actions, min_size=1, max_size=12), st.integers(0, 2**32))
+
+@st.composite
+def scenes(draw: st.DrawFn) -> dict[str, Any]:
+    """A scene of 2 to 4 actors, each with a token: Health (a second track sometimes), Willpower,
+    attributes and skills, anti-detection (always the second actor's), the tokens anywhere on a
+    20-square map, the round and the optional rules."""
+    actors: dict[str, Any] = {}
+    tokens: dict[str, Any] = {}
+    for i in range(draw(st.integers(2, 4))):
+        willpower = draw(st.integers(1, 6))
+        actor: dict[str, Any] = {
+            "name": f"Actor {i}",
+            "humanoid": draw(st.booleans()),
+            "health": {"max": draw(st.integers(3, 12))},
+            "willpower": {"max": willpower, "current": draw(st.integers(0, willpower))},
+            "attributes": {name: draw(st.integers(1, 5)) for name in ("PER", "DEX", "INT", "RES", "STA")},
+            "skills": {"stealth": draw(st.integers(0, 4)), "investigation": draw(st.integers(0, 4))},
+        }
+        if draw(st.booleans()):
+            actor["secondHealth"] = {"max": draw(st.integers(1, 5))}
+        if i == 1 or draw(st.booleans()):  # someone to contest
+            actor["antiDetection"] = [{"name": "invisibility", "essence": "magical", "rank": draw(ranks)}]
+        actors[ACTOR_IDS[i]] = actor
+        tokens[TOKEN_IDS[i]] = {
+            "actor": ACTOR_IDS[i],
+            "x": draw(st.integers(0, 2000)),
+            "y": draw(st.integers(0, 2000)),
+        }
+    return {
+        "scene": {"id": "s", "round": draw(st.integers(1, 5)), "gridDistance": 1.5, "gridSize": 100},
+        "settings": {"woundPenalty": draw(st.booleans()), "unconsciousAtZeroWillpower": draw(st.booleans())},
+        "actors": actors,
+        "tokens": tokens,
+    }
+
+
+def next_round(world: World, payload: dict[str, Any]) -> dict[str, Any]:
+    """A `round` without its number begins the scene's next round (ROUND accepts no other but a
+    restart); every other payload as it is."""
+    if payload["kind"] != "round" or "round" in payload:
+        return payload
+    scene = world.state.scene
+    return {**payload, "round": (scene.round if scene is not None else 0) + 1}
+
+
+def scene_world(scene: dict[str, Any]) -> World:
+    world = World("w")
+    world.commit(world.prepare_sync({"state": scene}), "")
+    return world
+
+
+actor_ids = st.sampled_from(ACTOR_IDS[:3])
+token_ids = st.sampled_from(TOKEN_IDS[:3])
+POOL = {
+    "id": "mana",
+    "name": "Mana",
+    "category": "general",
+    "region": "western",
+    "keyAttributes": ["INT", "RES"],
+    "source": "Gem Person Bloodline",
+}
+GAUGE = {"id": "rage", "name": "Rage", "max": 5, "source": "Berserker Title"}
+actions = st.one_of(
+    st.builds(
+        lambda target, amount, grade, critical: {
+            "kind": "damage",
+            "target": target,
+            "instances": [{"amount": amount, "grade": grade, "critical": critical}],
+        },
+        actor_ids,
+        st.integers(1, 9),
+        st.sampled_from(["B", "L", "A"]),
+        st.booleans(),
+    ),
+    st.builds(
+        lambda target, n: {"kind": "heal", "target": target, "amount": n, "source": "shortRest"},
+        actor_ids,
+        st.integers(0, 4),
+    ),
+    st.just({"kind": "round"}),  # the next round (`next_round`)
+    st.builds(
+        lambda token, x, y: {"kind": "move", "token": token, "x": x, "y": y},
+        token_ids,
+        st.integers(0, 3000),
+        st.integers(0, 3000),
+    ),
+    st.builds(
+        lambda observer, target: {"kind": "contest", "observer": observer, "target": target},
+        token_ids,
+        token_ids,
+    ),
+    st.builds(lambda a, n: {"kind": "gainTempHp", "actor": a, "amount": n}, actor_ids, st.integers(1, 5)),
+    st.builds(
+        lambda a, n, temporary: {"kind": "gainWillpower", "actor": a, "amount": n, "temporary": temporary},
+        actor_ids,
+        st.integers(1, 3),
+        st.booleans(),
+    ),
+    st.builds(lambda a, n: {"kind": "loseWillpower", "actor": a, "amount": n}, actor_ids, st.integers(1, 3)),
+    st.builds(
+        lambda a, use: {"kind": "spendWillpower", "actor": a, "use": use},
+        actor_ids,
+        st.sampled_from(["roll", "defense", "stayConscious"]),
+    ),
+    st.builds(
+        lambda a, rank, condition, points, n: {
+            "kind": "affect",
+            "actor": a,
+            "effect": {"rank": rank, "conditions": [condition], "conditionPoints": {points: n}},
+        },
+        actor_ids,
+        ranks,
+        st.sampled_from(["blinded", "prone", "frozen", "flat-footed", "poisoned"]),
+        st.sampled_from(["burn", "pain", "bleed", "stun"]),
+        st.integers(1, 3),
+    ),
+    st.builds(
+        lambda a, rank, n: {
+            "kind": "affect",
+            "actor": a,
+            "effect": {"rank": rank, "emotionPoints": {"fear": n}},
+        },
+        actor_ids,
+        ranks,
+        st.integers(1, 3),
+    ),
+    st.builds(
+        lambda a, kind, rank: {"kind": "gainImmunity", "actor": a, "immunity": {"kind": kind, "rank": rank}},
+        actor_ids,
+        st.sampled_from(["8-again", "9-again", "emotion-points", "condition-points", "invisibility"]),
+        ranks,
+    ),
+    st.builds(lambda a: {"kind": "gainEnergyPool", "actor": a, "pool": POOL}, actor_ids),
+    st.builds(
+        lambda a, n: {"kind": "spendEnergy", "actor": a, "pool": "mana", "cost": n},
+        actor_ids,
+        st.integers(1, 3),
+    ),
+    st.builds(lambda a: {"kind": "gainGauge", "actor": a, "gauge": GAUGE}, actor_ids),
+    st.builds(
+        lambda kind, a, n: {"kind": kind, "actor": a, "gauge": "rage", "amount": n},
+        st.sampled_from(["spendGauge", "restoreGauge"]),
+        actor_ids,
+        st.integers(1, 3),
+    ),
+    st.builds(
+        lambda a, n: {"kind": "restoreEnergy", "actor": a, "pool": "mana", "amount": n},
+        actor_ids,
+        st.integers(1, 3),
+    ),
+    st.builds(lambda a, n: {"kind": "gainSecondHealth", "actor": a, "max": n}, actor_ids, st.integers(1, 4)),
+    st.builds(
+        lambda observer, target, state: {
+            "kind": "pinLocate",
+            "observer": observer,
+            "target": target,
+            "state": state,
+            "until": "scene",
+        },
+        token_ids,
+        token_ids,
+        st.sampled_from(["pinpointed", "approximate", "unlocated"]),
+    ),
+)
+"""Rulings on a generated scene: damage, healing, a new round, moves, stage-three contests,
+temporary Health, Willpower gained and lost, conditions and their points, emotion points,
+immunities gained, an energy pool and a gauge gained and used, a second track, the GM's pins."""
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(scenes(), st.lists(actions, min_size=1, max_size=12), st.integers(0, 2**32))
 def test_undoing_every_ruling_in_reverse_order_returns_the_document_before_them(
-    steps: list[dict[str, Any]], seed: int
+    scene: dict[str, Any], steps: list[dict[str, Any]], seed: int
 ) -> None:
-    world = synced_world()
+    world = scene_world(scene)
     start = plain(world)
-    made = [f"a{i}" for i, payload in enumerate(steps) if rule(world, f"a{i}", payload, seed + i)]
+    made = [
+        f"a{i}"
+        for i, payload in enumerate(steps)
+        if rule(world, f"a{i}", next_round(world, payload), seed + i)
+    ]
     for action_id in reversed(made):
         result = rule(world, f"undo-{action_id}", {"kind": "undo", "action": action_id})
         assert result is not None and result["log"][0]["rule"] == "UNDO"
@@ -75,13 +258,17 @@ def test_undoing_every_ruling_in_reverse_order_returns_the_document_before_them(
         assert rule(world, f"redo-{action_id}", {"kind": "redo", "action": action_id}) is not None
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(st.lists(actions, min_size=1, max_size=10), st.integers(0, 2**32), st.data())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(scenes(), st.lists(actions, min_size=1, max_size=10), st.integers(0, 2**32), st.data())
 def test_undoing_a_ruling_no_later_ruling_touched_equals_never_making_it(
-    steps: list[dict[str, Any]], seed: int, data: st.DataObject
+    scene: dict[str, Any], steps: list[dict[str, Any]], seed: int, data: st.DataObject
 ) -> None:
-    world = synced_world()
-    results = {i: rule(world, f"a{i}", payload, seed + i) for i, payload in enumerate(steps)}
+    world = scene_world(scene)
+    sent = list(steps)  # each as sent (a round with its number)
+    results: dict[int, dict[str, Any] | None] = {}
+    for i, payload in enumerate(steps):
+        sent[i] = next_round(world, payload)
+        results[i] = rule(world, f"a{i}", sent[i], seed + i)
     paths = {
         i: {op["path"] for op in result["patch"] if op["path"] != "/rev"}
         for i, result in results.items()
@@ -99,10 +286,10 @@ def test_undoing_a_ruling_no_later_ruling_touched_equals_never_making_it(
     chosen = data.draw(st.sampled_from(candidates))
     assert rule(world, "undo", {"kind": "undo", "action": f"a{chosen}"}) is not None
     assert_matrix_recomputed(world)
-    never = synced_world()  # the rulings made, but the chosen one (each still accepted without it)
+    never = scene_world(scene)  # the rulings made, but the chosen one (each still accepted without it)
     for i in paths:
         if i != chosen:
-            result = rule(never, f"a{i}", steps[i], seed + i)
+            result = rule(never, f"a{i}", sent[i], seed + i)
             assume(result is not None)
             assert result is not None
             if i > chosen:  # nor did it touch them in this history (a move to where it already was)
@@ -189,3 +376,22 @@ def test_the_inverse_reads_one_field_of_an_actor_or_token_as_the_whole_dump_hold
             for name, value in whole.items():
                 assert reader.value_at(f"/{head}/{member_id}/{name}") == value, (head, member_id, name)
             assert reader.value_at(f"/{head}/{member_id}/noSuchField") is patch.MISSING
+
+
+def test_an_undo_derives_the_derived_fields_again_not_only_restores_them() -> None:
+    """The damage was ruled with the wound penalty off; the GM turned it on since (every actor's
+    `woundPenalty` derived again). The undo of the damage restores Health and the status it set, and
+    derives `woundPenalty` afresh from the Health it restored: a value its inverse never held."""
+    world = synced_world()
+    world.commit(world.prepare_upsert({"path": "/settings/woundPenalty", "value": False}), "")
+    start = world.state.actors["hero"]
+    rule(world, "hit", {**HIT, "instances": [{"amount": 6, "grade": "L"}]})
+    assert world.state.actors["hero"].wound_penalty == 0
+    world.commit(world.prepare_upsert({"path": "/settings/woundPenalty", "value": True}), "")
+    assert world.state.actors["hero"].wound_penalty > 0, "derived from the damage, after it"
+    result = rule(world, "u", {"kind": "undo", "action": "hit"})
+    assert result is not None
+    hero = world.state.actors["hero"]
+    assert hero.health == start.health and hero.status == start.status
+    assert hero.wound_penalty == 0, "derived again from the restored Health"
+    assert {"op": "replace", "path": "/actors/hero/woundPenalty", "value": 0} in result["patch"]

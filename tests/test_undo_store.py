@@ -10,7 +10,7 @@ import pytest
 
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
-from vtt_bridge.errors import RequestError
+from vtt_bridge.errors import RequestError, StoreDamaged
 from vtt_bridge.server import dumps
 from vtt_bridge.store import APPLICATION_ID, LAYOUT, Store, checksum
 from vtt_bridge.world import Pending, World
@@ -132,5 +132,110 @@ def test_a_file_of_layout_5_is_migrated_and_its_rulings_say_why_they_cannot_be_u
         assert caught.value.code == "not_undoable"
         with pytest.raises(RequestError, match="already undone"):
             world.prepare_action("u9", {"kind": "undo", "action": "new"}, SeededRoller(1))
+    finally:
+        store.close()
+
+
+def test_the_ids_of_syncs_and_upserts_stay_no_rulings_after_a_restart(tmp_path: Path) -> None:
+    """A sync's row is its snapshot, and a snapshot drops the upserts' rows before it: their message
+    ids and kinds stay in `changes`, so an undo of one is `invalid` (not a ruling) after a restart,
+    never `not_found`."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    store_ruling(store, world, world.prepare_upsert({"path": "/actors/hero/name", "value": "H"}, "up-1"))
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-2"))  # drops up-1's row
+    store_ruling(store, world, world.prepare_upsert({"path": "/actors/hero/name", "value": "I"}, "up-2"))
+    store_ruling(store, world, world.prepare_action("hit", HIT, SeededRoller(1)))
+    assert store._db.execute("SELECT count(*) FROM log WHERE kind = 'upsert'").fetchone()[0] == 1
+    store.close()
+    store, again = reopened(path)
+    try:
+        for message_id, kind in (
+            ("sync-1", "sync"),
+            ("up-1", "upsert"),
+            ("sync-2", "sync"),
+            ("up-2", "upsert"),
+        ):
+            with pytest.raises(RequestError) as caught:
+                again.prepare_action("u", {"kind": "undo", "action": message_id}, SeededRoller(1))
+            assert caught.value.code == "invalid", (message_id, caught.value.message)
+            assert f"a {kind}, not a ruling" in caught.value.message
+        with pytest.raises(RequestError) as caught:
+            again.prepare_action("u", {"kind": "undo", "action": "never-sent"}, SeededRoller(1))
+        assert caught.value.code == "not_found"
+        store_ruling(
+            store, again, again.prepare_action("u", {"kind": "undo", "action": "hit"}, SeededRoller(1))
+        )
+    finally:
+        store.close()
+
+
+def test_a_changed_row_of_changes_fails_its_checksum(tmp_path: Path) -> None:
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    store.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("UPDATE changes SET kind = 'upsert'")
+    db.close()
+    with pytest.raises(StoreDamaged, match="fails its checksum"):
+        reopened(path)
+
+
+def test_a_layout_6_file_without_changes_gets_the_table_when_opened(tmp_path: Path) -> None:
+    """A file written by 0.3.0 (layout 6, no `changes`): opened as it is, the table added, its syncs
+    and upserts from now on kept."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    store_ruling(store, world, world.prepare_action("hit", HIT, SeededRoller(1)))
+    store.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("DROP TABLE changes")
+    db.close()
+    store, again = reopened(path)
+    try:
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT
+        with pytest.raises(RequestError) as caught:  # 0.3.0 kept no id of a sync
+            again.prepare_action("u", {"kind": "undo", "action": "sync-1"}, SeededRoller(1))
+        assert caught.value.code == "not_found"
+        store_ruling(store, again, again.prepare_sync({"state": STATE}, "sync-2"))
+    finally:
+        store.close()
+    store, again = reopened(path)
+    try:
+        with pytest.raises(RequestError, match="a sync, not a ruling"):
+            again.prepare_action("u", {"kind": "undo", "action": "sync-2"}, SeededRoller(1))
+    finally:
+        store.close()
+
+
+def test_a_conflict_names_the_sync_that_caused_it_before_and_after_a_restart(tmp_path: Path) -> None:
+    """A sync that changed a value a ruling set is named in the undo's `conflict` (action null,
+    kind sync, its rev), also after a restart, where its row is its snapshot."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    store_ruling(store, world, world.prepare_action("hit", HIT, SeededRoller(1)))
+    healed = {**STATE, "actors": {"hero": {"name": "Hero", "health": {"max": 9, "lethal": 1}}}}
+    store_ruling(store, world, world.prepare_sync({"state": healed}, "sync-2"))
+    sync_rev = world.rev
+
+    def refusal(w: World) -> RequestError:
+        with pytest.raises(RequestError) as caught:
+            w.prepare_action("u", {"kind": "undo", "action": "hit"}, SeededRoller(1))
+        assert caught.value.code == "conflict"
+        return caught.value
+
+    before = refusal(world).payload()
+    store.close()
+    store, again = reopened(path)
+    try:
+        after = refusal(again).payload()
+        assert after == before
+        named = {(r.get("action"), r["kind"], r["rev"]) for d in after["details"] for r in d["rulings"]}
+        assert named == {(None, "sync", sync_rev)}
+        assert "sync (rev" in after["message"]
     finally:
         store.close()

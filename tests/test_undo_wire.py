@@ -78,6 +78,12 @@ async def test_an_undo_of_damage_over_the_wire_restores_health_and_is_idempotent
     assert again["payload"]["replayed"] is True and again["payload"]["rev"] == result["rev"]
     twice = await peer.action(undo, "undo-hit-2")
     assert twice["type"] == "error" and twice["payload"]["code"] == "invalid"
+    assert "already undone" in twice["payload"]["message"]
+    assert await peer.state() == document  # refused: nothing changed
+    # an undo of the undo is a redo: the damage stands again, the step says so
+    redone = await ruled(peer, {"kind": "undo", "action": "undo-hit"}, "undo-undo-hit", document)
+    assert redone["log"][0]["data"] == {"key": "UNDO.redone", "action": "hit", "kind": "damage", "rev": 2}
+    assert document["actors"]["actor0"]["health"]["lethal"] == 3
     unknown = await peer.action({"kind": "undo", "action": "nobody"})
     assert unknown["payload"]["code"] == "not_found"
     sync_id = await peer.send("upsert", {"path": "/actors/actor0/name", "value": "Renamed"}, "rename")
@@ -165,3 +171,143 @@ async def test_an_undo_survives_a_sigkill_and_restart(tmp_path: Path) -> None:
             redone = await request(ws, "r", "action", {"kind": "redo", "action": "hit"})
             assert redone["type"] == "result", redone
             await asyncio.sleep(0)
+
+
+async def test_undo_across_a_restart_and_a_sigkill_refuses_sync_and_upsert_ids_and_undoes_each_ruling(
+    tmp_path: Path,
+) -> None:
+    """The sidecar stopped cleanly, then killed (SIGKILL) and started again: the ids of a sync and of
+    an upsert (their rows dropped by later snapshots) still answer `invalid` (no ruling), an unknown
+    id `not_found`; a round with stage-three results, a move and a damage made before the kill are
+    undone after it, each restoring what it changed (the visibility equal to a full recompute)."""
+    port = free_port()
+
+    async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, payload: Any) -> Any:
+        await ws.send_str(json.dumps({"v": 1, "id": msg_id, "type": type_, "payload": payload}))
+        return json.loads((await ws.receive(timeout=10)).data)
+
+    async def state(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+        document: dict[str, Any] = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
+        return document
+
+    async def refusals(ws: aiohttp.ClientWebSocketResponse) -> None:
+        for message_id, kind in (("sync-1", "sync"), ("rename", "upsert"), ("sync-2", "sync")):
+            refused = await request(ws, f"u-{message_id}", "action", {"kind": "undo", "action": message_id})
+            assert refused["type"] == "error", refused
+            assert refused["payload"]["code"] == "invalid", refused
+            assert f"a {kind}, not a ruling" in refused["payload"]["message"]
+        unknown = await request(ws, "u-nobody", "action", {"kind": "undo", "action": "nobody"})
+        assert unknown["payload"]["code"] == "not_found"
+
+    rename = {"path": "/actors/guard/name", "value": "Watch"}
+    with sidecar(tmp_path, port) as process:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws,
+        ):
+            await _hello(ws, "w")
+            assert (await request(ws, "sync-1", "sync", {"state": SCENE}))["type"] == "result"
+            assert (await request(ws, "rename", "upsert", rename))["type"] == "result"
+            assert (await request(ws, "sync-2", "sync", {"state": SCENE}))["type"] == "result"  # a snapshot
+            contest = {"kind": "contest", "observer": "guard", "target": "assassin", "dice": WIN}
+            assert (await request(ws, "c1", "action", contest))["type"] == "result"
+            before_round = await state(ws)
+            assert before_round["contests"]
+            assert (await request(ws, "r2", "action", {"kind": "round", "round": 2}))["type"] == "result"
+            before_move = await state(ws)
+            move = {"kind": "move", "token": "shade", "x": 4000, "y": 4000}
+            assert (await request(ws, "m1", "action", move))["type"] == "result"
+            before_hit = await state(ws)
+            hit = {"kind": "damage", "target": "guard", "instances": [{"amount": 3, "grade": "L"}]}
+            assert (await request(ws, "hit", "action", hit))["type"] == "result"
+            await refusals(ws)
+        process.send_signal(signal.SIGTERM)  # a clean stop: the WAL checkpointed, the file closed
+        assert process.wait(timeout=20) == 0
+    with sidecar(tmp_path, port) as process:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws,
+        ):
+            await _hello(ws, "w")
+            await refusals(ws)
+            undone = await request(ws, "u-hit", "action", {"kind": "undo", "action": "hit"})
+            assert undone["type"] == "result", undone
+            assert undone["payload"]["log"][0]["data"] == {
+                "key": "UNDO.undone",
+                "action": "hit",
+                "kind": "damage",
+                "rev": before_hit["rev"] + 1,
+            }
+            assert without_rev(await state(ws)) == without_rev(before_hit)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    with sidecar(tmp_path, port):
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws") as ws,
+        ):
+            await _hello(ws, "w")
+            await refusals(ws)
+            assert without_rev(await state(ws)) == without_rev(before_hit)
+            twice = await request(ws, "u-hit-2", "action", {"kind": "undo", "action": "hit"})
+            assert twice["payload"]["code"] == "invalid" and "already undone" in twice["payload"]["message"]
+            assert (await request(ws, "u-m1", "action", {"kind": "undo", "action": "m1"}))["type"] == "result"
+            after_move = await state(ws)
+            assert without_rev(after_move) == without_rev(before_move)
+            assert after_move["visibility"] == recomputed(after_move)
+            assert (await request(ws, "u-r2", "action", {"kind": "undo", "action": "r2"}))["type"] == "result"
+            after_round = await state(ws)
+            assert without_rev(after_round) == without_rev(before_round)
+            assert after_round["scene"]["round"] == 1 and after_round["contests"] == before_round["contests"]
+            assert after_round["visibility"] == recomputed(after_round)
+
+
+async def test_a_pushed_ruling_names_its_action_id_and_kind_so_another_client_can_undo_it(
+    connect: Connect,
+) -> None:
+    """A ruling pushed to the world's other clients carries its `action` id, `kind` and dice: the
+    client that did not make it can undo it, and the undo is pushed back naming the ruling undone."""
+    gm = await connect()
+    await gm.request("sync", {"state": world_state()})
+    other = await connect()
+    roll = {"kind": "roll", "actor": "actor0", "pool": 3}
+    made = await gm.action(roll, "roll-1")
+    assert made["type"] == "result", made
+    pushed = await other.receive()
+    assert pushed["type"] == "patch"
+    assert pushed["payload"]["action"] == "roll-1" and pushed["payload"]["kind"] == "roll"
+    assert pushed["payload"]["rolls"] == made["payload"]["rolls"] != []
+    hit = {"kind": "damage", "target": "actor0", "instances": [{"amount": 3, "grade": "L"}]}
+    await gm.action(hit, "gm-hit")
+    pushed = await other.receive()
+    assert (pushed["payload"]["action"], pushed["payload"]["kind"]) == ("gm-hit", "damage")
+    undone = await other.action({"kind": "undo", "action": pushed["payload"]["action"]}, "other-undo")
+    assert undone["type"] == "result", undone
+    back = await gm.receive()
+    assert back["type"] == "patch" and back["payload"]["kind"] == "undo"
+    assert back["payload"]["action"] == "other-undo"
+    assert back["payload"]["log"][0]["data"] == {
+        "key": "UNDO.undone",
+        "action": "gm-hit",
+        "kind": "damage",
+        "rev": pushed["payload"]["rev"],
+    }
+    await gm.send("upsert", {"path": "/actors/actor0/name", "value": "Renamed"}, "rename")
+    await gm.receive()
+    pushed = await other.receive()
+    assert pushed["payload"]["kind"] == "upsert" and "action" not in pushed["payload"]
+
+
+async def test_a_conflict_caused_by_a_sync_names_it_without_an_action_id(connect: Connect) -> None:
+    """A sync set Health back to what the VTT holds: the undo of the damage before it is a
+    `conflict` naming the sync (kind and rev, no action id), and the frame fits the schema."""
+    peer = await connect()
+    await peer.request("sync", {"state": world_state()})
+    hit = {"kind": "damage", "target": "actor0", "instances": [{"amount": 3, "grade": "L"}]}
+    assert (await peer.action(hit, "hit"))["type"] == "result"
+    synced = await peer.request("sync", {"state": world_state()}, "resync")
+    refused = await peer.action({"kind": "undo", "action": "hit"})
+    assert refused["payload"]["code"] == "conflict", refused
+    named = [ruling for detail in refused["payload"]["details"] for ruling in detail["rulings"]]
+    assert {"kind": "sync", "rev": synced["payload"]["rev"]} in named
+    assert f"sync (rev {synced['payload']['rev']})" in refused["payload"]["message"]

@@ -21,6 +21,9 @@ from vtt_bridge.protocol import ErrorDetail, RulingRef
 UNDOABLE_SINCE = "0.3.0"
 """The first version whose store keeps each ruling's inverse (store layout 6)."""
 
+SYNC_PARTS = ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins", "reveals")
+"""The parts of the document a sync's patch replaces whole (the paths it changes, for conflicts)."""
+
 HISTORY_KEPT = 1000
 """Rulings a world keeps in memory for undo (their forward ops and inverse); older ones are
 `not_undoable`."""
@@ -46,6 +49,12 @@ class Entry:
         return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
 
 
+def sync_entry(rev: int) -> Entry:
+    """A sync as undo sees it without its reply: the paths it replaced (every part), no inverse."""
+    ops = tuple({"op": "replace", "path": f"/{part}"} for part in SYNC_PARTS)
+    return Entry(None, rev, "sync", ops, None, reason="a sync is no ruling")
+
+
 def forward_ops(patch: Iterable[patches.Op]) -> tuple[patches.Op, ...]:
     """A ruling patch's ops without its `test` and `replace` of the rev."""
     return tuple(op for op in patch if op["path"] != "/rev")
@@ -53,6 +62,19 @@ def forward_ops(patch: Iterable[patches.Op]) -> tuple[patches.Op, ...]:
 
 def _overlaps(a: str, b: str) -> bool:
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def _still(path: str, held: Any, value: Any) -> bool:
+    """Whether a path holds the value an op set. A visibility cell is sparse on the wire (a
+    pinpointed pair is removed, DET-4) where the document may hold it: absent and `pinpointed` are
+    the same cell."""
+    if held == value:
+        return True
+    return (
+        path.startswith("/visibility/")
+        and path.count("/") == 3
+        and all(v is patches.MISSING or v == "pinpointed" for v in (held, value))
+    )
 
 
 @dataclass(frozen=True)
@@ -178,7 +200,9 @@ class History:
         path and the later rulings that changed it."""
         reader = patches.Reader(state)
         changed = [
-            op["path"] for op in checked.forward if reader.value_at(op["path"]) != patches.set_value(op)
+            op["path"]
+            for op in checked.forward
+            if not _still(op["path"], reader.value_at(op["path"]), patches.set_value(op))
         ]
         if not changed:
             return

@@ -406,7 +406,8 @@ class Reader:
             if head == "visibility" and len(segments) == 3:  # a cell: no row dumped
                 row = self.state.visibility.get(segments[1])
                 cell = MISSING if row is None else row.get(segments[2], MISSING)
-                return cell if cell is MISSING else str(cell)
+                # the sparse form (DET-4): a pinpointed pair is absent, as the patch that made it says
+                return MISSING if cell is MISSING or cell == PINPOINTED else str(cell)
             key: tuple[str, ...] = (head, segments[1])
             rest = segments[2:]
             if head == "contests" and rest:  # an entry: only it dumped
@@ -513,9 +514,10 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
                 raise jsonpatch.JsonPatchException(f"no visibility row {observer!r}")
             row = dict(matrix[observer])
             for target, op in changes:
-                if op["op"] == "remove":
-                    if row.pop(target, None) is None:
+                if op["op"] == "remove":  # the sparse form's remove: the pair is pinpointed again
+                    if row.get(target) in (None, PINPOINTED):
                         raise jsonpatch.JsonPatchException(f"no visibility cell {observer}/{target}")
+                    row[target] = _LOCATE[PINPOINTED]
                 else:
                     row[target] = _LOCATE[op["value"]]
             matrix[observer] = row

@@ -135,12 +135,19 @@ class Patch(RuleModel):
     rev: Count
     patch: list[dict[str, Any]]
     log: list[Step] = Field(default_factory=list)
+    rolls: list[dict[str, Any]] = Field(default_factory=list)
+    """The engine's dice, as the `result` lists them."""
+    kind: str | None = None
+    """What made the change: the action's kind (`damage`, `undo`, ...), `sync` or `upsert`."""
+    action: str | None = None
+    """The action's id (the envelope id it was sent with), which an `undo` names; absent for a
+    sync or upsert."""
 
 
 class RulingRef(RuleModel):
-    """A ruling named in an error: its action id (None for a sync or upsert), kind and rev."""
+    """A ruling named in an error: its action id (absent for a sync or upsert), kind and rev."""
 
-    action: str | None
+    action: str | None = None
     kind: str
     rev: int
 

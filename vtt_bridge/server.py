@@ -281,6 +281,22 @@ def _store(bridge: Bridge, world: World, pending: Pending, result_json: str) -> 
         raise _storage_refusal(bridge, exc) from None
 
 
+def pushed_patch(pending: Pending, kind: str) -> dict[str, Any]:
+    """The `patch` payload a ruling is pushed to the world's other clients with: its rev, patch, log
+    and rolls, its `kind`, and for an action its `action` id (what an undo of it names)."""
+    result = pending.result
+    payload = {
+        "rev": result["rev"],
+        "patch": result["patch"],
+        "log": result["log"],
+        "rolls": result["rolls"],
+        "kind": kind,
+    }
+    if pending.action_id is not None:
+        payload["action"] = pending.action_id
+    return payload
+
+
 async def _commit(
     bridge: Bridge,
     client: Client,
@@ -306,7 +322,7 @@ async def _commit(
     )
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     if others:
-        pushed = dumps({"rev": new_rev, "patch": pending.result["patch"], "log": pending.result["log"]})
+        pushed = dumps(pushed_patch(pending, kind))
         for other in others:
             other.send(envelope("patch", pushed, bridge.next_id(), None))
 

@@ -30,7 +30,7 @@ from vtt_bridge import __version__
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.errors import StoreBusy, StoreDamaged
-from vtt_bridge.history import HISTORY_KEPT, Entry, History, forward_ops
+from vtt_bridge.history import HISTORY_KEPT, Entry, History, forward_ops, sync_entry
 from vtt_bridge.rules.common import STORED
 
 APPLICATION_ID = 0x56545442
@@ -67,6 +67,12 @@ CREATE TABLE IF NOT EXISTS log (
     target TEXT,
     inverse TEXT
 );
+CREATE TABLE IF NOT EXISTS changes (
+    key INTEGER PRIMARY KEY,
+    message_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    checksum INTEGER NOT NULL
+);
 """
 """`log` holds the rulings of every world, each keyed by its world's number (`world_keys`) and its
 rev in one integer, `n << 40 | rev` (`REV_SPAN`): the key is the table's rowid, so a ruling is
@@ -74,7 +80,15 @@ written into one B-tree (no index beside it), at the end of its world's range. A
 kilobyte (`damage`) to megabytes (a 500-token `round`). `digest`: of the action's payload (retries
 must match it); `checksum`: `checksum()` of the row, verified whenever a ruling is read back;
 `kind`, `target`, `inverse` (layout 6): the action's kind, the id of the ruling an undo or redo names
-(for a sync or upsert: its message id), and the JSON ops that undo the ruling."""
+(for a sync or upsert: its message id), and the JSON ops that undo the ruling.
+
+`changes` keeps the message id and kind of every sync and upsert, keyed as `log` is, for the rows a
+snapshot drops from `log` (a sync's own row is never written: its snapshot holds it), so an undo of
+one is refused as no ruling after any restart; `checksum`: `change_checksum()` of the row."""
+
+CHANGES_TABLE = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS changes") :]
+"""The table a file of layout 6 written before it gets when it is opened (nothing else changes: a
+version that does not know it leaves it alone)."""
 
 INSERT_RULING = (
     "INSERT INTO log (key, action_id, reply, digest, checksum, kind, target, inverse) "
@@ -127,6 +141,11 @@ def checksum(
     if kind is None and target is None and inverse is None:
         return crc
     return zlib.crc32(f"{kind or ''}\0{target or ''}\0{inverse or ''}".encode(), crc)
+
+
+def change_checksum(key: int, message_id: str, kind: str) -> int:
+    """CRC-32 of a row of `changes`."""
+    return zlib.crc32(f"{key}\0{message_id}\0{kind}".encode())
 
 
 @dataclass(frozen=True)
@@ -226,6 +245,7 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreDamaged(f"{path} cannot be opened ({exc}): {_what_to_do(path)}") from None
         self._db.create_function("vtt_checksum", 4, checksum, deterministic=True)
+        self._db.create_function("vtt_change_checksum", 3, change_checksum, deterministic=True)
         try:
             # One process owns the file for as long as it runs: no file locking per transaction (six
             # fcntl calls a ruling saved), no shared-memory WAL index, and a second sidecar on the
@@ -335,6 +355,7 @@ class Store:
         as it is, and an interrupted migration is rolled back whole."""
         db = self._db
         if db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT:
+            db.execute(CHANGES_TABLE)
             return 0
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         moved = 0
@@ -455,6 +476,11 @@ class Store:
         try:
             if action_id is not None:
                 db.execute(INSERT_RULING, row)
+            elif target is not None and kind is not None:  # a sync's (or upsert's) id, in `changes`
+                db.execute(
+                    "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) VALUES (?, ?, ?, ?)",
+                    (key, target, kind, change_checksum(key, target, kind)),
+                )
             self._write_snapshot(world, base, snapshot)
             db.execute("COMMIT")
         except BaseException:
@@ -476,7 +502,14 @@ class Store:
         )
         # The rulings the snapshot now holds, but for the actions' (kept for their replies). Those up
         # to the previous snapshot went with it: the range stays that of one interval, however long
-        # the world's history.
+        # the world's history. The message ids and kinds of the syncs and upserts among them stay,
+        # in `changes`.
+        self._db.execute(
+            "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) "
+            "SELECT key, target, kind, vtt_change_checksum(key, target, kind) FROM log "
+            "WHERE key > ? AND key <= ? AND action_id IS NULL AND target IS NOT NULL AND kind IS NOT NULL",
+            (base + previous, base + state.rev),
+        )
         self._db.execute(
             "DELETE FROM log WHERE key > ? AND key <= ? AND action_id IS NULL",
             (base + previous, base + state.rev),
@@ -592,9 +625,23 @@ class Store:
                 )
             )
         entries.reverse()
+        oldest = entries[0].rev if len(entries) >= HISTORY_KEPT else -1
         undone: dict[str, str] = {}
         changes: dict[str, str] = {}
         old: dict[str, str] = {}
+        syncs: list[Entry] = []
+        for key, message_id, kind, stored in self._db.execute(
+            "SELECT key, message_id, kind, checksum FROM changes WHERE key >= ? AND key < ? ORDER BY key",
+            (base, end),
+        ):  # the syncs and upserts before the snapshot (those after it are still in `log`)
+            if change_checksum(key, message_id, kind) != stored:
+                raise StoreDamaged(
+                    f"{self.path}: the {kind} at rev {key - base} of world {world!r} fails its checksum "
+                    f"(changed on disk): {_what_to_do(self.path)}"
+                )
+            changes[message_id] = kind
+            if kind == "sync" and key - base > oldest:  # kept in memory for the conflicts it causes
+                syncs.append(sync_entry(key - base))
         for action_id, kind, target in self._db.execute(
             "SELECT action_id, kind, target FROM log WHERE key >= ? AND key < ? "
             "AND (kind IS NULL OR kind IN ('undo', 'redo', 'sync', 'upsert')) ORDER BY key",
@@ -609,6 +656,8 @@ class Store:
                 undone.pop(target, None)
             elif action_id is None and target is not None:
                 changes[target] = kind
+        if syncs:
+            entries = sorted([*entries, *syncs], key=lambda entry: entry.rev)
         return History(entries, undone, changes, old)
 
     def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:

@@ -37,7 +37,7 @@ from vtt_bridge.document.models import (
 from vtt_bridge.document.pins import apply_pins, held_steps
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
-from vtt_bridge.history import Entry, History, step_data
+from vtt_bridge.history import SYNC_PARTS, Entry, History, step_data
 from vtt_bridge.protocol import ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.conditions import DERIVED
@@ -226,17 +226,7 @@ class World:
         if full:
             document = settled(after).model_dump(mode="json")
             ops: list[patches.Op] = [
-                {"op": "replace", "path": f"/{name}", "value": document[name]}
-                for name in (
-                    "scene",
-                    "settings",
-                    "actors",
-                    "tokens",
-                    "visibility",
-                    "contests",
-                    "pins",
-                    "reveals",
-                )
+                {"op": "replace", "path": f"/{name}", "value": document[name]} for name in SYNC_PARTS
             ]
         else:
             ops = patches.diff_states(before, after, pairs)

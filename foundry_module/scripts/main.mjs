@@ -10,7 +10,7 @@ import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } fr
 import { BridgeConnection, randomId } from "./core/connection.mjs";
 import { MODULE_ID } from "./core/constants.mjs";
 import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./core/damage.mjs";
-import { batchTargets, retarget } from "./core/attack.mjs";
+import { asBatches, batchTargets, retarget } from "./core/attack.mjs";
 import {
   moveFromTokenUpdate,
   roundFromCombatUpdate,
@@ -19,6 +19,7 @@ import {
   upsertsFromTokenLifecycle,
 } from "./core/forward.mjs";
 import { installChatCards } from "./foundry/ruling-messages.mjs";
+import { installTableTools } from "./foundry/attack-tools.mjs";
 import { installHealthTrack } from "./foundry/health-canvas.mjs";
 import { actorFlags, buildState, tokenVisibilityFlags } from "./core/messages.mjs";
 import { askBridge, listenAsBridge } from "./foundry/player-requests.mjs";
@@ -294,7 +295,8 @@ async function openDamageDialog(actor, mode = "damage") {
     ui.notifications.error(/** @type {Error} */ (error).message);
     return;
   }
-  for (const action of actions) await sendAction(action);
+  // several targets: one batch, one ruling (all or nothing, one undo, one card for the GM)
+  for (const each of asBatches(actions)) await sendAction(each);
 }
 
 /**
@@ -332,6 +334,8 @@ Hooks.once("init", () => {
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
   installRoll({ hooks: Hooks, ...rollDeps });
+  // the attack dialog and square pick (DET-10), the overlay's right click on a line (pins)
+  installTableTools({ sendAction: (action) => sendAction(action), localize: t, overlay: visibilityRuntime });
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),
@@ -461,7 +465,7 @@ function bindChatButtons(html) {
         ui.notifications.error(/** @type {Error} */ (error).message);
         return;
       }
-      for (const each of actions) await sendAction(each);
+      for (const each of asBatches(actions)) await sendAction(each);
     });
   }
 }

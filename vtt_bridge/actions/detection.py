@@ -444,6 +444,9 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     last result, and in a combat round a loss is kept as the pair's contest of the round. The log
     counts them and details each (dice included) while there are few, else those that changed.
 
+    A pair whose reveal is held for the GM (`settings.approveReveals`) runs no contest: the GM was
+    asked once, and the held win stands until the answer (not re-rolled, re-asked or dropped).
+
     Pairs run observer by observer, targets in token order, the observer's roll before the hider's
     (the dice are drawn in that order). In three passes: every pair's contest is found and its pools
     summed, in columns; all the round's dice are rolled at once (`roll_pools`); the results are
@@ -491,6 +494,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     found_mods: list[tuple[int, int, tuple[ContestModifier, ...]]] = []
     observers: list[tuple[str, int, int]] = []
     """Each observer that contests and the range of its contests in the columns."""
+    held = base.reveals
     for observer, token in base.tokens.items() if hiders else ():
         seen = senses[observer]
         observer_actor = seen.actor
@@ -508,8 +512,8 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         ox, oy, oz = token.x, token.y, token.elevation
         first = len(targets)
         for target, tx, ty, tz, key, hider_base, part in hiders:
-            if target == observer:
-                continue
+            if target == observer or (held and observer in held.get(target, ())):
+                continue  # a reveal held for the GM: its win waits for the answer, not for dice
             dx, dy, dz = ox - tx, oy - ty, oz - tz
             distance2 = (dx * dx + dy * dy) * scale2 + dz * dz
             table = by_key[key]
@@ -642,11 +646,17 @@ def _lapse_old_results(
 ) -> int:
     """DET-8: a result holds until the next round's contest. The round's contests have replaced the
     results of the pairs they ran; a win of another round whose pair ran no contest now (its observer
-    out of range, out cold) lapses too, and the pair is back at its stage two. Returns how many.
-    With `unapplied` (the round's cells not yet written, `Unapplied`), its changed cells go there."""
+    out of range, out cold) lapses too, and the pair is back at its stage two. A win whose reveal is
+    held for the GM (`reveals`) waits for the answer instead. Returns how many lapsed. With
+    `unapplied` (the round's cells not yet written, `Unapplied`), its changed cells go there."""
     lapsed = 0
+    held = base.reveals
     for observer, wins in list(contests.items()):
-        old = [target for target, win in wins.items() if lapses(win, round_number)]
+        old = [
+            target
+            for target, win in wins.items()
+            if lapses(win, round_number) and not (held and observer in held.get(target, ()))
+        ]
         if not old:
             continue
         kept = {target: win for target, win in wins.items() if target not in old}

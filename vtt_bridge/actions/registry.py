@@ -9,6 +9,7 @@ from pydantic import Field, TypeAdapter
 from vtt_bridge.actions import (
     Handler,
     QueryHandler,
+    batch,
     detection,
     effects,
     energy,
@@ -26,6 +27,7 @@ HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
     **energy.ACTIONS,
     **detection.ACTIONS,
     **roll.ACTIONS,
+    **batch.ACTIONS,
 }
 """Action kind -> (payload model, handler)."""
 

@@ -9,6 +9,7 @@ from vtt_bridge.actions import Context, Ruling, with_actor
 from vtt_bridge.actions.detection import round_contests
 from vtt_bridge.actions.health import round_health
 from vtt_bridge.document.models import Scene, WorldState
+from vtt_bridge.document.pins import restart_ends_round_pins
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.dice import Roll
 
@@ -44,8 +45,12 @@ def new_round(state: WorldState, action: RoundAction, ctx: Context) -> Ruling:
             key="ROUND.begins",
         )
     ]
-    after, ended = end_temporary_immunities(after, restarted=action.round <= scene.round)
+    restarted = action.round <= scene.round
+    after, ended = end_temporary_immunities(after, restarted=restarted)
     log.extend(ended)
+    if restarted:  # the GM's pins until a round of the old count end with it
+        after, released = restart_ends_round_pins(after)
+        log.extend(released)
     rolls: list[Roll] = []
     for phase in ROUND_PHASES:
         ruling = phase(after, ctx)

@@ -86,6 +86,47 @@ def released(before: WorldState, after: WorldState) -> dict[str, TargetPins]:
     return out if changed else pins
 
 
+def restart_ends_round_pins(state: WorldState) -> tuple[WorldState, list[Step]]:
+    """A restart of the round count (a `round` to 0 or 1 at or below the scene's round: a new combat)
+    ends every `{"round": N}` pin: the rounds it counted are gone. One `PIN.restart` step per pin
+    ended; the same state when none is."""
+    if not state.pins:
+        return state, []
+    steps: list[Step] = []
+    out: dict[str, TargetPins] = {}
+    for target, target_pins in state.pins.items():
+        every = target_pins.every
+        ended: list[tuple[str | None, LocatePin]] = []
+        if every is not None and isinstance(every.until, UntilRound):
+            ended.append((None, every))
+            every = None
+        observers: dict[str, LocatePin] = {}
+        for observer, pin in target_pins.observers.items():
+            if isinstance(pin.until, UntilRound):
+                ended.append((observer, pin))
+            else:
+                observers[observer] = pin
+        if not ended:
+            out[target] = target_pins
+            continue
+        if every is not None or observers:
+            out[target] = TargetPins(every=every, observers=observers)
+        for who, pin in ended:
+            until = pin.until.round if isinstance(pin.until, UntilRound) else 0
+            steps.append(
+                Step(
+                    rule="PIN",
+                    text=f"the round count restarted: the pin on how {who or 'every observer'} "
+                    f"locates {target} until round {until} ends",
+                    data={"observer": who, "target": target, "untilRound": until},
+                    key="PIN.restart",
+                )
+            )
+    if not steps:
+        return state, []
+    return state.model_copy(update={"pins": out}), steps
+
+
 def _cells(state: WorldState, pins: dict[str, TargetPins]) -> Iterable[tuple[str, str]]:
     for target, target_pins in pins.items():
         if target not in state.tokens:

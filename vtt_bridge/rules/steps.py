@@ -203,6 +203,23 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
         "UNDO.undone": _spec("UNDO", "a ruling undone", (), action=TEXT, kind=TEXT, rev=INT),
         "UNDO.redone": _spec("UNDO", "an undone ruling redone", (), action=TEXT, kind=TEXT, rev=INT),
         "ROUND.begins": _spec("ROUND", "a combat round begins", (), round=INT),
+        "PIN.restart": _spec(
+            "PIN",
+            "a restart of the round count ends a pin until a round of the old count",
+            ("target",),
+            observer={"type": ["string", "null"], "description": "the observer token (null: every one)"},
+            untilRound=INT,
+        ),
+        "BATCH.item": _spec(
+            "BATCH",
+            "one item of a batch begins: the steps after it, up to the next, are its own",
+            (),
+            index=INT,
+            number={"type": "integer", "description": "index + 1, as people count"},
+            count=INT,
+            kind=TEXT,
+            target={"type": ["string", "null"], "description": "the damaged actor (null: nobody)"},
+        ),
         "SYNC.synced": _spec("SYNC", "the world was synced from the VTT", (), actors=INT, tokens=INT),
         "UPSERT.set": _spec("UPSERT", "the VTT set one value", (), path=TEXT, old=ANY, new=ANY),
     }

@@ -29,6 +29,7 @@
  * @typedef {object} SceneLike
  * @property {string|null} id
  * @property {{size?: number, distance?: number, units?: string}} [grid]
+ * @property {{width?: number, height?: number}} [dimensions] the canvas it occupies, padding included (`Scene#dimensions`)
  * @property {Record<string, any>} [flags]
  * @property {Iterable<TokenLike>} tokens
  */

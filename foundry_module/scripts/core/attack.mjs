@@ -8,6 +8,9 @@
  * - `guessSquare`: the square a click falls in, or null outside the scene.
  * - `damageActions`: one `damage` action per target (a batch), each with the attack it comes from.
  * - `iwrChanges`: the IWR steps of a damage ruling's log that changed the amount (the GM's card).
+ * - `asBatches`: the damage actions of several targets as `batch` actions (one ruling each, atomic).
+ * - `attackerFor`: the token a user attacks with (the one they control and own).
+ * - `squareAttack`: the `damage` of an attack at a guessed square, the target unknown to the player.
  * @module attack
  */
 
@@ -40,15 +43,17 @@ export function targetLabel({ name, identityHidden, isGM, someone }) {
 
 /**
  * The square a click at canvas `point` falls in (its top-left corner and centre), or null when the
- * click is outside the scene (`dimensions`: the scene's `width`, `height` and grid `size`).
+ * click is outside the scene. `dimensions`: the scene's rectangle on the canvas (`x`, `y`: its
+ * top-left corner, 0 by default; Foundry's `canvas.dimensions.sceneRect`, inside the padding) and
+ * the grid `size`; the squares are counted from the canvas' origin, as token positions are.
  * @param {{x: number, y: number}} point
- * @param {{width: number, height: number, size: number}} dimensions
+ * @param {{x?: number, y?: number, width: number, height: number, size: number}} dimensions
  * @returns {{x: number, y: number, center: {x: number, y: number}}|null}
  */
-export function guessSquare(point, { width, height, size }) {
+export function guessSquare(point, { x: left0 = 0, y: top0 = 0, width, height, size }) {
   const { x, y } = point;
-  if (![x, y, width, height, size].every(Number.isFinite) || size <= 0) return null;
-  if (x < 0 || y < 0 || x >= width || y >= height) return null;
+  if (![x, y, left0, top0, width, height, size].every(Number.isFinite) || size <= 0) return null;
+  if (x < left0 || y < top0 || x >= left0 + width || y >= top0 + height) return null;
   const left = Math.floor(x / size) * size;
   const top = Math.floor(y / size) * size;
   return { x: left, y: top, center: { x: left + size / 2, y: top + size / 2 } };
@@ -98,8 +103,9 @@ export function damageActions(targets, instances, attack = null) {
  * The steps of a damage ruling's log that changed the amount: IWR steps with a `before` and an
  * `after` that differ (a weakness, a resistance: "12 - 5 = 7", IWR-7), DET-10's halving and a
  * missed guess; each `{rule, text, data}` as sent.
- * @param {{rule: string, text: string, data?: Record<string, any>}[]} log
- * @returns {{rule: string, text: string, data?: Record<string, any>}[]}
+ * @template {{rule: string, text: string, data?: Record<string, any>|null}} S
+ * @param {S[]} log
+ * @returns {S[]}
  */
 export function iwrChanges(log) {
   return log.filter((step) => {
@@ -112,7 +118,7 @@ export function iwrChanges(log) {
 
 /**
  * Whether a damage ruling's log says the attack missed (a wrong or missing guess, DET-10).
- * @param {{rule: string, data?: Record<string, any>}[]} log
+ * @param {{rule: string, data?: Record<string, any>|null}[]} log
  * @returns {boolean}
  */
 export function attackMissed(log) {
@@ -152,4 +158,125 @@ export function retarget(action, targets) {
   if (action.kind !== "damage" || !targets.length) return [action];
   const attack = action.attack && typeof action.attack === "object" ? action.attack : null;
   return damageActions(targets, action.instances, attack);
+}
+
+/** Items a `batch` holds at most (the sidecar's `BATCH_LIMIT`). */
+export const BATCH_LIMIT = 64;
+
+/**
+ * Several targets' `damage` actions as the actions to send: one alone as it is, more as `batch`
+ * actions of at most `BATCH_LIMIT` items (each one ruling, all or nothing, one undo; the sidecar's
+ * log gives each target its own part). None: none.
+ * @param {Record<string, unknown>[]} actions
+ * @returns {Record<string, unknown>[]}
+ */
+export function asBatches(actions) {
+  const damage = actions.filter((a) => a.kind === "damage");
+  if (damage.length !== actions.length || actions.length < 2) return actions;
+  const out = [];
+  for (let i = 0; i < actions.length; i += BATCH_LIMIT) out.push({ kind: "batch", actions: actions.slice(i, i + BATCH_LIMIT) });
+  return out;
+}
+
+/**
+ * The token a user attacks with: the one token they control and own (a GM: the one they control).
+ * @param {{controlled: {id: string, owned: boolean}[], isGM: boolean}} input
+ * @returns {{token: string}|{error: "NoAttacker"|"ManyAttackers"|"NotYours"}}
+ */
+export function attackerFor({ controlled, isGM }) {
+  if (!controlled.length) return { error: "NoAttacker" };
+  if (controlled.length > 1) return { error: "ManyAttackers" };
+  const [token] = controlled;
+  if (!isGM && !token.owned) return { error: "NotYours" };
+  return { token: token.id };
+}
+
+/**
+ * The attack a dialog's fields describe (DET-10): its successes and the attacker's token, or null
+ * when the successes are left empty (a plain damage, not an attack).
+ * @param {Record<string, unknown>} form `{successes, extraSuccesses?, effectPoints?}` as strings or numbers
+ * @param {string} attacker the attacker's token id
+ * @returns {AttackSource|null}
+ * @throws {TypeError} a count that is not a whole number of 0 or more
+ */
+export function attackFromForm(form, attacker) {
+  if (form.successes === undefined || form.successes === "" || form.successes === null) return null;
+  /** @param {string} field */
+  const count = (field) => {
+    const raw = form[field];
+    if (raw === undefined || raw === "") return 0;
+    const n = typeof raw === "string" ? Number(raw) : raw;
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) throw new TypeError(`${field} must be a whole number of 0 or more`);
+    return n;
+  };
+  /** @type {AttackSource} */
+  const attack = { attacker, successes: count("successes") };
+  const extra = count("extraSuccesses");
+  const effect = count("effectPoints");
+  if (extra) attack.extraSuccesses = extra;
+  if (effect) attack.effectPoints = effect;
+  return attack;
+}
+
+/**
+ * The `damage` of an attack at a guessed square: no `target` and no `attack.token` (the player does
+ * not know who stands there; the sidecar does, and rules the guess: the token there is hit as an
+ * approximate target, DET-10, or nobody is and the attack misses).
+ * @param {AttackSource} attack
+ * @param {import("./messages.mjs").DamageInstance[]} instances
+ * @param {{x: number, y: number}} square the guessed square's centre
+ * @returns {Record<string, unknown>}
+ */
+export function squareAttack(attack, instances, square) {
+  const action = damageAction("guess", instances); // validates the instances
+  /** @type {Record<string, unknown>} */
+  const source = { attacker: attack.attacker, successes: attack.successes, guess: { x: square.x, y: square.y } };
+  if (attack.extraSuccesses) source.extraSuccesses = attack.extraSuccesses;
+  if (attack.effectPoints) source.effectPoints = attack.effectPoints;
+  return { kind: "damage", instances: action.instances, attack: source };
+}
+
+/**
+ * @typedef {object} PickState the square pick of this client
+ * @property {boolean} armed
+ * @property {{attack: AttackSource, instances: import("./messages.mjs").DamageInstance[]}} [pending]
+ */
+
+/** Not picking. */
+export const PICK_IDLE = Object.freeze({ armed: false });
+
+/**
+ * Arm a one-click pick: the next left click on the canvas picks the square the attack goes at.
+ * @param {AttackSource} attack
+ * @param {import("./messages.mjs").DamageInstance[]} instances
+ * @returns {PickState}
+ */
+export function armPick(attack, instances) {
+  return { armed: true, pending: { attack, instances } };
+}
+
+/**
+ * @typedef {{type: "pointer", button: number, point: {x: number, y: number}}|{type: "key", key: string}} PickEvent
+ *   `button` as the DOM and PixiJS count it: 0 left, 2 right
+ * @typedef {{kind: "cancel"}|{kind: "outside"}|{kind: "attack", square: {x: number, y: number, center: {x: number, y: number}}, action: Record<string, unknown>}} PickOutcome
+ */
+
+/**
+ * What one event does to an armed pick: a left click in the scene picks its square (the attack's
+ * `damage`, and the pick ends); a left click outside the scene is an error (the pick stays armed);
+ * Escape or a right click cancels; anything else, or a pick not armed, is ignored (null).
+ * @param {PickState} state
+ * @param {PickEvent} event
+ * @param {{x?: number, y?: number, width: number, height: number, size: number}} scene the scene's rectangle and grid size
+ * @returns {{state: PickState, outcome: PickOutcome|null}}
+ */
+export function pickEvent(state, event, scene) {
+  if (!state.armed || !state.pending) return { state, outcome: null };
+  if (event.type === "key") return event.key === "Escape" ? { state: PICK_IDLE, outcome: { kind: "cancel" } } : { state, outcome: null };
+  if (event.button === 2) return { state: PICK_IDLE, outcome: { kind: "cancel" } };
+  if (event.button !== 0) return { state, outcome: null };
+  const square = guessSquare(event.point, scene);
+  if (!square) return { state, outcome: { kind: "outside" } };
+  const action = squareAttack(state.pending.attack, state.pending.instances, square.center);
+  return { state: PICK_IDLE, outcome: { kind: "attack", square, action } };
 }

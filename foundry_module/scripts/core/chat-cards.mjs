@@ -780,19 +780,21 @@ export function cardAudience({ log, mode, named = [], isSecret = () => false }) 
 export const RULING_FLAG = "ruling";
 
 /**
- * The ruling a card is for, when its log is a ruling one may undo (not an undo or redo itself: the
- * card of the ruling it names changes instead).
- * @param {Step[]} log
- * @param {{id?: string, type?: string, payload?: Record<string, any>}|undefined} request what this client sent
- * @param {number} rev
+ * The ruling a card is for, when it is a ruling one may undo (not an undo or redo itself: the card
+ * of the ruling it names changes instead), whichever client made it: the connection's `log` event
+ * names its action id and kind (`action`, `kind`), or the request this client sent.
+ * @param {{rev: number, action?: string, kind?: string, request?: {id?: string, type?: string, payload?: Record<string, any>}}} event
  * @param {string|null} scene
  * @returns {RulingFlag|null}
  */
-export function rulingFlag(log, request, rev, scene) {
-  if (request?.type !== "action" || typeof request.id !== "string") return null;
-  const kind = typeof request.payload?.kind === "string" ? request.payload.kind : undefined;
+export function rulingFlag(event, scene) {
+  const request = event.request;
+  const sent = request?.type === "action" && typeof request.id === "string" ? request : undefined;
+  const id = typeof event.action === "string" && event.action ? event.action : sent?.id;
+  if (typeof id !== "string") return null;
+  const kind = typeof event.kind === "string" ? event.kind : typeof sent?.payload?.kind === "string" ? sent.payload.kind : undefined;
   if (kind === "undo" || kind === "redo") return null;
-  return { id: request.id, rev, kind, scene, undone: false };
+  return { id, rev: event.rev, kind, scene, undone: false };
 }
 
 /**

@@ -109,6 +109,29 @@ const realClock = {
 };
 
 /**
+ * What made a ruling: its action id (the id an undo names) and kind. A result answers this client's
+ * request (its message id is the action id); a pushed patch names them itself (`action`, `kind`;
+ * an earlier sidecar sent neither). No action id for a sync or upsert.
+ * @param {Record<string, any>} payload a `result` or `patch` payload
+ * @param {{type: string, payload: Record<string, any>, id?: string}} [request]
+ * @returns {{action?: string, kind?: string}}
+ */
+export function rulingOrigin(payload, request) {
+  /** @type {{action?: string, kind?: string}} */
+  const origin = {};
+  if (request) {
+    const isAction = request.type === "action";
+    if (isAction && typeof request.id === "string") origin.action = request.id;
+    const kind = isAction ? request.payload?.kind : request.type;
+    if (typeof kind === "string") origin.kind = kind;
+    return origin;
+  }
+  if (typeof payload.action === "string" && payload.action) origin.action = payload.action;
+  if (typeof payload.kind === "string" && payload.kind) origin.kind = payload.kind;
+  return origin;
+}
+
+/**
  * @typedef {object} Pending
  * @property {string} type
  * @property {Record<string, any>} payload
@@ -159,9 +182,10 @@ export class BridgeConnection {
   /**
    * Listen to "status" (Status), "notice" ({kind: "lost"|"restored"|"unauthorized"}, or
    * {kind: "version", module, sidecar} once when the sidecar's version is not this module's), "log"
-   * (`{rev, log, rolls, source, request?}`: a ruling's steps; `request` `{type, payload}` is this
-   * client's request it answers, absent for a change pushed by another client), "error" (an Error
-   * nobody awaited).
+   * (`{rev, log, rolls, source, request?, action?, kind?}`: a ruling's steps; `request` `{type,
+   * payload, id}` is this client's request it answers, absent for a change pushed by another
+   * client; `action` the ruling's action id (what an undo names) and `kind` what made it, for a
+   * ruling of either: `rulingOrigin`), "error" (an Error nobody awaited).
    * @param {string} event
    * @param {(arg: any) => void} fn
    * @returns {() => void} unsubscribe
@@ -485,7 +509,7 @@ export class BridgeConnection {
       return;
     }
     this.rev = rev;
-    if (log.length) this.#emit("log", { rev, log, rolls: payload.rolls ?? [], source, request });
+    if (log.length) this.#emit("log", { rev, log, rolls: payload.rolls ?? [], source, request, ...rulingOrigin(payload, request) });
   }
 
   /** Wait until every queued sync and patch has been applied (tests, shutdown). */

@@ -130,6 +130,13 @@ export function buildState({ scene, round = 0, settings, stateOf = actorState })
   if (typeof scene.grid?.size === "number") sceneState.gridSize = scene.grid.size;
   if (typeof scene.grid?.distance === "number") sceneState.gridDistance = scene.grid.distance;
   if (typeof scene.grid?.units === "string" && scene.grid.units) sceneState.gridUnits = scene.grid.units;
+  // the canvas the scene occupies, padding included (Scene#dimensions, in the pixels tokens stand
+  // at): the sidecar refuses a guessed square off it (DET-10); the module refuses one off the scene
+  // rectangle itself before sending
+  for (const side of /** @type {const} */ (["width", "height"])) {
+    const value = scene.dimensions?.[side];
+    if (typeof value === "number" && Number.isFinite(value) && value > 0 && value <= 1e9) sceneState[side] = value;
+  }
   return {
     scene: sceneState,
     settings: {
@@ -313,4 +320,4 @@ export function spendWillpowerAction(actor, use) {
 }
 
 /** Action kinds a player may relay to the bridge through the module socket. */
-export const PLAYER_ACTION_KINDS = Object.freeze(["damage", "heal", "contest", "spendWillpower", "roll"]);
+export const PLAYER_ACTION_KINDS = Object.freeze(["damage", "batch", "heal", "contest", "spendWillpower", "roll"]);

@@ -5,6 +5,7 @@
  */
 
 import { LOCATE_STATES } from "./constants.mjs";
+import { overlayArrow } from "./visibility.mjs";
 
 /** How long a pin holds, as the dialog offers it (`round`: through the scene's current round). */
 export const PIN_ENDS = Object.freeze(["scene", "round", "move"]);
@@ -91,4 +92,47 @@ export function revealCardHtml(reveal, words, moduleId) {
     return `<button type="button" data-${moduleId}-action="${escapeHtml(JSON.stringify(action))}">${escapeHtml(label)}</button>`;
   };
   return `<div class="${moduleId}-card ${moduleId}-reveal"><p>${escapeHtml(words.line)}</p>${button(true, words.accept)}${button(false, words.refuse)}</div>`;
+}
+
+/** How far (canvas pixels) from a drawn line a right click still picks it. */
+export const LINE_PICK_TOLERANCE = 12;
+
+/**
+ * @param {{x: number, y: number}} p @param {number[]} a [x1, y1, x2, y2]
+ * @returns {number}
+ */
+function distanceToSegment(p, [x1, y1, x2, y2]) {
+  const dx = x2 - x1;
+  const dy = y2 - y1;
+  const length2 = dx * dx + dy * dy;
+  const t = length2 === 0 ? 0 : Math.max(0, Math.min(1, ((p.x - x1) * dx + (p.y - y1) * dy) / length2));
+  return Math.hypot(p.x - (x1 + t * dx), p.y - (y1 + t * dy));
+}
+
+/**
+ * The who-locates-whom line of the GM overlay a click at canvas `point` falls on: the nearest drawn
+ * line (as `overlayArrow` draws it, from observer to target, head included) within `tolerance`
+ * pixels, or null. The GM's right click on it offers the pair's pins (`pinAction`, `releaseAction`).
+ * @param {{x: number, y: number}} point
+ * @param {import("./visibility.mjs").Relation[]} relations the overlay's lines (`overlayRelations`)
+ * @param {number} grid the grid size the overlay draws at
+ * @param {number} [tolerance]
+ * @returns {{observer: string, target: string, state: string}|null}
+ */
+export function lineAt(point, relations, grid, tolerance = LINE_PICK_TOLERANCE) {
+  if (!Number.isFinite(point?.x) || !Number.isFinite(point?.y)) return null;
+  let best = null;
+  let bestDistance = tolerance;
+  for (const relation of relations) {
+    const arrow = overlayArrow(relation, grid);
+    if (!arrow || !arrow.pieces.length) continue;
+    const first = arrow.pieces[0];
+    const last = /** @type {readonly number[]} */ (arrow.pieces.at(-1));
+    const distance = distanceToSegment(point, [first[0], first[1], last[2], last[3]]);
+    if (distance <= bestDistance) {
+      bestDistance = distance;
+      best = { observer: relation.observerId, target: relation.targetId, state: relation.state };
+    }
+  }
+  return best;
 }

@@ -77,6 +77,8 @@ export function parseRequest(message) {
 
 /**
  * What the sender must own for the bridge to send an action, or null when nothing:
+ * - `batch`: what each of its `damage` items needs; items that attack must share one attacker (a
+ *   player's one attack on several targets), else nothing is owned enough (refused).
  * - `damage`: nothing, but with an `attack` (DET-10) the attacker's token: a player's attack lands
  *   on a target the player does not own (an enemy), but only a token they play may make it (it is
  *   the attacker's locating, and guess, that the sidecar rules on). Without an attack who dealt it is
@@ -104,6 +106,15 @@ export function ownedSubject(action) {
     case "damage":
       if (action.attack === undefined) return null;
       return typeof action.attack?.attacker === "string" ? { token: action.attack.attacker } : { token: "" };
+    case "batch": {
+      // each item as a damage: one attacker for every item that attacks (one player's one attack)
+      if (!Array.isArray(action.actions)) return { token: "" };
+      const subjects = action.actions.map((item) => (isPlainObject(item) && item.kind === "damage" ? ownedSubject(item) : { token: "" }));
+      const needed = subjects.filter((s) => s !== null);
+      if (!needed.length) return null;
+      const tokens = new Set(needed.map((s) => ("token" in s ? s.token : "")));
+      return tokens.size === 1 ? /** @type {{token: string}} */ (needed[0]) : { token: "" };
+    }
     default:
       return null;
   }

@@ -27,6 +27,7 @@ import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
 import { heldReveals, PIN_ENDS, pinAction, releaseAction, revealCardHtml } from "../core/pins.mjs";
+import { renderBatchSummary } from "../core/batch-card.mjs";
 import { LOCATE_STATES } from "../core/constants.mjs";
 
 /**
@@ -38,6 +39,9 @@ import { LOCATE_STATES } from "../core/constants.mjs";
 
 /** @returns {any} */
 const env = () => globalThis;
+
+/** The hook `(pair: {observer, target})` that opens the pin dialog of one pair (the overlay's right click). */
+export const PIN_PAIR_HOOK = `${MODULE_ID}.pinPair`;
 
 /** @returns {import("../core/chat-cards.mjs").I18n} */
 function i18n() {
@@ -97,7 +101,11 @@ const gmIds = () => [...(/** @type {any} */ (game).users ?? [])].filter((u) => u
 async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null }, mode) {
   const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret });
   if (audience === "none") return;
-  const content = renderCard({ log, rolls, kind, subject, names: nameOf }, i18n());
+  const loc = i18n();
+  // a batch (damage to several targets): each target's own totals and what changed them, first
+  const summary = renderBatchSummary(log, loc, nameOf);
+  const card = renderCard({ log, rolls, kind: kind === "batch" ? "damage" : kind, subject, names: nameOf }, loc);
+  const content = summary ? card.replace("</header>", `</header>${summary}`) : card;
   const Roll = namespacedClass(env(), "foundry.dice.Roll", "Roll");
   /** @type {any[]} */
   const rollObjects = [];
@@ -145,13 +153,14 @@ export async function askReveals(log) {
 }
 
 /**
- * Post a card for each ruling of a connection; the request a ruling answers (when this browser
- * sent it) names the card's kind and subject.
+ * Post a card for each ruling of a connection, this browser's or another client's (a pushed patch
+ * names its action id and kind, so its card has an Undo too); the request a ruling answers (when
+ * this browser sent it) names the card's kind and subject.
  * @param {any} connection a BridgeConnection
  * @param {(key: string) => unknown} getSetting
  */
 function followConnection(connection, getSetting) {
-  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>, id?: string}}} */ event) => {
+  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>, id?: string}, action?: string, kind?: string}} */ event) => {
     if (!game.user.isGM) return;
     const undone = undoneBy(event.log);
     if (undone) await markCard(undone.action, undone.undone);
@@ -164,10 +173,10 @@ function followConnection(connection, getSetting) {
         {
           log: event.log,
           rolls: event.rolls,
-          kind: typeof action?.kind === "string" ? action.kind : undefined,
+          kind: typeof action?.kind === "string" ? action.kind : event.kind,
           subject: subjectId ? nameOf(subjectId) : undefined,
           named: subjectId ? [subjectId] : [],
-          ruling: rulingFlag(event.log, event.request, event.rev, scene()?.id ?? null),
+          ruling: rulingFlag(event, scene()?.id ?? null),
         },
         String(getSetting("rulingCards") ?? "public"),
       );
@@ -305,16 +314,18 @@ async function explainFor(target, connection) {
 }
 
 /**
- * The pin dialog's content: the observer (every observer, or one token), the state (or release),
- * how long.
+ * The pin dialog's content: the observer (every observer, or one token; only `observer` when the
+ * dialog is for one pair), the state (or release), how long.
  * @param {any} target token document
+ * @param {any} [observer] token document: the pair's observer (the overlay's line)
  * @returns {string}
  */
-function pinDialogContent(target) {
+function pinDialogContent(target, observer = null) {
   const loc = i18n();
-  const observers = [...(scene()?.tokens ?? [])].filter((t) => t.id !== target.id);
+  const observers = observer ? [observer] : [...(scene()?.tokens ?? [])].filter((t) => t.id !== target.id);
   const option = (/** @type {string} */ value, /** @type {string} */ label) => `<option value="${escapeHtml(value)}">${escapeHtml(label)}</option>`;
-  const who = option("", loc.localize("VTTBRIDGE.Pin.Every")) + observers.map((t) => option(t.id, String(t.name ?? t.id))).join("");
+  const every = observer ? "" : option("", loc.localize("VTTBRIDGE.Pin.Every"));
+  const who = every + observers.map((t) => option(t.id, String(t.name ?? t.id))).join("");
   const states = [...LOCATE_STATES.map((s) => option(s, loc.localize(`VTTBRIDGE.Visibility.State.${s}`))), option("release", loc.localize("VTTBRIDGE.Pin.Release"))].join("");
   const ends = PIN_ENDS.map((e) => option(e, loc.localize(`VTTBRIDGE.Pin.Until.${e}`))).join("");
   return (
@@ -325,21 +336,26 @@ function pinDialogContent(target) {
 }
 
 /**
- * The HUD button's action: the GM pins (or releases) how observers locate `target` (`pinLocate`).
+ * The HUD button's action: the GM pins (or releases) how observers locate `target` (`pinLocate`);
+ * with `observer` (a right click on the overlay's line of that pair) for that pair only.
  * @param {any} target token document
  * @param {any} connection
+ * @param {any} [observer] token document
  */
-export async function pinFor(target, connection) {
+export async function pinFor(target, connection, observer = null) {
   const loc = i18n();
   if (!connection || connection.status === "stopped") {
     ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
     return;
   }
   const DialogV2 = namespacedClass(env(), "foundry.applications.api.DialogV2");
+  const title = observer
+    ? loc.format("VTTBRIDGE.Pin.PairTitle", { observer: String(observer.name ?? observer.id), target: String(target.name ?? target.id) })
+    : loc.format("VTTBRIDGE.Pin.Title", { name: String(target.name ?? target.id) });
   const form = await DialogV2.prompt({
     rejectClose: false,
-    window: { title: loc.format("VTTBRIDGE.Pin.Title", { name: String(target.name ?? target.id) }) },
-    content: pinDialogContent(target),
+    window: { title },
+    content: pinDialogContent(target, observer),
     ok: {
       label: loc.localize("VTTBRIDGE.Pin.Apply"),
       callback: (/** @type {Event} */ _event, /** @type {HTMLButtonElement} */ button) =>
@@ -392,6 +408,13 @@ export function installChatCards({ hooks, getSetting, config }) {
   hooks.on(`${MODULE_ID}.connection`, (/** @type {any} */ conn) => {
     connection = conn;
     followConnection(conn, getSetting);
+  });
+  // the overlay's right click on a line (attack-tools.mjs): that pair's pins
+  hooks.on(PIN_PAIR_HOOK, (/** @type {{observer: string, target: string}} */ pair) => {
+    const tokens = [...(scene()?.tokens ?? [])];
+    const observer = tokens.find((t) => t.id === pair?.observer);
+    const target = tokens.find((t) => t.id === pair?.target);
+    if (game.user?.isGM && observer && target) void pinFor(target, connection, observer);
   });
   const hook = chatRenderHook(/** @type {any} */ (game).release?.generation);
   hooks.on(hook, (/** @type {any} */ message, /** @type {any} */ html) => {

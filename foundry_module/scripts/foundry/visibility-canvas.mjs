@@ -667,13 +667,7 @@ export class VisibilityRuntime {
     const overlay = this.overlay;
     for (const child of overlay.removeChildren()) child.destroy({ children: true });
 
-    const hovered = layer.hover ?? null;
-    const focus = hovered ? [hovered.document.id] : layer.controlled.map((/** @type {any} */ t) => t.document.id);
-    const { relations, total, counts, malformed, truncated } = overlayRelations(
-      layer.placeables.map((/** @type {any} */ t) => ({ id: t.document.id, center: t.center, visibility: visibilityFlagOf(t.document) })),
-      focus,
-    );
-    const grid = canvas.grid?.size ?? canvas.dimensions?.size ?? 100;
+    const { relations, total, counts, malformed, truncated, focus, grid } = this.overlayLines();
     const g = new PIXI.Graphics();
     overlay.addChild(g);
     const labels = relations.length <= OVERLAY_LABEL_LIMIT;
@@ -693,6 +687,25 @@ export class VisibilityRuntime {
       }
     }
     this.drawLegend({ shown: relations.length, total, counts, malformed, truncated, focused: focus.length > 0 });
+  }
+
+  /**
+   * The who-locates-whom lines the overlay draws now (the hovered token's, else the controlled
+   * tokens', else all, `overlayRelations`), with the focus and the grid size they are drawn at; the
+   * overlay's right click (attack-tools.mjs) finds its line among the same ones.
+   */
+  overlayLines() {
+    const canvas = this.canvas;
+    const layer = canvas?.tokens;
+    const placeables = layer?.placeables ?? [];
+    const hovered = layer?.hover ?? null;
+    const focus = hovered ? [hovered.document.id] : (layer?.controlled ?? []).map((/** @type {any} */ t) => t.document.id);
+    const lines = overlayRelations(
+      placeables.map((/** @type {any} */ t) => ({ id: t.document.id, center: t.center, visibility: visibilityFlagOf(t.document) })),
+      focus,
+    );
+    const grid = canvas?.grid?.size ?? canvas?.dimensions?.size ?? 100;
+    return { ...lines, focus, grid };
   }
 
   /** The palette of this browser's client setting (`palette.mjs`; the standard one when unset). */

@@ -41,7 +41,15 @@ export class FakeElement {
 
   /** @param {FakeElement[]} nodes */
   append(...nodes) {
+    for (const node of nodes) if (node && typeof node === "object") /** @type {any} */ (node).parentElement = this;
     this.children.push(...nodes);
+  }
+
+  /** Element#remove: out of its parent. */
+  remove() {
+    const parent = /** @type {any} */ (this).parentElement;
+    if (parent) parent.children = parent.children.filter((/** @type {FakeElement} */ c) => c !== this);
+    /** @type {any} */ (this).parentElement = null;
   }
 
   /** @param {string} type @param {Function} fn */
@@ -57,15 +65,18 @@ export class FakeElement {
     return prevented;
   }
 
-  /** Descendants matching one `.class` selector, depth first. @param {string} selector @returns {FakeElement[]} */
+  /** Descendants matching one `.class` or `[data-name]` selector, depth first. @param {string} selector @returns {FakeElement[]} */
   querySelectorAll(selector) {
-    if (!selector.startsWith(".") || selector.includes(" ")) throw new Error(`fake DOM: only ".class" selectors, not ${selector}`);
+    const data = /^\[data-([a-z-]+)\]$/.exec(selector);
+    if (!data && (!selector.startsWith(".") || selector.includes(" "))) throw new Error(`fake DOM: only ".class" and "[data-name]" selectors, not ${selector}`);
     const name = selector.slice(1);
+    const datasetKey = data ? data[1].replace(/-([a-z])/g, (_, c) => c.toUpperCase()) : "";
     /** @type {FakeElement[]} */
     const out = [];
     const walk = (/** @type {FakeElement} */ node) => {
       for (const child of node.children) {
-        if (child._classes.has(name)) out.push(child);
+        if (!(child instanceof FakeElement)) continue;
+        if (data ? Object.hasOwn(child.dataset, datasetKey) : child._classes.has(name)) out.push(child);
         walk(child);
       }
     };

@@ -66,6 +66,12 @@
  *              renderChatMessage with jQuery on v12 (https://foundryvtt.com/api/functions/hookEvents.renderChatMessage.html).
  *              The stand-in renders only when the test asks (`renderMessage`): a module must not rely
  *              on being rendered at any other time.
+ *              A message keeps its rolls serialized, as ChatMessageData's `rolls` holds them —
+ *              https://foundryvtt.com/api/interfaces/foundry.documents.types.ChatMessageData.html;
+ *              `Roll.fromData(data)` rebuilds a roll from such data — https://foundryvtt.com/api/classes/foundry.dice.Roll.html.
+ *              Who may read a message: its author, the users it is whispered to and the Game
+ *              Masters; everyone when it is whispered to nobody (`FakeWorld#visibleTo`) —
+ *              https://foundryvtt.com/api/classes/foundry.documents.ChatMessage.html (`visible`, `whisper`).
  * [keys]       game.keybindings.register(namespace, action, data) —
  *              https://foundryvtt.com/api/classes/foundry.helpers.interaction.ClientKeybindings.html;
  *              data is a KeybindingActionConfig (`name` required; `restricted`: "only a GM can edit
@@ -73,7 +79,54 @@
  *              https://foundryvtt.com/api/interfaces/foundry.types.KeybindingActionConfig.html.
  *              The stand-in refuses a second registration of one action, one without `name`, and one
  *              after `init` (the module's own reading, visibility-canvas.mjs: "keybindings must be
- *              registered during init"); `press` runs onDown only for a GM when restricted.
+ *              registered during init").
+ *              A binding (KeybindingActionBinding) names its `key` by "The KeyboardEvent#code value"
+ *              (https://foundryvtt.com/api/interfaces/foundry.types.KeybindingActionBinding.html, codes
+ *              as https://developer.mozilla.org/en-US/docs/Web/API/KeyboardEvent/code/code_values:
+ *              "KeyZ", not "z") and its `modifiers` from KeyboardManager.MODIFIER_KEYS, written as the
+ *              register example writes them ("Control", "Alt"; "Shift") —
+ *              https://foundryvtt.com/api/v14/classes/foundry.helpers.interaction.ClientKeybindings.html;
+ *              the KeyboardManager's PROTECTED_KEYS ("reserved for browser-level actions": F5, F11,
+ *              F12, PrintScreen, ScrollLock, NumLock, CapsLock) "should not be used" —
+ *              https://foundryvtt.com/api/v14/classes/foundry.helpers.interaction.KeyboardManager.html.
+ *              The stand-in refuses any other binding; `pressKey(code, modifiers, user)` runs the
+ *              onDown of each action bound to exactly that key and those modifiers (for a GM only
+ *              when restricted) with a KeyboardEventContext
+ *              (https://foundryvtt.com/api/interfaces/foundry.types.KeyboardEventContext.html),
+ *              until one returns true ("the event is consumed and no further keybinds execute").
+ * [targets]    User#targets, "the current set of Tokens which are targeted by the User" —
+ *              https://foundryvtt.com/api/classes/foundry.documents.User.html; a Set that dispatches
+ *              the targetToken(user, token, targeted) hook whenever it changes —
+ *              https://foundryvtt.com/api/classes/client.UserTargets.html,
+ *              https://foundryvtt.com/api/functions/hookEvents.targetToken.html;
+ *              Token#setTarget(targeted, {user, releaseOthers, groupSelection}) —
+ *              https://foundryvtt.com/api/v14/classes/foundry.canvas.placeables.Token.html. The pages
+ *              do not say what `releaseOthers` defaults to: here true (the user's other targets are
+ *              released, each firing the hook), the reading that punishes code counting on a target
+ *              staying.
+ * [canvas]     canvas.ready, .scene, .dimensions (a SceneDimensions: `size`, `sceneRect` inside the
+ *              padding, `sceneX`, `sceneY`, ...) — https://foundryvtt.com/api/interfaces/client.SceneDimensions.html;
+ *              .grid, .stage, .tokens (the TokenLayer: `placeables`, `controlled`, `get`, `hover`) —
+ *              https://foundryvtt.com/api/v14/classes/foundry.canvas.Canvas.html. A token placeable is
+ *              made from the configured `CONFIG.Token.objectClass` when the canvas is drawn (so a
+ *              module's class replacement must happen before, in `init`). The stage's pointer events
+ *              are PixiJS FederatedPointerEvents (`button` 0 left, 2 right; `getLocalPosition(container)`
+ *              the point in that container's coordinates) — https://pixijs.download/release/docs/events.FederatedMouseEvent.html;
+ *              the stage is panned and zoomed, so its local coordinates are the canvas' (the client
+ *              point is not: the stand-in sends a client point that differs).
+ * [token]      a Token placeable's parts (nameplate, bars, effects, tooltip, border, mesh; v13+
+ *              targetArrows and targetPips, v12 target), shown by core's refresh (`_refreshState`,
+ *              `_refreshVisibility`) in outline; `_getBorderColor` the disposition's colour from
+ *              CONFIG.Canvas.dispositionColors — https://foundryvtt.com/api/v14/classes/foundry.canvas.placeables.Token.html.
+ * [tracker]    the combat tracker renders one row `[data-combatant-id]` per combatant whose token
+ *              `_isTokenVisible` (the module's reading, visibility-canvas.mjs) and fires
+ *              renderCombatTracker(app, html) — https://foundryvtt.com/api/classes/foundry.applications.sidebar.tabs.CombatTracker.html.
+ * [dialog]     DialogV2.prompt / DialogV2.wait resolve the value of the chosen button's
+ *              `callback(event, button, dialog)`, `button.form` the dialog's form; closed with
+ *              `rejectClose: false`, null — https://foundryvtt.com/api/interfaces/foundry.DialogV2WaitOptions.html,
+ *              https://foundryvtt.com/api/types/foundry.DialogV2ButtonCallback.html. The test says
+ *              which button (or none) the user picks and what the form holds; a button the dialog
+ *              does not offer is refused.
  */
 
 /** v14 `foundry.data.operators.ForcedDeletion`; constructed with `new` (or the `_del` instance). */
@@ -226,7 +279,7 @@ export class FakeHooks {
   }
 }
 
-/** @typedef {{id: string, name: string, isGM: boolean, active: boolean}} FakeUser */
+/** @typedef {{id: string, name: string, isGM: boolean, active: boolean, targets?: Set<any>}} FakeUser */
 
 const OWNER = 3;
 
@@ -437,6 +490,13 @@ export class FakeScene extends FakeDocument {
  * A tiny Foundry world of one version: users, actors, scenes with tokens, hooks, fromUuid,
  * CONFIG.statusEffects, `game.socket` and v13+ queries between connected clients.
  */
+/** [keys] KeyboardEvent#code values a binding may name (letters, digits, function keys, the rest). */
+const KEY_CODE = /^(Key[A-Z]|Digit[0-9]|Numpad([0-9]|Add|Subtract|Multiply|Divide|Decimal|Enter)|F([1-9]|1[0-9]|2[0-4])|Arrow(Up|Down|Left|Right)|Escape|Enter|Space|Tab|Backspace|Delete|Insert|Home|End|PageUp|PageDown|Minus|Equal|BracketLeft|BracketRight|Backslash|Semicolon|Quote|Backquote|Comma|Period|Slash|PrintScreen|ScrollLock|NumLock|CapsLock)$/;
+/** [keys] KeyboardManager.PROTECTED_KEYS */
+const PROTECTED_KEYS = ["F5", "F11", "F12", "PrintScreen", "ScrollLock", "NumLock", "CapsLock"];
+/** [keys] KeyboardManager.MODIFIER_KEYS, as bindings write them */
+const MODIFIER_KEYS = ["Alt", "Control", "Shift"];
+
 /** [keys] game.keybindings. */
 export class FakeKeybindings {
   constructor() {
@@ -452,19 +512,45 @@ export class FakeKeybindings {
     if (this.initialized) throw new Error(`keybinding ${id} registered after init`);
     if (this.actions.has(id)) throw new Error(`keybinding ${id} registered twice`);
     if (typeof data?.name !== "string") throw new Error(`keybinding ${id} has no name`);
+    for (const binding of [...(data.editable ?? []), ...(data.uneditable ?? [])]) {
+      if (typeof binding?.key !== "string" || !KEY_CODE.test(binding.key) || PROTECTED_KEYS.includes(binding.key)) {
+        throw new Error(`keybinding ${id}: ${JSON.stringify(binding?.key)} is not a KeyboardEvent#code a binding may use`);
+      }
+      for (const modifier of binding.modifiers ?? []) {
+        if (!MODIFIER_KEYS.includes(modifier)) throw new Error(`keybinding ${id}: ${JSON.stringify(modifier)} is not a modifier key (${MODIFIER_KEYS.join(", ")})`);
+      }
+    }
     this.actions.set(id, { ...data, namespace });
   }
 
   /**
-   * Press the action's key as `user`: its onDown runs (a restricted one for a GM only).
-   * @param {string} namespace @param {string} action @param {{isGM: boolean}} user
-   * @returns {boolean} whether the event was consumed
+   * Press a key (a KeyboardEvent#code) with exactly these modifiers held, as `user`: the onDown of
+   * each action bound to it runs, until one consumes the event.
+   * @param {string} code e.g. "KeyZ"
+   * @param {string[]} modifiers e.g. ["Alt"]
+   * @param {{isGM: boolean}} user
+   * @returns {boolean} whether an action consumed the event
    */
-  press(namespace, action, user) {
-    const config = this.actions.get(`${namespace}.${action}`);
-    if (!config || typeof config.onDown !== "function") return false;
-    if (config.restricted && !user.isGM) return false;
-    return config.onDown({ key: config.editable?.[0]?.key, isShift: false, isAlt: true, isControl: false, repeat: false }) === true;
+  pressKey(code, modifiers, user) {
+    const held = [...modifiers].sort().join("+");
+    const context = {
+      key: code,
+      logicalKey: code.replace(/^Key/, "").toLowerCase(),
+      isAlt: modifiers.includes("Alt"),
+      isControl: modifiers.includes("Control"),
+      isShift: modifiers.includes("Shift"),
+      hasModifier: modifiers.length > 0,
+      modifiers: [...modifiers],
+      up: false,
+      repeat: false,
+    };
+    for (const [id, config] of this.actions) {
+      const bindings = [...(config.editable ?? []), ...(config.uneditable ?? [])];
+      if (!bindings.some((b) => b.key === code && [...(b.modifiers ?? [])].sort().join("+") === held)) continue;
+      if (config.restricted && !user.isGM) continue;
+      if (typeof config.onDown === "function" && config.onDown({ ...context, action: id }) === true) return true;
+    }
+    return false;
   }
 }
 
@@ -475,7 +561,7 @@ export class FakeWorld {
     this.env = ENV[generation];
     this.hooks = new FakeHooks();
     /** @type {Map<string, FakeUser>} */
-    this.users = new Map([["gm", { id: "gm", name: "Gamemaster", isGM: true, active: true }]]);
+    this.users = new Map([["gm", { id: "gm", name: "Gamemaster", isGM: true, active: true, targets: new Set() }]]);
     /** @type {FakeUser} the user this client is logged in as */
     this.user = /** @type {FakeUser} */ (this.users.get("gm"));
     /** [statuses] CONFIG.statusEffects in the version's shape */
@@ -495,12 +581,25 @@ export class FakeWorld {
     /** [chat] the world's chat messages, in creation order */
     this.messages = new Map();
     this.keybindings = new FakeKeybindings();
+    /** [canvas] [token] the world's CONFIG parts the canvas reads: the Token class (a module replaces it in
+     * `init`), the disposition colours (https://foundryvtt.com/api/v14/variables/CONFIG.Canvas.html) */
+    this.config = {
+      Token: { objectClass: /** @type {any} */ (FakeToken) },
+      Canvas: { dispositionColors: { HOSTILE: 0xe72124, NEUTRAL: 0xf1d836, FRIENDLY: 0x43dfdf, INACTIVE: 0x555555 } },
+      ui: { combat: FakeCombatTracker },
+      statusEffects: this.statusEffects,
+    };
+    /** [tracker] the active combat: `{combatants: Map<id, {id, name, token}>, round}` */
+    /** @type {any} */
+    this.combat = null;
     this.ChatMessage = {
       /** [chat] @param {Record<string, any>} data */
       async create(data) {
         const id = `msg${world.messages.size + 1}`;
         const author = world.user.id;
-        const message = new FakeDocument(world, "ChatMessage", { ...structuredClone({ ...data, rolls: undefined }), id, author, ownership: { default: 0, [author]: 3 } });
+        // [chat] a message keeps its rolls serialized (ChatMessageData `rolls`: "the serialized content of Roll instances")
+        const rolls = (data.rolls ?? []).map((/** @type {any} */ r) => JSON.stringify(typeof r?.toJSON === "function" ? r.toJSON() : r));
+        const message = new FakeDocument(world, "ChatMessage", { ...structuredClone({ ...data, rolls: undefined }), rolls, id, author, ownership: { default: 0, [author]: 3 } });
         world.messages.set(id, message);
         world.hooks.callAll("createChatMessage", message, {}, author);
         return message;
@@ -538,6 +637,17 @@ export class FakeWorld {
     return root;
   }
 
+  /**
+   * [chat] The messages `user` may read, in creation order.
+   * @param {FakeUser} user
+   */
+  visibleTo(user) {
+    return [...this.messages.values()].filter((m) => {
+      const whisper = /** @type {string[]} */ (m._source.whisper ?? []);
+      return !whisper.length || user.isGM || whisper.includes(user.id) || m._source.author === user.id;
+    });
+  }
+
   /** @param {string} id */
   statusEffect(id) {
     const all = Array.isArray(this.statusEffects) ? this.statusEffects : Object.values(this.statusEffects);
@@ -546,7 +656,7 @@ export class FakeWorld {
 
   /** @param {string} id @param {string} name @param {{isGM?: boolean, active?: boolean}} [options] */
   addUser(id, name, { isGM = false, active = true } = {}) {
-    const user = { id, name, isGM, active };
+    const user = { id, name, isGM, active, targets: new Set() };
     this.users.set(id, user);
     return user;
   }
@@ -578,9 +688,9 @@ export class FakeWorld {
     return actor;
   }
 
-  /** @param {string} id @param {FakeDocument} actor @param {number} x @param {number} y @param {FakeScene} [scene] */
-  addToken(id, actor, x, y, scene = this.scene) {
-    const token = new FakeDocument(this, "Token", { id, uuid: `${scene.uuid}.Token.${id}`, x, y, elevation: 0 });
+  /** @param {string} id @param {FakeDocument} actor @param {number} x @param {number} y @param {FakeScene} [scene] @param {Record<string, any>} [data] name, disposition, hidden, flags */
+  addToken(id, actor, x, y, scene = this.scene, data = {}) {
+    const token = new FakeDocument(this, "Token", { name: actor?.name, ...data, id, uuid: `${scene.uuid}.Token.${id}`, x, y, elevation: 0 });
     token.parent = scene;
     token.actor = actor;
     scene.tokens.push(token);
@@ -686,3 +796,283 @@ export class FakeClient {
     }));
   }
 }
+
+// ---- the canvas ------------------------------------------------------------------------------
+
+/** [canvas] The stage: a PixiJS container that dispatches pointer events to its listeners. */
+export class FakeStage {
+  constructor() {
+    /** @type {Map<string, Function[]>} */
+    this.listeners = new Map();
+    /** the pan and zoom: canvas point = (client - pan) / scale */
+    this.pan = { x: 37, y: 19, scale: 0.5 };
+  }
+  /** @param {string} name @param {Function} fn */
+  on(name, fn) {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), fn]);
+    return this;
+  }
+  /** @param {string} name @param {Function} fn */
+  off(name, fn) {
+    this.listeners.set(name, (this.listeners.get(name) ?? []).filter((f) => f !== fn));
+    return this;
+  }
+  /**
+   * A pointer press at canvas point (x, y), as PixiJS dispatches it on the stage.
+   * @param {number} button 0 left, 2 right
+   * @param {number} x @param {number} y canvas coordinates
+   */
+  press(button, x, y) {
+    const stage = this;
+    const client = { x: x * this.pan.scale + this.pan.x, y: y * this.pan.scale + this.pan.y };
+    const event = {
+      type: "pointerdown",
+      button,
+      client,
+      global: client,
+      /** @param {any} container */
+      getLocalPosition(container) {
+        if (container !== stage) throw new Error("the stand-in knows local positions on the stage only");
+        return { x, y };
+      },
+    };
+    for (const fn of this.listeners.get("pointerdown") ?? []) fn(event);
+  }
+}
+
+const TOKEN_PARTS = ["border", "nameplate", "bars", "effects", "tooltip", "targetArrows", "targetPips"];
+
+/** [token] [targets] A Token placeable in core's outline; the module's mixins extend it. */
+export class FakeToken {
+  /** @param {FakeDocument} document @param {{world: FakeWorld, PIXI: any}} context */
+  constructor(document, { world, PIXI }) {
+    this.world = world;
+    this.document = document;
+    /** @type {any} */ (document).object = this;
+    this.actor = document.actor;
+    this.controlled = false;
+    this.hover = false;
+    this.destroyed = false;
+    this.visible = true;
+    this.w = 100;
+    this.h = 100;
+    this.center = { x: document.x + 50, y: document.y + 50 };
+    /** @type {any[]} */
+    this.children = [];
+    this.mesh = new PIXI.Container();
+    for (const part of TOKEN_PARTS) {
+      const child = new PIXI.Container();
+      child.parent = this;
+      this.children.push(child);
+      /** @type {any} */ (this)[part] = child;
+    }
+    /** @type {Set<FakeUser>} the users targeting this token */
+    this.targeted = new Set();
+    this.renderFlags = { set: () => this.refresh() };
+  }
+  /** @param {any} child */
+  addChild(child) {
+    child.parent = this;
+    this.children.push(child);
+    return child;
+  }
+  get isVisible() {
+    return !this.document._source.hidden || this.world.user.isGM;
+  }
+  /** Token#hasSight: the token has vision (its document's `sight.enabled`) */
+  get hasSight() {
+    return !!this.document._source.sight?.enabled;
+  }
+  _refreshVisibility() {
+    this.visible = this.isVisible;
+    this.mesh.visible = this.visible;
+  }
+  _refreshState() {
+    for (const part of TOKEN_PARTS) /** @type {any} */ (this)[part].visible = true;
+    /** @type {any} */ (this).border.tint = this._getBorderColor();
+  }
+  refresh() {
+    this._refreshVisibility();
+    this._refreshState();
+  }
+  _getBorderColor() {
+    const colors = this.world.config.Canvas.dispositionColors;
+    const disposition = Number(this.document._source.disposition ?? -1);
+    return disposition === 1 ? colors.FRIENDLY : disposition === 0 ? colors.NEUTRAL : colors.HOSTILE;
+  }
+  _canHUD() {
+    return true;
+  }
+  _canHover() {
+    return true;
+  }
+  _canControl(/** @type {FakeUser} */ user) {
+    return this.document.testUserPermission(user ?? this.world.user, "OWNER");
+  }
+  _canView() {
+    return true;
+  }
+  _canDrag() {
+    return true;
+  }
+  _isLightSource() {
+    return false;
+  }
+  /**
+   * [targets] target or untarget this token for `user` (this client's user by default).
+   * @param {boolean} [targeted] @param {{user?: FakeUser|null, releaseOthers?: boolean, groupSelection?: boolean}} [options]
+   */
+  setTarget(targeted = true, { user = null, releaseOthers = true } = {}) {
+    const who = user ?? this.world.user;
+    const targets = /** @type {Set<any>} */ (who.targets);
+    if (targeted && releaseOthers) for (const other of [...targets]) if (other !== this) other.setTarget(false, { user: who, releaseOthers: false });
+    if (targeted === targets.has(this)) return;
+    if (targeted) {
+      targets.add(this);
+      this.targeted.add(who);
+    } else {
+      targets.delete(this);
+      this.targeted.delete(who);
+    }
+    this.world.hooks.callAll("targetToken", who, this, targeted);
+  }
+  /** control (select) this token, as a left click does */
+  control() {
+    if (!this._canControl(this.world.user)) return false;
+    this.controlled = true;
+    this.world.hooks.callAll("controlToken", this, true);
+    return true;
+  }
+}
+
+/** [canvas] The canvas of the viewed scene, drawn from `CONFIG.Token.objectClass`. */
+export class FakeCanvas {
+  /** @param {FakeWorld} world @param {{PIXI: any, sceneRect?: {x: number, y: number, width: number, height: number}}} options */
+  constructor(world, { PIXI, sceneRect = { x: 200, y: 200, width: 2000, height: 1500 } }) {
+    this.world = world;
+    this.PIXI = PIXI;
+    this.ready = false;
+    this.scene = world.scene;
+    const size = world.scene.grid.size;
+    this.grid = { size };
+    this.dimensions = {
+      size,
+      sceneRect,
+      sceneX: sceneRect.x,
+      sceneY: sceneRect.y,
+      sceneWidth: sceneRect.width,
+      sceneHeight: sceneRect.height,
+      width: sceneRect.width + 2 * sceneRect.x,
+      height: sceneRect.height + 2 * sceneRect.y,
+    };
+    this.stage = new FakeStage();
+    this.controls = new PIXI.Container();
+    const canvas = this;
+    this.tokens = {
+      /** @type {any[]} */
+      placeables: [],
+      /** @type {any} */
+      hover: null,
+      get controlled() {
+        return this.placeables.filter((/** @type {any} */ t) => t.controlled);
+      },
+      /** @param {string} id */
+      get(id) {
+        return this.placeables.find((/** @type {any} */ t) => t.document.id === id);
+      },
+    };
+    void canvas;
+  }
+  /** Draw the scene's tokens with the configured Token class, then fire canvasReady. */
+  draw() {
+    const Token = this.world.config.Token.objectClass;
+    this.tokens.placeables = this.scene.tokens.map((doc) => new Token(doc, { world: this.world, PIXI: this.PIXI }));
+    for (const token of this.tokens.placeables) token.refresh();
+    this.ready = true;
+    this.world.hooks.callAll("canvasReady", this);
+  }
+}
+
+/** [tracker] The combat tracker of the world's combat. */
+export class FakeCombatTracker {
+  /** @param {FakeWorld} world @param {{Element: any}} dom */
+  constructor(world, { Element }) {
+    this.world = world;
+    this.Element = Element;
+  }
+  /** @param {any} token */
+  _isTokenVisible(token) {
+    return !!token?.visible;
+  }
+  /** Render: a row per combatant whose token shows, then the render hook. */
+  render() {
+    const combat = this.world.combat;
+    const root = new this.Element("ol", "combat-tracker");
+    for (const combatant of combat?.combatants.values() ?? []) {
+      if (!this._isTokenVisible(combatant.token?.object)) continue;
+      const row = new this.Element("li", "combatant");
+      row.dataset.combatantId = combatant.id;
+      row.textContent = combatant.name;
+      root.append(row);
+    }
+    this.world.hooks.callAll("renderCombatTracker", this, root, {});
+    return root;
+  }
+}
+
+/** [dialog] DialogV2 answering with the test's choice: `choose(options) -> {button, form}|null`. */
+export class FakeDialogs {
+  constructor() {
+    /** @type {Array<{button: string, form: Record<string, string>}|null>} */
+    this.answers = [];
+    /** @type {any[]} */
+    this.opened = [];
+    const dialogs = this;
+    this.DialogV2 = {
+      /** @param {any} options */
+      async prompt(options) {
+        return dialogs.answer(options, [{ action: "ok", ...options.ok }]);
+      },
+      /** @param {any} options */
+      async wait(options) {
+        return dialogs.answer(options, options.buttons ?? []);
+      },
+    };
+  }
+  /** @param {any} options @param {any[]} buttons */
+  async answer(options, buttons) {
+    this.opened.push(options);
+    const answer = this.answers.shift() ?? null;
+    if (answer === null) {
+      if (options.rejectClose !== false) throw new Error("the dialog was closed");
+      return null;
+    }
+    const button = buttons.find((b) => b.action === answer.button);
+    if (!button) throw new Error(`the dialog offers no button ${answer.button}`);
+    const form = { values: answer.form };
+    return typeof button.callback === "function" ? button.callback({ type: "click" }, { form }, {}) : button.action;
+  }
+}
+
+/** `FormData` over the stand-in dialog's form (the values the test put in it). */
+export class FakeFormData {
+  /** @param {{values: Record<string, string>}} form */
+  constructor(form) {
+    this.values = form?.values ?? {};
+  }
+  *entries() {
+    yield* Object.entries(this.values);
+  }
+  /** @param {string} name */
+  get(name) {
+    return this.values[name] ?? null;
+  }
+}
+
+/** [chat] `foundry.dice.Roll`: `fromData` keeps the data, serialized as it came. */
+export const FakeRoll = {
+  /** @param {Record<string, any>} data */
+  fromData(data) {
+    return { ...structuredClone(data), toJSON: () => structuredClone(data) };
+  },
+};

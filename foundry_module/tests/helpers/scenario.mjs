@@ -21,7 +21,7 @@ const errors = [];
  * @param {string} what
  * @param {number} [ms]
  */
-async function until(predicate, what, ms = 10_000) {
+export async function until(predicate, what, ms = 10_000) {
   const start = Date.now();
   while (!predicate()) {
     if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}; errors: ${errors.join(" | ")}`);
@@ -33,7 +33,7 @@ async function until(predicate, what, ms = 10_000) {
  * One GM browser: a world, an applier writing into it, a connection.
  * @param {{WebSocket: any, url: string, token: string, world: string}} args
  */
-function client({ WebSocket, url, token, world }) {
+export function client({ WebSocket, url, token, world }) {
   const w = new FakeWorld();
   const ann = w.addActor("ann0000000000001", "Ann", {
     health: { max: 7, bashing: 0, lethal: 0, aggravated: 0 },

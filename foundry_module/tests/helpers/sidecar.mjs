@@ -1,10 +1,13 @@
 /**
  * Starting the real sidecar from the module's tests: a free loopback port, and the command that runs
- * `vtt-bridge serve` (the repository's virtualenv, or `$VTT_BRIDGE_PYTHON -m vtt_bridge`). A missing
- * sidecar fails the test with a clear message; nothing is skipped.
+ * `vtt-bridge serve` (the repository's virtualenv, or `$VTT_BRIDGE_PYTHON -m vtt_bridge`), and
+ * `startSidecar` that runs it. A missing sidecar fails the test with a clear message; nothing is
+ * skipped.
  */
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,4 +35,97 @@ export function sidecarCommand() {
     throw new Error(`no sidecar: ${bin} does not exist (create the venv, or set VTT_BRIDGE_PYTHON)`);
   }
   return { cmd: bin, args: ["serve"] };
+}
+
+/** The sidecar's Python: the venv's, or `$VTT_BRIDGE_PYTHON`. */
+export function sidecarPython() {
+  const bin = process.env.VTT_BRIDGE_PYTHON ?? join(repoRoot, ".venv", "bin", "python");
+  if (!existsSync(bin)) throw new Error(`no sidecar Python at ${bin} (create the venv, or set VTT_BRIDGE_PYTHON)`);
+  return bin;
+}
+
+/**
+ * Rulings of the real sidecar (its `World`, seeded dice) on a synced state, in order, without a
+ * server: each action's `result` payload, or `{error: {code, message}}` for a refused one.
+ * @param {Record<string, unknown>} state the `sync` state
+ * @param {Record<string, unknown>[]} actions
+ * @returns {Promise<any[]>}
+ */
+export async function sidecarRulings(state, actions) {
+  const { execFileSync } = await import("node:child_process");
+  const script = `
+import json, sys
+from vtt_bridge.world import World
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.errors import RequestError
+state, actions = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+w = World("w")
+w.commit(w.prepare_sync({"state": state}), "")
+roller = SeededRoller(7)
+out = []
+for i, action in enumerate(actions):
+    try:
+        pending = w.prepare_action(f"a{i}", action, roller)
+    except RequestError as exc:
+        out.append({"error": {"code": exc.code.value, "message": exc.message}})
+        continue
+    w.commit(pending, "")
+    out.append(pending.result)
+print(json.dumps(out))
+`;
+  const text = execFileSync(sidecarPython(), ["-c", script, JSON.stringify(state), JSON.stringify(actions)], { cwd: repoRoot, encoding: "utf8" });
+  return JSON.parse(text);
+}
+
+/**
+ * Start `vtt-bridge serve` on a free port with a data folder of its own; resolves once it listens.
+ * `stop()` ends it (SIGTERM) and removes the folder.
+ * @param {{token: string, seed?: number}} options
+ * @returns {Promise<{url: string, port: number, output: () => string, stop: () => Promise<void>}>}
+ */
+export async function startSidecar({ token, seed = 7 }) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-sidecar-"));
+  const { cmd, args } = sidecarCommand();
+  const child = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", token, "--seed", String(seed)], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  try {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the sidecar did not start:\n${output}`)), 20_000);
+      /** @param {Buffer} chunk */
+      const onData = (chunk) => {
+        output += chunk.toString();
+        if (output.includes("listening on")) {
+          clearTimeout(timer);
+          resolve(undefined);
+        }
+      };
+      child.stdout.on("data", onData);
+      child.stderr.on("data", onData);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the sidecar exited (${code}):\n${output}`));
+      });
+    });
+  } catch (error) {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url: `ws://127.0.0.1:${port}/ws`,
+    port,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -95,3 +95,85 @@ test("batchTargets: a player's targets; a GM's selection, else targets; none: th
   const heal = { kind: "heal", target: "Actor.z", amount: 1 };
   assert.deepEqual(retarget(heal, [{ actor: "Actor.a" }]), [heal]);
 });
+
+test("DET-10 guessSquare inside the scene's rectangle (Foundry's sceneRect, inside the padding); the squares count from the canvas origin", () => {
+  const rect = { x: 200, y: 100, width: 1000, height: 800, size: 100 };
+  assert.deepEqual(guessSquare({ x: 250, y: 120 }, rect), { x: 200, y: 100, center: { x: 250, y: 150 } });
+  assert.equal(guessSquare({ x: 150, y: 120 }, rect), null, "in the padding, left of the scene");
+  assert.equal(guessSquare({ x: 1200, y: 120 }, rect), null, "right edge: outside");
+  assert.deepEqual(guessSquare({ x: 1199, y: 899 }, rect)?.center, { x: 1150, y: 850 });
+});
+
+test("asBatches: one damage alone as it is; several as batches of at most 64; other kinds untouched", async () => {
+  const { asBatches, BATCH_LIMIT } = await import("../../scripts/core/attack.mjs");
+  const one = { kind: "damage", target: "Actor.a", instances: [{ amount: 1, grade: "B" }] };
+  assert.deepEqual(asBatches([one]), [one]);
+  assert.deepEqual(asBatches([]), []);
+  assert.deepEqual(asBatches([one, one]), [{ kind: "batch", actions: [one, one] }]);
+  const many = asBatches(Array.from({ length: BATCH_LIMIT + 1 }, () => one));
+  assert.deepEqual(many.map((b) => /** @type {any} */ (b).actions.length), [BATCH_LIMIT, 1]);
+  const heal = { kind: "heal", target: "Actor.a", amount: 1 };
+  assert.deepEqual(asBatches([heal, heal]), [heal, heal]);
+});
+
+test("attackerFor: the one controlled token the user owns; none, several or another's: a clear refusal", async () => {
+  const { attackerFor } = await import("../../scripts/core/attack.mjs");
+  assert.deepEqual(attackerFor({ controlled: [{ id: "t1", owned: true }], isGM: false }), { token: "t1" });
+  assert.deepEqual(attackerFor({ controlled: [], isGM: false }), { error: "NoAttacker" });
+  assert.deepEqual(attackerFor({ controlled: [{ id: "t1", owned: true }, { id: "t2", owned: true }], isGM: false }), { error: "ManyAttackers" });
+  assert.deepEqual(attackerFor({ controlled: [{ id: "t9", owned: false }], isGM: false }), { error: "NotYours" }, "guessing by a token the user does not control");
+  assert.deepEqual(attackerFor({ controlled: [{ id: "t9", owned: false }], isGM: true }), { token: "t9" }, "a GM attacks with any token");
+});
+
+test("attackFromForm and squareAttack: the dialog's counts; the damage at a square names no target and no token", async () => {
+  const { attackFromForm, squareAttack } = await import("../../scripts/core/attack.mjs");
+  assert.deepEqual(attackFromForm({ successes: "4", extraSuccesses: "1", effectPoints: "0" }, "tMe"), { attacker: "tMe", successes: 4, extraSuccesses: 1 });
+  assert.equal(attackFromForm({ successes: "" }, "tMe"), null);
+  assert.throws(() => attackFromForm({ successes: "-1" }, "tMe"), TypeError);
+  assert.throws(() => attackFromForm({ successes: "2.5" }, "tMe"), TypeError);
+  const instances = [{ amount: 6, grade: /** @type {const} */ ("L") }];
+  assert.deepEqual(squareAttack({ attacker: "tMe", successes: 3 }, instances, { x: 250, y: 150 }), {
+    kind: "damage",
+    instances,
+    attack: { attacker: "tMe", successes: 3, guess: { x: 250, y: 150 } },
+  });
+  assert.throws(() => squareAttack({ attacker: "tMe", successes: 3 }, [], { x: 1, y: 1 }), TypeError);
+});
+
+test("pickEvent: armed, a left click in the scene attacks its square's centre; outside: an error, still armed; Escape or a right click cancels", async () => {
+  const { armPick, PICK_IDLE, pickEvent } = await import("../../scripts/core/attack.mjs");
+  const scene = { x: 0, y: 0, width: 1000, height: 800, size: 100 };
+  const armed = armPick({ attacker: "tMe", successes: 2 }, [{ amount: 4, grade: "L" }]);
+  const hit = pickEvent(armed, { type: "pointer", button: 0, point: { x: 321, y: 456 } }, scene);
+  assert.equal(hit.state.armed, false, "one click");
+  assert.deepEqual(hit.outcome?.kind === "attack" && hit.outcome.action.attack, { attacker: "tMe", successes: 2, guess: { x: 350, y: 450 } });
+  const outside = pickEvent(armed, { type: "pointer", button: 0, point: { x: 1500, y: 10 } }, scene);
+  assert.deepEqual(outside, { state: armed, outcome: { kind: "outside" } });
+  assert.deepEqual(pickEvent(armed, { type: "key", key: "Escape" }, scene), { state: PICK_IDLE, outcome: { kind: "cancel" } });
+  assert.deepEqual(pickEvent(armed, { type: "pointer", button: 2, point: { x: 5, y: 5 } }, scene), { state: PICK_IDLE, outcome: { kind: "cancel" } });
+  assert.deepEqual(pickEvent(armed, { type: "key", key: "a" }, scene), { state: armed, outcome: null });
+  assert.deepEqual(pickEvent(armed, { type: "pointer", button: 1, point: { x: 5, y: 5 } }, scene), { state: armed, outcome: null });
+  assert.deepEqual(pickEvent(PICK_IDLE, { type: "pointer", button: 0, point: { x: 5, y: 5 } }, scene), { state: PICK_IDLE, outcome: null });
+});
+
+test("the GM's card of a batch: per target each instance's total (12 fire → 7) and the steps that changed it; a miss says so", async () => {
+  const { batchItems, instanceTotals, renderBatchSummary } = await import("../../scripts/core/batch-card.mjs");
+  const { i18nFor } = await import("../helpers/i18n.mjs");
+  const log = [
+    { rule: "BATCH", key: "BATCH.item", text: "item 1 of 2", data: { index: 0, number: 1, count: 2, kind: "damage", target: "Actor.a" } },
+    { rule: "IWR-8", text: "instance 0: 12 fire (L, unranked)", data: { index: 0, type: "fire", amount: 12, grade: "L", rank: "unranked", actor: "Actor.a" } },
+    { rule: "IWR-7", text: "resistance to fire 5: 12 - 5 = 7", data: { index: 0, resistance: "fire", value: 5, before: 12, after: 7, actor: "Actor.a" } },
+    { rule: "IWR-8", text: "instance 0 deals 7 fire", data: { index: 0, type: "fire", amount: 7, actor: "Actor.a" } },
+    { rule: "BATCH", key: "BATCH.item", text: "item 2 of 2", data: { index: 1, number: 2, count: 2, kind: "damage", target: "Actor.b" } },
+    { rule: "DET-4", text: "tMe locates tB: unlocated", data: { locate: "unlocated" } },
+    { rule: "DET-10", text: "the guessed square is wrong: the attack misses", data: { guess: "DET-10.guess", guessed: true, right: false } },
+  ];
+  const items = batchItems(log);
+  assert.deepEqual(items.map((i) => [i.target, i.steps.length]), [["Actor.a", 3], ["Actor.b", 2]]);
+  assert.deepEqual(instanceTotals(items[0].steps), [{ index: 0, type: "fire", from: 12, to: 7 }]);
+  const html = renderBatchSummary(log, i18nFor("en"), (id) => ({ "Actor.a": "Ogre", "Actor.b": "Ghoul" })[id]);
+  assert.match(html, /<h4>Ogre<\/h4><ul><li class="vtt-bridge-batch-total">12 fire → 7<\/li><\/ul><ol class="vtt-bridge-steps"><li class="vtt-bridge-step" data-rule="IWR-7"/);
+  assert.match(html, /<h4>Ghoul<\/h4><ul><li class="vtt-bridge-batch-missed">missed<\/li><\/ul>/);
+  assert.match(html, /Damage to 2 targets/);
+  assert.equal(renderBatchSummary(log.slice(1, 4), i18nFor("en"), () => undefined), "", "no batch: no summary");
+});

@@ -230,7 +230,7 @@ test("stop closes the socket and cancels the reconnect timer", async () => {
   assert.equal(conn.status, "stopped");
 });
 
-test("a ruling's log event names the request it answers; a change pushed by another client names none", async () => {
+test("a ruling's log event names the request it answers and its action id and kind; a pushed change names its own (none for an upsert or an earlier sidecar)", async () => {
   const { conn, sockets } = setup();
   /** @type {any[]} */
   const logs = [];
@@ -244,15 +244,23 @@ test("a ruling's log event names the request it answers; a change pushed by anot
   ws.receive({ v: 1, id: "r1", type: "result", re: sent.id, payload: { rev: 2, patch: [], log: [step], rolls: [] } });
   await pending;
   await conn.idle();
-  ws.receive({ v: 1, id: "p1", type: "patch", payload: { rev: 3, patch: [], log: [{ rule: "ROUND", text: "round 2" }] } });
+  ws.receive({ v: 1, id: "p1", type: "patch", payload: { rev: 3, patch: [], log: [{ rule: "ROUND", text: "round 2" }], rolls: [], kind: "round", action: "their-round" } });
   await flush();
   await conn.idle();
-  assert.equal(logs.length, 2);
+  ws.receive({ v: 1, id: "p2", type: "patch", payload: { rev: 4, patch: [], log: [{ rule: "UPSERT", text: "set" }], rolls: [], kind: "upsert" } });
+  ws.receive({ v: 1, id: "p3", type: "patch", payload: { rev: 5, patch: [], log: [{ rule: "ROUND", text: "round 3" }] } }); // an earlier sidecar's
+  await flush();
+  await conn.idle();
+  assert.equal(logs.length, 4);
   assert.deepEqual(logs[0].request, { type: "action", payload: action, id: sent.id }, "its message id: the action id an undo names");
   assert.deepEqual(logs[0].log, [step]);
   assert.equal(logs[0].source, "result");
+  assert.deepEqual([logs[0].action, logs[0].kind], [sent.id, "damage"]);
   assert.equal(logs[1].request, undefined);
   assert.equal(logs[1].source, "patch");
+  assert.deepEqual([logs[1].action, logs[1].kind], ["their-round", "round"], "the pushed patch names the ruling");
+  assert.deepEqual([logs[2].action, logs[2].kind], [undefined, "upsert"]);
+  assert.deepEqual([logs[3].action, logs[3].kind], [undefined, undefined]);
 });
 
 test("a sidecar of another version: one version notice naming both, once however often it reconnects", async () => {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { expandObject, FakeWorld, ForcedDeletion, ForcedReplacement, mergeUpdate } from "../helpers/fake-foundry.mjs";
+import { expandObject, FakeKeybindings, FakeWorld, ForcedDeletion, ForcedReplacement, mergeUpdate } from "../helpers/fake-foundry.mjs";
 
 test("dot-notation is expanded at every level, not only the top", () => {
   assert.deepEqual(expandObject({ "flags.vtt-bridge.energyPools": { "Potion 1.5": { current: 1 } } }), {
@@ -94,4 +94,24 @@ test("toggleStatusEffect creates and deletes an ActiveEffect, fires its hooks, t
     ["deleteActiveEffect", ["prone"], true],
   ]);
   await assert.rejects(a.toggleStatusEffect("not-configured", { active: true }), /Invalid status ID/);
+});
+
+test("[keys] keybindings: a binding names a KeyboardEvent#code and the modifiers as Foundry writes them; a key runs the actions bound to exactly it", () => {
+  const keys = new FakeKeybindings();
+  const bad = [{ key: "z" }, { key: "KeyZ", modifiers: ["ALT"] }, { key: "KeyZ", modifiers: ["Meta"] }, { key: "F5" }, { key: 90 }];
+  for (const [i, binding] of bad.entries()) {
+    assert.throws(() => keys.register("m", `bad${i}`, { name: "x", editable: [binding] }), /KeyboardEvent#code|modifier/, JSON.stringify(binding));
+  }
+  /** @type {string[]} */
+  const ran = [];
+  keys.register("m", "gm", { name: "a", editable: [{ key: "KeyZ", modifiers: ["Alt"] }], restricted: true, onDown: (/** @type {any} */ c) => (ran.push(`gm:${c.action}:${c.isAlt}`), true) });
+  keys.register("m", "all", { name: "b", uneditable: [{ key: "KeyZ", modifiers: ["Alt"] }], onDown: () => (ran.push("all"), true) });
+  assert.equal(keys.pressKey("KeyZ", ["Alt"], { isGM: true }), true);
+  assert.deepEqual(ran, ["gm:m.gm:true"], "consumed: no further keybinds execute");
+  assert.equal(keys.pressKey("KeyZ", ["Alt"], { isGM: false }), true);
+  assert.deepEqual(ran.at(-1), "all", "a restricted action is skipped for a player");
+  assert.equal(keys.pressKey("KeyZ", ["Alt", "Shift"], { isGM: true }), false, "other modifiers: another binding");
+  assert.equal(keys.pressKey("KeyY", ["Alt"], { isGM: true }), false);
+  keys.initialized = true;
+  assert.throws(() => keys.register("m", "late", { name: "c" }), /after init/);
 });

@@ -117,3 +117,13 @@ test("action builders refuse what the protocol would refuse", () => {
   assert.throws(() => contestAction("t1", "t2", { observer: [11], target: [] }), TypeError);
   assert.throws(() => spendWillpowerAction("", "x"), TypeError);
 });
+
+test("buildState: the canvas the scene occupies (Scene#dimensions, padding included) as the scene's width and height; none or nonsense: left out", () => {
+  const world = new FakeWorld();
+  const scene = /** @type {any} */ (world.scene);
+  scene.dimensions = { width: 2400, height: 1900, sceneRect: { x: 200, y: 200, width: 2000, height: 1500 } };
+  const settings = { woundPenalty: false, unconsciousAtZeroWillpower: false };
+  assert.deepEqual(buildState({ scene, settings }).scene, { id: "scene1", round: 0, noisy: false, gridSize: 100, gridDistance: 1.5, gridUnits: "m", width: 2400, height: 1900 });
+  scene.dimensions = { width: Number.NaN, height: -5 };
+  assert.equal("width" in buildState({ scene, settings }).scene || "height" in buildState({ scene, settings }).scene, false);
+});

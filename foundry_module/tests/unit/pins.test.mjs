@@ -126,3 +126,20 @@ test("a reveal held for the GM: read from the log's DET-8 step, asked in a card 
     { kind: "approveReveal", observer: "O", target: "T", accept: false },
   ]);
 });
+
+test("lineAt: the overlay's line a right click falls on (nearest within the tolerance), observer to target; off every line: none", async () => {
+  const { lineAt, LINE_PICK_TOLERANCE } = await import("../../scripts/core/pins.mjs");
+  /** @type {import("../../scripts/core/visibility.mjs").Relation[]} */
+  const relations = [
+    { observerId: "O", targetId: "T", state: "unlocated", malformed: false, from: { x: 50, y: 50 }, to: { x: 650, y: 50 } },
+    { observerId: "P", targetId: "T", state: "approximate", malformed: false, from: { x: 50, y: 450 }, to: { x: 650, y: 50 } },
+  ];
+  const on = lineAt({ x: 350, y: 50 }, relations, 100);
+  assert.equal(on?.observer, "O");
+  assert.equal(on?.target, "T");
+  const near = lineAt({ x: 350, y: 50 + LINE_PICK_TOLERANCE - 4 }, relations, 100);
+  assert.equal(near?.observer, "O");
+  assert.equal(lineAt({ x: 350, y: 120 }, relations, 100)?.observer === "O", false);
+  assert.equal(lineAt({ x: 900, y: 900 }, relations, 100), null);
+  assert.equal(lineAt({ x: NaN, y: 0 }, relations, 100), null);
+});

@@ -119,3 +119,13 @@ test("requests: only the kinds a player may relay, well formed; ownership per ki
   assert.deepEqual(ownedSubject({ kind: "contest", observer: "t1", target: "t2" }), { token: "t1" });
   assert.deepEqual(ownedSubject({ kind: "roll", actor: "Actor.x", opponent: "Actor.y", pool: {} }), { actor: "Actor.x" });
 });
+
+test("a batch a player relays: its items' one attacker must be theirs; mixed attackers or another kind inside: owned by nobody", () => {
+  const attack = (/** @type {string} */ attacker, /** @type {string} */ token) => ({ ...damage, attack: { attacker, token, successes: 2 } });
+  assert.ok(parseRequest(relayRequest("u", { kind: "batch", actions: [damage, damage] }, "r1")));
+  assert.equal(ownedSubject({ kind: "batch", actions: [damage, damage] }), null, "no attack: as a damage");
+  assert.deepEqual(ownedSubject({ kind: "batch", actions: [attack("tokA", "t1"), attack("tokA", "t2")] }), { token: "tokA" });
+  assert.deepEqual(ownedSubject({ kind: "batch", actions: [attack("tokA", "t1"), attack("tokZ", "t2")] }), { token: "" });
+  assert.deepEqual(ownedSubject({ kind: "batch", actions: [damage, { kind: "heal", target: "Actor.x", amount: 1 }] }), { token: "" });
+  assert.deepEqual(ownedSubject({ kind: "batch", actions: "junk" }), { token: "" });
+});

@@ -113,6 +113,38 @@ test("a ruling card carries its ruling; the GM's Undo sends the undo, the undone
   assert.ok(world.renderMessage(card, FakeElement).querySelector(`.${MODULE}-undo`), "Undo again");
 });
 
+/** A ruling another client made, as the connection hands it on from a pushed patch. @param {string} action @param {number} rev */
+const pushedDamage = (action, rev) => ({ rev, log: damageLog, rolls: [], source: "patch", action, kind: "damage" });
+
+/** An undo or redo another client made, pushed. @param {string} id @param {string} action @param {number} rev @param {"undone"|"redone"} verb */
+const pushedUndo = (id, action, rev, verb) => ({ ...undo(id, action, rev, verb), request: undefined, source: "patch", action: id, kind: verb === "undone" ? "undo" : "redo" });
+
+test("a ruling another client made gets its card with Undo; an undo another client made strikes it through, with Redo", async (t) => {
+  t.after(tearDown);
+  const { world, connection } = setUp();
+  await connection.emit("log", pushedDamage("their-hit", 7));
+  const card = world.messages.get("msg1");
+  assert.ok(card);
+  assert.deepEqual(card.getFlag(MODULE, "ruling"), { id: "their-hit", rev: 7, kind: "damage", scene: "scene1", undone: false });
+  assert.match(String(card._source.content), /data-kind="damage"/, "the pushed kind names the card");
+  world.renderMessage(card, FakeElement).querySelector(`.${MODULE}-undo`)?.click();
+  assert.deepEqual(connection.sent, [{ kind: "undo", action: "their-hit" }]);
+
+  // the other client undoes it: the pushed undo updates this card, and posts no Undo of its own
+  await connection.emit("log", pushedUndo("their-undo", "their-hit", 8, "undone"));
+  assert.equal(card.getFlag(MODULE, "ruling.undone"), true);
+  assert.equal(world.messages.get("msg2")?.getFlag(MODULE, "ruling"), undefined);
+  let root = world.renderMessage(card, FakeElement);
+  assert.ok(root.querySelector(".vtt-bridge-ruling")?.classList.contains(`${MODULE}-undone`), "struck through");
+  assert.equal(root.querySelector(`.${MODULE}-undo`), null);
+  root.querySelector(`.${MODULE}-redo`)?.click();
+  assert.deepEqual(connection.sent.at(-1), { kind: "redo", action: "their-hit" });
+  await connection.emit("log", pushedUndo("their-redo", "their-hit", 9, "redone"));
+  root = world.renderMessage(card, FakeElement);
+  assert.equal(card.getFlag(MODULE, "ruling.undone"), false);
+  assert.ok(root.querySelector(`.${MODULE}-undo`) && !root.querySelector(`.${MODULE}-redo`), "standing again: Undo");
+});
+
 test("a player sees no Undo or Redo on a ruling card", async (t) => {
   t.after(tearDown);
   const { world, connection } = setUp();
@@ -132,31 +164,38 @@ test("v12: the jQuery render hook gets the same buttons", async (t) => {
   assert.deepEqual(connection.sent, [{ kind: "undo", action: "act-1" }]);
 });
 
-test("the shortcut undoes the newest standing ruling of the viewed scene, for the GM only", async (t) => {
+for (const generation of /** @type {const} */ ([12, 13, 14])) test(`v${generation}: the shortcut undoes the newest standing ruling of the viewed scene, for the GM only`, async (t) => {
   t.after(tearDown);
-  const { world, connection, notices } = setUp();
+  const { world, connection, notices } = setUp(generation);
   const registered = world.keybindings.actions.get(`${MODULE}.${UNDO_LAST_ACTION}`);
   assert.ok(registered?.restricted, "restricted to the GM");
   assert.throws(() => installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: () => "public" }), /after init/);
-  assert.equal(world.keybindings.press(MODULE, UNDO_LAST_ACTION, world.user), true);
+  assert.deepEqual(registered?.editable, [{ key: "KeyZ", modifiers: ["Alt"] }]);
+  assert.equal(world.keybindings.pressKey("KeyZ", ["Alt"], world.user), true);
   assert.deepEqual(connection.sent, [], "nothing to undo yet");
   assert.deepEqual(notices, ["VTTBRIDGE.Rules.Card.NothingToUndo"]);
   await connection.emit("log", damage("act-1", 2));
   await connection.emit("log", damage("act-2", 3));
   await connection.emit("log", undo("u-2", "act-2", 4, "undone"));
-  assert.equal(world.keybindings.press(MODULE, UNDO_LAST_ACTION, { isGM: false }), false, "a player cannot");
+  assert.equal(world.keybindings.pressKey("KeyZ", ["Alt"], { isGM: false }), false, "a player cannot");
+  assert.equal(world.keybindings.pressKey("KeyZ", ["Control"], world.user), false, "Ctrl+Z is Foundry's own undo");
+  assert.equal(world.keybindings.pressKey("KeyZ", [], world.user), false);
   assert.deepEqual(connection.sent, []);
-  assert.equal(world.keybindings.press(MODULE, UNDO_LAST_ACTION, world.user), true);
+  assert.equal(world.keybindings.pressKey("KeyZ", ["Alt"], world.user), true);
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(connection.sent, [{ kind: "undo", action: "act-1" }], "act-2 stands undone: act-1 is the last standing");
 });
 
 test("the pure decisions: which ruling a card is for, what an UNDO step undid, the last standing ruling", () => {
   const request = { type: "action", payload: { kind: "damage" }, id: "a1" };
-  assert.deepEqual(rulingFlag([], request, 5, "s"), { id: "a1", rev: 5, kind: "damage", scene: "s", undone: false });
-  assert.equal(rulingFlag([], { ...request, payload: { kind: "undo" } }, 5, "s"), null);
-  assert.equal(rulingFlag([], { type: "upsert", payload: {}, id: "x" }, 5, "s"), null);
-  assert.equal(rulingFlag([], undefined, 5, "s"), null);
+  assert.deepEqual(rulingFlag({ rev: 5, request }, "s"), { id: "a1", rev: 5, kind: "damage", scene: "s", undone: false });
+  assert.equal(rulingFlag({ rev: 5, request: { ...request, payload: { kind: "undo" } } }, "s"), null);
+  assert.equal(rulingFlag({ rev: 5, request: { type: "upsert", payload: {}, id: "x" } }, "s"), null);
+  assert.equal(rulingFlag({ rev: 5 }, "s"), null, "a pushed change of an earlier sidecar names no ruling");
+  // pushed by another client: the patch names the ruling's action id and kind
+  assert.deepEqual(rulingFlag({ rev: 6, action: "b2", kind: "heal" }, "s"), { id: "b2", rev: 6, kind: "heal", scene: "s", undone: false });
+  assert.equal(rulingFlag({ rev: 6, action: "u2", kind: "redo" }, "s"), null);
+  assert.equal(rulingFlag({ rev: 6, kind: "upsert" }, "s"), null, "a sync or upsert has no action id");
   assert.deepEqual(undoneBy(undo("u", "a1", 3, "redone").log), { action: "a1", undone: false });
   assert.equal(undoneBy(damageLog), null);
   assert.equal(cardButton({ id: "a", rev: 1 }, false), null);
