@@ -130,7 +130,8 @@ async def test_DET_10_attacks_in_a_batch_halved_missed_and_in_full(connect: Conn
     full, halved, missed = items(result["log"])
     assert full[1]["text"] == "attack: counts in full"
     assert any(s["data"] and s["data"].get("after") == [5] for s in halved)
-    assert missed[1]["data"] == {"guess": "DET-10.guess", "guessed": True, "right": False}
+    assert missed[1]["key"] == "DET-10.guessWrong"
+    assert (missed[1]["data"]["guessed"], missed[1]["data"]["right"]) == (True, False)
     actors = (await peer.state())["actors"]
     assert actors["actor1"]["health"]["lethal"] == 7  # 12 - resistance 5
     assert actors["actor3"]["health"]["lethal"] == 5  # 10 halved

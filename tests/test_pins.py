@@ -230,7 +230,7 @@ async def test_DET_10_damage_of_an_attack_on_an_approximate_target_counts_half(c
     rules = [step["rule"] for step in result["log"]]
     assert rules[:2] == ["DET-4", "DET-10"]
     halving = next(step for step in result["log"] if step["data"] and "after" in step["data"])
-    assert halving["data"] == {"actor": "actor2", "before": [5], "after": [2]}
+    assert halving["data"] == {"attacker": "token0", "target": "token2", "before": [5], "after": [2]}
     health = (await peer.state())["actors"]["actor2"]["health"]
     assert health["lethal"] == 2
     check = await peer.request(
@@ -270,10 +270,17 @@ async def test_DET_10_a_wrong_square_misses_and_a_right_one_counts_as_approximat
     hit = await ok(peer, attack_damage(6, guess={"x": 250, "y": 50}))  # token2 stands at (200, 0)
     assert hit["log"][1]["data"]["right"] is True
     halving = next(step for step in hit["log"] if step["data"] and "after" in step["data"])
-    assert halving["data"] == {"actor": "actor2", "before": [6], "after": [3]}
+    assert halving["key"] == "DET-10.damageHalved"
+    assert halving["data"] == {"attacker": "token0", "target": "token2", "before": [6], "after": [3]}
     assert (await peer.state())["actors"]["actor2"]["health"]["lethal"] == 3
     no_guess = await ok(peer, attack_damage(6))
-    assert no_guess["log"][1]["data"] == {"guess": "DET-10.guess", "guessed": False, "right": False}
+    assert no_guess["log"][1]["key"] == "DET-10.noGuess"
+    assert no_guess["log"][1]["data"] == {
+        "attacker": no_guess["log"][0]["data"]["attacker"],
+        "target": no_guess["log"][0]["data"]["target"],
+        "guessed": False,
+        "right": False,
+    }
 
 
 async def test_DET_10_a_guess_off_the_scene_or_a_token_of_another_actor_is_refused(connect: Connect) -> None:
@@ -303,7 +310,8 @@ async def test_DET_10_an_attack_at_a_square_naming_nobody_hits_whoever_stands_th
         {
             "rule": "DET-10",
             "text": "nobody stands at the guessed square: the attack misses",
-            "data": {"guess": "DET-10.guess", "guessed": True, "right": False},
+            "data": {"attacker": "token0", "guessed": True, "right": False},
+            "key": "DET-10.noTarget",
         }
     ]
     hit = await ok(

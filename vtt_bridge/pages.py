@@ -156,7 +156,7 @@ class _Escaper:
         return html.escape(text, quote=True)
 
 
-SUBJECTS = ("actor", "target", "observer", "opponent", "token")
+SUBJECTS = ("actor", "target", "observer", "opponent", "token", "attacker")
 """The step data fields that name a subject (an actor uuid or token id; `rules.steps.SUBJECT`)."""
 
 BOX_MARKS = {"healthy": "□", "bashing": "/", "lethal": "✕", "aggravated": "✱"}

@@ -472,13 +472,26 @@ def test_DET_8_explain_shows_a_kept_loss_and_whether_it_was_this_rounds_contest(
     query = ExplainQuery(kind="explain", observer="guard", target="assassin")
     step = explain_query(lost, query, VisibilityIndex())["log"][-2]
     assert step["rule"] == "DET-8"
-    assert step["data"] == {"lostIn": 2, "result": "unlocated", "thisRound": True}
+    assert step["key"] == "DET-8.lostThisRound"
+    assert step["data"] == {
+        "observer": "guard",
+        "target": "assassin",
+        "lostIn": 2,
+        "result": "unlocated",
+        "thisRound": True,
+    }
     assert step["text"].endswith("no other contest this round")
     later = lost.model_copy(
         update={"scene": lost.scene.model_copy(update={"round": 3}) if lost.scene else None}
     )
     step = explain_query(later, query, VisibilityIndex())["log"][-2]
-    assert step["data"] == {"lostIn": 2, "result": "unlocated", "thisRound": False}
+    assert step["data"] == {
+        "observer": "guard",
+        "target": "assassin",
+        "lostIn": 2,
+        "result": "unlocated",
+        "thisRound": False,
+    }
     run_contest(later, "guard", "assassin")  # a loss of an earlier round does not refuse this one
 
 

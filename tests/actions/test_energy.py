@@ -150,6 +150,7 @@ def test_EP_4_ouyang_gem_person_magician_necronomicon_plus_5_then_plus_3() -> No
     )
     assert hero(ruling.state).energy_pools["mana"].max == 5 + 5 + 3
     assert ruling.log[0].rule == "EP-4" and ruling.log[0].data == {
+        "actor": "hero",
         "reopening": 2,
         "bonus": 3,
         "max": 13,
@@ -345,6 +346,7 @@ def test_EP_1_step_names_the_pool_its_category_and_region() -> None:
     step = run(world(), {"kind": "gainEnergyPool", "actor": "hero", "pool": INNER_FORCE}).log[0]
     assert step.rule == "EP-1"
     assert step.data == {
+        "actor": "hero",
         "max": 5,
         "keyAttributes": {"STA": 3, "PER": 2},
         "traits": ["mental", "physical"],
@@ -359,6 +361,7 @@ def test_EP_2_each_conflict_step_names_holder_mode_class_and_other() -> None:
     log = run(state, {"kind": "gainEnergyPool", "actor": "hero", "pool": INNER_FORCE}).log
     conflict = next(step for step in log if step.rule == "EP-2" and step.data and "mode" in step.data)
     assert conflict.data == {
+        "actor": "hero",
         "holder": "Picky",
         "mode": "onlyWith",
         "class": "western",
@@ -372,6 +375,7 @@ def test_EP_3_anchor_and_its_conflict_name_the_class_and_the_source() -> None:
     anchor = TRUE_ESSENCE_ANCHOR
     ruling = run(state, anchor)
     assert ruling.log[0].data == {
+        "actor": "hero",
         "class": "eastern",
         "participants": ["inner-force"],
         "anchorSource": "True Essence condensing",
@@ -380,6 +384,7 @@ def test_EP_3_anchor_and_its_conflict_name_the_class_and_the_source() -> None:
     log = run(ruling.state, {"kind": "gainEnergyPool", "actor": "hero", "pool": buddha}).log
     conflict = next(step for step in log if step.rule == "EP-3")
     assert conflict.data == {
+        "actor": "hero",
         "class": "eastern",
         "anchorSource": "True Essence condensing",
         "name": "Buddha Power",
@@ -391,7 +396,7 @@ def test_EP_7_variant_and_substitution_steps_name_the_pools() -> None:
     ruling = run(
         state, {"kind": "gainEnergyPool", "actor": "hero", "pool": pool("dark-mana", variantOf="mana")}
     )
-    assert ruling.log[1].data == {"variantOf": "mana", "name": "Dark Mana"}
+    assert ruling.log[1].data == {"actor": "hero", "variantOf": "mana", "name": "Dark Mana"}
     spend = {"kind": "spendEnergy", "actor": "hero", "pool": "mana", "substituteFrom": "dark-mana", "cost": 2}
     step = run(ruling.state, spend).log[0]
     assert step.rule == "EP-7" and step.data is not None
@@ -405,7 +410,12 @@ def test_EP_7_variant_and_substitution_steps_name_the_pools() -> None:
 def test_EP_8_an_attack_on_a_non_pool_names_it() -> None:
     state = gain(world(), pool("shade", countsAsPool=False))
     attack = {"kind": "changePoolMax", "actor": "hero", "pool": "shade", "delta": -3, "reason": "attack"}
-    assert run(state, attack).log[0].data == {"pool": "shade", "name": "Shade", "attack": True}
+    assert run(state, attack).log[0].data == {
+        "actor": "hero",
+        "pool": "shade",
+        "name": "Shade",
+        "attack": True,
+    }
 
 
 def test_EP_9_a_gauge_conflict_step_names_holder_mode_class_and_other() -> None:
@@ -413,4 +423,10 @@ def test_EP_9_a_gauge_conflict_step_names_holder_mode_class_and_other() -> None:
     gauge = {"id": "rage", "name": "Rage", "max": 5, "source": "Berserker Title", "nature": "fury"}
     log = run(state, {"kind": "gainGauge", "actor": "hero", "gauge": gauge}).log
     conflict = next(step for step in log if step.rule == "EP-9" and step.data and "mode" in step.data)
-    assert conflict.data == {"holder": "Calm", "mode": "rejectsGauges", "class": "fury", "other": "Rage"}
+    assert conflict.data == {
+        "actor": "hero",
+        "holder": "Calm",
+        "mode": "rejectsGauges",
+        "class": "fury",
+        "other": "Rage",
+    }

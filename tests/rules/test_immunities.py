@@ -286,8 +286,10 @@ def test_RANK_5_check_steps_carry_the_immunity_its_outcome_the_effect_rank_and_w
     broken = check_immunities([mind], covers, Rank.A, "fear points", data=what).steps[0]
     assert stopped.rule == broken.rule == "RANK-5"
     immunity = {"kind": "mind-affecting", "rank": "D"}
-    assert stopped.data == {**what, "immunity": immunity, "effectRank": "D", "blocked": True}
-    assert broken.data == {**what, "immunity": immunity, "effectRank": "A", "blocked": False}
+    blank = {f: None for f in ("condition", "amount", "index", "type", "before", "after", "casterLevel")}
+    assert stopped.data == {**blank, **what, "immunity": immunity, "effectRank": "D", "blocked": True}
+    assert broken.data == {**blank, **what, "immunity": immunity, "effectRank": "A", "blocked": False}
+    assert (stopped.key, broken.key) == ("RANK-5.blocks", "RANK-5.unstopped")
 
 
 def test_RANK_9_check_step_carries_the_immunity_and_blocked() -> None:
@@ -297,7 +299,10 @@ def test_RANK_9_check_step_carries_the_immunity_and_blocked() -> None:
     ).steps[0]
     assert step.rule == "RANK-9"
     immunity = {"kind": "damage", "subject": "fire", "rank": "unranked"}
-    assert step.data == {"what": "effect", "immunity": immunity, "blocked": True}
+    blank = dict.fromkeys(("kind", "condition", "amount", "index", "type", "before", "after"))
+    blank |= {"effectRank": None, "casterLevel": None}
+    assert step.data == {**blank, "what": "effect", "immunity": immunity, "blocked": True}
+    assert step.key == "RANK-9.blocks"
 
 
 def test_RANK_9_gaining_and_already_holding_an_immunity_name_it_in_the_step_data() -> None:

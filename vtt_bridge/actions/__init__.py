@@ -9,12 +9,12 @@ forbid; either way nothing changes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vtt_bridge.document.models import Actor, NotFound, WorldState, replaced
 from vtt_bridge.document.visibility import VisibilityIndex
-from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.common import Step, about
 from vtt_bridge.rules.dice import Roll, Roller
 
 
@@ -61,3 +61,15 @@ Handler = Callable[[WorldState, Any, Context], Ruling]
 QueryHandler = Callable[[WorldState, Any, VisibilityIndex], dict[str, Any]]
 """A query handler: the state, a validated payload and the world's visibility index in, the answer's
 data out (no state change)."""
+
+
+def naming_actor(handler: Handler) -> Handler:
+    """The handler, its ruling's steps naming the action's `actor` where their key declares the field
+    (the rules a handler calls do not know whose pools, points or immunities they rule on)."""
+
+    def named(state: WorldState, action: Any, ctx: Context) -> Ruling:
+        ruling = handler(state, action, ctx)
+        return replace(ruling, log=tuple(about(ruling.log, actor=action.actor)))
+
+    named.__doc__ = handler.__doc__
+    return named

@@ -36,7 +36,7 @@ from vtt_bridge.document.visibility import (
     scale_squared,
     token_actor,
 )
-from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, about
 from vtt_bridge.rules.detection import (
     STATES,
     AntiKey,
@@ -113,8 +113,11 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
             data={"observer": observer, "target": target, "distance": distance, "units": units},
             key="DET-5.distance",
         ),
-        *stages.steps,
-        *standing_steps(result, now, round_number, bool(pair.key), stages.state.level),
+        *about(
+            (*stages.steps, *standing_steps(result, now, round_number, bool(pair.key), stages.state.level)),
+            observer=observer,
+            target=target,
+        ),
         Step(
             rule="DET-4",
             text=f"{observer} locates {target}: {located}",
@@ -129,7 +132,15 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
             Step(
                 rule="PIN",
                 text=f"pinned by {pin.by or 'the GM'}: {observer} locates {target}: {pin.state.value}",
-                data={"result": pin.state.value, "rules": located, "by": pin.by, "until": until},
+                data={
+                    "observer": observer,
+                    "target": target,
+                    "result": pin.state.value,
+                    "rules": located,
+                    "by": pin.by,
+                    "until": until,
+                },
+                key="PIN.explain",
             )
         )
     return out
@@ -358,6 +369,7 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
                 f"{changed} pairs changed"
             ),
             data={"token": action.token, "changedPairs": changed},
+            key="DET-5.moved",
         ),
     )
     return Ruling(state=after, log=log)
@@ -810,49 +822,64 @@ def rule_attack(
     )
     steps = [_locate_step(attack.attacker, attack.token, located)]
     if located is LocateState.UNLOCATED:
-        steps.append(_guess_step(right))
+        steps.append(_guess_step(attack.attacker, attack.token, right))
     if consequence is not None:
-        steps.append(_verdict_step(consequence, None))
+        steps.append(_verdict_step(attack.attacker, attack.token, consequence))
     return consequence, steps
 
 
 def _locate_step(attacker: str, target: str, located: LocateState) -> Step:
     return Step(
-        rule="DET-4", text=f"{attacker} locates {target}: {located.value}", data={"locate": located.value}
+        rule="DET-4",
+        text=f"{attacker} locates {target}: {located.value}",
+        data={"attacker": attacker, "target": target, "locate": located.value},
+        key="DET-4.attack",
     )
 
 
-def _guess_step(right: bool | None) -> Step:
-    """`DET-10.guess` `{guessed, right}`: an attack at a guessed square on an unlocated target."""
-    if right is None:
-        text = "unlocated and no square guessed: the attack misses"
-    elif right:
-        text = "the guessed square is right: the attack counts as against an approximate target"
-    else:
-        text = "the guessed square is wrong: the attack misses"
+_GUESS_STEPS = {
+    None: ("DET-10.noGuess", "unlocated and no square guessed: the attack misses"),
+    True: (
+        "DET-10.guessRight",
+        "the guessed square is right: the attack counts as against an approximate target",
+    ),
+    False: ("DET-10.guessWrong", "the guessed square is wrong: the attack misses"),
+}
+
+
+def _guess_step(attacker: str, target: str, right: bool | None) -> Step:
+    """An attack at a guessed square on an unlocated target: right, wrong, or no square guessed."""
+    key, text = _GUESS_STEPS[right]
     return Step(
         rule="DET-10",
         text=text,
-        data={"guess": "DET-10.guess", "guessed": right is not None, "right": bool(right)},
+        data={"attacker": attacker, "target": target, "guessed": right is not None, "right": bool(right)},
+        key=key,
     )
 
 
-def _verdict_step(consequence: AttackConsequence, spell: SpellKind | None) -> Step:
+def _verdict_step(attacker: str, target: str, consequence: AttackConsequence) -> Step:
     if consequence.spell is not None:
         chance = f"works with a {consequence.spell_chance:.0%} chance"
         verdict = f"{consequence.spell.value} spell: " + (
             chance if consequence.spell_allowed else "not allowed"
         )
+        key = "DET-10.spell" if consequence.spell_allowed else "DET-10.noSpell"
     elif consequence.halved:
         verdict = "attack: successes, extra successes and effect points halved (round down)"
+        key = "DET-10.halved"
         if consequence.guessed_position_only:
             verdict += ", only at a guessed position (a right guess counts as approximate)"
+            key = "DET-10.guessed"
     else:
         verdict = "attack: counts in full"
+        key = "DET-10.full"
     return Step(
         rule="DET-10",
         text=verdict,
         data={
+            "attacker": attacker,
+            "target": target,
             "successes": consequence.successes,
             "extraSuccesses": consequence.extra_successes,
             "effectPoints": consequence.effect_points,
@@ -862,6 +889,7 @@ def _verdict_step(consequence: AttackConsequence, spell: SpellKind | None) -> St
             "spellAllowed": consequence.spell_allowed,
             "spellChance": consequence.spell_chance,
         },
+        key=key,
     )
 
 
@@ -875,12 +903,12 @@ def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIn
     hit = True
     if query.spell is None and located is LocateState.UNLOCATED and query.guess is not None:
         right = _guess_right(state, query.target, query.guess, ("guess",))
-        log.append(_guess_step(right))
+        log.append(_guess_step(query.attacker, query.target, right))
         guessed = attack_on_guess(located, right, query.successes, query.extra_successes, query.effect_points)
         hit = guessed is not None
         if guessed is not None:
             consequence = guessed.model_copy(update={"locate": located, "guessed_position_only": True})
-    log.append(_verdict_step(consequence, query.spell))
+    log.append(_verdict_step(query.attacker, query.target, consequence))
     return {**consequence.model_dump(mode="json"), "hit": hit, "log": [step.payload() for step in log]}
 
 
@@ -958,6 +986,7 @@ def pin_locate(state: WorldState, action: PinLocateAction, ctx: Context) -> Ruli
             "until": until if isinstance(until, str) else until.model_dump(mode="json"),
             "by": action.by,
         },
+        key="PIN.pinned",
     )
     return Ruling(state=state.model_copy(update={"pins": {**state.pins, action.target: pins}}), log=(step,))
 
@@ -990,6 +1019,7 @@ def release_locate(state: WorldState, action: ReleaseLocateAction, ctx: Context)
         rule="PIN",
         text=f"the pin on how {_who(action.observer)} locates {action.target} is released",
         data={"observer": action.observer, "target": action.target, "released": True},
+        key="PIN.released",
     )
     return Ruling(state=state.model_copy(update={"pins": pins}), log=(step,))
 
@@ -1038,6 +1068,7 @@ def approve_reveal(state: WorldState, action: ApproveRevealAction, ctx: Context)
         rule="DET-8",
         text=f"the GM {verdict} ({action.observer} → {action.target})",
         data={"observer": action.observer, "target": action.target, "accepted": action.accept},
+        key="DET-8.accepted" if action.accept else "DET-8.refused",
     )
     return Ruling(state=state.model_copy(update=update), log=(step,))
 

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, with_actor
 from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Slug, Step
 from vtt_bridge.rules.conditions import Condition, ConditionPointKind, EmotionPointKind
@@ -116,6 +116,7 @@ def _gain_points(
                     rule=rule,
                     text=f"gains {points} {kind.english.lower()} (now {total})",
                     data={"kind": kind.value, "points": points, "total": total},
+                    key=f"{rule}.points",
                 )
             )
     return points_now
@@ -148,6 +149,7 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
                 text=f"the effect's Rank is the higher of {effect.rank} (used) and "
                 f"{effect.rank_when_gained} (gained): {rank}",
                 data={"rank": rank.value},
+                key="RANK-3.rank",
             )
         )
     blocker = _whole_effect_blocker(actor, effect, rank, round_=state.scene.round if state.scene else 0)
@@ -192,6 +194,7 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
                     rule="IWR-2",
                     text=f"immune to {condition.english.lower()}: the condition does not apply",
                     data={"condition": condition.value},
+                    key="IWR-2.condition",
                 )
             )
             continue
@@ -215,6 +218,7 @@ def affect(state: WorldState, action: AffectAction, ctx: Context) -> Ruling:
                     rule="RANK-5",
                     text=f"becomes {condition.english.lower()}",
                     data={"condition": condition.value},
+                    key="RANK-5.condition",
                 )
             )
     update: dict[str, object] = {}
@@ -244,6 +248,7 @@ def _whole_effect_blocker(actor: Actor, effect: Effect, rank: Rank, round_: int)
                 rule="IWR-5",
                 text=f"temporarily immune to {temporary.effect!r}: the effect does nothing",
                 data={"effect": temporary.effect, "untilRound": temporary.until_round},
+                key="IWR-5.temporary",
             )
         ]
     for immunity in actor.iwr.immunities:
@@ -254,6 +259,7 @@ def _whole_effect_blocker(actor: Actor, effect: Effect, rank: Rank, round_: int)
                     rule="IWR-2",
                     text=f"immune to {immunity.type}: the {trait} effect does nothing",
                     data={"immunity": immunity.type, "trait": trait},
+                    key="IWR-2.trait",
                 )
             ]
     covers: Callable[[Immunity], bool] = lambda immunity: covers_traits(immunity, traits) is not None  # noqa: E731
@@ -285,6 +291,6 @@ def gain_immunity_action(state: WorldState, action: GainImmunityAction, ctx: Con
 
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
-    "affect": (AffectAction, affect),
-    "gainImmunity": (GainImmunityAction, gain_immunity_action),
+    "affect": (AffectAction, naming_actor(affect)),
+    "gainImmunity": (GainImmunityAction, naming_actor(gain_immunity_action)),
 }

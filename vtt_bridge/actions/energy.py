@@ -10,10 +10,11 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, with_actor
 from vtt_bridge.document.models import Actor, Id, NotFound, WorldState
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, SignedInt, Slug, Step
 from vtt_bridge.rules.energy import (
+    CONFLICT_KEYS,
     CannotGainAgain,
     Compatibility,
     Conflict,
@@ -203,6 +204,7 @@ def _annihilate(actor: Actor, conflicts: tuple[Conflict, ...] | list[Conflict]) 
         rule="EP-2",
         text="conflicting Energy Pools or Gauges meet: annihilated, dead beyond any revival, no save",
         data={"conflicts": [{"rule": c.rule, "text": c.text} for c in conflicts]},
+        key="EP-2.annihilated",
     )
     return actor.model_copy(update={"conditions": conditions}), [step]
 
@@ -245,6 +247,7 @@ def spend_energy(state: WorldState, action: SpendEnergyAction, ctx: Context) -> 
                     rule="EP-7",
                     text=f"{payer.name} spent in place of {action.pool}; immunity is judged on {payer.name}",
                     data={**pool_summary(payer_id, payer), "name": payer.name, "inPlaceOf": action.pool},
+                    key="EP-7.substitute",
                 )
             )
     if action.chosen:
@@ -261,6 +264,7 @@ def spend_energy(state: WorldState, action: SpendEnergyAction, ctx: Context) -> 
                 text=f"the ability spends all energy: {pay.paid}"
                 + ("; no cost reduction applies" if action.reduction else ""),
                 data={"spendAll": True, "paid": pay.paid},
+                key="EP-6.spendAll",
             )
         )
     elif pay.reduction_applied:
@@ -272,6 +276,7 @@ def spend_energy(state: WorldState, action: SpendEnergyAction, ctx: Context) -> 
                     f"the effect is worked out from the original cost {cost}"
                 ),
                 data={"cost": cost, "reduction": pay.reduction_applied, "paid": pay.paid},
+                key="EP-6.reduced",
             )
         )
     if pay.paid > payer.current:
@@ -293,6 +298,7 @@ def spend_energy(state: WorldState, action: SpendEnergyAction, ctx: Context) -> 
                 "effectCost": pay.effect_cost,
                 "current": spent.current,
             },
+            key="EP-6.paid",
         )
     )
     if pay.paid == 0:
@@ -310,6 +316,7 @@ def restore_energy(state: WorldState, action: RestoreEnergyAction, ctx: Context)
         rule="EP-5",
         text=f"{pool.name}: {pool.current} + {action.amount} = {current} (max {pool.max})",
         data={"pool": action.pool, "restored": current - pool.current, "current": current},
+        key="EP-5.restore",
     )
     if current == pool.current:
         return Ruling(state=state, log=(step,))
@@ -330,6 +337,7 @@ def change_pool_max(state: WorldState, action: ChangePoolMaxAction, ctx: Context
                 "effects that attack Energy Pools don't touch it"
             ),
             data={"pool": action.pool, "name": pool.name, "attack": True},
+            key="EP-8.untouched",
         )
         return Ruling(state=state, log=(step,))
     if action.reason is MaxChangeReason.ENHANCEMENT:
@@ -351,6 +359,7 @@ def change_pool_max(state: WorldState, action: ChangePoolMaxAction, ctx: Context
         rule="EP-5",
         text=text,
         data={"pool": action.pool, "max": change.max, "current": change.current, "lost": change.lost},
+        key="EP-5.max",
     )
     updated = _with_pool(
         actor, action.pool, pool.model_copy(update={"max": change.max, "current": change.current})
@@ -375,6 +384,7 @@ def cannot_gain_again(state: WorldState, action: CannotGainAgainAction, ctx: Con
             "participants": list(action.participants),
             "anchorSource": action.source,
         },
+        key="EP-3.anchoredWith" if action.participants else "EP-3.anchored",
     )
     updated = actor.model_copy(update={"cannot_gain_again": (*actor.cannot_gain_again, anchor)})
     return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
@@ -409,10 +419,14 @@ def gain_gauge(state: WorldState, action: GainGaugeAction, ctx: Context) -> Ruli
             + (f"/{new.max}" if new.max is not None else " (no maximum)")
             + (f"; separate from {', '.join(same_name)}" if same_name else ""),
             data={"gauge": new.id, "current": current, "max": new.max},
+            key="EP-9.gained",
         )
     ]
     conflicts = gauge_conflicts(new.id, gauge, actor.energy_pools, actor.gauges)
-    steps += [Step(rule=c.rule, text=f"{c.text}: annihilated", data=c.data) for c in conflicts]
+    steps += [
+        Step(rule=c.rule, text=f"{c.text}: annihilated", data=c.data, key=CONFLICT_KEYS[c.rule])
+        for c in conflicts
+    ]
     updated, more = _annihilate(_with_gauge(actor, new.id, gauge), conflicts)
     return Ruling(state=with_actor(state, action.actor, updated), log=(*steps, *more))
 
@@ -432,6 +446,7 @@ def spend_gauge(state: WorldState, action: SpendGaugeAction, ctx: Context) -> Ru
         rule="EP-9",
         text=f"{gauge.name}: {gauge.current} - {action.amount} = {current}",
         data={"gauge": action.gauge, "current": current},
+        key="EP-9.gauge",
     )
     updated = _with_gauge(actor, action.gauge, gauge.model_copy(update={"current": current}))
     return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
@@ -448,6 +463,7 @@ def restore_gauge(state: WorldState, action: RestoreGaugeAction, ctx: Context) -
         rule="EP-9",
         text=f"{gauge.name}: {gauge.current} + {action.amount} = {current}",
         data={"gauge": action.gauge, "current": current},
+        key="EP-9.gauge",
     )
     updated = _with_gauge(actor, action.gauge, gauge.model_copy(update={"current": current}))
     return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
@@ -465,6 +481,7 @@ def change_gauge_max(state: WorldState, action: ChangeGaugeMaxAction, ctx: Conte
         text=f"{gauge.name}: max {gauge.max} -> {change.max}, current {change.current}"
         + (f" ({change.lost} lost for good)" if change.lost else ""),
         data={"gauge": action.gauge, "max": change.max, "current": change.current, "lost": change.lost},
+        key="EP-9.max",
     )
     updated = _with_gauge(
         actor, action.gauge, gauge.model_copy(update={"max": change.max, "current": change.current})
@@ -473,13 +490,13 @@ def change_gauge_max(state: WorldState, action: ChangeGaugeMaxAction, ctx: Conte
 
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
-    "gainEnergyPool": (GainEnergyPoolAction, gain_energy_pool),
-    "spendEnergy": (SpendEnergyAction, spend_energy),
-    "restoreEnergy": (RestoreEnergyAction, restore_energy),
-    "changePoolMax": (ChangePoolMaxAction, change_pool_max),
-    "cannotGainAgain": (CannotGainAgainAction, cannot_gain_again),
-    "gainGauge": (GainGaugeAction, gain_gauge),
-    "spendGauge": (SpendGaugeAction, spend_gauge),
-    "restoreGauge": (RestoreGaugeAction, restore_gauge),
-    "changeGaugeMax": (ChangeGaugeMaxAction, change_gauge_max),
+    "gainEnergyPool": (GainEnergyPoolAction, naming_actor(gain_energy_pool)),
+    "spendEnergy": (SpendEnergyAction, naming_actor(spend_energy)),
+    "restoreEnergy": (RestoreEnergyAction, naming_actor(restore_energy)),
+    "changePoolMax": (ChangePoolMaxAction, naming_actor(change_pool_max)),
+    "cannotGainAgain": (CannotGainAgainAction, naming_actor(cannot_gain_again)),
+    "gainGauge": (GainGaugeAction, naming_actor(gain_gauge)),
+    "spendGauge": (SpendGaugeAction, naming_actor(spend_gauge)),
+    "restoreGauge": (RestoreGaugeAction, naming_actor(restore_gauge)),
+    "changeGaugeMax": (ChangeGaugeMaxAction, naming_actor(change_gauge_max)),
 }

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, with_actor
 from vtt_bridge.actions.detection import Attack, rule_attack, token_at_guess
 from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
@@ -92,7 +92,13 @@ def _attack_instances(
             rule="DET-10",
             text="the damage counts half: "
             + ", ".join(f"{a.amount} → {b.amount}" for a, b in zip(action.instances, halved, strict=True)),
-            data={"before": [i.amount for i in action.instances], "after": [i.amount for i in halved]},
+            data={
+                "attacker": attack.attacker,
+                "target": attack.token,
+                "before": [i.amount for i in action.instances],
+                "after": [i.amount for i in halved],
+            },
+            key="DET-10.damageHalved",
         )
     )
     return halved, steps
@@ -256,6 +262,7 @@ def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[A
                 rule="HEALTH-3",
                 text="recovering Willpower wakes them from their injuries",
                 data={"woken": True},
+                key="HEALTH-3.woken",
             )
         )
     if gained.recovered and was_zero and settings.unconscious_at_zero_willpower:
@@ -264,6 +271,7 @@ def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[A
                 rule="WP-5",
                 text="Willpower above 0 again: no longer unconscious from it",
                 data={"unconscious": False},
+                key="WP-5.awake",
             )
         )
     return _updated(actor, willpower=gained.willpower, health=health), out
@@ -278,10 +286,12 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     a stabilization (HEALTH-4), a waking (HEALTH-3) and staying conscious (WP-3)."""
     resolved = _resolved_target(state, action)
     if resolved is None:
+        attacker = action.attack.attacker if action.attack is not None else ""
         step = Step(
             rule="DET-10",
             text="nobody stands at the guessed square: the attack misses",
-            data={"guess": "DET-10.guess", "guessed": True, "right": False},
+            data={"attacker": attacker, "guessed": True, "right": False},
+            key="DET-10.noTarget",
         )
         return Ruling(state=state, log=(step,))
     action = resolved
@@ -318,6 +328,7 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
                             g.value: unavoidable[g] for g in h.LIGHTEST_FIRST if unavoidable.get(g)
                         }
                     },
+                    key="HEALTH-11.unavoidable",
                 )
             )
     amounts = (
@@ -333,7 +344,12 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
         steps.extend(taken.steps)
         if health.stabilized or (second is not None and second.stabilized):
             steps.append(
-                Step(rule="HEALTH-4", text="new damage: worsening is checked again", data={"recheck": True})
+                Step(
+                    rule="HEALTH-4",
+                    text="new damage: worsening is checked again",
+                    data={"recheck": True},
+                    key="HEALTH-4.recheck",
+                )
             )
         health = h.clear_after_damage(health)
         second = None if second is None else h.clear_after_damage(second)
@@ -343,6 +359,7 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
                     rule="WP-3",
                     text="a new blow: Willpower must be paid again to stay conscious",
                     data={"lapse": "blow"},
+                    key="WP-3.blow",
                 )
             )
         willpower = wp.after_blow(willpower)
@@ -390,6 +407,7 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
                 rule="HEALTH-8",
                 text=f"{action.amount} long rest(s): 1 Willpower each (stacks with Health recovery)",
                 data={"longRests": action.amount},
+                key="HEALTH-8.longRest",
             )
         )
         new_actor, wp_steps = _recover_willpower(new_actor, action.amount, state.settings)
@@ -438,6 +456,7 @@ def lose_willpower(state: WorldState, action: LoseWillpowerAction, ctx: Context)
                 rule="WP-5",
                 text="Willpower is 0: unconscious until 1 is recovered",
                 data={"unconscious": True},
+                key="WP-5.unconscious",
             )
         )
     new_actor = _updated(actor, willpower=lost.willpower)
@@ -478,6 +497,7 @@ def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Con
             text=f"effect {action.effect!r} ends, but the dead stay dead: the {taken} max Health it took "
             "is not given back",
             data={"effect": action.effect, "notReturned": taken},
+            key="HEALTH-5.notReturned",
         )
         return _summarized(state, action.actor, _updated(actor, health=health), (step,))
     ended = h.end_temporary_max(actor.health, action.effect)
@@ -493,7 +513,10 @@ def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: C
         log.insert(
             0,
             Step(
-                rule="HEALTH-13", text="the earlier second Health track is replaced", data={"replaced": True}
+                rule="HEALTH-13",
+                text="the earlier second Health track is replaced",
+                data={"replaced": True},
+                key="HEALTH-13.replaced",
             ),
         )
     return _summarized(state, action.actor, _updated(actor, second_health=gained.track), log)
@@ -553,6 +576,7 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
                     rule="WP-3",
                     text="a new round: staying conscious must be paid again",
                     data={"lapse": "round"},
+                    key="WP-3.round",
                 )
             )
         alive = h.health_status(first, second) is not HealthStatus.DEAD
@@ -572,14 +596,14 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
     "damage": (DamageAction, damage),
     "heal": (HealAction, heal),
-    "spendWillpower": (SpendWillpowerAction, spend_willpower),
-    "gainWillpower": (GainWillpowerAction, gain_willpower),
-    "loseWillpower": (LoseWillpowerAction, lose_willpower),
-    "changeWill": (ChangeWillAction, change_will),
+    "spendWillpower": (SpendWillpowerAction, naming_actor(spend_willpower)),
+    "gainWillpower": (GainWillpowerAction, naming_actor(gain_willpower)),
+    "loseWillpower": (LoseWillpowerAction, naming_actor(lose_willpower)),
+    "changeWill": (ChangeWillAction, naming_actor(change_will)),
     "changeMaxHealth": (ChangeMaxHealthAction, change_max_health),
     "endTemporaryMax": (EndTemporaryMaxAction, end_temporary_max),
     "gainSecondHealth": (GainSecondHealthAction, gain_second_health),
-    "gainTempHp": (GainTempHpAction, gain_temp_hp),
+    "gainTempHp": (GainTempHpAction, naming_actor(gain_temp_hp)),
 }
 
 __all__ = ["ACTIONS", "round_health"]

@@ -82,6 +82,7 @@ def end_temporary_immunities(state: WorldState, restarted: bool) -> tuple[WorldS
                 text=f"{actor_id}: temporary immunity to {t.effect!r} ends (it lasted through round "
                 f"{t.until_round})",
                 data={"actor": actor_id, "ended": t.effect, "untilRound": t.until_round},
+                key="IWR-5.ended",
             )
             for t in ended
         )

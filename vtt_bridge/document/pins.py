@@ -237,6 +237,7 @@ def held_steps(before: WorldState, after: WorldState) -> list[Step]:
             rule="DET-8",
             text=f"{observer} would pinpoint {target}: held until the GM accepts or refuses it",
             data={"held": True, "observer": observer, "target": target, "shown": shown.value},
+            key="DET-8.held",
         )
         for target, row in after.reveals.items()
         for observer, shown in row.items()

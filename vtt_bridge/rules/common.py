@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
 from pydantic.alias_generators import to_camel
+
+from vtt_bridge.rules.steps import STEPS
 
 MAX_SAFE_INT = 2**53 - 1
 """The largest integer a JavaScript client holds exactly; the wire's default bound."""
@@ -81,34 +83,36 @@ class RuleModel(BaseModel):
         return new
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Step:
-    """One step of a ruling's explanation: the rule id it applies, what it did and, for a step of the
-    declared vocabulary (`rules.steps.STEPS`), its `key` (whose data carries the key's fields).
+    """One step of a ruling's explanation: the rule id it applies, what it did, and its `key` in the
+    declared vocabulary (`rules.steps.STEPS`, `<rule>.<what>`), whose fields its `data` carries.
 
-    A plain frozen dataclass, not a model: rulings build several per action, always in code (never
-    from the wire), so validating each would only cost time (the tests check each key's fields).
+    Every argument is required and named: a step cannot be made without its key. A plain frozen
+    dataclass, not a model: rulings build several per action, always in code (never from the wire),
+    so validating each would only cost time (the tests check every key's fields).
     """
 
     rule: str
     text: str
-    data: dict[str, Any] | None = None
-    key: str | None = None
+    data: dict[str, Any]
+    key: str
 
     def payload(self) -> dict[str, Any]:
-        """The step as the wire shows it (`data` and `key` left out when there is none)."""
-        out: dict[str, Any] = {"rule": self.rule, "text": self.text}
-        if self.data is not None:
-            out["data"] = self.data
-        if self.key is not None:
-            out["key"] = self.key
-        return out
+        """The step as the wire shows it."""
+        return {"rule": self.rule, "text": self.text, "data": self.data, "key": self.key}
 
 
 def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
-    """The steps with their subjects (actor, observer, target, track ...) added to their data: a rule
-    function does not know whose track it rules on, the action that calls it does."""
-    return [replace(s, data={**(s.data or {}), **subjects}) for s in steps]
+    """The steps with their subjects (actor, track ...) added to their data where their key declares
+    the field: a rule function does not know whose track it rules on, the action that calls it does
+    (an attack's DET-10 steps name attacker and target, not the damaged actor)."""
+    out = []
+    for s in steps:
+        fields = STEPS[s.key].fields
+        add = {k: v for k, v in subjects.items() if k in fields}
+        out.append(Step(rule=s.rule, text=s.text, data={**s.data, **add}, key=s.key) if add else s)
+    return out
 
 
 class RuleViolation(Exception):

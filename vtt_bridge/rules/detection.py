@@ -341,6 +341,7 @@ def explain_locate(
                         for a in anti_detection
                     ],
                 },
+                key="DET-1.anti",
             )
         )
     else:
@@ -349,6 +350,7 @@ def explain_locate(
                 rule="DET-6",
                 text="stage one: the target has no anti-detection; it is exposed",
                 data={"exposed": True},
+                key="DET-6.exposed",
             )
         )
     best = UNLOCATED
@@ -362,6 +364,7 @@ def explain_locate(
                     rule="DET-5",
                     text=f"{label}: unusable, the observer is {why}",
                     data={"means": means.name, "unusable": why},
+                    key="DET-5.unusable",
                 )
             )
             continue
@@ -370,7 +373,8 @@ def explain_locate(
                 Step(
                     rule="DET-5",
                     text=f"{label}: out of range ({distance:.2f} > {means.range})",
-                    data={"distance": distance, "range": means.range},
+                    data={"means": means.name, "distance": distance, "range": means.range},
+                    key="DET-5.outOfRange",
                 )
             )
             continue
@@ -381,6 +385,7 @@ def explain_locate(
                     rule="DET-3",
                     text=f"{label}: a human-based observer pinpoints only by sight",
                     data={"means": means.name},
+                    key="DET-3.humanoid",
                 )
             )
         level = means_level(means, key, humanoid)
@@ -398,7 +403,13 @@ def explain_locate(
                             f"{label} counts as Rank {effective}{bump} vs {essence.value} anti-detection "
                             f"Rank {rank}: {STATES[versus].value}"
                         ),
-                        data={"effectiveRank": effective, "antiRank": rank, "result": STATES[versus].value},
+                        data={
+                            "means": means.name,
+                            "effectiveRank": effective,
+                            "antiRank": rank,
+                            "result": STATES[versus].value,
+                        },
+                        key="DET-2.versus" if effective != means.rank.number else "DET-7.versus",
                     )
                 )
             worst = STATES[level].value
@@ -407,6 +418,7 @@ def explain_locate(
                     rule="DET-7",
                     text=f"{label}: the anti-detection worst for it gives {worst}",
                     data={"means": means.name, "result": worst},
+                    key="DET-7.worst",
                 )
             )
         else:
@@ -415,6 +427,7 @@ def explain_locate(
                     rule="DET-6",
                     text=f"{label}: at its capability: {STATES[level].value}",
                     data={"means": means.name, "result": STATES[level].value},
+                    key="DET-6.means",
                 )
             )
         if best_name is None or level > best:
@@ -424,6 +437,7 @@ def explain_locate(
             rule="DET-7" if key else "DET-6",
             text=f"best over usable means: {STATES[best].value}" + (f" ({best_name})" if best_name else ""),
             data={"result": STATES[best].value, "means": best_name if best else None},
+            key="DET-7.best" if key else "DET-6.best",
         )
     )
     return LocateExplanation(STATES[best], tuple(steps))
@@ -510,6 +524,7 @@ def standing_steps(
                 rule="DET-8",
                 text=f"stage three: won in round {result.round} against {result.stage_two.value}: {state}",
                 data={"round": result.round, "result": state},
+                key="DET-8.won",
             )
         ]
     if result is not None and not now.stale:
@@ -520,10 +535,18 @@ def standing_steps(
                 text=f"stage three: lost in round {result.round}: {state}"
                 + ("; no other contest this round" if this_round else ""),
                 data={"lostIn": result.round, "result": state, "thisRound": this_round},
+                key="DET-8.lostThisRound" if this_round else "DET-8.lost",
             )
         ]
     if anti and stage_two != PINPOINTED:
-        return [Step(rule="DET-8", text="stage three: no standing win this round", data={"win": False})]
+        return [
+            Step(
+                rule="DET-8",
+                text="stage three: no standing win this round",
+                data={"win": False},
+                key="DET-8.noWin",
+            )
+        ]
     return []
 
 

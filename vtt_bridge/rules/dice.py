@@ -371,6 +371,7 @@ def dice_pool(
             rule="DICE-1",
             text=f"dice pool: {parts} = {base} DP",
             data={"traits": [{"trait": name, "value": value} for name, value in traits], "base": base},
+            key="DICE-1.pool",
         )
     ]
     counted = counted_bonuses(bonuses)
@@ -395,7 +396,9 @@ def dice_pool(
         text = f"modifiers: {_signed(total)} DP" + (
             f" ({', '.join(dropped)} do not stack with a bigger one of the same type)" if dropped else ""
         )
-        steps.append(Step(rule="DICE-4", text=text, data={"modifiers": listed, "total": total}))
+        steps.append(
+            Step(rule="DICE-4", text=text, data={"modifiers": listed, "total": total}, key="DICE-4.modifiers")
+        )
     willpower = sum(bonus.value for bonus in bonuses if bonus.source == "willpower")
     if willpower:
         steps.append(
@@ -403,6 +406,7 @@ def dice_pool(
                 rule="DICE-7",
                 text=f"Willpower: {_signed(willpower)} DP perfect bonus (stacks with every bonus)",
                 data={"bonus": willpower},
+                key="DICE-7.bonus",
             )
         )
     if wound_penalty:
@@ -416,7 +420,14 @@ def dice_pool(
         )
     pool = base + stack_bonuses(bonuses) - wound_penalty
     if pool != base or len(steps) > 1:
-        steps.append(Step(rule="DICE-1", text=f"{max(0, pool)} DP to roll", data={"pool": max(0, pool)}))
+        steps.append(
+            Step(
+                rule="DICE-1",
+                text=f"{max(0, pool)} DP to roll",
+                data={"pool": max(0, pool)},
+                key="DICE-1.toRoll",
+            )
+        )
     return DicePool(pool, tuple(steps))
 
 
@@ -432,16 +443,20 @@ def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...
                 rule="DICE-2",
                 text=f"{roll.again}-again: {rerolls} reroll(s)",
                 data={"again": roll.again, "rerolls": rerolls},
+                key="DICE-2.again",
             )
         )
     else:
-        steps.append(Step(rule="DICE-2", text="no rerolls", data={"again": None, "rerolls": 0}))
+        steps.append(
+            Step(rule="DICE-2", text="no rerolls", data={"again": None, "rerolls": 0}, key="DICE-2.noAgain")
+        )
     faces = ", ".join(str(face) for face in roll.dice) or "none"
     steps.append(
         Step(
             rule="DICE-6" if supplied else "DICE-1",
             text=f"{'the VTT' if supplied else 'the engine'} rolled [{faces}]: {roll.successes} success(es)",
             data={"dice": list(roll.dice), "successes": roll.successes, "supplied": supplied},
+            key="DICE-6.rolled" if supplied else "DICE-1.rolled",
         )
     )
     if extra:
@@ -455,6 +470,7 @@ def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...
                     else f"+{extra} extra success(es) do not count: the roll has no success"
                 ),
                 data={"extra": extra, "counted": roll.successes >= 1, "total": total},
+                key="DICE-3.extra" if roll.successes >= 1 else "DICE-3.noExtra",
             )
         )
     return tuple(steps)

@@ -264,9 +264,13 @@ class Conflict:
 
     rule: str
     text: str
-    data: dict[str, Any] | None = None
+    data: dict[str, Any]
     """What the chat card words it from: `holder`, `mode`, `class`, `other` (EP-2/EP-9) or `class`,
     `anchorSource`, `name` (EP-3)."""
+
+
+CONFLICT_KEYS: dict[str, str] = {"EP-2": "EP-2.rejects", "EP-9": "EP-9.rejects", "EP-3": "EP-3.anchor"}
+"""The step key of a conflict, by its rule."""
 
 
 def _describe(rule: Compatibility) -> str:
@@ -424,6 +428,7 @@ def gain_pool(
                     "category": new.category.value,
                     "region": None if new.region is None else new.region.value,
                 },
+                key="EP-1.gained",
             )
         )
         if new.variant_of is not None:
@@ -432,6 +437,7 @@ def gain_pool(
                     rule="EP-7",
                     text=f"{new.name} is a variant of {new.variant_of}: a separate pool, no reopening bonus",
                     data={"variantOf": new.variant_of, "name": new.name},
+                    key="EP-7.variant",
                 )
             )
         result[new.id] = EnergyPool(
@@ -479,6 +485,7 @@ def gain_pool(
                     "gainedFrom": new.source,
                     "before": held.max,
                 },
+                key="EP-4.reopened" if bonus else "EP-4.noBonus",
             )
         )
         result[new.id] = held.model_copy(
@@ -495,6 +502,7 @@ def gain_pool(
                 rule=conflict.rule,
                 text=f"{conflict.text}: annihilated, dead beyond revival",
                 data=conflict.data,
+                key=CONFLICT_KEYS[conflict.rule],
             )
         )
     return PoolGain(pools=result, conflicts=tuple(conflicts), steps=tuple(steps))

@@ -324,6 +324,7 @@ def absorb_temp_hp(track: HealthTrack, amounts: Mapping[Grade, int]) -> TempHpAb
         rule="HEALTH-11",
         text=f"temporary HP {track.temp_hp} absorbs {listed} (highest grade first); {temp} left",
         data={"absorbed": absorbed, "tempHpBefore": track.temp_hp, "tempHp": temp},
+        key="HEALTH-11.absorb",
     )
     return TempHpAbsorption(track.model_copy(update={"temp_hp": temp}), remaining, (step,))
 
@@ -335,12 +336,14 @@ def gain_temp_hp(track: HealthTrack, amount: int) -> HealthOutcome:
             rule="HEALTH-11",
             text=f"temporary HP does not stack: {track.temp_hp} already held, {amount} gives nothing",
             data={"tempHp": track.temp_hp, "offered": amount},
+            key="HEALTH-11.noStack",
         )
         return HealthOutcome(track, (step,))
     step = Step(
         rule="HEALTH-11",
         text=f"temporary HP {track.temp_hp} → {amount} (the higher amount stays)",
         data={"tempHp": amount, "before": track.temp_hp},
+        key="HEALTH-11.gain",
     )
     return HealthOutcome(track.model_copy(update={"temp_hp": amount}), (step,))
 
@@ -608,7 +611,7 @@ def heal(
     rule = _SOURCE_RULE[source]
     rest = _long_rest(first, second, amount, grade, double) if source is HealSource.LONG_REST else None
     points, order, a_cost, how = _heal_plan(first, second, amount, grade, source, double, rest)
-    steps = [Step(rule=rule, text=how, data={"source": source.value, "points": points})]
+    steps = [Step(rule=rule, text=how, data={"source": source.value, "points": points}, key=f"{rule}.source")]
     healed: dict[Grade, int] = {}
     if second is not None:
         second, healed_second, points = _heal_points(second, points, order, a_cost)
@@ -619,6 +622,7 @@ def heal(
                     rule="HEALTH-13",
                     text=f"heals the second track first: {listed}; now {describe(second)}",
                     data={"healed": {g.value: n for g, n in healed_second.items()}, **_boxes(second)},
+                    key="HEALTH-13.healed",
                 )
             )
         for g, n in healed_second.items():
@@ -635,12 +639,15 @@ def heal(
                 rule=rule,
                 text=f"heals {listed}; now {describe(first)}",
                 data={"healed": {g.value: n for g, n in healed_first.items()}, **_boxes(first)},
+                key=f"{rule}.healed",
             )
         )
     for g, n in healed_first.items():
         healed[g] = healed.get(g, 0) + n
     if not healed:
-        steps.append(Step(rule=rule, text="nothing this source can heal", data={"healed": {}}))
+        steps.append(
+            Step(rule=rule, text="nothing this source can heal", data={"healed": {}}, key=f"{rule}.nothing")
+        )
     if rest is not None:
         first = _carry_rest(first, second, rest, healed, steps)
     cost = 0
@@ -652,6 +659,7 @@ def heal(
                 rule="HEALTH-9",
                 text=f"the Overseer heals B and L free; {aggravated} A cost {cost} points",
                 data={"cost": cost, "aggravated": aggravated},
+                key="HEALTH-9.cost",
             )
         )
     if healed or source is HealSource.FIRST_AID:
@@ -665,6 +673,7 @@ def heal(
                     rule="HEALTH-4",
                     text=f"{why}: worsening stops until new damage",
                     data={"stabilized": True},
+                    key="HEALTH-4.stabilized",
                 )
             )
     return HealOutcome(
@@ -694,6 +703,7 @@ def _carry_rest(
                 text=f"{carry // 60} hours of rest carry toward the next {chosen.value} "
                 f"({period // 60} hours heal one)",
                 data={"restHours": carry // 60, "grade": chosen.value, "periodHours": period // 60},
+                key="HEALTH-8.restCarried",
             )
         )
     return first if carry == first.rest_minutes else first.model_copy(update={"rest_minutes": carry})
@@ -791,6 +801,7 @@ def change_max(track: HealthTrack, delta: int, effect: str | None = None) -> Hea
         rule="HEALTH-12",
         text=text,
         data={"delta": delta, "effect": effect, "removed": removed, **_boxes(new)},
+        key="HEALTH-12.change",
     )
     return HealthOutcome(new, (step,))
 
@@ -809,6 +820,7 @@ def end_temporary_max(track: HealthTrack, effect: str) -> HealthOutcome:
         rule="HEALTH-12",
         text=f"effect {effect!r} ends: its {delta:+d} max Health is reversed",
         data={"effect": effect, "reversed": delta},
+        key="HEALTH-12.ends",
     )
     return HealthOutcome(changed.track, (note, *changed.steps))
 
@@ -824,5 +836,6 @@ def gain_second_health(max_boxes: int) -> HealthOutcome:
         rule="HEALTH-13",
         text=f"second Health track of {max_boxes} healthy boxes set up",
         data={"max": max_boxes},
+        key="HEALTH-13.new",
     )
     return HealthOutcome(track, (step,))

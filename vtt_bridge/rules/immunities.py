@@ -406,6 +406,22 @@ class ImmunityCheck:
     steps: tuple[Step, ...]
 
 
+_CHECKED: dict[str, Any] = {
+    "what": None,
+    "kind": None,
+    "condition": None,
+    "amount": None,
+    "index": None,
+    "type": None,
+    "before": None,
+    "after": None,
+    "effectRank": None,
+    "casterLevel": None,
+}
+"""The fields of every immunity check step (`RANK-4/5/9.blocks`, `.unstopped`): those the caller's
+`data` or the contest leaves out are null."""
+
+
 def check_immunities(
     immunities: Sequence[Immunity],
     covers: Callable[[Immunity], bool],
@@ -427,11 +443,16 @@ def check_immunities(
         if not covers(immunity):
             continue
         row = immunity.catalogue
-        info = {**(data or {}), "immunity": immunity.model_dump(mode="json", exclude_none=True)}
+        info = {**_CHECKED, **(data or {}), "immunity": immunity.model_dump(mode="json", exclude_none=True)}
         if not row.contested:
             info["blocked"] = True
             steps.append(
-                Step(rule="RANK-9", text=f"immunity to {immunity.describe()} blocks {what}", data=info)
+                Step(
+                    rule="RANK-9",
+                    text=f"immunity to {immunity.describe()} blocks {what}",
+                    data=info,
+                    key="RANK-9.blocks",
+                )
             )
             return ImmunityCheck(True, immunity, tuple(steps))
         if caster_level is not None and immunity.caster_level is not None:
@@ -452,6 +473,7 @@ def check_immunities(
                     text=f"{immunity.describe()} immunity blocks {what} ({effect_rank.label}) "
                     f"- {outcome.reason}",
                     data=info,
+                    key=f"{rule}.blocks",
                 )
             )
             return ImmunityCheck(True, immunity, tuple(steps))
@@ -461,6 +483,7 @@ def check_immunities(
                 text=f"{immunity.describe()} immunity does not stop {what} ({effect_rank.label}) "
                 f"- {outcome.reason}",
                 data=info,
+                key=f"{rule}.unstopped",
             )
         )
     return ImmunityCheck(False, None, tuple(steps))
@@ -490,6 +513,7 @@ def effective_again(again: int, immunities: Sequence[Immunity]) -> EffectiveAgai
             rule="RANK-11",
             text="target immune to 8-again (and so to 9-again for this attack): the attacker rolls 10-again",
             data={"again": 8, "effectiveAgain": 10},
+            key="RANK-11.again",
         )
         return EffectiveAgain(10, (step,))
     if again == 9 and ImmunityKindId.NINE_AGAIN in kinds:
@@ -497,6 +521,7 @@ def effective_again(again: int, immunities: Sequence[Immunity]) -> EffectiveAgai
             rule="RANK-11",
             text="target immune to 9-again: the attacker rolls 10-again",
             data={"again": 9, "effectiveAgain": 10},
+            key="RANK-11.again",
         )
         return EffectiveAgain(10, (step,))
     return EffectiveAgain(again, ())
@@ -534,6 +559,7 @@ def gain_immunity(held: Sequence[Immunity], bonuses: SaveBonuses, new: Immunity)
             rule="RANK-9",
             text=f"already immune to {new.describe()}: nothing changes",
             data={"immunity": new.model_dump(mode="json", exclude_none=True), "already": True},
+            key="RANK-9.already",
         )
         return ImmunityGain(current, bonuses, (step,))
     save = REPEAT_BONUS_SAVES.get(new.kind)
@@ -556,6 +582,7 @@ def gain_immunity(held: Sequence[Immunity], bonuses: SaveBonuses, new: Immunity)
                         "replaced": old.model_dump(mode="json", exclude_none=True),
                         "immunity": new.model_dump(mode="json", exclude_none=True),
                     },
+                    key="RANK-13.sameSource",
                 )
                 return ImmunityGain((*kept, new), bonuses, (step,))
             bonus = 2 * old.rank.number
@@ -572,6 +599,7 @@ def gain_immunity(held: Sequence[Immunity], bonuses: SaveBonuses, new: Immunity)
                     "bonus": bonus,
                     "total": getattr(updated, save),
                 },
+                key="RANK-13.bonus",
             )
             return ImmunityGain((*kept, new), updated, (step,))
     rule = new.catalogue.rule
@@ -579,5 +607,6 @@ def gain_immunity(held: Sequence[Immunity], bonuses: SaveBonuses, new: Immunity)
         rule=rule,
         text=f"gains immunity to {new.describe()}",
         data={"immunity": new.model_dump(mode="json", exclude_none=True), "gained": True},
+        key=f"{rule}.gains",
     )
     return ImmunityGain((*current, new), bonuses, (step,))

@@ -250,9 +250,14 @@ def _resolve_one(
     amount = instance.amount
     steps: list[Step] = [_intro_step(index, instance, base)]
 
-    def blocked(rule: str, text: str, **extra: object) -> tuple[int, list[Step]]:
-        steps.append(Step(rule=rule, text=text, data={**base, "before": amount, "after": 0, **extra}))
-        steps.append(Step(rule="IWR-8", text=f"instance {index} deals 0", data={**base, "amount": 0}))
+    def blocked(rule: str, key: str, text: str, **extra: object) -> tuple[int, list[Step]]:
+        data = {**base, **extra, "before": amount, "after": 0}
+        steps.append(Step(rule=rule, text=text, data=data, key=key))
+        steps.append(
+            Step(
+                rule="IWR-8", text=f"instance {index} deals 0", data={**base, "amount": 0}, key="IWR-8.deals"
+            )
+        )
         return 0, steps
 
     # IWR-3: a critical hit doubles, unless the target is immune to critical hits.
@@ -272,6 +277,7 @@ def _resolve_one(
                     rule="IWR-3",
                     text=f"immune to critical hits: {_label(instance, amount)} is not doubled",
                     data={**base, "before": amount, "after": amount},
+                    key="IWR-3.immune",
                 )
             )
         else:
@@ -305,8 +311,8 @@ def _resolve_one(
         steps.extend(check.steps[:-1] if check.blocked else check.steps)
         if check.blocked:
             last = check.steps[-1]
-            said = {key: value for key, value in (last.data or {}).items() if key not in base}
-            return blocked(last.rule, last.text, **said)
+            said = {key: value for key, value in last.data.items() if key not in base}
+            return blocked(last.rule, last.key, last.text, **said)
 
     # IWR-5: temporary immunity to the same effect, while it lasts.
     for temporary in temporary_immunities:
@@ -319,6 +325,7 @@ def _resolve_one(
         until = "until removed" if temporary.until_round is None else f"through round {temporary.until_round}"
         return blocked(
             "IWR-5",
+            "IWR-5.blocked",
             f"temporarily immune to {temporary.effect!r} ({until}): {_label(instance, amount)} does nothing",
             effect=temporary.effect,
         )
@@ -336,6 +343,7 @@ def _resolve_one(
                     rule="IWR-1",
                     text=f"immunity to {immunity.type} does not apply: exception {exception}",
                     data={**base, "immunity": immunity.type, "exception": exception},
+                    key="IWR-1.exception",
                 )
             )
             continue
@@ -345,7 +353,9 @@ def _resolve_one(
             rule, why = "IWR-2", f"immune to {immunity.type}: the whole effect does nothing"
         else:
             rule, why = "IWR-1", f"immune to {immunity.type} damage"
-        return blocked(rule, f"{why}: {_label(instance, amount)} ignored", immunity=immunity.type)
+        return blocked(
+            rule, f"{rule}.blocked", f"{why}: {_label(instance, amount)} ignored", immunity=immunity.type
+        )
 
     # IWR-6: weaknesses, the highest applicable one only; once per damage type of the hit, and one to
     # a substance once per effect.
@@ -378,6 +388,7 @@ def _resolve_one(
                     "before": amount,
                     "after": amount + value,
                 },
+                key="IWR-6.weakness",
             )
         )
         amount += value
@@ -392,7 +403,12 @@ def _resolve_one(
         ]
         if resistances and instance.unavoidable:
             steps.append(
-                Step(rule="IWR-7", text="unavoidable damage: resistances do not reduce it", data=dict(base))
+                Step(
+                    rule="IWR-7",
+                    text="unavoidable damage: resistances do not reduce it",
+                    data=dict(base),
+                    key="IWR-7.unavoidable",
+                )
             )
         elif resistances:
             resistance, value = max(resistances, key=lambda pair: pair[1])
@@ -425,6 +441,7 @@ def _resolve_one(
                         "before": amount,
                         "after": after,
                     },
+                    key="IWR-7.resistance",
                 )
             )
             amount = after
@@ -457,6 +474,7 @@ def _intro_step(index: int, instance: DamageInstance, base: dict[str, object]) -
         text=f"instance {index}: {_label(instance, instance.amount)} ({instance.grade.value}, "
         f"{instance.rank.label}{', critical' if instance.critical else ''})",
         data={**base, "amount": instance.amount, "grade": instance.grade.value, "rank": instance.rank.value},
+        key="IWR-8.instance",
     )
 
 
@@ -465,6 +483,7 @@ def _doubled_step(amount: int, base: dict[str, object]) -> Step:
         rule="IWR-3",
         text=f"critical hit doubles {amount} to {amount * 2}",
         data={**base, "before": amount, "after": amount * 2},
+        key="IWR-3.doubled",
     )
 
 
@@ -473,6 +492,7 @@ def _dealt_step(index: int, instance: DamageInstance, amount: int, base: dict[st
         rule="IWR-8",
         text=f"instance {index} deals {_label(instance, amount)}",
         data={**base, "amount": amount},
+        key="IWR-8.deals",
     )
 
 

@@ -33,6 +33,34 @@ BOXES: dict[str, dict[str, Any]] = {
     "aggravated": INT,
 }
 ANY: dict[str, Any] = {}
+OBJECT: dict[str, Any] = {"type": "object"}
+LIST: dict[str, Any] = {"type": "array"}
+RANK: dict[str, Any] = {"enum": ["unranked", "D", "C", "B", "A", "S"], "description": "a Rank (RANK-1)"}
+RANK_NUMBER: dict[str, Any] = {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 6,
+    "description": "a Rank's number (unranked 0, D 1 ... S 5; S+1 = 6, DET-2): shown as its letter",
+}
+IMMUNITY: dict[str, Any] = {
+    "type": "object",
+    "required": ["kind"],
+    "description": "an immunity (RANK-9): kind, subject, rank, source",
+}
+EVERY: dict[str, Any] = {
+    "type": ["string", "null"],
+    "minLength": 1,
+    "description": "an actor uuid or token id: shown by its name; null: every observer",
+}
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """A field that may be null (not applicable to this step)."""
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+N_INT = nullable(INT)
+N_TEXT = nullable(TEXT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +95,70 @@ class StepSpec:
 
 def _spec(rule: str, summary: str, subjects: tuple[str, ...], **fields: dict[str, Any]) -> StepSpec:
     for subject in subjects:
-        fields[subject] = SUBJECT
+        fields.setdefault(subject, SUBJECT)
     return StepSpec(rule, MappingProxyType(fields), subjects, summary)
 
 
 PAIR = ("observer", "target")
 ACTOR = ("actor",)
+ATTACK = ("attacker", "target")
+_ATTACK_COUNTS: dict[str, dict[str, Any]] = {
+    "successes": INT,
+    "extraSuccesses": INT,
+    "effectPoints": INT,
+    "halved": BOOL,
+    "guessedPositionOnly": BOOL,
+    "spell": {"enum": ["targeted", "area", None]},
+    "spellAllowed": BOOL,
+    "spellChance": NUMBER,
+}
+_GUESS: dict[str, dict[str, Any]] = {"guessed": BOOL, "right": BOOL}
+_CHECK: dict[str, dict[str, Any]] = {
+    "immunity": IMMUNITY,
+    "blocked": BOOL,
+    "what": {"enum": ["points", "condition", "effect", "damage", None]},
+    "kind": N_TEXT,
+    "condition": N_TEXT,
+    "amount": N_INT,
+    "index": N_INT,
+    "type": N_TEXT,
+    "before": N_INT,
+    "after": N_INT,
+    "effectRank": nullable(RANK),
+    "casterLevel": N_INT,
+}
+"""An immunity check (RANK-4/5/9): what it is about (points of a kind, a condition, the effect, an
+instance's damage), the Ranks and caster level contested; null where it does not apply."""
+_INSTANCE: dict[str, dict[str, Any]] = {"index": INT, "type": TEXT}
+_BLOCKED: dict[str, dict[str, Any]] = {**_INSTANCE, "before": INT, "after": INT}
+_WP_SPEND: dict[str, dict[str, Any]] = {
+    "use": {"enum": ["roll", "defense", "stayConscious", "hunger"]},
+    "paidFrom": {"enum": ["temporary", "current"]},
+    "bonus": INT,
+    "current": INT,
+    "temporary": INT,
+}
+_HEAL: dict[str, dict[str, Any]] = {"source": TEXT, "points": ANY}
+_HEALED: dict[str, dict[str, Any]] = {"healed": OBJECT, **BOXES}
+_CONFLICT: dict[str, dict[str, Any]] = {"class": TEXT, "holder": TEXT, "mode": TEXT, "other": TEXT}
+_REOPEN: dict[str, dict[str, Any]] = {
+    "reopening": INT,
+    "bonus": INT,
+    "max": INT,
+    "name": TEXT,
+    "gainedFrom": TEXT,
+    "before": INT,
+}
+_ANCHORED: dict[str, dict[str, Any]] = {"class": TEXT, "participants": LIST, "anchorSource": TEXT}
+_STANDING_LOST: dict[str, dict[str, Any]] = {"lostIn": INT, "result": LOCATE, "thisRound": BOOL}
+_MEANS_RESULT: dict[str, dict[str, Any]] = {"means": TEXT, "result": LOCATE}
+_BEST: dict[str, dict[str, Any]] = {"result": LOCATE, "means": N_TEXT}
+_VERSUS: dict[str, dict[str, Any]] = {
+    "means": TEXT,
+    "effectiveRank": RANK_NUMBER,
+    "antiRank": RANK_NUMBER,
+    "result": LOCATE,
+}
 
 STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
     {
@@ -158,6 +244,80 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
             result=LOCATE,
             means={"type": ["string", "null"]},
         ),
+        # the GM's word on a stage-three reveal (DET-8, `settings.approveReveals`)
+        "DET-8.held": _spec(
+            "DET-8",
+            "a reveal held until the GM accepts or refuses it",
+            PAIR,
+            held=BOOL,
+            shown=LOCATE,
+        ),
+        "DET-8.accepted": _spec("DET-8", "the GM accepted a held reveal", PAIR, accepted=BOOL),
+        "DET-8.refused": _spec(
+            "DET-8", "the GM refused a held reveal: the contest counts as lost", PAIR, accepted=BOOL
+        ),
+        # the GM's pins (document/pins.py, actions/detection.py)
+        "PIN.pinned": _spec(
+            "PIN",
+            "the GM pins how an observer (null: every observer) locates a target until a moment",
+            PAIR,
+            observer=EVERY,
+            state=LOCATE,
+            until=ANY,
+            by=TEXT,
+        ),
+        "PIN.released": _spec(
+            "PIN",
+            "a pin is released: the pair gets the rules' state back",
+            PAIR,
+            observer=EVERY,
+            released=BOOL,
+        ),
+        "PIN.explain": _spec(
+            "PIN",
+            "explain: the pair is pinned; the pinned state and the rules' own",
+            PAIR,
+            result=LOCATE,
+            rules=LOCATE,
+            by=TEXT,
+            until=ANY,
+        ),
+        # attacking what one cannot pinpoint (DET-10): attacker and target tokens
+        "DET-4.attack": _spec(
+            "DET-4", "how an attacker locates the attack's target now (DET-10)", ATTACK, locate=LOCATE
+        ),
+        "DET-10.guessRight": _spec(
+            "DET-10", "the guessed square is right: as against an approximate target", ATTACK, **_GUESS
+        ),
+        "DET-10.guessWrong": _spec("DET-10", "the guessed square is wrong: a miss", ATTACK, **_GUESS),
+        "DET-10.noGuess": _spec("DET-10", "unlocated and no square guessed: a miss", ATTACK, **_GUESS),
+        "DET-10.noTarget": _spec(
+            "DET-10", "nobody stands at the guessed square: a miss", ("attacker",), **_GUESS
+        ),
+        "DET-10.full": _spec("DET-10", "the attack counts in full", ATTACK, **_ATTACK_COUNTS),
+        "DET-10.halved": _spec(
+            "DET-10",
+            "the attack's successes, extra successes and effect points halved",
+            ATTACK,
+            **_ATTACK_COUNTS,
+        ),
+        "DET-10.guessed": _spec(
+            "DET-10",
+            "halved, and only at a guessed position (a right guess counts as approximate)",
+            ATTACK,
+            **_ATTACK_COUNTS,
+        ),
+        "DET-10.spell": _spec(
+            "DET-10", "a spell at the target works with a chance", ATTACK, **_ATTACK_COUNTS
+        ),
+        "DET-10.noSpell": _spec("DET-10", "a spell is not allowed at the target", ATTACK, **_ATTACK_COUNTS),
+        "DET-10.damageHalved": _spec(
+            "DET-10",
+            "each damage instance of a halved attack counts half (round down)",
+            ATTACK,
+            before={"type": "array", "items": INT},
+            after={"type": "array", "items": INT},
+        ),
         # health (HEALTH-2/4/6/7/13): the actor and the track
         "HEALTH-2.damage": _spec(
             "HEALTH-2",
@@ -166,10 +326,14 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
             track=TRACK,
             grade=GRADE,
             amount=INT,
+            healthyTo=INT,
+            bashingUp=INT,
+            lethalUp=INT,
+            leftOver=INT,
             **BOXES,
         ),
         "HEALTH-2.wasted": _spec("HEALTH-2", "damage no track can take", ACTOR, wasted={"type": "object"}),
-        "HEALTH-2.none": _spec("HEALTH-2", "no damage reaches the Health track", ACTOR),
+        "HEALTH-2.none": _spec("HEALTH-2", "no damage reaches the Health track", ACTOR, amount=INT),
         "HEALTH-13.overflow": _spec(
             "HEALTH-13",
             "an all-A first track passes damage to the second",
@@ -182,6 +346,7 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
             ACTOR,
             track=TRACK,
             grade=GRADE,
+            **{"from": GRADE},
             **BOXES,
         ),
         "HEALTH-4.worsening": _spec(
@@ -190,6 +355,7 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
             ACTOR,
             track=TRACK,
             grade=GRADE,
+            **{"from": GRADE},
             **BOXES,
         ),
         "HEALTH-6.status": _spec(
@@ -199,9 +365,333 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
         "HEALTH-7.change": _spec(
             "HEALTH-7", "the actor's wound penalty changed", ACTOR, before=INT, after=INT
         ),
+        # detection stages one and two, as explain walks them (DET-1..7): observer and target
+        "DET-1.anti": _spec(
+            "DET-1", "stage one: the target's anti-detection", PAIR, anti=LIST, antiDetection=LIST
+        ),
+        "DET-6.exposed": _spec(
+            "DET-6", "stage one: no anti-detection, the target is exposed", PAIR, exposed=BOOL
+        ),
+        "DET-5.unusable": _spec(
+            "DET-5",
+            "a means the observer's condition makes unusable",
+            PAIR,
+            means=TEXT,
+            unusable={"enum": ["blinded", "deafened"]},
+        ),
+        "DET-5.outOfRange": _spec(
+            "DET-5", "a means out of range", PAIR, means=TEXT, distance=NUMBER, range=NUMBER
+        ),
+        "DET-5.moved": _spec("DET-5", "a token moved; how many pairs changed", ("token",), changedPairs=INT),
+        "DET-3.humanoid": _spec("DET-3", "a human-based observer pinpoints only by sight", PAIR, means=TEXT),
+        "DET-2.versus": _spec(
+            "DET-2", "Essences differ: a means counts one Rank higher against anti-detection", PAIR, **_VERSUS
+        ),
+        "DET-7.versus": _spec(
+            "DET-7", "a means' Rank against anti-detection of one Essence", PAIR, **_VERSUS
+        ),
+        "DET-7.worst": _spec(
+            "DET-7", "the anti-detection worst for a means decides it", PAIR, **_MEANS_RESULT
+        ),
+        "DET-7.best": _spec("DET-7", "stage two: the best over usable means", PAIR, **_BEST),
+        "DET-6.means": _spec("DET-6", "stage one: a means at its capability", PAIR, **_MEANS_RESULT),
+        "DET-6.best": _spec("DET-6", "stage one: the best over usable means", PAIR, **_BEST),
+        "DET-8.won": _spec(
+            "DET-8", "stage three: a standing win of the pair", PAIR, round=INT, result=LOCATE
+        ),
+        "DET-8.lost": _spec("DET-8", "stage three: a kept loss of the pair", PAIR, **_STANDING_LOST),
+        "DET-8.lostThisRound": _spec(
+            "DET-8", "stage three: lost this round, no other contest this round", PAIR, **_STANDING_LOST
+        ),
+        "DET-8.noWin": _spec("DET-8", "stage three: no standing win this round", PAIR, win=BOOL),
+        # a roll (DICE-1..7, RANK-11): whose roll
+        "DICE-1.pool": _spec(
+            "DICE-1",
+            "the dice pool: traits and their dots",
+            ACTOR,
+            traits={"type": "array", "items": {"type": "object", "required": ["trait", "value"]}},
+            base=INT,
+        ),
+        "DICE-4.modifiers": _spec(
+            "DICE-4",
+            "the modifiers that count (same-type bonuses do not stack)",
+            ACTOR,
+            modifiers=LIST,
+            total=INT,
+        ),
+        "DICE-7.bonus": _spec("DICE-7", "Willpower's perfect bonus", ACTOR, bonus=INT),
+        "DICE-1.toRoll": _spec("DICE-1", "the dice to roll after modifiers", ACTOR, pool=INT),
+        "DICE-2.again": _spec("DICE-2", "n-again and its rerolls", ACTOR, again=INT, rerolls=INT),
+        "DICE-2.noAgain": _spec("DICE-2", "no rerolls", ACTOR, again={"type": "null"}, rerolls=INT),
+        "DICE-1.rolled": _spec(
+            "DICE-1", "the engine's dice and their successes", ACTOR, dice=DICE, successes=INT, supplied=BOOL
+        ),
+        "DICE-6.rolled": _spec(
+            "DICE-6", "the VTT's dice and their successes", ACTOR, dice=DICE, successes=INT, supplied=BOOL
+        ),
+        "DICE-3.extra": _spec("DICE-3", "extra successes added", ACTOR, extra=INT, counted=BOOL, total=INT),
+        "DICE-3.noExtra": _spec(
+            "DICE-3",
+            "extra successes do not count on a roll without success",
+            ACTOR,
+            extra=INT,
+            counted=BOOL,
+            total=INT,
+        ),
+        "RANK-11.again": _spec(
+            "RANK-11",
+            "the target's again immunity: the roller's n-again",
+            ACTOR,
+            again=INT,
+            effectiveAgain=INT,
+        ),
+        # immunities (RANK-3..13): the actor
+        "RANK-9.blocks": _spec("RANK-9", "an uncontested immunity blocks something", ACTOR, **_CHECK),
+        "RANK-5.blocks": _spec("RANK-5", "a Rank-contested immunity blocks something", ACTOR, **_CHECK),
+        "RANK-5.unstopped": _spec(
+            "RANK-5", "a Rank-contested immunity does not stop a higher Rank", ACTOR, **_CHECK
+        ),
+        "RANK-4.blocks": _spec(
+            "RANK-4", "a spell's immunity blocks a spell (Rank, then caster level)", ACTOR, **_CHECK
+        ),
+        "RANK-4.unstopped": _spec(
+            "RANK-4", "a spell's immunity does not stop a spell (Rank, then caster level)", ACTOR, **_CHECK
+        ),
+        "RANK-9.already": _spec(
+            "RANK-9", "the immunity is already held", ACTOR, immunity=IMMUNITY, already=BOOL
+        ),
+        "RANK-9.gains": _spec(
+            "RANK-9", "an uncontested immunity gained", ACTOR, immunity=IMMUNITY, gained=BOOL
+        ),
+        "RANK-10.gains": _spec(
+            "RANK-10", "a Rank-contested immunity gained", ACTOR, immunity=IMMUNITY, gained=BOOL
+        ),
+        "RANK-13.sameSource": _spec(
+            "RANK-13",
+            "the same immunity from the same source replaces the old one: no bonus",
+            ACTOR,
+            immunity=IMMUNITY,
+            replaced=IMMUNITY,
+        ),
+        "RANK-13.bonus": _spec(
+            "RANK-13",
+            "the same immunity from another source: a perfect save bonus",
+            ACTOR,
+            immunity=IMMUNITY,
+            replaced=IMMUNITY,
+            save={"enum": ["reflex", "fortitude", "will"]},
+            bonus=INT,
+            total=INT,
+        ),
+        "RANK-3.rank": _spec("RANK-3", "an effect's Rank: the higher of used and gained", ACTOR, rank=RANK),
+        "RANK-5.condition": _spec("RANK-5", "the actor becomes a condition", ACTOR, condition=TEXT),
+        "RANK-5.points": _spec(
+            "RANK-5", "the actor gains emotion points", ACTOR, kind=TEXT, points=INT, total=INT
+        ),
+        "RANK-12.points": _spec(
+            "RANK-12", "the actor gains condition points", ACTOR, kind=TEXT, points=INT, total=INT
+        ),
+        # immunities, weaknesses, resistances of a hit (IWR-1..8): the actor, each instance
+        "IWR-8.instance": _spec(
+            "IWR-8", "one damage instance of a hit", ACTOR, **_INSTANCE, amount=INT, grade=GRADE, rank=RANK
+        ),
+        "IWR-8.deals": _spec("IWR-8", "what one instance deals", ACTOR, **_INSTANCE, amount=INT),
+        "IWR-3.immune": _spec("IWR-3", "immune to critical hits: not doubled", ACTOR, **_BLOCKED),
+        "IWR-3.doubled": _spec("IWR-3", "a critical hit doubles an instance", ACTOR, **_BLOCKED),
+        "IWR-1.exception": _spec(
+            "IWR-1", "an immunity's exception applies", ACTOR, **_INSTANCE, immunity=TEXT, exception=TEXT
+        ),
+        "IWR-1.blocked": _spec(
+            "IWR-1", "a damage immunity ignores an instance", ACTOR, **_BLOCKED, immunity=TEXT
+        ),
+        "IWR-2.blocked": _spec(
+            "IWR-2", "an effect immunity: the whole effect does nothing", ACTOR, **_BLOCKED, immunity=TEXT
+        ),
+        "IWR-4.blocked": _spec(
+            "IWR-4", "immune to nonlethal attacks: an instance ignored", ACTOR, **_BLOCKED, immunity=TEXT
+        ),
+        "IWR-5.blocked": _spec(
+            "IWR-5", "a temporary immunity: an instance does nothing", ACTOR, **_BLOCKED, effect=TEXT
+        ),
+        "IWR-6.weakness": _spec(
+            "IWR-6", "a weakness adds to an instance", ACTOR, **_BLOCKED, weakness=TEXT, value=INT
+        ),
+        "IWR-7.resistance": _spec(
+            "IWR-7", "a resistance takes from an instance", ACTOR, **_BLOCKED, resistance=TEXT, value=INT
+        ),
+        "IWR-7.unavoidable": _spec(
+            "IWR-7", "unavoidable damage: resistances do not reduce it", ACTOR, **_INSTANCE
+        ),
+        "IWR-2.condition": _spec("IWR-2", "immune to a condition: it does not apply", ACTOR, condition=TEXT),
+        "IWR-2.trait": _spec(
+            "IWR-2", "immune to an effect's trait: the effect does nothing", ACTOR, immunity=TEXT, trait=TEXT
+        ),
+        "IWR-5.temporary": _spec(
+            "IWR-5", "temporarily immune to an effect: it does nothing", ACTOR, effect=TEXT, untilRound=N_INT
+        ),
+        "IWR-5.ended": _spec(
+            "IWR-5", "a temporary immunity ends with its round", ACTOR, ended=TEXT, untilRound=INT
+        ),
+        # health (HEALTH-3..13) and healing: the actor
+        "HEALTH-11.absorb": _spec(
+            "HEALTH-11",
+            "temporary HP absorbs damage, highest grade first",
+            ACTOR,
+            absorbed=OBJECT,
+            tempHpBefore=INT,
+            tempHp=INT,
+        ),
+        "HEALTH-11.noStack": _spec(
+            "HEALTH-11", "temporary HP does not stack", ACTOR, tempHp=INT, offered=INT
+        ),
+        "HEALTH-11.gain": _spec(
+            "HEALTH-11", "temporary HP gained: the higher stays", ACTOR, tempHp=INT, before=INT
+        ),
+        "HEALTH-11.unavoidable": _spec(
+            "HEALTH-11", "temporary HP does not work against unavoidable damage", ACTOR, unavoidable=OBJECT
+        ),
+        "HEALTH-8.source": _spec("HEALTH-8", "natural recovery or rest: what it heals", ACTOR, **_HEAL),
+        "HEALTH-9.source": _spec("HEALTH-9", "the Overseer's healing: what it heals", ACTOR, **_HEAL),
+        "HEALTH-10.source": _spec("HEALTH-10", "fast healing or regeneration: what it heals", ACTOR, **_HEAL),
+        "HEALTH-8.healed": _spec("HEALTH-8", "boxes healed on the first track", ACTOR, **_HEALED),
+        "HEALTH-9.healed": _spec("HEALTH-9", "boxes the Overseer healed", ACTOR, **_HEALED),
+        "HEALTH-10.healed": _spec("HEALTH-10", "boxes fast healing or regeneration healed", ACTOR, **_HEALED),
+        "HEALTH-13.healed": _spec("HEALTH-13", "boxes healed on the second track first", ACTOR, **_HEALED),
+        "HEALTH-8.nothing": _spec("HEALTH-8", "nothing this source can heal", ACTOR, healed=OBJECT),
+        "HEALTH-9.nothing": _spec("HEALTH-9", "nothing the Overseer can heal", ACTOR, healed=OBJECT),
+        "HEALTH-10.nothing": _spec("HEALTH-10", "nothing fast healing can heal", ACTOR, healed=OBJECT),
+        "HEALTH-9.cost": _spec(
+            "HEALTH-9", "the Overseer's cost for A boxes", ACTOR, cost=INT, aggravated=INT
+        ),
+        "HEALTH-4.stabilized": _spec("HEALTH-4", "worsening stops until new damage", ACTOR, stabilized=BOOL),
+        "HEALTH-4.recheck": _spec("HEALTH-4", "new damage: worsening is checked again", ACTOR, recheck=BOOL),
+        "HEALTH-8.restCarried": _spec(
+            "HEALTH-8",
+            "rest that carries toward the next box",
+            ACTOR,
+            restHours=INT,
+            grade=GRADE,
+            periodHours=INT,
+        ),
+        "HEALTH-8.longRest": _spec("HEALTH-8", "long rests restore Willpower", ACTOR, longRests=INT),
+        "HEALTH-12.change": _spec(
+            "HEALTH-12",
+            "max Health changes",
+            ACTOR,
+            delta=INT,
+            effect=N_TEXT,
+            removed=OBJECT,
+            **BOXES,
+        ),
+        "HEALTH-12.ends": _spec(
+            "HEALTH-12",
+            "a temporary max Health change ends and is reversed",
+            ACTOR,
+            effect=TEXT,
+            reversed=INT,
+        ),
+        "HEALTH-13.new": _spec("HEALTH-13", "a second Health track set up", ACTOR, max=INT),
+        "HEALTH-13.replaced": _spec(
+            "HEALTH-13", "the earlier second track is replaced", ACTOR, replaced=BOOL
+        ),
+        "HEALTH-3.woken": _spec("HEALTH-3", "recovering Willpower wakes the injured", ACTOR, woken=BOOL),
+        "HEALTH-5.notReturned": _spec(
+            "HEALTH-5",
+            "the dead stay dead: the max Health taken is not given back",
+            ACTOR,
+            effect=TEXT,
+            notReturned=INT,
+        ),
+        # Willpower (WP-1..6): the actor
+        "WP-2.roll": _spec("WP-2", "1 Willpower for +3 dice on a roll", ACTOR, **_WP_SPEND),
+        "WP-2.defense": _spec("WP-2", "1 Willpower for +3 defense", ACTOR, **_WP_SPEND),
+        "WP-3.stayConscious": _spec("WP-3", "1 Willpower to stay conscious this round", ACTOR, **_WP_SPEND),
+        "WP-3.hunger": _spec("WP-3", "1 Willpower to stay conscious despite hunger", ACTOR, **_WP_SPEND),
+        "WP-3.blow": _spec("WP-3", "a new blow: staying conscious must be paid again", ACTOR, lapse=TEXT),
+        "WP-3.round": _spec("WP-3", "a new round: staying conscious must be paid again", ACTOR, lapse=TEXT),
+        "WP-4.noStack": _spec("WP-4", "temporary Willpower does not stack", ACTOR, temporary=INT),
+        "WP-4.temporary": _spec("WP-4", "temporary Willpower gained", ACTOR, temporary=INT),
+        "WP-4.lose": _spec(
+            "WP-4", "Willpower lost, temporary first", ACTOR, fromTemporary=INT, fromCurrent=INT, current=INT
+        ),
+        "WP-1.full": _spec("WP-1", "Willpower already at max", ACTOR, recovered=INT),
+        "WP-1.recover": _spec("WP-1", "Willpower recovered", ACTOR, recovered=INT, current=INT),
+        "WP-5.unconscious": _spec("WP-5", "at 0 Willpower: unconscious", ACTOR, unconscious=BOOL),
+        "WP-5.awake": _spec("WP-5", "above 0 Willpower again: awake", ACTOR, unconscious=BOOL),
+        "WP-6.change": _spec("WP-6", "Will changes max Willpower", ACTOR, max=INT, current=INT, lost=INT),
+        # Energy Pools and Gauges (EP-1..9): the actor
+        "EP-1.gained": _spec(
+            "EP-1",
+            "an Energy Pool gained",
+            ACTOR,
+            name=TEXT,
+            keyAttributes=OBJECT,
+            max=INT,
+            category=TEXT,
+            region=N_TEXT,
+            traits=LIST,
+        ),
+        "EP-2.annihilated": _spec(
+            "EP-2", "conflicting pools or Gauges meet: annihilated", ACTOR, conflicts=LIST
+        ),
+        "EP-2.rejects": _spec("EP-2", "a held pool rejects the new one: annihilated", ACTOR, **_CONFLICT),
+        "EP-9.rejects": _spec("EP-9", "a held Gauge rejects the new one: annihilated", ACTOR, **_CONFLICT),
+        "EP-3.anchor": _spec(
+            "EP-3",
+            "a pool of a class the actor cannot gain again: annihilated",
+            ACTOR,
+            anchorSource=TEXT,
+            name=TEXT,
+            **{"class": TEXT},
+        ),
+        "EP-3.anchored": _spec("EP-3", "from now on gaining a class annihilates", ACTOR, **_ANCHORED),
+        "EP-3.anchoredWith": _spec(
+            "EP-3", "from now on gaining a class annihilates, but for the participants", ACTOR, **_ANCHORED
+        ),
+        "EP-4.reopened": _spec("EP-4", "a pool opened again: its bonus", ACTOR, **_REOPEN),
+        "EP-4.noBonus": _spec("EP-4", "a pool opened again: no further bonus", ACTOR, **_REOPEN),
+        "EP-5.restore": _spec("EP-5", "energy restored", ACTOR, pool=TEXT, restored=INT, current=INT),
+        "EP-5.max": _spec("EP-5", "a pool's max changes", ACTOR, pool=TEXT, max=INT, current=INT, lost=INT),
+        "EP-6.spendAll": _spec("EP-6", "the ability spends all energy", ACTOR, spendAll=BOOL, paid=INT),
+        "EP-6.reduced": _spec("EP-6", "a cost reduced", ACTOR, cost=INT, reduction=INT, paid=INT),
+        "EP-6.paid": _spec(
+            "EP-6",
+            "energy paid, and the effect's cost",
+            ACTOR,
+            pool=TEXT,
+            classes=LIST,
+            paid=INT,
+            effectCost=INT,
+            current=INT,
+        ),
+        "EP-7.substitute": _spec(
+            "EP-7",
+            "a pool spent in place of another",
+            ACTOR,
+            pool=TEXT,
+            classes=LIST,
+            name=TEXT,
+            inPlaceOf=TEXT,
+        ),
+        "EP-7.variant": _spec(
+            "EP-7", "a variant of a pool: a separate pool", ACTOR, name=TEXT, variantOf=TEXT
+        ),
+        "EP-8.untouched": _spec(
+            "EP-8",
+            "not an Energy Pool: attacks on pools do not touch it",
+            ACTOR,
+            pool=TEXT,
+            name=TEXT,
+            attack=BOOL,
+        ),
+        "EP-9.gained": _spec("EP-9", "a Gauge gained", ACTOR, gauge=TEXT, current=INT, max=INT),
+        "EP-9.gauge": _spec("EP-9", "a Gauge spent or restored", ACTOR, gauge=TEXT, current=INT),
+        "EP-9.max": _spec("EP-9", "a Gauge's max changes", ACTOR, gauge=TEXT, max=INT, current=INT, lost=INT),
         # bookkeeping
-        "UNDO.undone": _spec("UNDO", "a ruling undone", (), action=TEXT, kind=TEXT, rev=INT),
-        "UNDO.redone": _spec("UNDO", "an undone ruling redone", (), action=TEXT, kind=TEXT, rev=INT),
+        "UNDO.undone": _spec("UNDO", "a ruling undone", (), action=TEXT, kind=TEXT, rev=INT, key=TEXT),
+        "UNDO.redone": _spec(
+            "UNDO", "an undone ruling redone", (), action=TEXT, kind=TEXT, rev=INT, key=TEXT
+        ),
         "ROUND.begins": _spec("ROUND", "a combat round begins", (), round=INT),
         "PIN.restart": _spec(
             "PIN",

@@ -139,6 +139,7 @@ def spend(
             "current": paid.current,
             "temporary": paid.temporary,
         },
+        key=f"{rule}.{use.value}",
     )
     return WillpowerOutcome(paid, (step,))
 
@@ -154,21 +155,34 @@ def gain(willpower: Willpower, amount: int, *, temporary: bool = False) -> Willp
         if amount <= willpower.temporary:
             text = f"temporary Willpower does not stack: {willpower.temporary} already held"
             return WillpowerGain(
-                willpower, 0, (Step(rule="WP-4", text=text, data={"temporary": willpower.temporary}),)
+                willpower,
+                0,
+                (Step(rule="WP-4", text=text, data={"temporary": willpower.temporary}, key="WP-4.noStack"),),
             )
         new = willpower.model_copy(update={"temporary": amount})
         text = f"temporary Willpower {willpower.temporary} → {amount} (not recovery: wakes no one)"
-        return WillpowerGain(new, 0, (Step(rule="WP-4", text=text, data={"temporary": amount}),))
+        return WillpowerGain(
+            new, 0, (Step(rule="WP-4", text=text, data={"temporary": amount}, key="WP-4.temporary"),)
+        )
     recovered = min(amount, willpower.max - willpower.current)
     if not recovered:
         text = f"Willpower already at max ({willpower.max}): nothing recovered"
-        return WillpowerGain(willpower, 0, (Step(rule="WP-1", text=text, data={"recovered": 0}),))
+        return WillpowerGain(
+            willpower, 0, (Step(rule="WP-1", text=text, data={"recovered": 0}, key="WP-1.full"),)
+        )
     new = willpower.model_copy(update={"current": willpower.current + recovered, "drained": False})
     text = f"recovers {recovered} Willpower: {willpower.current} → {new.current} of {new.max}"
     return WillpowerGain(
         new,
         recovered,
-        (Step(rule="WP-1", text=text, data={"recovered": recovered, "current": new.current}),),
+        (
+            Step(
+                rule="WP-1",
+                text=text,
+                data={"recovered": recovered, "current": new.current},
+                key="WP-1.recover",
+            ),
+        ),
     )
 
 
@@ -193,6 +207,7 @@ def lose(willpower: Willpower, amount: int) -> WillpowerOutcome:
             f"{from_current} current); {new.current} + {new.temporary} temporary left"
         ),
         data={"fromTemporary": from_temporary, "fromCurrent": from_current, "current": new.current},
+        key="WP-4.lose",
     )
     return WillpowerOutcome(new if from_temporary or from_current else willpower, (step,))
 
@@ -212,7 +227,15 @@ def change_will(willpower: Willpower, delta: int) -> WillpowerOutcome:
             f"; {lost} Willpower above the max is lost for good" if lost else ""
         )
     return WillpowerOutcome(
-        new, (Step(rule="WP-6", text=text, data={"max": new_max, "current": current, "lost": lost}),)
+        new,
+        (
+            Step(
+                rule="WP-6",
+                text=text,
+                data={"max": new_max, "current": current, "lost": lost},
+                key="WP-6.change",
+            ),
+        ),
     )
 
 

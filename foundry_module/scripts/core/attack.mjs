@@ -116,13 +116,16 @@ export function iwrChanges(log) {
   });
 }
 
+/** The DET-10 step keys of a miss: a wrong guess, no square guessed, nobody at the square. */
+export const MISS_KEYS = Object.freeze(["DET-10.guessWrong", "DET-10.noGuess", "DET-10.noTarget"]);
+
 /**
  * Whether a damage ruling's log says the attack missed (a wrong or missing guess, DET-10).
- * @param {{rule: string, data?: Record<string, any>|null}[]} log
+ * @param {{rule: string, key?: string|null, data?: Record<string, any>|null}[]} log
  * @returns {boolean}
  */
 export function attackMissed(log) {
-  return log.some((step) => step.rule === "DET-10" && step.data?.guess === "DET-10.guess" && step.data.right === false);
+  return log.some((step) => typeof step.key === "string" && MISS_KEYS.includes(step.key));
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 
 import { escapeHtml, renderStep } from "./chat-cards.mjs";
-import { attackMissed, iwrChanges } from "./attack.mjs";
+import { MISS_KEYS, attackMissed, iwrChanges } from "./attack.mjs";
 
 /**
  * @typedef {import("./chat-cards.mjs").Step} Step
@@ -72,7 +72,7 @@ export function renderBatchSummary(log, i18n, names) {
           ({ type, from, to }) =>
             `<li class="vtt-bridge-batch-total">${escapeHtml(i18n.format("VTTBRIDGE.Batch.Total", { from: String(from), to: String(to), type }))}</li>`,
         );
-    const changes = iwrChanges(steps).filter((s) => !(s.rule === "DET-10" && s.data?.guess === "DET-10.guess"));
+    const changes = iwrChanges(steps).filter((s) => !(typeof s.key === "string" && MISS_KEYS.includes(s.key)));
     const why = changes.length ? `<ol class="vtt-bridge-steps">${changes.map((s) => renderStep(s, i18n, names)).join("")}</ol>` : "";
     return `<section class="vtt-bridge-batch-target"><h4>${escapeHtml(who)}</h4><ul>${lines.join("")}</ul>${why}</section>`;
   });

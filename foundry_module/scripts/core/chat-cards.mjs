@@ -1,13 +1,12 @@
 /**
- * PURE: the chat card of a ruling. The sidecar explains each ruling as `log: [{rule, text, data?}]`
- * (and its dice as `rolls`); a card shows, per step, the rule id, the rule's localized title and a
- * localized sentence made from the step's `data`. A step whose shape has no sentence template (or
- * whose template is missing in the language) shows the sidecar's English text instead, under the
- * localized title.
+ * PURE: the chat card of a ruling. The sidecar explains each ruling as `log: [{rule, text, data, key}]`
+ * (and its dice as `rolls`); a card shows, per step, the rule id, the rule's localized title and the
+ * sentence of the step's key (`VTTBRIDGE.Step.<key>`, the sidecar's declared vocabulary) made from
+ * its `data`. A step whose key the language does not word (an older or newer sidecar) shows the
+ * sidecar's English text instead, under the localized title.
  *
- * Localization keys (block "Rules"): `VTTBRIDGE.Rules.<rule id>.Title` for every rule id, and
- * `VTTBRIDGE.Rules.<rule id>.<variant>` for the sentence of one step shape; `VTTBRIDGE.Rules.Card.*`
- * for the card's own words. Every value that reaches the HTML is escaped (actor and token names come
+ * Localization keys: `VTTBRIDGE.Rules.<rule id>.Title` for every rule id, `VTTBRIDGE.Step.*` for the
+ * step sentences and their words, `VTTBRIDGE.Rules.Card.*` for the card's own words. Every value that reaches the HTML is escaped (actor and token names come
  * from users).
  * @module chat-cards
  */
@@ -72,267 +71,6 @@ const has = (d, key) => Object.prototype.hasOwnProperty.call(d, key);
 const isImmunity = (value) => typeof value === "object" && value !== null && typeof (/** @type {any} */ (value).kind) === "string";
 
 /**
- * Sentence templates: rule id → variants, first match wins. A variant's key is
- * `VTTBRIDGE.Rules.<rule>.<variant>`; its placeholders are the step's data keys (formatted by
- * `stepParams`). `*` holds variants tried for every rule (shapes several rules share).
- * @type {Record<string, Array<[string, (d: Record<string, any>) => boolean]>>}
- */
-export const TEMPLATES = {
-  UNDO: [
-    ["Undone", (d) => d.key === "UNDO.undone"],
-    ["Redone", (d) => d.key === "UNDO.redone"],
-  ],
-  "HEALTH-2": [
-    ["Damage", (d) => has(d, "grade")],
-    ["Wasted", (d) => has(d, "wasted")],
-    ["NoDamage", (d) => d.amount === 0],
-  ],
-  "HEALTH-3": [["Woken", (d) => d.woken === true]],
-  "HEALTH-4": [
-    ["Worsen", (d) => has(d, "from")],
-    ["Stabilized", (d) => d.stabilized === true],
-    ["Recheck", (d) => d.recheck === true],
-  ],
-  "HEALTH-5": [["NotReturned", (d) => has(d, "notReturned")]],
-  "HEALTH-6": [["Status", (d) => has(d, "status")]],
-  "HEALTH-8": [
-    ["LongRest", (d) => has(d, "longRests")],
-    ["RestCarried", (d) => has(d, "restHours")],
-  ],
-  "HEALTH-9": [["Cost", (d) => has(d, "cost")]],
-  "HEALTH-11": [
-    ["Absorb", (d) => has(d, "absorbed")],
-    ["Unavoidable", (d) => has(d, "unavoidable")],
-    ["NoStack", (d) => has(d, "offered")],
-    ["Gain", (d) => has(d, "before")],
-  ],
-  "HEALTH-12": [
-    ["Ends", (d) => has(d, "reversed")],
-    ["Change", (d) => has(d, "delta")],
-  ],
-  "HEALTH-13": [
-    ["Overflow", (d) => has(d, "overflow")],
-    ["Healed", (d) => has(d, "healed")],
-    ["Replaced", (d) => d.replaced === true],
-    ["New", (d) => has(d, "max")],
-  ],
-  "WP-1": [
-    ["Recover", (d) => d.recovered > 0],
-    ["Full", (d) => d.recovered === 0],
-  ],
-  "WP-2": [
-    ["roll", (d) => d.use === "roll"],
-    ["defense", (d) => d.use === "defense"],
-  ],
-  "WP-3": [
-    ["stayConscious", (d) => d.use === "stayConscious"],
-    ["hunger", (d) => d.use === "hunger"],
-    ["Blow", (d) => d.lapse === "blow"],
-    ["Round", (d) => d.lapse === "round"],
-  ],
-  "WP-4": [
-    ["Lose", (d) => has(d, "fromTemporary")],
-    ["Temporary", (d) => has(d, "temporary") && !has(d, "use")],
-  ],
-  "WP-5": [
-    ["Unconscious", (d) => d.unconscious === true],
-    ["Awake", (d) => d.unconscious === false],
-  ],
-  "WP-6": [["Change", (d) => has(d, "max")]],
-  ROUND: [["Begins", (d) => has(d, "round")]],
-  "IWR-1": [
-    ["Exception", (d) => has(d, "exception")],
-    ["Blocked", (d) => has(d, "before") && typeof d.immunity === "string"],
-  ],
-  "IWR-2": [
-    ["Condition", (d) => has(d, "condition")],
-    ["Trait", (d) => has(d, "trait")],
-    ["Blocked", (d) => has(d, "before") && typeof d.immunity === "string"],
-  ],
-  "IWR-3": [
-    ["Immune", (d) => has(d, "before") && d.before === d.after],
-    ["Doubled", (d) => has(d, "before")],
-  ],
-  "IWR-4": [["Blocked", (d) => has(d, "before")]],
-  "IWR-5": [
-    ["Ended", (d) => has(d, "ended")],
-    ["Temporary", (d) => has(d, "effect")],
-  ],
-  "IWR-6": [["Weakness", (d) => has(d, "weakness")]],
-  "IWR-7": [
-    ["Resistance", (d) => has(d, "resistance")],
-    ["Unavoidable", (d) => has(d, "type")],
-  ],
-  "IWR-8": [
-    ["Instance", (d) => has(d, "grade")],
-    ["Deals", (d) => has(d, "amount")],
-  ],
-  "RANK-3": [["Rank", (d) => has(d, "rank")]],
-  "RANK-5": [
-    ["Blocks", (d) => isImmunity(d.immunity) && has(d, "what") && d.blocked === true],
-    ["Unstopped", (d) => isImmunity(d.immunity) && has(d, "what") && d.blocked === false],
-    ["Condition", (d) => typeof d.condition === "string"],
-  ],
-  "RANK-9": [
-    ["Already", (d) => isImmunity(d.immunity) && d.already === true],
-    ["Gains", (d) => isImmunity(d.immunity) && d.gained === true],
-    ["Blocks", (d) => isImmunity(d.immunity) && has(d, "what")],
-  ],
-  "RANK-10": [["Gains", (d) => isImmunity(d.immunity) && d.gained === true]],
-  "RANK-11": [["Again", (d) => has(d, "effectiveAgain")]],
-  "RANK-13": [
-    ["Bonus", (d) => isImmunity(d.replaced) && isImmunity(d.immunity) && has(d, "bonus")],
-    ["SameSource", (d) => isImmunity(d.replaced) && isImmunity(d.immunity)],
-  ],
-  "DET-1": [["Anti", (d) => Array.isArray(d.anti) || Array.isArray(d.antiDetection)]],
-  "DET-2": [["Versus", (d) => has(d, "effectiveRank")]],
-  "DET-3": [["Humanoid", (d) => has(d, "means")]],
-  "DET-4": [
-    ["Result", (d) => has(d, "result")],
-    ["Locate", (d) => has(d, "locate")],
-  ],
-  "DET-5": [
-    ["Moved", (d) => has(d, "changedPairs")],
-    ["Unusable", (d) => has(d, "unusable")],
-    ["OutOfRange", (d) => has(d, "range")],
-    ["Distance", (d) => has(d, "distance")],
-  ],
-  "DET-6": [
-    ["Exposed", (d) => d.exposed === true],
-    ["Means", (d) => has(d, "means")],
-    ["Best", (d) => has(d, "result")],
-  ],
-  "DET-7": [
-    ["Versus", (d) => has(d, "effectiveRank")],
-    ["Worst", (d) => has(d, "means")],
-    ["Best", (d) => has(d, "result")],
-  ],
-  "DET-8": [
-    ["Held", (d) => d.held === true],
-    ["Accepted", (d) => d.accepted === true],
-    ["Refused", (d) => d.accepted === false],
-    ["Round", (d) => has(d, "contests")],
-    ["Contest", (d) => has(d, "observerPool")],
-    ["Won", (d) => has(d, "round")],
-    ["LostThisRound", (d) => has(d, "lostIn") && d.thisRound === true],
-    ["Lost", (d) => has(d, "lostIn")],
-    ["NoWin", (d) => d.win === false],
-    ["Lapsed", (d) => has(d, "lapsed")],
-  ],
-  "DET-9": [["Modifier", (d) => typeof d.reason === "string" && d.reason !== ""]],
-  "DET-10": [
-    ["GuessRight", (d) => d.guess === "DET-10.guess" && d.right === true],
-    ["NoGuess", (d) => d.guess === "DET-10.guess" && d.guessed === false],
-    ["Miss", (d) => d.guess === "DET-10.guess" && d.right === false],
-    ["DamageHalved", (d) => has(d, "before") && has(d, "after")],
-    ["Spell", (d) => typeof d.spell === "string" && d.spellAllowed === true],
-    ["NoSpell", (d) => typeof d.spell === "string"],
-    ["Guessed", (d) => d.guessedPositionOnly === true],
-    ["Halved", (d) => d.halved === true],
-    ["Full", (d) => has(d, "successes")],
-  ],
-  PIN: [
-    ["Released", (d) => d.released === true],
-    ["Explain", (d) => has(d, "rules")],
-    ["Pinned", (d) => has(d, "state")],
-  ],
-  "DICE-5": [
-    ["ObserverWins", (d) => d.observerWins === true],
-    ["HiderWins", (d) => d.observerWins === false],
-    ["Wins", (d) => has(d, "dc") && d.wins === true],
-    ["Loses", (d) => has(d, "dc") && d.wins === false],
-  ],
-  // the roll action (actions/roll.py, rules/dice.py)
-  "DICE-1": [
-    ["Pool", (d) => has(d, "base")],
-    ["Rolled", (d) => has(d, "dice") && d.supplied === false],
-    ["ToRoll", (d) => has(d, "pool")],
-    ["Success", (d) => has(d, "successes") && d.wins === true],
-    ["Failure", (d) => d.wins === false],
-  ],
-  "DICE-2": [
-    ["NoAgain", (d) => d.again === null],
-    ["Again", (d) => has(d, "rerolls")],
-  ],
-  "DICE-3": [
-    ["Extra", (d) => has(d, "extra") && d.counted === true],
-    ["NoExtra", (d) => has(d, "extra") && d.counted === false],
-  ],
-  "DICE-4": [["Modifiers", (d) => Array.isArray(d.modifiers) && has(d, "total")]],
-  "DICE-6": [["Rolled", (d) => has(d, "dice") && d.supplied === true]],
-  "DICE-7": [["Bonus", (d) => has(d, "bonus")]],
-  "HEALTH-7": [["Penalty", (d) => has(d, "penalty")]],
-  "RANK-4": [
-    ["Blocks", (d) => isImmunity(d.immunity) && has(d, "what") && d.blocked === true],
-    ["Unstopped", (d) => isImmunity(d.immunity) && has(d, "what") && d.blocked === false],
-  ],
-  "EP-1": [["Gained", (d) => has(d, "keyAttributes")]],
-  "EP-2": [
-    ["Rejects", (d) => has(d, "mode") && has(d, "holder")],
-    ["Annihilated", (d) => Array.isArray(d.conflicts)],
-  ],
-  "EP-3": [
-    ["Anchor", (d) => has(d, "anchorSource") && has(d, "name")],
-    ["AnchoredWith", (d) => has(d, "anchorSource") && Array.isArray(d.participants) && d.participants.length > 0],
-    ["Anchored", (d) => has(d, "anchorSource")],
-  ],
-  "EP-4": [
-    ["Reopened", (d) => has(d, "reopening") && d.bonus > 0],
-    ["NoBonus", (d) => has(d, "reopening")],
-  ],
-  "EP-5": [
-    ["Restore", (d) => has(d, "restored")],
-    ["Max", (d) => has(d, "lost")],
-  ],
-  "EP-6": [
-    ["SpendAll", (d) => d.spendAll === true],
-    ["Reduced", (d) => has(d, "reduction")],
-    ["Paid", (d) => has(d, "effectCost")],
-  ],
-  "EP-7": [
-    ["Variant", (d) => has(d, "variantOf")],
-    ["Substitute", (d) => has(d, "inPlaceOf")],
-  ],
-  "EP-8": [["Untouched", (d) => d.attack === true]],
-  "EP-9": [
-    ["Rejects", (d) => has(d, "mode") && has(d, "holder")],
-    ["Max", (d) => has(d, "lost")],
-    ["Gauge", (d) => has(d, "gauge") && has(d, "current")],
-  ],
-  "*": [
-    ["Points", (d) => has(d, "kind") && has(d, "points") && has(d, "total")],
-    ["HealSource", (d) => typeof d.source === "string" && has(d, "points")],
-    ["HealNothing", (d) => has(d, "healed") && Object.keys(d.healed ?? {}).length === 0],
-    ["Healed", (d) => has(d, "healed")],
-  ],
-};
-
-/** Rule ids whose steps may carry the shared `*` shapes. */
-export const SHARED_RULES = new Set(["HEALTH-8", "HEALTH-9", "HEALTH-10", "RANK-5", "RANK-9", "RANK-12"]);
-
-/**
- * The sentence variant of a step (null: no template; show the sidecar's text).
- * @param {Step} step
- * @returns {string|null}
- */
-export function stepVariant(step) {
-  const data = step.data;
-  if (!data || typeof data !== "object") return null;
-  const own = TEMPLATES[step.rule] ?? [];
-  const shared = SHARED_RULES.has(step.rule) ? TEMPLATES["*"] : [];
-  for (const [variant, when] of [...own, ...shared]) {
-    if (when(data)) return variant;
-  }
-  return null;
-}
-
-/** The keys of a step's sentence template (null when it has none). @param {Step} step */
-export function stepTemplateKey(step) {
-  const variant = stepVariant(step);
-  return variant ? `${RULES_KEY}.${step.rule}.${variant}` : null;
-}
-
-/**
  * `{B: 1, L: 2}` → "1 B + 2 L"; `[a, b]` → "a, b"; numbers and strings as they are.
  * @param {unknown} value
  * @returns {string}
@@ -351,14 +89,15 @@ export function plainValue(value) {
 }
 
 /**
- * The template parameters of a step: every data value formatted and escaped, plus derived ones
- * (`boxes`, localized states, names).
+ * The data fields of a step in the reader's language, not yet escaped: each field formatted for its
+ * kind (immunities, pools, traits, conditions, sources ...), plus the parameters `DERIVED_PARAMS`
+ * derives from declared fields.
  * @param {Step} step
  * @param {I18n} i18n
  * @param {(id: string) => string|undefined} [names]
  * @returns {Record<string, string>}
  */
-export function stepParams(step, i18n, names) {
+function fieldParams(step, i18n, names) {
   const data = step.data ?? {};
   const word = (/** @type {string} */ group, /** @type {unknown} */ value) => {
     const key = `${CARD_KEY}.${group}.${value}`;
@@ -398,9 +137,15 @@ export function stepParams(step, i18n, names) {
     const { healthy, bashing = 0, lethal = 0, aggravated = 0 } = data;
     out.boxes = i18n.format(`${CARD_KEY}.Boxes`, { healthy: String(healthy), bashing: String(bashing), lethal: String(lethal), aggravated: String(aggravated) });
   }
-  for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
   return out;
 }
+
+/** Parameters a sentence may use besides the declared fields, each made from the fields it lists. */
+export const DERIVED_PARAMS = Object.freeze({
+  boxes: ["healthy", "bashing", "lethal", "aggravated"],
+  immunitySource: ["immunity"],
+  replacedSource: ["replaced"],
+});
 
 /** @typedef {(group: string, value: unknown) => string} Word a table value in the reader's language */
 
@@ -528,7 +273,7 @@ function energyParams(data, i18n, word) {
 export const STEP_KEY = "VTTBRIDGE.Step";
 
 /** Data fields that name a step's subjects (actor uuids or token ids): shown by their names. */
-export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent"]);
+export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent", "attacker", "token"]);
 
 /** Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`). */
 export const COUNT_FIELDS = Object.freeze({
@@ -543,7 +288,36 @@ export const COUNT_FIELDS = Object.freeze({
   lapsed: "result",
   actors: "actor",
   tokens: "token",
+  extraSuccesses: "extra",
+  effectPoints: "effectPoint",
 });
+
+/** Count fields of one key whose word is not the field's own (`key → field → word`). */
+export const KEY_COUNT_FIELDS = Object.freeze({
+  "DICE-3.extra": { extra: "extra", total: "success" },
+  "DICE-3.noExtra": { extra: "extra" },
+  "DICE-1.rolled": { successes: "success" },
+});
+
+/** Fields holding a Rank's number (DET-2/7: unranked 0 ... S 5, S+1 6), shown as the Rank's letter. */
+const RANK_NUMBER_FIELDS = new Set(["effectiveRank", "antiRank"]);
+
+/** The Ranks by number (RANK-1); 6 is S+1 (DET-2: a means one Rank above S). */
+export const RANK_LETTERS = Object.freeze(["unranked", "D", "C", "B", "A", "S", "S+1"]);
+
+/**
+ * A Rank's number as its letter ("3" → "B"); unranked in the reader's language.
+ * @param {number} number
+ * @param {I18n} i18n
+ */
+export function rankLetter(number, i18n) {
+  const letter = RANK_LETTERS[number] ?? String(number);
+  const key = `${CARD_KEY}.Rank.${letter}`;
+  return letter === "unranked" && i18n.has(key) ? i18n.localize(key) : letter;
+}
+
+/** Fields holding a locate state (DET-4), worded by `Card.Locate.<state>`. */
+const LOCATE_FIELDS = new Set(["result", "before", "locate", "state", "shown", "rules"]);
 
 /**
  * A count in the reader's language with its plural form ("1 success", "2 successes"; zh-CN has one
@@ -560,6 +334,17 @@ export function countWord(count, word, i18n) {
 }
 
 /**
+ * When a GM's pin ends (`until`: "scene", "move" or `{round}`), in the reader's language.
+ * @param {unknown} until
+ * @param {I18n} i18n
+ */
+function untilWords(until, i18n) {
+  if (typeof until === "string") return i18n.has(`${STEP_KEY}.Until.${until}`) ? i18n.localize(`${STEP_KEY}.Until.${until}`) : until;
+  const round = /** @type {{round?: unknown}} */ (until ?? {}).round;
+  return i18n.format(`${STEP_KEY}.Until.round`, { round: String(round ?? "?") });
+}
+
+/**
  * The parameters of a keyed step: every data field, formatted for its kind (subjects by name,
  * counts with their plural form, locate states, grades and tracks in the reader's language), escaped.
  * @param {Step} step
@@ -572,12 +357,18 @@ export function keyedParams(step, i18n, names) {
   const word = (/** @type {string} */ key, /** @type {unknown} */ value) => (i18n.has(key) ? i18n.localize(key) : String(value));
   const card = (/** @type {string} */ group, /** @type {unknown} */ value) => word(`${CARD_KEY}.${group}.${value}`, value);
   const counts = /** @type {Record<string, string>} */ (COUNT_FIELDS);
-  /** @type {Record<string, string>} */
-  const out = {};
+  const keyCounts = /** @type {Record<string, Record<string, string>>} */ (KEY_COUNT_FIELDS)[step.key ?? ""] ?? {};
+  const out = fieldParams(step, i18n, names);
   for (const [field, value] of Object.entries(data)) {
-    if (SUBJECT_FIELDS.includes(field) && typeof value === "string") out[field] = names?.(value) ?? value;
+    if (field in keyCounts && typeof value === "number") out[field] = countWord(value, keyCounts[field], i18n);
+    else if (SUBJECT_FIELDS.includes(field) && typeof value === "string") out[field] = names?.(value) ?? value;
+    else if (SUBJECT_FIELDS.includes(field) && value === null) out[field] = i18n.localize(`${STEP_KEY}.Every`);
     else if (field in counts && typeof value === "number") out[field] = countWord(value, counts[field], i18n);
-    else if (field === "result" || field === "before") out[field] = card("Locate", value);
+    else if (LOCATE_FIELDS.has(field) && typeof value === "string") out[field] = card("Locate", value);
+    else if (field === "spell") out[field] = card("Spell", value);
+    else if (field === "spellChance" && typeof value === "number") out[field] = `${Math.round(value * 100)}%`;
+    else if (field === "by") out[field] = typeof value === "string" && value ? value : i18n.localize(`${STEP_KEY}.TheGM`);
+    else if (field === "until") out[field] = untilWords(value, i18n);
     else if (field === "side") out[field] = card("Side", value);
     else if (field === "reason") out[field] = card("Reason", value);
     else if (field === "status") out[field] = card("Status", value);
@@ -586,9 +377,10 @@ export function keyedParams(step, i18n, names) {
     else if (field === "wins") out[field] = word(`${STEP_KEY}.Wins.${value}`, value);
     else if (field === "dp") out[field] = typeof value === "number" && value > 0 ? `+${value}` : String(value);
     else if (field === "conditions") out[field] = Array.isArray(value) && value.length ? `; ${value.map((c) => card("Condition", c)).join(", ")}` : "";
-    else if (field === "means") out[field] = typeof value === "string" ? `${value}, ` : "";
+    else if (field === "means" && step.key === "DET-4.summary") out[field] = typeof value === "string" ? `${value}, ` : "";
     else if (field === "old" || field === "new") out[field] = value === null || value === undefined ? i18n.localize(`${STEP_KEY}.Nothing`) : JSON.stringify(value);
-    else out[field] = plainValue(value);
+    else if (RANK_NUMBER_FIELDS.has(field) && typeof value === "number") out[field] = rankLetter(value, i18n);
+    else if (!(field in out)) out[field] = plainValue(value);
   }
   for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
   return out;
@@ -617,18 +409,8 @@ export function renderStep(step, i18n, names) {
   const titleKey = `${RULES_KEY}.${step.rule}.Title`;
   const title = i18n.has(titleKey) ? escapeHtml(i18n.localize(titleKey)) : "";
   const keyed = keyedTemplate(step, i18n);
-  const templateKey = stepTemplateKey(step);
-  let sentence;
-  let localized = false;
-  if (keyed) {
-    sentence = i18n.format(keyed, keyedParams(step, i18n, names));
-    localized = true;
-  } else if (templateKey && i18n.has(templateKey)) {
-    sentence = i18n.format(templateKey, stepParams(step, i18n, names));
-    localized = true;
-  } else {
-    sentence = escapeHtml(step.text);
-  }
+  const localized = keyed !== null;
+  const sentence = keyed ? i18n.format(keyed, keyedParams(step, i18n, names)) : escapeHtml(step.text);
   const who = !keyed && typeof step.data?.actor === "string" ? names?.(step.data.actor) : undefined;
   const whoHtml = who ? `<span class="vtt-bridge-who">${escapeHtml(who)}:</span> ` : "";
   const keyAttr = typeof step.key === "string" ? ` data-key="${escapeHtml(step.key)}"` : "";
@@ -686,12 +468,13 @@ export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpo
  */
 export function inferKind(log) {
   const rules = log.map((s) => s.rule);
+  const keys = new Set(log.map((s) => s.key));
   if (rules.includes("ROUND")) return "round";
-  if (log.some((s) => s.rule === "DET-8" && s.data && "observerPool" in s.data)) return "contest";
+  if (keys.has("DET-8.contest")) return "contest";
   if (rules.includes("IWR-8") || rules.includes("HEALTH-2")) return "damage";
-  if (log.some((s) => s.rule === "DICE-1" && s.data && "base" in s.data)) return "roll";
-  if (log.some((s) => s.data && typeof s.data.source === "string" && "points" in s.data)) return "heal";
-  if (log.some((s) => s.data && typeof s.data.use === "string")) return "spendWillpower";
+  if (keys.has("DICE-1.pool")) return "roll";
+  if (["HEALTH-8.source", "HEALTH-9.source", "HEALTH-10.source"].some((k) => keys.has(k))) return "heal";
+  if (["WP-2.roll", "WP-2.defense", "WP-3.stayConscious", "WP-3.hunger"].some((k) => keys.has(k))) return "spendWillpower";
   if (rules.some((r) => r.startsWith("WP-"))) return "willpower";
   return "ruling";
 }
@@ -735,7 +518,7 @@ const BOOKKEEPING = new Set(["SYNC", "UPSERT"]);
  */
 export function shouldPostCard(log) {
   if (!Array.isArray(log) || log.length === 0) return false;
-  return !log.every((s) => BOOKKEEPING.has(s.rule) || (s.rule === "DET-5" && s.data && "changedPairs" in s.data));
+  return !log.every((s) => BOOKKEEPING.has(s.rule) || s.key === "DET-5.moved");
 }
 
 /**

@@ -68,7 +68,7 @@ test("iwrChanges: only the steps that changed the amount (12 fire → 7: resista
     { rule: "HEALTH-2", text: "7 L", data: { lethal: 7 } },
   ];
   assert.deepEqual(iwrChanges(log), [log[1]]);
-  const missed = [{ rule: "DET-10", text: "the guessed square is wrong: the attack misses", data: { guess: "DET-10.guess", guessed: true, right: false } }];
+  const missed = [{ rule: "DET-10", text: "the guessed square is wrong: the attack misses", key: "DET-10.guessWrong", data: { attacker: "tMe", target: "tB", guessed: true, right: false } }];
   assert.equal(attackMissed(missed), true);
   assert.deepEqual(iwrChanges(missed), missed);
   assert.equal(attackMissed(log), false);
@@ -166,7 +166,7 @@ test("the GM's card of a batch: per target each instance's total (12 fire → 7)
     { rule: "IWR-8", text: "instance 0 deals 7 fire", data: { index: 0, type: "fire", amount: 7, actor: "Actor.a" } },
     { rule: "BATCH", key: "BATCH.item", text: "item 2 of 2", data: { index: 1, number: 2, count: 2, kind: "damage", target: "Actor.b" } },
     { rule: "DET-4", text: "tMe locates tB: unlocated", data: { locate: "unlocated" } },
-    { rule: "DET-10", text: "the guessed square is wrong: the attack misses", data: { guess: "DET-10.guess", guessed: true, right: false } },
+    { rule: "DET-10", key: "DET-10.guessWrong", text: "the guessed square is wrong: the attack misses", data: { attacker: "Actor.me", target: "Actor.b", guessed: true, right: false } },
   ];
   const items = batchItems(log);
   assert.deepEqual(items.map((i) => [i.target, i.steps.length]), [["Actor.a", 3], ["Actor.b", 2]]);

@@ -14,11 +14,9 @@ import {
   namedIds,
   renderCard,
   renderStep,
+  keyedTemplate,
   RULES_KEY,
-  SHARED_RULES,
   shouldPostCard,
-  stepTemplateKey,
-  TEMPLATES,
 } from "../../scripts/core/chat-cards.mjs";
 import { i18nFor, langs, lookup } from "../helpers/i18n.mjs";
 
@@ -71,61 +69,40 @@ test("every rule id of docs/rules.md (66) and every id the sidecar writes has a 
   assert.notEqual(langs["zh-CN"].VTTBRIDGE.Rules["HEALTH-2"].Title, en["HEALTH-2"].Title);
 });
 
-test("every sentence template exists in all three languages, with the same placeholders", () => {
-  /** @type {string[]} */
-  const keys = [];
-  for (const [rule, variants] of Object.entries(TEMPLATES)) {
-    const rules = rule === "*" ? [...SHARED_RULES] : [rule];
-    for (const r of rules) for (const [variant] of variants) if (rule !== "*" || lookup(langs.en, `${RULES_KEY}.${r}.${variant}`)) keys.push(`${RULES_KEY}.${r}.${variant}`);
-  }
-  assert.ok(keys.length > 80, String(keys.length));
-  /** @param {string} s */
-  const holes = (s) => [...s.matchAll(/{([^}]+)}/g)].map((m) => m[1]).sort();
-  for (const key of keys) {
-    const en = lookup(langs.en, key);
-    assert.ok(en, `en: ${key}`);
-    for (const lang of ["de", "zh-CN"]) {
-      const text = lookup(langs[lang], key);
-      assert.ok(text, `${lang}: ${key}`);
-      assert.deepEqual(holes(text), holes(en), `${lang}: ${key}`);
-    }
-  }
-});
-
 /** Steps shaped as the sidecar writes them (vtt_bridge/actions/*.py, rules/*.py). */
 const SAMPLES = [
-  { rule: "IWR-8", text: "instance 0: 5 slashing (L, C)", data: { index: 0, type: "slashing", amount: 5, grade: "L", rank: "C" } },
-  { rule: "IWR-7", text: "resistance to slashing 2: 5 - 2 = 3", data: { index: 0, type: "slashing", resistance: "slashing", value: 2, before: 5, after: 3 } },
-  { rule: "IWR-8", text: "instance 0 deals 3 slashing", data: { index: 0, type: "slashing", amount: 3 } },
-  { rule: "HEALTH-11", text: "temporary HP 2 absorbs 2L; 0 left", data: { absorbed: { L: 2 }, tempHpBefore: 2, tempHp: 0 } },
-  { rule: "HEALTH-2", text: "1 L damage: ...", data: { grade: "L", amount: 1, healthyTo: 1, bashingUp: 0, lethalUp: 0, leftOver: 0, max: 7, healthy: 6, bashing: 0, lethal: 1, aggravated: 0 } },
-  { rule: "HEALTH-4", text: "new damage: worsening is checked again", data: { recheck: true } },
-  { rule: "WP-3", text: "a new blow: ...", data: { lapse: "blow" } },
-  { rule: "HEALTH-6", text: "status: badly; unconscious", data: { status: "badly", conditions: ["unconscious"] } },
-  { rule: "HEALTH-10", text: "fastHealing 3: ...", data: { source: "fastHealing", points: 3 } },
-  { rule: "HEALTH-10", text: "heals 2L; now ...", data: { healed: { L: 2 }, max: 7, healthy: 7, bashing: 0, lethal: 0, aggravated: 0 } },
-  { rule: "HEALTH-4", text: "healing restores Health: worsening stops until new damage", data: { stabilized: true } },
-  { rule: "ROUND", text: "round 3 begins", data: { round: 3 } },
-  { rule: "HEALTH-4", text: "Hero: injuries worsen ...", data: { from: "L", max: 7, healthy: 0, bashing: 0, lethal: 5, aggravated: 2, actor: "Actor.hero" } },
-  { rule: "WP-2", text: "1 current Willpower: +3 DP ...", data: { use: "roll", paidFrom: "current", bonus: 3, current: 4, temporary: 0 } },
-  { rule: "DET-9", text: "hider +10 DP: ...", data: { side: "hider", dp: 10, reason: "invisible" } },
-  { rule: "DET-8", text: "obs PER + Investigation 5 DP: ...", data: { observerPool: 5, observerDice: [8, 2, 10, 3, 1, 9], observerSuccesses: 3, hiderPool: 14, hiderDice: [], hiderSuccesses: 4 } },
-  { rule: "DICE-5", text: "the hider wins: unlocated → unlocated", data: { observerWins: false, result: "unlocated" } },
-  { rule: "DET-5", text: "a → b: distance 12.50 m", data: { distance: 12.5 } },
-  { rule: "DET-1", text: "stage one: the target has anti-detection: cloak (magical C)", data: { anti: ["cloak"] } },
-  { rule: "DET-5", text: "eyes (sight, natural unranked): unusable, the observer is blinded", data: { means: "eyes", unusable: "blinded" } },
-  { rule: "DET-7", text: "ears: the anti-detection worst for it gives approximate", data: { means: "ears", result: "approximate" } },
-  { rule: "DET-8", text: "stage three: no standing win this round", data: { win: false } },
-  { rule: "DET-4", text: "a locates b: unlocated", data: { result: "unlocated" } },
-  { rule: "DET-10", text: "attack: halved", data: { successes: 1, extraSuccesses: 0, effectPoints: 2, halved: true, guessedPositionOnly: false, spell: null, spellAllowed: true, spellChance: 1 } },
+  { rule: "IWR-8", key: "IWR-8.instance", text: "instance 0: 5 slashing (L, C)", data: { actor: "Actor.hero", index: 0, type: "slashing", amount: 5, grade: "L", rank: "C" } },
+  { rule: "IWR-7", key: "IWR-7.resistance", text: "resistance to slashing 2: 5 - 2 = 3", data: { actor: "Actor.hero", index: 0, type: "slashing", resistance: "slashing", value: 2, before: 5, after: 3 } },
+  { rule: "IWR-8", key: "IWR-8.deals", text: "instance 0 deals 3 slashing", data: { actor: "Actor.hero", index: 0, type: "slashing", amount: 3 } },
+  { rule: "HEALTH-11", key: "HEALTH-11.absorb", text: "temporary HP 2 absorbs 2L; 0 left", data: { actor: "Actor.hero", absorbed: { L: 2 }, tempHpBefore: 2, tempHp: 0 } },
+  { rule: "HEALTH-2", key: "HEALTH-2.damage", text: "1 L damage: ...", data: { actor: "Actor.hero", track: "first", grade: "L", amount: 1, healthyTo: 1, bashingUp: 0, lethalUp: 0, leftOver: 0, max: 7, healthy: 6, bashing: 0, lethal: 1, aggravated: 0 } },
+  { rule: "HEALTH-4", key: "HEALTH-4.recheck", text: "new damage: worsening is checked again", data: { actor: "Actor.hero", recheck: true } },
+  { rule: "WP-3", key: "WP-3.blow", text: "a new blow: ...", data: { actor: "Actor.hero", lapse: "blow" } },
+  { rule: "HEALTH-6", key: "HEALTH-6.status", text: "status: badly; unconscious", data: { actor: "Actor.hero", status: "badly", conditions: ["unconscious"] } },
+  { rule: "HEALTH-10", key: "HEALTH-10.source", text: "fastHealing 3: ...", data: { actor: "Actor.hero", source: "fastHealing", points: 3 } },
+  { rule: "HEALTH-10", key: "HEALTH-10.healed", text: "heals 2L; now ...", data: { actor: "Actor.hero", healed: { L: 2 }, max: 7, healthy: 7, bashing: 0, lethal: 0, aggravated: 0 } },
+  { rule: "HEALTH-4", key: "HEALTH-4.stabilized", text: "healing restores Health: worsening stops until new damage", data: { actor: "Actor.hero", stabilized: true } },
+  { rule: "ROUND", key: "ROUND.begins", text: "round 3 begins", data: { round: 3 } },
+  { rule: "HEALTH-4", key: "HEALTH-4.worsening", text: "Hero: injuries worsen ...", data: { track: "first", grade: "L", from: "L", max: 7, healthy: 0, bashing: 0, lethal: 5, aggravated: 2, actor: "Actor.hero" } },
+  { rule: "WP-2", key: "WP-2.roll", text: "1 current Willpower: +3 DP ...", data: { actor: "Actor.hero", use: "roll", paidFrom: "current", bonus: 3, current: 4, temporary: 0 } },
+  { rule: "DET-9", key: "DET-9.modifier", text: "hider +10 DP: ...", data: { observer: "tokObs", target: "tokHid", side: "hider", dp: 10, reason: "invisible" } },
+  { rule: "DET-8", key: "DET-8.contest", text: "obs PER + Investigation 5 DP: ...", data: { observer: "tokObs", target: "tokHid", observerPool: 5, observerDice: [8, 2, 10, 3, 1, 9], observerSuccesses: 3, hiderPool: 14, hiderDice: [], hiderSuccesses: 4 } },
+  { rule: "DICE-5", key: "DICE-5.hidden", text: "the hider wins: unlocated → unlocated", data: { observer: "tokObs", target: "tokHid", observerWins: false, result: "unlocated" } },
+  { rule: "DET-5", key: "DET-5.distance", text: "a → b: distance 12.50 m", data: { observer: "tokObs", target: "tokHid", distance: 12.5, units: "m" } },
+  { rule: "DET-1", key: "DET-1.anti", text: "stage one: the target has anti-detection: cloak (magical C)", data: { observer: "tokObs", target: "tokHid", anti: ["cloak"] } },
+  { rule: "DET-5", key: "DET-5.unusable", text: "eyes (sight, natural unranked): unusable, the observer is blinded", data: { observer: "tokObs", target: "tokHid", means: "eyes", unusable: "blinded" } },
+  { rule: "DET-7", key: "DET-7.worst", text: "ears: the anti-detection worst for it gives approximate", data: { observer: "tokObs", target: "tokHid", means: "ears", result: "approximate" } },
+  { rule: "DET-8", key: "DET-8.noWin", text: "stage three: no standing win this round", data: { observer: "tokObs", target: "tokHid", win: false } },
+  { rule: "DET-4", key: "DET-4.locate", text: "a locates b: unlocated", data: { observer: "tokObs", target: "tokHid", result: "unlocated" } },
+  { rule: "DET-10", key: "DET-10.halved", text: "attack: halved", data: { attacker: "tokObs", target: "tokHid", successes: 1, extraSuccesses: 0, effectPoints: 2, halved: true, guessedPositionOnly: false, spell: null, spellAllowed: true, spellChance: 1 } },
 ];
 
 test("each sample step gets a localized sentence with every placeholder filled, in all three languages", () => {
   for (const lang of Object.keys(langs)) {
     const loc = i18nFor(lang);
     for (const step of SAMPLES) {
-      const key = stepTemplateKey(step);
-      assert.ok(key, `${step.rule} ${JSON.stringify(step.data)}`);
+      const key = keyedTemplate(step, loc);
+      assert.ok(key, `${lang}: no sentence for ${step.key}`);
       const html = renderStep(step, loc, (id) => (id === "Actor.hero" ? "Hero" : undefined));
       assert.ok(!html.includes('lang="en"'), `${lang} ${key}: fell back`);
       assert.doesNotMatch(html, /{[A-Za-z]+}/, `${lang} ${key}: ${html}`);
@@ -133,24 +110,24 @@ test("each sample step gets a localized sentence with every placeholder filled, 
     }
   }
   const en = i18nFor("en");
-  assert.match(renderStep(SAMPLES[4], en), /1 L damage: 1 healthy boxes take it, 0 B and 0 L are upgraded; now 6 healthy, 0 B, 1 L, 0 A\./);
-  assert.match(renderStep(SAMPLES[7], i18nFor("de")), /Zustand: schwer verletzt; Bewusstlos\./);
-  assert.match(renderStep(SAMPLES[12], en, () => "Hero"), /Hero:<\/span> Injuries worsen/);
-  assert.match(renderStep(SAMPLES[14], i18nFor("zh-CN")), /隐藏者 \+10骰：观察者无法定位隐藏者/);
+  assert.match(renderStep(SAMPLES[4], en), /Actor\.hero takes 1 lethal damage on the first Health track: now 6 healthy, 0 B, 1 L, 0 A</);
+  assert.match(renderStep(SAMPLES[7], i18nFor("de")), /Actor\.hero: schwer verletzt; Bewusstlos</);
+  assert.match(renderStep(SAMPLES[12], en, () => "Hero"), /Hero's injuries worsen on the first Health track: 1 lethal becomes A/);
+  assert.match(renderStep(SAMPLES[14], i18nFor("zh-CN")), /tokObs 对 tokHid：隐藏者 \+10（观察者无法定位隐藏者/);
 });
 
 test("a condition point step names the kind in the reader's language (the word the token counters show)", () => {
-  const step = { rule: "RANK-5", text: "gains 2 burn points (now 3)", data: { kind: "burn", points: 2, total: 3 } };
-  assert.match(renderStep(step, i18nFor("en")), /Gains 2 burn points \(now 3\)\./);
-  assert.match(renderStep(step, i18nFor("de")), /Erhält 2 Brand-Punkte \(jetzt 3\)\./);
+  const step = { rule: "RANK-5", key: "RANK-5.points", text: "gains 2 burn points (now 3)", data: { actor: "Actor.hero", kind: "burn", points: 2, total: 3 } };
+  assert.match(renderStep(step, i18nFor("en")), /Actor\.hero: Gains 2 burn points \(now 3\)</);
+  assert.match(renderStep(step, i18nFor("de")), /Actor\.hero: Erhält 2 Brand-Punkte \(jetzt 3\)</);
   assert.match(renderStep(step, i18nFor("zh-CN")), /获得2点燃烧点/);
   const unknown = { ...step, data: { kind: "glitter", points: 1, total: 1 } };
   assert.match(renderStep(unknown, i18nFor("de")), /Erhält 1 glitter-Punkte/, "a kind without a name keeps its id");
 });
 
-test("a step with no template shows the sidecar's English text under the localized title", () => {
-  const step = { rule: "RANK-9", text: "immunity to fire blocks fire damage", data: { immunity: { kind: "damage", type: "fire" } } };
-  assert.equal(stepTemplateKey(step), null);
+test("a step whose key the language does not word shows the sidecar's English text under the localized title", () => {
+  const step = { rule: "RANK-9", key: "RANK-9.somethingNew", text: "immunity to fire blocks fire damage", data: { immunity: { kind: "damage", type: "fire" } } };
+  assert.equal(keyedTemplate(step, i18nFor("de")), null);
   const html = renderStep(step, i18nFor("de"));
   assert.match(html, /lang="en">immunity to fire blocks fire damage</);
   assert.ok(html.includes(langs.de.VTTBRIDGE.Rules["RANK-9"].Title));
@@ -163,7 +140,7 @@ test("every value is escaped: names, fallback text, data", () => {
   const html = renderCard(
     {
       log: [
-        { rule: "HEALTH-4", text: "x", data: { from: "L", healthy: 0, bashing: 0, lethal: 1, aggravated: 1, actor: "a" } },
+        { rule: "HEALTH-4", key: "HEALTH-4.worsening", text: "x", data: { track: "first", grade: "L", from: "L", healthy: 0, bashing: 0, lethal: 1, aggravated: 1, actor: "a" } },
         { rule: "RANK-9", text: evil },
         { rule: "IWR-5", text: "t", data: { effect: evil, untilRound: 3 } },
         { rule: evil, text: evil },
@@ -197,7 +174,7 @@ test("the card: header by kind (given or inferred), steps in order, dice with su
 test("bookkeeping and plain moves get no card", () => {
   assert.equal(shouldPostCard([]), false);
   assert.equal(shouldPostCard([{ rule: "UPSERT", text: "the VTT set /x", data: { path: "/x" } }]), false);
-  assert.equal(shouldPostCard([{ rule: "DET-5", text: "moved", data: { token: "t", changedPairs: 2 } }]), false);
+  assert.equal(shouldPostCard([{ rule: "DET-5", key: "DET-5.moved", text: "moved", data: { token: "t", changedPairs: 2 } }]), false);
   assert.equal(shouldPostCard([SAMPLES[4]]), true);
 });
 
@@ -217,174 +194,173 @@ test("audience: off, GM only, public; DET steps and hidden tokens are always whi
 /** Immunity and Energy Pool steps as the sidecar writes them (rules/immunities.py, rules/energy.py, actions/effects.py, actions/energy.py, rules/detection.py), with the sentence expected in en, de and zh-CN. */
 const WORDED = [
   {
-    step: { rule: "RANK-5", text: "C-Rank flat-footed immunity blocks the flat-footed condition (C-Rank) - equal Rank (C): the shield wins ties", data: { what: "condition", condition: "flat-footed", immunity: { kind: "flat-footed", rank: "C", source: "Title: Mage Slayer" }, effectRank: "C", blocked: true } },
+    step: { rule: "RANK-5", key: "RANK-5.blocks", text: "C-Rank flat-footed immunity blocks the flat-footed condition (C-Rank) - equal Rank (C): the shield wins ties", data: { actor: "Actor.hero", what: "condition", condition: "flat-footed", immunity: { kind: "flat-footed", rank: "C", source: "Title: Mage Slayer" }, effectRank: "C", blocked: true } },
     en: /Immunity to being flat-footed \(C-Rank\) blocks the Flat-footed condition \(the effect: C-Rank\)/,
     de: /Immunität gegen Unvorbereitetsein \(Rang C\) blockiert den Zustand Unvorbereitet \(der Effekt: Rang C\)/,
     "zh-CN": /对措手不及（C级）的免疫挡住了措手不及状态（效果：C级）/,
   },
   {
-    step: { rule: "RANK-5", text: "D-Rank mind-affecting immunity does not stop fear points (A-Rank) - ...", data: { what: "points", kind: "fear", immunity: { kind: "mind-affecting", rank: "D" }, effectRank: "A", blocked: false } },
-    en: /Immunity to mind-affecting effects \(D-Rank\) does not stop fear points \(the effect: A-Rank\): the higher Rank breaks it\./,
+    step: { rule: "RANK-5", key: "RANK-5.unstopped", text: "D-Rank mind-affecting immunity does not stop fear points (A-Rank) - ...", data: { actor: "Actor.hero", what: "points", kind: "fear", immunity: { kind: "mind-affecting", rank: "D" }, effectRank: "A", blocked: false } },
+    en: /Immunity to mind-affecting effects \(D-Rank\) does not stop fear points \(the effect: A-Rank\): the higher Rank breaks it/,
     de: /Immunität gegen geistesbeeinflussende Effekte \(Rang D\) hält Furcht-Punkte nicht auf \(der Effekt: Rang A\)/,
     "zh-CN": /对影响心灵的效果（D级）的免疫挡不住恐惧点（效果：A级）/,
   },
   {
-    step: { rule: "RANK-9", text: "immunity to emotion-points (fear) blocks fear points", data: { what: "points", kind: "fear", immunity: { kind: "emotion-points", subject: "fear", rank: "unranked" }, blocked: true } },
-    en: /Immunity to fear points blocks fear points\./,
-    de: /Immunität gegen Furcht-Punkte blockiert Furcht-Punkte\./,
-    "zh-CN": /对恐惧点的免疫挡住了恐惧点。/,
+    step: { rule: "RANK-9", key: "RANK-9.blocks", text: "immunity to emotion-points (fear) blocks fear points", data: { actor: "Actor.hero", what: "points", kind: "fear", immunity: { kind: "emotion-points", subject: "fear", rank: "unranked" }, blocked: true } },
+    en: /Immunity to fear points blocks fear points/,
+    de: /Immunität gegen Furcht-Punkte blockiert Furcht-Punkte/,
+    "zh-CN": /对恐惧点的免疫挡住了恐惧点/,
   },
   {
-    step: { rule: "RANK-5", text: "B-Rank poison immunity blocks the effect (C-Rank) - ...", data: { what: "effect", immunity: { kind: "poison", rank: "B" }, effectRank: "C", blocked: true } },
+    step: { rule: "RANK-5", key: "RANK-5.blocks", text: "B-Rank poison immunity blocks the effect (C-Rank) - ...", data: { actor: "Actor.hero", what: "effect", immunity: { kind: "poison", rank: "B" }, effectRank: "C", blocked: true } },
     en: /Immunity to poison \(B-Rank\) blocks the effect \(the effect: C-Rank\)/,
     de: /Immunität gegen Gift \(Rang B\) blockiert den Effekt/,
     "zh-CN": /对毒素（B级）的免疫挡住了该效果/,
   },
   {
-    step: { rule: "RANK-9", text: "immunity to damage (fire) blocks 9 fire", data: { index: 0, type: "fire", before: 9, after: 0, what: "damage", amount: 9, immunity: { kind: "damage", subject: "fire", rank: "unranked" }, blocked: true } },
-    en: /Immunity to fire damage blocks 9 fire damage\./,
-    de: /Immunität gegen Schaden \(Feuer\) blockiert 9 Schaden \(Feuer\)\./,
-    "zh-CN": /对火焰伤害的免疫挡住了9点火焰伤害。/,
+    step: { rule: "RANK-9", key: "RANK-9.blocks", text: "immunity to damage (fire) blocks 9 fire", data: { actor: "Actor.hero", index: 0, type: "fire", before: 9, after: 0, what: "damage", amount: 9, immunity: { kind: "damage", subject: "fire", rank: "unranked" }, blocked: true } },
+    en: /Immunity to fire damage blocks 9 fire damage/,
+    de: /Immunität gegen Schaden \(Feuer\) blockiert 9 Schaden \(Feuer\)/,
+    "zh-CN": /对火焰伤害的免疫挡住了9点火焰伤害/,
   },
   {
-    step: { rule: "RANK-13", text: "B-Rank flat-footed from 'Bloodline' replaces ...", data: { replaced: { kind: "flat-footed", rank: "C", source: "Mage Slayer" }, immunity: { kind: "flat-footed", rank: "B", source: "Bloodline" }, save: "reflex", bonus: 4, total: 4 } },
+    step: { rule: "RANK-13", key: "RANK-13.bonus", text: "B-Rank flat-footed from 'Bloodline' replaces ...", data: { actor: "Actor.hero", replaced: { kind: "flat-footed", rank: "C", source: "Mage Slayer" }, immunity: { kind: "flat-footed", rank: "B", source: "Bloodline" }, save: "reflex", bonus: 4, total: 4 } },
     en: /Immunity to being flat-footed \(B-Rank\) from Bloodline replaces immunity to being flat-footed \(C-Rank\) from Mage Slayer: \+4 dice perfect bonus on Reflex saves/,
     de: /aus Bloodline ersetzt Immunität gegen Unvorbereitetsein \(Rang C\) aus Mage Slayer: \+4 Würfel perfekter Bonus auf Reflex-Rettungswürfe/,
     "zh-CN": /来自Bloodline的对措手不及（B级）的免疫取代了来自Mage Slayer的对措手不及（C级）的免疫：反射豁免获得\+4骰完美加值/,
   },
   {
-    step: { rule: "RANK-13", text: "... from the same (or an unnamed) source: no bonus", data: { replaced: { kind: "flat-footed", rank: "C", source: "Mage Slayer" }, immunity: { kind: "flat-footed", rank: "B", source: "Mage Slayer" } } },
-    en: /from the same \(or an unnamed\) source: no bonus\./,
-    de: /aus derselben \(oder einer ungenannten\) Quelle: kein Bonus\./,
-    "zh-CN": /没有加值。/,
+    step: { rule: "RANK-13", key: "RANK-13.sameSource", text: "... from the same (or an unnamed) source: no bonus", data: { actor: "Actor.hero", replaced: { kind: "flat-footed", rank: "C", source: "Mage Slayer" }, immunity: { kind: "flat-footed", rank: "B", source: "Mage Slayer" } } },
+    en: /from the same \(or an unnamed\) source: no bonus/,
+    de: /aus derselben \(oder einer ungenannten\) Quelle: kein Bonus/,
+    "zh-CN": /没有加值/,
   },
   {
-    step: { rule: "RANK-9", text: "already immune to damage (fire): nothing changes", data: { immunity: { kind: "damage", subject: "fire", rank: "unranked" }, already: true } },
-    en: /Already immune to fire damage: nothing changes\./,
-    de: /Bereits immun gegen Schaden \(Feuer\): nichts ändert sich\./,
-    "zh-CN": /已免疫火焰伤害：没有变化。/,
+    step: { rule: "RANK-9", key: "RANK-9.already", text: "already immune to damage (fire): nothing changes", data: { actor: "Actor.hero", immunity: { kind: "damage", subject: "fire", rank: "unranked" }, already: true } },
+    en: /Already immune to fire damage: nothing changes/,
+    de: /Bereits immun gegen Schaden \(Feuer\): nichts ändert sich/,
+    "zh-CN": /已免疫火焰伤害：没有变化/,
   },
   {
-    step: { rule: "RANK-9", text: "gains immunity to condition (blinded)", data: { immunity: { kind: "condition", subject: "blinded", rank: "unranked" }, gained: true } },
-    en: /Gains immunity to the Blinded condition\./,
-    de: /Erhält Immunität gegen den Zustand Geblendet\./,
-    "zh-CN": /获得对目盲状态的免疫。/,
+    step: { rule: "RANK-9", key: "RANK-9.gains", text: "gains immunity to condition (blinded)", data: { actor: "Actor.hero", immunity: { kind: "condition", subject: "blinded", rank: "unranked" }, gained: true } },
+    en: /Gains immunity to the Blinded condition/,
+    de: /Erhält Immunität gegen den Zustand Geblendet/,
+    "zh-CN": /获得对目盲状态的免疫/,
   },
   {
-    step: { rule: "RANK-10", text: "gains immunity to A-Rank energy-pool (chakra)", data: { immunity: { kind: "energy-pool", subject: "chakra", rank: "A" }, gained: true } },
-    en: /Gains immunity to effects of the chakra Energy Pool \(A-Rank\)\./,
-    de: /Erhält Immunität gegen Effekte des Energiepools „chakra“ \(Rang A\)\./,
-    "zh-CN": /获得对“chakra”能量池的效果（A级）的免疫。/,
+    step: { rule: "RANK-10", key: "RANK-10.gains", text: "gains immunity to A-Rank energy-pool (chakra)", data: { actor: "Actor.hero", immunity: { kind: "energy-pool", subject: "chakra", rank: "A" }, gained: true } },
+    en: /Gains immunity to effects of the chakra Energy Pool \(A-Rank\)/,
+    de: /Erhält Immunität gegen Effekte des Energiepools „chakra“ \(Rang A\)/,
+    "zh-CN": /获得对“chakra”能量池的效果（A级）的免疫/,
   },
   {
-    step: { rule: "EP-1", text: "Inner Force: STA 3 + PER 2 = max 5; general eastern, mental and physical", data: { max: 5, keyAttributes: { STA: 3, PER: 2 }, traits: ["mental", "physical"], name: "Inner Force", category: "general", region: "eastern" } },
-    en: /Inner Force: Stamina 3 \+ Perception 2 = max 5; general, Eastern; Mental, Physical\./,
-    de: /Inner Force: Widerstand 3 \+ Wahrnehmung 2 = Maximum 5; allgemein, östlich; geistig, körperlich\./,
-    "zh-CN": /Inner Force：耐力 3 \+ 感知 2 = 上限5；通用，东方；精神, 肉体。/,
+    step: { rule: "EP-1", key: "EP-1.gained", text: "Inner Force: STA 3 + PER 2 = max 5; general eastern, mental and physical", data: { actor: "Actor.hero", max: 5, keyAttributes: { STA: 3, PER: 2 }, traits: ["mental", "physical"], name: "Inner Force", category: "general", region: "eastern" } },
+    en: /Inner Force: Stamina 3 \+ Perception 2 = max 5; general, Eastern; Mental, Physical/,
+    de: /Inner Force: Widerstand 3 \+ Wahrnehmung 2 = Maximum 5; allgemein, östlich; geistig, körperlich/,
+    "zh-CN": /Inner Force：耐力 3 \+ 感知 2 = 上限5；通用，东方；精神, 肉体/,
   },
   {
-    step: { rule: "EP-2", text: "Picky (onlyWith 'western') rejects Inner Force: annihilated, dead beyond revival", data: { holder: "Picky", mode: "onlyWith", class: "western", other: "Inner Force" } },
-    en: /Picky \(compatible only with Western\) rejects Inner Force: annihilated, dead beyond revival\./,
+    step: { rule: "EP-2", key: "EP-2.rejects", text: "Picky (onlyWith 'western') rejects Inner Force: annihilated, dead beyond revival", data: { actor: "Actor.hero", holder: "Picky", mode: "onlyWith", class: "western", other: "Inner Force" } },
+    en: /Picky \(compatible only with Western\) rejects Inner Force: annihilated, dead beyond revival/,
     de: /Picky \(nur kompatibel mit westlich\) stößt Inner Force ab: ausgelöscht/,
     "zh-CN": /Picky（仅与西方兼容）排斥Inner Force：湮灭/,
   },
   {
-    step: { rule: "EP-2", text: "conflicting Energy Pools or Gauges meet: annihilated, dead beyond any revival, no save", data: { conflicts: [{ rule: "EP-2", text: "Picky (onlyWith 'western') rejects Inner Force" }] } },
+    step: { rule: "EP-2", key: "EP-2.annihilated", text: "conflicting Energy Pools or Gauges meet: annihilated, dead beyond any revival, no save", data: { actor: "Actor.hero", conflicts: [{ rule: "EP-2", text: "Picky (onlyWith 'western') rejects Inner Force" }] } },
     en: /Conflicting Energy Pools or Gauges meet: annihilated/,
     de: /Unverträgliche Energiepools oder Anzeigen treffen aufeinander/,
     "zh-CN": /相互冲突的能量池或量表相遇/,
   },
   {
-    step: { rule: "EP-3", text: "from now on (True Essence condensing) gaining a 'eastern' Energy Pool annihilates; taking part: inner-force", data: { class: "eastern", participants: ["inner-force"], anchorSource: "True Essence condensing" } },
-    en: /From now on \(True Essence condensing\) gaining a Eastern Energy Pool annihilates; taking part: inner-force\./,
-    de: /Ab jetzt \(True Essence condensing\) löscht das Erhalten eines Energiepools der Klasse östlich aus; beteiligt: inner-force\./,
-    "zh-CN": /从现在起（True Essence condensing），获得东方能量池将导致湮灭；参与者：inner-force。/,
+    step: { rule: "EP-3", key: "EP-3.anchoredWith", text: "from now on (True Essence condensing) gaining a 'eastern' Energy Pool annihilates; taking part: inner-force", data: { actor: "Actor.hero", class: "eastern", participants: ["inner-force"], anchorSource: "True Essence condensing" } },
+    en: /From now on \(True Essence condensing\) gaining a Eastern Energy Pool annihilates; taking part: inner-force/,
+    de: /Ab jetzt \(True Essence condensing\) löscht das Erhalten eines Energiepools der Klasse östlich aus; beteiligt: inner-force/,
+    "zh-CN": /从现在起（True Essence condensing），获得东方能量池将导致湮灭；参与者：inner-force/,
   },
   {
-    step: { rule: "EP-3", text: "... gaining a 'eastern' Energy Pool annihilates", data: { class: "eastern", participants: [], anchorSource: "True Essence condensing" } },
-    en: /From now on \(True Essence condensing\) gaining a Eastern Energy Pool annihilates\./,
-    de: /der Klasse östlich aus\./,
-    "zh-CN": /获得东方能量池将导致湮灭。/,
+    step: { rule: "EP-3", key: "EP-3.anchored", text: "... gaining a 'eastern' Energy Pool annihilates", data: { actor: "Actor.hero", class: "eastern", participants: [], anchorSource: "True Essence condensing" } },
+    en: /From now on \(True Essence condensing\) gaining a Eastern Energy Pool annihilates/,
+    de: /der Klasse östlich aus/,
+    "zh-CN": /获得东方能量池将导致湮灭/,
   },
   {
-    step: { rule: "EP-3", text: "cannot gain 'eastern' Energy Pools again since True Essence condensing; Buddha Power is one: ...", data: { class: "eastern", anchorSource: "True Essence condensing", name: "Buddha Power" } },
+    step: { rule: "EP-3", key: "EP-3.anchor", text: "cannot gain 'eastern' Energy Pools again since True Essence condensing; Buddha Power is one: ...", data: { actor: "Actor.hero", class: "eastern", anchorSource: "True Essence condensing", name: "Buddha Power" } },
     en: /Cannot gain Eastern Energy Pools again since True Essence condensing; Buddha Power is one: annihilated/,
     de: /Seit True Essence condensing können keine Energiepools der Klasse östlich mehr erhalten werden; Buddha Power ist einer/,
     "zh-CN": /自True Essence condensing起不可再获得东方能量池；Buddha Power正是其一/,
   },
   {
-    step: { rule: "EP-4", text: "Mana opened again from Necronomicon (reopening 2): max +3, 10 -> 13", data: { reopening: 2, bonus: 3, max: 13, name: "Mana", gainedFrom: "Necronomicon", before: 10 } },
-    en: /Mana opened again from Necronomicon \(reopening 2\): max \+3, 10 → 13\./,
-    de: /Mana erneut geöffnet durch Necronomicon \(2\. Wiederöffnung\): Maximum \+3, 10 → 13\./,
-    "zh-CN": /Mana经由Necronomicon再次开启（第2次）：上限\+3，10 → 13。/,
+    step: { rule: "EP-4", key: "EP-4.reopened", text: "Mana opened again from Necronomicon (reopening 2): max +3, 10 -> 13", data: { actor: "Actor.hero", reopening: 2, bonus: 3, max: 13, name: "Mana", gainedFrom: "Necronomicon", before: 10 } },
+    en: /Mana opened again from Necronomicon \(reopening 2\): max \+3, 10 → 13/,
+    de: /Mana erneut geöffnet durch Necronomicon \(2\. Wiederöffnung\): Maximum \+3, 10 → 13/,
+    "zh-CN": /Mana经由Necronomicon再次开启（第2次）：上限\+3，10 → 13/,
   },
   {
-    step: { rule: "EP-4", text: "Mana opened again from c (reopening 5): no further bonus", data: { reopening: 5, bonus: 0, max: 15, name: "Mana", gainedFrom: "Ordo", before: 15 } },
-    en: /Mana opened again from Ordo \(reopening 5\): no further bonus\./,
-    de: /kein weiterer Bonus\./,
-    "zh-CN": /没有更多加值。/,
+    step: { rule: "EP-4", key: "EP-4.noBonus", text: "Mana opened again from c (reopening 5): no further bonus", data: { actor: "Actor.hero", reopening: 5, bonus: 0, max: 15, name: "Mana", gainedFrom: "Ordo", before: 15 } },
+    en: /Mana opened again from Ordo \(reopening 5\): no further bonus/,
+    de: /kein weiterer Bonus/,
+    "zh-CN": /没有更多加值/,
   },
   {
-    step: { rule: "EP-7", text: "Dark Mana is a variant of mana: a separate pool, no reopening bonus", data: { variantOf: "mana", name: "Dark Mana" } },
-    en: /Dark Mana is a variant of mana: a separate pool, no reopening bonus\./,
+    step: { rule: "EP-7", key: "EP-7.variant", text: "Dark Mana is a variant of mana: a separate pool, no reopening bonus", data: { actor: "Actor.hero", variantOf: "mana", name: "Dark Mana" } },
+    en: /Dark Mana is a variant of mana: a separate pool, no reopening bonus/,
     de: /Dark Mana ist eine Variante von mana: ein eigener Pool/,
     "zh-CN": /Dark Mana是mana的变体/,
   },
   {
-    step: { rule: "EP-7", text: "Dark Mana spent in place of mana; immunity is judged on Dark Mana", data: { pool: "dark-mana", classes: ["dark-mana", "general", "mana", "mental", "western"], name: "Dark Mana", inPlaceOf: "mana" } },
-    en: /Dark Mana is spent in place of mana; immunity is judged on Dark Mana \(dark-mana, general, mana, Mental, Western\)\./,
+    step: { rule: "EP-7", key: "EP-7.substitute", text: "Dark Mana spent in place of mana; immunity is judged on Dark Mana", data: { actor: "Actor.hero", pool: "dark-mana", classes: ["dark-mana", "general", "mana", "mental", "western"], name: "Dark Mana", inPlaceOf: "mana" } },
+    en: /Dark Mana is spent in place of mana; immunity is judged on Dark Mana \(dark-mana, general, mana, Mental, Western\)/,
     de: /\(dark-mana, allgemein, mana, geistig, westlich\)/,
     "zh-CN": /（dark-mana, 通用, mana, 精神, 西方）/,
   },
   {
-    step: { rule: "EP-8", text: "Calories doesn't count as an Energy Pool: effects that attack Energy Pools don't touch it", data: { pool: "calories", name: "Calories", attack: true } },
+    step: { rule: "EP-8", key: "EP-8.untouched", text: "Calories doesn't count as an Energy Pool: effects that attack Energy Pools don't touch it", data: { actor: "Actor.hero", pool: "calories", name: "Calories", attack: true } },
     en: /Calories doesn't count as an Energy Pool/,
     de: /Calories zählt nicht als Energiepool/,
     "zh-CN": /Calories不算作能量池/,
   },
   {
-    step: { rule: "EP-9", text: "Hungry (rejectsGauges 'hunger') rejects Belly: annihilated", data: { holder: "Hungry", mode: "rejectsGauges", class: "hunger", other: "Belly" } },
+    step: { rule: "EP-9", key: "EP-9.rejects", text: "Hungry (rejectsGauges 'hunger') rejects Belly: annihilated", data: { actor: "Actor.hero", holder: "Hungry", mode: "rejectsGauges", class: "hunger", other: "Belly" } },
     en: /Hungry \(rejects hunger Gauges\) rejects Belly: annihilated/,
     de: /Hungry \(lehnt Anzeigen „hunger“ ab\) stößt Belly ab/,
     "zh-CN": /Hungry（排斥hunger量表）排斥Belly/,
   },
   {
-    step: { rule: "DET-8", text: "stage three, round 4: 25443 contests, 1646 changed a pair's state; the 1646 that changed are detailed", data: { contests: 25443, changed: 1646, detailed: 1646 } },
-    en: /Stage three this round: 25443 contests, 1646 changed how an observer locates a target; 1646 are shown below\./,
-    de: /Stufe drei in dieser Runde: 25443 Proben, 1646 davon änderten/,
-    "zh-CN": /本回合第三阶段：共 25443 次对抗/,
+    step: { rule: "DET-8", key: "DET-8.round", text: "stage three, round 4: 25443 contests, 1646 changed a pair's state; the 1646 that changed are detailed", data: { round: 4, contests: 25443, changed: 1646, detailed: 1646 } },
+    en: /Round 4: 25443 contests, 1646 pairs changed, 1646 shown/,
+    de: /Runde 4: 25443/,
+    "zh-CN": /25443/,
   },
   {
-    step: { rule: "DET-8", text: "stage three: lost in round 2: approximate; no other contest this round", data: { lostIn: 2, result: "approximate", thisRound: true } },
-    en: /Stage three: lost in round 2: approximate; no other contest this round\./,
-    de: /Stufe drei: in Runde 2 verloren: ungefähr geortet; in dieser Runde keine weitere Probe\./,
-    "zh-CN": /第三阶段：于第2回合落败：.+；本回合不再进行对抗。/,
+    step: { rule: "DET-8", key: "DET-8.lostThisRound", text: "stage three: lost in round 2: approximate; no other contest this round", data: { observer: "tokObs", target: "tokHid", lostIn: 2, result: "approximate", thisRound: true } },
+    en: /Stage three: lost in round 2: approximate; no other contest this round/,
+    de: /Stufe drei: in Runde 2 verloren: ungefähr geortet; in dieser Runde keine weitere Probe/,
+    "zh-CN": /第三阶段：于第2回合落败：.+；本回合不再进行对抗/,
   },
   {
-    step: { rule: "DET-8", text: "stage three: lost in round 2: unlocated", data: { lostIn: 2, result: "unlocated", thisRound: false } },
-    en: /Stage three: lost in round 2: unlocated\.$/,
-    de: /Stufe drei: in Runde 2 verloren: .+\.$/,
-    "zh-CN": /第三阶段：于第2回合落败：.+。$/,
+    step: { rule: "DET-8", key: "DET-8.lost", text: "stage three: lost in round 2: unlocated", data: { observer: "tokObs", target: "tokHid", lostIn: 2, result: "unlocated", thisRound: false } },
+    en: /Stage three: lost in round 2: unlocated$/,
+    de: /Stufe drei: in Runde 2 verloren: .+$/,
+    "zh-CN": /第三阶段：于第2回合落败：.+$/,
   },
   {
-    step: { rule: "DET-1", text: "stage one: the target has anti-detection: cloak (magical C), hush (technological unranked)", data: { anti: ["cloak", "hush"], antiDetection: [{ name: "cloak", essence: "magical", rank: "C" }, { name: "hush", essence: "technological", rank: "unranked" }] } },
-    en: /Stage one: the target has anti-detection: cloak \(magical C-Rank\), hush \(technological unranked\)\./,
-    de: /Stufe eins: das Ziel hat Antiortung: cloak \(magisch, Rang C\), hush \(technologisch, ohne Rang\)\./,
-    "zh-CN": /第一阶段：目标拥有反侦测：cloak（魔法，C级）, hush（科技，无等级）。/,
+    step: { rule: "DET-1", key: "DET-1.anti", text: "stage one: the target has anti-detection: cloak (magical C), hush (technological unranked)", data: { observer: "tokObs", target: "tokHid", anti: ["cloak", "hush"], antiDetection: [{ name: "cloak", essence: "magical", rank: "C" }, { name: "hush", essence: "technological", rank: "unranked" }] } },
+    en: /Stage one: the target has anti-detection: cloak \(magical C-Rank\), hush \(technological unranked\)/,
+    de: /Stufe eins: das Ziel hat Antiortung: cloak \(magisch, Rang C\), hush \(technologisch, ohne Rang\)/,
+    "zh-CN": /第一阶段：目标拥有反侦测：cloak（魔法，C级）, hush（科技，无等级）/,
   },
 ];
 
 /** Names that come from users (pools, sources, anti-detection means) and stay as written. */
-const USER_WORDS = /Mage Slayer|Bloodline|Inner Force|Buddha Power|True Essence condensing|inner-force|Dark Mana|dark-mana|Necronomicon|Ordo|Mana|mana|Picky|Hungry|Belly|hunger|chakra|Calories|cloak|hush/g;
+const USER_WORDS = /Actor\.hero|tokObs|tokHid|Mage Slayer|Bloodline|Inner Force|Buddha Power|True Essence condensing|inner-force|Dark Mana|dark-mana|Necronomicon|Ordo|Mana|mana|Picky|Hungry|Belly|hunger|chakra|Calories|cloak|hush/g;
 /** English words of the templates and lookups that must not be left in a German sentence. */
 const ENGLISH = /\b(immunity|immune|blocks|does not|points|damage|the|effect|from|rejects|compatible|gains|Eastern|Western|general|special|natural|magical|technological|unranked|Physical|Mental|opened|variant|spent|annihilated|condition|stage|target)\b/i;
 
 test("immunity and Energy Pool steps are worded in the reader's language: placeholders filled, no English left", () => {
   for (const { step, ...expected } of WORDED) {
-    assert.ok(stepTemplateKey(step), `${step.rule} ${JSON.stringify(step.data)}`);
     for (const lang of ["en", "de", "zh-CN"]) {
       const html = renderStep(step, i18nFor(lang));
-      assert.ok(!html.includes('lang="en"'), `${lang} ${stepTemplateKey(step)}: fell back`);
+      assert.ok(!html.includes('lang="en"'), `${lang} ${step.key}: fell back`);
       assert.doesNotMatch(html, /{[A-Za-z]+}/, `${lang}: ${html}`);
       const sentence = (html.match(/<div class="vtt-bridge-text">(.*)<\/div><\/li>$/)?.[1] ?? "").replace(/&#39;/g, "'");
       assert.match(sentence, /** @type {Record<string, RegExp>} */ (expected)[lang], `${lang}: ${sentence}`);
@@ -424,224 +400,6 @@ test("every immunity kind of the catalogue, damage type, pool class and Essence 
 });
 
 // ---- every Step the sidecar writes has a sentence template ------------------------------------------
-
-/**
- * Step sites whose `rule=` is not a literal (nor a local set from literals): the rule ids they carry,
- * read from the sidecar by hand, with the data keys each adds beyond its literal `data=` (from
- * `**extra`, a `Conflict`'s data). Keep in step with the sidecar when a site changes.
- * @type {Record<string, Record<string, string[]>>}
- */
-const DYNAMIC_RULES = {
-  // heal(): rule = _SOURCE_RULE[source], the heal source's rule
-  "rules/health.py rule=rule": { "HEALTH-8": [], "HEALTH-9": [], "HEALTH-10": [] },
-  // blocked(): IWR-1 (immunity=type), IWR-2 (immunity), IWR-4, and the RANK-5/9 check that blocked (its data, via **said)
-  "rules/iwr.py rule=rule": {
-    "IWR-1": ["immunity"],
-    "IWR-2": ["immunity"],
-    "IWR-4": [],
-    "RANK-5": ["immunity", "what", "amount", "blocked", "effectRank"],
-    "RANK-9": ["immunity", "what", "amount", "blocked"],
-  },
-  // _gain_points(): RANK-12 for condition points, RANK-5 for emotion points
-  "actions/effects.py rule=rule": { "RANK-12": [], "RANK-5": [] },
-  // gain_immunity(): rule = new.catalogue.rule
-  "rules/immunities.py rule=rule": { "RANK-9": [], "RANK-10": [] },
-  // a Conflict's rule and data (rules/energy.py _rejections and pool_conflicts)
-  "rules/energy.py rule=conflict.rule": { "EP-2": ["holder", "mode", "class", "other"], "EP-9": ["holder", "mode", "class", "other"], "EP-3": ["class", "anchorSource", "name"] },
-  "actions/energy.py rule=c.rule": { "EP-2": ["holder", "mode", "class", "other"], "EP-9": ["holder", "mode", "class", "other"], "EP-3": ["class", "anchorSource", "name"] },
-};
-
-/**
- * Spreads of data a function is given (`**expr` in a Step's data), "<file> <expr>" → the keys every
- * sidecar caller passes. check_immunities(data=...): actions/effects.py and rules/iwr.py name `what`
- * (tests/rules/test_iwr.py and tests/actions/test_effects.py check each RANK-5/9 step carries it).
- * @type {Record<string, string[]>}
- */
-const GIVEN_DATA = { "rules/immunities.py (data or {})": ["what"] };
-
-/**
- * Step sites allowed to show the sidecar's English text (documented reason each). Aim: empty.
- * Entries are "<file under vtt_bridge> <rule id>".
- * @type {Set<string>}
- */
-const ENGLISH_ALLOWED = new Set([]);
-
-/** Template placeholders stepParams derives from another data key. */
-const DERIVED = /** @type {Record<string, string>} */ ({ boxes: "healthy", immunitySource: "immunity", replacedSource: "replaced", anti: "antiDetection" });
-
-/**
- * The end of the bracketed expression opening at `start` (index after its closing bracket), skipping
- * string literals.
- * @param {string} src
- * @param {number} start index of "(", "{" or "["
- */
-function closeOf(src, start) {
-  let depth = 0;
-  for (let i = start; i < src.length; i++) {
-    const c = src[i];
-    if (c === '"' || c === "'") {
-      const triple = src.startsWith(c.repeat(3), i);
-      const end = triple ? src.indexOf(c.repeat(3), i + 3) + 2 : (() => { let j = i + 1; while (src[j] !== c) j += src[j] === "\\" ? 2 : 1; return j; })();
-      i = end;
-    } else if ("({[".includes(c)) depth++;
-    else if (")}]".includes(c) && --depth === 0) return i + 1;
-  }
-  return src.length;
-}
-
-/** Top-level comma-separated parts of a bracket's inside. @param {string} inner */
-function splitTop(inner) {
-  /** @type {string[]} */
-  const parts = [];
-  let from = 0;
-  for (let i = 0; i < inner.length; i++) {
-    const c = inner[i];
-    if (c === '"' || c === "'" || "({[".includes(c)) {
-      if ("({[".includes(c)) i = closeOf(inner, i) - 1;
-      else { let j = i + 1; while (inner[j] !== c) j += inner[j] === "\\" ? 2 : 1; i = j; }
-    } else if (c === ",") {
-      parts.push(inner.slice(from, i).trim());
-      from = i + 1;
-    }
-  }
-  parts.push(inner.slice(from).trim());
-  return parts.filter(Boolean);
-}
-
-/** Every Python source of the sidecar, path under vtt_bridge → text. */
-function sidecarSources() {
-  /** @type {Record<string, string>} */
-  const out = {};
-  /** @param {string} dir @param {string} rel */
-  const walk = (dir, rel) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(dir, entry.name), `${rel}${entry.name}/`);
-      else if (entry.name.endsWith(".py")) out[`${rel}${entry.name}`] = readFileSync(join(dir, entry.name), "utf8");
-    }
-  };
-  walk(join(repo, "vtt_bridge"), "");
-  return out;
-}
-
-/**
- * The data keys an expression of a Step's `data=` writes: dict literals, `**` spreads, `dict(x)`,
- * local variables (their dict literal and `x["k"] = ...` after it) and helper functions' returned
- * dict literals. Unknown parts add nothing.
- * @param {string} expr
- * @param {string} src the file's text before the site
- * @param {Record<string, string>} sources
- * @param {string} file the file's path under vtt_bridge
- * @param {number} [depth]
- * @returns {Set<string>}
- */
-function dataKeys(expr, src, sources, file, depth = 0) {
-  const keys = new Set();
-  expr = expr.trim();
-  if (depth > 4 || !expr || expr === "None") return keys;
-  const add = (/** @type {Iterable<string>} */ more) => { for (const k of more) keys.add(k); };
-  if (expr.startsWith("{")) {
-    for (const part of splitTop(expr.slice(1, closeOf(expr, 0) - 1))) {
-      const literal = part.match(/^"([^"]+)"\s*:/);
-      if (literal) keys.add(literal[1]);
-      else if (part.startsWith("**")) add(GIVEN_DATA[`${file} ${part.slice(2)}`] ?? dataKeys(part.slice(2), src, sources, file, depth + 1));
-    }
-    return keys;
-  }
-  const call = expr.match(/^([A-Za-z_][\w.]*)\(/);
-  if (call) {
-    if (call[1] === "dict") return dataKeys(expr.slice(5, closeOf(expr, 4) - 1), src, sources, file, depth + 1);
-    const name = call[1].split(".").pop();
-    for (const [other, text] of Object.entries(sources)) {
-      const def = text.indexOf(`def ${name}(`);
-      if (def < 0) continue;
-      const ret = text.indexOf("return {", def);
-      if (ret >= 0) add(dataKeys(text.slice(ret + 7), text, sources, other, depth + 1));
-    }
-    return keys;
-  }
-  const variable = expr.match(/^[A-Za-z_]\w*$/);
-  if (variable) {
-    const assigned = [...src.matchAll(new RegExp(`\\n\\s*${expr}(?:: [^=\\n]+)? = (?=[{d])`, "g"))].pop();
-    if (assigned?.index !== undefined) {
-      const at = assigned.index + assigned[0].length;
-      add(dataKeys(src.slice(at), src.slice(0, at), sources, file, depth + 1));
-      for (const [, k] of src.slice(at).matchAll(new RegExp(`\\b${expr}\\["([^"]+)"\\] =`, "g"))) keys.add(k);
-    }
-  }
-  return keys;
-}
-
-/**
- * Every `Step(...)` call of the sidecar: where, the rule ids it may carry (each with the data keys it
- * writes).
- * @returns {{site: string, file: string, rules: Record<string, Set<string>>, keyed: boolean}[]}
- */
-function stepSites() {
-  const sources = sidecarSources();
-  const sites = [];
-  for (const [file, src] of Object.entries(sources)) {
-    for (const m of src.matchAll(/(?<![\w.])Step\(/g)) {
-      const open = (m.index ?? 0) + 4;
-      const args = splitTop(src.slice(open + 1, closeOf(src, open) - 1));
-      const rule = args.find((a) => a.startsWith("rule="))?.slice(5);
-      if (rule === undefined) continue;
-      const before = src.slice(0, m.index);
-      const line = before.split("\n").length;
-      const keys = dataKeys(args.find((a) => a.startsWith("data="))?.slice(5) ?? "", before, sources, file);
-      let ids = [...rule.matchAll(/"([A-Z]+(?:-\d+)?)"/g)].map((x) => x[1]);
-      if (!ids.length && /^[a-z_]\w*$/.test(rule)) {
-        const local = [...before.matchAll(new RegExp(`\\n\\s*${rule} = ([^\\n]+)`, "g"))].pop();
-        ids = [...(local?.[1] ?? "").matchAll(/"([A-Z]+(?:-\d+)?)"/g)].map((x) => x[1]);
-      }
-      /** @type {Record<string, Set<string>>} */
-      const rules = {};
-      if (ids.length) for (const id of ids) rules[id] = keys;
-      else {
-        const dynamic = DYNAMIC_RULES[`${file} rule=${rule}`];
-        assert.ok(dynamic, `${file}:${line}: rule=${rule} is neither literal nor in DYNAMIC_RULES`);
-        for (const [id, extra] of Object.entries(dynamic)) rules[id] = new Set([...keys, ...extra]);
-      }
-      // a keyed step is worded by its key; step-catalogue.test.mjs checks those against the exported catalogue
-      const keyed = args.some((a) => a.startsWith("key="));
-      sites.push({ site: `${file}:${line}`, file, rules, keyed });
-    }
-  }
-  return sites;
-}
-
-/** The data keys a variant's test needs (`has(d, "k")`, `d.k`; not the ones it wants absent, `!has(d, "k")`). @param {(d: Record<string, any>) => boolean} when */
-function predicateKeys(when) {
-  const source = String(when).replace(/!has\(d, "[^"]+"\)/g, "");
-  return new Set([...source.matchAll(/has\(d, "([^"]+)"\)/g), ...source.matchAll(/\bd\.(\w+)/g)].map((m) => m[1]));
-}
-
-test("every Step the sidecar writes with a rule id of docs/rules.md has a sentence template (or a documented English allow-list entry)", () => {
-  const documented = new Set(documentedRuleIds());
-  const sites = stepSites();
-  assert.ok(sites.length > 90, String(sites.length));
-  /** @type {string[]} */
-  const missing = [];
-  let checked = 0;
-  for (const { site, file, rules, keyed } of sites) {
-    if (keyed) continue;
-    for (const [rule, keys] of Object.entries(rules)) {
-      if (!documented.has(rule)) continue;
-      checked++;
-      const variants = [...(TEMPLATES[rule] ?? []), ...(SHARED_RULES.has(rule) ? TEMPLATES["*"] : [])];
-      const fits = variants.some(([variant, when]) => {
-        const text = lookup(langs.en, `${RULES_KEY}.${rule}.${variant}`);
-        if (!text) return false;
-        const holes = [...text.matchAll(/{([^}]+)}/g)].map((h) => h[1]);
-        return [...predicateKeys(when)].every((k) => keys.has(k)) && holes.every((h) => keys.has(h) || keys.has(DERIVED[h]));
-      });
-      if (!fits && !ENGLISH_ALLOWED.has(`${file} ${rule}`)) missing.push(`${site} ${rule} {${[...keys].join(", ")}}`);
-    }
-  }
-  assert.ok(checked > 90, String(checked));
-  assert.deepEqual(missing, [], "steps with no template fitting their data keys");
-  assert.deepEqual([...ENGLISH_ALLOWED], [], "the English allow-list is empty");
-});
-
 
 test("a crowded card lists at most MAX_CARD_STEPS steps and MAX_CARD_ROLLS rolls, and counts the rest", () => {
   const log = Array.from({ length: MAX_CARD_STEPS + 25 }, (_, i) => ({ rule: "DET-8", text: `contest ${i}`, data: { win: false } }));

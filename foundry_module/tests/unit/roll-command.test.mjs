@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { inferKind, renderCard, renderStep, stepTemplateKey } from "../../scripts/core/chat-cards.mjs";
+import { inferKind, renderCard, renderStep, keyedTemplate } from "../../scripts/core/chat-cards.mjs";
 import { PLAYER_ACTION_KINDS } from "../../scripts/core/messages.mjs";
 import {
   parseModifiers,
@@ -254,7 +254,7 @@ test("the sidecar's roll rulings: every step worded in en, de and zh-CN, with th
     const loc = i18nFor(lang);
     for (const result of results) {
       for (const step of result.log) {
-        assert.ok(stepTemplateKey(step), `${step.rule} ${JSON.stringify(step.data)}`);
+        assert.ok(keyedTemplate(step, loc), `${lang}: no sentence for ${step.key}`);
         const html = renderStep(step, loc, names);
         assert.ok(!html.includes('lang="en"'), `${lang}: ${step.rule} fell back to English: ${html}`);
         assert.doesNotMatch(html, /{[A-Za-z]+}|undefined/, `${lang}: ${html}`);
@@ -268,14 +268,14 @@ test("the sidecar's roll rulings: every step worded in en, de and zh-CN, with th
   const en = i18nFor("en");
   const [first] = results;
   const text = first.log.map((/** @type {any} */ s) => renderStep(s, en, names)).join("\n");
-  assert.match(text, /Dice pool: Dexterity 3 \+ Stealth 2 = 5 dice\./);
+  assert.match(text, /Ann: Dice pool: Dexterity 3 \+ Stealth 2 = 5 dice</);
   assert.match(text, /Modifiers equipment \+2, equipment \+1 \(does not stack\), aid \+1 \(perfect\): \+3 dice/);
   assert.match(text, /Ann's wound penalty takes 1 die from the roll/);
-  assert.match(text, /9-again: 3 rerolls\./, "the chained 9-again: the reroll 9 rerolls again");
-  assert.match(text, /The VTT rolled 9, 2, 10, 3, 3, 1, 1, 1, 1, 5, 9, 1, 2: 3 successes\./);
-  assert.match(text, /\+1 extra successes: 4 successes\./);
+  assert.match(text, /Ann: 9-again: 3 rerolls</, "the chained 9-again: the reroll 9 rerolls again");
+  assert.match(text, /Ann: The VTT rolled 9, 2, 10, 3, 3, 1, 1, 1, 1, 5, 9, 1, 2: 3 successes</);
+  assert.match(text, /Ann: 1 extra success added: 4 successes</);
   const [, second, third] = results;
-  assert.match(renderStep(second.log.at(-2), i18nFor("de"), names), /Die 2 Zusatzerfolge zählen nicht/);
+  assert.match(renderStep(second.log.at(-2), i18nFor("de"), names), /Ann: 2 zusätzliche Erfolge, nicht gezählt/);
   assert.match(renderStep(third.log.at(-1), en, names), /opposed roll against Guard/);
   assert.equal(third.rolls[0].again, 10, "RANK-11: the guard is immune to 9-again");
 });

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { COUNT_FIELDS, renderCard, STEP_KEY, SUBJECT_FIELDS } from "../../scripts/core/chat-cards.mjs";
+import { COUNT_FIELDS, DERIVED_PARAMS, KEY_COUNT_FIELDS, renderCard, STEP_KEY, SUBJECT_FIELDS } from "../../scripts/core/chat-cards.mjs";
 import { i18nFor, LANGS, langs, lookup } from "../helpers/i18n.mjs";
 import { sidecarSchema } from "../helpers/schema-check.mjs";
 
@@ -38,12 +38,17 @@ test("every key of the sidecar's catalogue has a sentence in en, de and zh-CN, e
     for (const lang of LANGS) {
       const sentence = lookup(langs[lang], `${STEP_KEY}.${key}`);
       assert.ok(sentence, `${lang}: no sentence for ${key}`);
-      for (const [, placeholder] of sentence.matchAll(/{([^}]+)}/g)) assert.ok(fields.includes(placeholder), `${lang} ${key}: {${placeholder}} is not a field of ${key}`);
+      for (const [, placeholder] of sentence.matchAll(/{([^}]+)}/g)) {
+        const from = /** @type {Record<string, string[]>} */ (DERIVED_PARAMS)[placeholder];
+        const known = fields.includes(placeholder) || (from !== undefined && from.every((f) => fields.includes(f)));
+        assert.ok(known, `${lang} ${key}: {${placeholder}} is not a field of ${key} (nor derived from its fields)`);
+      }
       for (const subject of entry["x-subjects"]) assert.ok(sentence.includes(`{${subject}}`), `${lang} ${key}: the sentence does not name its ${subject}`);
     }
   }
-  for (const field of Object.keys(COUNT_FIELDS)) {
-    const word = /** @type {Record<string, string>} */ (COUNT_FIELDS)[field];
+  const words = [...Object.values(COUNT_FIELDS), ...Object.values(KEY_COUNT_FIELDS).flatMap((f) => Object.values(f))];
+  for (const key of Object.keys(KEY_COUNT_FIELDS)) assert.ok(keys.has(key), `KEY_COUNT_FIELDS names ${key}, not a declared key`);
+  for (const word of words) {
     for (const lang of LANGS) assert.ok(lookup(langs[lang], `${STEP_KEY}.Count.${word}.other`), `${lang}: no plural of ${word}`);
   }
 });
@@ -155,4 +160,34 @@ test("counts take the language's plural form: 1 success, 2 successes; zh-CN has 
   assert.match(html("de", 1), /Bran: 1 Erfolg</);
   assert.match(html("de", 0), /Bran: 0 Erfolge</);
   assert.match(html("zh-CN", 1), /Bran：1 个成功</);
+});
+
+/** Every step the sidecar's own step scripts write (tests/test_steps.py: six scenes through its World). */
+function everyStep() {
+  const script = "import json\nfrom tests.test_steps import written\nprint(json.dumps(written()))";
+  return JSON.parse(execFileSync(python(), ["-c", script], { cwd: repo, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
+}
+
+test("every step the sidecar writes is worded in en, de and zh-CN: its key's sentence, each placeholder filled, no English fallback", () => {
+  const steps = everyStep();
+  const keys = new Set(steps.map((/** @type {any} */ s) => s.key));
+  assert.equal(keys.size, catalogue().size, "the scripts write every declared key");
+  const someone = (/** @type {string} */ id) => `«${id}»`;
+  for (const lang of LANGS) {
+    const i18n = i18nFor(lang);
+    const seen = new Set();
+    for (const step of steps) {
+      if (seen.has(step.key)) continue;
+      seen.add(step.key);
+      const html = renderCard({ log: [step], names: someone }, i18n);
+      const [item] = parts(html).steps;
+      assert.equal(item.key, step.key);
+      assert.ok(!item.body.includes('lang="en"'), `${lang} ${step.key}: the English text: ${item.body}`);
+      assert.doesNotMatch(item.body, /{[A-Za-z]+}|undefined|\[object|NaN/, `${lang} ${step.key}: ${item.body}`);
+      for (const subject of catalogue().get(step.key)["x-subjects"]) {
+        const id = step.data[subject];
+        if (typeof id === "string") assert.ok(item.body.includes(`«${id}»`), `${lang} ${step.key}: ${subject} not by name: ${item.body}`);
+      }
+    }
+  }
 });
