@@ -137,6 +137,48 @@ async def test_sigkill_mid_stream_loses_no_acknowledged_ruling_and_applies_none_
             assert final["actors"]["actor0"]["health"]["bashing"] == total
 
 
+async def test_sigkill_amid_rulings_written_in_the_store_thread_loses_none_acknowledged(
+    tmp_path: Path,
+) -> None:
+    """Syncs (written in the store's writer thread, with their snapshot) and damages (written on the
+    event loop) pipelined in turn; SIGKILL after some acknowledgements: every acknowledged ruling is
+    there after the restart, and each retried action answers with the rev it was acknowledged with."""
+    port = free_port()
+    frames = []
+    for i in range(60):
+        if i % 3 == 0:
+            sync = {"state": world_state(30, 10_000)}
+            frames.append(json.dumps({"v": 1, "id": f"sync-{i}", "type": "sync", "payload": sync}))
+        else:
+            frames.append(_damage(i))
+    acked: dict[str, int] = {}
+    with sidecar(tmp_path, port) as process:
+        async with aiohttp.ClientSession() as session, session.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            await _hello(ws, "crash")
+            for frame in frames:
+                await ws.send_str(frame)
+            while True:
+                msg = await ws.receive(timeout=10)
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    break
+                reply = json.loads(msg.data)
+                assert reply["type"] == "result", reply
+                acked[reply["re"]] = reply["payload"]["rev"]
+                if len(acked) == 25:
+                    os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    assert len(acked) >= 25 and any(key.startswith("sync") for key in acked)
+    with sidecar(tmp_path, port):
+        async with aiohttp.ClientSession() as session, session.ws_connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            welcome = await _hello(ws, "crash")
+            assert welcome["payload"]["rev"] >= max(acked.values()), "an acknowledged ruling was lost"
+            for i in range(60):
+                if i % 3 and f"hit-{i}" in acked:
+                    await ws.send_str(_damage(i))
+                    reply = json.loads((await ws.receive(timeout=10)).data)
+                    assert reply["payload"]["rev"] == acked[f"hit-{i}"] and reply["payload"]["replayed"]
+
+
 def test_a_second_sidecar_on_the_same_data_folder_is_refused_and_the_first_keeps_serving(
     tmp_path: Path,
 ) -> None:

@@ -27,7 +27,7 @@ async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
         while True:
             await asyncio.sleep(bridge.config.sync_interval)
             if bridge.dirty or bridge.storage_fault is not None:
-                checkpoint(bridge)
+                await checkpoint(bridge)
 
     task = asyncio.create_task(loop())
     yield
@@ -37,10 +37,17 @@ async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
     bridge.close()
 
 
-def checkpoint(bridge: Bridge) -> None:
-    """One checkpoint; a failure is remembered (`Bridge.storage_fault`) until one succeeds."""
+async def checkpoint(bridge: Bridge) -> None:
+    """One checkpoint, in the store's writer thread (its fsync holds no other world up); a failure is
+    remembered (`Bridge.storage_fault`) until one succeeds."""
+    flush = bridge.store.flush
+
+    def flushed() -> None:
+        bridge.dirty = False  # as the store is taken: a ruling written from now on marks it again
+        flush()
+
     try:
-        bridge.store.flush()
+        await bridge.in_store(flushed, off_loop=True)
     except (sqlite3.Error, OSError) as exc:  # a full or failing disk: try again next time
         if bridge.storage_fault is None:
             log.error(
@@ -56,7 +63,6 @@ def checkpoint(bridge: Bridge) -> None:
             log.warning("the store checkpointed again; rulings are taken again")
             bridge.storage_fault = None
             bridge.changes += 1
-        bridge.dirty = False
 
 
 async def _close_sockets(app: web.Application) -> None:

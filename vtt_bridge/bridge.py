@@ -14,9 +14,11 @@ import sqlite3
 import time
 import weakref
 from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -27,6 +29,8 @@ from vtt_bridge.tokenfile import load_or_create_token
 from vtt_bridge.world import RECENT_REPLIES, World
 
 log = logging.getLogger("vtt_bridge")
+
+T = TypeVar("T")
 
 
 _FACES = bytes(byte % 10 + 1 if byte < 250 else 0 for byte in range(256))
@@ -129,8 +133,8 @@ class Client:
     sync_timer: asyncio.TimerHandle | None = None
     """Drops the buffered `sync` parts when the next part is late (`Limits.sync_timeout`)."""
 
-    def send(self, text: str) -> None:
-        """Queue one message to this client (never waits on its socket)."""
+    def send(self, text: str | bytes) -> None:
+        """Queue one message to this client, as text or as its UTF-8 (never waits on its socket)."""
         if self.outbox is not None:
             self.outbox.put(text)
 
@@ -201,6 +205,8 @@ class Bridge:
         self.storage_log = RateLimitedLog(log, 60.0)
         self.unauth_log = RateLimitedLog(log, 60.0)
         self._locks: dict[str, asyncio.Lock] = {}
+        self._store_lock: asyncio.Lock | None = None
+        self._writer: ThreadPoolExecutor | None = None
         for world_id in self.store.worlds():
             self.world(world_id)
         self._read_back()
@@ -223,6 +229,38 @@ class Bridge:
                         unread=stored.steps < 0,
                     )
                 )
+
+    @property
+    def store_lock(self) -> asyncio.Lock:
+        """Held by every use of the store from the event loop while it runs: the store (one SQLite
+        connection, not thread-safe) is used by one thread at a time, and never while its writer
+        thread holds it (`in_store`)."""
+        if self._store_lock is None:
+            self._store_lock = asyncio.Lock()
+        return self._store_lock
+
+    async def in_store(self, work: Callable[..., T], *args: Any, off_loop: bool = False) -> T:
+        """Run `work(*args)` on the store once no other store work runs: on the event loop, or with
+        `off_loop` in the store's one writer thread, where SQLite's I/O (a commit of megabytes, a
+        checkpoint's fsync) waits without holding the interpreter, so other worlds are served
+        meanwhile. One at a time either way, in the order asked; work handed to the thread holds the
+        store until it ends, even when the caller is cancelled."""
+        lock = self.store_lock
+        await lock.acquire()
+        if not off_loop:
+            try:
+                return work(*args)
+            finally:
+                lock.release()
+        try:
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vtt-bridge-store")
+            running = asyncio.get_running_loop().run_in_executor(self._writer, work, *args)
+        except BaseException:
+            lock.release()
+            raise
+        running.add_done_callback(lambda _: lock.release())
+        return await asyncio.shield(running)
 
     def lock(self, world_id: str) -> asyncio.Lock:
         """The lock one ruling of a world holds from its start to its commit (a long ruling runs in a
@@ -254,7 +292,10 @@ class Bridge:
         return world
 
     def close(self) -> None:
-        """Flush and close the store."""
+        """Let the store's writer thread finish what it runs, then flush and close the store."""
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
         try:
             self.store.close()
         except sqlite3.Error as exc:

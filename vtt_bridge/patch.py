@@ -58,6 +58,8 @@ def split_pointer(pointer: str) -> list[str]:
         return []
     if not pointer.startswith("/"):
         raise ValueError(f"a JSON Pointer starts with '/': {pointer!r}")
+    if "~" not in pointer:  # nothing escaped (ids and field names hold no '~' or '/')
+        return pointer[1:].split("/")
     return [unescape(part) for part in pointer[1:].split("/")]
 
 
@@ -96,7 +98,14 @@ def _keys(cls: type[BaseModel]) -> dict[str, str]:
     return keys
 
 
-def _diff_model(path: str, before: BaseModel, after: BaseModel, ops: list[Op]) -> None:
+Olds = dict[str, Any]
+"""Path -> the JSON value the state before held there (`MISSING`: nothing), for the ops whose old value
+the diff read anyway (a scalar field, a visibility cell): `inverse_ops` takes them from here."""
+
+
+def _diff_model(
+    path: str, before: BaseModel, after: BaseModel, ops: list[Op], olds: Olds | None = None
+) -> None:
     """Ops for the fields of one model that are not the very same object before and after: a nested
     model field by field again, a plain scalar compared as it is, anything else dumped and diffed."""
     old_fields, new_fields = before.__dict__, after.__dict__
@@ -112,9 +121,12 @@ def _diff_model(path: str, before: BaseModel, after: BaseModel, ops: list[Op]) -
         kind = type(value)
         if kind in _SCALARS and type(old) in _SCALARS:
             if old != value or type(old) is not kind:
-                ops.append({"op": "replace", "path": f"{path}/{keys[name]}", "value": value})
+                at = f"{path}/{keys[name]}"
+                ops.append({"op": "replace", "path": at, "value": value})
+                if olds is not None:
+                    olds[at] = old  # a plain scalar is its own JSON
         elif isinstance(value, BaseModel) and type(old) is kind:
-            _diff_model(f"{path}/{keys[name]}", old, value, ops)
+            _diff_model(f"{path}/{keys[name]}", old, value, ops, olds)
         else:
             rest.add(name)
     if not rest:
@@ -138,7 +150,11 @@ def _added_and_removed(
 
 
 def _diff_models(
-    path: str, before: Mapping[str, BaseModel], after: Mapping[str, BaseModel], ops: list[Op]
+    path: str,
+    before: Mapping[str, BaseModel],
+    after: Mapping[str, BaseModel],
+    ops: list[Op],
+    olds: Olds | None = None,
 ) -> None:
     """Ops for a map of models keyed by id: removed, added, and changed members."""
     if before is after:
@@ -148,7 +164,7 @@ def _diff_models(
         _added_and_removed(path, before, after, lambda model: model.model_dump(mode="json"), ops)
         old_get = before.get
         for key in [key for key, model in after.items() if old_get(key, model) is not model]:
-            _diff_model(f"{path}/{escape(key)}", before[key], after[key], ops)
+            _diff_model(f"{path}/{escape(key)}", before[key], after[key], ops, olds)
         return
     for key in sorted(edited):  # only the members the ruling replaced, added or removed
         old, new = before.get(key), after.get(key)
@@ -159,24 +175,25 @@ def _diff_models(
         elif old is None:
             ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": new.model_dump(mode="json")})
         else:
-            _diff_model(f"{path}/{escape(key)}", old, new, ops)
+            _diff_model(f"{path}/{escape(key)}", old, new, ops, olds)
 
 
-def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op]) -> None:
+def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: Olds | None = None) -> None:
     """The sparse form's op for one cell (`document.models.sparse_visibility`): a pair that becomes
-    pinpointed (or leaves) is removed, one that stops being pinpointed is added, else replaced."""
-    if old == PINPOINTED:
-        old = None
-    if new == PINPOINTED:
-        new = None
-    if old == new:
+    pinpointed (or leaves) is removed, one that stops being pinpointed is added, else replaced.
+    `olds` gets the cell as the dense row before held it (what an op's inverse restores)."""
+    was = None if old == PINPOINTED else old
+    now = None if new == PINPOINTED else new
+    if was == now:
         return
-    if new is None:
+    if now is None:
         ops.append({"op": "remove", "path": path})
-    elif old is None:
-        ops.append({"op": "add", "path": path, "value": new})
+    elif was is None:
+        ops.append({"op": "add", "path": path, "value": now})
     else:
-        ops.append({"op": "replace", "path": path, "value": new})
+        ops.append({"op": "replace", "path": path, "value": now})
+    if olds is not None:
+        olds[path] = MISSING if old is None else str(old)
 
 
 def _diff_visibility(
@@ -184,6 +201,7 @@ def _diff_visibility(
     after: Mapping[str, Mapping[str, str]],
     pairs: Iterable[tuple[str, str]] | None,
     ops: list[Op],
+    olds: Olds | None = None,
 ) -> None:
     """Ops for the visibility matrix in its sparse form (a row per observer, only the pairs that are
     not pinpointed); with `pairs`, only those (observer, target) cells are looked at, besides
@@ -207,14 +225,16 @@ def _diff_visibility(
             old_row, row = before.get(observer), after.get(observer)
             if old_row is None or row is None or old_row is row:
                 continue  # a whole row added or removed above, or unchanged
-            _cell_op(f"/visibility/{observer}/{target}", old_row.get(target), row.get(target), ops)
+            old, new = old_row.get(target), row.get(target)
+            if old is not new:  # most pairs a ruling looked at kept their state: no path built
+                _cell_op(f"/visibility/{observer}/{target}", old, new, ops, olds)
     for observer, cells in unapplied.items():
         old_row = before.get(observer)
         if old_row is None:
             continue  # a new row, added whole above
         prefix = f"/visibility/{observer}/"
         for target, value in cells.items():
-            _cell_op(prefix + target, old_row.get(target), value, ops)
+            _cell_op(prefix + target, old_row.get(target), value, ops, olds)
 
 
 def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
@@ -222,9 +242,13 @@ def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
 
 
 def diff_states(
-    before: WorldState, after: WorldState, visibility_pairs: Iterable[tuple[str, str]] | None = None
+    before: WorldState,
+    after: WorldState,
+    visibility_pairs: Iterable[tuple[str, str]] | None = None,
+    olds: Olds | None = None,
 ) -> list[Op]:
-    """The ops that turn `before` into `after`, rev excluded (see `ruling_patch`)."""
+    """The ops that turn `before` into `after`, rev excluded (see `ruling_patch`); `olds`, when given,
+    is filled with what `before` held at the paths the diff read (`Olds`, for `inverse_ops`)."""
     ops: list[Op] = []
     for name in ("scene", "settings"):
         old, new = getattr(before, name), getattr(after, name)
@@ -235,9 +259,12 @@ def diff_states(
                 None if new is None else new.model_dump(mode="json"),
                 ops,
             )
-    _diff_models("/actors", before.actors, after.actors, ops)
-    _diff_models("/tokens", before.tokens, after.tokens, ops)
-    _diff_visibility(before.visibility, after.visibility, visibility_pairs, ops)
+    _diff_models("/actors", before.actors, after.actors, ops, olds)
+    _diff_models("/tokens", before.tokens, after.tokens, ops, olds)
+    settled_rows = not pending_cells(before.visibility)  # the Reader's rows are before's own
+    _diff_visibility(
+        before.visibility, after.visibility, visibility_pairs, ops, olds if settled_rows else None
+    )
     _diff_contests(before.contests, after.contests, ops)
     if before.reveals is not after.reveals:
         _diff_json(
@@ -307,6 +334,9 @@ PatchConflict = (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException)
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 """What `value_at` answers for a path the document does not hold."""
+
+_UNREAD: Any = object()
+"""A path `Olds` does not hold."""
 
 _MEMBER_PARTS = frozenset(("actors", "tokens", "visibility", "contests"))
 
@@ -433,19 +463,23 @@ class Reader:
         return _walk(self._members[key], rest)
 
 
-def inverse_ops(before: WorldState, ops: Iterable[Op]) -> list[Op]:
+def inverse_ops(before: WorldState, ops: Iterable[Op], olds: Olds | None = None) -> list[Op]:
     """The ops that undo `ops` (a diff of `before`, paths disjoint, rev excluded): each path set back
-    to what `before` held there, or removed where it held nothing; in reverse order."""
-    reader = Reader(before)
+    to what `before` held there, or removed where it held nothing; in reverse order. `olds`: what
+    `diff_states` read of `before` already (`Olds`); the other paths are read with a `Reader`."""
+    reader: Reader | None = None
     inverse: list[Op] = []
     for op in ops:
-        old = reader.value_at(op["path"])
+        path = op["path"]
+        old = _UNREAD if olds is None else olds.get(path, _UNREAD)
+        if old is _UNREAD:
+            if reader is None:
+                reader = Reader(before)
+            old = reader.value_at(path)
         if old is MISSING:
-            inverse.append({"op": "remove", "path": op["path"]})
+            inverse.append({"op": "remove", "path": path})
         else:
-            inverse.append(
-                {"op": "add" if op["op"] == "remove" else "replace", "path": op["path"], "value": old}
-            )
+            inverse.append({"op": "add" if op["op"] == "remove" else "replace", "path": path, "value": old})
     inverse.reverse()
     return inverse
 

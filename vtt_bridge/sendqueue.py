@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 _GONE = (ConnectionResetError, RuntimeError)
 """What writing to a socket that closed under us raises (aiohttp): the message is dropped."""
@@ -35,7 +35,7 @@ class Outbox:
         self.max_messages = max_messages
         self.max_bytes = max_bytes
         self._on_overflow = on_overflow
-        self._queue: deque[str] = deque()
+        self._queue: deque[str | bytes] = deque()
         self.queued_bytes = 0
         self._writer: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
@@ -47,8 +47,9 @@ class Outbox:
         """Messages not yet handed to the socket (the one being written included)."""
         return len(self._queue) + (0 if self._writer is None else 1)
 
-    def put(self, text: str) -> bool:
-        """Queue one message (never waits). False: dropped (overflowed or closed)."""
+    def put(self, text: str | bytes) -> bool:
+        """Queue one message (never waits), as text or as its UTF-8 (a text frame either way).
+        False: dropped (overflowed or closed)."""
         if self._closed or self.overflowed:
             return False
         if self._writer is None and not self._queue:
@@ -62,9 +63,9 @@ class Outbox:
         self.queued_bytes += len(text)
         return True
 
-    def _start(self, text: str) -> None:
+    def _start(self, text: str | bytes) -> None:
         """Write `text` now; when the socket is full, hand the rest of the write to the writer task."""
-        coro = self.ws.send_str(text)
+        coro = _sent(self.ws, text)
         try:
             waiting = coro.send(None)
         except StopIteration:
@@ -82,7 +83,7 @@ class Outbox:
                 text = self._queue.popleft()
                 self.queued_bytes -= len(text)
                 with contextlib.suppress(*_GONE):
-                    await self.ws.send_str(text)
+                    await _sent(self.ws, text)
         finally:
             self._writer = None
             self._idle.set()
@@ -102,6 +103,13 @@ class Outbox:
         self.queued_bytes = 0
         if self._writer is not None:
             self._writer.cancel()
+
+
+def _sent(ws: web.WebSocketResponse, text: str | bytes) -> Coroutine[Any, Any, None]:
+    """The write of one text frame, from a str or from its UTF-8 (not encoded again)."""
+    if isinstance(text, str):
+        return ws.send_str(text)
+    return ws.send_frame(text, WSMsgType.TEXT)
 
 
 async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:

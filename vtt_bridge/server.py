@@ -16,6 +16,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from vtt_bridge import __version__
 from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
-from vtt_bridge.document.models import settled
+from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
 from vtt_bridge.framecap import raise_frame_cap
 from vtt_bridge.limits import Limits, too_deep
@@ -77,6 +78,12 @@ def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
     return f'{head}"type":"{type_}","payload":{payload_json}}}'
 
 
+def envelope_bytes(type_: str, payload_data: bytes, msg_id: str, re: str | None) -> bytes:
+    """`envelope(...)` as UTF-8, its payload already serialized as UTF-8 (a long ruling's megabytes
+    are neither copied into a str nor encoded on the loop)."""
+    return envelope(type_, "", msg_id, re)[:-1].encode() + payload_data + b"}"
+
+
 def _json_default(value: Any) -> Any:
     """JSON for what a rule put in a step's data beyond plain JSON (a model, a set)."""
     if isinstance(value, BaseModel):
@@ -89,6 +96,56 @@ def _json_default(value: Any) -> Any:
 def dumps(value: Any) -> str:
     """Compact JSON text (orjson: a tenth of the stdlib's time on a ruling's reply)."""
     return orjson.dumps(value, default=_json_default).decode()
+
+
+@dataclass(frozen=True)
+class Dumped:
+    """A result's JSON as text and as the UTF-8 it is sent as."""
+
+    text: str
+    data: bytes
+
+
+DUMP_CHUNK = 2000
+"""Items of a long list that `dumps_in_turns` dumps in one call."""
+
+
+def dumps_in_turns(value: Any) -> str:
+    """`dumps(value)`, the same text, in calls of at most `DUMP_CHUNK` items of each long list (of
+    an object's values or of a list itself): for a worker thread, which then hands the interpreter
+    to the event loop between calls. One call over a round's megabytes held it for tens of ms."""
+    return decoded_in_turns(_dumped_in_turns(value))
+
+
+DECODE_CHUNK = 1 << 18
+"""Bytes of UTF-8 that `decoded_in_turns` decodes in one call."""
+
+
+def decoded_in_turns(data: bytes) -> str:
+    """`data.decode()` a slice at a time, each ending at an ASCII comma (never inside a character)."""
+    if len(data) <= DECODE_CHUNK:
+        return data.decode()
+    parts = []
+    start = 0
+    while start < len(data):
+        end = data.find(b",", start + DECODE_CHUNK)
+        end = len(data) if end < 0 else end
+        parts.append(data[start:end].decode())
+        start = end
+    return "".join(parts)
+
+
+def _dumped_in_turns(value: Any) -> bytes:
+    if isinstance(value, list) and len(value) > DUMP_CHUNK:
+        chunks = (
+            orjson.dumps(value[at : at + DUMP_CHUNK], default=_json_default)[1:-1]
+            for at in range(0, len(value), DUMP_CHUNK)
+        )
+        return b"[" + b",".join(chunks) + b"]"
+    if isinstance(value, dict) and all(type(key) is str for key in value):
+        parts = (orjson.dumps(key) + b":" + _dumped_in_turns(item) for key, item in value.items())
+        return b"{" + b",".join(parts) + b"}"
+    return orjson.dumps(value, default=_json_default)
 
 
 async def _send(client: Client, text: str) -> None:
@@ -206,7 +263,9 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
         log.warning("refused a client from %s: wrong token", client.remote)
         return False
     bridge.backoff.passed(client.remote)
-    world = bridge.world(hello.world)
+    world = bridge.worlds.get(hello.world)
+    if world is None:  # recovered from the store (read on the loop, between the store's other work)
+        world = await bridge.in_store(bridge.world, hello.world)
     client.world = world
     client.name = hello.client.name
     _authenticated(bridge, client)
@@ -258,25 +317,45 @@ def _storage_refusal(bridge: Bridge, exc: sqlite3.Error | OSError | None) -> Sto
     return StorageError(reason)
 
 
-def _store(bridge: Bridge, world: World, pending: Pending, result_json: str) -> None:
-    """Write one ruling to the store, or raise `StorageError` (nothing written)."""
+STORE_THREAD_BYTES = 64 << 10
+"""A ruling whose reply is larger than this (or that carries a snapshot) is written to the store in
+the store's writer thread (`Bridge.in_store`): its commit of megabytes would hold every other world
+up. A smaller one is written on the event loop: a `damage` commits in some 20 µs, less than the two
+thread switches a hand-off costs."""
+
+
+def _stored(
+    bridge: Bridge, world_id: str, pending: Pending, result_json: str, snapshot: WorldState | None
+) -> None:
+    """Write one ruling to the store (in whichever thread runs the store's work)."""
+    entry = pending.entry
+    bridge.store.append(
+        world_id,
+        pending.result["rev"],
+        pending.action_id,
+        result_json,
+        snapshot,
+        pending.digest,
+        kind=None if entry is None else entry.kind,
+        target=pending.message_id if entry is None or entry.action_id is None else entry.target,
+        inverse=None if entry is None or entry.inverse is None else dumps_in_turns(list(entry.inverse)),
+    )
+
+
+async def _store(
+    bridge: Bridge,
+    world: World,
+    pending: Pending,
+    result_json: str,
+    snapshot: WorldState | None,
+    off_loop: bool,
+) -> None:
+    """Write one ruling to the store (`off_loop`: in the store's writer thread), or raise
+    `StorageError` (nothing written)."""
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
-    new_rev = pending.result["rev"]
-    snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     try:
-        entry = pending.entry
-        bridge.store.append(
-            world.id,
-            new_rev,
-            pending.action_id,
-            result_json,
-            snapshot,
-            pending.digest,
-            kind=None if entry is None else entry.kind,
-            target=pending.message_id if entry is None or entry.action_id is None else entry.target,
-            inverse=None if entry is None or entry.inverse is None else dumps(list(entry.inverse)),
-        )
+        await bridge.in_store(_stored, bridge, world.id, pending, result_json, snapshot, off_loop=off_loop)
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None
 
@@ -304,19 +383,61 @@ async def _commit(
     pending: Pending,
     msg_id: str,
     kind: str,
-    result_json: str | None = None,
+    dumped: Dumped | None = None,
 ) -> None:
-    """Store the ruling, then commit it, acknowledge it, and push it to the world's other clients
-    (into their queues: a ruling never waits on a socket). `result_json`: the result's JSON when the
-    worker that ruled has written it already (a long ruling's megabytes are not dumped on the loop)."""
-    if result_json is None:
-        result_json = dumps(pending.result)
+    """Store the ruling, then acknowledge it, commit it, and push it to the world's other clients
+    (into their queues: a ruling never waits on a socket). `dumped`: the result's JSON when the
+    worker that ruled has written it already (a long ruling's megabytes are not dumped on the loop).
+
+    A large ruling (`STORE_THREAD_BYTES`) or one with a snapshot is written in the store's thread,
+    and committed to the world once stored whatever happens to the caller meanwhile (shielded): the
+    world never falls behind its store. The acknowledgement goes out before the world's bookkeeping;
+    no other message is handled in between (nothing is awaited), and the client reads it meanwhile."""
+    result_json = dumps(pending.result) if dumped is None else dumped.text
+    snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
+    if snapshot is None and len(result_json) <= STORE_THREAD_BYTES:
+        await _store(bridge, world, pending, result_json, None, off_loop=False)
+        _committed(bridge, client, world, pending, msg_id, kind, result_json, dumped)
+        return
+    await asyncio.shield(
+        _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot, dumped)
+    )
+
+
+async def _stored_then_committed(
+    bridge: Bridge,
+    client: Client,
+    world: World,
+    pending: Pending,
+    msg_id: str,
+    kind: str,
+    result_json: str,
+    snapshot: WorldState | None,
+    dumped: Dumped | None,
+) -> None:
+    await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
+    _committed(bridge, client, world, pending, msg_id, kind, result_json, dumped)
+
+
+def _committed(
+    bridge: Bridge,
+    client: Client,
+    world: World,
+    pending: Pending,
+    msg_id: str,
+    kind: str,
+    result_json: str,
+    dumped: Dumped | None = None,
+) -> None:
+    """A stored ruling acknowledged, made the world's state, recorded and pushed."""
     new_rev = pending.result["rev"]
-    _store(bridge, world, pending, result_json)
     bridge.dirty = True
+    if dumped is None:
+        client.send(envelope("result", result_json, bridge.next_id(), msg_id))
+    else:
+        client.send(envelope_bytes("result", dumped.data, bridge.next_id(), msg_id))
     world.commit(pending, result_json)
     bridge.changes += 1
-    client.send(envelope("result", result_json, bridge.next_id(), msg_id))
     bridge.recent.append(
         RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time(), action_id=pending.action_id)
     )
@@ -474,28 +595,28 @@ async def _rule(
     """Rule on a `sync`, `upsert` or `action` (in a worker thread when it is long), then commit it."""
     offload = _long(type_, payload, world)
     if type_ == "action":
-        result_json: str | None = None
+        dumped: Dumped | None = None
         try:
             if offload:
-                prepared, result_json = await asyncio.to_thread(
+                prepared, dumped = await asyncio.to_thread(
                     _dumped, world.prepare_action, msg_id, payload, bridge.roller
                 )
             else:
                 prepared = world.prepare_action(msg_id, payload, bridge.roller)
         except AnsweredLongAgo as old:
-            stored = bridge.store.reply(world.id, msg_id)
+            stored = await bridge.in_store(bridge.store.reply, world.id, msg_id)
             if stored is None:
                 raise
             prepared = world.replay(msg_id, old.digest, *stored)
         if isinstance(prepared, str):
             client.send(envelope("result", prepared, bridge.next_id(), msg_id))
             return
-        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), result_json)
+        await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), dumped)
         return
     if type_ == "sync":
         if offload:
-            pending, result_json = await asyncio.to_thread(_dumped, world.prepare_sync, payload, msg_id)
-            await _commit(bridge, client, world, pending, msg_id, type_, result_json)
+            pending, dumped = await asyncio.to_thread(_dumped, world.prepare_sync, payload, msg_id)
+            await _commit(bridge, client, world, pending, msg_id, type_, dumped)
             return
         pending = world.prepare_sync(payload, msg_id)
     else:
@@ -504,7 +625,7 @@ async def _rule(
     await _commit(bridge, client, world, pending, msg_id, type_)
 
 
-def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, str | None]:
+def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
     """In a worker: a long ruling prepared, and its result's JSON (None for a stored reply's text).
 
     The objects alive when it starts (the worlds' documents: millions in a big scene) are moved out
@@ -515,7 +636,8 @@ def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, str | None]:
     gc.freeze()
     prepared = prepare(*args)
     if isinstance(prepared, Pending):
-        return prepared, dumps(prepared.result)
+        data = _dumped_in_turns(prepared.result)
+        return prepared, Dumped(decoded_in_turns(data), data)
     return prepared, None
 
 

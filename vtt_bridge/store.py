@@ -224,7 +224,8 @@ def _make_private_dirs(folder: Path) -> None:
 
 
 class Store:
-    """The rulings log in one SQLite file. Not thread-safe: the server's event loop owns it."""
+    """The rulings log in one SQLite file. Not thread-safe: one thread at a time uses it (the server's
+    event loop, or the store's writer thread while the loop waits: `Bridge.in_store`)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -152,6 +152,9 @@ def is_document_id(candidate: str) -> bool:
     return True
 
 
+_ACTION_KINDS = frozenset(HANDLERS) | frozenset(HISTORY_ACTIONS)
+"""Every action kind (the registry's and undo's), known once."""
+
 RECENT_REPLIES = 1000
 """Replies a world keeps in memory for retried action ids (a reconnecting module resends only its
 last few); older ones are read back from the store."""
@@ -212,8 +215,10 @@ class World:
         kind: str = "",
         target: str | None = None,
         message_id: str | None = None,
+        digest: str | None = None,
     ) -> Pending:
-        """`previous`: the state the pins' ends are judged against, when not `before` (a sync)."""
+        """`previous`: the state the pins' ends are judged against, when not `before` (a sync);
+        `digest`: the action's payload digest (`payload_digest`)."""
         after = derive(before, after, derived)
         after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
         after, refreshed = apply_pins(previous or before, after, self.visibility, refreshed)
@@ -223,13 +228,15 @@ class World:
             pairs = None if target is not None else refreshed  # an undo diffs the rows it restored
         new_rev = before.rev + 1
         after = after.model_copy(update={"rev": new_rev})
+        olds: patches.Olds = {}
+        """What the diff read of `before` (the inverse takes it from there)."""
         if full:
             document = settled(after).model_dump(mode="json")
             ops: list[patches.Op] = [
                 {"op": "replace", "path": f"/{name}", "value": document[name]} for name in SYNC_PARTS
             ]
         else:
-            ops = patches.diff_states(before, after, pairs)
+            ops = patches.diff_states(before, after, pairs, olds)
         result = {
             "rev": new_rev,
             "patch": patches.ruling_patch(before.rev, new_rev, ops),
@@ -238,7 +245,7 @@ class World:
         }
         if action_id is not None:
             entry = Entry(
-                action_id, new_rev, kind, tuple(ops), tuple(patches.inverse_ops(before, ops)), target
+                action_id, new_rev, kind, tuple(ops), tuple(patches.inverse_ops(before, ops, olds)), target
             )
         else:  # a sync or upsert: only its paths matter (for the conflicts it causes)
             entry = Entry(
@@ -249,9 +256,7 @@ class World:
                 None,
                 reason=f"a {kind} is no ruling",
             )
-        return Pending(
-            state=after, result=result, action_id=action_id, snapshot=full, entry=entry, message_id=message_id
-        )
+        return Pending(after, result, action_id, full, digest, entry, message_id)
 
     def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | str:
         """Rule on one `action`. A retried action id with the same payload returns its stored reply
@@ -271,7 +276,7 @@ class World:
                 "expectRev must be a non-negative integer",
                 path_details(("expectRev",), "int"),
             )
-        kind, action = _validated(ACTION_ADAPTER, HANDLERS.keys() | HISTORY_ACTIONS.keys(), "action", body)
+        kind, action = _validated(ACTION_ADAPTER, _ACTION_KINDS, "action", body)
         if expect_rev is not None and expect_rev != self.rev:
             raise RequestError(
                 ErrorCode.STALE, f"the world is at rev {self.rev}, not {expect_rev}", rev=self.rev
@@ -286,7 +291,7 @@ class World:
                     action,
                     Context(roller=roller, visibility=self.visibility, unapplied_cells=True),
                 )
-            pending = self._finish(
+            return self._finish(
                 self.state,
                 ruling.state,
                 ruling.log,
@@ -294,6 +299,7 @@ class World:
                 action_id,
                 derived=ruling.derived,
                 kind=kind,
+                digest=digest,
             )
         return Pending(pending.state, pending.result, action_id, pending.snapshot, digest, pending.entry)
 

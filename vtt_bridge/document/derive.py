@@ -29,6 +29,18 @@ def is_unconscious(actor: Actor, settings: Settings) -> bool:
     return injured or drained
 
 
+_ANNIHILATED, _UNCONSCIOUS, _WORSENING, _DYING, _DEAD = (
+    c.value
+    for c in (
+        Condition.ANNIHILATED,
+        Condition.UNCONSCIOUS,
+        Condition.WORSENING,
+        Condition.DYING,
+        Condition.DEAD,
+    )
+)
+
+
 def derive_actor(actor: Actor, settings: Settings) -> Actor:
     """Server-written fields: `status` (HEALTH-6), `woundPenalty` (HEALTH-7, 0 when the optional rule is
     off) and conditions unconscious, worsening, dying, dead.
@@ -36,15 +48,15 @@ def derive_actor(actor: Actor, settings: Settings) -> Actor:
     Annihilation (EP-2) keeps `dead`. The same object comes back when nothing changes.
     """
     status = health_status(actor.health, actor.second_health)
-    annihilated = bool(actor.conditions.get(Condition.ANNIHILATED.value, False))
+    annihilated = bool(actor.conditions.get(_ANNIHILATED, False))
     if annihilated:
         status = HealthStatus.DEAD
     dead = status is HealthStatus.DEAD
     derived = {
-        Condition.UNCONSCIOUS.value: not dead and is_unconscious(actor, settings),
-        Condition.WORSENING.value: not dead and is_worsening(actor.health, actor.second_health),
-        Condition.DYING.value: status is HealthStatus.DYING,
-        Condition.DEAD.value: dead,
+        _UNCONSCIOUS: not dead and is_unconscious(actor, settings),
+        _WORSENING: not dead and is_worsening(actor.health, actor.second_health),
+        _DYING: status is HealthStatus.DYING,
+        _DEAD: dead,
     }
     penalty = wound_penalty(actor.health, settings.wound_penalty)
     unchanged = derived.items() <= actor.conditions.items()  # each derived condition holds its value

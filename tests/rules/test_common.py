@@ -1,0 +1,23 @@
+"""The shared building blocks of the rules (`rules.common`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from vtt_bridge.rules.common import Step, about
+
+
+def test_about_adds_only_the_subjects_a_key_declares_keeping_every_other_field() -> None:
+    """`about` builds each step with Step's own constructor: it equals `dataclasses.replace` with the
+    subjects its key declares merged into the data (a field added to Step must be kept), and leaves a
+    step whose key declares none of them as it was."""
+    damage = Step(rule="HEALTH-2", text="2 lethal", data={"amount": 2}, key="HEALTH-2.damage")
+    roll = Step(rule="DICE-1", text="3 successes", data={"successes": 3}, key="DICE-1.result")
+    contest = Step(rule="DET-9", text="-2 dice", data={"dp": -2}, key="DET-9.modifier")
+    steps = [damage, roll, contest]
+    made = about(steps, actor="hero", track="first")
+    assert made[0] == dataclasses.replace(damage, data={"amount": 2, "actor": "hero", "track": "first"})
+    assert made[1] == dataclasses.replace(roll, data={"successes": 3, "actor": "hero"})
+    assert made[2] is contest  # DET-9.modifier names observer and target, not an actor
+    assert made[0].data is not made[1].data  # each step its own data
+    assert damage.data == {"amount": 2}  # the steps given are left as they were

@@ -1,0 +1,118 @@
+"""The store's writer thread (`Bridge.in_store`): a large ruling's commit and the checkpoints run off
+the event loop, one store operation at a time, and a ruling is acknowledged only once committed."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import orjson
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Connect, world_state
+from vtt_bridge import server
+from vtt_bridge.bridge import BRIDGE
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=7) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values)
+def test_dumps_in_turns_writes_the_same_text_as_one_dump(value: Any) -> None:
+    """Long lists (here: longer than 2) are dumped a chunk at a time; the text is `dumps`' own."""
+    original = server.DUMP_CHUNK
+    server.DUMP_CHUNK = 2
+    try:
+        assert server.dumps_in_turns(value) == server.dumps(value)
+        assert orjson.loads(server.dumps_in_turns(value)) == orjson.loads(orjson.dumps(value))
+    finally:
+        server.DUMP_CHUNK = original
+
+
+def damage(target: str = "actor0") -> dict[str, Any]:
+    return {"kind": "damage", "target": target, "instances": [{"amount": 1, "grade": "B"}]}
+
+
+async def test_a_large_ruling_is_committed_in_the_writer_thread_and_acknowledged_after_it(
+    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync (it carries a snapshot) is written in the store's thread, a `damage` on the loop. While
+    the thread's commit takes its time (a slow disk, here 0.3 s), the loop answers another world's
+    queries; the sync's result comes only once its commit has returned, and a damage of another world
+    waits for the store meanwhile, then is written."""
+    store = server.app[BRIDGE].store
+    real = store.append
+    writes: list[tuple[str, int, float]] = []
+
+    def append(world: str, rev: int, *args: Any, **kwargs: Any) -> None:
+        if world == "big":
+            time.sleep(0.3)
+        real(world, rev, *args, **kwargs)
+        writes.append((threading.current_thread().name, rev, time.monotonic()))
+
+    monkeypatch.setattr(store, "append", append)
+    other = await connect("small")
+    assert (await other.request("sync", {"state": world_state()}))["type"] == "result"
+    big = await connect("big")
+    sync_id = await big.send("sync", {"state": world_state(actors=50)})
+    await asyncio.sleep(0.05)  # the sync's commit is under way in the thread
+    asked = time.monotonic()
+    assert (await other.state())["rev"] == 1
+    answered = time.monotonic() - asked
+    reply = await big.receive()
+    acked = time.monotonic()
+    assert reply["type"] == "result" and reply["re"] == sync_id
+    assert answered < 0.2, "the loop waited for the store's thread"
+    assert (await other.action(damage()))["type"] == "result"
+    threads = [name for name, _, _ in writes]
+    assert threads[0].startswith("vtt-bridge-store") and threads[1].startswith("vtt-bridge-store")
+    assert threads[2] == threading.current_thread().name  # the damage: on the loop
+    assert writes[1][2] <= acked  # acknowledged after the commit returned
+
+
+async def test_the_checkpoint_runs_in_the_writer_thread(
+    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = server.app[BRIDGE].store
+    real = store.flush
+    threads: list[str] = []
+
+    def flush() -> None:
+        threads.append(threading.current_thread().name)
+        real()
+
+    monkeypatch.setattr(store, "flush", flush)
+    peer = await connect("w1")
+    assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+    assert (await peer.action(damage()))["type"] == "result"
+    for _ in range(100):
+        if threads:
+            break
+        await asyncio.sleep(0.02)
+    assert threads and all(name.startswith("vtt-bridge-store") for name in threads)
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_values, st.text(min_size=1, max_size=20), st.none() | st.text(min_size=1, max_size=20))
+def test_a_long_rulings_result_is_sent_as_the_same_text(value: Any, msg_id: str, re: str | None) -> None:
+    """A long ruling's result goes out as UTF-8 made in the worker: decoded a slice at a time (here
+    8 bytes) it is `dumps`' text, and its envelope is `envelope`'s, encoded."""
+    original = server.DECODE_CHUNK
+    server.DECODE_CHUNK = 8
+    try:
+        data = orjson.dumps(value)
+        assert server.decoded_in_turns(data) == data.decode()
+        expected = server.envelope("result", data.decode(), msg_id, re).encode()
+        assert server.envelope_bytes("result", data, msg_id, re) == expected
+    finally:
+        server.DECODE_CHUNK = original
