@@ -1,9 +1,10 @@
 """Big scenes (issue 23), one run: in process, a combat round of the generated scene at 250, 500,
-1,000 and 2,000 tokens (time, contests a second, reply size), the sync (time, reply size) and the
-process's memory after the round, each size in a fresh process; over the wire, the round trip of a
-`damage` in another world while a 1,000-token round runs, interleaved with the reply-only baseline.
+1,000 and 2,000 tokens and of the harsher 1,000-token scene where every third actor hides (time,
+contests a second, reply size), the sync (time, reply size) and the process's memory after the
+round, each in a fresh process; over the wire, the round trip of a `damage` in another world while
+a 1,000-token round runs, interleaved with the reply-only baseline.
 
-    python -m benchmarks.bench_big_scenes [--tokens 250 500 1000 2000] [--wire 1000]
+    python -m benchmarks.bench_big_scenes [--tokens 250 500 1000 2000] [--harsh 1000] [--wire 1000]
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ def _rss_mb() -> float:
     return float("nan")
 
 
-def one(tokens: int) -> dict[str, Any]:
-    """Sync and one combat round of the generated scene in this process, as the server rules them."""
+def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
+    """Sync and one combat round of the generated scene in this process, as the server rules them
+    (`hide_every`: the harsher scene, `bench_detection_rules.scene`)."""
     from vtt_bridge.bridge import SeededRoller
     from vtt_bridge.world import Pending, World
 
-    state = scene(tokens, seed=7).model_dump(mode="json")
+    state = scene(tokens, seed=7, hide_every=hide_every).model_dump(mode="json")
     world = World("bench")
     start = time.perf_counter()
     pending = world.prepare_sync({"state": {k: state[k] for k in ("scene", "settings", "actors", "tokens")}})
@@ -144,30 +146,38 @@ async def wire(tokens: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tokens", type=int, nargs="+", default=[250, 500, 1000, 2000])
+    parser.add_argument("--harsh", type=int, nargs="*", default=[1000], help="every third actor hides")
     parser.add_argument("--wire", type=int, default=1000)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--hide-every", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(args.one)))
+        print(json.dumps(one(args.one, args.hide_every)))
         return
     with open("/proc/loadavg") as load:
         print(f"load average at the start: {load.read().split()[0]} (2 shared cores)")
     print("combat round 1 of the generated scene, in process (sync, then the round), one run each")
+    print("  (NNNNh3: the harsher scene, every third actor hides; µs each: the round's time per contest)")
     print(
-        f"  {'tokens':>6} {'sync':>8} {'sync reply':>11} {'round':>8} {'contests':>9} "
-        f"{'contests/s':>11} {'reply':>9} {'memory':>8}"
+        f"  {'tokens':>8} {'sync':>8} {'sync reply':>11} {'round':>8} {'contests':>9} "
+        f"{'contests/s':>11} {'µs each':>8} {'reply':>9} {'memory':>8}"
     )
-    for tokens in args.tokens:
+    runs = [(tokens, None) for tokens in args.tokens] + [(tokens, 3) for tokens in args.harsh]
+    for tokens, hide_every in runs:
+        extra = [] if hide_every is None else ["--hide-every", str(hide_every)]
         out = subprocess.run(
-            [sys.executable, "-m", "benchmarks.bench_big_scenes", "--one", str(tokens)],
+            [sys.executable, "-m", "benchmarks.bench_big_scenes", "--one", str(tokens), *extra],
             capture_output=True,
             text=True,
             check=True,
         )
         r = json.loads(out.stdout)
+        label = f"{tokens}" if hide_every is None else f"{tokens}h{hide_every}"
         print(
-            f"  {tokens:>6} {r['sync_s']:>7.2f}s {r['sync_mb']:>8.2f} MB {r['round_s']:>7.2f}s "
-            f"{r['contests']:>9} {r['contests'] / r['round_s']:>11.0f} {r['round_mb']:>6.2f} MB "
+            f"  {label:>8} {r['sync_s']:>7.2f}s {r['sync_mb']:>8.2f} MB {r['round_s']:>7.2f}s "
+            f"{r['contests']:>9} {r['contests'] / r['round_s']:>11.0f} "
+            f"{r['round_s'] / r['contests'] * 1e6:>8.1f} "
+            f"{r['round_mb']:>6.2f} MB "
             f"{r['rss_mb']:>5.0f} MB"
         )
     if args.wire:

@@ -31,8 +31,9 @@ WIDTH_PX = 6000.0
 """The generated scene is 6000 by 6000 px: 60 by 60 squares of 1.5 m (90 m a side)."""
 
 
-def _actor(rng: random.Random) -> Actor:
-    """A mixed cast: ordinary humans, darkvision, magical sight, beasts, the blinded; some hidden."""
+def _actor(rng: random.Random, hides: bool | None = None) -> Actor:
+    """A mixed cast: ordinary humans, darkvision, magical sight, beasts, the blinded; some hidden
+    (about one in seven), or, with `hides`, exactly those it says (its means drawn as for the rest)."""
     roll = rng.random()
     detection: tuple[DetectionMeans, ...] = ORDINARY_SENSES
     humanoid = True
@@ -70,6 +71,8 @@ def _actor(rng: random.Random) -> Actor:
             ),
         )
     hide = rng.random()
+    if hides is not None:
+        hide = hide * 0.14 if hides else 1.0
     anti: tuple[AntiDetectionMeans, ...] = ()
     if hide < 0.08:
         anti = (AntiDetectionMeans(name="invisibility", essence=Essence.MAGICAL, rank=Rank.B),)
@@ -91,10 +94,13 @@ def _actor(rng: random.Random) -> Actor:
     )
 
 
-def scene(tokens: int, seed: int) -> WorldState:
-    """A seeded scene of `tokens` tokens, one actor each, without its matrix."""
+def scene(tokens: int, seed: int, hide_every: int | None = None) -> WorldState:
+    """A seeded scene of `tokens` tokens, one actor each, without its matrix. With `hide_every` n,
+    every n-th actor hides and no other does (the harsher scene: `hide_every=3`)."""
     rng = random.Random(seed)
-    actors = {f"a{i}": _actor(rng) for i in range(tokens)}
+    actors = {
+        f"a{i}": _actor(rng, None if hide_every is None else i % hide_every == 0) for i in range(tokens)
+    }
     placed = {
         f"t{i}": Token(
             actor=f"a{i}",

@@ -199,3 +199,22 @@ def test_the_stage_three_results_are_patched_entry_by_entry() -> None:
     assert ("replace", 1) not in shapes
     # a row added, an entry added to it, a field of an entry changed, an entry and a row removed
     assert {("add", 2), ("add", 3), ("replace", 4), ("remove", 3), ("remove", 2)} <= set(shapes)
+
+
+def test_a_roll_on_the_wire_carries_every_field_of_the_roll() -> None:
+    """`roll_payload` names the fields one by one (a round writes thousands): it drops none, and
+    `by` and `purpose` only from an unnamed roll."""
+    from dataclasses import asdict
+
+    from vtt_bridge.rules.dice import Roll
+
+    unnamed = Roll(pool=3, again=10, dice=(10, 2, 8, 1), successes=2)
+    named = unnamed.of("t1", "spot")
+    assert world_module.roll_payload(named) == asdict(named) | {"dice": [10, 2, 8, 1]}
+    assert list(world_module.roll_payload(named)) == list(asdict(named))
+    assert world_module.roll_payload(unnamed) == {
+        "pool": 3,
+        "again": 10,
+        "dice": [10, 2, 8, 1],
+        "successes": 2,
+    }

@@ -52,10 +52,13 @@ class SeededRoller:
         at = self._at
         end = at + count
         if end > len(self._buffer):
-            rest = self._buffer[at:]
-            while len(rest) < count:
-                rest += self._random.randbytes(4096).translate(_FACES).replace(b"\0", b"")
-            self._buffer, at, end = rest, 0, count
+            blocks = [self._buffer[at:]]
+            have = len(blocks[0])
+            while have < count:  # joined once: a round asks for a million dice at a time
+                block = self._random.randbytes(4096).translate(_FACES).replace(b"\0", b"")
+                blocks.append(block)
+                have += len(block)
+            self._buffer, at, end = b"".join(blocks), 0, count
         self._at = end
         return self._buffer[at:end]
 

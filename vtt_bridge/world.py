@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -77,9 +77,9 @@ def replayed(reply_json: str) -> str:
 def roll_payload(roll: Roll) -> dict[str, Any]:
     """A roll as the wire shows it, so the module can rebuild it as a Foundry roll; `by` and
     `purpose` only when the roll is named."""
-    out = asdict(roll) | {"dice": list(roll.dice)}
-    if roll.by is None:
-        del out["by"], out["purpose"]
+    out = {"pool": roll.pool, "again": roll.again, "dice": list(roll.dice), "successes": roll.successes}
+    if roll.by is not None:
+        out["by"], out["purpose"] = roll.by, roll.purpose
     return out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from tests.detection_scenes import (
@@ -28,6 +28,7 @@ from tests.detection_scenes import (
     world,
 )
 from vtt_bridge import patch as patches
+from vtt_bridge.actions import Context
 from vtt_bridge.actions.detection import (
     ContestAction,
     MoveAction,
@@ -35,7 +36,9 @@ from vtt_bridge.actions.detection import (
     move,
     round_contests,
 )
-from vtt_bridge.document.models import NotFound, Scene, Token, WorldState, sparse_visibility
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.document.models import NotFound, Scene, Token, WorldState, seal, sparse_visibility
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import STORED, RuleViolation
 from vtt_bridge.rules.ranks import Rank
 
@@ -274,3 +277,60 @@ def test_DET_2_raising_an_observers_detection_rank_never_worsens_its_row(
     )
     for target, located in weak.visibility["t0"].items():
         assert strong.visibility["t0"][target].level >= located.level
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, len(CAST) - 1), min_size=8, max_size=8),
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("move"), token_ids, positions),
+            st.tuples(st.just("out"), token_ids),
+            st.tuples(st.just("round"), st.integers(0, 2**16)),
+            st.tuples(st.just("round"), st.integers(0, 2**16)),
+        ),
+        max_size=8,
+    ),
+    st.sampled_from([0, 1]),
+)
+def test_DET_8_a_round_with_its_cells_left_unapplied_is_the_plain_round_once_committed(
+    picks: list[int], operations: list[tuple[Any, ...]], round_number: int
+) -> None:
+    """As the world rules a round (`Context.unapplied_cells`): the rows before stay untouched, the
+    patch (the pairs the world's refresh names, and the unapplied cells) turns the sparse document
+    before into the one after, and once sealed as at commit the matrix and the standing results are
+    the plain round's and a full recompute's, in and out of combat, with results lapsing between."""
+    state = small_world(picks, round_number)
+    lapsing = 0
+    for op in operations:
+        if op[0] == "move":
+            x, y, z = op[2]
+            action = MoveAction(kind="move", token=op[1], x=x * SQUARE, y=y * SQUARE, elevation=z)
+            state = move(state, action, ctx()).state
+            continue
+        if op[0] == "out":  # an observer out cold contests nothing: its results of other rounds lapse
+            actor_id = state.tokens[op[1]].actor
+            conditions = {**state.actors[actor_id].conditions, "unconscious": True}
+            out_cold = state.actors[actor_id].model_copy(update={"conditions": conditions})
+            state = refresh_visibility(
+                state, state.model_copy(update={"actors": {**state.actors, actor_id: out_cold}})
+            )
+            continue
+        if state.scene is not None and state.scene.round >= 1:
+            scene = state.scene.model_copy(update={"round": state.scene.round + 1})
+            state = state.model_copy(update={"scene": scene})
+        plain = round_contests(state, ctx(op[1])).state
+        document = state.model_dump(mode="json")
+        index = VisibilityIndex()
+        world_ctx = Context(roller=SeededRoller(op[1]), visibility=index, unapplied_cells=True)
+        ruled = round_contests(state, world_ctx)
+        lapsing += any(step.key == "DET-8.lapsed" for step in ruled.log)
+        assert state.model_dump(mode="json") == document
+        after, pairs = index.refresh_changes(state, ruled.state, unapplied_cells=True)
+        patches.apply(document, patches.diff_states(state, after, pairs))
+        seal(after)
+        assert document == after.model_dump(mode="json")
+        assert after.visibility == plain.visibility == recompute_visibility(after)
+        assert after.contests == plain.contests == recompute_contests(after)
+        state = after
+    note(f"rounds with results lapsing: {lapsing}")

@@ -17,6 +17,7 @@ from vtt_bridge.rules.dice import (
     kept_extra_successes,
     opposed,
     roll_pool,
+    roll_pools,
     roll_supplied,
 )
 from vtt_bridge.rules.willpower import PERFECT_BONUS, Willpower, WillpowerUse, spend
@@ -174,3 +175,48 @@ def test_DICE_2_a_pool_rolled_in_blocks_is_the_pool_rolled_die_by_die(
     by_block = roll_pool(pool, _Faces(dice), again)
     one_by_one = roll_pool(pool, SuppliedDice(dice), again)
     assert by_block == one_by_one
+
+
+@given(
+    st.lists(st.integers(-2, 14), max_size=12),
+    st.sampled_from([8, 9, 10, 11]),
+    st.integers(0, 2**32),
+)
+def test_DICE_2_pools_rolled_together_are_the_pools_rolled_one_by_one(
+    pools: list[int], again: int, seed: int
+) -> None:
+    """DICE-1/2: `roll_pools` gives each pool the roll `roll_pool` gives it, from the same stream
+    (a seeded roller's next die after the pools is the same), from a `FaceSource` or die by die."""
+    from vtt_bridge.bridge import SeededRoller
+
+    together, alone = SeededRoller(seed), SeededRoller(seed)
+    rolled = roll_pools(pools, together, again)
+    one_by_one = [roll_pool(pool, alone, again) for pool in pools]
+    assert [rolled.roll(i) for i in range(len(pools))] == one_by_one
+    assert list(rolled.successes) == [roll.successes for roll in one_by_one]
+    assert together.d10() == alone.d10()
+    rng = random.Random(seed)
+    dice = [rng.randint(1, 10) for _ in range(1000)]
+    supplied = roll_pools(pools, SuppliedDice(dice), again)
+    assert [supplied.roll(i) for i in range(len(pools))] == [
+        roll_pool(pool, stream, again) for stream in [_Faces(dice)] for pool in pools
+    ]
+
+
+def test_DICE_2_a_round_of_many_pools_rolled_together_is_the_pools_rolled_one_by_one() -> None:
+    """DICE-1/2: `roll_pools` over more pools than one of its C loops takes (`_CHUNK`), 8- and
+    10-again, some pools empty: each pool's roll as `roll_pool` gives it from the same stream."""
+    from vtt_bridge.bridge import SeededRoller
+    from vtt_bridge.rules import dice
+
+    rng = random.Random(5)
+    pools = [rng.choice([-1, 0, 1, 3, 5, 13, 15]) for _ in range(2 * dice._CHUNK + 7)]
+    for again in (8, 10):
+        together, alone = SeededRoller(9), SeededRoller(9)
+        rolled = roll_pools(pools, together, again)
+        one_by_one = [roll_pool(pool, alone, again) for pool in pools]
+        assert list(rolled.successes) == [roll.successes for roll in one_by_one]
+        assert [rolled.roll(i) for i in (0, dice._CHUNK - 1, dice._CHUNK, len(pools) - 1)] == [
+            one_by_one[i] for i in (0, dice._CHUNK - 1, dice._CHUNK, len(pools) - 1)
+        ]
+        assert together.d10() == alone.d10()

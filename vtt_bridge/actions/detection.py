@@ -6,7 +6,7 @@ are the world's `document.visibility.VisibilityIndex` (`Context.visibility`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from bisect import bisect_left
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -20,6 +20,7 @@ from vtt_bridge.document.models import (
     PinUntil,
     Scene,
     TargetPins,
+    Unapplied,
     UntilRound,
     WorldState,
     pending_cells,
@@ -38,11 +39,13 @@ from vtt_bridge.document.visibility import (
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, about
 from vtt_bridge.rules.detection import (
     STATES,
+    AntiKey,
     AttackConsequence,
     ContestModifier,
     ContestWin,
     LocateState,
     ObserverProfile,
+    Reach,
     SpellKind,
     StageThreeContest,
     attack_consequence,
@@ -50,6 +53,7 @@ from vtt_bridge.rules.detection import (
     contest,
     contest_level,
     contest_modifiers,
+    contest_outcome,
     contest_steps,
     contestable,
     contested_this_round,
@@ -57,10 +61,11 @@ from vtt_bridge.rules.detection import (
     guess_is_right,
     keeps_result,
     lapses,
+    modifier_dice,
     spots_nothing,
     standing_steps,
 )
-from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice
+from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice, active_wins, roll_pools
 from vtt_bridge.rules.energy import Attribute
 
 TokenId = Id
@@ -145,28 +150,66 @@ def _within(limit: float | None, distance2: float) -> bool:
     return limit is not None and distance2 <= limit * limit
 
 
-def _modifier_args(
-    observer: Actor, target: Actor, profile: ObserverProfile, distance2: float, unlocated: bool, noisy: bool
-) -> tuple[bool | int, ...]:
-    """DET-9's circumstances of one pair, in `contest_modifiers`' order (a key: pairs with the same
-    ones share one modifiers tuple)."""
-    last = target.last_turn
+def _distance_circumstances(
+    observer: Actor, profile: ObserverProfile, distance2: float
+) -> tuple[bool, bool, bool, bool]:
+    """DET-9's circumstances of a pair that depend on its distance: the observer hears the hider,
+    smells it, has it within its approximate range, within its sensory range."""
     return (
-        unlocated,
-        noisy,
         profile.hearing.at(distance2) > 0,
         # a human has a nose though smell is none of its means of detection (DET-3); other creatures
         # smell with a means of theirs
         profile.humanoid or profile.smell.at(distance2) > 0,
+        _within(observer.approximate_range, distance2),
+        _within(observer.sensory_range, distance2),
+    )
+
+
+def _hider_circumstances(target: Actor) -> tuple[bool | int, ...]:
+    """DET-9's circumstances that depend on the hider alone (its last turn, its smell, its wounds)."""
+    last = target.last_turn
+    return (
         last.attacked,
         last.made_sound,
         target.unusual_smell,
         last.moved_over_half_speed,
-        _within(observer.approximate_range, distance2),
-        _within(observer.sensory_range, distance2),
-        observer.wound_penalty,
         target.wound_penalty,
     )
+
+
+def _args_of(
+    unlocated: bool,
+    noisy: bool,
+    near: tuple[bool, bool, bool, bool],
+    observer_wound: int,
+    hider: tuple[bool | int, ...],
+) -> tuple[bool | int, ...]:
+    """DET-9's circumstances of one pair from its parts, in `contest_modifiers`' order (a key: pairs
+    with the same ones share one modifiers tuple)."""
+    hearing, smell, approximate, sensory = near
+    attacked, sound, smelly, moved, hider_wound = hider
+    return (
+        unlocated,
+        noisy,
+        hearing,
+        smell,
+        attacked,
+        sound,
+        smelly,
+        moved,
+        approximate,
+        sensory,
+        observer_wound,
+        hider_wound,
+    )
+
+
+def _modifier_args(
+    observer: Actor, target: Actor, profile: ObserverProfile, distance2: float, unlocated: bool, noisy: bool
+) -> tuple[bool | int, ...]:
+    """DET-9's circumstances of one pair, in `contest_modifiers`' order."""
+    near = _distance_circumstances(observer, profile, distance2)
+    return _args_of(unlocated, noisy, near, observer.wound_penalty, _hider_circumstances(target))
 
 
 def _modifiers(args: tuple[bool | int, ...]) -> tuple[ContestModifier, ...]:
@@ -188,12 +231,61 @@ def _modifiers(args: tuple[bool | int, ...]) -> tuple[ContestModifier, ...]:
     )
 
 
+def _observer_base(observer: Actor) -> int:
+    """DET-8: PER + Investigation."""
+    return observer.attributes.get(Attribute.PER, 0) + observer.skills.get("investigation", 0)
+
+
+def _hider_base(target: Actor) -> int:
+    """DET-8: DEX + Stealth."""
+    return target.attributes.get(Attribute.DEX, 0) + target.skills.get("stealth", 0)
+
+
 def _bases(observer: Actor, target: Actor) -> tuple[int, int]:
     """DET-8: PER + Investigation against DEX + Stealth."""
-    return (
-        observer.attributes.get(Attribute.PER, 0) + observer.skills.get("investigation", 0),
-        target.attributes.get(Attribute.DEX, 0) + target.skills.get("stealth", 0),
+    return _observer_base(observer), _hider_base(target)
+
+
+_Step = tuple[int, int, int, int, int]
+"""One step of `_pair_steps`: stage two, capability, the distance circumstances as bits (hearing 8,
+smell 4, approximate range 2, sensory range 1), the level after a lost and after a won contest."""
+
+
+def _pair_steps(
+    observer: Actor, profile: ObserverProfile, reach: Reach
+) -> tuple[list[float], list[_Step | None]]:
+    """DET-6..9 of an observer against every target of one anti-detection as one step function of
+    distance²: per step, what `_run_contest` looks up per pair (stage two, capability, the distance
+    circumstances, the level a loss and a win leave), or None where no contest applies
+    (`contestable`). The level at d² is `steps[bisect_left(limits, d²)]`. Each lookup merged here is
+    constant between two of the merged limits and closed at the upper one, as `Reach.at` and
+    `_within` are, so its value at a step's upper limit is its value on the whole step."""
+    ranges = (observer.approximate_range, observer.sensory_range)
+    limits = sorted(
+        {
+            *reach.limits,
+            *profile.capability.limits,
+            *profile.hearing.limits,
+            *profile.smell.limits,
+            *(r * r for r in ranges if r is not None),
+        }
     )
+    steps: list[_Step | None] = []
+    for at in (*limits, math.inf):
+        stage_two, capability = reach.at(at), profile.capability.at(at)
+        if not contestable(stage_two, capability, True):
+            steps.append(None)
+            continue
+        hearing, smell, approximate, sensory = _distance_circumstances(observer, profile, at)
+        bits = hearing << 3 | smell << 2 | approximate << 1 | sensory
+        lost, won = contest_level(stage_two, capability, False), contest_level(stage_two, capability, True)
+        steps.append((stage_two, capability, bits, lost, won))
+    return limits, steps
+
+
+def _near(bits: int) -> tuple[bool, bool, bool, bool]:
+    """The distance circumstances of `_Step`'s bits."""
+    return bool(bits & 8), bool(bits & 4), bool(bits & 2), bool(bits & 1)
 
 
 def _run_contest(
@@ -353,17 +445,6 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
     return Ruling(state=after, log=tuple(log), rolls=_named_rolls(action.observer, action.target, outcome))
 
 
-@dataclass(frozen=True, slots=True)
-class _Held:
-    """One contest of a round that its log details."""
-
-    observer: str
-    target: str
-    outcome: StageThreeContest
-    stage_two: int
-    result: LocateState
-
-
 ROUND_DETAIL_LIMIT = 20
 """A round with more stage-three contests than this details only those that changed a pair's state
 (a 500-token scene runs thousands each round); the GM can `explain` any other pair."""
@@ -378,32 +459,53 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     A pair whose reveal is held for the GM (`settings.approveReveals`) runs no contest: the GM was
     asked once, and the held win stands until the answer (not re-rolled, re-asked or dropped).
 
-    Pairs run observer by observer, targets in token order (the dice are drawn in that order); what
-    depends on one token only (its senses, position, pool base) is looked up once, and pairs with the
-    same DET-9 circumstances share one modifiers tuple."""
+    Pairs run observer by observer, targets in token order, the observer's roll before the hider's
+    (the dice are drawn in that order). In three passes: every pair's contest is found and its pools
+    summed, in columns; all the round's dice are rolled at once (`roll_pools`); the results are
+    written. What depends on one token only (its senses, position, pool base, its own DET-9
+    circumstances) is looked up once, an observer's stage two, capability and distance
+    circumstances against one anti-detection are one step function of distance (`_pair_steps`),
+    and pairs with the same DET-9 circumstances share one modifiers tuple."""
     index = ctx.visibility
     base = index.refresh(state, state)
     old_visibility = base.visibility
-    visibility = dict(old_visibility)
+    visibility: Visibility = dict(old_visibility)
+    unapplied: dict[str, dict[str, LocateState]] | None = None
+    """The changed cells, when the world asks for them unapplied (`Unapplied`: the rows stay shared,
+    the world writes the cells into them at commit); else rows are copied as they change."""
+    if ctx.unapplied_cells and base is state and not pending_cells(old_visibility):
+        unapplied = {}
+        visibility = Unapplied(old_visibility, unapplied)
+        visibility.keys_of = old_visibility
     contests = dict(base.contests)
     round_number = base.scene.round if base.scene is not None else 0
     noisy = base.scene.noisy if base.scene is not None else False
     scale2 = scale_squared(base.scene)
-    roller = ctx.roller
-    result_of = index.result
-    keep = keeps_result  # DET-8: a win always, a loss in a combat round
     unlocated = LocateState.UNLOCATED
-    cells: Pairs = []
-    ran = 0
-    first: list[_Held] = []
-    """The round's first contests, while there are few enough to detail every one."""
-    changed: list[_Held] = []
-    """The contests that changed a pair's state."""
     senses = {tid: index.senses(token_actor(base, tid, tok)) for tid, tok in base.tokens.items()}
-    hiders = [
-        (tid, tok.x, tok.y, tok.elevation, senses[tid]) for tid, tok in base.tokens.items() if senses[tid].key
-    ]
-    modifiers: dict[tuple[bool | int, ...], tuple[ContestModifier, ...]] = {}
+    keys: dict[AntiKey, int] = {}
+    hider_parts: dict[tuple[bool | int, ...], int] = {}
+    hiders = []
+    for tid, tok in base.tokens.items():
+        hidden = senses[tid]
+        if hidden.key:
+            key = keys.setdefault(hidden.key, len(keys))
+            part = hider_parts.setdefault(_hider_circumstances(hidden.actor), len(hider_parts))
+            hiders.append((tid, tok.x, tok.y, tok.elevation, key, _hider_base(hidden.actor), part))
+    key_list = list(keys)
+    parts = list(hider_parts)
+    # pass 1: every contest of the round, in columns
+    tables: dict[tuple[ObserverProfile, float | None, float | None], list[Any]] = {}
+    wounds: dict[int, int] = {}
+    modifiers: dict[int, tuple[int, int, tuple[ContestModifier, ...]]] = {}
+    pools: list[int] = []
+    add_pool = pools.append
+    targets: list[str] = []
+    steps: list[_Step] = []
+    currents: list[LocateState] = []
+    found_mods: list[tuple[int, int, tuple[ContestModifier, ...]]] = []
+    observers: list[tuple[str, int, int]] = []
+    """Each observer that contests and the range of its contests in the columns."""
     held = base.reveals
     for observer, token in base.tokens.items() if hiders else ():
         seen = senses[observer]
@@ -411,55 +513,90 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         if spots_nothing(observer_actor.conditions):
             continue
         profile = seen.profile
-        capability_at = profile.capability.at
+        shape = (profile, observer_actor.approximate_range, observer_actor.sensory_range)
+        by_key = tables.get(shape)
+        if by_key is None:
+            by_key = tables[shape] = [None] * len(key_list)
+        wound = observer_actor.wound_penalty
+        observer_code = wounds.setdefault(wound, len(wounds)) * len(parts)
+        observer_base = _observer_base(observer_actor)
         old_row = old_visibility[observer]
-        row: dict[str, LocateState] | None = None
-        old_wins = contests.get(observer)
-        wins: dict[str, ContestWin] | None = None
         ox, oy, oz = token.x, token.y, token.elevation
-        for target, tx, ty, tz, hidden in hiders:
+        first = len(targets)
+        for target, tx, ty, tz, key, hider_base, part in hiders:
             if target == observer or (held and observer in held.get(target, ())):
                 continue  # a reveal held for the GM: its win waits for the answer, not for dice
             dx, dy, dz = ox - tx, oy - ty, oz - tz
             distance2 = (dx * dx + dy * dy) * scale2 + dz * dz
-            stage_two = profile.reach(hidden.key).at(distance2)
-            capability = capability_at(distance2)
-            if not contestable(stage_two, capability, True):
+            table = by_key[key]
+            if table is None:
+                table = by_key[key] = _pair_steps(observer_actor, profile, profile.reach(key_list[key]))
+            step = table[1][bisect_left(table[0], distance2)]
+            if step is None:
                 continue
             current = old_row[target]
-            hider = hidden.actor
-            args = _modifier_args(observer_actor, hider, profile, distance2, current is unlocated, noisy)
-            mods = modifiers.get(args)
-            if mods is None:
-                mods = modifiers[args] = _modifiers(args)
-            observer_base, hider_base = _bases(observer_actor, hider)
-            outcome = contest(observer_base, hider_base, mods, roller, roller)
-            won = outcome.observer_wins
-            if wins is None:
-                wins = dict(old_wins) if old_wins else {}
-            if keep(won, round_number):
-                wins[target] = result_of(STATES[stage_two], round_number, won)
+            code = (observer_code + part) << 5 | step[2] << 1 | (current is unlocated)
+            found = modifiers.get(code)
+            if found is None:
+                near = _near(step[2])
+                mods = _modifiers(_args_of(current is unlocated, noisy, near, wound, parts[part]))
+                found = modifiers[code] = (*modifier_dice(mods), mods)
+            add_pool(observer_base + found[0])
+            add_pool(hider_base + found[1])
+            targets.append(target)
+            steps.append(step)
+            currents.append(current)
+            found_mods.append(found)
+        if len(targets) > first:
+            observers.append((observer, first, len(targets)))
+    # pass 2: the round's dice
+    rolled = roll_pools(pools, ctx.roller)
+    successes = rolled.successes
+    # pass 3: the results
+    keep_win, keep_loss = keeps_result(True, round_number), keeps_result(False, round_number)
+    results: dict[tuple[int, bool], ContestWin] = {}
+    cells: Pairs = []
+    changed: list[tuple[str, int]] = []
+    """The contests that changed a pair's state: observer and column index."""
+    for observer, first, end in observers:
+        old_wins = contests.get(observer)
+        wins = dict(old_wins) if old_wins else {}
+        row: dict[str, LocateState] | None = None
+        for i, target, step, current, spotted, hidden in zip(
+            range(first, end),
+            targets[first:end],
+            steps[first:end],
+            currents[first:end],
+            successes[2 * first : 2 * end : 2],
+            successes[2 * first + 1 : 2 * end : 2],
+            strict=True,
+        ):
+            won = active_wins(spotted, hidden)
+            if keep_win if won else keep_loss:
+                kept = results.get((step[0], won))
+                if kept is None:
+                    kept = results[(step[0], won)] = index.result(STATES[step[0]], round_number, won)
+                wins[target] = kept
             else:
                 wins.pop(target, None)
-            result = STATES[contest_level(stage_two, capability, won)]
-            ran += 1
+            result = STATES[step[4] if won else step[3]]
             if result is not current:
                 if row is None:
-                    row = visibility[observer] = dict(old_row)
+                    if unapplied is not None:
+                        row = unapplied[observer] = {}
+                    else:
+                        row = visibility[observer] = dict(old_visibility[observer])
                 row[target] = result
-                cells.append((observer, target))
-            if result is not current or ran <= ROUND_DETAIL_LIMIT:
-                entry = _Held(observer, target, outcome, stage_two, result)
-                if ran <= ROUND_DETAIL_LIMIT:
-                    first.append(entry)
-                if result is not current:
-                    changed.append(entry)
-        if wins is not None:
-            if wins:
-                contests[observer] = wins
-            else:
-                contests.pop(observer, None)
-    lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells)
+                if unapplied is None:
+                    cells.append((observer, target))
+                changed.append((observer, i))
+        if wins:
+            contests[observer] = wins
+        else:
+            contests.pop(observer, None)
+    ran = len(targets)
+    lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells, unapplied)
+    changed_count = len(cells) + sum(map(len, unapplied.values())) if unapplied is not None else len(cells)
     log: list[Step] = []
     rolls: list[Roll] = []
     if lapsed:
@@ -473,20 +610,30 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         )
     if ran:
         every = ran <= ROUND_DETAIL_LIMIT
-        shown = first if every else changed
+        shown = [(o, i) for o, first, end in observers for i in range(first, end)] if every else changed
         log.append(
             Step(
                 rule="DET-8",
-                text=f"stage three, round {round_number}: {ran} contests, {len(cells)} changed "
+                text=f"stage three, round {round_number}: {ran} contests, {changed_count} changed "
                 f"a pair's state" + ("" if every else f"; the {len(shown)} that changed are detailed"),
-                data={"round": round_number, "contests": ran, "changed": len(cells), "detailed": len(shown)},
+                data={
+                    "round": round_number,
+                    "contests": ran,
+                    "changed": changed_count,
+                    "detailed": len(shown),
+                },
                 key="DET-8.round",
             )
         )
-        for entry in shown:
-            outcome = entry.outcome
-            log.extend(contest_steps(entry.observer, entry.target, outcome, entry.stage_two, entry.result))
-            rolls.extend(_named_rolls(entry.observer, entry.target, outcome))
+        for observer, i in shown:
+            step = steps[i]
+            observer_roll, hider_roll = rolled.roll(2 * i), rolled.roll(2 * i + 1)
+            outcome = contest_outcome(
+                pools[2 * i], pools[2 * i + 1], found_mods[i][2], observer_roll, hider_roll
+            )
+            result = STATES[step[4] if outcome.observer_wins else step[3]]
+            log.extend(contest_steps(observer, targets[i], outcome, step[0], result))
+            rolls.extend(_named_rolls(observer, targets[i], outcome))
     after = index.mark_fresh(
         base.model_copy(update={"visibility": visibility, "contests": contests}),
         state,
@@ -507,11 +654,13 @@ def _lapse_old_results(
     contests: Contests,
     round_number: int,
     cells: Pairs,
+    unapplied: dict[str, dict[str, LocateState]] | None = None,
 ) -> int:
     """DET-8: a result holds until the next round's contest. The round's contests have replaced the
     results of the pairs they ran; a win of another round whose pair ran no contest now (its observer
     out of range, out cold) lapses too, and the pair is back at its stage two. A win whose reveal is
-    held for the GM (`reveals`) waits for the answer instead. Returns how many lapsed."""
+    held for the GM (`reveals`) waits for the answer instead. Returns how many lapsed. With
+    `unapplied` (the round's cells not yet written, `Unapplied`), its changed cells go there."""
     lapsed = 0
     held = base.reveals
     for observer, wins in list(contests.items()):
@@ -533,6 +682,10 @@ def _lapse_old_results(
                 continue
             level = index.pair(base, observer, target, ("observer", "target")).stage_two
             row = visibility[observer]
+            if unapplied is not None:
+                if row.get(target) is not STATES[level]:
+                    unapplied.setdefault(observer, {})[target] = STATES[level]
+                continue
             if row.get(target) is not STATES[level]:
                 row = visibility[observer] = dict(row)
                 row[target] = STATES[level]

@@ -630,10 +630,31 @@ def contest(
     hider_roller: Roller,
 ) -> StageThreeContest:
     """DET-8: PER + Investigation (observer_base) against DEX + Stealth (hider_base), modified."""
-    observer_pool = observer_base + sum(m.dp for m in modifiers if m.side == "observer")
-    hider_pool = hider_base + sum(m.dp for m in modifiers if m.side == "hider")
-    observer_roll = roll_pool(observer_pool, observer_roller)
-    hider_roll = roll_pool(hider_pool, hider_roller)
+    observer_dp, hider_dp = modifier_dice(modifiers)
+    observer_roll = roll_pool(observer_base + observer_dp, observer_roller)
+    hider_roll = roll_pool(hider_base + hider_dp, hider_roller)
+    return contest_outcome(
+        observer_base + observer_dp, hider_base + hider_dp, modifiers, observer_roll, hider_roll
+    )
+
+
+def modifier_dice(modifiers: Sequence[ContestModifier]) -> tuple[int, int]:
+    """DET-9: the dice the modifiers add to the observer's pool and to the hider's (all stack)."""
+    return (
+        sum(m.dp for m in modifiers if m.side == "observer"),
+        sum(m.dp for m in modifiers if m.side == "hider"),
+    )
+
+
+def contest_outcome(
+    observer_pool: int,
+    hider_pool: int,
+    modifiers: Sequence[ContestModifier],
+    observer_roll: Roll,
+    hider_roll: Roll,
+) -> StageThreeContest:
+    """DET-8/DICE-5: a contest of the two pools with these rolls: the observer (the active side) wins
+    with at least one success and at least the hider's."""
     return StageThreeContest(
         observer_pool=observer_pool,
         hider_pool=hider_pool,
