@@ -623,12 +623,12 @@ async def test_7_the_status_page_is_cached_per_change_and_keeps_100_steps_a_ruli
     first = await (await server.get("/")).text()
     from vtt_bridge import pages
 
-    built = server.app[pages.STATUS_CACHE][1]
+    built = server.app[pages.STATUS_CACHE]["en"][1]
     assert await (await server.get("/")).text() == first
-    assert server.app[pages.STATUS_CACHE][1] is built  # not rebuilt: nothing changed
+    assert server.app[pages.STATUS_CACHE]["en"][1] is built  # not rebuilt: nothing changed
     peer = await welcomed(server)
     assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
-    assert server.app[pages.STATUS_CACHE][1] is built  # rebuilt only when asked
+    assert server.app[pages.STATUS_CACHE]["en"][1] is built  # rebuilt only when asked
     assert "rev 1" in await (await server.get("/")).text()
     assert bridge.changes > 0
 

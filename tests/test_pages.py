@@ -141,9 +141,9 @@ async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_ste
     assert len(ruling) == 2, "the damage ruling is headed by its subject, world and rev"
     steps = reply["payload"]["log"]
     assert any(step["rule"] == "HEALTH-2" for step in steps)
-    for step in steps:
-        shown = html.escape(pages._named(step["text"], {"actor0": "Actor 0", "token0": "Actor 0"}))
-        assert f'<span class="rule">{html.escape(step["rule"])}</span> {shown}' in ruling[1]
+    # the steps as the module's English words them (written out here, not by the page's code)
+    said = step_items(ruling[1].split('<div class="ruling', 1)[0])
+    assert said == EXPECTED_DAMAGE_STEPS, said
     # the world's table: each actor, its Health boxes drawn by shape, status and Willpower
     table = re.search(r"<tr><td>Actor 0</td><td>(.*?)</td><td>(\w+)</td><td>(\d+/\d+)</td>", text)
     assert table is not None, text
@@ -156,6 +156,15 @@ async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_ste
     # token dialog open while the GM types)
     assert '<noscript><meta http-equiv="refresh" content="10"></noscript>' in text
     assert '<script src="/status.js" defer></script>' in text
+
+
+EXPECTED_DAMAGE_STEPS = [
+    ("IWR-8", "Actor 0: Instance 0: 3 untyped (lethal, Rank unranked)"),
+    ("IWR-8", "Actor 0: Instance 0 deals 3"),
+    ("HEALTH-2", "Actor 0 takes 3 lethal damage on the first Health track: now 4 healthy, 0 B, 3 L, 0 A"),
+    ("HEALTH-6", "Actor 0: lightly injured"),
+]
+"""3 L on Actor 0 (7 boxes), as the module's en.json words it."""
 
 
 async def test_status_page_shows_at_most_page_steps_of_a_crowded_ruling_and_counts_the_rest(
@@ -591,3 +600,80 @@ def test_status_page_health_boxes_and_locate_states_differ_by_shape_not_only_col
     assert len(set(pages.BOX_MARKS.values())) == len(pages.BOX_MARKS) == 4
     styles = dict(re.findall(r"\.locate\.(\w+) \{ border-style: (\w+); \}", pages._CSS))
     assert styles == {"unlocated": "dotted", "approximate": "dashed"}  # pinpointed: solid
+
+
+STEALTH_SCENE = {
+    "scene": {"id": "s", "gridDistance": 1.5, "gridSize": 100},
+    "actors": {
+        "Actor.assassin": {
+            "name": "Assassin",
+            "attributes": {"DEX": 3},
+            "skills": {"stealth": 3},
+            "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
+        },
+        "Actor.bran": {
+            "name": "Bran",
+            "health": {"max": 7},
+            "attributes": {"PER": 3},
+            "skills": {"investigation": 2},
+        },
+    },
+    "tokens": {
+        "tokAssassin": {"actor": "Actor.assassin", "x": 200, "y": 0},
+        "tokBran": {"actor": "Actor.bran", "x": 0, "y": 0},
+    },
+}
+
+
+def step_items(text: str) -> list[tuple[str, str]]:
+    """The status page's step items: (rule id, the sentence as a reader sees it, tags stripped)."""
+    items = re.findall(r'<li><span class="rule">([^<]*)</span> <span class="say"[^>]*>(.*?)</span>', text)
+    return [(rule, html.unescape(said)) for rule, said in items]
+
+
+@pytest.mark.parametrize(
+    ("accept", "contest", "modifier"),
+    [
+        ("en-GB,en;q=0.9", r"^Bran spots with \d+ dice?: \d+ success(es)?; Assassin hides with \d+ dice?: ",
+         r"^Bran against Assassin: (Observer|Hider) [+-]\d+ \(the observer cannot locate the hider: it is invisible\)$"),
+        ("de-DE,de;q=0.9,en;q=0.5", r"^Bran sucht mit \d+ Würfeln?: \d+ Erfolge?; Assassin versteckt sich mit ",
+         r"^Bran gegen Assassin: (Beobachter|Versteckter) [+-]\d+ \(der Beobachter kann den Versteckten nicht orten"),
+    ],
+)
+async def test_status_page_words_steps_from_their_key_in_the_readers_language_naming_both_tokens(
+    server: Client, accept: str, contest: str, modifier: str
+) -> None:
+    """A contest (DET-8) and a hiding modifier (DET-9) read with both tokens' names, in the language
+    of the request's Accept-Language, from the module's language files, never the English `text`."""
+    gm = await joined(server, "w1", "GM")
+    assert (await gm.request("sync", {"state": STEALTH_SCENE}))["type"] == "result"
+    reply = await gm.action({"kind": "round", "round": 1})
+    assert reply["type"] == "result", reply
+    keys = {step.get("key") for step in reply["payload"]["log"]}
+    assert {"DET-8.contest", "DET-9.modifier"} <= keys, keys
+    response = await server.get("/", headers={"Accept-Language": accept})
+    assert response.headers["Content-Language"] == accept[:2]
+    items = step_items(await response.text())
+    contests = [said for rule, said in items if rule == "DET-8" and re.search(contest, said)]
+    modifiers = [said for rule, said in items if rule == "DET-9" and re.search(modifier, said)]
+    assert contests, "\n".join(map(str, items))
+    assert modifiers, items
+    for said in contests + modifiers:
+        assert "Bran" in said and "Assassin" in said, said
+        assert "tok" not in said, said
+    texts = {step["text"] for step in reply["payload"]["log"]}
+    assert not texts & {said for _, said in items}, "a step shows the sidecar's English text"
+
+
+@pytest.mark.parametrize(
+    ("accept", "lang"),
+    [("", "en"), ("fr-FR", "en"), ("de", "de"), ("zh-CN,zh;q=0.9", "zh-CN"), ("zh-TW, de;q=0.5", "zh-CN"),
+     ("fr;q=1, de;q=0.2, en;q=0.5", "en"), ("de;q=0, en", "en"), ("de;q=bogus", "en")],
+)
+async def test_status_page_language_follows_accept_language_among_en_de_zh_cn(
+    server: Client, accept: str, lang: str
+) -> None:
+    response = await server.get("/", headers={"Accept-Language": accept} if accept else {})
+    assert response.status == 200
+    assert response.headers["Content-Language"] == lang
+    assert "Accept-Language" in response.headers["Vary"]

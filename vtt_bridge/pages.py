@@ -28,6 +28,7 @@ from vtt_bridge import __version__
 from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
 from vtt_bridge.hostcheck import is_loopback, token_given
 from vtt_bridge.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
+from vtt_bridge.step_words import Language, StepWords, best_language
 from vtt_bridge.world import World
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
@@ -35,6 +36,8 @@ _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
 
 
 MODULE = web.AppKey("module", ModuleSource)
+WORDS = web.AppKey("step_words", StepWords)
+"""The module's language files, in which the status page words the steps (`step_words.py`)."""
 
 
 def base_url(request: web.Request) -> str:
@@ -85,8 +88,8 @@ async def module_zip(request: web.Request) -> web.Response:
 
 # --- the status page ---------------------------------------------------------------------------
 
-STATUS_CACHE = web.AppKey("status_cache", list)
-"""[(`Bridge.changes`, the base URL) when built, the page's HTML]."""
+STATUS_CACHE = web.AppKey("status_cache", dict)
+"""(`Bridge.changes`, the base URL, the language) → the page's HTML (the latest of each language)."""
 
 _CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
@@ -254,9 +257,19 @@ def _locating_html(world: World, names: dict[str, str], _e: _Escaper) -> list[st
     return [f"<p>Who locates whom: {_e(summary)}.</p>", f"<ul>{items}</ul>" if items else ""]
 
 
-def _step_html(step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None = None) -> str:
-    text = _named(str(step.get("text", "")), names or {})
-    item = f'<li><span class="rule">{_e(step.get("rule", ""))}</span> {_e(text)}'
+def _step_html(
+    step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None = None, words: Language | None = None
+) -> str:
+    """A step in the reader's language: its key's sentence from the module's language files, its
+    subjects by name; the sidecar's English `text` (ids turned into names) for a key the language
+    does not word."""
+    who = names or {}
+    sentence = words.sentence(step, who.get) if words is not None else None
+    if sentence is None:
+        text, lang = _named(str(step.get("text", "")), who), ' lang="en"'
+    else:
+        text, lang = sentence, f' lang="{_e(words.lang if words else "en")}"'
+    item = f'<li><span class="rule">{_e(step.get("rule", ""))}</span> <span class="say"{lang}>{_e(text)}</span>'
     data = step.get("data")
     if data:
         shown = json.dumps(data, indent=1, ensure_ascii=False, default=str)
@@ -286,7 +299,11 @@ def _undid(ruling: RulingRecord) -> tuple[str, str, int] | None:
 
 
 def _ruling_html(
-    bridge: Bridge, ruling: RulingRecord, _e: _Escaper, about_rulings: dict[tuple[str, str], list[str]]
+    bridge: Bridge,
+    ruling: RulingRecord,
+    _e: _Escaper,
+    about_rulings: dict[tuple[str, str], list[str]],
+    words: Language | None = None,
 ) -> str:
     """One ruling: its heading naming its subjects (an undo's: those of the ruling it undid), its
     steps, and (for a ruling the world can undo) an Undo button, or Redo with the ruling struck
@@ -321,7 +338,7 @@ def _ruling_html(
         f"{button}</h3>"
     ]
     if ruling.log:
-        shown = "".join(_step_html(step, _e, who) for step in ruling.log[:PAGE_STEPS])
+        shown = "".join(_step_html(step, _e, who, words) for step in ruling.log[:PAGE_STEPS])
         more = ruling.steps - min(len(ruling.log), PAGE_STEPS)
         if more > 0:
             shown += f'<li class="muted">… and {more} more steps</li>'
@@ -334,9 +351,10 @@ def _ruling_html(
     return "\n".join(parts)
 
 
-def status_html(bridge: Bridge, base: str = "") -> str:
+def status_html(bridge: Bridge, base: str = "", words: Language | None = None) -> str:
     """The status page: how to install the module (`base`: this server's URL as the browser reached
-    it), worlds with their rev and connected clients, then the latest rulings, newest first."""
+    it), worlds with their rev and connected clients, then the latest rulings, newest first, their
+    steps worded in `words` (the module's language file; None: the sidecar's English text)."""
     _e = _Escaper(bridge.config.token)
     parts = [
         "<!doctype html>",
@@ -395,7 +413,7 @@ def status_html(bridge: Bridge, base: str = "") -> str:
         if r.action_id is not None
     }
     for ruling in rulings:
-        parts.append(_ruling_html(bridge, ruling, _e, about_rulings))
+        parts.append(_ruling_html(bridge, ruling, _e, about_rulings, words))
     parts.append("</main>")
     parts.append(_TOKEN_DIALOG)
     parts.append("</body></html>\n")
@@ -411,11 +429,15 @@ async def status(request: web.Request) -> web.Response:
             text="this sidecar listens beyond this computer: open /?token=<the token> to see its status\n",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    cached = request.app[STATUS_CACHE]
-    key = (bridge.changes, base_url(request))  # the page shows the manifest URL the browser reached
-    if cached[0] != key:
-        cached[:] = [key, status_html(bridge, key[1])]
-    return web.Response(text=str(cached[1]), content_type="text/html", charset="utf-8", headers=PAGE_HEADERS)
+    cache = request.app[STATUS_CACHE]
+    lang = best_language(request.headers.get("Accept-Language", ""))
+    # the page shows the manifest URL the browser reached, and the steps in its language
+    key = (bridge.changes, base_url(request), lang)
+    built = cache.get(lang)
+    if built is None or built[0] != key:
+        built = cache[lang] = (key, status_html(bridge, key[1], request.app[WORDS].language(lang)))
+    headers = {**PAGE_HEADERS, "Content-Language": lang, "Vary": "Accept-Language"}
+    return web.Response(text=str(built[1]), content_type="text/html", charset="utf-8", headers=headers)
 
 
 async def status_script(request: web.Request) -> web.Response:
@@ -430,8 +452,10 @@ async def status_script(request: web.Request) -> web.Response:
 
 def setup(app: web.Application, module_dir: Path | None = None) -> None:
     """Register `/`, `/module.json` and `/module.zip` (module folder: `module_dir` or the default)."""
-    app[MODULE] = ModuleSource(module_dir if module_dir is not None else default_module_dir(), __version__)
-    app[STATUS_CACHE] = [-1, ""]
+    source = ModuleSource(module_dir if module_dir is not None else default_module_dir(), __version__)
+    app[MODULE] = source
+    app[WORDS] = StepWords(lambda: source.folder / "lang")
+    app[STATUS_CACHE] = {}
     app.router.add_get("/", status)
     app.router.add_get("/status.js", status_script)
     app.router.add_get("/module.json", module_json)

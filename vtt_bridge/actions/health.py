@@ -211,13 +211,14 @@ def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> 
 def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> tuple[Actor, list[Step]]:
     """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = derive_actor(actor, settings)
-    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c)]
+    # the conditions besides the status: Dying and Dead are the status itself (HEALTH-5), named once
+    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c) and c != derived.status.value]
     steps: list[Step] = []
     if derived.wound_penalty != before.wound_penalty:
         steps.append(
             Step(
                 rule="HEALTH-7",
-                text=f"wound penalty {before.wound_penalty} → {derived.wound_penalty} DP",
+                text=f"wound penalty {-before.wound_penalty or 0} → {-derived.wound_penalty or 0} dice",
                 data={"actor": actor_id, "before": before.wound_penalty, "after": derived.wound_penalty},
                 key="HEALTH-7.change",
             )

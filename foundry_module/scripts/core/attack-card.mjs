@@ -12,7 +12,7 @@
  * @module attack-card
  */
 
-import { escapeHtml } from "./chat-cards.mjs";
+import { countWord, escapeHtml } from "./chat-cards.mjs";
 import { attackMissed } from "./attack.mjs";
 import { batchItems } from "./batch-card.mjs";
 
@@ -84,7 +84,9 @@ export function renderPublicAttackCard({ attacker, outcomes }, i18n, label) {
     if (o.square) return i18n.format(o.missed ? `${key}.SquareMissed` : `${key}.SquareHit`, counts);
     const target = o.target ? label(o.target) : i18n.localize("VTTBRIDGE.Visibility.Speaker.Someone");
     const which = o.missed ? "Missed" : o.halved ? "Halved" : "Full";
-    return i18n.format(`${key}.${which}`, { target, ...counts });
+    // "hit with 1 success": the count with its plural form (and German's dative after "mit")
+    const to = which === "Full" ? countWord(Number(o.to), "successWith", i18n) : counts.to;
+    return i18n.format(`${key}.${which}`, { target, ...counts, to });
   });
   const items = lines.map((line) => `<li>${escapeHtml(line)}</li>`).join("");
   return `<div class="vtt-bridge-ruling vtt-bridge-attack-public"><header>${escapeHtml(i18n.format(`${key}.Title`, { attacker }))}</header><ul>${items}</ul></div>`;
@@ -104,7 +106,8 @@ export const CHECK_VERDICTS = Object.freeze(["full", "halved", "guessed", "notPo
  */
 export function checkLine(target, answer, i18n) {
   const verdict = isObject(answer) && CHECK_VERDICTS.includes(answer.verdict) ? String(answer.verdict) : null;
-  const successes = isObject(answer) && Number.isSafeInteger(answer.successes) ? String(answer.successes) : "?";
+  const count = isObject(answer) && Number.isSafeInteger(answer.successes) ? Number(answer.successes) : NaN;
+  const successes = countWord(count, "success", i18n, Number.isNaN(count) ? "?" : String(count));
   const name = target ?? i18n.localize("VTTBRIDGE.Visibility.Speaker.Someone");
   const key = verdict ? (target === null ? "guessed" : verdict) : "Unknown";
   return i18n.format(`VTTBRIDGE.Attack.Check.${key}`, { target: name, successes });
@@ -150,6 +153,6 @@ export function publicRoll(log, rolls, action) {
  */
 export function renderPublicRollCard({ actor, target, successes, wins }, i18n) {
   const which = wins === null ? "Roll" : wins ? "RollWon" : "RollLost";
-  const line = i18n.format(`VTTBRIDGE.Attack.Card.${which}`, { actor, target, successes: String(successes) });
+  const line = i18n.format(`VTTBRIDGE.Attack.Card.${which}`, { actor, target, successes: countWord(successes, "success", i18n) });
   return `<div class="vtt-bridge-ruling vtt-bridge-roll-public"><header>${escapeHtml(line)}</header></div>`;
 }

@@ -275,21 +275,29 @@ export const STEP_KEY = "VTTBRIDGE.Step";
 /** Data fields that name a step's subjects (actor uuids or token ids): shown by their names. */
 export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent", "attacker", "token"]);
 
-/** Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`). */
+/**
+ * Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`); the status
+ * page's `vtt_bridge/step_words.py` holds the same table (the module's tests compare the two).
+ */
 export const COUNT_FIELDS = Object.freeze({
   observerSuccesses: "success",
   hiderSuccesses: "success",
   successes: "success",
-  observerPool: "die",
-  hiderPool: "die",
+  observerPool: "dieWith",
+  hiderPool: "dieWith",
   penalty: "die",
   contests: "contest",
   changed: "pair",
+  changedPairs: "pair",
   lapsed: "result",
   actors: "actor",
   tokens: "token",
   extraSuccesses: "extra",
   effectPoints: "effectPoint",
+  rerolls: "reroll",
+  restHours: "hour",
+  periodHours: "hour",
+  longRests: "longRest",
 });
 
 /** Count fields of one key whose word is not the field's own (`key → field → word`). */
@@ -297,7 +305,26 @@ export const KEY_COUNT_FIELDS = Object.freeze({
   "DICE-3.extra": { extra: "extra", total: "success" },
   "DICE-3.noExtra": { extra: "extra" },
   "DICE-1.rolled": { successes: "success" },
+  "DICE-1.pool": { base: "die" },
+  "DICE-1.toRoll": { pool: "die" },
+  "DICE-4.modifiers": { total: "die" },
+  "DICE-7.bonus": { bonus: "die" },
+  "WP-2.roll": { bonus: "die" },
+  "RANK-13.bonus": { bonus: "die" },
+  "RANK-5.points": { points: "point" },
+  "RANK-12.points": { points: "point" },
+  "HEALTH-9.cost": { aggravated: "aggravatedBox", cost: "point" },
+  "HEALTH-13.new": { max: "healthyBoxWith" },
 });
+
+/** Count fields shown with their sign ("+1 die"): `key → fields`. */
+export const SIGNED_COUNT_FIELDS = Object.freeze({ "DICE-4.modifiers": ["total"] });
+
+/**
+ * Fields shown negated (`key → fields`): a wound penalty as the dice it takes ("0 → -3"), as the
+ * status page's table and the token show it (HEALTH-7).
+ */
+export const NEGATED_FIELDS = Object.freeze({ "HEALTH-7.change": ["before", "after"] });
 
 /** Fields holding a Rank's number (DET-2/7: unranked 0 ... S 5, S+1 6), shown as the Rank's letter. */
 const RANK_NUMBER_FIELDS = new Set(["effectiveRank", "antiRank"]);
@@ -325,12 +352,13 @@ const LOCATE_FIELDS = new Set(["result", "before", "locate", "state", "shown", "
  * @param {number} count
  * @param {string} word
  * @param {I18n} i18n
+ * @param {string} [shown] how the number is written (default: as it is; "+1" for a signed count)
  */
-export function countWord(count, word, i18n) {
-  const category = new Intl.PluralRules(i18n.lang ?? "en").select(count);
+export function countWord(count, word, i18n, shown = String(count)) {
+  const category = Number.isFinite(count) ? new Intl.PluralRules(i18n.lang ?? "en").select(count) : "other";
   const base = `${STEP_KEY}.Count.${word}`;
   const key = i18n.has(`${base}.${category}`) ? `${base}.${category}` : `${base}.other`;
-  return i18n.format(key, { count: String(count) });
+  return i18n.format(key, { count: shown });
 }
 
 /**
@@ -358,9 +386,12 @@ export function keyedParams(step, i18n, names) {
   const card = (/** @type {string} */ group, /** @type {unknown} */ value) => word(`${CARD_KEY}.${group}.${value}`, value);
   const counts = /** @type {Record<string, string>} */ (COUNT_FIELDS);
   const keyCounts = /** @type {Record<string, Record<string, string>>} */ (KEY_COUNT_FIELDS)[step.key ?? ""] ?? {};
+  const signedCounts = /** @type {Record<string, string[]>} */ (SIGNED_COUNT_FIELDS)[step.key ?? ""] ?? [];
+  const negated = /** @type {Record<string, string[]>} */ (NEGATED_FIELDS)[step.key ?? ""] ?? [];
   const out = fieldParams(step, i18n, names);
   for (const [field, value] of Object.entries(data)) {
-    if (field in keyCounts && typeof value === "number") out[field] = countWord(value, keyCounts[field], i18n);
+    if (negated.includes(field) && typeof value === "number") out[field] = value ? String(-value) : "0";
+    else if (field in keyCounts && typeof value === "number") out[field] = countWord(value, keyCounts[field], i18n, signedCounts.includes(field) ? signed(value) : undefined);
     else if (SUBJECT_FIELDS.includes(field) && typeof value === "string") out[field] = names?.(value) ?? value;
     else if (SUBJECT_FIELDS.includes(field) && value === null) out[field] = i18n.localize(`${STEP_KEY}.Every`);
     else if (field in counts && typeof value === "number") out[field] = countWord(value, counts[field], i18n);
@@ -443,11 +474,11 @@ export function renderRoll(roll, i18n, names) {
       ? i18n.format(`${STEP_KEY}.RollBy`, {
           who: escapeHtml(names?.(roll.by) ?? roll.by),
           purpose: escapeHtml(i18n.has(`${STEP_KEY}.Purpose.${roll.purpose}`) ? i18n.localize(`${STEP_KEY}.Purpose.${roll.purpose}`) : roll.purpose ?? ""),
-          pool: escapeHtml(roll.pool),
+          pool: escapeHtml(countWord(roll.pool, "die", i18n)),
           again: escapeHtml(again),
           successes: escapeHtml(countWord(roll.successes, "success", i18n)),
         })
-      : i18n.format(`${CARD_KEY}.Roll`, { pool: escapeHtml(roll.pool), again: escapeHtml(again), successes: escapeHtml(roll.successes) });
+      : i18n.format(`${CARD_KEY}.Roll`, { pool: escapeHtml(countWord(roll.pool, "die", i18n)), again: escapeHtml(again), successes: escapeHtml(countWord(roll.successes, "success", i18n)) });
   const byAttr = typeof roll.by === "string" ? ` data-by="${escapeHtml(roll.by)}"` : "";
   return `<div class="vtt-bridge-roll"${byAttr}><div class="vtt-bridge-roll-summary">${summary}</div><div class="vtt-bridge-dice">${faces}</div></div>`;
 }
@@ -489,15 +520,15 @@ export function renderCard({ log, rolls = [], kind, subject, names }, i18n) {
   const cardKind = kind && CARD_KINDS.includes(kind) ? kind : inferKind(log);
   const heading = escapeHtml(i18n.localize(`${CARD_KEY}.Kind.${cardKind}`));
   const subjectHtml = subject ? ` <span class="vtt-bridge-subject">${escapeHtml(subject)}</span>` : "";
-  const more = (/** @type {string} */ key, /** @type {number} */ count) =>
-    `<li class="vtt-bridge-more">${escapeHtml(i18n.format(`${CARD_KEY}.${key}`, { count: String(count) }))}</li>`;
+  const more = (/** @type {string} */ key, /** @type {string} */ word, /** @type {number} */ count) =>
+    `<li class="vtt-bridge-more">${escapeHtml(i18n.format(`${CARD_KEY}.${key}`, { count: countWord(count, word, i18n) }))}</li>`;
   const steps =
     log.slice(0, MAX_CARD_STEPS).map((step) => renderStep(step, i18n, names)).join("") +
-    (log.length > MAX_CARD_STEPS ? more("MoreSteps", log.length - MAX_CARD_STEPS) : "");
+    (log.length > MAX_CARD_STEPS ? more("MoreSteps", "moreStep", log.length - MAX_CARD_STEPS) : "");
   const shownRolls = rolls.slice(0, MAX_CARD_ROLLS);
   const dice = rolls.length
     ? `<div class="vtt-bridge-rolls">${shownRolls.map((r) => renderRoll(r, i18n, names)).join("")}` +
-      (rolls.length > MAX_CARD_ROLLS ? `<ol>${more("MoreRolls", rolls.length - MAX_CARD_ROLLS)}</ol>` : "") +
+      (rolls.length > MAX_CARD_ROLLS ? `<ol>${more("MoreRolls", "moreRoll", rolls.length - MAX_CARD_ROLLS)}</ol>` : "") +
       "</div>"
     : "";
   return (

@@ -118,11 +118,11 @@ test("each sample step gets a localized sentence with every placeholder filled, 
 
 test("a condition point step names the kind in the reader's language (the word the token counters show)", () => {
   const step = { rule: "RANK-5", key: "RANK-5.points", text: "gains 2 burn points (now 3)", data: { actor: "Actor.hero", kind: "burn", points: 2, total: 3 } };
-  assert.match(renderStep(step, i18nFor("en")), /Actor\.hero: Gains 2 burn points \(now 3\)</);
-  assert.match(renderStep(step, i18nFor("de")), /Actor\.hero: Erhält 2 Brand-Punkte \(jetzt 3\)</);
+  assert.match(renderStep(step, i18nFor("en")), /Actor\.hero: Gains 2 points of burn \(now 3\)</);
+  assert.match(renderStep(step, i18nFor("de")), /Actor\.hero: Erhält 2 Punkte Brand \(jetzt 3\)</);
   assert.match(renderStep(step, i18nFor("zh-CN")), /获得2点燃烧点/);
   const unknown = { ...step, data: { kind: "glitter", points: 1, total: 1 } };
-  assert.match(renderStep(unknown, i18nFor("de")), /Erhält 1 glitter-Punkte/, "a kind without a name keeps its id");
+  assert.match(renderStep(unknown, i18nFor("de")), /Erhält 1 Punkt glitter/, "a kind without a name keeps its id");
 });
 
 test("a step whose key the language does not word shows the sidecar's English text under the localized title", () => {
@@ -227,7 +227,7 @@ const WORDED = [
     step: { rule: "RANK-13", key: "RANK-13.bonus", text: "B-Rank flat-footed from 'Bloodline' replaces ...", data: { actor: "Actor.hero", replaced: { kind: "flat-footed", rank: "C", source: "Mage Slayer" }, immunity: { kind: "flat-footed", rank: "B", source: "Bloodline" }, save: "reflex", bonus: 4, total: 4 } },
     en: /Immunity to being flat-footed \(B-Rank\) from Bloodline replaces immunity to being flat-footed \(C-Rank\) from Mage Slayer: \+4 dice perfect bonus on Reflex saves/,
     de: /aus Bloodline ersetzt Immunität gegen Unvorbereitetsein \(Rang C\) aus Mage Slayer: \+4 Würfel perfekter Bonus auf Reflex-Rettungswürfe/,
-    "zh-CN": /来自Bloodline的对措手不及（B级）的免疫取代了来自Mage Slayer的对措手不及（C级）的免疫：反射豁免获得\+4骰完美加值/,
+    "zh-CN": /来自Bloodline的对措手不及（B级）的免疫取代了来自Mage Slayer的对措手不及（C级）的免疫：反射豁免获得\+4 颗骰子完美加值/,
   },
   {
     step: { rule: "RANK-13", key: "RANK-13.sameSource", text: "... from the same (or an unnamed) source: no bonus", data: { actor: "Actor.hero", replaced: { kind: "flat-footed", rank: "C", source: "Mage Slayer" }, immunity: { kind: "flat-footed", rank: "B", source: "Mage Slayer" } } },

@@ -449,7 +449,7 @@ test("DET-10 the attack dialog asks attackCheck first, relayed as the attacker's
   assert.ok(relayed.every((q) => q.view === "attacker"), "the relay asks the attacker's view");
   const lines = String(dialogs.opened[1].content);
   assert.equal(dialogs.opened[1].window.title, "What DET-10 says");
-  assert.ok(lines.includes("Someone: located only roughly: successes, extra successes and effect points count half (1 successes)"), lines);
+  assert.ok(lines.includes("Someone: located only roughly: successes, extra successes and effect points count half (1 success)"), lines);
   assert.ok(lines.includes("Ogre: counts in full (3 successes)"), lines);
   for (const secret of ["Thief", "thief", "tT", "webp", "hit", "unlocated"]) assert.ok(!lines.includes(secret), `the dialog shows ${secret}: ${lines}`);
   dialogs.answers.push({ button: "targets", form: ATTACK_FORM }, { button: "send", form: {} });
@@ -467,7 +467,7 @@ test("DET-10 the attack dialog asks attackCheck first, relayed as the attacker's
   }
   assert.equal(sent.length, 3, "each square attack sent after its DET-10 dialog");
   assert.equal(squareLines[0], squareLines[1], "a right and a wrong square look the same before the attack");
-  assert.match(squareLines[0], /At a guessed square: if someone stands there, it counts as approximate \(1 successes\); if nobody does, the attack misses/);
+  assert.match(squareLines[0], /At a guessed square: if someone stands there, it counts as approximate \(1 success\); if nobody does, the attack misses/);
   assert.deepEqual(asked.at(-1), { kind: "attackCheck", attacker: "tA", successes: 3, view: "attacker", guess: { x: 1650, y: 450 } });
 });
 
