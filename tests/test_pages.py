@@ -677,3 +677,26 @@ async def test_status_page_language_follows_accept_language_among_en_de_zh_cn(
     assert response.status == 200
     assert response.headers["Content-Language"] == lang
     assert "Accept-Language" in response.headers["Vary"]
+
+
+async def test_status_page_says_the_wound_penalty_as_its_table_does_and_dying_once(server: Client) -> None:
+    """HEALTH-7: the sentence shows the penalty as the table's column (-3, not 3); HEALTH-6: a dying
+    actor reads "dying" once (the status), not "dying; Dying" (the status and its condition)."""
+    gm = await joined(server, "w1", "GM")
+    state = {**world_state(actors=2), "settings": {"woundPenalty": True}}
+    state["actors"]["actor1"]["secondHealth"] = {"max": 3}  # all A on the first track: dying (HEALTH-13)
+    assert (await gm.request("sync", {"state": state}))["type"] == "result"
+    hurt = await gm.action(damage("actor0", 7, "L"))
+    dying = await gm.action(damage("actor1", 7, "A"))
+    assert hurt["type"] == dying["type"] == "result", (hurt, dying)
+    change = next(s for s in hurt["payload"]["log"] if s["key"] == "HEALTH-7.change")
+    status = next(s for s in dying["payload"]["log"] if s["key"] == "HEALTH-6.status")
+    assert status["data"]["status"] == "dying", status
+    assert status["text"].count("dying") == 1, status["text"]
+    text = await page(server)
+    cell = re.search(r"<tr><td>Actor 0</td>(?:<td>.*?</td>){3}<td>(-?\d+)</td>", text)
+    assert cell is not None and cell.group(1).startswith("-"), text
+    said = [sentence for _, sentence in step_items(text)]
+    assert f"Actor 0's wound penalty: 0 → {cell.group(1)}" in said, said
+    assert "Actor 1: dying" in said, said
+    assert f"0 → {cell.group(1)} dice" in change["text"], change["text"]
