@@ -241,6 +241,10 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     assert.ok(bran?.includes("read back from the store"), headings.join("\n"));
     assert.ok(headings.some((h) => h.startsWith("damage → Cora") && h.includes("read back from the store")), headings.join("\n"));
     assert.ok(headings.some((h) => h.startsWith("round") && h.includes("Bran") && h.includes("Assassin")), headings.join("\n"));
+    // the steps in the browser's language (en), worded from their key: each contest names both tokens
+    const said = await page.$$eval(".ruling li .say", (items) => items.map((i) => i.textContent ?? ""));
+    assert.ok(said.some((s) => /^(Bran|Cora) spots with \d+ dice?: .*; Assassin hides with /.test(s)), said.join("\n"));
+    assert.ok(!said.some((s) => /\bthe observer wins\b|\btok[A-Z]/.test(s)), said.join("\n"));
     const undoBran = 'button[data-mode="undo"][data-action="hit-bran"]';
     assert.equal(await page.$eval(undoBran, (b) => /** @type {HTMLButtonElement} */ (b).hidden), false, "the script shows the buttons");
 
