@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "vtt_bridge.hostcheck",
         "vtt_bridge.framecap",
         "vtt_bridge.module_files",
+        "vtt_bridge.step_words",
         "vtt_bridge.startup",
     ),
     ("vtt_bridge.bridge",),

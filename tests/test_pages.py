@@ -634,10 +634,17 @@ def step_items(text: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     ("accept", "contest", "modifier"),
     [
-        ("en-GB,en;q=0.9", r"^Bran spots with \d+ dice?: \d+ success(es)?; Assassin hides with \d+ dice?: ",
-         r"^Bran against Assassin: (Observer|Hider) [+-]\d+ \(the observer cannot locate the hider: it is invisible\)$"),
-        ("de-DE,de;q=0.9,en;q=0.5", r"^Bran sucht mit \d+ Würfeln?: \d+ Erfolge?; Assassin versteckt sich mit ",
-         r"^Bran gegen Assassin: (Beobachter|Versteckter) [+-]\d+ \(der Beobachter kann den Versteckten nicht orten"),
+        (
+            "en-GB,en;q=0.9",
+            r"^Bran spots with \d+ dice?: \d+ success(es)?; Assassin hides with \d+ dice?: ",
+            r"^Bran against Assassin: (Observer|Hider) [+-]\d+ \(the observer cannot locate the hider: it is "
+            r"invisible\)$",
+        ),
+        (
+            "de-DE,de;q=0.9,en;q=0.5",
+            r"^Bran sucht mit \d+ Würfeln?: \d+ Erfolge?; Assassin versteckt sich mit ",
+            r"^Bran gegen Assassin: (Beobachter|Versteckter) [+-]\d+ \(der Beobachter kann den Versteckten",
+        ),
     ],
 )
 async def test_status_page_words_steps_from_their_key_in_the_readers_language_naming_both_tokens(
@@ -667,8 +674,16 @@ async def test_status_page_words_steps_from_their_key_in_the_readers_language_na
 
 @pytest.mark.parametrize(
     ("accept", "lang"),
-    [("", "en"), ("fr-FR", "en"), ("de", "de"), ("zh-CN,zh;q=0.9", "zh-CN"), ("zh-TW, de;q=0.5", "zh-CN"),
-     ("fr;q=1, de;q=0.2, en;q=0.5", "en"), ("de;q=0, en", "en"), ("de;q=bogus", "en")],
+    [
+        ("", "en"),
+        ("fr-FR", "en"),
+        ("de", "de"),
+        ("zh-CN,zh;q=0.9", "zh-CN"),
+        ("zh-TW, de;q=0.5", "zh-CN"),
+        ("fr;q=1, de;q=0.2, en;q=0.5", "en"),
+        ("de;q=0, en", "en"),
+        ("de;q=bogus", "en"),
+    ],
 )
 async def test_status_page_language_follows_accept_language_among_en_de_zh_cn(
     server: Client, accept: str, lang: str

@@ -269,7 +269,8 @@ def _step_html(
         text, lang = _named(str(step.get("text", "")), who), ' lang="en"'
     else:
         text, lang = sentence, f' lang="{_e(words.lang if words else "en")}"'
-    item = f'<li><span class="rule">{_e(step.get("rule", ""))}</span> <span class="say"{lang}>{_e(text)}</span>'
+    rule = _e(step.get("rule", ""))
+    item = f'<li><span class="rule">{rule}</span> <span class="say"{lang}>{_e(text)}</span>'
     data = step.get("data")
     if data:
         shown = json.dumps(data, indent=1, ensure_ascii=False, default=str)

@@ -273,8 +273,8 @@ class Language:
             if isinstance(data.get(key), str):
                 out[key] = self.card(group, data[key])
         if isinstance(data.get("conditions"), list):
-            conditions = data["conditions"]
-            out["conditions"] = "; " + ", ".join(self.card("Condition", c) for c in conditions) if conditions else ""
+            conditions = ", ".join(self.card("Condition", c) for c in data["conditions"])
+            out["conditions"] = f"; {conditions}" if conditions else ""
         if isinstance(data.get("source"), str):
             out["source"] = self.word(f"VTTBRIDGE.HealSource.{data['source']}", data["source"])
         for key in ("dp", "delta"):
@@ -324,8 +324,10 @@ class Language:
                 text = f"{plain_value(m.get('type'))} {_signed(m.get('value'))}"
                 if not m.get("counted"):
                     shown.append(self.format(f"{CARD}.NotStacked", {"modifier": text}))
+                elif m.get("perfect"):
+                    shown.append(self.format(f"{CARD}.Perfect", {"modifier": text}))
                 else:
-                    shown.append(self.format(f"{CARD}.Perfect", {"modifier": text}) if m.get("perfect") else text)
+                    shown.append(text)
             out["modifiers"] = ", ".join(shown)
         if _is_number(data.get("total")) and isinstance(data.get("modifiers"), list):
             out["total"] = _signed(data["total"])
