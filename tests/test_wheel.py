@@ -128,3 +128,29 @@ def test_the_installed_package_serves_its_own_copy_of_the_module(
     ).stdout.strip()
     assert installed.bin.parent in Path(found).parents, found
     assert ROOT not in Path(found).parents
+
+
+def test_the_installed_wheel_words_a_step_from_the_module_it_carries(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """The status page's sentences come from the wheel's own copy of the module's language files."""
+    script = (
+        "from vtt_bridge.module_files import default_module_dir\n"
+        "from vtt_bridge.step_words import StepWords\n"
+        "folder = default_module_dir()\n"
+        "step = {'key': 'DICE-1.toRoll', 'rule': 'DICE-1', 'text': '', 'data': {'actor': 'a', 'pool': 1}}\n"
+        "print(folder)\n"
+        "print(StepWords(lambda: folder / 'lang').language('de').sentence(step, {'a': 'Bran'}.get))\n"
+    )
+    result = subprocess.run(
+        [str(installed.bin / "python"), "-c", script],
+        cwd=tmp_path,
+        env=outside_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    folder, sentence = result.stdout.splitlines()
+    assert Path(folder).is_relative_to(installed.bin.parent), folder
+    assert sentence == "Bran: 1 Würfel zu werfen"
