@@ -349,6 +349,28 @@ def test_a_conflicting_undo_names_the_paths_and_the_later_rulings() -> None:
     assert rule(world, "u3", {"kind": "undo", "action": "hit"}) is not None
 
 
+def test_a_redo_refused_by_a_conflict_says_undo_the_later_rulings_first() -> None:
+    """damage `hit`, undo it, damage `hit2`: redoing `hit` is a `conflict` naming `hit2` at the
+    paths both set, telling the GM to undo `hit2` first (not to redo it), and changes nothing."""
+    world = synced_world()
+    rule(world, "hit", HIT)
+    rule(world, "u1", {"kind": "undo", "action": "hit"})
+    rule(world, "hit2", {**HIT, "instances": [{"amount": 1, "grade": "L"}]})
+    error = refused(world, "r1", {"kind": "redo", "action": "hit"})
+    assert error.code == "conflict"
+    body = error.payload()
+    paths = [detail["path"] for detail in body["details"]]
+    assert ["actors", "hero", "health", "lethal"] in paths, paths
+    assert all(path[:2] == ["actors", "hero"] for path in paths), paths
+    hit2 = {"action": "hit2", "kind": "damage", "rev": 4}
+    assert all(hit2 in detail["rulings"] for detail in body["details"])
+    assert "undo these first: damage 'hit2' (rev 4)" in error.message
+    assert "redo these first" not in error.message and "(nothing was changed)" in error.message
+    # undo the later one, then the redo applies
+    assert rule(world, "u2", {"kind": "undo", "action": "hit2"}) is not None
+    assert rule(world, "r2", {"kind": "redo", "action": "hit"}) is not None
+
+
 def test_bad_undos_are_refused_with_a_clear_code() -> None:
     world = synced_world()
     assert refused(world, "u", {"kind": "undo", "action": "nobody"}).code == "not_found"
