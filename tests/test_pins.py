@@ -191,24 +191,32 @@ async def test_PIN_a_pin_is_a_durable_ruling(config: Config) -> None:
 
 
 async def test_PIN_bad_input_is_refused_and_changes_nothing(connect: Connect) -> None:
+    """Each bad pin gets the protocol's code (`invalid` for a bad field, `not_found` for a token
+    not on the scene) and the path of the field at fault; the document, rev included, stays."""
     peer = await scene(connect)
     await ok(peer, {"kind": "round", "round": 2})
     await ok(peer, {"kind": "round", "round": 3})
-    rev = (await peer.state())["rev"]
-    bad = [
-        pin("token1", "glimpsed", "scene", observer="token0"),  # unknown state
-        pin("token1", "unlocated", {"round": 2}, observer="token0"),  # a past round
-        pin("token1", "unlocated", "forever", observer="token0"),
-        pin("nobody", "unlocated", "scene", observer="token0"),  # not on the scene
-        pin("token1", "unlocated", "scene", observer="nobody"),
-        pin("token1", "unlocated", "scene", observer="token1"),
-        {"kind": "releaseLocate", "observer": "token0", "target": "token1"},  # nothing pinned
+    before = await peer.state()
+    bad: list[tuple[dict[str, Any], str, list[str]]] = [
+        (pin("token1", "glimpsed", "scene", observer="token0"), "invalid", ["state"]),  # unknown state
+        (pin("token1", "unlocated", {"round": 2}, observer="token0"), "invalid", ["until", "round"]),  # past
+        (pin("token1", "unlocated", "forever", observer="token0"), "invalid", ["until"]),
+        (pin("nobody", "unlocated", "scene", observer="token0"), "not_found", ["target"]),  # not on the scene
+        (pin("token1", "unlocated", "scene", observer="nobody"), "not_found", ["observer"]),  # unknown observer
+        (pin("token1", "unlocated", "scene", observer="token1"), "invalid", ["target"]),  # itself
+        ({"kind": "releaseLocate", "observer": "token0", "target": "token1"}, "invalid", ["target"]),  # no pin
+        ({"kind": "releaseLocate", "observer": "nobody", "target": "token1"}, "not_found", ["observer"]),
+        ({"kind": "releaseLocate", "target": "nobody"}, "not_found", ["target"]),
     ]
-    for body in bad:
+    for body, code, path in bad:
         reply = await peer.action(body)
         assert reply["type"] == "error", (body, reply)
-        assert reply["payload"]["message"]
-    assert (await peer.state())["rev"] == rev
+        payload = reply["payload"]
+        assert payload["code"] == code, (body, payload)
+        assert payload["message"], (body, payload)
+        paths = [detail["path"][: len(path)] for detail in payload["details"]]
+        assert path in paths, (body, payload)
+        assert await peer.state() == before, body
 
 
 # --- DET-10 through damage ----------------------------------------------------------------------------
