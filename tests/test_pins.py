@@ -202,9 +202,17 @@ async def test_PIN_bad_input_is_refused_and_changes_nothing(connect: Connect) ->
         (pin("token1", "unlocated", {"round": 2}, observer="token0"), "invalid", ["until", "round"]),  # past
         (pin("token1", "unlocated", "forever", observer="token0"), "invalid", ["until"]),
         (pin("nobody", "unlocated", "scene", observer="token0"), "not_found", ["target"]),  # not on the scene
-        (pin("token1", "unlocated", "scene", observer="nobody"), "not_found", ["observer"]),  # unknown observer
+        (
+            pin("token1", "unlocated", "scene", observer="nobody"),
+            "not_found",
+            ["observer"],
+        ),  # unknown observer
         (pin("token1", "unlocated", "scene", observer="token1"), "invalid", ["target"]),  # itself
-        ({"kind": "releaseLocate", "observer": "token0", "target": "token1"}, "invalid", ["target"]),  # no pin
+        (
+            {"kind": "releaseLocate", "observer": "token0", "target": "token1"},
+            "invalid",
+            ["target"],
+        ),  # no pin
         ({"kind": "releaseLocate", "observer": "nobody", "target": "token1"}, "not_found", ["observer"]),
         ({"kind": "releaseLocate", "target": "nobody"}, "not_found", ["target"]),
     ]
