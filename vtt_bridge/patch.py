@@ -20,6 +20,8 @@ import jsonpatch
 from pydantic import BaseModel
 
 from vtt_bridge.document.models import (
+    LOCATE_CODES,
+    LOCATE_OF_CODE,
     Actor,
     Scene,
     Settings,
@@ -181,9 +183,9 @@ def _diff_models(
 def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: Olds | None = None) -> None:
     """The sparse form's op for one cell (`document.models.sparse_visibility`): a pair that becomes
     pinpointed (or leaves) is removed, one that stops being pinpointed is added, else replaced.
-    `olds` gets the cell as the dense row before held it (what an op's inverse restores)."""
-    was = None if old == PINPOINTED else old
-    now = None if new == PINPOINTED else new
+    `olds` gets the cell as the sparse row before held it (what an op's inverse restores)."""
+    was = None if old is None or old == PINPOINTED else LOCATE_CODES[old]
+    now = None if new is None or new == PINPOINTED else LOCATE_CODES[new]
     if was == now:
         return
     if now is None:
@@ -193,7 +195,7 @@ def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: O
     else:
         ops.append({"op": "replace", "path": path, "value": now})
     if olds is not None:
-        olds[path] = MISSING if old is None else str(old)
+        olds[path] = MISSING if was is None else was
 
 
 def _diff_visibility(
@@ -238,7 +240,8 @@ def _diff_visibility(
 
 
 def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
-    return {target: str(state) for target, state in row.items() if state != PINPOINTED}
+    codes = LOCATE_CODES
+    return {target: codes[state] for target, state in row.items() if state != PINPOINTED}
 
 
 def diff_states(
@@ -437,7 +440,7 @@ class Reader:
                 row = self.state.visibility.get(segments[1])
                 cell = MISSING if row is None else row.get(segments[2], MISSING)
                 # the sparse form (DET-4): a pinpointed pair is absent, as the patch that made it says
-                return MISSING if cell is MISSING or cell == PINPOINTED else str(cell)
+                return MISSING if cell is MISSING or cell == PINPOINTED else LOCATE_CODES[cell]
             key: tuple[str, ...] = (head, segments[1])
             rest = segments[2:]
             if head == "contests" and rest:  # an entry: only it dumped
@@ -575,4 +578,5 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
     return state.model_copy(update=updates)
 
 
-_LOCATE: dict[str, LocateState] = {state.value: state for state in LocateState}
+_LOCATE: Mapping[str, LocateState] = LOCATE_OF_CODE
+"""A state from its name, or a visibility pair's from its code (`document.models.LOCATE_CODES`)."""

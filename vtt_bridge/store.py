@@ -36,15 +36,17 @@ from vtt_bridge.rules.common import STORED
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
-LAYOUT = 6
+LAYOUT = 7
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
 payload digest and checksum (NOT NULL: a version that does not write them cannot add a ruling).
 6 adds each ruling's kind, the ruling an undo or redo names (or a sync's or upsert's message id) and
-its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone."""
+its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone. 7 writes
+the snapshots' and replies' visibility pairs as codes (`a`, `u`: `document.models.LOCATE_CODES`),
+which a version before it cannot read; it reads layout 6's state names as they are."""
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0"}
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 SCHEMA = """
