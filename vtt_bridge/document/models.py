@@ -303,7 +303,7 @@ LOCATE_CODES: dict[str, str] = {LocateState.APPROXIMATE: "a", LocateState.UNLOCA
 """DET-4 on the wire: the code of a pair that is not pinpointed in the sparse matrix (a pinpointed
 pair is absent): `a` approximate, `u` unlocated."""
 LOCATE_OF_CODE: dict[str, LocateState] = {
-    **{code: state for state, code in LOCATE_CODES.items()},
+    **{code: LocateState(state) for state, code in LOCATE_CODES.items()},
     **{state.value: state for state in LocateState},
 }
 """A pair's state from its code, or from its name (files and inverses written before the codes)."""
