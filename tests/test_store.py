@@ -36,7 +36,7 @@ def rule_and_store(store: Store, world: World) -> None:
     for i in range(3):
         hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
         action = world.prepare_action(f"a{i}", hit, SeededRoller(1))
-        assert not isinstance(action, str)
+        assert not isinstance(action, bytes)
         reply = dumps(action.result)
         store.append(world.id, action.result["rev"], f"a{i}", reply, None)
         world.commit(action, reply)
@@ -108,7 +108,7 @@ def test_a_store_file_of_an_earlier_version_is_moved_into_the_keyed_log(tmp_path
     for i in range(3):
         hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
         action = earlier.prepare_action(f"a{i}", hit, SeededRoller(1))
-        assert not isinstance(action, str)
+        assert not isinstance(action, bytes)
         reply = dumps(action.result)
         db.execute("INSERT INTO rulings VALUES ('w', ?, ?, ?)", (action.result["rev"], f"a{i}", reply))
         earlier.commit(action, reply)
@@ -131,7 +131,7 @@ def test_a_store_file_of_an_earlier_version_is_moved_into_the_keyed_log(tmp_path
         world = World("w", recovered.state, recovered.replies, recovered.answered)
         hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
         action = world.prepare_action("a3", hit, SeededRoller(1))
-        assert not isinstance(action, str)
+        assert not isinstance(action, bytes)
         store.append("w", action.result["rev"], "a3", dumps(action.result), None)
         world.commit(action, dumps(action.result))
     finally:
