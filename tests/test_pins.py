@@ -445,3 +445,51 @@ async def test_UNDO_a_ruling_that_pinpointed_a_pair_can_be_undone(connect: Conne
     assert released["type"] == "result", released
     await ok(peer, {"kind": "undo", "action": "rel-1"})
     assert await cell(peer, "token0", "token1") == "unlocated"
+
+
+async def test_DET_10_attack_check_for_the_attacker_never_says_whether_a_square_is_right(
+    connect: Connect,
+) -> None:
+    """The answer a player gets (`view: "attacker"`): the verdict and the counts, never `hit`, the
+    log, the locate state or a token id; at a square the same answer whoever stands there."""
+    peer = await scene(connect)
+    await ok(peer, pin("token2", "unlocated", "scene", observer="token0"))
+    await ok(peer, pin("token1", "approximate", "scene", observer="token0"))
+    base = {"kind": "attackCheck", "attacker": "token0", "successes": 5, "view": "attacker"}
+    answers = []
+    # token2's square, nobody's, token1's
+    for square in ({"x": 250, "y": 50}, {"x": 1050, "y": 950}, {"x": 150, "y": 50}):
+        for named in ({}, {"target": "token2"}):
+            reply = await peer.request("query", {**base, **named, "guess": square})
+            assert reply["type"] == "result", reply
+            answers.append(reply["payload"]["data"])
+    assert all(answer == answers[0] for answer in answers), answers
+    assert answers[0] == {
+        "view": "attacker",
+        "verdict": "guessed",
+        "halved": True,
+        "successes": 2,
+        "extraSuccesses": 0,
+        "effectPoints": 0,
+        "spell": None,
+        "spellAllowed": True,
+        "spellChance": 1.0,
+    }
+    silhouette = (await peer.request("query", {**base, "target": "token1"}))["payload"]["data"]
+    assert (silhouette["verdict"], silhouette["successes"]) == ("halved", 2)
+    unseen = (await peer.request("query", {**base, "target": "token2"}))["payload"]["data"]
+    assert unseen["verdict"] == "notPossible"
+    for answer in (silhouette, unseen):
+        assert not {"hit", "log", "locate", "guessedPositionOnly"} & set(answer)
+        assert "token" not in str(answer) and "actor" not in str(answer)
+    spell = {**base, "target": "token2", "spell": "targeted"}
+    assert (await peer.request("query", spell))["payload"]["data"]["verdict"] == "notPossible"
+    # the GM's answer names the target; without one it is refused, as is a square off the scene
+    for body in (
+        {**base, "view": "gm", "guess": {"x": 250, "y": 50}},
+        {**base, "guess": {"x": 5000, "y": 50}},
+        {**base},
+        {**base, "attacker": "ghost", "guess": {"x": 250, "y": 50}},
+    ):
+        reply = await peer.request("query", body)
+        assert reply["type"] == "error", (body, reply)

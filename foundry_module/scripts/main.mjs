@@ -23,6 +23,7 @@ import { installTableTools } from "./foundry/attack-tools.mjs";
 import { installHealthTrack } from "./foundry/health-canvas.mjs";
 import { actorFlags, buildState, tokenVisibilityFlags } from "./core/messages.mjs";
 import { askBridge, listenAsBridge } from "./foundry/player-requests.mjs";
+import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
 import { defineRulesSheet } from "./foundry/rules-sheet.mjs";
 import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./foundry/settings.mjs";
@@ -227,6 +228,18 @@ async function sendAction(action) {
 }
 
 /**
+ * The attack dialog's DET-10 check (`attackCheck`, the attacker's view): asked directly when this
+ * browser runs the bridge, else relayed; null when nobody answered (the attack is ruled when sent).
+ * @param {Record<string, unknown>} query
+ * @returns {Promise<Record<string, unknown>|null>}
+ */
+async function checkAttack(query) {
+  if (connection) return attackerAnswer((await connection.query(query))?.data);
+  const answer = await askBridge(query, { generation: game.release?.generation ?? 12, userId: game.user.id, gms: activeGMs, socket: game.socket, newId: randomId });
+  return answer.ok ? (answer.data ?? null) : null;
+}
+
+/**
  * The active Game Masters but this user, `game.users.activeGM` first (who may run the bridge).
  * @returns {FoundryUserLike[]}
  */
@@ -335,7 +348,7 @@ Hooks.once("init", () => {
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
   installRoll({ hooks: Hooks, ...rollDeps });
   // the attack dialog and square pick (DET-10), the overlay's right click on a line (pins)
-  installTableTools({ sendAction: (action) => sendAction(action), localize: t, overlay: visibilityRuntime });
+  installTableTools({ sendAction: (action) => sendAction(action), localize: t, overlay: visibilityRuntime, checkAttack });
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
     notifyError: (message) => ui.notifications.error(message),
@@ -381,6 +394,7 @@ Hooks.once("ready", () => {
       user: (id) => game.users.get(id),
       owns,
       send: (action) => /** @type {BridgeConnection} */ (connection).action(action),
+      query: (query) => /** @type {BridgeConnection} */ (connection).query(query),
     },
   );
   startBridge();

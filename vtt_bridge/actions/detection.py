@@ -720,18 +720,31 @@ class Guess(RuleModel):
     y: Coordinate
 
 
+AttackView = Literal["gm", "attacker"]
+"""Whose answer an `attackCheck` is: the GM's (everything), or the attacker's (only what the attacker
+may know: never the target's locate state beyond the verdict, never whether a guessed square is right)."""
+
+AttackVerdict = Literal["full", "halved", "guessed", "notPossible", "halfChance"]
+"""DET-10 as the attacker knows it: counts in full, halved (approximate), at a guessed square (a right
+guess counts as approximate, a wrong one misses), not possible (a targeted spell on an unlocated
+target, or an attack on one that names no square), a targeted spell's half chance."""
+
+
 class AttackCheckQuery(RuleModel):
-    """`query` `{kind: "attackCheck", attacker, target, successes, extraSuccesses?, effectPoints?,
-    spell?, guess?}` (DET-10); `guess` the square an attack on an unlocated target goes at."""
+    """`query` `{kind: "attackCheck", attacker, target?, successes, extraSuccesses?, effectPoints?,
+    spell?, guess?, view?}` (DET-10); `guess` the square an attack on an unlocated target goes at;
+    `view: "attacker"` answers only what the attacker may know (the answer a player gets), and may
+    leave out `target` with a `guess` (an attack at a square: the attacker does not know who is there)."""
 
     kind: Literal["attackCheck"]
     attacker: TokenId
-    target: TokenId
+    target: TokenId | None = None
     successes: Count
     extra_successes: Count = 0
     effect_points: Count = 0
     spell: SpellKind | None = None
     guess: Guess | None = None
+    view: AttackView = "gm"
 
 
 class Attack(RuleModel):
@@ -895,8 +908,12 @@ def _verdict_step(attacker: str, target: str, consequence: AttackConsequence) ->
 
 def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> dict[str, Any]:
     """DET-10: what the attack or spell counts for, from how the attacker locates the target now (the
-    GM's pin included). The answer is an `AttackConsequence` plus `hit` (false: a wrong or missing
-    guess at an unlocated target) and a `log` of steps."""
+    GM's pin included). The GM's answer is an `AttackConsequence` plus `hit` (false: a wrong or missing
+    guess at an unlocated target) and a `log` of steps; the attacker's is `attacker_view`."""
+    if query.view == "attacker":
+        return attacker_view(state, query, index)
+    if query.target is None:
+        raise RuleViolation("DET-10", "name the target's token (or ask with view: attacker)", ("target",))
     consequence = check_attack(state, query, index)
     located = consequence.locate
     log = [_locate_step(query.attacker, query.target, located)]
@@ -912,8 +929,47 @@ def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIn
     return {**consequence.model_dump(mode="json"), "hit": hit, "log": [step.payload() for step in log]}
 
 
+def attacker_view(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> dict[str, Any]:
+    """DET-10 as the attacker may know it: `{view, verdict, successes, extraSuccesses, effectPoints,
+    halved, spell, spellAllowed, spellChance}`, no log, no `locate`, no `hit`. At a guessed square
+    the answer is the rule for a guess (a right one counts as approximate, a wrong one misses), the
+    same whoever stands there or nobody: it never says whether the guess is right, nor who is there.
+    A named target (one the attacker can target: seen or a silhouette) gives its verdict."""
+    if query.attacker not in state.tokens:
+        raise NotFound(("attacker",), f"no token {query.attacker!r} on the scene")
+    if query.guess is not None:
+        _check_on_scene(state.scene or _DEFAULT_SCENE, query.guess, ("guess",))
+        level = LocateState.UNLOCATED if query.spell is not None else LocateState.APPROXIMATE
+        consequence = attack_consequence(
+            level, query.successes, query.extra_successes, query.effect_points, query.spell
+        )
+        verdict: AttackVerdict = "guessed" if query.spell is None else _spell_verdict(consequence)
+    elif query.target is None:
+        raise RuleViolation("DET-10", "name the target's token or a guessed square", ("target",))
+    else:
+        if query.target not in state.tokens:
+            raise NotFound(("target",), f"no token {query.target!r} on the scene")
+        consequence = check_attack(state, query, index)
+        if query.spell is not None:
+            verdict = _spell_verdict(consequence)
+        elif consequence.guessed_position_only:
+            verdict = "notPossible"
+        else:
+            verdict = "halved" if consequence.halved else "full"
+    data = consequence.model_dump(mode="json", exclude={"locate", "guessed_position_only"})
+    return {"view": "attacker", "verdict": verdict, **data}
+
+
+def _spell_verdict(consequence: AttackConsequence) -> AttackVerdict:
+    if not consequence.spell_allowed:
+        return "notPossible"
+    return "halfChance" if consequence.spell_chance < 1 else "full"
+
+
 def check_attack(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> AttackConsequence:
     """DET-10 as a model: the attacker's current locate state (stages one to three, or the GM's pin)."""
+    if query.target is None:
+        raise RuleViolation("DET-10", "name the target's token", ("target",))
     level = locate_now(state, query.attacker, query.target, index, ("attacker", "target"))
     return attack_consequence(level, query.successes, query.extra_successes, query.effect_points, query.spell)
 

@@ -7,6 +7,10 @@
  *   the attack's `damage` at that square (no target: the sidecar knows who stands there, and rules
  *   the guess); a click outside the scene is an error and the pick stays armed; Escape or a right
  *   click cancels;
+ * - before an attack is sent, what DET-10 says of each target or the square (`attackCheck`, asked as
+ *   the attacker's view: the verdict and the counts, never whether a square is right): when any
+ *   verdict is not "counts in full", a dialog lists them (a silhouette named "Someone") and the
+ *   attack is sent only on "Attack";
  * - the GM overlay's lines: a right click on a who-locates-whom line opens that pair's pin dialog
  *   (`PIN_PAIR_HOOK`, ruling-messages.mjs).
  *
@@ -31,8 +35,10 @@
 import { MODULE_ID } from "../core/constants.mjs";
 import { escapeHtml } from "../core/chat-cards.mjs";
 import { actionFromDialog, DIALOG_CHOICES } from "../core/damage.mjs";
-import { armPick, asBatches, attackerFor, attackFromForm, batchTargets, damageActions, PICK_IDLE, pickEvent } from "../core/attack.mjs";
+import { armPick, asBatches, attackerFor, attackFromForm, batchTargets, damageActions, PICK_IDLE, pickEvent, targetLabel } from "../core/attack.mjs";
 import { lineAt } from "../core/pins.mjs";
+import { checkLine } from "../core/attack-card.mjs";
+import { isIdentityHidden } from "./visibility-canvas.mjs";
 import { namespacedClass } from "./compat.mjs";
 import { PIN_PAIR_HOOK } from "./ruling-messages.mjs";
 
@@ -45,12 +51,22 @@ export const ATTACK_TOOL = `${MODULE_ID}-attack`;
  * @property {(action: Record<string, unknown>) => unknown} sendAction sends an action (relayed for a player)
  * @property {(key: string, data?: Record<string, string>) => string} localize
  * @property {{overlayActive: boolean, overlayLines: () => {relations: any[], grid: number}}|null} [overlay] the visibility runtime
+ * @property {(query: Record<string, unknown>) => Promise<unknown>} [checkAttack] asks the sidecar's
+ *   `attackCheck` (the attacker's view, relayed for a player); resolves its answer (null: none)
+ */
+
+/**
+ * @typedef {object} CheckItem one line of the DET-10 check: the target as the player may name it
+ *   (null: a square) and the `attackCheck` query
+ * @property {string|null} target
+ * @property {Record<string, unknown>} query
  */
 
 export class TableTools {
   /** @param {TableToolsOptions} options */
-  constructor({ env = globalThis, sendAction, localize, overlay = null }) {
+  constructor({ env = globalThis, sendAction, localize, overlay = null, checkAttack }) {
     this.env = env;
+    this.checkAttack = checkAttack ?? null;
     this.sendAction = sendAction;
     this.localize = localize;
     this.overlay = overlay;
@@ -121,7 +137,51 @@ export class TableTools {
     const notes = this.env.ui.notifications;
     if (outcome.kind === "cancel") notes.info(this.localize("VTTBRIDGE.Attack.Cancelled"));
     else if (outcome.kind === "outside") notes.error(this.localize("VTTBRIDGE.Attack.Outside"));
-    else void this.sendAction(outcome.action);
+    else if (!this.checkAttack) void this.sendAction(outcome.action);
+    else void this.sendChecked([outcome.action], [{ target: null, query: checkQuery(/** @type {any} */ (outcome.action).attack) }]);
+  }
+
+  /**
+   * Ask `attackCheck` for each item; when every verdict counts in full send at once, else show the
+   * verdicts and send only on "Attack". Resolves whether it was sent.
+   * @param {Record<string, unknown>[]} actions
+   * @param {CheckItem[]} items
+   */
+  async sendChecked(actions, items) {
+    const check = this.checkAttack;
+    const answers = check ? await Promise.all(items.map((item) => Promise.resolve(check(item.query)).catch(() => null))) : [];
+    const plain = answers.every((a) => !!a && typeof a === "object" && /** @type {any} */ (a).verdict === "full");
+    if (!plain && !(await this.confirm(items.map((item, i) => checkLine(item.target, answers[i], this.i18n()))))) {
+      this.env.ui.notifications.info(this.localize("VTTBRIDGE.Attack.Check.Cancelled"));
+      return false;
+    }
+    for (const action of actions) await this.sendAction(action);
+    return true;
+  }
+
+  /** The localizer as the pure renderers read it. @returns {import("../core/chat-cards.mjs").I18n} */
+  i18n() {
+    return { localize: (key) => this.localize(key), format: (key, data) => this.localize(key, data), has: () => true, lang: "en" };
+  }
+
+  /**
+   * The DET-10 dialog: the lines, "Attack" or "Cancel" (closed: cancel).
+   * @param {string[]} lines
+   */
+  async confirm(lines) {
+    const t = this.localize;
+    const DialogV2 = namespacedClass(this.env, "foundry.applications.api.DialogV2");
+    const list = lines.map((line) => `<li>${escapeHtml(line)}</li>`).join("");
+    const answer = await DialogV2.wait({
+      rejectClose: false,
+      window: { title: t("VTTBRIDGE.Attack.Check.Heading") },
+      content: `<ul class="vtt-bridge-attack-check">${list}</ul>`,
+      buttons: [
+        { action: "send", label: t("VTTBRIDGE.Attack.Check.Send"), default: true },
+        { action: "cancel", label: t("VTTBRIDGE.Attack.Check.Cancel") },
+      ],
+    });
+    return answer === "send";
   }
 
   /** @param {import("../core/attack.mjs").PickState} state */
@@ -205,15 +265,42 @@ export class TableTools {
     }
     /** @param {any} token */
     const ref = (token) => ({ id: String(token?.document?.id ?? token?.id ?? ""), actor: token?.actor?.uuid });
-    const targets = batchTargets({ isGM: false, targeted: [...(user?.targets ?? [])].map(ref), controlled: [], fallback: null });
+    const targeted = [...(user?.targets ?? [])];
+    const targets = batchTargets({ isGM: false, targeted: targeted.map(ref), controlled: [], fallback: null });
     if (!targets.length) {
       ui.notifications.error(this.localize("VTTBRIDGE.Attack.NoTargets"));
       return null;
     }
     const actions = asBatches(damageActions(targets, instances, attack));
-    for (const action of actions) await this.sendAction(action);
-    return actions;
+    if (!this.checkAttack) {
+      for (const action of actions) await this.sendAction(action);
+      return actions;
+    }
+    const someone = this.localize("VTTBRIDGE.Visibility.Speaker.Someone");
+    const items = targets.map((target) => {
+      const token = targeted.find((t) => ref(t).id === target.token);
+      const name = targetLabel({ name: String(token?.document?.name ?? token?.name ?? someone), identityHidden: isIdentityHidden(token), isGM: !!user?.isGM, someone });
+      return { target: name, query: checkQuery(attack, String(target.token)) };
+    });
+    return (await this.sendChecked(actions, items)) ? actions : null;
   }
+}
+
+/**
+ * The `attackCheck` query of an attack, as the attacker asks it: at a target token, or (no token)
+ * at the attack's guessed square.
+ * @param {Record<string, any>} attack the `damage.attack` (or the dialog's attack)
+ * @param {string} [target] the target's token id
+ * @returns {Record<string, unknown>}
+ */
+export function checkQuery(attack, target) {
+  /** @type {Record<string, unknown>} */
+  const query = { kind: "attackCheck", attacker: attack.attacker, successes: attack.successes, view: "attacker" };
+  if (attack.extraSuccesses) query.extraSuccesses = attack.extraSuccesses;
+  if (attack.effectPoints) query.effectPoints = attack.effectPoints;
+  if (target) query.target = target;
+  else if (attack.guess) query.guess = { x: attack.guess.x, y: attack.guess.y };
+  return query;
 }
 
 /**

@@ -19,6 +19,14 @@
 import { MODULE_ID, SOCKET_CHANNEL } from "../core/constants.mjs";
 import { isPlainObject } from "../core/json-patch.mjs";
 import { PLAYER_ACTION_KINDS } from "../core/messages.mjs";
+import { attackerAnswer } from "../core/attack-card.mjs";
+
+/**
+ * The queries a player may relay: `attackCheck` only, always asked as the attacker's view (the
+ * sidecar answers the verdict and the counts, never whether a square is right or who is there) and
+ * cut to those fields again here (`attackerAnswer`) before it goes back.
+ */
+export const PLAYER_QUERY_KINDS = Object.freeze(["attackCheck"]);
 
 /** The v13+ query name (`CONFIG.queries`), namespaced by the module id. */
 export const QUERY_NAME = `${MODULE_ID}.action`;
@@ -39,6 +47,7 @@ export const RELAY_TIMEOUT_MS = 5000;
  * @property {boolean} ok the action was accepted and sent to the sidecar
  * @property {"sent"|"noBridge"|"notOwner"|"invalid"|"failed"} code
  * @property {string} [message] a sidecar error's message, when `failed`
+ * @property {Record<string, unknown>|null} [data] a relayed query's answer (`attackerAnswer`)
  */
 
 /**
@@ -71,7 +80,7 @@ export function parseRequest(message) {
   if (!isPlainObject(message) || message.type !== "vtt-bridge.action") return null;
   if (typeof message.from !== "string" || typeof message.id !== "string" || !message.id) return null;
   const action = message.action;
-  if (!isPlainObject(action) || typeof action.kind !== "string" || !PLAYER_ACTION_KINDS.includes(action.kind)) return null;
+  if (!isPlainObject(action) || typeof action.kind !== "string" || !PLAYER_ACTION_KINDS.includes(action.kind) && !PLAYER_QUERY_KINDS.includes(action.kind)) return null;
   return /** @type {RelayRequest} */ (message);
 }
 
@@ -103,6 +112,8 @@ export function ownedSubject(action) {
       return typeof action.actor === "string" ? { actor: action.actor } : { actor: "" };
     case "contest":
       return typeof action.observer === "string" ? { token: action.observer } : { token: "" };
+    case "attackCheck":
+      return typeof action.attacker === "string" ? { token: action.attacker } : { token: "" };
     case "damage":
       if (action.attack === undefined) return null;
       return typeof action.attack?.attacker === "string" ? { token: action.attack.attacker } : { token: "" };
@@ -127,6 +138,7 @@ export function ownedSubject(action) {
  * @property {(subject: {actor: string}|{token: string}, user: any) => (boolean|Promise<boolean>)} owns
  *   whether that user owns the actor (by uuid) or the token's actor (by token id, on the synced scene)
  * @property {(action: Record<string, any>) => Promise<unknown>} send sends the action to the sidecar
+ * @property {(query: Record<string, any>) => Promise<any>} [query] sends a query, resolves its `result` payload
  */
 
 /**
@@ -143,6 +155,15 @@ export async function answerRequest(message, side) {
   if (!user) return { ok: false, code: "notOwner" };
   const subject = ownedSubject(request.action);
   if (subject && !user.isGM && !(await side.owns(subject, user))) return { ok: false, code: "notOwner" };
+  if (PLAYER_QUERY_KINDS.includes(request.action.kind)) {
+    if (!side.query) return { ok: false, code: "invalid" };
+    try {
+      const answer = await side.query({ ...request.action, view: "attacker" });
+      return { ok: true, code: "sent", data: attackerAnswer(answer?.data) };
+    } catch (error) {
+      return { ok: false, code: "failed", message: /** @type {Error} */ (error)?.message ?? String(error) };
+    }
+  }
   try {
     await side.send(request.action);
   } catch (error) {
@@ -192,7 +213,12 @@ export async function askBridge(action, side) {
     const listener = (data) => {
       if (!isPlainObject(data) || data.type !== "vtt-bridge.ack" || data.id !== request.id || data.to !== side.userId) return;
       const code = /** @type {RelayAnswer["code"]} */ (typeof data.code === "string" ? data.code : "failed");
-      finish({ ok: data.ok === true, code, ...(typeof data.message === "string" ? { message: data.message } : {}) });
+      finish({
+        ok: data.ok === true,
+        code,
+        ...(typeof data.message === "string" ? { message: data.message } : {}),
+        ...(isPlainObject(data.data) ? { data: attackerAnswer(data.data) } : {}),
+      });
     };
     const timer = clock.setTimeout(() => finish({ ok: false, code: "noBridge" }), timeout);
     /** @param {RelayAnswer} answer */

@@ -28,6 +28,7 @@ import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
 import { heldReveals, PIN_ENDS, pinAction, releaseAction, revealCardHtml } from "../core/pins.mjs";
 import { renderBatchSummary } from "../core/batch-card.mjs";
+import { attackOutcomes, publicRoll, renderPublicAttackCard, renderPublicRollCard } from "../core/attack-card.mjs";
 import { LOCATE_STATES } from "../core/constants.mjs";
 
 /**
@@ -94,6 +95,25 @@ function isSecret(id) {
 const gmIds = () => [...(/** @type {any} */ (game).users ?? [])].filter((u) => u.isGM).map((u) => u.id);
 
 /**
+ * The engine's rolls as Foundry Rolls (at most `MAX_CARD_ROLLS`; a malformed one is left out).
+ * @param {any[]} rolls
+ * @returns {any[]}
+ */
+function foundryRolls(rolls) {
+  const Roll = namespacedClass(env(), "foundry.dice.Roll", "Roll");
+  /** @type {any[]} */
+  const out = [];
+  for (const roll of rolls.slice(0, MAX_CARD_ROLLS)) {
+    try {
+      out.push(Roll.fromData(rollToFoundryData(roll)));
+    } catch (error) {
+      console.warn(`${MODULE_ID} | a roll of the sidecar was not shown`, error);
+    }
+  }
+  return out;
+}
+
+/**
  * Post one card.
  * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null}} card
  * @param {string} mode the "ruling cards" setting
@@ -106,21 +126,49 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   const summary = renderBatchSummary(log, loc, nameOf);
   const card = renderCard({ log, rolls, kind: kind === "batch" ? "damage" : kind, subject, names: nameOf }, loc);
   const content = summary ? card.replace("</header>", `</header>${summary}`) : card;
-  const Roll = namespacedClass(env(), "foundry.dice.Roll", "Roll");
-  /** @type {any[]} */
-  const rollObjects = [];
-  for (const roll of rolls.slice(0, MAX_CARD_ROLLS)) {
-    try {
-      rollObjects.push(Roll.fromData(rollToFoundryData(roll)));
-    } catch (error) {
-      console.warn(`${MODULE_ID} | a roll of the sidecar was not shown`, error);
-    }
-  }
+  const rollObjects = foundryRolls(rolls);
   /** @type {Record<string, unknown>} */
   const data = { content, speaker: { alias: "vtt-bridge" } };
   if (rollObjects.length) data.rolls = rollObjects;
   if (audience === "gm") data.whisper = gmIds();
   if (ruling) data.flags = { [MODULE_ID]: { [RULING_FLAG]: ruling } };
+  await ChatMessage.create(data);
+}
+
+/**
+ * The players' card of an attack ruling (DET-10, attack-card.mjs): each target named as the players
+ * may know it ("Someone" for one they cannot pinpoint, and for whoever stood at a guessed square),
+ * hit or missed and the successes; the GM's card (`postCard`) keeps the breakdown. Setting "gm": the
+ * GMs and the attacker's owners only; "off": none.
+ * A roll against an opponent they cannot pinpoint gets the same: the roller's own dice (never the
+ * opponent's), its successes, won or failed, the opponent "Someone".
+ * @param {any[]} log
+ * @param {any[]} rolls the ruling's engine rolls
+ * @param {Record<string, any>|undefined} action
+ * @param {string} mode the "ruling cards" setting
+ */
+async function postPublicAttack(log, rolls, action, mode) {
+  if (mode === "off") return;
+  const outcomes = attackOutcomes(log, action);
+  const roll = publicRoll(log, rolls, action);
+  // a roll against an opponent the players can pinpoint already has its public card
+  if (!outcomes.length && !(roll && isSecret(roll.opponent))) return;
+  const loc = i18n();
+  const someone = loc.localize("VTTBRIDGE.Visibility.Speaker.Someone");
+  const label = (/** @type {string} */ id) => (isSecret(id) ? someone : (nameOf(id) ?? someone));
+  const first = action?.kind === "batch" ? action.actions?.[0] : action;
+  const attackerId = roll ? roll.actor : String(first?.attack?.attacker ?? "");
+  const content = roll
+    ? renderPublicRollCard({ actor: label(roll.actor), target: label(roll.opponent), successes: roll.successes, wins: roll.wins }, loc)
+    : renderPublicAttackCard({ attacker: label(attackerId), outcomes }, loc, label);
+  /** @type {Record<string, unknown>} */
+  const data = { content, speaker: { alias: "vtt-bridge" } };
+  if (roll?.rolls.length) data.rolls = foundryRolls(roll.rolls);
+  if (mode !== "public") {
+    const actor = tokensFor(attackerId)[0]?.actor ?? (roll ? env().fromUuidSync?.(roll.actor) : null);
+    const owners = [...(/** @type {any} */ (game).users ?? [])].filter((u) => !u.isGM && actor?.testUserPermission?.(u, "OWNER")).map((u) => u.id);
+    data.whisper = [...gmIds(), ...owners];
+  }
   await ChatMessage.create(data);
 }
 
@@ -180,6 +228,7 @@ function followConnection(connection, getSetting) {
         },
         String(getSetting("rulingCards") ?? "public"),
       );
+      await postPublicAttack(event.log, event.rolls ?? [], action, String(getSetting("rulingCards") ?? "public"));
     } catch (error) {
       console.error(`${MODULE_ID} |`, error);
     }

@@ -46,7 +46,8 @@ export function sidecarPython() {
 
 /**
  * Rulings of the real sidecar (its `World`, seeded dice) on a synced state, in order, without a
- * server: each action's `result` payload, or `{error: {code, message}}` for a refused one.
+ * server: each action's `result` payload, or `{error: {code, message}}` for a refused one; an item
+ * `{query}` is asked as a query (its `result` payload) between the rulings.
  * @param {Record<string, unknown>} state the `sync` state
  * @param {Record<string, unknown>[]} actions
  * @returns {Promise<any[]>}
@@ -64,6 +65,12 @@ w.commit(w.prepare_sync({"state": state}), "")
 roller = SeededRoller(7)
 out = []
 for i, action in enumerate(actions):
+    if set(action) == {"query"}:
+        try:
+            out.append(w.query(action["query"]))
+        except RequestError as exc:
+            out.append({"error": {"code": exc.code.value, "message": exc.message}})
+        continue
     try:
         pending = w.prepare_action(f"a{i}", action, roller)
     except RequestError as exc:

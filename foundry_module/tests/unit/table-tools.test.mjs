@@ -58,8 +58,9 @@ const PINS = [
  * One browser of the table: the stand-in world seen as `user`, the module's visibility, chat cards
  * and table tools installed on it, the canvas drawn.
  * @param {"gm"|"ann"} as
+ * @param {{checkAttack?: (query: Record<string, unknown>) => Promise<unknown>, cards?: string}} [options] the tools' `attackCheck`, the "ruling cards" setting
  */
-function table(as = "ann") {
+function table(as = "ann", { checkAttack = /** @type {((query: Record<string, unknown>) => Promise<unknown>)|undefined} */ (undefined), cards = "public" } = {}) {
   const world = new FakeWorld({ generation: 13 });
   const ann = world.addUser("ann", "Ann");
   const ayla = world.addActor("ayla", "Ayla", {}, { default: 0, ann: 3 });
@@ -67,10 +68,11 @@ function table(as = "ann") {
   const ghost = world.addActor("ghost", "Ghost", {});
   const ogre = world.addActor("ogre", "Ogre", {});
   const flag = (/** @type {Record<string, string>} */ visibility) => ({ [MODULE_ID]: { visibility } });
-  world.addToken("tA", ayla, 400, 400, world.scene, { disposition: 1, sight: { enabled: true } });
-  world.addToken("tT", thief, 800, 400, world.scene, { disposition: -1, flags: flag({ tA: "approximate" }) });
-  world.addToken("tG", ghost, 1200, 400, world.scene, { disposition: -1, flags: flag({ tA: "unlocated" }) });
-  world.addToken("tO", ogre, 400, 800, world.scene, { disposition: -1 });
+  const art = (/** @type {string} */ id) => ({ texture: { src: `tokens/${id}-art.webp` } });
+  world.addToken("tA", ayla, 400, 400, world.scene, { disposition: 1, sight: { enabled: true }, ...art("ayla") });
+  world.addToken("tT", thief, 800, 400, world.scene, { disposition: -1, flags: flag({ tA: "approximate" }), ...art("thief") });
+  world.addToken("tG", ghost, 1200, 400, world.scene, { disposition: -1, flags: flag({ tA: "unlocated" }), ...art("ghost") });
+  world.addToken("tO", ogre, 400, 800, world.scene, { disposition: -1, ...art("ogre") });
   world.loginAs(as);
   const dialogs = new FakeDialogs();
   /** @type {{level: string, message: string}[]} */
@@ -120,8 +122,8 @@ function table(as = "ann") {
   });
   const localize = (/** @type {string} */ key, /** @type {Record<string, string>|undefined} */ data) => (data ? i18n.format(key, data) : i18n.localize(key));
   const runtime = installVisibility({ env: g, localize });
-  installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: (key) => (key === "rulingCards" ? "public" : undefined), config: world.config });
-  const tools = installTableTools({ env: g, sendAction: (action) => sent.push(action), localize, overlay: runtime });
+  installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: (key) => (key === "rulingCards" ? cards : undefined), config: world.config });
+  const tools = installTableTools({ env: g, sendAction: (action) => sent.push(action), localize, overlay: runtime, checkAttack });
   canvas.draw();
   const token = (/** @type {string} */ id) => /** @type {any} */ (canvas.tokens.get(id));
   const press = (/** @type {string} */ key) => {
@@ -346,4 +348,165 @@ test("the attack tool joins the token controls for every user: v13+ a record too
   await frame();
   assert.equal(dialogs.opened.length, 2, "each opens the attack dialog");
   assert.equal(dialogs.opened[0].window.title, "Attack");
+});
+
+/**
+ * The GM's browser posts the cards of rulings it sent (it runs the bridge, and relays a player's
+ * attack): switch the page to the GM and hand each ruling to the chat cards' log listener.
+ * @param {any} world
+ * @param {any[]} requests
+ * @param {any[]} results
+ */
+async function postAsGm(world, requests, results) {
+  world.loginAs("gm");
+  g.game.user = world.user;
+  /** @type {Record<string, Function[]>} */
+  const listeners = {};
+  world.hooks.callAll(`${MODULE_ID}.connection`, { status: "connected", on: (/** @type {string} */ name, /** @type {Function} */ fn) => (listeners[name] = [...(listeners[name] ?? []), fn]) });
+  for (const [i, result] of results.entries()) {
+    for (const fn of listeners.log ?? []) await fn({ rev: result.rev, log: result.log, rolls: result.rolls, request: { type: "action", payload: requests[i], id: `a${i}` } });
+  }
+}
+
+/** What of a target a player must never read: names, ids, art, Health, effects, disposition. */
+const SECRETS = ["Thief", "thief", "tT", "Ghost", "ghost", "tG", "webp", "Health", "lethal", "bashing", "resist", "HOSTILE", "disposition", "invisib"];
+
+test("DET-10 the player's card of an attack on a silhouette names it Someone: hit, the successes halved; a wrong square: that square missed, naming no one; a roll against it: Someone, the roller's own dice; the GM's whispered card names the target", async (t) => {
+  t.after(cleanup);
+  const { world, ann, token, sent, dialogs, tools } = table("ann");
+  await frame();
+  token("tA").control();
+  token("tT").setTarget(true, { user: ann });
+  dialogs.answers.push({ button: "targets", form: ATTACK_FORM });
+  await tools.openDialog();
+  for (const point of [[1650, 450], [1234, 456]]) {
+    dialogs.answers.push({ button: "square", form: ATTACK_FORM });
+    await tools.openDialog();
+    g.canvas.stage.press(0, point[0], point[1]);
+  }
+  assert.equal(sent.length, 3, JSON.stringify(sent));
+  const roll = { kind: "roll", actor: "Actor.ayla", pool: 4, opponent: "Actor.thief", opposed: { pool: 3 } };
+  const requests = [...sent, roll];
+  const results = (await sidecarRulings(SIDECAR_STATE, [...PINS, ...requests])).slice(2);
+  assert.ok(results.every((r) => !r.error), JSON.stringify(results.map((r) => r.error)));
+  await postAsGm(world, requests, results);
+  const shown = world.visibleTo(ann);
+  const whispered = [...world.messages.values()].filter((/** @type {any} */ m) => !shown.includes(m));
+  const texts = shown.map((/** @type {any} */ m) => [String(m._source.content), ...(m._source.rolls ?? []).map((/** @type {any} */ r) => JSON.stringify(r))].join(" "));
+  assert.equal(texts.length, 4, `the player has a card of each attack and the roll: ${texts.join(" | ")}`);
+  const someone = "Someone: hit; located only roughly, the successes count half: 3 → 1 (DET-10)";
+  assert.ok(texts[0].includes("Ayla attacks") && texts[0].includes(someone), texts[0]);
+  assert.ok(texts[1].includes("The attack on that square missed (DET-10)."), texts[1]);
+  assert.ok(texts[2].includes("The attack on that square hit someone; a guessed square counts as approximate: successes 3 → 1 (DET-10)"), texts[2]);
+  const wins = results[3].log.find((/** @type {any} */ s) => s.rule === "DICE-5").data.wins;
+  const own = results[3].rolls.find((/** @type {any} */ r) => r.by === "Actor.ayla");
+  assert.ok(texts[3].includes(`Ayla rolls against Someone: ${own.successes} successes, and ${wins ? "wins" : "fails"} (DICE-5)`), texts[3]);
+  const rolled = shown[3]._source.rolls.map((/** @type {any} */ r) => (typeof r === "string" ? JSON.parse(r) : r));
+  assert.deepEqual(rolled.map((/** @type {any} */ r) => r.terms[0].number), [4], "only the roller's own dice, never the opponent's pool");
+  for (const text of texts) for (const secret of SECRETS) assert.ok(!text.includes(secret), `a card the player sees carries ${secret}: ${text}`);
+  for (const message of shown) assert.deepEqual(message._source.whisper ?? [], [], "the players' card is public");
+  // the GM's cards are whispered to the GMs only, and name the target
+  assert.ok(whispered.length >= 3);
+  for (const message of whispered) assert.ok(message._source.whisper.every((/** @type {string} */ id) => world.users.get(id)?.isGM));
+  const gmText = whispered.map((/** @type {any} */ m) => String(m._source.content)).join(" ");
+  assert.match(gmText, /Thief/, "the GM's card names the thief");
+  assert.match(gmText, /Ghost/, "and who stood at the right square");
+});
+
+test("DET-10 the attack dialog asks attackCheck first, relayed as the attacker's view: a silhouette halved as Someone, the ogre in full; at a square the same lines whether the guess is right or wrong; sent only on Attack", async (t) => {
+  t.after(cleanup);
+  /** @type {Record<string, unknown>[]} */
+  const asked = [];
+  // the player's query goes through the bridge's relay (answerRequest) to the real sidecar
+  /** @type {Record<string, unknown>[]} */
+  const relayed = [];
+  const checkAttack = async (/** @type {Record<string, unknown>} */ query) => {
+    asked.push(query);
+    const side = {
+      runsBridge: () => true,
+      user: (/** @type {string} */ id) => g.game.users.get(id),
+      owns: async () => true,
+      send: async () => assert.fail("a query is not an action"),
+      query: async (/** @type {Record<string, unknown>} */ q) => {
+        relayed.push(q);
+        const [answer] = (await sidecarRulings(SIDECAR_STATE, [...PINS, { query: q }])).slice(2);
+        assert.ok(!answer.error, JSON.stringify(answer.error));
+        return answer;
+      },
+    };
+    const reply = await answerRequest({ type: "vtt-bridge.action", id: `q${asked.length}`, from: "ann", action: query }, side);
+    assert.equal(reply.ok, true, JSON.stringify(reply));
+    return reply.data;
+  };
+  const { ann, token, sent, dialogs, tools } = table("ann", { checkAttack });
+  await frame();
+  token("tA").control();
+  token("tT").setTarget(true, { user: ann });
+  token("tO").setTarget(true, { user: ann, releaseOthers: false });
+  dialogs.answers.push({ button: "targets", form: ATTACK_FORM }, { button: "cancel", form: {} });
+  assert.equal(await tools.openDialog(), null, "cancelled on the DET-10 dialog");
+  assert.deepEqual(sent, []);
+  assert.ok(relayed.every((q) => q.view === "attacker"), "the relay asks the attacker's view");
+  const lines = String(dialogs.opened[1].content);
+  assert.equal(dialogs.opened[1].window.title, "What DET-10 says");
+  assert.ok(lines.includes("Someone: located only roughly: successes, extra successes and effect points count half (1 successes)"), lines);
+  assert.ok(lines.includes("Ogre: counts in full (3 successes)"), lines);
+  for (const secret of ["Thief", "thief", "tT", "webp", "hit", "unlocated"]) assert.ok(!lines.includes(secret), `the dialog shows ${secret}: ${lines}`);
+  dialogs.answers.push({ button: "targets", form: ATTACK_FORM }, { button: "send", form: {} });
+  await tools.openDialog();
+  assert.equal(sent.length, 1, "sent on Attack");
+  assert.equal(/** @type {any} */ (sent[0]).kind, "batch");
+  // at a square: the right one (the ghost's) and a wrong one show the same lines
+  const squareLines = [];
+  for (const point of [[1234, 456], [1650, 450]]) {
+    dialogs.answers.push({ button: "square", form: ATTACK_FORM }, { button: "send", form: {} });
+    await tools.openDialog();
+    g.canvas.stage.press(0, point[0], point[1]);
+    for (let i = 0; i < 50 && sent.length < 2 + squareLines.length; i++) await frame();
+    squareLines.push(String(dialogs.opened.at(-1).content));
+  }
+  assert.equal(sent.length, 3, "each square attack sent after its DET-10 dialog");
+  assert.equal(squareLines[0], squareLines[1], "a right and a wrong square look the same before the attack");
+  assert.match(squareLines[0], /At a guessed square: if someone stands there, it counts as approximate \(1 successes\); if nobody does, the attack misses/);
+  assert.deepEqual(asked.at(-1), { kind: "attackCheck", attacker: "tA", successes: 3, view: "attacker", guess: { x: 1650, y: 450 } });
+});
+
+test("DET-10 the relay cuts an attackCheck answer to the attacker's fields, and refuses one for a token the player does not own", async (t) => {
+  t.after(cleanup);
+  const { world } = table("gm");
+  const full = { rev: 3, data: { verdict: "guessed", hit: false, locate: "unlocated", log: [{ rule: "DET-10", text: "tA locates tG" }], successes: 1, halved: true } };
+  const side = {
+    runsBridge: () => true,
+    user: (/** @type {string} */ id) => world.users.get(id),
+    owns: async (/** @type {any} */ subject, /** @type {any} */ user) => !!world.scene.tokens.find((d) => d.id === subject.token)?.testUserPermission(user, "OWNER"),
+    send: async () => assert.fail("no action"),
+    query: async () => full,
+  };
+  const ask = (/** @type {string} */ attacker) => answerRequest({ type: "vtt-bridge.action", id: "q1", from: "ann", action: { kind: "attackCheck", attacker, successes: 3, guess: { x: 1250, y: 450 } } }, side);
+  assert.deepEqual(await ask("tA"), { ok: true, code: "sent", data: { verdict: "guessed", successes: 1, halved: true } });
+  assert.deepEqual(await ask("tT"), { ok: false, code: "notOwner" });
+});
+
+test("DET-10 with the ruling cards setting 'gm' the players' card of an attack goes to the GMs and the attacker's owner only; 'off': none", async (t) => {
+  t.after(cleanup);
+  for (const cards of ["gm", "off"]) {
+    const { world, ann, token, sent, dialogs, tools } = table("ann", { cards });
+    const bob = world.addUser("bob", "Bob");
+    await frame();
+    token("tA").control();
+    token("tT").setTarget(true, { user: ann });
+    dialogs.answers.push({ button: "targets", form: ATTACK_FORM });
+    await tools.openDialog();
+    const results = (await sidecarRulings(SIDECAR_STATE, [...PINS, ...sent])).slice(2);
+    await postAsGm(world, sent, results);
+    const forAnn = world.visibleTo(ann).map((/** @type {any} */ m) => String(m._source.content));
+    if (cards === "off") {
+      assert.deepEqual(forAnn, []);
+      continue;
+    }
+    assert.equal(forAnn.length, 1, forAnn.join(" | "));
+    assert.ok(forAnn[0].includes("Someone: hit"), forAnn[0]);
+    assert.deepEqual(world.visibleTo(bob), [], "another player sees nothing");
+    await cleanup();
+  }
 });
