@@ -27,7 +27,7 @@ CREATE TABLE log (key INTEGER PRIMARY KEY, action_id TEXT, reply TEXT NOT NULL, 
 """The statements of vtt-bridge 0.2.0 (store layout 5)."""
 
 
-def store_ruling(store: Store, world: World, pending: Pending | str) -> None:
+def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
     """Write, then commit, as the server does (`server._store`)."""
     assert not isinstance(pending, bytes)
     reply = dumps(pending.result)

@@ -536,9 +536,9 @@ class Store:
         return str(reply)
 
     def reply(self, world: str, action_id: str) -> tuple[bytes, str | None] | None:
-        """The reply an action id was answered with (its UTF-8), and its payload's digest (a scan of the world's
-        rulings: for a retry of an action older than the replies the world keeps in memory, which is
-        rare)."""
+        """The reply an action id was answered with (its UTF-8), and its payload's digest (a scan of
+        the world's rulings: for a retry of an action older than the replies the world keeps in
+        memory, which is rare)."""
         base = self._bases.get(world)
         if base is None:
             return None
