@@ -27,9 +27,9 @@ CREATE TABLE log (key INTEGER PRIMARY KEY, action_id TEXT, reply TEXT NOT NULL, 
 """The statements of vtt-bridge 0.2.0 (store layout 5)."""
 
 
-def store_ruling(store: Store, world: World, pending: Pending | str) -> None:
+def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
     """Write, then commit, as the server does (`server._store`)."""
-    assert not isinstance(pending, str)
+    assert not isinstance(pending, bytes)
     reply = dumps(pending.result)
     entry = pending.entry
     assert entry is not None
@@ -97,7 +97,7 @@ def test_a_file_of_layout_5_is_migrated_and_its_rulings_say_why_they_cannot_be_u
     base = 1 << 40
     for i in range(2):
         action = earlier.prepare_action(f"old{i}", HIT, SeededRoller(1))
-        assert not isinstance(action, str)
+        assert not isinstance(action, bytes)
         reply = dumps(action.result)
         key = base + action.result["rev"]
         db.execute(

@@ -94,8 +94,9 @@ version that does not know it leaves it alone)."""
 
 INSERT_RULING = (
     "INSERT INTO log (key, action_id, reply, digest, checksum, kind, target, inverse) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)"
 )
+"""The reply may come as its UTF-8 (bytes, bound as a blob): the cast stores it as the text it is."""
 
 HISTORY_BYTES = 64 << 20
 """Replies read back at recovery for undo, at most (the newest first)."""
@@ -130,7 +131,7 @@ log = logging.getLogger("vtt_bridge")
 def checksum(
     key: int,
     action_id: str | None,
-    reply: str,
+    reply: str | bytes,
     digest: str | None,
     kind: str | None = None,
     target: str | None = None,
@@ -139,7 +140,7 @@ def checksum(
     """CRC-32 of a stored ruling's fields: a row changed on disk fails it. Without the fields of
     layout 6 it is layout 5's (so rows migrated keep theirs)."""
     head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
-    crc = zlib.crc32(reply.encode(), zlib.crc32(head))
+    crc = zlib.crc32(reply if isinstance(reply, bytes) else reply.encode(), zlib.crc32(head))
     if kind is None and target is None and inverse is None:
         return crc
     return zlib.crc32(f"{kind or ''}\0{target or ''}\0{inverse or ''}".encode(), crc)
@@ -156,7 +157,8 @@ class Recovered:
     replies to the most recent of them (older ones are read back on demand: `Store.reply`)."""
 
     state: WorldState
-    replies: dict[str, str]
+    replies: dict[str, bytes]
+    """Action id -> its reply's UTF-8, for the last actions."""
     answered: set[str]
     digests: dict[str, str] = field(default_factory=dict)
     """Action id -> its payload's digest (ids of earlier layouts have none)."""
@@ -446,7 +448,7 @@ class Store:
         world: str,
         rev: int,
         action_id: str | None,
-        reply: str,
+        reply: str | bytes,
         snapshot: WorldState | None,
         digest: str | None = None,
         kind: str | None = None,
@@ -454,7 +456,8 @@ class Store:
         inverse: str | None = None,
     ) -> None:
         """Write one ruling (and, when given, a snapshot of the state after it) in one transaction;
-        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`."""
+        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`; `reply`: the
+        result's JSON, as text or as its UTF-8 (stored as text either way)."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
@@ -534,10 +537,10 @@ class Store:
             )
         return str(reply)
 
-    def reply(self, world: str, action_id: str) -> tuple[str, str | None] | None:
-        """The reply an action id was answered with, and its payload's digest (a scan of the world's
-        rulings: for a retry of an action older than the replies the world keeps in memory, which is
-        rare)."""
+    def reply(self, world: str, action_id: str) -> tuple[bytes, str | None] | None:
+        """The reply an action id was answered with (its UTF-8), and its payload's digest (a scan of
+        the world's rulings: for a retry of an action older than the replies the world keeps in
+        memory, which is rare)."""
         base = self._bases.get(world)
         if base is None:
             return None
@@ -546,7 +549,7 @@ class Store:
             "WHERE key >= ? AND key < ? AND action_id = ? LIMIT 1",
             (base, base + REV_SPAN, action_id),
         ).fetchone()
-        return None if row is None else (self._verified(world, row), row[3])
+        return None if row is None else (self._verified(world, row).encode(), row[3])
 
     def recover(self, world: str, recent: int) -> Recovered:
         """The world at its last acknowledged rev (its snapshot with every later ruling's patch
@@ -589,7 +592,7 @@ class Store:
             "WHERE key >= ? AND key < ? AND action_id IS NOT NULL ORDER BY key DESC LIMIT ?",
             (base, end, recent),
         ).fetchall()
-        replies = {stored[1]: self._verified(world, stored) for stored in reversed(latest)}
+        replies = {stored[1]: self._verified(world, stored).encode() for stored in reversed(latest)}
         return Recovered(
             state=WorldState.model_validate(document, context=STORED),
             replies=replies,
