@@ -1,8 +1,10 @@
-"""The docs tell the truth: the protocol reference is the generated one, every action is listed."""
+"""The docs tell the truth: the protocol reference is the generated one, every action is listed
+(in the schema and in the README's protocol in brief)."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,3 +44,14 @@ def test_schema_command_prints_json_schema() -> None:
     schema = json.loads(out)
     assert schema["title"] == "vtt-bridge protocol v1"
     assert {"hello", "sync", "upsert", "action", "query"} <= set(schema["client"])
+
+
+def test_readme_lists_every_action_and_query_kind() -> None:
+    """The README's protocol in brief names each action kind and each query kind, and no other."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    actions = re.search(r"`action \{kind, \.\.\.\}` asks for a ruling\.(.*?)The reply is", text, re.S)
+    assert actions, "README: the protocol in brief lost its list of action kinds"
+    assert set(re.findall(r"`(\w+)`", actions.group(1))) == set(ACTION_KINDS)
+    queries = re.search(r"`query \{kind: (.*?)\}`", text, re.S)
+    assert queries, "README: the protocol in brief lost its list of query kinds"
+    assert set(re.findall(r'"(\w+)"', queries.group(1))) == set(QUERY_KINDS)

@@ -34,10 +34,14 @@ async def ok(peer: Peer, payload: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+CODES = {"a": "approximate", "u": "unlocated"}
+"""A visibility pair's code on the wire (protocol 0.4.0)."""
+
+
 async def cell(peer: Peer, observer: str, target: str) -> str:
     """How `observer` locates `target` in the sparse document: an absent pair is pinpointed."""
-    located: str = (await peer.state())["visibility"].get(observer, {}).get(target, "pinpointed")
-    return located
+    code = (await peer.state())["visibility"].get(observer, {}).get(target)
+    return "pinpointed" if code is None else CODES[code]
 
 
 def pin(target: str, state: str, until: Any, observer: str | None = None) -> dict[str, Any]:
@@ -59,7 +63,7 @@ async def test_PIN_a_pin_until_the_scene_holds_through_moves_and_rounds_and_is_r
     peer = await scene(connect)
     assert await cell(peer, "token0", "token1") == "pinpointed"
     result = await ok(peer, pin("token1", "unlocated", "scene", observer="token0"))
-    assert {"op": "add", "path": "/visibility/token0/token1", "value": "unlocated"} in result["patch"]
+    assert {"op": "add", "path": "/visibility/token0/token1", "value": "u"} in result["patch"]
     assert result["log"][0]["rule"] == "PIN" and result["log"][0]["data"]["by"] == "Gamemaster"
     await ok(peer, {"kind": "move", "token": "token1", "x": 150, "y": 0})
     await ok(peer, {"kind": "round", "round": 2})
@@ -191,24 +195,40 @@ async def test_PIN_a_pin_is_a_durable_ruling(config: Config) -> None:
 
 
 async def test_PIN_bad_input_is_refused_and_changes_nothing(connect: Connect) -> None:
+    """Each bad pin gets the protocol's code (`invalid` for a bad field, `not_found` for a token
+    not on the scene) and the path of the field at fault; the document, rev included, stays."""
     peer = await scene(connect)
     await ok(peer, {"kind": "round", "round": 2})
     await ok(peer, {"kind": "round", "round": 3})
-    rev = (await peer.state())["rev"]
-    bad = [
-        pin("token1", "glimpsed", "scene", observer="token0"),  # unknown state
-        pin("token1", "unlocated", {"round": 2}, observer="token0"),  # a past round
-        pin("token1", "unlocated", "forever", observer="token0"),
-        pin("nobody", "unlocated", "scene", observer="token0"),  # not on the scene
-        pin("token1", "unlocated", "scene", observer="nobody"),
-        pin("token1", "unlocated", "scene", observer="token1"),
-        {"kind": "releaseLocate", "observer": "token0", "target": "token1"},  # nothing pinned
+    before = await peer.state()
+    bad: list[tuple[dict[str, Any], str, list[str]]] = [
+        (pin("token1", "glimpsed", "scene", observer="token0"), "invalid", ["state"]),  # unknown state
+        (pin("token1", "unlocated", {"round": 2}, observer="token0"), "invalid", ["until", "round"]),  # past
+        (pin("token1", "unlocated", "forever", observer="token0"), "invalid", ["until"]),
+        (pin("nobody", "unlocated", "scene", observer="token0"), "not_found", ["target"]),  # not on the scene
+        (
+            pin("token1", "unlocated", "scene", observer="nobody"),
+            "not_found",
+            ["observer"],
+        ),  # unknown observer
+        (pin("token1", "unlocated", "scene", observer="token1"), "invalid", ["target"]),  # itself
+        (
+            {"kind": "releaseLocate", "observer": "token0", "target": "token1"},
+            "invalid",
+            ["target"],
+        ),  # no pin
+        ({"kind": "releaseLocate", "observer": "nobody", "target": "token1"}, "not_found", ["observer"]),
+        ({"kind": "releaseLocate", "target": "nobody"}, "not_found", ["target"]),
     ]
-    for body in bad:
+    for body, code, path in bad:
         reply = await peer.action(body)
         assert reply["type"] == "error", (body, reply)
-        assert reply["payload"]["message"]
-    assert (await peer.state())["rev"] == rev
+        payload = reply["payload"]
+        assert payload["code"] == code, (body, payload)
+        assert payload["message"], (body, payload)
+        paths = [detail["path"][: len(path)] for detail in payload["details"]]
+        assert path in paths, (body, payload)
+        assert await peer.state() == before, body
 
 
 # --- DET-10 through damage ----------------------------------------------------------------------------
@@ -405,7 +425,7 @@ async def test_DET_8_a_refused_reveal_counts_as_a_lost_contest(connect: Connect)
     await ok(peer, WIN)
     await ok(peer, {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": False})
     state = await peer.state()
-    assert state["visibility"]["token0"]["token2"] == "approximate" and state["reveals"] == {}
+    assert state["visibility"]["token0"]["token2"] == "a" and state["reveals"] == {}
     assert state["contests"]["token0"]["token2"]["won"] is False  # the pair's contest of round 1
     assert (await peer.action(WIN))["type"] == "error"  # once per round
 
@@ -436,7 +456,7 @@ async def test_UNDO_a_ruling_that_pinpointed_a_pair_can_be_undone(connect: Conne
     assert reply["type"] == "result", reply
     assert {"op": "remove", "path": "/visibility/token0/token2"} in reply["payload"]["patch"]
     undo = await ok(peer, {"kind": "undo", "action": "won-1"})
-    assert {"op": "add", "path": "/visibility/token0/token2", "value": "approximate"} in undo["patch"]
+    assert {"op": "add", "path": "/visibility/token0/token2", "value": "a"} in undo["patch"]
     assert await cell(peer, "token0", "token2") == "approximate"
     redo = await ok(peer, {"kind": "redo", "action": "won-1"})
     assert {"op": "remove", "path": "/visibility/token0/token2"} in redo["patch"]

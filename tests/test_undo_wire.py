@@ -311,3 +311,26 @@ async def test_a_conflict_caused_by_a_sync_names_it_without_an_action_id(connect
     named = [ruling for detail in refused["payload"]["details"] for ruling in detail["rulings"]]
     assert {"kind": "sync", "rev": synced["payload"]["rev"]} in named
     assert f"sync (rev {synced['payload']['rev']})" in refused["payload"]["message"]
+
+
+async def test_a_redo_refused_by_a_conflict_names_the_later_ruling_to_undo_first(connect: Connect) -> None:
+    """damage `hit`, undo it, damage `hit2`: the redo of `hit` is a `conflict` whose details name
+    `hit2` at the Health path both set, whose message says to undo `hit2` first, and that changes
+    nothing."""
+    peer = await connect()
+    await peer.request("sync", {"state": world_state()})
+    document = await peer.state()
+    hit = {"kind": "damage", "target": "actor0", "instances": [{"amount": 3, "grade": "L"}]}
+    await ruled(peer, hit, "hit", document)
+    await ruled(peer, {"kind": "undo", "action": "hit"}, "undo-hit", document)
+    hit2 = await ruled(peer, {**hit, "instances": [{"amount": 1, "grade": "L"}]}, "hit2", document)
+    refused = await peer.action({"kind": "redo", "action": "hit"}, "redo-hit")
+    assert refused["type"] == "error" and refused["payload"]["code"] == "conflict", refused
+    details = refused["payload"]["details"]
+    assert ["actors", "actor0", "health", "lethal"] in [detail["path"] for detail in details]
+    later = {"action": "hit2", "kind": "damage", "rev": hit2["rev"]}
+    assert all(later in detail["rulings"] for detail in details), details
+    message = refused["payload"]["message"]
+    assert f"undo these first: damage 'hit2' (rev {hit2['rev']})" in message, message
+    assert "redo these first" not in message
+    assert await peer.state() == document  # refused: nothing changed, rev included

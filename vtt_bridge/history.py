@@ -229,7 +229,7 @@ class History:
             ErrorCode.CONFLICT,
             f"cannot {mode} {origin.kind} {origin.action_id!s:.60} (rev {origin.rev}): {len(changed)} of the "
             f"values it set changed since"
-            + (f"; {mode} these first: {first}" if first else "")
+            + (f"; undo these first: {first}" if first else "")
             + " (nothing was changed)",
             details,
         )
