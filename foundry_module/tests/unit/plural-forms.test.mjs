@@ -18,12 +18,14 @@ import { sidecarSchema } from "../helpers/schema-check.mjs";
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 /** The forms of every counted word of a language: [singular noun, plural noun] (the text after the number). */
+/** @param {string} lang */
 function forms(lang) {
   const count = langs[lang].VTTBRIDGE.Step.Count;
   return Object.values(count).map((/** @type {any} */ f) => [f.one ?? f.other, f.other].map((t) => String(t).replace("{count}", "").trim()));
 }
 
 /** Nouns that must never follow "1" (plural) or "2" (singular), per language. */
+/** @param {string} lang */
 function wrongAfter(lang) {
   const one = new Set();
   const other = new Set();
