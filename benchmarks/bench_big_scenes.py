@@ -47,21 +47,22 @@ def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
     pending = world.prepare_sync({"state": {k: state[k] for k in ("scene", "settings", "actors", "tokens")}})
     sync_reply = orjson.dumps(pending.result)
     sync_s = time.perf_counter() - start
-    world.commit(pending, sync_reply.decode())
-    del state, pending
+    sync_mb = len(sync_reply) / 1e6
+    world.commit(pending, sync_reply)  # as the server does: the reply's UTF-8, not kept (no action id)
+    del state, pending, sync_reply
     gc.freeze()  # as the server's worker does before a long ruling (server._dumped)
     start = time.perf_counter()
     ruled = world.prepare_action("r", {"kind": "round", "round": 1}, SeededRoller(2))
     assert isinstance(ruled, Pending)
     reply = orjson.dumps(ruled.result)
     round_s = time.perf_counter() - start
-    world.commit(ruled, reply.decode())
+    world.commit(ruled, reply)  # kept for retries, as the server keeps it
     contests = next(s["data"]["contests"] for s in ruled.result["log"] if "contests" in (s.get("data") or {}))
     del ruled
     return {
         "tokens": tokens,
         "sync_s": sync_s,
-        "sync_mb": len(sync_reply) / 1e6,
+        "sync_mb": sync_mb,
         "round_s": round_s,
         "contests": contests,
         "round_mb": len(reply) / 1e6,

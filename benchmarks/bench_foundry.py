@@ -25,9 +25,9 @@ from vtt_bridge.world import Pending, World
 HERE = Path(__file__).resolve().parent
 
 
-def _committed(world: World, pending: Pending | str) -> dict[str, Any]:
+def _committed(world: World, pending: Pending | bytes) -> dict[str, Any]:
     assert isinstance(pending, Pending)
-    reply = orjson.dumps(pending.result).decode()
+    reply = orjson.dumps(pending.result)
     world.commit(pending, reply)
     result: dict[str, Any] = json.loads(reply)
     return result

@@ -61,7 +61,7 @@ def test_the_world_seals_each_committed_state_so_old_maps_are_not_kept_alive() -
             {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "B"}]},
             SeededRoller(1),
         )
-        assert not isinstance(pending, str)
+        assert not isinstance(pending, bytes)
         assert isinstance(pending.state.actors, Edited) and pending.state.actors.base is world.state.actors
         world.commit(pending, "")
         assert isinstance(world.state.actors, Edited) and world.state.actors.base is None
@@ -99,7 +99,7 @@ def scene_world() -> World:
 def move(world: World, index: int, token: int, x: int, y: int) -> Any:
     payload = {"kind": "move", "token": f"t{token}", "x": 100 * x, "y": 100 * y}
     pending = world.prepare_action(f"m{index}", payload, SeededRoller(1))
-    assert not isinstance(pending, str)
+    assert not isinstance(pending, bytes)
     return pending
 
 

@@ -136,7 +136,7 @@ def test_any_request_is_ruled_on_or_refused_cleanly_and_never_half_applied(
                 continue
             if kind == "action":
                 pending = world.prepare_action(f"f{index}", copy.deepcopy(payload), roller)
-                assert not isinstance(pending, str)
+                assert not isinstance(pending, bytes)
             else:
                 pending = world.prepare_upsert(copy.deepcopy(payload))
         except RequestError as error:

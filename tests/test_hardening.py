@@ -424,7 +424,7 @@ def test_5_every_earlier_layout_migrates_once_and_idempotently(tmp_path: Path, l
     for _ in range(2):  # the second open finds the current layout and changes nothing
         store = Store(path)
         recovered = store.recover("w", 10)
-        assert recovered.answered == {"a1", "a2"} and store.reply("w", "a2") == (_reply(2), None)
+        assert recovered.answered == {"a1", "a2"} and store.reply("w", "a2") == (_reply(2).encode(), None)
         store.close()
         db = sqlite3.connect(path)
         assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT

@@ -34,10 +34,14 @@ async def ok(peer: Peer, payload: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+CODES = {"a": "approximate", "u": "unlocated"}
+"""A visibility pair's code on the wire (protocol 0.4.0)."""
+
+
 async def cell(peer: Peer, observer: str, target: str) -> str:
     """How `observer` locates `target` in the sparse document: an absent pair is pinpointed."""
-    located: str = (await peer.state())["visibility"].get(observer, {}).get(target, "pinpointed")
-    return located
+    code = (await peer.state())["visibility"].get(observer, {}).get(target)
+    return "pinpointed" if code is None else CODES[code]
 
 
 def pin(target: str, state: str, until: Any, observer: str | None = None) -> dict[str, Any]:
@@ -59,7 +63,7 @@ async def test_PIN_a_pin_until_the_scene_holds_through_moves_and_rounds_and_is_r
     peer = await scene(connect)
     assert await cell(peer, "token0", "token1") == "pinpointed"
     result = await ok(peer, pin("token1", "unlocated", "scene", observer="token0"))
-    assert {"op": "add", "path": "/visibility/token0/token1", "value": "unlocated"} in result["patch"]
+    assert {"op": "add", "path": "/visibility/token0/token1", "value": "u"} in result["patch"]
     assert result["log"][0]["rule"] == "PIN" and result["log"][0]["data"]["by"] == "Gamemaster"
     await ok(peer, {"kind": "move", "token": "token1", "x": 150, "y": 0})
     await ok(peer, {"kind": "round", "round": 2})
@@ -405,7 +409,7 @@ async def test_DET_8_a_refused_reveal_counts_as_a_lost_contest(connect: Connect)
     await ok(peer, WIN)
     await ok(peer, {"kind": "approveReveal", "observer": "token0", "target": "token2", "accept": False})
     state = await peer.state()
-    assert state["visibility"]["token0"]["token2"] == "approximate" and state["reveals"] == {}
+    assert state["visibility"]["token0"]["token2"] == "a" and state["reveals"] == {}
     assert state["contests"]["token0"]["token2"]["won"] is False  # the pair's contest of round 1
     assert (await peer.action(WIN))["type"] == "error"  # once per round
 
@@ -436,7 +440,7 @@ async def test_UNDO_a_ruling_that_pinpointed_a_pair_can_be_undone(connect: Conne
     assert reply["type"] == "result", reply
     assert {"op": "remove", "path": "/visibility/token0/token2"} in reply["payload"]["patch"]
     undo = await ok(peer, {"kind": "undo", "action": "won-1"})
-    assert {"op": "add", "path": "/visibility/token0/token2", "value": "approximate"} in undo["patch"]
+    assert {"op": "add", "path": "/visibility/token0/token2", "value": "a"} in undo["patch"]
     assert await cell(peer, "token0", "token2") == "approximate"
     redo = await ok(peer, {"kind": "redo", "action": "won-1"})
     assert {"op": "remove", "path": "/visibility/token0/token2"} in redo["patch"]

@@ -55,7 +55,7 @@ def keep_steps() -> tuple[dict[str, Any], ...]:
     log: list[dict[str, Any]] = []
 
     def commit(pending: Any) -> None:
-        assert not isinstance(pending, str)
+        assert not isinstance(pending, bytes)
         log.extend(pending.result["log"])
         world.commit(pending, "{}")
 
@@ -571,7 +571,7 @@ def run(state: dict[str, Any], script: list[tuple[str, dict[str, Any]]]) -> list
     log: list[dict[str, Any]] = []
 
     def commit(pending: Any) -> None:
-        assert not isinstance(pending, str), pending
+        assert not isinstance(pending, bytes), pending
         log.extend(pending.result["log"])
         world.commit(pending, "{}")
 

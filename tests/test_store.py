@@ -36,7 +36,7 @@ def rule_and_store(store: Store, world: World) -> None:
     for i in range(3):
         hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
         action = world.prepare_action(f"a{i}", hit, SeededRoller(1))
-        assert not isinstance(action, str)
+        assert not isinstance(action, bytes)
         reply = dumps(action.result)
         store.append(world.id, action.result["rev"], f"a{i}", reply, None)
         world.commit(action, reply)
@@ -108,7 +108,7 @@ def test_a_store_file_of_an_earlier_version_is_moved_into_the_keyed_log(tmp_path
     for i in range(3):
         hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
         action = earlier.prepare_action(f"a{i}", hit, SeededRoller(1))
-        assert not isinstance(action, str)
+        assert not isinstance(action, bytes)
         reply = dumps(action.result)
         db.execute("INSERT INTO rulings VALUES ('w', ?, ?, ?)", (action.result["rev"], f"a{i}", reply))
         earlier.commit(action, reply)
@@ -131,7 +131,7 @@ def test_a_store_file_of_an_earlier_version_is_moved_into_the_keyed_log(tmp_path
         world = World("w", recovered.state, recovered.replies, recovered.answered)
         hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
         action = world.prepare_action("a3", hit, SeededRoller(1))
-        assert not isinstance(action, str)
+        assert not isinstance(action, bytes)
         store.append("w", action.result["rev"], "a3", dumps(action.result), None)
         world.commit(action, dumps(action.result))
     finally:
@@ -203,3 +203,40 @@ def test_latest_verifies_each_rulings_checksum(tmp_path: Path) -> None:
             damaged.latest("w", 1, 10)
     finally:
         damaged.close()
+
+
+def test_a_reply_written_as_utf8_is_stored_as_the_text_it_is(tmp_path: Path) -> None:
+    """The server hands the store a ruling's reply as its UTF-8 (orjson's bytes, never decoded): it
+    is stored as TEXT (not a blob), its checksum is the text's, and it reads back (as UTF-8, for
+    retries), through recovery and through SQLite's own JSON functions, as the same reply."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    world = World("w")
+    store = Store(path)
+    try:
+        pending = world.prepare_sync({"state": {"actors": {"hero": {"name": "Hërö", "health": {"max": 9}}}}})
+        store.append("w", 1, None, dumps(pending.result), settled(pending.state))
+        world.commit(pending, dumps(pending.result))
+        hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "L"}]}
+        action = world.prepare_action("a0", hit, SeededRoller(1))
+        assert not isinstance(action, bytes)
+        data = dumps(action.result).encode()
+        assert "→".encode() in data  # text beyond ASCII: a str of it takes 2 bytes a character
+        store.append("w", action.result["rev"], "a0", data, None, action.digest)
+        world.commit(action, data)
+        assert world.replies["a0"] is data
+        assert store.reply("w", "a0") == (data, action.digest)
+        assert store.latest("w", 1, 100)[0].log == action.result["log"]
+    finally:
+        store.close()
+    db = sqlite3.connect(path)
+    try:
+        assert db.execute("SELECT typeof(reply) FROM log WHERE action_id = 'a0'").fetchall() == [("text",)]
+    finally:
+        db.close()
+    reopened = Store(path)
+    try:
+        recovered = reopened.recover("w", 10)
+        assert recovered.replies == {"a0": data}
+        assert recovered.state == world.state
+    finally:
+        reopened.close()

@@ -27,9 +27,9 @@ CREATE TABLE log (key INTEGER PRIMARY KEY, action_id TEXT, reply TEXT NOT NULL, 
 """The statements of vtt-bridge 0.2.0 (store layout 5)."""
 
 
-def store_ruling(store: Store, world: World, pending: Pending | str) -> None:
+def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
     """Write, then commit, as the server does (`server._store`)."""
-    assert not isinstance(pending, str)
+    assert not isinstance(pending, bytes)
     reply = dumps(pending.result)
     entry = pending.entry
     assert entry is not None
@@ -97,7 +97,7 @@ def test_a_file_of_layout_5_is_migrated_and_its_rulings_say_why_they_cannot_be_u
     base = 1 << 40
     for i in range(2):
         action = earlier.prepare_action(f"old{i}", HIT, SeededRoller(1))
-        assert not isinstance(action, str)
+        assert not isinstance(action, bytes)
         reply = dumps(action.result)
         key = base + action.result["rev"]
         db.execute(
@@ -111,7 +111,7 @@ def test_a_file_of_layout_5_is_migrated_and_its_rulings_say_why_they_cannot_be_u
 
     store, world = reopened(path)
     try:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 6
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 7
         assert world.state == earlier.state
         with pytest.raises(RequestError) as caught:
             world.prepare_action("u", {"kind": "undo", "action": "old1"}, SeededRoller(1))
@@ -239,3 +239,36 @@ def test_a_conflict_names_the_sync_that_caused_it_before_and_after_a_restart(tmp
         assert "sync (rev" in after["message"]
     finally:
         store.close()
+
+
+def test_a_layout_6_file_with_state_names_reads_back_and_is_written_with_codes(tmp_path: Path) -> None:
+    """0.3.0 (layout 6) wrote each visibility pair's state name; 0.4.0 reads them as they are, brings
+    the file to layout 7 and writes codes from then on (the old reply kept for a retry included)."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    ghost = {"name": "Ghost", "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}]}
+    state = {
+        "actors": {"hero": {"name": "Hero"}, "ghost": ghost},
+        "tokens": {"t": {"actor": "hero"}, "g": {"actor": "ghost", "x": 200, "y": 0}},
+    }
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": state}, "sync-1"))
+    assert world.state.model_dump(mode="json")["visibility"] == {"t": {"g": "u"}, "g": {}}
+    before = world.state
+    store.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    (snapshot,) = db.execute("SELECT snapshot FROM worlds").fetchone()
+    assert '"g":"u"' in snapshot
+    db.execute("UPDATE worlds SET snapshot = ?", (snapshot.replace('"g":"u"', '"g":"unlocated"'),))
+    db.execute("PRAGMA user_version=6")
+    db.close()
+    store, again = reopened(path)
+    try:
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 7
+        assert again.state.visibility == before.visibility
+        store_ruling(store, again, again.prepare_sync({"state": state}, "sync-2"))
+    finally:
+        store.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    (snapshot,) = db.execute("SELECT snapshot FROM worlds").fetchone()
+    db.close()
+    assert '"g":"u"' in snapshot and "unlocated" not in snapshot

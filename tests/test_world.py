@@ -110,7 +110,7 @@ def test_every_result_patch_turns_the_document_before_into_the_document_after(
         try:
             if kind == "action":
                 pending = world.prepare_action(f"a{index}", payload, roller)
-                assert not isinstance(pending, str)
+                assert not isinstance(pending, bytes)
             else:
                 pending = world.prepare_upsert(payload)
         except RequestError:
@@ -136,11 +136,11 @@ def test_a_world_keeps_the_replies_of_its_latest_actions_within_a_count_and_a_si
     hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "B"}]}
     for i in range(6):
         pending = world.prepare_action(f"a{i}", hit, roller)
-        assert not isinstance(pending, str)
+        assert not isinstance(pending, bytes)
         world.commit(pending, "x" * (1_000 if i < 5 else 3_000))
     assert list(world.replies) == ["a5"]  # 3,000 bytes alone are over the size: the newest stays
     assert world.answered >= {f"a{i}" for i in range(6)}
-    assert world.prepare_action("a5", hit, roller) == '{"replayed":true,' + "x" * 2_999
+    assert world.prepare_action("a5", hit, roller) == b'{"replayed":true,' + b"x" * 2_999
     with pytest.raises(AnsweredLongAgo):
         world.prepare_action("a0", hit, roller)
     for i in range(6, 10):
@@ -188,7 +188,7 @@ def test_the_stage_three_results_are_patched_entry_by_entry() -> None:
     for index, (kind, payload) in enumerate(steps):
         if kind == "action":
             pending = world.prepare_action(f"c{index}", payload, roller)
-            assert not isinstance(pending, str)
+            assert not isinstance(pending, bytes)
         else:
             pending = world.prepare_upsert(payload)
         ops = pending.result["patch"]

@@ -20,6 +20,8 @@ import jsonpatch
 from pydantic import BaseModel
 
 from vtt_bridge.document.models import (
+    LOCATE_CODES,
+    LOCATE_OF_CODE,
     Actor,
     Scene,
     Settings,
@@ -181,9 +183,9 @@ def _diff_models(
 def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: Olds | None = None) -> None:
     """The sparse form's op for one cell (`document.models.sparse_visibility`): a pair that becomes
     pinpointed (or leaves) is removed, one that stops being pinpointed is added, else replaced.
-    `olds` gets the cell as the dense row before held it (what an op's inverse restores)."""
-    was = None if old == PINPOINTED else old
-    now = None if new == PINPOINTED else new
+    `olds` gets the cell as the sparse row before held it (what an op's inverse restores)."""
+    was = None if old is None or old == PINPOINTED else LOCATE_CODES[old]
+    now = None if new is None or new == PINPOINTED else LOCATE_CODES[new]
     if was == now:
         return
     if now is None:
@@ -193,7 +195,7 @@ def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: O
     else:
         ops.append({"op": "replace", "path": path, "value": now})
     if olds is not None:
-        olds[path] = MISSING if old is None else str(old)
+        olds[path] = MISSING if was is None else was
 
 
 def _diff_visibility(
@@ -238,7 +240,8 @@ def _diff_visibility(
 
 
 def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
-    return {target: str(state) for target, state in row.items() if state != PINPOINTED}
+    codes = LOCATE_CODES
+    return {target: codes[state] for target, state in row.items() if state != PINPOINTED}
 
 
 def diff_states(
@@ -293,11 +296,14 @@ def _diff_contests(
     dumped: dict[int, tuple[BaseModel, dict[str, Any]]] = {}
 
     def dump(win: BaseModel) -> dict[str, Any]:
-        """A result's JSON (a round's results are a handful of shared objects: each dumped once)."""
+        """A result's JSON (a round's results are a handful of shared objects: each dumped once, and
+        its one dump shared by every op that adds it: a round's 100,000 kept results, held by undo's
+        history, are a handful of dicts, not a fresh copy each): no op's value is ever changed in
+        place."""
         known = dumped.get(id(win))
         if known is None or known[0] is not win:
             known = dumped[id(win)] = (win, win.model_dump(mode="json"))
-        return dict(known[1])
+        return known[1]
 
     _added_and_removed("/contests", before, after, lambda row: {t: dump(win) for t, win in row.items()}, ops)
     for observer, row in after.items():
@@ -437,7 +443,7 @@ class Reader:
                 row = self.state.visibility.get(segments[1])
                 cell = MISSING if row is None else row.get(segments[2], MISSING)
                 # the sparse form (DET-4): a pinpointed pair is absent, as the patch that made it says
-                return MISSING if cell is MISSING or cell == PINPOINTED else str(cell)
+                return MISSING if cell is MISSING or cell == PINPOINTED else LOCATE_CODES[cell]
             key: tuple[str, ...] = (head, segments[1])
             rest = segments[2:]
             if head == "contests" and rest:  # an entry: only it dumped
@@ -575,4 +581,5 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
     return state.model_copy(update=updates)
 
 
-_LOCATE: dict[str, LocateState] = {state.value: state for state in LocateState}
+_LOCATE: Mapping[str, LocateState] = LOCATE_OF_CODE
+"""A state from its name, or a visibility pair's from its code (`document.models.LOCATE_CODES`)."""

@@ -100,9 +100,9 @@ def dumps(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Dumped:
-    """A result's JSON as text and as the UTF-8 it is sent as."""
+    """A result's JSON as the UTF-8 it is sent, stored and kept for retries as (never decoded: a
+    round's megabytes of text beyond ASCII would take twice the memory as a str)."""
 
-    text: str
     data: bytes
 
 
@@ -325,7 +325,7 @@ thread switches a hand-off costs."""
 
 
 def _stored(
-    bridge: Bridge, world_id: str, pending: Pending, result_json: str, snapshot: WorldState | None
+    bridge: Bridge, world_id: str, pending: Pending, result_json: bytes, snapshot: WorldState | None
 ) -> None:
     """Write one ruling to the store (in whichever thread runs the store's work)."""
     entry = pending.entry
@@ -346,7 +346,7 @@ async def _store(
     bridge: Bridge,
     world: World,
     pending: Pending,
-    result_json: str,
+    result_json: bytes,
     snapshot: WorldState | None,
     off_loop: bool,
 ) -> None:
@@ -393,14 +393,14 @@ async def _commit(
     and committed to the world once stored whatever happens to the caller meanwhile (shielded): the
     world never falls behind its store. The acknowledgement goes out before the world's bookkeeping;
     no other message is handled in between (nothing is awaited), and the client reads it meanwhile."""
-    result_json = dumps(pending.result) if dumped is None else dumped.text
+    result_json = orjson.dumps(pending.result, default=_json_default) if dumped is None else dumped.data
     snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     if snapshot is None and len(result_json) <= STORE_THREAD_BYTES:
         await _store(bridge, world, pending, result_json, None, off_loop=False)
-        _committed(bridge, client, world, pending, msg_id, kind, result_json, dumped)
+        _committed(bridge, client, world, pending, msg_id, kind, result_json)
         return
     await asyncio.shield(
-        _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot, dumped)
+        _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot)
     )
 
 
@@ -411,12 +411,11 @@ async def _stored_then_committed(
     pending: Pending,
     msg_id: str,
     kind: str,
-    result_json: str,
+    result_json: bytes,
     snapshot: WorldState | None,
-    dumped: Dumped | None,
 ) -> None:
     await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
-    _committed(bridge, client, world, pending, msg_id, kind, result_json, dumped)
+    _committed(bridge, client, world, pending, msg_id, kind, result_json)
 
 
 def _committed(
@@ -426,16 +425,12 @@ def _committed(
     pending: Pending,
     msg_id: str,
     kind: str,
-    result_json: str,
-    dumped: Dumped | None = None,
+    result_json: bytes,
 ) -> None:
     """A stored ruling acknowledged, made the world's state, recorded and pushed."""
     new_rev = pending.result["rev"]
     bridge.dirty = True
-    if dumped is None:
-        client.send(envelope("result", result_json, bridge.next_id(), msg_id))
-    else:
-        client.send(envelope_bytes("result", dumped.data, bridge.next_id(), msg_id))
+    client.send(envelope_bytes("result", result_json, bridge.next_id(), msg_id))
     world.commit(pending, result_json)
     bridge.changes += 1
     bridge.recent.append(
@@ -608,8 +603,8 @@ async def _rule(
             if stored is None:
                 raise
             prepared = world.replay(msg_id, old.digest, *stored)
-        if isinstance(prepared, str):
-            client.send(envelope("result", prepared, bridge.next_id(), msg_id))
+        if isinstance(prepared, bytes):
+            client.send(envelope_bytes("result", prepared, bridge.next_id(), msg_id))
             return
         await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), dumped)
         return
@@ -636,8 +631,7 @@ def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
     gc.freeze()
     prepared = prepare(*args)
     if isinstance(prepared, Pending):
-        data = _dumped_in_turns(prepared.result)
-        return prepared, Dumped(decoded_in_turns(data), data)
+        return prepared, Dumped(_dumped_in_turns(prepared.result))
     return prepared, None
 
 

@@ -36,15 +36,17 @@ from vtt_bridge.rules.common import STORED
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
-LAYOUT = 6
+LAYOUT = 7
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
 payload digest and checksum (NOT NULL: a version that does not write them cannot add a ruling).
 6 adds each ruling's kind, the ruling an undo or redo names (or a sync's or upsert's message id) and
-its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone."""
+its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone. 7 writes
+the snapshots' and replies' visibility pairs as codes (`a`, `u`: `document.models.LOCATE_CODES`),
+which a version before it cannot read; it reads layout 6's state names as they are."""
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0"}
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 SCHEMA = """
@@ -92,8 +94,9 @@ version that does not know it leaves it alone)."""
 
 INSERT_RULING = (
     "INSERT INTO log (key, action_id, reply, digest, checksum, kind, target, inverse) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)"
 )
+"""The reply may come as its UTF-8 (bytes, bound as a blob): the cast stores it as the text it is."""
 
 HISTORY_BYTES = 64 << 20
 """Replies read back at recovery for undo, at most (the newest first)."""
@@ -128,7 +131,7 @@ log = logging.getLogger("vtt_bridge")
 def checksum(
     key: int,
     action_id: str | None,
-    reply: str,
+    reply: str | bytes,
     digest: str | None,
     kind: str | None = None,
     target: str | None = None,
@@ -137,7 +140,7 @@ def checksum(
     """CRC-32 of a stored ruling's fields: a row changed on disk fails it. Without the fields of
     layout 6 it is layout 5's (so rows migrated keep theirs)."""
     head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
-    crc = zlib.crc32(reply.encode(), zlib.crc32(head))
+    crc = zlib.crc32(reply if isinstance(reply, bytes) else reply.encode(), zlib.crc32(head))
     if kind is None and target is None and inverse is None:
         return crc
     return zlib.crc32(f"{kind or ''}\0{target or ''}\0{inverse or ''}".encode(), crc)
@@ -154,7 +157,8 @@ class Recovered:
     replies to the most recent of them (older ones are read back on demand: `Store.reply`)."""
 
     state: WorldState
-    replies: dict[str, str]
+    replies: dict[str, bytes]
+    """Action id -> its reply's UTF-8, for the last actions."""
     answered: set[str]
     digests: dict[str, str] = field(default_factory=dict)
     """Action id -> its payload's digest (ids of earlier layouts have none)."""
@@ -444,7 +448,7 @@ class Store:
         world: str,
         rev: int,
         action_id: str | None,
-        reply: str,
+        reply: str | bytes,
         snapshot: WorldState | None,
         digest: str | None = None,
         kind: str | None = None,
@@ -452,7 +456,8 @@ class Store:
         inverse: str | None = None,
     ) -> None:
         """Write one ruling (and, when given, a snapshot of the state after it) in one transaction;
-        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`."""
+        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`; `reply`: the
+        result's JSON, as text or as its UTF-8 (stored as text either way)."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
@@ -532,10 +537,10 @@ class Store:
             )
         return str(reply)
 
-    def reply(self, world: str, action_id: str) -> tuple[str, str | None] | None:
-        """The reply an action id was answered with, and its payload's digest (a scan of the world's
-        rulings: for a retry of an action older than the replies the world keeps in memory, which is
-        rare)."""
+    def reply(self, world: str, action_id: str) -> tuple[bytes, str | None] | None:
+        """The reply an action id was answered with (its UTF-8), and its payload's digest (a scan of
+        the world's rulings: for a retry of an action older than the replies the world keeps in
+        memory, which is rare)."""
         base = self._bases.get(world)
         if base is None:
             return None
@@ -544,7 +549,7 @@ class Store:
             "WHERE key >= ? AND key < ? AND action_id = ? LIMIT 1",
             (base, base + REV_SPAN, action_id),
         ).fetchone()
-        return None if row is None else (self._verified(world, row), row[3])
+        return None if row is None else (self._verified(world, row).encode(), row[3])
 
     def recover(self, world: str, recent: int) -> Recovered:
         """The world at its last acknowledged rev (its snapshot with every later ruling's patch
@@ -587,7 +592,7 @@ class Store:
             "WHERE key >= ? AND key < ? AND action_id IS NOT NULL ORDER BY key DESC LIMIT ?",
             (base, end, recent),
         ).fetchall()
-        replies = {stored[1]: self._verified(world, stored) for stored in reversed(latest)}
+        replies = {stored[1]: self._verified(world, stored).encode() for stored in reversed(latest)}
         return Recovered(
             state=WorldState.model_validate(document, context=STORED),
             replies=replies,

@@ -69,9 +69,13 @@ def payload_digest(payload: dict[str, Any]) -> str:
     return hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
-def replayed(reply_json: str) -> str:
-    """A stored `result` payload (JSON text of an object) marked `replayed: true`."""
-    return '{"replayed":true,' + reply_json[1:] if reply_json != "{}" else '{"replayed":true}'
+def replayed(reply: bytes) -> bytes:
+    """A stored `result` payload (the UTF-8 JSON of an object) marked `replayed: true`."""
+    return b'{"replayed":true,' + reply[1:] if reply != b"{}" else b'{"replayed":true}'
+
+
+def _utf8(reply: str | bytes) -> bytes:
+    return reply if isinstance(reply, bytes) else reply.encode()
 
 
 def roll_payload(roll: Roll) -> dict[str, Any]:
@@ -171,7 +175,7 @@ class World:
         self,
         world_id: str,
         state: WorldState | None = None,
-        replies: dict[str, str] | None = None,
+        replies: Mapping[str, str | bytes] | None = None,
         answered: set[str] | None = None,
         recent: int = RECENT_REPLIES,
         digests: dict[str, str] | None = None,
@@ -179,9 +183,12 @@ class World:
     ):
         self.id = world_id
         self.state = state if state is not None else WorldState()
-        self.replies: OrderedDict[str, str] = OrderedDict(replies or {})
-        """Action id -> the `result` payload (JSON text) it was answered with (idempotent retries),
-        for the last `recent` actions (and `RECENT_REPLY_BYTES`), oldest first."""
+        self.replies: OrderedDict[str, bytes] = OrderedDict(
+            (action_id, _utf8(reply)) for action_id, reply in (replies or {}).items()
+        )
+        """Action id -> the `result` payload it was answered with (idempotent retries), as the UTF-8
+        of its JSON (as it was sent: a str of text beyond ASCII takes 2 or 4 bytes a character), for
+        the last `recent` actions (and `RECENT_REPLY_BYTES`), oldest first."""
         self.answered: set[str] = set(self.replies) | (answered or set())
         """Every action id this world ever answered (kept for good: a retry is never ruled twice)."""
         self.digests: dict[str, str] = dict(digests or {})
@@ -258,9 +265,9 @@ class World:
             )
         return Pending(after, result, action_id, full, digest, entry, message_id)
 
-    def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | str:
+    def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | bytes:
         """Rule on one `action`. A retried action id with the same payload returns its stored reply
-        (JSON text, marked `replayed: true`) instead, or raises `AnsweredLongAgo` when the reply is no
+        (its JSON's UTF-8, marked `replayed: true`) instead, or raises `AnsweredLongAgo` when the reply is no
         longer kept in memory; with another payload it is refused (`conflict`)."""
         digest = payload_digest(payload)
         if action_id in self.answered:
@@ -325,7 +332,7 @@ class World:
         )
         return self._finish(self.state, after, [step], (), action_id, kind=plan.mode, target=origin.action_id)
 
-    def replay(self, action_id: str, digest: str, stored: str, stored_digest: str | None) -> str:
+    def replay(self, action_id: str, digest: str, stored: str | bytes, stored_digest: str | None) -> bytes:
         """The stored reply to a retried action id, marked `replayed`; `conflict` when the retry's
         payload is not the one the id was answered for (nothing changes)."""
         known = stored_digest if stored_digest is not None else self.digests.get(action_id)
@@ -335,7 +342,7 @@ class World:
                 f"action id {action_id[:60]!r} was already used for another action; "
                 "use a fresh random id for each action (nothing was changed)",
             )
-        return replayed(stored)
+        return replayed(_utf8(stored))
 
     def prepare_sync(self, payload: dict[str, Any], message_id: str | None = None) -> Pending:
         """Replace the document with the client's; derive everything; the patch replaces each part."""
@@ -551,8 +558,9 @@ class World:
 
     # --- commit --------------------------------------------------------------------------------
 
-    def commit(self, pending: Pending, reply_json: str) -> None:
-        """Make a durable ruling the world's state (call only after the store has it)."""
+    def commit(self, pending: Pending, reply: str | bytes) -> None:
+        """Make a durable ruling the world's state (call only after the store has it); `reply`: its
+        `result` payload's JSON, kept as UTF-8 for retries."""
         self.state = pending.state
         seal(pending.state)
         if pending.entry is not None:
@@ -561,8 +569,8 @@ class World:
             self.answered.add(pending.action_id)
             if pending.digest is not None:
                 self.digests[pending.action_id] = pending.digest
-            self.replies[pending.action_id] = reply_json
-            self._reply_bytes += len(reply_json)
+            data = self.replies[pending.action_id] = _utf8(reply)
+            self._reply_bytes += len(data)
             while len(self.replies) > 1 and (
                 len(self.replies) > self.recent or self._reply_bytes > RECENT_REPLY_BYTES
             ):

@@ -52,7 +52,10 @@ def assert_sparse_form(before: WorldState, after: WorldState, cells: list[tuple[
     document = after.model_dump(mode="json")
     assert document["visibility"] == sparse_visibility(recompute_visibility(after))
     assert document["visibility"].keys() == after.tokens.keys()
-    assert all(state != "pinpointed" for row in document["visibility"].values() for state in row.values())
+    codes = {"approximate": "a", "unlocated": "u"}  # the wire's codes (protocol 0.4.0)
+    assert document["visibility"] == {
+        o: {t: codes[s] for t, s in row.items() if s != "pinpointed"} for o, row in after.visibility.items()
+    }
     assert WorldState.model_validate(document, context=STORED).visibility == after.visibility
     ops = patches.diff_states(before, after, cells)
     old = before.model_dump(mode="json")
@@ -74,6 +77,24 @@ def test_DET_4_the_matrix_holds_every_ordered_pair_of_distinct_tokens() -> None:
     assert set(state.visibility) == set(state.tokens)
     for observer, row in state.visibility.items():
         assert set(row) == set(state.tokens) - {observer}
+
+
+def test_DET_4_a_pair_is_written_as_its_code_and_read_from_its_code_or_its_name() -> None:
+    """0.4.0 writes `a` / `u`; the state names of a 0.3.0 file or of an inverse it stored still read."""
+    state = scene_tavern()
+    row = state.model_dump(mode="json")["visibility"]["guard"]
+    assert row["assassin"] == "u" and "wizard" not in row  # unlocated; pinpointed: absent
+    for value in ("a", "approximate"):
+        after = patches.apply_ops(
+            state, [{"op": "replace", "path": "/visibility/guard/assassin", "value": value}]
+        )
+        assert after.visibility["guard"]["assassin"] is A
+    stored = state.model_dump(mode="json")
+    stored["visibility"]["guard"]["assassin"] = "unlocated"
+    assert WorldState.model_validate(stored, context=STORED).visibility == state.visibility
+    stored["visibility"]["guard"]["assassin"] = "x"
+    with pytest.raises(ValueError):
+        WorldState.model_validate(stored, context=STORED)
 
 
 def test_DET_7_the_invisible_assassin_is_invisible_to_the_guard_the_wizard_sees_it_the_dog_hears_it() -> None:

@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_serializer, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    field_serializer,
+    model_validator,
+)
 
 from vtt_bridge.rules.common import (
     STORED,
@@ -291,6 +299,34 @@ class TargetPins(RuleModel):
     observers: dict[TokenId, LocatePin] = Field(default_factory=dict)
 
 
+LOCATE_CODES: dict[str, str] = {LocateState.APPROXIMATE: "a", LocateState.UNLOCATED: "u"}
+"""DET-4 on the wire: the code of a pair that is not pinpointed in the sparse matrix (a pinpointed
+pair is absent): `a` approximate, `u` unlocated."""
+LOCATE_OF_CODE: dict[str, LocateState] = {
+    **{code: LocateState(state) for state, code in LOCATE_CODES.items()},
+    **{state.value: state for state in LocateState},
+}
+"""A pair's state from its code, or from its name (files and inverses written before the codes)."""
+
+
+def _locate_of_code(value: object) -> object:
+    return LOCATE_OF_CODE.get(value, value) if isinstance(value, str) else value
+
+
+WireLocate = Annotated[
+    LocateState,
+    BeforeValidator(_locate_of_code),
+    WithJsonSchema(
+        {
+            "enum": sorted(LOCATE_CODES.values()),
+            "type": "string",
+            "description": "a: approximate, u: unlocated (DET-4); an absent pair is pinpointed",
+        }
+    ),
+]
+"""A visibility pair's state, written as its code (`LOCATE_CODES`)."""
+
+
 class WorldState(RuleModel):
     """The whole state document of one world, at revision `rev`."""
 
@@ -299,12 +335,13 @@ class WorldState(RuleModel):
     settings: Settings = Settings()
     actors: dict[Id, Actor] = Field(default_factory=dict)
     tokens: dict[TokenId, Token] = Field(default_factory=dict)
-    visibility: dict[TokenId, dict[TokenId, LocateState]] = Field(
+    visibility: dict[TokenId, dict[TokenId, WireLocate]] = Field(
         default_factory=dict, json_schema_extra=SERVER_WRITTEN
     )
     """DET-4: observer token -> target token -> how it locates it. Held in full in memory; its JSON
     (the store, the sync result, patches) is sparse: a row per observer token with only the pairs that
-    are not pinpointed (`sparse_visibility`), and an absent pair is pinpointed (`dense_visibility`)."""
+    are not pinpointed, each as its code (`sparse_visibility`, `LOCATE_CODES`), and an absent pair is
+    pinpointed (`dense_visibility`)."""
     contests: dict[TokenId, dict[TokenId, ContestWin]] = Field(
         default_factory=dict, json_schema_extra=SERVER_WRITTEN
     )
@@ -329,16 +366,17 @@ class WorldState(RuleModel):
 
 
 def sparse_visibility(visibility: Mapping[str, Mapping[str, LocateState]]) -> dict[str, dict[str, str]]:
-    """DET-4 on the wire: every observer's row with only its pairs that are not pinpointed (cells not
-    yet written into their rows, `Unapplied`, included)."""
+    """DET-4 on the wire: every observer's row with only its pairs that are not pinpointed, each as
+    its code (`LOCATE_CODES`; cells not yet written into their rows, `Unapplied`, included)."""
     pinpointed = LocateState.PINPOINTED
+    codes = LOCATE_CODES
     cells = pending_cells(visibility)
     out: dict[str, dict[str, str]] = {}
     for observer, row in visibility.items():
         pending = cells.get(observer)
         if pending:
             row = {**row, **pending}
-        out[observer] = {target: state.value for target, state in row.items() if state is not pinpointed}
+        out[observer] = {target: codes[state] for target, state in row.items() if state is not pinpointed}
     return out
 
 
@@ -361,6 +399,8 @@ def dense_visibility(
 
 
 __all__ = [
+    "LOCATE_CODES",
+    "LOCATE_OF_CODE",
     "SERVER_WRITTEN_ACTOR_FIELDS",
     "Actor",
     "Edited",

@@ -14,7 +14,7 @@ export const SOCKET_CHANNEL = `module.${MODULE_ID}`;
 export const PROTOCOL_VERSION = 1;
 
 /** The module version sent in `hello` (kept equal to module.json by a test). */
-export const MODULE_VERSION = "0.3.0";
+export const MODULE_VERSION = "0.4.0";
 
 /**
  * The update option that marks a write as the module's own, so the hooks that forward Foundry
@@ -88,6 +88,12 @@ export const NOISY_FLAG = "noisy";
 
 /** The locate states (DET-4), best to worst. */
 export const LOCATE_STATES = Object.freeze(["pinpointed", "approximate", "unlocated"]);
+
+/**
+ * A visibility pair's code on the wire and in the token flags (protocol 0.4.0): `a` approximate,
+ * `u` unlocated; a pinpointed pair is absent.
+ */
+export const LOCATE_CODES = Object.freeze({ a: "approximate", u: "unlocated" });
 
 /**
  * Condition ids of the state document whose Foundry status effect has another id in core

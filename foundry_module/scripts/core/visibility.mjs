@@ -1,13 +1,14 @@
 /**
  * Who sees what on this client, as pure decisions. The sidecar rules per pair of
  * tokens how an observer locates a target (DET-4); the module writes it on the TARGET token as
- * `flags.vtt-bridge.visibility.<observer token id>`. This file turns those flags plus "who is
+ * `flags.vtt-bridge.visibility.<observer token id>`: the pair's code (`a` approximate, `u`
+ * unlocated, `LOCATE_CODES`), absent when pinpointed. This file turns those flags plus "who is
  * looking on this client" into one render decision per token, and the GM overlay's data.
  * No Foundry globals: everything is passed in (Foundry-shaped plain objects in the tests).
  * @module visibility
  */
 
-import { LOCATE_STATES, MODULE_ID, VISIBILITY_FLAG } from "./constants.mjs";
+import { LOCATE_CODES, LOCATE_STATES, MODULE_ID, VISIBILITY_FLAG } from "./constants.mjs";
 import { cssLineStyle, END_GLYPHS, locateLook, PALETTES } from "./palette.mjs";
 
 /** @typedef {import("./_types.mjs").LocateState} LocateState */
@@ -31,14 +32,16 @@ export const LOCATE_RANK = Object.freeze({ pinpointed: 0, approximate: 1, unloca
 export const MALFORMED_STATE = "unlocated";
 
 /**
- * Read one flag value.
+ * Read one flag value: a code (`a`, `u`), or a state's name as a module before 0.4.0 wrote it;
+ * anything else is unreadable (unlocated, `malformed`).
  * @param {unknown} value
  * @returns {{state: LocateState, malformed: boolean}}
  */
 export function parseLocateState(value) {
-  if (typeof value === "string" && /** @type {readonly string[]} */ (LOCATE_STATES).includes(value)) {
-    return { state: /** @type {LocateState} */ (value), malformed: false };
-  }
+  if (typeof value !== "string") return { state: MALFORMED_STATE, malformed: true };
+  if (Object.hasOwn(LOCATE_CODES, value)) return { state: LOCATE_CODES[/** @type {keyof typeof LOCATE_CODES} */ (value)], malformed: false };
+  // the state's name: a flag an older module wrote (the first sync rewrites it as its code)
+  if (/** @type {readonly string[]} */ (LOCATE_STATES).includes(value)) return { state: /** @type {LocateState} */ (value), malformed: false };
   return { state: MALFORMED_STATE, malformed: true };
 }
 

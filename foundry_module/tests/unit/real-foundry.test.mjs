@@ -8,6 +8,7 @@ import * as forward from "../../scripts/core/forward.mjs";
 import { moveFromTokenUpdate, roundFromCombatUpdate, upsertsFromActorUpdate } from "../../scripts/core/forward.mjs";
 import { actorState, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
 import { defineRulesSheet, parseSheetForm, sheetContext } from "../../scripts/foundry/rules-sheet.mjs";
+import { locateStateFor } from "../../scripts/core/visibility.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
 /** What main.mjs reads on a sync: the scene's actors' rules flags now (messages.mjs `actorFlags`). @param {any} scene */
@@ -229,3 +230,24 @@ test("item 4: a token deleted in Foundry while its visibility update is in fligh
   assert.ok(ok);
   assert.deepEqual(w.scene.tokens[0].flags["vtt-bridge"].visibility, { t2: "pinpointed" });
 });
+
+for (const generation of /** @type {const} */ ([12, 13, 14])) {
+  test(`codes (v${generation}): the first sync rewrites the flags a 0.3.0 module wrote (state names, pinpointed entries) as codes`, async () => {
+    const { w, ann, t1, applier } = gm(generation);
+    // 0.3.0's flags: target → observer → state name, a pinpointed entry kept on some targets
+    t1._source.flags["vtt-bridge"] = { visibility: { t2: "approximate", t3: "pinpointed" } };
+    const t2 = w.addToken("t2", ann, 100, 0, w.scene, { flags: { "vtt-bridge": { visibility: { t1: "unlocated", t3: "pinpointed" } } } });
+    const t3 = w.addToken("t3", ann, 200, 0, w.scene, { flags: { "vtt-bridge": { visibility: { t1: "approximate" } } } });
+    const tokens = Object.fromEntries([t1, t2, t3].map((t, i) => [t.id, { actor: "Actor.a", x: 100 * i, y: 0, elevation: 0 }]));
+    const result = syncResult({ "Actor.a": { name: "Ann" } }, tokens);
+    // observer → target: t2 approximately locates t1, t1 does not locate t3; every other pair pinpointed
+    result.patch[3] = { op: "replace", path: "/visibility", value: { t1: { t3: "u" }, t2: { t1: "a" }, t3: {} } };
+    assert.ok(await applier.apply(result));
+    assert.deepEqual(t1.flags["vtt-bridge"].visibility, { t2: "a" });
+    assert.deepEqual(t2.flags["vtt-bridge"].visibility, {});
+    assert.deepEqual(t3.flags["vtt-bridge"].visibility, { t1: "u" });
+    assert.equal(locateStateFor(t1.flags["vtt-bridge"].visibility, ["t2"]), "approximate");
+    assert.equal(locateStateFor(t3.flags["vtt-bridge"].visibility, ["t1"]), "unlocated");
+    assert.equal(locateStateFor(t2.flags["vtt-bridge"].visibility, ["t1"]), "pinpointed");
+  });
+}

@@ -69,10 +69,12 @@ function assertUnlocated(p, isGM, label) {
 
 // ---------------------------------------------------------------------------------------------
 
-test("parseLocateState: the three DET-4 states; anything else is malformed and counts as unlocated", () => {
+test("parseLocateState: the codes a and u, the three DET-4 states' names (older flags); anything else is malformed and counts as unlocated", () => {
+  assert.deepEqual(parseLocateState("a"), { state: "approximate", malformed: false });
+  assert.deepEqual(parseLocateState("u"), { state: "unlocated", malformed: false });
   for (const s of LOCATE_STATES) assert.deepEqual(parseLocateState(s), { state: s, malformed: false });
   assert.equal(MALFORMED_STATE, "unlocated");
-  for (const bad of ["Pinpointed", "seen", "", " approximate", 1, null, undefined, true, {}, ["pinpointed"]]) {
+  for (const bad of ["Pinpointed", "seen", "", " approximate", "p", "A", "toString", "__proto__", 1, null, undefined, true, {}, ["pinpointed"], ["a"]]) {
     assert.deepEqual(parseLocateState(bad), { state: "unlocated", malformed: true }, String(bad));
   }
   assert.deepEqual(Object.keys(LOCATE_RANK), [...LOCATE_STATES], "ranks follow the constants' best-to-worst order");
