@@ -6,11 +6,12 @@
 
 import { isOwnWrite } from "./core/apply-patch.mjs";
 import { executeBatches, PatchApplier } from "./foundry/bridge.mjs";
-import { chatRenderHook, deletionOperator, namespacedClass, statusEffectIds } from "./foundry/compat.mjs";
+import { deletionOperator, statusEffectIds } from "./foundry/compat.mjs";
 import { BridgeConnection, randomId } from "./core/connection.mjs";
 import { MODULE_ID } from "./core/constants.mjs";
-import { actionCardHtml, actionFromButton, actionFromDialog, DIALOG_CHOICES } from "./core/damage.mjs";
-import { asBatches, batchTargets, retarget } from "./core/attack.mjs";
+import { actionCardHtml } from "./core/damage.mjs";
+import { installDamageTools } from "./foundry/damage-tools.mjs";
+import { activeGMs, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
 import {
   moveFromTokenUpdate,
   roundFromCombatUpdate,
@@ -200,32 +201,8 @@ function startBridge() {
   connection.start();
 }
 
-/**
- * Send an action from this browser: directly when it runs the bridge, else through the socket.
- * @param {Record<string, unknown>|null} action
- */
-async function sendAction(action) {
-  if (!action) return;
-  if (connection) {
-    try {
-      await connection.action(action);
-    } catch (error) {
-      ui.notifications.error(t("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
-    }
-  } else {
-    const answer = await askBridge(action, {
-      generation: game.release?.generation ?? 12,
-      userId: game.user.id,
-      gms: activeGMs,
-      socket: game.socket,
-      newId: randomId,
-    });
-    if (answer.ok) return;
-    if (answer.code === "noBridge") ui.notifications.warn(t("VTTBRIDGE.Notice.NoBridge"));
-    else if (answer.code === "notOwner") ui.notifications.warn(t("VTTBRIDGE.Notice.NotOwner"));
-    else ui.notifications.error(t("VTTBRIDGE.Notice.Refused", { message: answer.message ?? answer.code }));
-  }
-}
+/** Send an action from this browser: directly when it runs the bridge, else through the relay. */
+const sendAction = makeSendAction({ connection: () => connection, localize: t });
 
 /**
  * The attack dialog's DET-10 check (`attackCheck`, the attacker's view): asked directly when this
@@ -235,34 +212,8 @@ async function sendAction(action) {
  */
 async function checkAttack(query) {
   if (connection) return attackerAnswer((await connection.query(query))?.data);
-  const answer = await askBridge(query, { generation: game.release?.generation ?? 12, userId: game.user.id, gms: activeGMs, socket: game.socket, newId: randomId });
+  const answer = await askBridge(query, { generation: game.release?.generation ?? 12, userId: game.user.id, gms: () => activeGMs(globalThis), socket: game.socket, newId: randomId });
   return answer.ok ? (answer.data ?? null) : null;
-}
-
-/**
- * The active Game Masters but this user, `game.users.activeGM` first (who may run the bridge).
- * @returns {FoundryUserLike[]}
- */
-function activeGMs() {
-  const first = game.users.activeGM;
-  const others = game.users.filter((u) => u.isGM && !!u.active && u !== first);
-  return [...(first ? [first] : []), ...others].filter((u) => !u.isSelf && u.id !== game.user.id);
-}
-
-/**
- * Whether `user` owns what a relayed action needs (player-requests.mjs `ownedSubject`): an actor by
- * uuid, or the actor of a token of the synced scene.
- * @param {{actor: string}|{token: string}} subject
- * @param {any} user
- */
-async function owns(subject, user) {
-  if ("actor" in subject) {
-    const actor = subject.actor ? await fromUuid(subject.actor) : null;
-    return !!actor?.testUserPermission?.(user, "OWNER");
-  }
-  const sceneId = applier?.state?.scene?.id;
-  const scene = /** @type {any} */ (sceneId ? game.scenes.get(sceneId) : null);
-  return !!scene?.tokens?.get(subject.token)?.actor?.testUserPermission?.(user, "OWNER");
 }
 
 /** What the roll dialog and `/vroll` need (roll-dialog.mjs). */
@@ -277,55 +228,11 @@ function sendUpserts(upserts) {
   for (const { path, value } of upserts) connection?.upsert(path, value).catch((error) => console.error(`${MODULE_ID} |`, error));
 }
 
-/** @param {{uuid: string, name: string}} actor @param {"damage"|"heal"} mode */
-async function openDamageDialog(actor, mode = "damage") {
-  const DialogV2 = namespacedClass(globalThis, "foundry.applications.api.DialogV2");
-  const grades = DIALOG_CHOICES.grades.map((g) => `<option value="${g}">${t(`VTTBRIDGE.Grade.${g}`)}</option>`).join("");
-  const sources = DIALOG_CHOICES.healSources.map((s) => `<option value="${s}">${t(`VTTBRIDGE.HealSource.${s}`)}</option>`).join("");
-  const content =
-    `<label>${t("VTTBRIDGE.Dialog.Amount")} <input type="number" name="amount" value="1" min="0" step="1"></label>` +
-    `<label>${t("VTTBRIDGE.Dialog.Grade")} <select name="grade">${mode === "heal" ? '<option value="any">—</option>' : ""}${grades}</select></label>` +
-    (mode === "heal"
-      ? `<label>${t("VTTBRIDGE.Dialog.Source")} <select name="source">${sources}</select></label>`
-      : `<label>${t("VTTBRIDGE.Dialog.Type")} <input type="text" name="type" placeholder="untyped"></label>`);
-  const data = await DialogV2.prompt({
-    rejectClose: false, // v12 rejects when the dialog is closed; v13 resolves null
-    window: { title: t(`VTTBRIDGE.Dialog.${mode}`, { name: actor.name }) },
-    content,
-    ok: {
-      label: t(`VTTBRIDGE.Dialog.${mode}Button`),
-      callback: (/** @type {Event} */ _event, /** @type {HTMLButtonElement} */ button) =>
-        Object.fromEntries(new FormData(/** @type {HTMLFormElement} */ (button.form)).entries()),
-    },
-  });
-  if (!data) return;
-  let actions;
-  try {
-    const action = actionFromDialog(actor.uuid, { ...data, mode });
-    // damage: to the targeted tokens (a player's attack) or the selected ones (a GM), one each
-    actions = mode === "damage" ? retarget(action, damageTargets({ actor: actor.uuid })) : [action];
-  } catch (error) {
-    ui.notifications.error(/** @type {Error} */ (error).message);
-    return;
-  }
-  // several targets: one batch, one ruling (all or nothing, one undo, one card for the GM)
-  for (const each of asBatches(actions)) await sendAction(each);
-}
-
-/**
- * The tokens a damage goes to (`batchTargets`): this user's targets, or a GM's selection.
- * @param {import("./core/attack.mjs").AttackTarget|null} fallback
- */
-function damageTargets(fallback) {
-  /** @param {any} token */
-  const ref = (token) => ({ id: String(token?.document?.id ?? token?.id ?? ""), actor: token?.actor?.uuid });
-  return batchTargets({
-    isGM: !!game.user?.isGM,
-    targeted: [.../** @type {any} */ (game.user)?.targets ?? []].map(ref),
-    controlled: (/** @type {any} */ (canvas)?.tokens?.controlled ?? []).map(ref),
-    fallback,
-  });
-}
+/** The damage / heal dialog and the chat cards' Apply buttons (damage-tools.mjs), installed in `init`. */
+/** @type {ReturnType<typeof installDamageTools>|null} */
+let damageTools = null;
+/** @param {{uuid: string, name: string}} actor @param {"damage"|"heal"} [mode] */
+const openDamageDialog = (actor, mode = "damage") => damageTools?.openDamageDialog(actor, mode);
 
 /**
  * Post a chat card whose button applies the action (e.g. damage a GM announces for players).
@@ -392,7 +299,7 @@ Hooks.once("ready", () => {
     {
       runsBridge: () => !!connection?.connected,
       user: (id) => game.users.get(id),
-      owns,
+      owns: ownsSubject(globalThis, () => applier?.state?.scene?.id),
       send: (action) => /** @type {BridgeConnection} */ (connection).action(action),
       query: (query) => /** @type {BridgeConnection} */ (connection).query(query),
     },
@@ -465,25 +372,8 @@ Hooks.on("getActorSheetHeaderButtons", (/** @type {any} */ app, /** @type {any[]
   for (const c of rulesControls(app.actor)) buttons.unshift({ label: t(c.label), class: c.action, icon: c.icon, onclick: c.onClick });
 });
 
-/** @param {HTMLElement} html */
-function bindChatButtons(html) {
-  for (const button of html.querySelectorAll(`[data-${MODULE_ID}-action]`)) {
-    button.addEventListener("click", async () => {
-      const action = actionFromButton(button);
-      if (!action) return;
-      const fallback = typeof action.target === "string" ? { actor: action.target } : null;
-      let actions;
-      try {
-        actions = retarget(action, damageTargets(fallback));
-      } catch (error) {
-        ui.notifications.error(/** @type {Error} */ (error).message);
-        return;
-      }
-      for (const each of asBatches(actions)) await sendAction(each);
-    });
-  }
-}
-// one hook per version (v13 warns about any renderChatMessage listener): v13+ HTMLElement, v12 jQuery
+// the damage dialog and the cards' Apply buttons: to the targets or the selection, one batch; its
+// own init handler, so the chat hook (one per version) does not wait on the rest of the set-up
 Hooks.once("init", () => {
-  Hooks.on(chatRenderHook(game.release?.generation), (/** @type {any} */ _message, /** @type {any} */ html) => bindChatButtons(html instanceof HTMLElement ? html : html[0]));
+  damageTools = installDamageTools({ sendAction, localize: t });
 });

@@ -163,6 +163,22 @@ export function retarget(action, targets) {
   return damageActions(targets, action.instances, attack);
 }
 
+/**
+ * What a damage dialog or a card's Apply button sends for these targets (`batchTargets`): the
+ * action retargeted, several targets as batches (`asBatches`); a `damage` with no target at all
+ * (nothing targeted or selected, and neither the card nor the dialog names one; a guessed square
+ * excepted, the sidecar knows who stands there) is `{error: "NoTargets"}` and nothing is sent.
+ * Another kind of action is sent as it is.
+ * @param {Record<string, any>} action
+ * @param {AttackTarget[]} targets
+ * @returns {{actions: Record<string, unknown>[]}|{error: "NoTargets"}}
+ * @throws {TypeError} an attack on a target without a token (`damageActions`)
+ */
+export function damageSends(action, targets) {
+  if (action.kind === "damage" && !targets.length && typeof action.target !== "string" && !action.attack?.guess) return { error: "NoTargets" };
+  return { actions: asBatches(retarget(action, targets)) };
+}
+
 /** Items a `batch` holds at most (the sidecar's `BATCH_LIMIT`). */
 export const BATCH_LIMIT = 64;
 

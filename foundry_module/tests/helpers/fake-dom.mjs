@@ -19,6 +19,8 @@ export class FakeElement {
     this._classes = new Set(className.split(/\s+/).filter(Boolean));
     /** @type {Map<string, Function[]>} */
     this._listeners = new Map();
+    /** @type {Map<string, string>} the attributes the element was parsed with (`parseHtml`) or given */
+    this._attributes = new Map();
     const classes = this._classes;
     this.classList = {
       /** @param {string[]} names */
@@ -37,6 +39,24 @@ export class FakeElement {
   set className(value) {
     this._classes.clear();
     for (const name of String(value).split(/\s+/).filter(Boolean)) this._classes.add(name);
+  }
+
+  /** Element#getAttribute: the attribute's value, null when absent. @param {string} name */
+  getAttribute(name) {
+    if (name === "class") return this._classes.size ? this.className : null;
+    if (name.startsWith("data-")) {
+      const key = name.slice(5).replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+      return Object.hasOwn(this.dataset, key) ? this.dataset[key] : null;
+    }
+    return this._attributes.get(name) ?? null;
+  }
+
+  /** Element#setAttribute (`data-*` lands in `dataset`, `class` in `classList`). @param {string} name @param {string} value */
+  setAttribute(name, value) {
+    const text = String(value);
+    if (name === "class") this.className = text;
+    else if (name.startsWith("data-")) this.dataset[name.slice(5).replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = text;
+    else this._attributes.set(name, text);
   }
 
   /** @param {FakeElement[]} nodes */
@@ -92,3 +112,61 @@ export class FakeElement {
 
 /** `document.createElement`. */
 export const fakeDocument = { createElement: (/** @type {string} */ tag) => new FakeElement(tag) };
+
+/** Elements HTML closes by itself (https://html.spec.whatwg.org/multipage/syntax.html#void-elements). */
+const VOID_ELEMENTS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
+
+/** @param {string} text the HTML's character references decoded (numeric, and the five XML ones) */
+function decodeEntities(text) {
+  const named = /** @type {Record<string, string>} */ ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" });
+  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, ref) => {
+    if (ref[0] !== "#") return named[ref.toLowerCase()] ?? whole;
+    return String.fromCodePoint(ref[1] === "x" || ref[1] === "X" ? parseInt(ref.slice(2), 16) : Number(ref.slice(1)));
+  });
+}
+
+/**
+ * An HTML fragment as elements, the way a browser parses `innerHTML` in outline: tags, their quoted
+ * attributes (character references decoded: `data-*` in `dataset`), void elements, text as each
+ * element's `textContent` (its own and its descendants'). Enough for the module's chat cards; a
+ * malformed fragment throws rather than being guessed at.
+ * @param {string} html
+ * @param {typeof FakeElement} [Element]
+ * @returns {FakeElement[]} the top-level elements
+ */
+export function parseHtml(html, Element = FakeElement) {
+  const top = new Element("template");
+  /** @type {FakeElement[]} */
+  const open = [top];
+  const tag = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*(\/?)>/y;
+  const attribute = /\s+([^\s=>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/y;
+  let i = 0;
+  while (i < html.length) {
+    const lt = html.indexOf("<", i);
+    const text = html.slice(i, lt < 0 ? html.length : lt);
+    if (text) for (const element of open) element.textContent += decodeEntities(text);
+    if (lt < 0) break;
+    tag.lastIndex = lt;
+    const match = tag.exec(html);
+    if (!match) throw new Error(`fake DOM: cannot parse the HTML at ${JSON.stringify(html.slice(lt, lt + 40))}`);
+    i = tag.lastIndex;
+    const [, closing, rawName, attrs, selfClosing] = match;
+    const name = rawName.toLowerCase();
+    if (closing) {
+      let at = open.length - 1;
+      while (at > 0 && open[at].tagName !== name.toUpperCase()) at -= 1;
+      if (at <= 0) throw new Error(`fake DOM: </${name}> closes nothing`);
+      open.length = at;
+      continue;
+    }
+    const element = new Element(name);
+    attribute.lastIndex = 0;
+    for (let rest = attrs, m; rest && (m = attribute.exec(rest)); ) {
+      element.setAttribute(m[1].toLowerCase(), decodeEntities(m[2] ?? m[3] ?? m[4] ?? ""));
+      if (name === "button" && m[1].toLowerCase() === "type") element.type = m[2] ?? m[3] ?? m[4] ?? "";
+    }
+    /** @type {FakeElement} */ (open.at(-1)).append(element);
+    if (!VOID_ELEMENTS.has(name) && !selfClosing) open.push(element);
+  }
+  return top.children;
+}

@@ -72,6 +72,13 @@
  *              Who may read a message: its author, the users it is whispered to and the Game
  *              Masters; everyone when it is whispered to nobody (`FakeWorld#visibleTo`) —
  *              https://foundryvtt.com/api/classes/foundry.documents.ChatMessage.html (`visible`, `whisper`).
+ *              The chat log renders "each ChatMessage which is rendered for addition to the ChatLog"
+ *              (the render hooks' pages above) from its `content`, "The HTML content of this chat
+ *              message" (https://foundryvtt.com/api/v14/interfaces/foundry.documents.types.ChatMessageData.html),
+ *              and only a message `visible` to its user: "Messages may not be visible if they are
+ *              private whispers" (https://foundryvtt.com/api/v10/classes/client.ChatMessage.html):
+ *              `renderMessage` parses the content (buttons and their data attributes included) and
+ *              refuses (throws) to render a message its user may not see.
  * [keys]       game.keybindings.register(namespace, action, data) —
  *              https://foundryvtt.com/api/classes/foundry.helpers.interaction.ClientKeybindings.html;
  *              data is a KeybindingActionConfig (`name` required; `restricted`: "only a GM can edit
@@ -128,6 +135,8 @@
  *              which button (or none) the user picks and what the form holds; a button the dialog
  *              does not offer is refused.
  */
+
+import { parseHtml } from "./fake-dom.mjs";
 
 /** v14 `foundry.data.operators.ForcedDeletion`; constructed with `new` (or the `_del` instance). */
 export class ForcedDeletion {}
@@ -624,14 +633,16 @@ export class FakeWorld {
   }
 
   /**
-   * [chat] The chat log renders a message: its card (a `.vtt-bridge-ruling` element when the content
-   * is a ruling card) in an element passed to the version's render hook.
+   * [chat] The chat log of this client's user renders a message: its content (the HTML, parsed as a
+   * browser parses it, buttons and their `data-*` attributes included) in an element passed to the
+   * version's render hook; a message the user may not see (`visibleTo`) is never rendered (throws).
    * @param {FakeDocument} message
    * @param {typeof import("./fake-dom.mjs").FakeElement} Element
    */
   renderMessage(message, Element) {
+    if (!this.visibleTo(this.user).includes(message)) throw new Error(`the chat log of ${this.user.name} does not render ${message.id}: it is not visible to them`);
     const root = new Element("li", "chat-message");
-    if (String(message._source.content ?? "").includes('class="vtt-bridge-ruling"')) root.append(new Element("div", "vtt-bridge-ruling"));
+    root.append(...parseHtml(String(message._source.content ?? ""), Element));
     if (this.generation >= 13) this.hooks.callAll("renderChatMessageHTML", message, root, {});
     else this.hooks.callAll("renderChatMessage", message, [root], {});
     return root;
@@ -786,14 +797,29 @@ export class FakeClient {
     };
   }
 
-  /** `game.users` as this browser sees them: each with `query` (v13+). */
+  /**
+   * `game.users` as this browser sees them: each with `query` (v13+); the collection's `get(id)` and
+   * `activeGM`, "one User who is an active Gamemaster ..., or null if no active GM is available"
+   * (https://foundryvtt.com/api/classes/foundry.documents.collections.Users.html); `isSelf` on this
+   * browser's own user ("Is this User the same as the currently connected user",
+   * https://foundryvtt.com/api/classes/foundry.documents.User.html).
+   */
   users() {
     const network = this.network;
-    return [...network.world.users.values()].map((u) => ({
+    const self = this.user.id;
+    const list = [...network.world.users.values()].map((u) => ({
       ...u,
+      isSelf: u.id === self,
       /** @param {string} name @param {Record<string, unknown>} data @param {{timeout?: number}} [options] */
       query: (name, data, options = {}) => network.query(u.id, name, data, options.timeout),
     }));
+    return Object.assign(list, {
+      /** @param {string} id */
+      get: (id) => list.find((u) => u.id === id),
+      get activeGM() {
+        return list.find((u) => u.isGM && u.active) ?? null;
+      },
+    });
   }
 }
 

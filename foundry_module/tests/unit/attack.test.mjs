@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { attackMissed, attackMode, damageActions, guessSquare, iwrChanges, targetLabel } from "../../scripts/core/attack.mjs";
+import { attackMissed, attackMode, damageActions, damageSends, guessSquare, iwrChanges, targetLabel } from "../../scripts/core/attack.mjs";
 import { cardAudience } from "../../scripts/core/chat-cards.mjs";
 import { presentationFor } from "../../scripts/core/visibility.mjs";
 
@@ -176,4 +176,21 @@ test("the GM's card of a batch: per target each instance's total (12 fire → 7)
   assert.match(html, /<h4>Ghoul<\/h4><ul><li class="vtt-bridge-batch-missed">missed<\/li><\/ul>/);
   assert.match(html, /Damage to 2 targets/);
   assert.equal(renderBatchSummary(log.slice(1, 4), i18nFor("en"), () => undefined), "", "no batch: no summary");
+});
+
+test("damageSends: several targets one batch, one target the damage itself, no target at all NoTargets (a guessed square excepted), other kinds as they are", () => {
+  const instances = [{ amount: 3, grade: "L" }];
+  const card = { kind: "damage", instances };
+  const two = [{ actor: "Actor.a", token: "tA" }, { actor: "Actor.b", token: "tB" }];
+  assert.deepEqual(damageSends(card, two), {
+    actions: [{ kind: "batch", actions: [{ kind: "damage", target: "Actor.a", instances }, { kind: "damage", target: "Actor.b", instances }] }],
+  });
+  assert.deepEqual(damageSends(card, [two[0]]), { actions: [{ kind: "damage", target: "Actor.a", instances }] });
+  assert.deepEqual(damageSends(card, []), { error: "NoTargets" });
+  assert.deepEqual(damageSends({ ...card, target: "Actor.c" }, []), { actions: [{ ...card, target: "Actor.c" }] });
+  const square = { ...card, attack: { attacker: "tA", successes: 2, guess: { x: 150, y: 150 } } };
+  assert.deepEqual(damageSends(square, []), { actions: [square] });
+  const reveal = { kind: "approveReveal", observer: "tA", target: "tB", accept: true };
+  assert.deepEqual(damageSends(reveal, []), { actions: [reveal] });
+  assert.throws(() => damageSends({ ...card, attack: { attacker: "tA", successes: 1 } }, [{ actor: "Actor.a" }]), /has no token/);
 });
