@@ -10,7 +10,6 @@
  */
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -21,13 +20,12 @@ import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
 import { serveModuleFiles } from "./helpers/module-server.mjs";
-import { freePort, sidecarCommand } from "./helpers/sidecar.mjs";
+import { startSidecar } from "./helpers/sidecar.mjs";
 import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
 import { runScenario } from "./helpers/scenario.mjs";
 import { runMtaScenario } from "./helpers/scenario-mta.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
-const repoRoot = join(moduleRoot, "..");
 const TOKEN = "e2e-token-" + Math.random().toString(36).slice(2);
 /** Every frame these tests receive is checked against the sidecar's JSON Schema. */
 const frames = frameChecker();
@@ -40,41 +38,16 @@ function checkFrames(before, where) {
   assert.ok(checked > before, `${where}: frames were checked`);
 }
 
-/** @type {import("node:child_process").ChildProcess|null} */
+/** @type {Awaited<ReturnType<typeof startSidecar>>|null} */
 let sidecar = null;
 /** @type {Awaited<ReturnType<typeof serveModuleFiles>>|null} */
 let http = null;
 let sidecarUrl = "";
 let httpOrigin = "";
-let dataDir = "";
-let sidecarOutput = "";
 
 before(async () => {
-  const port = await freePort();
-  dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-e2e-"));
-  const { cmd, args } = sidecarCommand();
-  sidecar = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", TOKEN, "--seed", "7"], {
-    cwd: repoRoot,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  sidecarUrl = `ws://127.0.0.1:${port}/ws`;
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the sidecar did not start:\n${sidecarOutput}`)), 20_000);
-    /** @param {Buffer} chunk */
-    const onData = (chunk) => {
-      sidecarOutput += chunk.toString();
-      if (sidecarOutput.includes("listening on")) {
-        clearTimeout(timer);
-        resolve(undefined);
-      }
-    };
-    sidecar?.stdout?.on("data", onData);
-    sidecar?.stderr?.on("data", onData);
-    sidecar?.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the sidecar exited (${code}):\n${sidecarOutput}`));
-    });
-  });
+  sidecar = await startSidecar({ token: TOKEN, seed: 7 });
+  sidecarUrl = sidecar.url;
 
   // the module's files over http, as Foundry would serve them
   http = await serveModuleFiles(moduleRoot);
@@ -82,13 +55,8 @@ before(async () => {
 });
 
 after(async () => {
-  if (sidecar && sidecar.exitCode === null) {
-    const exited = new Promise((resolve) => sidecar?.once("exit", resolve));
-    sidecar.kill("SIGTERM");
-    await exited;
-  }
+  await sidecar?.stop();
   await http?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** @param {Record<string, any>} report @param {string} where */

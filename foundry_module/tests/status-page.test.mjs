@@ -7,7 +7,6 @@
  * docs/images/status-page.png.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
-import { freePort, sidecarCommand } from "./helpers/sidecar.mjs";
+import { freePort, spawnSidecar, startSidecar } from "./helpers/sidecar.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repoRoot = join(moduleRoot, "..");
@@ -60,28 +59,12 @@ const SCENE = {
 test("the status page after a short scene: subjects by name, the actors' table, who locates whom, never the token", async () => {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  const { cmd, args } = sidecarCommand();
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-status-"));
-  const sidecar = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", TOKEN, "--seed", "5"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
+  const sidecar = await startSidecar({ token: TOKEN, seed: 5 });
+  const port = sidecar.port;
   const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
   /** @type {import("puppeteer-core").Browser|null} */
   let browser = null;
   try {
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the sidecar did not start:\n${output}`)), 20_000);
-      /** @param {Buffer} chunk */
-      const onData = (chunk) => {
-        output += chunk.toString();
-        if (output.includes("listening on")) {
-          clearTimeout(timer);
-          resolve(undefined);
-        }
-      };
-      sidecar.stdout.on("data", onData);
-      sidecar.stderr.on("data", onData);
-    });
     const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
     await new Promise((resolve, reject) => {
       ws.once("open", resolve);
@@ -112,47 +95,10 @@ test("the status page after a short scene: subjects by name, the actors' table, 
     ws.close();
   } finally {
     await browser?.close();
-    if (sidecar.exitCode === null) {
-      const exited = new Promise((resolve) => sidecar.once("exit", resolve));
-      sidecar.kill("SIGTERM");
-      await exited;
-    }
-    rmSync(dataDir, { recursive: true, force: true });
+    await sidecar.stop();
     rmSync(profile, { recursive: true, force: true });
   }
 });
-
-/**
- * Start `vtt-bridge serve` on `port` with `dataDir`; resolves once it listens.
- * @param {number} port @param {string} dataDir
- */
-async function startSidecar(port, dataDir) {
-  const { cmd, args } = sidecarCommand();
-  const child = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", TOKEN, "--seed", "5"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-  const sidecar = { child, output: "" };
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the sidecar did not start:\n${sidecar.output}`)), 20_000);
-    /** @param {Buffer} chunk */
-    const onData = (chunk) => {
-      sidecar.output += chunk.toString();
-      if (sidecar.output.includes("listening on")) {
-        clearTimeout(timer);
-        resolve(undefined);
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-  });
-  return sidecar;
-}
-
-/** @param {import("node:child_process").ChildProcess} child @param {NodeJS.Signals} signal */
-async function stop(child, signal) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill(signal);
-  await exited;
-}
 
 /** A welcomed websocket client of `world`. @param {number} port @param {string} world */
 async function gmSocket(port, world) {
@@ -197,12 +143,12 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
   });
   await new Promise((resolve) => hostile.listen(0, "127.0.0.1", () => resolve(undefined)));
   const hostilePort = /** @type {import("node:net").AddressInfo} */ (hostile.address()).port;
-  /** @type {{child: import("node:child_process").ChildProcess, output: string}|null} */
+  /** @type {Awaited<ReturnType<typeof spawnSidecar>>|null} */
   let sidecar = null;
   /** @type {import("puppeteer-core").Browser|null} */
   let browser = null;
   try {
-    sidecar = await startSidecar(port, dataDir);
+    sidecar = await spawnSidecar({ token: TOKEN, seed: 5, port, dataDir });
     const ws = await gmSocket(port, "friday-night");
     await request(ws, "sync", { state: SCENE });
     await request(ws, "action", { kind: "round", round: 1 });
@@ -217,8 +163,8 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     await request(ws, "action", { kind: "damage", target: "Actor.cora00000000001", instances: [{ amount: 8, grade: "A" }] });
     ws.close();
     // kill -9: the rulings are in the SQLite file (its WAL), nowhere else
-    await stop(sidecar.child, "SIGKILL");
-    sidecar = await startSidecar(port, dataDir);
+    await sidecar.stop("SIGKILL");
+    sidecar = await spawnSidecar({ token: TOKEN, seed: 5, port, dataDir });
     assert.deepEqual(await bransHealth(port), { bashing: 2, lethal: 3, aggravated: 0 });
 
     browser = await puppeteer.launch({
@@ -289,7 +235,7 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     await evil.goto(`http://evil.example:${hostilePort}/`, { waitUntil: "load" });
     await evil.waitForFunction(() => /** @type {any} */ (window).results.ws && /** @type {any} */ (window).results.read, { timeout: 20_000 });
     assert.deepEqual(await evil.evaluate(() => /** @type {any} */ (window).results), { ws: "refused", read: "blocked" });
-    assert.match(sidecar.output, new RegExp(`refused a browser page from origin http://evil\\.example:${hostilePort}`));
+    assert.match(sidecar.output(), new RegExp(`refused a browser page from origin http://evil\\.example:${hostilePort}`));
     const framed = evil.frames().find((f) => f !== evil.mainFrame());
     assert.ok(framed);
     assert.ok(!(await framed.content().catch(() => "")).includes("vtt-bridge"), "the status page is not shown in a frame");
@@ -298,7 +244,7 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     assert.equal(rebound?.status(), 403);
   } finally {
     await browser?.close();
-    if (sidecar) await stop(sidecar.child, "SIGTERM");
+    if (sidecar) await sidecar.stop();
     await new Promise((resolve) => hostile.close(() => resolve(undefined)));
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(profile, { recursive: true, force: true });

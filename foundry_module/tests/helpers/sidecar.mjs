@@ -85,14 +85,13 @@ print(json.dumps(out))
 }
 
 /**
- * Start `vtt-bridge serve` on a free port with a data folder of its own; resolves once it listens.
- * `stop()` ends it (SIGTERM) and removes the folder.
- * @param {{token: string, seed?: number}} options
- * @returns {Promise<{url: string, port: number, output: () => string, stop: () => Promise<void>}>}
+ * Run `vtt-bridge serve` on `port` with `dataDir` (neither owned: a restart reuses both); resolves
+ * once it listens, rejects with its output when it exits or does not listen within 20 s.
+ * `stop(signal)` sends the signal (SIGTERM unless told) and waits for the exit.
+ * @param {{token: string, seed?: number, port: number, dataDir: string}} options
+ * @returns {Promise<{child: import("node:child_process").ChildProcess, output: () => string, stop: (signal?: NodeJS.Signals) => Promise<void>}>}
  */
-export async function startSidecar({ token, seed = 7 }) {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-sidecar-"));
+export async function spawnSidecar({ token, seed = 7, port, dataDir }) {
   const { cmd, args } = sidecarCommand();
   const child = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", token, "--seed", String(seed)], {
     cwd: repoRoot,
@@ -100,6 +99,12 @@ export async function startSidecar({ token, seed = 7 }) {
   });
   let output = "";
   const exited = new Promise((resolve) => child.once("exit", resolve));
+  /** @param {NodeJS.Signals} signal */
+  const stop = async (signal = "SIGTERM") => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    await exited;
+  };
   try {
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the sidecar did not start:\n${output}`)), 20_000);
@@ -119,19 +124,35 @@ export async function startSidecar({ token, seed = 7 }) {
       });
     });
   } catch (error) {
-    if (child.exitCode === null) child.kill("SIGKILL");
+    await stop("SIGKILL");
+    throw error;
+  }
+  return { child, output: () => output, stop };
+}
+
+/**
+ * Start `vtt-bridge serve` on a free port with a data folder of its own; resolves once it listens.
+ * `stop()` ends it (SIGTERM) and removes the folder.
+ * @param {{token: string, seed?: number}} options
+ * @returns {Promise<{url: string, port: number, output: () => string, stop: () => Promise<void>}>}
+ */
+export async function startSidecar({ token, seed = 7 }) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-sidecar-"));
+  /** @type {Awaited<ReturnType<typeof spawnSidecar>>} */
+  let sidecar;
+  try {
+    sidecar = await spawnSidecar({ token, seed, port, dataDir });
+  } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
   return {
     url: `ws://127.0.0.1:${port}/ws`,
     port,
-    output: () => output,
+    output: sidecar.output,
     async stop() {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        await exited;
-      }
+      await sidecar.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
