@@ -21,7 +21,8 @@ import { WebSocket } from "ws";
 import { damageAction } from "../scripts/core/messages.mjs";
 import { answerRequest, relayRequest } from "../scripts/foundry/player-requests.mjs";
 import { installChatCards } from "../scripts/foundry/ruling-messages.mjs";
-import { FakeElement, fakeDocument } from "./helpers/fake-dom.mjs";
+import { clearChatGlobals, installChatGlobals } from "./helpers/chat-globals.mjs";
+import { FakeElement } from "./helpers/fake-dom.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { client, until } from "./helpers/scenario.mjs";
 import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
@@ -29,32 +30,6 @@ import { startSidecar } from "./helpers/sidecar.mjs";
 
 const MODULE = "vtt-bridge";
 const TOKEN = "undo-e2e-" + Math.random().toString(36).slice(2);
-const g = /** @type {any} */ (globalThis);
-
-/**
- * The GM browser's globals (what installChatCards reads) over its stand-in world.
- * @param {import("./helpers/fake-foundry.mjs").FakeWorld} world
- * @param {string[]} notices
- */
-function foundryGlobals(world, notices) {
-  g.game = {
-    get user() {
-      return world.user;
-    },
-    i18n: { localize: (/** @type {string} */ k) => k, format: (/** @type {string} */ k) => k, has: () => false },
-    messages: { [Symbol.iterator]: () => world.messages.values() },
-    keybindings: world.keybindings,
-    release: { generation: world.generation },
-    users: [...world.users.values()],
-    scenes: { viewed: world.scene },
-  };
-  g.ChatMessage = world.ChatMessage;
-  const note = (/** @type {string} */ m) => notices.push(m);
-  g.ui = { notifications: { info: note, warn: note, error: note } };
-  g.document = fakeDocument;
-  g.HTMLElement = FakeElement;
-  g.canvas = undefined;
-}
 
 /** @param {any} message @returns {any} */
 const flagOf = (message) => message?.getFlag(MODULE, "ruling");
@@ -72,10 +47,10 @@ test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo
   t.after(async () => {
     gm.connection.stop();
     other.connection.stop();
-    for (const name of ["game", "ChatMessage", "ui", "document", "HTMLElement", "canvas"]) delete g[name];
+    clearChatGlobals();
     await sidecar.stop();
   });
-  foundryGlobals(gm.w, notices);
+  installChatGlobals(gm.w, notices);
   installChatCards({ hooks: /** @type {any} */ (gm.w.hooks), getSetting: () => "public" });
   gm.w.keybindings.initialized = true; // `init` is over
   gm.w.hooks.callAll(`${MODULE}.connection`, gm.connection);

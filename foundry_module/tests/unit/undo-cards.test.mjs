@@ -5,10 +5,10 @@ import { test } from "node:test";
 
 import { cardButton, lastStandingRuling, rulingFlag, undoneBy } from "../../scripts/core/chat-cards.mjs";
 import { installChatCards, UNDO_LAST_ACTION } from "../../scripts/foundry/ruling-messages.mjs";
-import { FakeElement, fakeDocument } from "../helpers/fake-dom.mjs";
+import { clearChatGlobals, installChatGlobals } from "../helpers/chat-globals.mjs";
+import { FakeElement } from "../helpers/fake-dom.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
-const g = /** @type {any} */ (globalThis);
 const MODULE = "vtt-bridge";
 
 /** A connection the wiring follows: its `log` events, and the actions it was asked to send. */
@@ -42,22 +42,7 @@ function setUp(generation = 13) {
   world.addUser("p1", "Player");
   /** @type {string[]} */
   const notices = [];
-  g.game = {
-    get user() {
-      return world.user;
-    },
-    i18n: { localize: (/** @type {string} */ k) => k, format: (/** @type {string} */ k) => k, has: () => false },
-    messages: { [Symbol.iterator]: () => world.messages.values() },
-    keybindings: world.keybindings,
-    release: { generation },
-    users: [...world.users.values()],
-    scenes: { viewed: world.scene },
-  };
-  g.ChatMessage = world.ChatMessage;
-  g.ui = { notifications: { info: (/** @type {string} */ m) => notices.push(m), warn: (/** @type {string} */ m) => notices.push(m), error: (/** @type {string} */ m) => notices.push(m) } };
-  g.document = fakeDocument;
-  g.HTMLElement = FakeElement;
-  g.canvas = undefined;
+  installChatGlobals(world, notices);
   installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: () => "public" });
   world.keybindings.initialized = true; // `init` is over
   const connection = fakeConnection();
@@ -65,9 +50,7 @@ function setUp(generation = 13) {
   return { world, connection, notices };
 }
 
-function tearDown() {
-  for (const name of ["game", "ChatMessage", "ui", "document", "HTMLElement", "canvas"]) delete g[name];
-}
+const tearDown = clearChatGlobals;
 
 const damageLog = [{ rule: "HEALTH-2", text: "3 lethal", data: { amount: 3, grade: "L" } }];
 
