@@ -268,7 +268,7 @@ def diff_states(
     _diff_visibility(
         before.visibility, after.visibility, visibility_pairs, ops, olds if settled_rows else None
     )
-    _diff_contests(before.contests, after.contests, ops)
+    _diff_contests(before.contests, after.contests, ops, olds)
     if before.reveals is not after.reveals:
         _diff_json(
             "/reveals",
@@ -287,25 +287,48 @@ def diff_states(
 
 
 def _diff_contests(
-    before: Mapping[str, Mapping[str, BaseModel]], after: Mapping[str, Mapping[str, BaseModel]], ops: list[Op]
+    before: Mapping[str, Mapping[str, BaseModel]],
+    after: Mapping[str, Mapping[str, BaseModel]],
+    ops: list[Op],
+    olds: Olds | None = None,
 ) -> None:
     """Ops for the stage-three results: a ruling replaces only the rows (and in them the entries) it
-    changed, so the rest are the very same objects and are skipped without a dump."""
+    changed, so the rest are the very same objects and are skipped without a dump. A round's results
+    are a handful of shared objects (`VisibilityIndex.result`): each is dumped once, and each pair of
+    old and new result is diffed once, its ops' values (and the old values `olds` gets) shared by
+    every entry that makes the same change. No op's value is ever changed in place."""
     if before is after:
         return
     dumped: dict[int, tuple[BaseModel, dict[str, Any]]] = {}
+    changes: dict[tuple[int, int], tuple[BaseModel, BaseModel, list[tuple[str, str, Any, Any]]]] = {}
 
     def dump(win: BaseModel) -> dict[str, Any]:
-        """A result's JSON (a round's results are a handful of shared objects: each dumped once, and
-        its one dump shared by every op that adds it: a round's 100,000 kept results, held by undo's
-        history, are a handful of dicts, not a fresh copy each): no op's value is ever changed in
-        place."""
         known = dumped.get(id(win))
         if known is None or known[0] is not win:
             known = dumped[id(win)] = (win, win.model_dump(mode="json"))
         return known[1]
 
-    _added_and_removed("/contests", before, after, lambda row: {t: dump(win) for t, win in row.items()}, ops)
+    def change(old: BaseModel, win: BaseModel) -> list[tuple[str, str, Any, Any]]:
+        """The ops turning `old` into `win`, each as its path below the entry, its kind, its value
+        (`_UNREAD`: none) and the old value (`_UNREAD` where the diff read none)."""
+        key = (id(old), id(win))
+        known = changes.get(key)
+        if known is None or known[0] is not old or known[1] is not win:
+            found: list[Op] = []
+            read: Olds = {}
+            _diff_model("", old, win, found, read)
+            shaped = [
+                (op["path"], op["op"], op.get("value", _UNREAD), read.get(op["path"], _UNREAD))
+                for op in found
+            ]
+            known = changes[key] = (old, win, shaped)
+        return known[2]
+
+    def add_row(row: Mapping[str, BaseModel]) -> dict[str, Any]:
+        return {t: dump(win) for t, win in row.items()}
+
+    _added_and_removed("/contests", before, after, add_row, ops)
+    add = ops.append
     for observer, row in after.items():
         old_row = before.get(observer)
         if old_row is None or old_row is row:
@@ -315,8 +338,18 @@ def _diff_contests(
         old_get = old_row.get
         for target, win in row.items():
             old = old_get(target)
-            if old is not None and old is not win:
-                _diff_model(f"{path}/{escape(target)}", old, win, ops)
+            if old is None or old is win:
+                continue
+            at = f"{path}/{escape(target)}"
+            for below, kind, value, was in change(old, win):
+                full = at + below
+                add(
+                    {"op": kind, "path": full}
+                    if value is _UNREAD
+                    else {"op": kind, "path": full, "value": value}
+                )
+                if olds is not None and was is not _UNREAD:
+                    olds[full] = was
 
 
 def ruling_patch(old_rev: int, new_rev: int, ops: list[Op]) -> list[Op]:
