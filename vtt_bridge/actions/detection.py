@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from typing import Annotated, Any, Literal
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import add, ge, is_, is_not, itemgetter, not_
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field
 
@@ -288,6 +292,214 @@ def _near(bits: int) -> tuple[bool, bool, bool, bool]:
     return bool(bits & 8), bool(bits & 4), bool(bits & 2), bool(bits & 1)
 
 
+_Shape = tuple[ObserverProfile, float | None, float | None]
+"""What an observer's steps against one anti-detection depend on: its profile and its approximate
+and sensory ranges (`_pair_steps`)."""
+
+_NO_CONTEST = -1
+"""A `ContestGeometry` column's value where no contest applies (or the hider is the observer)."""
+
+_GEOMETRY_LIMIT = 4096
+"""At most this many step tables in a `ContestGeometry`; past it, it starts afresh."""
+
+_HiderSteps = tuple[float, float, float, list[float], list[int], float, int]
+"""A hider's position and a shape's step table against it (`ContestGeometry.tables`), with the table's
+last limit and its step past every limit."""
+
+
+@dataclass(slots=True)
+class _Row:
+    """One observer's contests in a `ContestGeometry`, for one position and shape and the hider
+    positions of `version`: the hider indices (ascending), token ids and doubled entry ids of the
+    hiders it contests."""
+
+    position: tuple[float, float, float]
+    shape: _Shape
+    version: int
+    at: list[int]
+    targets: list[str]
+    codes: list[int]
+
+
+class ContestGeometry:
+    """DET-6..9's geometry of a round's stage-three contests, kept from round to round: per observer,
+    the hiders it contests and the step of `_pair_steps` at their distance (an index into `entries`,
+    which holds each distinct `_Step` once). A row holds for its observer's position and shape and
+    for the hiders' ids, anti-detection and positions it was computed with: `begin` and `row`
+    recompute what changed (a moved hider: its cell in every row; a moved observer: its row), so a
+    row is always what computing it afresh gives."""
+
+    __slots__ = (
+        "entries",
+        "entry_ids",
+        "hiders",
+        "ids",
+        "moved",
+        "positions",
+        "rows",
+        "scale2",
+        "self_at",
+        "shapes",
+        "tables",
+        "version",
+    )
+
+    def __init__(self) -> None:
+        self.entries: list[_Step] = []
+        self.entry_ids: dict[_Step, int] = {}
+        self.tables: dict[tuple[_Shape, AntiKey], tuple[list[float], list[int]]] = {}
+        """`_pair_steps` of a shape against an anti-detection: its limits, its steps as doubled
+        entry ids (`_NO_CONTEST` where none)."""
+        self.hiders: list[tuple[str, AntiKey]] = []
+        self.ids: list[str] = []
+        self.positions: list[tuple[float, float, float]] = []
+        self.self_at: dict[str, int] = {}
+        self.scale2 = math.nan
+        self.shapes: dict[_Shape, list[_HiderSteps]] = {}
+        """Per shape, each hider's position and table, in hider order."""
+        self.rows: dict[str, _Row] = {}
+        self.version = 0
+        """Counts the hider positions; a row of the last but one `version` is patched by `moved`."""
+        self.moved: list[int] = []
+        """The hiders whose position changed from the last `version` but one to the last."""
+
+    def begin(
+        self,
+        hiders: list[tuple[str, AntiKey]],
+        positions: list[tuple[float, float, float]],
+        scale2: float,
+        tokens: Collection[str],
+    ) -> None:
+        """Take the round's hiders (token order) and their positions. Other hiders or another scale:
+        every row is computed afresh; moved hiders: a new `version`."""
+        if len(self.tables) > _GEOMETRY_LIMIT:
+            self.entries, self.entry_ids, self.tables = [], {}, {}
+            self.rows.clear()
+        if hiders != self.hiders or scale2 != self.scale2:
+            self.rows.clear()
+            self.hiders, self.scale2 = hiders, scale2
+            self.ids = [tid for tid, _ in hiders]
+            self.self_at = {tid: j for j, tid in enumerate(self.ids)}
+            self.shapes.clear()
+        elif positions != self.positions:
+            moved = zip(self.positions, positions, strict=True)
+            self.moved = [j for j, (was, now) in enumerate(moved) if was != now]
+            self.version += 1
+            self.shapes.clear()
+        self.positions = positions
+        if len(self.rows) > len(tokens) or not all(map(tokens.__contains__, self.rows)):
+            self.rows = {oid: row for oid, row in self.rows.items() if oid in tokens}
+
+    def _table(self, shape: _Shape, key: AntiKey, observer: Actor) -> tuple[list[float], list[int]]:
+        found = self.tables.get((shape, key))
+        if found is None:
+            profile = shape[0]
+            limits, steps = _pair_steps(observer, profile, profile.reach(key))
+            codes = []
+            for step in steps:
+                entry = None if step is None else self.entry_ids.get(step)
+                if step is not None and entry is None:
+                    entry = self.entry_ids[step] = len(self.entries)
+                    self.entries.append(step)
+                codes.append(_NO_CONTEST if entry is None else 2 * entry)
+            found = self.tables[(shape, key)] = (limits, codes)
+        return found
+
+    def _hiders_for(self, shape: _Shape, observer: Actor) -> list[_HiderSteps]:
+        found = self.shapes.get(shape)
+        if found is None:
+            found = []
+            for (x, y, z), (_, key) in zip(self.positions, self.hiders, strict=True):
+                limits, codes = self._table(shape, key, observer)
+                found.append((x, y, z, limits, codes, limits[-1] if limits else -math.inf, codes[-1]))
+            self.shapes[shape] = found
+        return found
+
+    def row(self, observer: str, position: tuple[float, float, float], shape: _Shape, actor: Actor) -> _Row:
+        """The observer's row for this position and shape (`actor` has them), recomputed where it
+        does not hold. Distance² is `distance_squared`'s, observer minus hider, and a step that of
+        `bisect_left` (past the last limit: the last step)."""
+        row = self.rows.get(observer)
+        ox, oy, oz = position
+        s2 = self.scale2
+        own = self.self_at.get(observer, -1)
+        if row is None or row.position != position or row.shape != shape or row.version < self.version - 1:
+            column = [
+                last
+                if (d2 := ((dx := ox - x) * dx + (dy := oy - y) * dy) * s2 + (dz := oz - z) * dz) > top
+                else codes[bisect_left(limits, d2)]
+                for x, y, z, limits, codes, top, last in self._hiders_for(shape, actor)
+            ]
+            if own >= 0:
+                column[own] = _NO_CONTEST
+            mask = list(map(ge, column, repeat(0)))
+            at = list(compress(range(len(mask)), mask))
+            row = _Row(
+                position,
+                shape,
+                self.version,
+                at,
+                list(compress(self.ids, mask)),
+                list(compress(column, mask)),
+            )
+            self.rows[observer] = row
+        elif row.version < self.version:
+            hiders = self._hiders_for(shape, actor)
+            at, targets, codes = row.at, row.targets, row.codes
+            for j in self.moved:
+                if j == own:
+                    continue
+                x, y, z, limits, steps, top, last = hiders[j]
+                dx, dy, dz = ox - x, oy - y, oz - z
+                d2 = (dx * dx + dy * dy) * s2 + dz * dz
+                now = last if d2 > top else steps[bisect_left(limits, d2)]
+                pos = bisect_left(at, j)
+                if pos < len(at) and at[pos] == j:
+                    if now >= 0:
+                        codes[pos] = now
+                    else:
+                        del at[pos], targets[pos], codes[pos]
+                elif now >= 0:
+                    at.insert(pos, j)
+                    targets.insert(pos, self.ids[j])
+                    codes.insert(pos, now)
+            row.version = self.version
+        return row
+
+
+_CODE_SHIFT = 16
+"""A contest's DET-9 code is `hider class << _CODE_SHIFT | 2 * entry | unlocated`; the entries are
+distinct `_Step` values (at most 3 * 3 * 16 * 3 * 3 of them), so `2 * entry + 1` stays below it."""
+
+_Found = tuple[int, int, tuple[ContestModifier, ...]]
+
+
+class _Pools(dict[int, _Found]):
+    """DET-8/9 for observers of one pool base and wound penalty: a contest's code -> the observer's
+    pool, the hider's pool and the modifiers, computed the first time a code comes."""
+
+    __slots__ = ("base", "classes", "entries", "noisy", "wound")
+
+    def __init__(
+        self,
+        base: int,
+        wound: int,
+        noisy: bool,
+        classes: list[tuple[tuple[bool | int, ...], int]],
+        entries: list[_Step],
+    ) -> None:
+        super().__init__()
+        self.base, self.wound, self.noisy, self.classes, self.entries = base, wound, noisy, classes, entries
+
+    def __missing__(self, code: int) -> _Found:
+        part, hider_base = self.classes[code >> _CODE_SHIFT]
+        step = self.entries[(code & ((1 << _CODE_SHIFT) - 1)) >> 1]
+        mods = _modifiers(_args_of(bool(code & 1), self.noisy, _near(step[2]), self.wound, part))
+        observer_dp, hider_dp = modifier_dice(mods)
+        found = self[code] = (self.base + observer_dp, hider_base + hider_dp, mods)
+        return found
+
+
 def _run_contest(
     state: WorldState,
     pair: Pair,
@@ -460,12 +672,12 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     asked once, and the held win stands until the answer (not re-rolled, re-asked or dropped).
 
     Pairs run observer by observer, targets in token order, the observer's roll before the hider's
-    (the dice are drawn in that order). In three passes: every pair's contest is found and its pools
-    summed, in columns; all the round's dice are rolled at once (`roll_pools`); the results are
-    written. What depends on one token only (its senses, position, pool base, its own DET-9
-    circumstances) is looked up once, an observer's stage two, capability and distance
-    circumstances against one anti-detection are one step function of distance (`_pair_steps`),
-    and pairs with the same DET-9 circumstances share one modifiers tuple."""
+    (the dice are drawn in that order). In three passes over columns (one entry per contest): every
+    pair's contest is found and its pools summed; all the round's dice are rolled at once
+    (`roll_pools`); the results are written. Which pairs contest, at which step of distance, is the
+    world's `ContestGeometry` (recomputed only for tokens that moved); the DET-9 modifiers of a pair
+    follow from its step, its hider's class (own circumstances and pool base), whether it is
+    unlocated and its observer's pool base and wound penalty, one lookup per pair (`_Pools`)."""
     index = ctx.visibility
     base = index.refresh(state, state)
     old_visibility = base.visibility
@@ -480,122 +692,135 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     contests = dict(base.contests)
     round_number = base.scene.round if base.scene is not None else 0
     noisy = base.scene.noisy if base.scene is not None else False
-    scale2 = scale_squared(base.scene)
     unlocated = LocateState.UNLOCATED
     senses = {tid: index.senses(token_actor(base, tid, tok)) for tid, tok in base.tokens.items()}
-    keys: dict[AntiKey, int] = {}
-    hider_parts: dict[tuple[bool | int, ...], int] = {}
-    hiders = []
+    hiders: list[tuple[str, AntiKey]] = []
+    positions: list[tuple[float, float, float]] = []
+    class_ids: dict[tuple[tuple[bool | int, ...], int], int] = {}
+    class_codes: list[int] = []
+    """Per hider: its class (its own DET-9 circumstances and pool base) << `_CODE_SHIFT`."""
     for tid, tok in base.tokens.items():
         hidden = senses[tid]
         if hidden.key:
-            key = keys.setdefault(hidden.key, len(keys))
-            part = hider_parts.setdefault(_hider_circumstances(hidden.actor), len(hider_parts))
-            hiders.append((tid, tok.x, tok.y, tok.elevation, key, _hider_base(hidden.actor), part))
-    key_list = list(keys)
-    parts = list(hider_parts)
+            hiders.append((tid, hidden.key))
+            positions.append((tok.x, tok.y, tok.elevation))
+            kind = (_hider_circumstances(hidden.actor), _hider_base(hidden.actor))
+            class_codes.append(class_ids.setdefault(kind, len(class_ids)) << _CODE_SHIFT)
+    geometry = index.round_geometry
+    if not isinstance(geometry, ContestGeometry):
+        geometry = index.round_geometry = ContestGeometry()
+    geometry.begin(hiders, positions, scale_squared(base.scene), base.tokens)
+    classes = list(class_ids)
+    one_class = len(classes) == 1
+    """Every hider of one class (its code 0): the codes need no class added."""
+    held: dict[str, set[str]] = {}
+    """Observer -> the targets whose reveal to it is held for the GM: its win waits for the answer."""
+    for target, asked in base.reveals.items():
+        for observer in asked:
+            held.setdefault(observer, set()).add(target)
     # pass 1: every contest of the round, in columns
-    tables: dict[tuple[ObserverProfile, float | None, float | None], list[Any]] = {}
-    wounds: dict[int, int] = {}
-    modifiers: dict[int, tuple[int, int, tuple[ContestModifier, ...]]] = {}
-    pools: list[int] = []
-    add_pool = pools.append
+    tables: dict[tuple[int, int], _Pools] = {}
     targets: list[str] = []
-    steps: list[_Step] = []
-    currents: list[LocateState] = []
-    found_mods: list[tuple[int, int, tuple[ContestModifier, ...]]] = []
+    codes: list[int] = []
+    found_mods: list[_Found] = []
     observers: list[tuple[str, int, int]] = []
     """Each observer that contests and the range of its contests in the columns."""
-    held = base.reveals
+    theirs: list[tuple[list[str], list[int], list[LocateState]]] = []
+    """Per entry of `observers`: its targets, codes and current states."""
     for observer, token in base.tokens.items() if hiders else ():
         seen = senses[observer]
         observer_actor = seen.actor
         if spots_nothing(observer_actor.conditions):
             continue
-        profile = seen.profile
-        shape = (profile, observer_actor.approximate_range, observer_actor.sensory_range)
-        by_key = tables.get(shape)
-        if by_key is None:
-            by_key = tables[shape] = [None] * len(key_list)
+        shape = (seen.profile, observer_actor.approximate_range, observer_actor.sensory_range)
+        cells_of = geometry.row(observer, (token.x, token.y, token.elevation), shape, observer_actor)
+        at, their_targets, their_codes = cells_of.at, cells_of.targets, cells_of.codes
+        waiting = held.get(observer)
+        if waiting:
+            keep = [target not in waiting for target in their_targets]
+            at, their_targets = list(compress(at, keep)), list(compress(their_targets, keep))
+            their_codes = list(compress(their_codes, keep))
+        if not their_targets:
+            continue
+        currents = list(map(old_visibility[observer].__getitem__, their_targets))
         wound = observer_actor.wound_penalty
-        observer_code = wounds.setdefault(wound, len(wounds)) * len(parts)
         observer_base = _observer_base(observer_actor)
-        old_row = old_visibility[observer]
-        ox, oy, oz = token.x, token.y, token.elevation
+        pools_of = tables.get((observer_base, wound))
+        if pools_of is None:
+            pools_of = tables[(observer_base, wound)] = _Pools(
+                observer_base, wound, noisy, classes, geometry.entries
+            )
+        classed = their_codes if one_class else map(add, map(class_codes.__getitem__, at), their_codes)
+        pair_codes = map(add, classed, map(is_, currents, repeat(unlocated)))
         first = len(targets)
-        for target, tx, ty, tz, key, hider_base, part in hiders:
-            if target == observer or (held and observer in held.get(target, ())):
-                continue  # a reveal held for the GM: its win waits for the answer, not for dice
-            dx, dy, dz = ox - tx, oy - ty, oz - tz
-            distance2 = (dx * dx + dy * dy) * scale2 + dz * dz
-            table = by_key[key]
-            if table is None:
-                table = by_key[key] = _pair_steps(observer_actor, profile, profile.reach(key_list[key]))
-            step = table[1][bisect_left(table[0], distance2)]
-            if step is None:
-                continue
-            current = old_row[target]
-            code = (observer_code + part) << 5 | step[2] << 1 | (current is unlocated)
-            found = modifiers.get(code)
-            if found is None:
-                near = _near(step[2])
-                mods = _modifiers(_args_of(current is unlocated, noisy, near, wound, parts[part]))
-                found = modifiers[code] = (*modifier_dice(mods), mods)
-            add_pool(observer_base + found[0])
-            add_pool(hider_base + found[1])
-            targets.append(target)
-            steps.append(step)
-            currents.append(current)
-            found_mods.append(found)
-        if len(targets) > first:
-            observers.append((observer, first, len(targets)))
+        found_mods += map(pools_of.__getitem__, pair_codes)
+        targets += their_targets
+        codes += their_codes
+        observers.append((observer, first, len(targets)))
+        theirs.append((their_targets, their_codes, currents))
+    pools = [0] * (2 * len(found_mods))
+    pools[0::2] = map(itemgetter(0), found_mods)
+    pools[1::2] = map(itemgetter(1), found_mods)
+    step_of = [step for step in geometry.entries for _ in (False, True)]
+    steps = list(map(step_of.__getitem__, codes))
     # pass 2: the round's dice
     rolled = roll_pools(pools, ctx.roller)
     successes = rolled.successes
     # pass 3: the results
-    keep_win, keep_loss = keeps_result(True, round_number), keeps_result(False, round_number)
-    results: dict[tuple[int, bool], ContestWin] = {}
+    won = list(map(active_wins, successes[0::2], successes[1::2]))
+    leaves: list[LocateState] = []
+    """Per doubled entry id plus won: the pair's state after the contest."""
+    kept: list[ContestWin | None] = []
+    """Per doubled entry id plus won: the result the pair keeps, or None."""
+    for step in geometry.entries:
+        for wins_it in (False, True):
+            leaves.append(STATES[step[4] if wins_it else step[3]])
+            keeps = keeps_result(wins_it, round_number)
+            kept.append(index.result(STATES[step[0]], round_number, wins_it) if keeps else None)
+    keep_all = keeps_result(True, round_number) and keeps_result(False, round_number)
     cells: Pairs = []
     changed: list[tuple[str, int]] = []
     """The contests that changed a pair's state: observer and column index."""
-    for observer, first, end in observers:
+    fresh: dict[str, int] = {}
+    """Observer -> how many of its results this round wrote."""
+    for (observer, first, end), (their_targets, their_codes, currents) in zip(observers, theirs, strict=True):
+        slots = list(map(add, their_codes, won[first:end]))
         old_wins = contests.get(observer)
         wins = dict(old_wins) if old_wins else {}
-        row: dict[str, LocateState] | None = None
-        for i, target, step, current, spotted, hidden in zip(
-            range(first, end),
-            targets[first:end],
-            steps[first:end],
-            currents[first:end],
-            successes[2 * first : 2 * end : 2],
-            successes[2 * first + 1 : 2 * end : 2],
-            strict=True,
-        ):
-            won = active_wins(spotted, hidden)
-            if keep_win if won else keep_loss:
-                kept = results.get((step[0], won))
-                if kept is None:
-                    kept = results[(step[0], won)] = index.result(STATES[step[0]], round_number, won)
-                wins[target] = kept
-            else:
+        if keep_all:
+            kept_all = cast(list[ContestWin], kept)
+            wins.update(zip(their_targets, [kept_all[slot] for slot in slots], strict=True))
+            fresh[observer] = len(slots)
+        else:
+            results = list(map(kept.__getitem__, slots))
+            keep = list(map(is_not, results, repeat(None)))
+            wins.update(
+                zip(
+                    compress(their_targets, keep),
+                    compress(cast(list[ContestWin], results), keep),
+                    strict=True,
+                )
+            )
+            for target in compress(their_targets, map(not_, keep)):
                 wins.pop(target, None)
-            result = STATES[step[4] if won else step[3]]
-            if result is not current:
-                if row is None:
-                    if unapplied is not None:
-                        row = unapplied[observer] = {}
-                    else:
-                        row = visibility[observer] = dict(old_visibility[observer])
-                row[target] = result
-                if unapplied is None:
-                    cells.append((observer, target))
-                changed.append((observer, i))
+            fresh[observer] = keep.count(True)
         if wins:
             contests[observer] = wins
         else:
             contests.pop(observer, None)
+        now = [leaves[slot] for slot in slots]
+        moved = list(map(is_not, now, currents))
+        if True in moved:
+            moved_targets = list(compress(their_targets, moved))
+            if unapplied is not None:
+                unapplied[observer] = dict(zip(moved_targets, compress(now, moved), strict=True))
+            else:
+                row_now = visibility[observer] = dict(old_visibility[observer])
+                row_now.update(zip(moved_targets, compress(now, moved), strict=True))
+                cells.extend(zip(repeat(observer), moved_targets))
+            changed.extend(zip(repeat(observer), compress(range(first, end), moved)))
     ran = len(targets)
-    lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells, unapplied)
+    lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells, unapplied, fresh)
     changed_count = len(cells) + sum(map(len, unapplied.values())) if unapplied is not None else len(cells)
     log: list[Step] = []
     rolls: list[Roll] = []
@@ -655,15 +880,20 @@ def _lapse_old_results(
     round_number: int,
     cells: Pairs,
     unapplied: dict[str, dict[str, LocateState]] | None = None,
+    fresh: Mapping[str, int] | None = None,
 ) -> int:
     """DET-8: a result holds until the next round's contest. The round's contests have replaced the
     results of the pairs they ran; a win of another round whose pair ran no contest now (its observer
     out of range, out cold) lapses too, and the pair is back at its stage two. A win whose reveal is
     held for the GM (`reveals`) waits for the answer instead. Returns how many lapsed. With
-    `unapplied` (the round's cells not yet written, `Unapplied`), its changed cells go there."""
+    `unapplied` (the round's cells not yet written, `Unapplied`), its changed cells go there. An
+    observer all of whose results `fresh` counts as this round's has none to lapse."""
     lapsed = 0
     held = base.reveals
+    fresh = fresh or {}
     for observer, wins in list(contests.items()):
+        if fresh.get(observer) == len(wins):
+            continue
         old = [
             target
             for target, win in wins.items()
