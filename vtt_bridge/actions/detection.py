@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, ge, is_, is_not, itemgetter, not_
@@ -721,11 +721,13 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     # pass 1: every contest of the round, in columns
     tables: dict[tuple[int, int], _Pools] = {}
     targets: list[str] = []
-    codes: list[int] = []
+    steps: list[_Step] = []
+    step_of: list[_Step] = []
+    """Per doubled entry id (and plus one): its step."""
     found_mods: list[_Found] = []
     observers: list[tuple[str, int, int]] = []
     """Each observer that contests and the range of its contests in the columns."""
-    theirs: list[tuple[list[str], list[int], list[LocateState]]] = []
+    theirs: list[tuple[list[str], Sequence[int], list[LocateState]]] = []
     """Per entry of `observers`: its targets, codes and current states."""
     for observer, token in base.tokens.items() if hiders else ():
         seen = senses[observer]
@@ -734,7 +736,9 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
             continue
         shape = (seen.profile, observer_actor.approximate_range, observer_actor.sensory_range)
         cells_of = geometry.row(observer, (token.x, token.y, token.elevation), shape, observer_actor)
-        at, their_targets, their_codes = cells_of.at, cells_of.targets, cells_of.codes
+        at: Sequence[int] = cells_of.at
+        their_codes: Sequence[int] = cells_of.codes
+        their_targets = cells_of.targets
         waiting = held.get(observer)
         if waiting:
             keep = [target not in waiting for target in their_targets]
@@ -755,19 +759,20 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         first = len(targets)
         found_mods += map(pools_of.__getitem__, pair_codes)
         targets += their_targets
-        codes += their_codes
+        if len(step_of) < 2 * len(geometry.entries):
+            step_of = [step for step in geometry.entries for _ in (False, True)]
+        steps += map(step_of.__getitem__, their_codes)
         observers.append((observer, first, len(targets)))
         theirs.append((their_targets, their_codes, currents))
     pools = [0] * (2 * len(found_mods))
     pools[0::2] = map(itemgetter(0), found_mods)
     pools[1::2] = map(itemgetter(1), found_mods)
-    step_of = [step for step in geometry.entries for _ in (False, True)]
-    steps = list(map(step_of.__getitem__, codes))
     # pass 2: the round's dice
     rolled = roll_pools(pools, ctx.roller)
     successes = rolled.successes
     # pass 3: the results
-    won = list(map(active_wins, successes[0::2], successes[1::2]))
+    won = bytes(map(active_wins, successes[0::2], successes[1::2]))
+    """Per contest, 1 where the observer won (bytes: nothing for the cycle collector to walk)."""
     leaves: list[LocateState] = []
     """Per doubled entry id plus won: the pair's state after the contest."""
     kept: list[ContestWin | None] = []
