@@ -201,6 +201,63 @@ def test_the_stage_three_results_are_patched_entry_by_entry() -> None:
     assert {("add", 2), ("add", 3), ("replace", 4), ("remove", 3), ("remove", 2)} <= set(shapes)
 
 
+ORDER_SCRIPT = """
+import hashlib
+import orjson
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.world import World
+hider = {"attributes": {"DEX": 2}, "skills": {"stealth": 1},
+         "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}]}
+guard = {"attributes": {"PER": 3}, "skills": {"investigation": 2}}
+names = [f"n{i}" for i in range(10)]
+actors = {name: {**(hider if i % 2 else guard), "name": name} for i, name in enumerate(names)}
+tokens = {name: {"actor": name, "x": 100 * i, "y": 0} for i, name in enumerate(names)}
+world = World("w")
+pending = world.prepare_sync({"state": {"scene": {"id": "s", "round": 1}, "actors": actors, "tokens": tokens}})
+replies = [orjson.dumps(pending.result)]
+world.commit(pending, replies[-1])
+def knocked_out(targets):
+    return {"kind": "batch", "actions": [
+        {"kind": "damage", "target": t, "instances": [{"amount": 9, "grade": "B"}]} for t in targets]}
+payloads = [{"kind": "round", "round": 1}, knocked_out(names[:4]), {"kind": "round", "round": 2}]
+payloads += [{"kind": "heal", "target": name, "amount": 9, "source": "shortRest"} for name in names[:4]]
+payloads += [knocked_out(names[4:8]), {"kind": "round", "round": 3}]
+for i, payload in enumerate(payloads):
+    pending = world.prepare_action(f"a{i}", payload, SeededRoller(i))
+    replies.append(orjson.dumps(pending.result))
+    world.commit(pending, replies[-1])
+rows = [op["op"] for op in orjson.loads(replies[-1])["patch"] if op["path"].startswith("/contests/")
+        and op["path"].count("/") == 2]
+print(rows.count("add"), rows.count("remove"), hashlib.sha256(b"".join(replies)).hexdigest())
+"""
+"""A sync and rounds 1 to 3 of ten tokens, four knocked out before round 2 and healed before round 3,
+four others knocked out then: round 3 adds four rows of `contests` and removes four."""
+
+
+def test_the_order_of_the_ops_is_the_same_in_every_process() -> None:
+    """The rows a round adds and removes (and the entries and members a ruling adds and removes)
+    are patched in sorted key order, never in the order of string hashing: processes with other
+    `PYTHONHASHSEED`s send the very same reply bytes."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        done = subprocess.run(
+            [sys.executable, "-c", ORDER_SCRIPT],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1, outputs
+    added, removed, _ = outputs.pop().split()
+    assert (int(added), int(removed)) == (4, 4), "round 3 adds four rows and removes four"
+
+
 def test_a_roll_on_the_wire_carries_every_field_of_the_roll() -> None:
     """`roll_payload` names the fields one by one (a round writes thousands): it drops none, and
     `by` and `purpose` only from an unnamed roll."""

@@ -142,12 +142,14 @@ def _diff_model(
 def _added_and_removed(
     path: str, before: Mapping[str, V], after: Mapping[str, V], dump: Callable[[V], Any], ops: list[Op]
 ) -> None:
-    """Ops for the members of a map that only one side has (set differences of the keys, in C)."""
+    """Ops for the members of a map that only one side has (set differences of the keys, in C): the
+    removed ones, then the added ones, each in sorted key order (never the order of string hashing,
+    which differs from process to process)."""
     if before.keys() == after.keys():
         return
-    for key in before.keys() - after.keys():
+    for key in sorted(before.keys() - after.keys()):
         ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
-    for key in after.keys() - before.keys():
+    for key in sorted(after.keys() - before.keys()):
         ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": dump(after[key])})
 
 
