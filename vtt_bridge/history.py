@@ -4,6 +4,13 @@ An undo is a ruling of its own. It applies when every value the undone ruling se
 set; its ops are that ruling's inverse (the values each changed path held before). A redo applies
 the ops of the undo's inverse, under the same condition on the undo's own values. Undoing an undo is
 a redo, undoing a redo an undo again: each resolves to the ruling first made (`Entry.origin`).
+
+A stage-three row a ruling's patch replaced whole (`patch.is_whole_row`) counts as the entry-by-entry
+ops it stands for (`patch.row_entries`, from the row before that the inverse holds): a value the
+ruling set is one field of one entry, as in the entry form, so a later ruling that changed other
+entries of the row neither keeps it from being undone nor is named for it; where the row changed
+since, the undo restores only its entries. A sync or upsert keeps no values: a row it replaced
+counts whole when later rulings are named.
 """
 
 from __future__ import annotations
@@ -60,8 +67,22 @@ def forward_ops(patch: Iterable[patches.Op]) -> tuple[patches.Op, ...]:
     return tuple(op for op in patch if op["path"] != "/rev")
 
 
-def _overlaps(a: str, b: str) -> bool:
-    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+def _rows_before(entry: Entry) -> dict[str, Any]:
+    """Path -> the row before, of each stage-three row the entry's patch replaced whole."""
+    return {op["path"]: op["value"] for op in entry.inverse or () if patches.is_whole_row(op)}
+
+
+def _entry_ops(
+    entry: Entry, rows: dict[str, Any], op: patches.Op
+) -> tuple[list[patches.Op], list[patches.Op]] | None:
+    """The entry-by-entry ops (and their inverse) a whole row's replace stands for, or None where
+    the entry kept no row before (a sync or upsert: the op counts whole)."""
+    if not patches.is_whole_row(op):
+        return None
+    old_row = rows.get(op["path"])
+    if not isinstance(old_row, dict) or not isinstance(op["value"], dict):
+        return None
+    return patches.row_entries(op["path"], old_row, op["value"])
 
 
 def _still(path: str, held: Any, value: Any) -> bool:
@@ -160,8 +181,7 @@ class History:
                 )
             checked = self._entry(standing, answered)
         assert checked.inverse is not None
-        self._check(checked, state, mode, entry)
-        return Plan(mode=mode, origin=entry, ops=checked.inverse)
+        return Plan(mode=mode, origin=entry, ops=self._check(checked, state, mode, entry))
 
     def _entry(self, action: str, answered: set[str]) -> Entry:
         entry = self.by_id.get(action)
@@ -195,21 +215,43 @@ class History:
             [ErrorDetail(path=["action"], message="unknown action id")],
         )
 
-    def _check(self, checked: Entry, state: WorldState, mode: str, origin: Entry) -> None:
-        """`conflict` unless every value `checked` set is still what it set, listing each changed
+    def _check(self, checked: Entry, state: WorldState, mode: str, origin: Entry) -> tuple[patches.Op, ...]:
+        """The ops that undo `checked` (its inverse, a row that changed since restored entry by entry),
+        or `conflict` unless every value `checked` set is still what it set, listing each changed
         path and the later rulings that changed it."""
+        assert checked.inverse is not None
         reader = patches.Reader(state)
-        changed = [
-            op["path"]
-            for op in checked.forward
-            if not _still(op["path"], reader.value_at(op["path"]), patches.set_value(op))
-        ]
+        rows = _rows_before(checked)
+        changed: list[str] = []
+        partly: dict[str, list[patches.Op]] = {}
+        """Path of a whole row that changed since only where `checked` set nothing -> the entry ops
+        that undo it."""
+        for op in checked.forward:
+            path = op["path"]
+            held = reader.value_at(path)
+            if _still(path, held, patches.set_value(op)):
+                continue
+            entry_ops = _entry_ops(checked, rows, op)
+            if entry_ops is None:
+                changed.append(path)
+                continue
+            forward, inverse = entry_ops
+            moved = [
+                sub["path"]
+                for sub in forward
+                if not _still(sub["path"], _below(held, sub["path"]), patches.set_value(sub))
+            ]
+            changed.extend(moved)
+            if not moved:
+                partly[path] = inverse
         if not changed:
-            return
-        later = [entry for rev, entry in self.by_rev.items() if rev > checked.rev]
+            if not partly:
+                return checked.inverse
+            return tuple(undo for op in checked.inverse for undo in partly.get(op["path"], (op,)))
+        later = [(entry.ref(), _Touched(entry)) for rev, entry in self.by_rev.items() if rev > checked.rev]
         details = []
         for path in changed:
-            by = [e.ref() for e in later if any(_overlaps(path, op["path"]) for op in e.forward)]
+            by = [ref for ref, touched in later if touched.touches(path)]
             names = ", ".join(
                 f"{r.kind} {r.action!r} (rev {r.rev})" if r.action else f"{r.kind} (rev {r.rev})" for r in by
             )
@@ -233,6 +275,47 @@ class History:
             + " (nothing was changed)",
             details,
         )
+
+
+def _below(row: Any, path: str) -> Any:
+    """The value at an entry path (`/contests/<observer>/<target>/...`) inside its row's JSON."""
+    return patches.walk(row, patches.split_pointer(path)[2:]) if isinstance(row, dict) else patches.MISSING
+
+
+class _Touched:
+    """The paths one ruling's patch changed, for asking whether it changed a path, or one inside or
+    above it, in a few set lookups (a round's patch holds thousands of paths, a conflict lists as
+    many). A whole row's replace counts as the entry ops it stands for, where the entry kept the
+    row before (`_entry_ops`)."""
+
+    def __init__(self, entry: Entry) -> None:
+        rows = _rows_before(entry)
+        self.paths: set[str] = set()
+        for op in entry.forward:
+            entry_ops = _entry_ops(entry, rows, op)
+            if entry_ops is None:
+                self.paths.add(op["path"])
+            else:
+                self.paths.update(sub["path"] for sub in entry_ops[0])
+        self.above: set[str] = set()
+        """Every proper prefix of a path changed (a path above one changed)."""
+        for path in self.paths:
+            cut = path.rfind("/")
+            while cut > 0 and path[:cut] not in self.above:
+                self.above.add(path[:cut])
+                cut = path.rfind("/", 0, cut)
+            if cut == 0:
+                self.above.add("")
+
+    def touches(self, path: str) -> bool:
+        if path in self.paths or path in self.above:
+            return True
+        cut = path.rfind("/")
+        while cut > 0:
+            if path[:cut] in self.paths:
+                return True
+            cut = path.rfind("/", 0, cut)
+        return "" in self.paths
 
 
 def step_data(mode: str, origin: Entry) -> dict[str, Any]:

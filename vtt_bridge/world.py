@@ -243,7 +243,7 @@ class World:
                 {"op": "replace", "path": f"/{name}", "value": document[name]} for name in SYNC_PARTS
             ]
         else:
-            ops = patches.diff_states(before, after, pairs, olds)
+            ops = patches.diff_states(before, after, pairs, olds, whole_rows=action_id is not None)
         result = {
             "rev": new_rev,
             "patch": patches.ruling_patch(before.rev, new_rev, ops),
