@@ -28,6 +28,11 @@ HISTORY_KEPT = 1000
 """Rulings a world keeps in memory for undo (their forward ops and inverse); older ones are
 `not_undoable`."""
 
+HISTORY_BYTES = 32 << 20
+"""The replies of the rulings a world keeps for undo hold at most this many bytes between them (a
+ruling's ops and inverse take memory in proportion to its patch); the newest ruling is always kept,
+however large. The same bound holds in memory and when the store reads the history back."""
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -44,6 +49,9 @@ class Entry:
     target: str | None = None
     """For an undo or redo: the id of the ruling first made that it undid or redid."""
     reason: str | None = None
+    size: int = 0
+    """The bytes of its reply, counted against `HISTORY_BYTES` (0 for a sync or upsert: only its
+    paths are kept)."""
 
     def ref(self) -> RulingRef:
         return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
@@ -98,8 +106,12 @@ class History:
         changes: dict[str, str] | None = None,
         old: dict[str, str] | None = None,
         kept: int = HISTORY_KEPT,
+        budget: int | None = None,
     ) -> None:
         self.kept = max(1, kept)
+        self.budget = HISTORY_BYTES if budget is None else budget
+        self.size = 0
+        """The bytes of the kept entries' replies (`Entry.size`)."""
         self.by_rev: OrderedDict[int, Entry] = OrderedDict()
         self.by_id: dict[str, Entry] = {}
         self.undone: dict[str, str] = dict(undone or {})
@@ -112,11 +124,18 @@ class History:
             self._keep(entry)
 
     def _keep(self, entry: Entry) -> None:
+        """Keep `entry`, then drop the oldest while more than `kept` are kept or their replies hold
+        more than `budget` bytes (the newest always stays)."""
+        old = self.by_rev.get(entry.rev)
+        if old is not None:
+            self.size -= old.size
         self.by_rev[entry.rev] = entry
+        self.size += entry.size
         if entry.action_id is not None:
             self.by_id[entry.action_id] = entry
-        while len(self.by_rev) > self.kept:
+        while len(self.by_rev) > self.kept or (self.size > self.budget and len(self.by_rev) > 1):
             _, dropped = self.by_rev.popitem(last=False)
+            self.size -= dropped.size
             if dropped.action_id is not None:
                 self.by_id.pop(dropped.action_id, None)
 
@@ -182,7 +201,8 @@ class History:
             )
         if action in answered:
             reason = self.old.get(action) or (
-                f"it is older than the last {self.kept} rulings this world keeps for undo"
+                f"it is older than the rulings this world keeps for undo (the last {self.kept:,}, "
+                f"whose replies hold at most {self.budget / (1 << 20):g} MB)"
             )
             raise RequestError(
                 ErrorCode.NOT_UNDOABLE,

@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -563,13 +563,17 @@ class World:
         `result` payload's JSON, kept as UTF-8 for retries."""
         self.state = pending.state
         seal(pending.state)
+        data = _utf8(reply)
         if pending.entry is not None:
-            self.history.record(pending.entry, pending.message_id)
+            entry = pending.entry
+            if entry.action_id is not None:  # its ops take memory in proportion to its reply
+                entry = replace(entry, size=len(data))
+            self.history.record(entry, pending.message_id)
         if pending.action_id is not None:
             self.answered.add(pending.action_id)
             if pending.digest is not None:
                 self.digests[pending.action_id] = pending.digest
-            data = self.replies[pending.action_id] = _utf8(reply)
+            self.replies[pending.action_id] = data
             self._reply_bytes += len(data)
             while len(self.replies) > 1 and (
                 len(self.replies) > self.recent or self._reply_bytes > RECENT_REPLY_BYTES
