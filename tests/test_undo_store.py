@@ -11,6 +11,7 @@ import pytest
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
 from vtt_bridge.errors import RequestError, StoreDamaged
+from vtt_bridge.history import JsonOps
 from vtt_bridge.server import dumps
 from vtt_bridge.store import APPLICATION_ID, LAYOUT, Store, checksum
 from vtt_bridge.world import Pending, World
@@ -33,6 +34,7 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
     reply = dumps(pending.result)
     entry = pending.entry
     assert entry is not None
+    inverse = None if entry.inverse is None else dumps(list(entry.inverse))
     store.append(
         world.id,
         pending.result["rev"],
@@ -42,9 +44,9 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
         pending.digest,
         kind=entry.kind,
         target=pending.message_id if entry.action_id is None else entry.target,
-        inverse=None if entry.inverse is None else dumps(list(entry.inverse)),
+        inverse=inverse,
     )
-    world.commit(pending, reply)
+    world.commit(pending, reply, inverse)
 
 
 def reopened(path: Path) -> tuple[Store, World]:
@@ -344,3 +346,23 @@ def test_the_newest_ruling_stays_undoable_however_large_its_reply(monkeypatch: p
     assert not isinstance(undo, bytes)
     world.commit(undo, dumps(undo.result))
     assert world.state.actors["hero"].health.lethal == 2
+
+
+def test_undo_keeps_a_stored_rulings_ops_as_their_json_and_decodes_the_same_ops() -> None:
+    """`JsonOps`: committed with its stored inverse, a ruling's forward ops are read from its reply
+    and its inverse from the stored JSON; both decode to the ops the ruling made, and undo works."""
+    world = World("w")
+    pending = world.prepare_sync({"state": STATE})
+    world.commit(pending, dumps(pending.result))
+    hit = world.prepare_action("hit", HIT, SeededRoller(1))
+    assert not isinstance(hit, bytes) and hit.entry is not None and hit.entry.inverse is not None
+    forward, inverse = hit.entry.forward, hit.entry.inverse
+    world.commit(hit, dumps(hit.result), dumps(list(inverse)))
+    kept = world.history.by_id["hit"]
+    assert isinstance(kept.forward, JsonOps) and isinstance(kept.inverse, JsonOps)
+    assert kept.forward.ops() == forward and kept.inverse.ops() == inverse
+    assert kept.forward == forward and kept.size == len(dumps(hit.result).encode())
+    undo = world.prepare_action("u", {"kind": "undo", "action": "hit"}, SeededRoller(1))
+    assert not isinstance(undo, bytes)
+    world.commit(undo, dumps(undo.result))
+    assert world.state.actors["hero"].health.lethal == 0

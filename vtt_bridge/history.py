@@ -9,9 +9,11 @@ a redo, undoing a redo an undo again: each resolves to the ruling first made (`E
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import orjson
 
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
@@ -34,6 +36,37 @@ ruling's ops and inverse take memory in proportion to its patch); the newest rul
 however large. The same bound holds in memory and when the store reads the history back."""
 
 
+class JsonOps:
+    """Ops kept as the JSON they were written as, decoded at each use: a ruling's reply (`in_reply`:
+    the ops of its `patch` but the rev's, `forward_ops`) or its inverse as the store wrote it. A
+    round's hundred thousand ops then take their JSON's bytes in memory, not several times that as
+    dicts, and give the cycle collector nothing to walk. Immutable: each use decodes afresh."""
+
+    __slots__ = ("_in_reply", "_json")
+
+    def __init__(self, json: bytes | str, in_reply: bool = False) -> None:
+        self._json = json
+        self._in_reply = in_reply
+
+    def ops(self) -> tuple[patches.Op, ...]:
+        value = orjson.loads(self._json)
+        return forward_ops(value["patch"]) if self._in_reply else tuple(value)
+
+    def __iter__(self) -> Iterator[patches.Op]:
+        return iter(self.ops())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JsonOps):
+            return self.ops() == other.ops()
+        return isinstance(other, tuple) and self.ops() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+Ops = tuple[patches.Op, ...] | JsonOps
+"""A ruling's ops as undo keeps them: as dicts, or as the JSON they were stored as (`JsonOps`)."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One ruling as undo sees it."""
@@ -42,9 +75,9 @@ class Entry:
     """None: a sync or an upsert (they change paths, but are no ruling to undo)."""
     rev: int
     kind: str
-    forward: tuple[patches.Op, ...]
+    forward: Ops
     """The ruling's ops (rev excluded), as its patch carried them."""
-    inverse: tuple[patches.Op, ...] | None
+    inverse: Ops | None
     """The ops that undo it; None when it cannot be undone (`reason`)."""
     target: str | None = None
     """For an undo or redo: the id of the ruling first made that it undid or redid."""
@@ -180,7 +213,7 @@ class History:
             checked = self._entry(standing, answered)
         assert checked.inverse is not None
         self._check(checked, state, mode, entry)
-        return Plan(mode=mode, origin=entry, ops=checked.inverse)
+        return Plan(mode=mode, origin=entry, ops=tuple(checked.inverse))
 
     def _entry(self, action: str, answered: set[str]) -> Entry:
         entry = self.by_id.get(action)
@@ -226,10 +259,14 @@ class History:
         ]
         if not changed:
             return
-        later = [entry for rev, entry in self.by_rev.items() if rev > checked.rev]
+        later = [
+            (entry, [op["path"] for op in entry.forward])
+            for rev, entry in self.by_rev.items()
+            if rev > checked.rev
+        ]
         details = []
         for path in changed:
-            by = [e.ref() for e in later if any(_overlaps(path, op["path"]) for op in e.forward)]
+            by = [e.ref() for e, paths in later if any(_overlaps(path, at) for at in paths)]
             names = ", ".join(
                 f"{r.kind} {r.action!r} (rev {r.rev})" if r.action else f"{r.kind} (rev {r.rev})" for r in by
             )

@@ -30,7 +30,7 @@ from vtt_bridge import __version__
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.errors import StoreBusy, StoreDamaged
-from vtt_bridge.history import HISTORY_BYTES, HISTORY_KEPT, Entry, History, forward_ops, sync_entry
+from vtt_bridge.history import HISTORY_BYTES, HISTORY_KEPT, Entry, History, JsonOps, sync_entry
 from vtt_bridge.rules.common import STORED
 
 APPLICATION_ID = 0x56545442
@@ -623,8 +623,8 @@ class Store:
                     action_id,
                     key - base,
                     kind or "ruling",
-                    forward_ops(json.loads(reply)["patch"]),
-                    tuple(json.loads(inverse)) if undoable else None,
+                    JsonOps(reply, in_reply=True),
+                    JsonOps(inverse) if undoable else None,
                     target if action_id is not None else None,
                     None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
                     weight,
