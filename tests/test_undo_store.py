@@ -308,7 +308,8 @@ def test_the_rulings_kept_for_undo_are_bounded_by_their_replies_bytes_alike_befo
         assert not isinstance(pending, bytes)
         sizes.append(len(dumps(pending.result).encode()))
         store_ruling(store, again, pending)  # drops the oldest that no longer fit
-        fit, total = [], 0
+        fit: list[str] = []
+        total = 0
         for i in range(6, -1, -1):  # the newest first, while their replies fit
             total += sizes[i]
             if total > budget and fit:
