@@ -109,7 +109,10 @@ export function getAt(doc, path) {
  * Apply a JSON Patch to a copy of `doc`; `doc` is never changed. The copy is made along the ops'
  * paths only (copy on write): each object or array an op changes, and those above it, are copied
  * once per patch; every other part of the result is the very object `doc` holds, so a patch of a
- * few ops costs a few copies, not a copy of the whole document. Treat both as immutable.
+ * few ops costs a few copies, not a copy of the whole document. An `add` or `replace` puts its op's
+ * value in as it is (a later op of the patch that changes inside it copies it first; a `copy` is
+ * deep-copied, as it may be a container this patch changes again). Treat the document, the ops'
+ * values and the result as immutable.
  * @param {unknown} doc
  * @param {readonly PatchOp[]} ops
  * @returns {unknown} the patched copy
@@ -186,10 +189,10 @@ function applyOne(box, op, index) {
       return;
     }
     case "add":
-      return put(box, tokens, structuredClone(op.value), "add", fail);
+      return put(box, tokens, op.value, "add", fail);
     case "replace":
       if (getAt(box.root, tokens) === undefined) throw fail("no such member");
-      return put(box, tokens, structuredClone(op.value), "replace", fail);
+      return put(box, tokens, op.value, "replace", fail);
     case "remove":
       if (getAt(box.root, tokens) === undefined) throw fail("no such member");
       return remove(box, tokens, fail);
@@ -203,7 +206,7 @@ function applyOne(box, op, index) {
         if (op.path.startsWith(op.from + "/")) throw fail("cannot move into itself");
         remove(box, fromTokens, fail);
       }
-      return put(box, tokens, structuredClone(value), "add", fail);
+      return put(box, tokens, op.op === "copy" ? structuredClone(value) : value, "add", fail);
     }
     default:
       throw fail("unknown op");

@@ -122,3 +122,16 @@ test("two ops on one container in a patch copy it once and see each other's chan
   assert.deepEqual(after, { row: { b: 2, c: 2, d: 1 } });
   assert.deepEqual(doc, { row: { a: 1 } });
 });
+
+test("an op's value is put in as it is and never changed by a later op of the patch", () => {
+  const value = deepFreeze({ t1: "a" });
+  const ops = deepFreeze([
+    { op: "add", path: "/visibility/o1", value },
+    { op: "add", path: "/visibility/o1/t2", value: "u" },
+    { op: "copy", from: "/visibility/o1", path: "/visibility/o2" },
+    { op: "remove", path: "/visibility/o1/t1" },
+  ]);
+  const after = /** @type {any} */ (applyJsonPatch({ visibility: {} }, ops));
+  assert.deepEqual(after.visibility, { o1: { t2: "u" }, o2: { t1: "a", t2: "u" } });
+  assert.deepEqual(value, { t1: "a" }, "the op's value is as it came");
+});
