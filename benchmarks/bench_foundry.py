@@ -1,8 +1,8 @@
 """The Foundry side counted: the module's own patch-to-update code (`core/apply-patch.mjs`, in Node)
-run on the sidecar's results for a `sync`, a `move`, a combat `round` and the next round (`round2`:
-every kept result rewritten, the rows of `contests` replaced whole) of the generated scene at 50,
-500 and 1,000 tokens: how many documents each updates and how many bytes of update data it sends
-to Foundry (the first sync on a Foundry without the module's flags).
+run on the sidecar's results for a `sync`, a `move` and a combat `round` of the generated scene at
+50, 500 and 1,000 tokens, then the next round (`round2`, every kept result replaced) and a `damage`
+after them: how many documents each updates, how many bytes of update data it sends to Foundry (the
+first sync on a Foundry without the module's flags) and how long the module takes to plan it.
 
     python -m benchmarks.bench_foundry [--tokens 50 500 1000]
 
@@ -35,7 +35,7 @@ def _committed(world: World, pending: Pending | bytes) -> dict[str, Any]:
 
 
 def results(tokens: int) -> dict[str, dict[str, Any]]:
-    """The sidecar's results of a sync, a move and two rounds of a generated scene."""
+    """The sidecar's results of a sync, a move and a round of a generated scene."""
     state = scene(tokens, seed=7).model_dump(mode="json")
     world = World("bench")
     sync = _committed(
@@ -47,10 +47,16 @@ def results(tokens: int) -> dict[str, dict[str, Any]]:
     round_ = _committed(
         world, world.prepare_action("r", {"kind": "round", "round": next_round}, SeededRoller(2))
     )
-    later = _committed(
+    round2 = _committed(
         world, world.prepare_action("r2", {"kind": "round", "round": next_round + 1}, SeededRoller(3))
     )
-    return {"sync": sync, "move": moved, "round": round_, "round2": later}
+    hit = {
+        "kind": "damage",
+        "target": world.state.tokens["t0"].actor,
+        "instances": [{"amount": 1, "grade": "B"}],
+    }
+    damage = _committed(world, world.prepare_action("d", hit, SeededRoller(4)))
+    return {"sync": sync, "move": moved, "round": round_, "round2": round2, "damage": damage}
 
 
 def main() -> None:

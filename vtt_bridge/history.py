@@ -16,9 +16,11 @@ counts whole when later rulings are named.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import orjson
 
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
@@ -35,6 +37,42 @@ HISTORY_KEPT = 1000
 """Rulings a world keeps in memory for undo (their forward ops and inverse); older ones are
 `not_undoable`."""
 
+HISTORY_BYTES = 32 << 20
+"""The replies of the rulings a world keeps for undo hold at most this many bytes between them (a
+ruling's ops and inverse take memory in proportion to its patch); the newest ruling is always kept,
+however large. The same bound holds in memory and when the store reads the history back."""
+
+
+class JsonOps:
+    """Ops kept as the JSON they were written as, decoded at each use: a ruling's reply (`in_reply`:
+    the ops of its `patch` but the rev's, `forward_ops`) or its inverse as the store wrote it. A
+    round's hundred thousand ops then take their JSON's bytes in memory, not several times that as
+    dicts, and give the cycle collector nothing to walk. Immutable: each use decodes afresh."""
+
+    __slots__ = ("_in_reply", "_json")
+
+    def __init__(self, json: bytes | str, in_reply: bool = False) -> None:
+        self._json = json
+        self._in_reply = in_reply
+
+    def ops(self) -> tuple[patches.Op, ...]:
+        value = orjson.loads(self._json)
+        return forward_ops(value["patch"]) if self._in_reply else tuple(value)
+
+    def __iter__(self) -> Iterator[patches.Op]:
+        return iter(self.ops())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JsonOps):
+            return self.ops() == other.ops()
+        return isinstance(other, tuple) and self.ops() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+Ops = tuple[patches.Op, ...] | JsonOps
+"""A ruling's ops as undo keeps them: as dicts, or as the JSON they were stored as (`JsonOps`)."""
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -44,13 +82,16 @@ class Entry:
     """None: a sync or an upsert (they change paths, but are no ruling to undo)."""
     rev: int
     kind: str
-    forward: tuple[patches.Op, ...]
+    forward: Ops
     """The ruling's ops (rev excluded), as its patch carried them."""
-    inverse: tuple[patches.Op, ...] | None
+    inverse: Ops | None
     """The ops that undo it; None when it cannot be undone (`reason`)."""
     target: str | None = None
     """For an undo or redo: the id of the ruling first made that it undid or redid."""
     reason: str | None = None
+    size: int = 0
+    """The bytes of its reply, counted against `HISTORY_BYTES` (0 for a sync or upsert: only its
+    paths are kept)."""
 
     def ref(self) -> RulingRef:
         return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
@@ -67,16 +108,15 @@ def forward_ops(patch: Iterable[patches.Op]) -> tuple[patches.Op, ...]:
     return tuple(op for op in patch if op["path"] != "/rev")
 
 
-def _rows_before(entry: Entry) -> dict[str, Any]:
-    """Path -> the row before, of each stage-three row the entry's patch replaced whole."""
-    return {op["path"]: op["value"] for op in entry.inverse or () if patches.is_whole_row(op)}
+def _rows_before(inverse: Iterable[patches.Op] | None) -> dict[str, Any]:
+    """Path -> the row before, of each stage-three row a ruling's patch replaced whole (from its
+    inverse)."""
+    return {op["path"]: op["value"] for op in inverse or () if patches.is_whole_row(op)}
 
 
-def _entry_ops(
-    entry: Entry, rows: dict[str, Any], op: patches.Op
-) -> tuple[list[patches.Op], list[patches.Op]] | None:
-    """The entry-by-entry ops (and their inverse) a whole row's replace stands for, or None where
-    the entry kept no row before (a sync or upsert: the op counts whole)."""
+def _entry_ops(rows: dict[str, Any], op: patches.Op) -> tuple[list[patches.Op], list[patches.Op]] | None:
+    """The entry-by-entry ops (and their inverse) a whole row's replace stands for, from `rows`
+    (`_rows_before`); None for any other op, or where no row before is kept (the op counts whole)."""
     if not patches.is_whole_row(op):
         return None
     old_row = rows.get(op["path"])
@@ -119,8 +159,12 @@ class History:
         changes: dict[str, str] | None = None,
         old: dict[str, str] | None = None,
         kept: int = HISTORY_KEPT,
+        budget: int | None = None,
     ) -> None:
         self.kept = max(1, kept)
+        self.budget = HISTORY_BYTES if budget is None else budget
+        self.size = 0
+        """The bytes of the kept entries' replies (`Entry.size`)."""
         self.by_rev: OrderedDict[int, Entry] = OrderedDict()
         self.by_id: dict[str, Entry] = {}
         self.undone: dict[str, str] = dict(undone or {})
@@ -133,11 +177,18 @@ class History:
             self._keep(entry)
 
     def _keep(self, entry: Entry) -> None:
+        """Keep `entry`, then drop the oldest while more than `kept` are kept or their replies hold
+        more than `budget` bytes (the newest always stays)."""
+        old = self.by_rev.get(entry.rev)
+        if old is not None:
+            self.size -= old.size
         self.by_rev[entry.rev] = entry
+        self.size += entry.size
         if entry.action_id is not None:
             self.by_id[entry.action_id] = entry
-        while len(self.by_rev) > self.kept:
+        while len(self.by_rev) > self.kept or (self.size > self.budget and len(self.by_rev) > 1):
             _, dropped = self.by_rev.popitem(last=False)
+            self.size -= dropped.size
             if dropped.action_id is not None:
                 self.by_id.pop(dropped.action_id, None)
 
@@ -202,7 +253,8 @@ class History:
             )
         if action in answered:
             reason = self.old.get(action) or (
-                f"it is older than the last {self.kept} rulings this world keeps for undo"
+                f"it is older than the rulings this world keeps for undo (the last {self.kept:,}, "
+                f"whose replies hold at most {self.budget / (1 << 20):g} MB)"
             )
             raise RequestError(
                 ErrorCode.NOT_UNDOABLE,
@@ -221,7 +273,8 @@ class History:
         path and the later rulings that changed it."""
         assert checked.inverse is not None
         reader = patches.Reader(state)
-        rows = _rows_before(checked)
+        undo_ops = tuple(checked.inverse)  # decoded once (`JsonOps`)
+        rows = _rows_before(undo_ops)
         changed: list[str] = []
         partly: dict[str, list[patches.Op]] = {}
         """Path of a whole row that changed since only where `checked` set nothing -> the entry ops
@@ -231,7 +284,7 @@ class History:
             held = reader.value_at(path)
             if _still(path, held, patches.set_value(op)):
                 continue
-            entry_ops = _entry_ops(checked, rows, op)
+            entry_ops = _entry_ops(rows, op)
             if entry_ops is None:
                 changed.append(path)
                 continue
@@ -246,8 +299,8 @@ class History:
                 partly[path] = inverse
         if not changed:
             if not partly:
-                return checked.inverse
-            return tuple(undo for op in checked.inverse for undo in partly.get(op["path"], (op,)))
+                return undo_ops
+            return tuple(undo for op in undo_ops for undo in partly.get(op["path"], (op,)))
         later = [(entry.ref(), _Touched(entry)) for rev, entry in self.by_rev.items() if rev > checked.rev]
         details = []
         for path in changed:
@@ -289,10 +342,11 @@ class _Touched:
     row before (`_entry_ops`)."""
 
     def __init__(self, entry: Entry) -> None:
-        rows = _rows_before(entry)
+        forward = tuple(entry.forward)  # decoded once (`JsonOps`)
+        rows = _rows_before(entry.inverse) if any(map(patches.is_whole_row, forward)) else {}
         self.paths: set[str] = set()
-        for op in entry.forward:
-            entry_ops = _entry_ops(entry, rows, op)
+        for op in forward:
+            entry_ops = _entry_ops(rows, op)
             if entry_ops is None:
                 self.paths.add(op["path"])
             else:
