@@ -28,7 +28,7 @@ from tests.detection_scenes import (
     world,
 )
 from vtt_bridge import patch as patches
-from vtt_bridge.actions import Context
+from vtt_bridge.actions import Context, detection
 from vtt_bridge.actions.detection import (
     ContestAction,
     MoveAction,
@@ -415,4 +415,26 @@ def test_DET_8_a_round_with_the_last_rounds_geometry_is_the_round_computed_afres
         assert ruled.state.contests == afresh.state.contests
         assert [step.payload() for step in ruled.log] == [step.payload() for step in afresh.log]
         assert ruled.rolls == afresh.rolls
+        state = ruled.state
+
+
+def test_DET_8_a_round_after_the_geometry_starts_afresh_is_the_round_computed_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past its bound the kept geometry starts afresh (its tables and entries renumbered); the
+    rounds after are still what a new index rules."""
+    monkeypatch.setattr(detection, "_GEOMETRY_LIMIT", 0)
+    state = small_world([0, 1, 2, 3, 1, 0, 1, 4], round_number=1)
+    kept = VisibilityIndex()
+    for seed in range(4):
+        if seed == 2:
+            action = MoveAction(kind="move", token="t1", x=3 * SQUARE, y=0)
+            state = move(state, action, Context(roller=SeededRoller(1), visibility=kept)).state
+        scene = state.scene.model_copy(update={"round": seed + 2}) if state.scene else None
+        state = state.model_copy(update={"scene": scene})
+        afresh = round_contests(state, ctx(seed))
+        ruled = round_contests(state, Context(roller=SeededRoller(seed), visibility=kept))
+        assert ruled.state.contests == afresh.state.contests
+        assert ruled.state.visibility == afresh.state.visibility
+        assert [step.payload() for step in ruled.log] == [step.payload() for step in afresh.log]
         state = ruled.state

@@ -375,6 +375,7 @@ class ContestGeometry:
         if len(self.tables) > _GEOMETRY_LIMIT:
             self.entries, self.entry_ids, self.tables = [], {}, {}
             self.rows.clear()
+            self.shapes.clear()
         if hiders != self.hiders or scale2 != self.scale2:
             self.rows.clear()
             self.hiders, self.scale2 = hiders, scale2
