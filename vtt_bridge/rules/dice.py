@@ -4,7 +4,7 @@ dice are the shell's (`bridge.SeededRoller`): the rules take any `Roller`."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, repeat
 from operator import add
@@ -106,7 +106,31 @@ class Roll:
 
     def of(self, by: str, purpose: str) -> Roll:
         """This roll, named as `by`'s roll for `purpose`."""
-        return Roll(self.pool, self.again, self.dice, self.successes, by, purpose)
+        return _roll(self.pool, self.again, self.dice, self.successes, by, purpose)
+
+
+_new = object.__new__
+_set_pool: Callable[[Roll, int], None] = getattr(Roll, "pool").__set__  # noqa: B009
+_set_again: Callable[[Roll, int], None] = getattr(Roll, "again").__set__  # noqa: B009
+_set_dice: Callable[[Roll, tuple[int, ...]], None] = getattr(Roll, "dice").__set__  # noqa: B009
+_set_successes: Callable[[Roll, int], None] = getattr(Roll, "successes").__set__  # noqa: B009
+_set_by: Callable[[Roll, str | None], None] = getattr(Roll, "by").__set__  # noqa: B009
+_set_purpose: Callable[[Roll, str | None], None] = getattr(Roll, "purpose").__set__  # noqa: B009
+
+
+def _roll(
+    pool: int, again: int, dice: tuple[int, ...], successes: int, by: str | None, purpose: str | None
+) -> Roll:
+    """`Roll(pool, again, dice, successes, by, purpose)`, its slots filled directly (a round names
+    thousands): the frozen dataclass' `__init__` sets each field through `object.__setattr__`."""
+    roll: Roll = _new(Roll)
+    _set_pool(roll, pool)
+    _set_again(roll, again)
+    _set_dice(roll, dice)
+    _set_successes(roll, successes)
+    _set_by(roll, by)
+    _set_purpose(roll, purpose)
+    return roll
 
 
 def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
@@ -153,10 +177,20 @@ class PoolRolls:
 
     def roll(self, i: int) -> Roll:
         """Pool i's roll, as `roll_pool` gives it."""
-        start = self.ends[i - 1] if i else 0
-        faces = self.dice[start : self.ends[i]]
-        pool = max(0, self.pools[i])
-        return Roll(pool=pool, again=self.again, dice=tuple(faces), successes=self.successes[i])
+        return self.named(i, None, None)
+
+    def named(self, i: int, by: str | None, purpose: str | None) -> Roll:
+        """Pool i's roll named as `by`'s roll for `purpose` (`Roll.of`), made at once."""
+        ends = self.ends
+        pool = self.pools[i]
+        return _roll(
+            pool if pool > 0 else 0,
+            self.again,
+            tuple(self.dice[ends[i - 1] if i else 0 : ends[i]]),
+            self.successes[i],
+            by,
+            purpose,
+        )
 
 
 _CHUNK = 16_384
