@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -559,6 +559,12 @@ class ContestModifier:
     text: str
     reason: str = ""
     """A stable key of the circumstance, for clients that localize it."""
+    step_text: str = field(init=False, repr=False, compare=False)
+    """The text of its DET-9 step (`pair_contest_steps`), made once: a round details thousands of
+    contests that share one modifiers tuple."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "step_text", f"{self.side} {self.dp:+d} DP: {self.text}")
 
 
 def contest_modifiers(
@@ -723,7 +729,7 @@ def pair_contest_steps(
     steps = [
         make_step(
             "DET-9",
-            f"{m.side} {m.dp:+d} DP: {m.text}",
+            m.step_text,
             {"observer": observer, "target": target, "side": m.side, "dp": m.dp, "reason": m.reason},
             "DET-9.modifier",
         )
