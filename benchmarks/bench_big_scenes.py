@@ -1,8 +1,10 @@
 """Big scenes (issue 23), one run: in process, a combat round of the generated scene at 250, 500,
 1,000 and 2,000 tokens and of the harsher 1,000-token scene where every third actor hides (time,
 contests a second, reply size), the sync (time, reply size) and the process's memory after the
-round, each in a fresh process; over the wire, the round trip of a `damage` in another world while
-a 1,000-token round runs, interleaved with the reply-only baseline.
+round, and round 3 after rounds 1 and 2 (the steady state at the table: every kept result is
+rewritten, each row of `contests` replaced whole), each scene in a fresh process; over the wire,
+the round trip of a `damage` in another world while a 1,000-token round runs, interleaved with the
+reply-only baseline.
 
     python -m benchmarks.bench_big_scenes [--tokens 250 500 1000 2000] [--harsh 1000] [--wire 1000]
 """
@@ -35,9 +37,14 @@ def _rss_mb() -> float:
     return float("nan")
 
 
+LATER = 3
+"""The later round measured: round 3, after rounds 1 and 2."""
+
+
 def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
-    """Sync and one combat round of the generated scene in this process, as the server rules them
-    (`hide_every`: the harsher scene, `bench_detection_rules.scene`)."""
+    """Sync and combat rounds 1 to `LATER` of the generated scene in this process, as the server
+    rules them (`hide_every`: the harsher scene, `bench_detection_rules.scene`); the memory after
+    round 1."""
     from vtt_bridge.bridge import SeededRoller
     from vtt_bridge.world import Pending, World
 
@@ -57,9 +64,9 @@ def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
     reply = orjson.dumps(ruled.result)
     round_s = time.perf_counter() - start
     world.commit(ruled, reply)  # kept for retries, as the server keeps it
-    contests = next(s["data"]["contests"] for s in ruled.result["log"] if "contests" in (s.get("data") or {}))
+    contests = _contests(ruled)
     del ruled
-    return {
+    first = {
         "tokens": tokens,
         "sync_s": sync_s,
         "sync_mb": sync_mb,
@@ -68,6 +75,25 @@ def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
         "round_mb": len(reply) / 1e6,
         "rss_mb": _rss_mb(),
     }
+    for number in range(2, LATER + 1):
+        gc.freeze()
+        start = time.perf_counter()
+        ruled = world.prepare_action(
+            f"r{number}", {"kind": "round", "round": number}, SeededRoller(number + 1)
+        )
+        assert isinstance(ruled, Pending)
+        reply = orjson.dumps(ruled.result)
+        later_s = time.perf_counter() - start
+        world.commit(ruled, reply)
+    first.update(later_s=later_s, later_contests=_contests(ruled), later_mb=len(reply) / 1e6)
+    return first
+
+
+def _contests(ruled: Any) -> int:
+    """The contests a round ran, from its log."""
+    return int(
+        next(s["data"]["contests"] for s in ruled.result["log"] if "contests" in (s.get("data") or {}))
+    )
 
 
 def _frame(msg_id: str, kind: str, payload: dict[str, Any]) -> str:
@@ -164,6 +190,7 @@ def main() -> None:
         f"{'contests/s':>11} {'µs each':>8} {'reply':>9} {'memory':>8}"
     )
     runs = [(tokens, None) for tokens in args.tokens] + [(tokens, 3) for tokens in args.harsh]
+    later: list[tuple[str, dict[str, Any]]] = []
     for tokens, hide_every in runs:
         extra = [] if hide_every is None else ["--hide-every", str(hide_every)]
         out = subprocess.run(
@@ -174,12 +201,21 @@ def main() -> None:
         )
         r = json.loads(out.stdout)
         label = f"{tokens}" if hide_every is None else f"{tokens}h{hide_every}"
+        later.append((label, r))
         print(
             f"  {label:>8} {r['sync_s']:>7.2f}s {r['sync_mb']:>8.2f} MB {r['round_s']:>7.2f}s "
             f"{r['contests']:>9} {r['contests'] / r['round_s']:>11.0f} "
             f"{r['round_s'] / r['contests'] * 1e6:>8.1f} "
             f"{r['round_mb']:>6.2f} MB "
             f"{r['rss_mb']:>5.0f} MB"
+        )
+    print(f"combat round {LATER} after rounds 1 and 2 (the steady state at the table), same processes")
+    print(f"  {'tokens':>8} {'round':>8} {'contests':>9} {'contests/s':>11} {'µs each':>8} {'reply':>9}")
+    for label, r in later:
+        print(
+            f"  {label:>8} {r['later_s']:>7.2f}s {r['later_contests']:>9} "
+            f"{r['later_contests'] / r['later_s']:>11.0f} "
+            f"{r['later_s'] / r['later_contests'] * 1e6:>8.1f} {r['later_mb']:>6.2f} MB"
         )
     if args.wire:
         asyncio.run(wire(args.wire))

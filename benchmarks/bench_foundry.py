@@ -1,7 +1,8 @@
 """The Foundry side counted: the module's own patch-to-update code (`core/apply-patch.mjs`, in Node)
 run on the sidecar's results for a `sync`, a `move` and a combat `round` of the generated scene at
-50, 500 and 1,000 tokens: how many documents each updates and how many bytes of update data it sends
-to Foundry (the first sync on a Foundry without the module's flags).
+50, 500 and 1,000 tokens, then the next round (`round2`, every kept result replaced) and a `damage`
+after them: how many documents each updates, how many bytes of update data it sends to Foundry (the
+first sync on a Foundry without the module's flags) and how long the module takes to plan it.
 
     python -m benchmarks.bench_foundry [--tokens 50 500 1000]
 
@@ -46,7 +47,16 @@ def results(tokens: int) -> dict[str, dict[str, Any]]:
     round_ = _committed(
         world, world.prepare_action("r", {"kind": "round", "round": next_round}, SeededRoller(2))
     )
-    return {"sync": sync, "move": moved, "round": round_}
+    round2 = _committed(
+        world, world.prepare_action("r2", {"kind": "round", "round": next_round + 1}, SeededRoller(3))
+    )
+    hit = {
+        "kind": "damage",
+        "target": world.state.tokens["t0"].actor,
+        "instances": [{"amount": 1, "grade": "B"}],
+    }
+    damage = _committed(world, world.prepare_action("d", hit, SeededRoller(4)))
+    return {"sync": sync, "move": moved, "round": round_, "round2": round2, "damage": damage}
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 // The module's own patch-to-update code (core/apply-patch.mjs) run on the sidecar's results: for
 // each case, how many Foundry documents one result updates and how many bytes of update data are
-// sent. Reads {cases: [{tokens, results: {sync, move, round}}]} (each result a sidecar `result`
-// payload: {rev, patch}) as JSON on stdin; prints one JSON line per case and step.
+// sent. Reads {cases: [{tokens, results: {sync, move, round, ...}}]} (each result a sidecar `result`
+// payload: {rev, patch}, applied in that order) as JSON on stdin; prints one JSON line per case and
+// step.
 import { planPatch, toFoundryBatches } from "../foundry_module/scripts/core/apply-patch.mjs";
 import { deletionOperator } from "../foundry_module/scripts/foundry/compat.mjs";
 
@@ -37,7 +38,7 @@ function planned(mirror, result, mode) {
 const input = JSON.parse(await readAll(process.stdin));
 for (const { tokens, results } of input.cases) {
   let mirror = null;
-  for (const step of ["sync", "move", "round"]) {
+  for (const step of Object.keys(results)) {
     const out = planned(mirror, results[step], step === "sync" ? "sync" : "patch");
     mirror = out.state;
     const { documents, bytes, tokenBytes, toggles, ms } = out;

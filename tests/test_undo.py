@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from vtt_bridge import patch as patch_module
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import RequestError
@@ -497,3 +498,209 @@ def test_a_rounds_kept_results_share_one_dump_and_undo_and_redo_leave_its_ops_as
     assert rule(world, "re", {"kind": "redo", "action": "r"}) is not None
     assert entry.forward == forward
     assert plain(world) == after_round
+
+
+def guard_and_hiders(hiders: int = 4) -> World:
+    """A guard among hiders in round 1 (every one contests the others it cannot pinpoint)."""
+    hider = {
+        "attributes": {"DEX": 2},
+        "skills": {"stealth": 1},
+        "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
+    }
+    names = [f"h{i}" for i in range(hiders)]
+    world = World("w")
+    state = {
+        "scene": {"id": "s", "round": 1},
+        "actors": {
+            "guard": {"name": "Guard", "attributes": {"PER": 3}, "skills": {"investigation": 2}},
+            **{name: {**hider, "name": name} for name in names},
+            "newcomer": {**hider, "name": "Newcomer"},
+        },
+        "tokens": {
+            "guard": {"actor": "guard", "x": 0},
+            **{name: {"actor": name, "x": 100 + 10 * i} for i, name in enumerate(names)},
+        },
+    }
+    world.commit(world.prepare_sync({"state": state}), "")
+    return world
+
+
+def whole_rows(result: dict[str, Any]) -> list[str]:
+    return [op["path"] for op in result["patch"] if patch_module.is_whole_row(op)]
+
+
+def test_an_undo_of_a_round_after_a_contest_in_one_of_its_rows_restores_only_the_rounds_entries() -> None:
+    """Round 2 replaced the guard's row whole; a contest made after it (a newcomer, never contested
+    in round 2) added an entry to that row. The undo of round 2 applies: the values round 2 set are
+    still what it set (one field of one entry each, as the entry ops it stands for). It restores
+    round 1's entries and keeps the contest's; the redo brings round 2's back, the contest's still
+    there; and the contest, made after the round, is undone on its own too."""
+    world = guard_and_hiders()
+    assert rule(world, "r1", {"kind": "round", "round": 1}) is not None
+    after_round_1 = plain(world)["contests"]["guard"]
+    round_2 = rule(world, "r2", {"kind": "round", "round": 2})
+    assert round_2 is not None and "/contests/guard" in whole_rows(round_2)
+    after_round_2 = plain(world)["contests"]["guard"]
+    world.commit(
+        world.prepare_upsert({"path": "/tokens/newcomer", "value": {"actor": "newcomer", "x": 150}}), ""
+    )
+    contest = rule(world, "c", {"kind": "contest", "observer": "guard", "target": "newcomer"})
+    assert contest is not None
+    assert [op["path"] for op in contest["patch"] if op["path"].startswith("/contests/guard")] == [
+        "/contests/guard/newcomer"
+    ], "one entry of a row of five: the entry's op"
+    contested = plain(world)["contests"]["guard"]["newcomer"]
+
+    undo = rule(world, "u", {"kind": "undo", "action": "r2"})
+    assert undo is not None and "/contests/guard" in whole_rows(undo)
+    assert plain(world)["scene"]["round"] == 1
+    assert plain(world)["contests"]["guard"] == {**after_round_1, "newcomer": contested}
+    assert_matrix_recomputed(world)
+    assert rule(world, "re", {"kind": "redo", "action": "r2"}) is not None
+    assert plain(world)["contests"]["guard"] == {**after_round_2, "newcomer": contested}
+    assert rule(world, "uc", {"kind": "undo", "action": "c"}) is not None
+    assert plain(world)["contests"]["guard"] == after_round_2
+
+
+def test_a_conflicting_undo_of_a_round_names_the_entries_and_only_the_rulings_that_changed_them() -> None:
+    """Round 2, then a contest on a newcomer (one entry of the guard's row), then round 3 (every
+    row replaced whole): the undo of round 2 is a `conflict`, each detail one field of one entry
+    round 2 set (not the row), naming round 3 alone: the contest changed none of them. Undoing round
+    3 first lets it apply."""
+    world = guard_and_hiders()
+    rule(world, "r1", {"kind": "round", "round": 1})
+    round_2 = rule(world, "r2", {"kind": "round", "round": 2})
+    assert round_2 is not None
+    world.commit(
+        world.prepare_upsert({"path": "/tokens/newcomer", "value": {"actor": "newcomer", "x": 150}}), ""
+    )
+    assert rule(world, "c", {"kind": "contest", "observer": "guard", "target": "newcomer"}) is not None
+    round_3 = rule(world, "r3", {"kind": "round", "round": 3})
+    assert round_3 is not None and "/contests/guard" in whole_rows(round_3)
+    error = refused(world, "u", {"kind": "undo", "action": "r2"})
+    assert error.code == "conflict"
+    body = error.payload()
+    contest_paths = [d for d in body["details"] if d["path"][0] == "contests"]
+    assert contest_paths and all(len(d["path"]) == 4 for d in contest_paths), "entry fields, not rows"
+    assert {tuple(d["path"][:3]) for d in contest_paths} >= {("contests", "guard", f"h{i}") for i in range(4)}
+    for detail in contest_paths:
+        assert [r["action"] for r in detail["rulings"]] == ["r3"], detail
+    assert "undo these first: round 'r3'" in error.message and "contest 'c'" not in error.message
+    assert rule(world, "u3", {"kind": "undo", "action": "r3"}) is not None
+    assert rule(world, "u2", {"kind": "undo", "action": "r2"}) is not None
+    assert plain(world)["contests"]["guard"]["newcomer"]["round"] == 2
+
+
+def test_a_pin_after_a_round_and_the_round_undo_one_another_apart() -> None:
+    """A pin set after round 2 (a visibility cell and `/pins`, no stage-three row) keeps neither from
+    being undone: the round's undo restores its rows and keeps the pin; the pin's undo after that
+    applies too."""
+    world = guard_and_hiders()
+    rule(world, "r1", {"kind": "round", "round": 1})
+    before_round_2 = plain(world)
+    round_2 = rule(world, "r2", {"kind": "round", "round": 2})
+    assert round_2 is not None and whole_rows(round_2)
+    pin = {"kind": "pinLocate", "observer": "guard", "target": "h0", "state": "unlocated", "until": "scene"}
+    assert rule(world, "p", pin) is not None
+    pins = plain(world)["pins"]
+    assert rule(world, "u", {"kind": "undo", "action": "r2"}) is not None
+    assert plain(world)["contests"] == before_round_2["contests"] and plain(world)["pins"] == pins
+    assert rule(world, "up", {"kind": "undo", "action": "p"}) is not None
+    assert plain(world) == before_round_2
+    assert_matrix_recomputed(world)
+
+
+class _EntryForm:
+    """Every row of `contests` patched entry by entry (no row reaches the share)."""
+
+    def __enter__(self) -> None:
+        self.share = patch_module.ROW_SHARE
+        patch_module.ROW_SHARE = (2, 1)
+
+    def __exit__(self, *exc: object) -> None:
+        patch_module.ROW_SHARE = self.share
+
+
+def outcome(world: World, action_id: str, payload: dict[str, Any], seed: int) -> Any:
+    """What a ruling did: the document after it, or the refusal (code, message, details)."""
+    try:
+        pending = world.prepare_action(action_id, next_round(world, payload), SeededRoller(seed))
+    except RequestError as error:
+        return ("refused", error.code, error.message, error.payload().get("details"))
+    assert not isinstance(pending, bytes)
+    world.commit(pending, "{}")
+    return plain(world)
+
+
+table_kinds: dict[str, st.SearchStrategy[Any]] = {
+    "round": st.just({"kind": "round"}),
+    "contest": st.builds(
+        lambda observer, target: {"kind": "contest", "observer": observer, "target": target},
+        token_ids,
+        token_ids,
+    ),
+    "move": st.builds(
+        lambda token, x, y: {"kind": "move", "token": token, "x": x, "y": y},
+        token_ids,
+        st.integers(0, 2000),
+        st.integers(0, 2000),
+    ),
+    "pin": st.builds(
+        lambda observer, target, state: {
+            "kind": "pinLocate",
+            "observer": observer,
+            "target": target,
+            "state": state,
+            "until": "scene",
+        },
+        token_ids,
+        token_ids,
+        st.sampled_from(["pinpointed", "approximate", "unlocated"]),
+    ),
+    "other": actions,
+    "undo": st.tuples(st.just("undo"), st.integers(0, 20)),
+    "redo": st.tuples(st.just("redo"), st.integers(0, 20)),
+}
+table_steps = st.sampled_from(
+    ["round", "round", "contest", "move", "pin", "other", "undo", "undo", "redo"]
+).flatmap(table_kinds.__getitem__)
+"""Steps at the table for `contests`: rounds, contests, moves, pins, any other ruling, and undos and
+redos of an earlier ruling (by its index among those made)."""
+
+
+@st.composite
+def crowds(draw: st.DrawFn) -> dict[str, Any]:
+    """A scene of `scenes` where every actor hides and the tokens stand close: most pairs are
+    contested each round, so rows of `contests` fill and a later round rewrites them."""
+    scene = draw(scenes())
+    for actor in scene["actors"].values():
+        actor["antiDetection"] = [{"name": "invisibility", "essence": "magical", "rank": draw(ranks)}]
+    for token in scene["tokens"].values():
+        token["x"], token["y"] = draw(st.integers(0, 600)), draw(st.integers(0, 600))
+    return scene
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(crowds(), st.lists(table_steps, max_size=16), st.integers(0, 2**32))
+def test_undo_and_redo_rule_the_same_whether_rows_are_patched_whole_or_entry_by_entry(
+    scene: dict[str, Any], steps: list[Any], seed: int
+) -> None:
+    """Whole rows change the patch's form, not what undo does: rulings, undos and redos of any
+    earlier ruling (rounds, contests, pins, moves among them) in two worlds, one patching rows whole
+    where most of a row changed and one entry by entry, leave the same documents and refuse the
+    same undos with the same conflicts (paths and the rulings named)."""
+    rows, entries = scene_world(scene), scene_world(scene)
+    made: list[str] = []
+    for i, step in enumerate(steps):
+        if isinstance(step, tuple):
+            if not made:
+                continue
+            payload = {"kind": step[0], "action": made[step[1] % len(made)]}
+        else:
+            payload = step
+        with_rows = outcome(rows, f"a{i}", payload, seed + i)
+        with _EntryForm():
+            by_entry = outcome(entries, f"a{i}", payload, seed + i)
+        assert with_rows == by_entry, (i, payload)
+        if not isinstance(with_rows, tuple):
+            made.append(f"a{i}")

@@ -11,6 +11,7 @@ import pytest
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
 from vtt_bridge.errors import RequestError, StoreDamaged
+from vtt_bridge.history import JsonOps
 from vtt_bridge.server import dumps
 from vtt_bridge.store import APPLICATION_ID, LAYOUT, Store, checksum
 from vtt_bridge.world import Pending, World
@@ -33,6 +34,7 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
     reply = dumps(pending.result)
     entry = pending.entry
     assert entry is not None
+    inverse = None if entry.inverse is None else dumps(list(entry.inverse))
     store.append(
         world.id,
         pending.result["rev"],
@@ -42,9 +44,9 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
         pending.digest,
         kind=entry.kind,
         target=pending.message_id if entry.action_id is None else entry.target,
-        inverse=None if entry.inverse is None else dumps(list(entry.inverse)),
+        inverse=inverse,
     )
-    world.commit(pending, reply)
+    world.commit(pending, reply, inverse)
 
 
 def reopened(path: Path) -> tuple[Store, World]:
@@ -272,3 +274,96 @@ def test_a_layout_6_file_with_state_names_reads_back_and_is_written_with_codes(t
     (snapshot,) = db.execute("SELECT snapshot FROM worlds").fetchone()
     db.close()
     assert '"g":"u"' in snapshot and "unlocated" not in snapshot
+
+
+def test_the_rulings_kept_for_undo_are_bounded_by_their_replies_bytes_alike_before_and_after_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`HISTORY_BYTES`: a world keeps for undo only the newest rulings whose replies fit the bound
+    (a 1,000-token round's reply is megabytes, its ops and inverse in memory several times that);
+    an older one is `not_undoable` and says why, and the store reads back the very same ones."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    sizes = []
+    for i in range(6):
+        pending = world.prepare_action(f"hit{i}", HIT, SeededRoller(i))
+        assert not isinstance(pending, bytes)
+        sizes.append(len(dumps(pending.result).encode()))
+        store_ruling(store, world, pending)
+    store.close()
+    budget = sum(sizes[-3:]) + 1  # room for the last three replies, not four
+    monkeypatch.setattr("vtt_bridge.history.HISTORY_BYTES", budget)
+    monkeypatch.setattr("vtt_bridge.store.HISTORY_BYTES", budget)
+    store, again = reopened(path)
+    try:
+        assert sorted(again.history.by_id) == ["hit3", "hit4", "hit5"]
+        assert again.history.size == sum(sizes[-3:])
+        with pytest.raises(RequestError) as caught:
+            again.prepare_action("u", {"kind": "undo", "action": "hit2"}, SeededRoller(1))
+        assert caught.value.code == "not_undoable" and "older than the rulings this world keeps" in str(
+            caught.value.message
+        )
+        pending = again.prepare_action("hit6", HIT, SeededRoller(9))
+        assert not isinstance(pending, bytes)
+        sizes.append(len(dumps(pending.result).encode()))
+        store_ruling(store, again, pending)  # drops the oldest that no longer fit
+        fit: list[str] = []
+        total = 0
+        for i in range(6, -1, -1):  # the newest first, while their replies fit
+            total += sizes[i]
+            if total > budget and fit:
+                break
+            fit.append(f"hit{i}")
+        assert "hit3" not in fit and len(fit) >= 2
+        assert sorted(again.history.by_id) == sorted(fit)
+        kept = sorted(again.history.by_id)
+    finally:
+        store.close()
+    store, restarted = reopened(path)
+    try:
+        assert sorted(restarted.history.by_id) == kept  # the same bound read back from the file
+        store_ruling(
+            store,
+            restarted,
+            restarted.prepare_action("u", {"kind": "undo", "action": "hit6"}, SeededRoller(1)),
+        )
+    finally:
+        store.close()
+
+
+def test_the_newest_ruling_stays_undoable_however_large_its_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`HISTORY_BYTES` never drops the last ruling: a round larger than the bound can be undone."""
+    monkeypatch.setattr("vtt_bridge.history.HISTORY_BYTES", 10)
+    world = World("w")
+    pending = world.prepare_sync({"state": STATE})
+    world.commit(pending, dumps(pending.result))
+    for i in range(2):
+        action = world.prepare_action(f"hit{i}", HIT, SeededRoller(1))
+        assert not isinstance(action, bytes)
+        world.commit(action, dumps(action.result))
+    assert list(world.history.by_id) == ["hit1"]
+    undo = world.prepare_action("u", {"kind": "undo", "action": "hit1"}, SeededRoller(1))
+    assert not isinstance(undo, bytes)
+    world.commit(undo, dumps(undo.result))
+    assert world.state.actors["hero"].health.lethal == 2
+
+
+def test_undo_keeps_a_stored_rulings_ops_as_their_json_and_decodes_the_same_ops() -> None:
+    """`JsonOps`: committed with its stored inverse, a ruling's forward ops are read from its reply
+    and its inverse from the stored JSON; both decode to the ops the ruling made, and undo works."""
+    world = World("w")
+    pending = world.prepare_sync({"state": STATE})
+    world.commit(pending, dumps(pending.result))
+    hit = world.prepare_action("hit", HIT, SeededRoller(1))
+    assert not isinstance(hit, bytes) and hit.entry is not None and hit.entry.inverse is not None
+    forward, inverse = hit.entry.forward, hit.entry.inverse
+    world.commit(hit, dumps(hit.result), dumps(list(inverse)))
+    kept = world.history.by_id["hit"]
+    assert isinstance(kept.forward, JsonOps) and isinstance(kept.inverse, JsonOps)
+    assert kept.forward.ops() == forward and kept.inverse.ops() == inverse
+    assert kept.forward == forward and kept.size == len(dumps(hit.result).encode())
+    undo = world.prepare_action("u", {"kind": "undo", "action": "hit"}, SeededRoller(1))
+    assert not isinstance(undo, bytes)
+    world.commit(undo, dumps(undo.result))
+    assert world.state.actors["hero"].health.lethal == 0

@@ -148,57 +148,173 @@ def test_a_world_keeps_the_replies_of_its_latest_actions_within_a_count_and_a_si
     assert list(world.replies) == ["a6", "a7", "a8", "a9"]
 
 
-def test_the_stage_three_results_are_patched_entry_by_entry() -> None:
-    """DET-8's `contests` map: each ruling's patch adds, changes and removes single rows and entries
-    (a round rewrites only the `round` of each kept result), and turns the document before into
-    the document after; no ruling replaces the map whole."""
-    hider = {
-        "name": "Hider",
-        "attributes": {"DEX": 2},
-        "skills": {"stealth": 1},
-        "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
-    }
+HIDER = {
+    "name": "Hider",
+    "attributes": {"DEX": 2},
+    "skills": {"stealth": 1},
+    "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
+}
+
+
+def test_the_stage_three_results_are_patched_by_row_where_most_of_a_row_changed() -> None:
+    """DET-8's `contests` map: a ruling's patch adds and removes single rows and entries, and
+    replaces a row whole where at least half the entries either side holds changed (a round
+    rewrites every kept entry); an upsert's patch goes entry by entry. Each turns the document before
+    into the document after; no patch replaces the map whole."""
     world = World("w")
+    hiders = ("assassin", "shade", "ghost")
     state = {
         "scene": {"id": "s", "round": 1},
         "actors": {
             "guard": {"name": "Guard", "attributes": {"PER": 3}, "skills": {"investigation": 2}},
-            "assassin": hider,
-            "shade": {**hider, "name": "Shade"},
+            **{name: {**HIDER, "name": name} for name in hiders},
         },
         "tokens": {
             "guard": {"actor": "guard", "x": 0},
-            "assassin": {"actor": "assassin", "x": 200},
-            "shade": {"actor": "shade", "x": 300},
+            **{name: {"actor": name, "x": 200 + 100 * i} for i, name in enumerate(hiders)},
         },
     }
     world.commit(world.prepare_sync({"state": state}), "")
     win = {"observer": [8, 8, 1, 1, 1], "target": [8] + [1] * 12}
     loss = {"observer": [1] * 5, "target": [8] + [1] * 12}
-    steps: list[tuple[str, dict[str, Any]]] = [
-        ("action", {"kind": "contest", "observer": "guard", "target": "assassin", "dice": win}),
-        ("action", {"kind": "contest", "observer": "guard", "target": "shade", "dice": loss}),
-        ("action", {"kind": "round", "round": 2}),
-        ("upsert", {"path": "/tokens/shade", "value": None}),
-        ("upsert", {"path": "/tokens/assassin", "value": None}),
+    steps: list[tuple[str, dict[str, Any], set[tuple[str, int]]]] = [
+        # a row added; an entry added to a row of one (half of two: the row); to a row of two (an entry)
+        ("action", {"kind": "contest", "observer": "guard", "target": "assassin", "dice": win}, {("add", 2)}),
+        (
+            "action",
+            {"kind": "contest", "observer": "guard", "target": "shade", "dice": loss},
+            {("replace", 2)},
+        ),
+        ("action", {"kind": "contest", "observer": "guard", "target": "ghost", "dice": loss}, {("add", 3)}),
+        # every kept entry rewritten: the rows replaced whole (the hiders' rows of each other added)
+        ("action", {"kind": "round", "round": 2}, {("replace", 2), ("add", 2)}),
+        # a token gone: its row and its entries in the others' rows; an upsert goes entry by entry,
+        # even where half of a row changed (the guard's of three, then of two)
+        ("upsert", {"path": "/tokens/shade", "value": None}, {("remove", 2), ("remove", 3)}),
+        ("upsert", {"path": "/tokens/assassin", "value": None}, {("remove", 2), ("remove", 3)}),
+        ("upsert", {"path": "/tokens/ghost", "value": None}, {("remove", 2)}),
     ]
-    shapes: list[tuple[str, int]] = []
     roller = SeededRoller(5)
     document = world.state.model_dump(mode="json")
-    for index, (kind, payload) in enumerate(steps):
+    for index, (kind, payload, expected) in enumerate(steps):
         if kind == "action":
             pending = world.prepare_action(f"c{index}", payload, roller)
             assert not isinstance(pending, bytes)
         else:
             pending = world.prepare_upsert(payload)
         ops = pending.result["patch"]
-        shapes.extend((op["op"], op["path"].count("/")) for op in ops if op["path"].startswith("/contests"))
+        shapes = {(op["op"], op["path"].count("/")) for op in ops if op["path"].startswith("/contests")}
+        assert shapes == expected, (payload, ops)
         document = jsonpatch.apply_patch(document, ops)
         world.commit(pending, "")
         assert document == world.state.model_dump(mode="json"), (kind, payload)
-    assert ("replace", 1) not in shapes
-    # a row added, an entry added to it, a field of an entry changed, an entry and a row removed
-    assert {("add", 2), ("add", 3), ("replace", 4), ("remove", 3), ("remove", 2)} <= set(shapes)
+
+
+def test_a_row_changed_in_fewer_than_half_its_entries_is_patched_entry_by_entry() -> None:
+    """`patch.ROW_SHARE`: a row of four, one entry's round changed, is one field's op; two of four
+    (half) replace the row whole with every entry, and its inverse holds the row before, taken
+    from what the diff read (the same a `Reader` of the state before gives); `whole_rows=False`
+    (an upsert) goes entry by entry. Each turns the document before into the one after, and the
+    inverse turns it back."""
+    from vtt_bridge.document.models import WorldState
+    from vtt_bridge.rules.detection import ContestWin, LocateState
+
+    def win(round_number: int, won: bool = True) -> ContestWin:
+        return ContestWin(stage_two=LocateState.UNLOCATED, round=round_number, won=won)
+
+    before = WorldState(contests={"o": {f"t{i}": win(1) for i in range(4)}, "p": {"t0": win(1)}})
+
+    def changed(**entries: ContestWin) -> WorldState:
+        return before.model_copy(
+            update={"contests": {**before.contests, "o": {**before.contests["o"], **entries}}}
+        )
+
+    cases = [
+        (changed(t0=win(2)), True, [{"op": "replace", "path": "/contests/o/t0/round", "value": 2}]),
+        (changed(t0=win(2), t1=win(2, False)), True, None),
+        (changed(t0=win(2), t1=win(2, False)), False, 3),  # t0's round; t1's round and won
+    ]
+    for after, whole_rows, expected in cases:
+        olds: patches.Olds = {}
+        ops = patches.diff_states(before, after, None, olds, whole_rows=whole_rows)
+        if expected is None:
+            assert ops == [
+                {
+                    "op": "replace",
+                    "path": "/contests/o",
+                    "value": after.model_dump(mode="json")["contests"]["o"],
+                }
+            ]
+        elif isinstance(expected, int):
+            assert len(ops) == expected and all(op["path"].count("/") == 4 for op in ops)
+        else:
+            assert ops == expected
+        document = before.model_dump(mode="json")
+        patches.apply(document, ops)
+        assert document == after.model_dump(mode="json")
+        inverse = patches.inverse_ops(before, ops, olds)
+        assert inverse == patches.inverse_ops(before, ops)
+        patches.apply(document, inverse)
+        assert document == before.model_dump(mode="json")
+        assert patches.apply_ops(after, inverse) == before
+
+
+ORDER_SCRIPT = """
+import hashlib
+import orjson
+from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.world import World
+hider = {"attributes": {"DEX": 2}, "skills": {"stealth": 1},
+         "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}]}
+guard = {"attributes": {"PER": 3}, "skills": {"investigation": 2}}
+names = [f"n{i}" for i in range(10)]
+actors = {name: {**(hider if i % 2 else guard), "name": name} for i, name in enumerate(names)}
+tokens = {name: {"actor": name, "x": 100 * i, "y": 0} for i, name in enumerate(names)}
+world = World("w")
+scene = {"id": "s", "round": 1}
+pending = world.prepare_sync({"state": {"scene": scene, "actors": actors, "tokens": tokens}})
+replies = [orjson.dumps(pending.result)]
+world.commit(pending, replies[-1])
+def knocked_out(targets):
+    return {"kind": "batch", "actions": [
+        {"kind": "damage", "target": t, "instances": [{"amount": 9, "grade": "B"}]} for t in targets]}
+payloads = [{"kind": "round", "round": 1}, knocked_out(names[:4]), {"kind": "round", "round": 2}]
+payloads += [{"kind": "heal", "target": name, "amount": 9, "source": "shortRest"} for name in names[:4]]
+payloads += [knocked_out(names[4:8]), {"kind": "round", "round": 3}]
+for i, payload in enumerate(payloads):
+    pending = world.prepare_action(f"a{i}", payload, SeededRoller(i))
+    replies.append(orjson.dumps(pending.result))
+    world.commit(pending, replies[-1])
+rows = [op["op"] for op in orjson.loads(replies[-1])["patch"] if op["path"].startswith("/contests/")
+        and op["path"].count("/") == 2]
+print(rows.count("add"), rows.count("remove"), hashlib.sha256(b"".join(replies)).hexdigest())
+"""
+"""A sync and rounds 1 to 3 of ten tokens, four knocked out before round 2 and healed before round 3,
+four others knocked out then: round 3 adds four rows of `contests` and removes four."""
+
+
+def test_the_order_of_the_ops_is_the_same_in_every_process() -> None:
+    """The rows a round adds and removes (and the entries and members a ruling adds and removes)
+    are patched in sorted key order, never in the order of string hashing: processes with other
+    `PYTHONHASHSEED`s send the very same reply bytes."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        done = subprocess.run(
+            [sys.executable, "-c", ORDER_SCRIPT],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1, outputs
+    added, removed, _ = outputs.pop().split()
+    assert (int(added), int(removed)) == (4, 4), "round 3 adds four rows and removes four"
 
 
 def test_a_roll_on_the_wire_carries_every_field_of_the_roll() -> None:

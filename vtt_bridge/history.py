@@ -4,14 +4,23 @@ An undo is a ruling of its own. It applies when every value the undone ruling se
 set; its ops are that ruling's inverse (the values each changed path held before). A redo applies
 the ops of the undo's inverse, under the same condition on the undo's own values. Undoing an undo is
 a redo, undoing a redo an undo again: each resolves to the ruling first made (`Entry.origin`).
+
+A stage-three row a ruling's patch replaced whole (`patch.is_whole_row`) counts as the entry-by-entry
+ops it stands for (`patch.row_entries`, from the row before that the inverse holds): a value the
+ruling set is one field of one entry, as in the entry form, so a later ruling that changed other
+entries of the row neither keeps it from being undone nor is named for it; where the row changed
+since, the undo restores only its entries. A sync or upsert keeps no values: a row it replaced
+counts whole when later rulings are named.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import orjson
 
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
@@ -28,6 +37,42 @@ HISTORY_KEPT = 1000
 """Rulings a world keeps in memory for undo (their forward ops and inverse); older ones are
 `not_undoable`."""
 
+HISTORY_BYTES = 32 << 20
+"""The replies of the rulings a world keeps for undo hold at most this many bytes between them (a
+ruling's ops and inverse take memory in proportion to its patch); the newest ruling is always kept,
+however large. The same bound holds in memory and when the store reads the history back."""
+
+
+class JsonOps:
+    """Ops kept as the JSON they were written as, decoded at each use: a ruling's reply (`in_reply`:
+    the ops of its `patch` but the rev's, `forward_ops`) or its inverse as the store wrote it. A
+    round's hundred thousand ops then take their JSON's bytes in memory, not several times that as
+    dicts, and give the cycle collector nothing to walk. Immutable: each use decodes afresh."""
+
+    __slots__ = ("_in_reply", "_json")
+
+    def __init__(self, json: bytes | str, in_reply: bool = False) -> None:
+        self._json = json
+        self._in_reply = in_reply
+
+    def ops(self) -> tuple[patches.Op, ...]:
+        value = orjson.loads(self._json)
+        return forward_ops(value["patch"]) if self._in_reply else tuple(value)
+
+    def __iter__(self) -> Iterator[patches.Op]:
+        return iter(self.ops())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JsonOps):
+            return self.ops() == other.ops()
+        return isinstance(other, tuple) and self.ops() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+Ops = tuple[patches.Op, ...] | JsonOps
+"""A ruling's ops as undo keeps them: as dicts, or as the JSON they were stored as (`JsonOps`)."""
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -37,13 +82,16 @@ class Entry:
     """None: a sync or an upsert (they change paths, but are no ruling to undo)."""
     rev: int
     kind: str
-    forward: tuple[patches.Op, ...]
+    forward: Ops
     """The ruling's ops (rev excluded), as its patch carried them."""
-    inverse: tuple[patches.Op, ...] | None
+    inverse: Ops | None
     """The ops that undo it; None when it cannot be undone (`reason`)."""
     target: str | None = None
     """For an undo or redo: the id of the ruling first made that it undid or redid."""
     reason: str | None = None
+    size: int = 0
+    """The bytes of its reply, counted against `HISTORY_BYTES` (0 for a sync or upsert: only its
+    paths are kept)."""
 
     def ref(self) -> RulingRef:
         return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
@@ -60,8 +108,21 @@ def forward_ops(patch: Iterable[patches.Op]) -> tuple[patches.Op, ...]:
     return tuple(op for op in patch if op["path"] != "/rev")
 
 
-def _overlaps(a: str, b: str) -> bool:
-    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+def _rows_before(inverse: Iterable[patches.Op] | None) -> dict[str, Any]:
+    """Path -> the row before, of each stage-three row a ruling's patch replaced whole (from its
+    inverse)."""
+    return {op["path"]: op["value"] for op in inverse or () if patches.is_whole_row(op)}
+
+
+def _entry_ops(rows: dict[str, Any], op: patches.Op) -> tuple[list[patches.Op], list[patches.Op]] | None:
+    """The entry-by-entry ops (and their inverse) a whole row's replace stands for, from `rows`
+    (`_rows_before`); None for any other op, or where no row before is kept (the op counts whole)."""
+    if not patches.is_whole_row(op):
+        return None
+    old_row = rows.get(op["path"])
+    if not isinstance(old_row, dict) or not isinstance(op["value"], dict):
+        return None
+    return patches.row_entries(op["path"], old_row, op["value"])
 
 
 def _still(path: str, held: Any, value: Any) -> bool:
@@ -98,8 +159,12 @@ class History:
         changes: dict[str, str] | None = None,
         old: dict[str, str] | None = None,
         kept: int = HISTORY_KEPT,
+        budget: int | None = None,
     ) -> None:
         self.kept = max(1, kept)
+        self.budget = HISTORY_BYTES if budget is None else budget
+        self.size = 0
+        """The bytes of the kept entries' replies (`Entry.size`)."""
         self.by_rev: OrderedDict[int, Entry] = OrderedDict()
         self.by_id: dict[str, Entry] = {}
         self.undone: dict[str, str] = dict(undone or {})
@@ -112,11 +177,18 @@ class History:
             self._keep(entry)
 
     def _keep(self, entry: Entry) -> None:
+        """Keep `entry`, then drop the oldest while more than `kept` are kept or their replies hold
+        more than `budget` bytes (the newest always stays)."""
+        old = self.by_rev.get(entry.rev)
+        if old is not None:
+            self.size -= old.size
         self.by_rev[entry.rev] = entry
+        self.size += entry.size
         if entry.action_id is not None:
             self.by_id[entry.action_id] = entry
-        while len(self.by_rev) > self.kept:
+        while len(self.by_rev) > self.kept or (self.size > self.budget and len(self.by_rev) > 1):
             _, dropped = self.by_rev.popitem(last=False)
+            self.size -= dropped.size
             if dropped.action_id is not None:
                 self.by_id.pop(dropped.action_id, None)
 
@@ -160,8 +232,7 @@ class History:
                 )
             checked = self._entry(standing, answered)
         assert checked.inverse is not None
-        self._check(checked, state, mode, entry)
-        return Plan(mode=mode, origin=entry, ops=checked.inverse)
+        return Plan(mode=mode, origin=entry, ops=self._check(checked, state, mode, entry))
 
     def _entry(self, action: str, answered: set[str]) -> Entry:
         entry = self.by_id.get(action)
@@ -182,7 +253,8 @@ class History:
             )
         if action in answered:
             reason = self.old.get(action) or (
-                f"it is older than the last {self.kept} rulings this world keeps for undo"
+                f"it is older than the rulings this world keeps for undo (the last {self.kept:,}, "
+                f"whose replies hold at most {self.budget / (1 << 20):g} MB)"
             )
             raise RequestError(
                 ErrorCode.NOT_UNDOABLE,
@@ -195,21 +267,44 @@ class History:
             [ErrorDetail(path=["action"], message="unknown action id")],
         )
 
-    def _check(self, checked: Entry, state: WorldState, mode: str, origin: Entry) -> None:
-        """`conflict` unless every value `checked` set is still what it set, listing each changed
+    def _check(self, checked: Entry, state: WorldState, mode: str, origin: Entry) -> tuple[patches.Op, ...]:
+        """The ops that undo `checked` (its inverse, a row that changed since restored entry by entry),
+        or `conflict` unless every value `checked` set is still what it set, listing each changed
         path and the later rulings that changed it."""
+        assert checked.inverse is not None
         reader = patches.Reader(state)
-        changed = [
-            op["path"]
-            for op in checked.forward
-            if not _still(op["path"], reader.value_at(op["path"]), patches.set_value(op))
-        ]
+        undo_ops = tuple(checked.inverse)  # decoded once (`JsonOps`)
+        rows = _rows_before(undo_ops)
+        changed: list[str] = []
+        partly: dict[str, list[patches.Op]] = {}
+        """Path of a whole row that changed since only where `checked` set nothing -> the entry ops
+        that undo it."""
+        for op in checked.forward:
+            path = op["path"]
+            held = reader.value_at(path)
+            if _still(path, held, patches.set_value(op)):
+                continue
+            entry_ops = _entry_ops(rows, op)
+            if entry_ops is None:
+                changed.append(path)
+                continue
+            forward, inverse = entry_ops
+            moved = [
+                sub["path"]
+                for sub in forward
+                if not _still(sub["path"], _below(held, sub["path"]), patches.set_value(sub))
+            ]
+            changed.extend(moved)
+            if not moved:
+                partly[path] = inverse
         if not changed:
-            return
-        later = [entry for rev, entry in self.by_rev.items() if rev > checked.rev]
+            if not partly:
+                return undo_ops
+            return tuple(undo for op in undo_ops for undo in partly.get(op["path"], (op,)))
+        later = [(entry.ref(), _Touched(entry)) for rev, entry in self.by_rev.items() if rev > checked.rev]
         details = []
         for path in changed:
-            by = [e.ref() for e in later if any(_overlaps(path, op["path"]) for op in e.forward)]
+            by = [ref for ref, touched in later if touched.touches(path)]
             names = ", ".join(
                 f"{r.kind} {r.action!r} (rev {r.rev})" if r.action else f"{r.kind} (rev {r.rev})" for r in by
             )
@@ -233,6 +328,48 @@ class History:
             + " (nothing was changed)",
             details,
         )
+
+
+def _below(row: Any, path: str) -> Any:
+    """The value at an entry path (`/contests/<observer>/<target>/...`) inside its row's JSON."""
+    return patches.walk(row, patches.split_pointer(path)[2:]) if isinstance(row, dict) else patches.MISSING
+
+
+class _Touched:
+    """The paths one ruling's patch changed, for asking whether it changed a path, or one inside or
+    above it, in a few set lookups (a round's patch holds thousands of paths, a conflict lists as
+    many). A whole row's replace counts as the entry ops it stands for, where the entry kept the
+    row before (`_entry_ops`)."""
+
+    def __init__(self, entry: Entry) -> None:
+        forward = tuple(entry.forward)  # decoded once (`JsonOps`)
+        rows = _rows_before(entry.inverse) if any(map(patches.is_whole_row, forward)) else {}
+        self.paths: set[str] = set()
+        for op in forward:
+            entry_ops = _entry_ops(rows, op)
+            if entry_ops is None:
+                self.paths.add(op["path"])
+            else:
+                self.paths.update(sub["path"] for sub in entry_ops[0])
+        self.above: set[str] = set()
+        """Every proper prefix of a path changed (a path above one changed)."""
+        for path in self.paths:
+            cut = path.rfind("/")
+            while cut > 0 and path[:cut] not in self.above:
+                self.above.add(path[:cut])
+                cut = path.rfind("/", 0, cut)
+            if cut == 0:
+                self.above.add("")
+
+    def touches(self, path: str) -> bool:
+        if path in self.paths or path in self.above:
+            return True
+        cut = path.rfind("/")
+        while cut > 0:
+            if path[:cut] in self.paths:
+                return True
+            cut = path.rfind("/", 0, cut)
+        return "" in self.paths
 
 
 def step_data(mode: str, origin: Entry) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from operator import is_not
 from typing import Any, TypeVar
 
 import jsonpatch
+import orjson
 from pydantic import BaseModel
 
 from vtt_bridge.document.models import (
@@ -142,12 +143,14 @@ def _diff_model(
 def _added_and_removed(
     path: str, before: Mapping[str, V], after: Mapping[str, V], dump: Callable[[V], Any], ops: list[Op]
 ) -> None:
-    """Ops for the members of a map that only one side has (set differences of the keys, in C)."""
+    """Ops for the members of a map that only one side has (set differences of the keys, in C): the
+    removed ones, then the added ones, each in sorted key order (never the order of string hashing,
+    which differs from process to process)."""
     if before.keys() == after.keys():
         return
-    for key in before.keys() - after.keys():
+    for key in sorted(before.keys() - after.keys()):
         ops.append({"op": "remove", "path": f"{path}/{escape(key)}"})
-    for key in after.keys() - before.keys():
+    for key in sorted(after.keys() - before.keys()):
         ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": dump(after[key])})
 
 
@@ -249,9 +252,13 @@ def diff_states(
     after: WorldState,
     visibility_pairs: Iterable[tuple[str, str]] | None = None,
     olds: Olds | None = None,
+    whole_rows: bool = True,
 ) -> list[Op]:
     """The ops that turn `before` into `after`, rev excluded (see `ruling_patch`); `olds`, when given,
-    is filled with what `before` held at the paths the diff read (`Olds`, for `inverse_ops`)."""
+    is filled with what `before` held at the paths the diff read (`Olds`, for `inverse_ops`).
+    `whole_rows`: a stage-three row most of which changed is replaced whole (`ROW_SHARE`); without,
+    every row is patched entry by entry (a sync's or upsert's patch: undo keeps no row before of it,
+    `history`)."""
     ops: list[Op] = []
     for name in ("scene", "settings"):
         old, new = getattr(before, name), getattr(after, name)
@@ -268,7 +275,7 @@ def diff_states(
     _diff_visibility(
         before.visibility, after.visibility, visibility_pairs, ops, olds if settled_rows else None
     )
-    _diff_contests(before.contests, after.contests, ops, olds)
+    _diff_contests(before.contests, after.contests, ops, olds, whole_rows)
     if before.reveals is not after.reveals:
         _diff_json(
             "/reveals",
@@ -286,55 +293,90 @@ def diff_states(
     return ops
 
 
+ROW_SHARE = (1, 2)
+"""A stage-three row whose changed entries (added, removed or changed) are at least this share
+(numerator, denominator) of the entries either side holds is patched whole: one `replace
+/contests/<observer>` with the row, not an op per entry (each later round rewrites every kept
+entry). Measured in docs/benchmarks.md: from half the entries on, the whole row is cheaper to
+diff, invert and apply in the module, at most 1.75 times the bytes of the entry ops."""
+
+
 def _diff_contests(
     before: Mapping[str, Mapping[str, BaseModel]],
     after: Mapping[str, Mapping[str, BaseModel]],
     ops: list[Op],
     olds: Olds | None = None,
+    whole_rows: bool = True,
 ) -> None:
     """Ops for the stage-three results: a ruling replaces only the rows (and in them the entries) it
-    changed, so the rest are the very same objects and are skipped without a dump. A round's results
-    are a handful of shared objects (`VisibilityIndex.result`): each is dumped once, and each pair of
-    old and new result is diffed once, its ops' values (and the old values `olds` gets) shared by
-    every entry that makes the same change. No op's value is ever changed in place."""
+    changed, so the rest are the very same objects and are skipped without a dump. A changed row is
+    replaced whole where most of it changed (`ROW_SHARE`; `olds` gets the row before),
+    else patched entry by entry. A round's results are a handful of shared objects
+    (`VisibilityIndex.result`): each is dumped once, equal dumps are one dict (so a row's entries
+    are compared in C, by the identity of their dumps), shared by every row and op that holds it;
+    each pair of old and new result is diffed once, its ops' values (and the old values `olds` gets)
+    shared by every entry that makes the same change. No op's value is ever changed in place."""
     if before is after:
         return
-    dumped: dict[int, tuple[BaseModel, dict[str, Any]]] = {}
-    changes: dict[tuple[int, int], tuple[BaseModel, BaseModel, list[tuple[str, str, Any, Any]]]] = {}
+    held: dict[int, BaseModel] = {}
+    """id -> the result it names (both states are alive throughout: no id is reused)."""
+    dumps: dict[int, dict[str, Any]] = {}
+    """id of a result -> its JSON, one dict for equal JSON (`alike`)."""
+    alike: dict[bytes, dict[str, Any]] = {}
+    changes: dict[tuple[int, int], list[tuple[str, str, Any, Any]]] = {}
 
-    def dump(win: BaseModel) -> dict[str, Any]:
-        known = dumped.get(id(win))
-        if known is None or known[0] is not win:
-            known = dumped[id(win)] = (win, win.model_dump(mode="json"))
-        return known[1]
+    def row_json(row: Mapping[str, BaseModel]) -> dict[str, Any]:
+        ids = list(map(id, row.values()))
+        try:
+            return dict(zip(row, map(dumps.__getitem__, ids), strict=True))
+        except KeyError:  # a result not dumped yet
+            for key, win in dict(zip(ids, row.values(), strict=True)).items():
+                if key not in dumps:
+                    held[key] = win
+                    value = win.model_dump(mode="json")
+                    dumps[key] = alike.setdefault(orjson.dumps(value, option=orjson.OPT_SORT_KEYS), value)
+            return dict(zip(row, map(dumps.__getitem__, ids), strict=True))
 
     def change(old: BaseModel, win: BaseModel) -> list[tuple[str, str, Any, Any]]:
         """The ops turning `old` into `win`, each as its path below the entry, its kind, its value
         (`_UNREAD`: none) and the old value (`_UNREAD` where the diff read none)."""
         key = (id(old), id(win))
         known = changes.get(key)
-        if known is None or known[0] is not old or known[1] is not win:
+        if known is None:
             found: list[Op] = []
             read: Olds = {}
             _diff_model("", old, win, found, read)
-            shaped = [
+            known = changes[key] = [
                 (op["path"], op["op"], op.get("value", _UNREAD), read.get(op["path"], _UNREAD))
                 for op in found
             ]
-            known = changes[key] = (old, win, shaped)
-        return known[2]
+        return known
 
-    def add_row(row: Mapping[str, BaseModel]) -> dict[str, Any]:
-        return {t: dump(win) for t, win in row.items()}
-
-    _added_and_removed("/contests", before, after, add_row, ops)
+    _added_and_removed("/contests", before, after, row_json, ops)
     add = ops.append
+    share, of = ROW_SHARE
     for observer, row in after.items():
         old_row = before.get(observer)
         if old_row is None or old_row is row:
             continue
+        new_json, old_json = row_json(row), row_json(old_row)
+        # the entries changed or added (their dumps differ), then those removed
+        count = sum(map(is_not, map(old_json.get, new_json), new_json.values()))
+        gone = old_row.keys() - row.keys() if old_row.keys() != row.keys() else set()
+        count += len(gone)
+        if not count:
+            continue
         path = f"/contests/{escape(observer)}"
-        _added_and_removed(path, old_row, row, dump, ops)
+        entries = len(row) + len(gone)  # the entries either side holds
+        if whole_rows and count * of >= share * entries:
+            add({"op": "replace", "path": path, "value": new_json})
+            if olds is not None:
+                olds[path] = old_json
+            continue
+        for target in sorted(gone):
+            add({"op": "remove", "path": f"{path}/{escape(target)}"})
+        for target in sorted(row.keys() - old_row.keys()):
+            add({"op": "add", "path": f"{path}/{escape(target)}", "value": new_json[target]})
         old_get = old_row.get
         for target, win in row.items():
             old = old_get(target)
@@ -350,6 +392,32 @@ def _diff_contests(
                 )
                 if olds is not None and was is not _UNREAD:
                     olds[full] = was
+
+
+def is_whole_row(op: Op) -> bool:
+    """Whether an op replaces a stage-three row whole (`_diff_contests`' row form)."""
+    path: str = op["path"]
+    return op["op"] == "replace" and "value" in op and path.startswith("/contests/") and path.count("/") == 2
+
+
+def row_entries(
+    path: str, old_row: Mapping[str, Any], new_row: Mapping[str, Any]
+) -> tuple[list[Op], list[Op]]:
+    """The entry-by-entry ops a whole row's `replace` at `path` stands for (what the entry form would
+    have made: entries removed and added, the fields of the others that changed), and each one's
+    inverse (the value `old_row` held there), in the same order."""
+    forward: list[Op] = []
+    _diff_json(path, old_row, new_row, forward)
+    inverse: list[Op] = []
+    for op in forward:
+        old = walk(old_row, split_pointer(op["path"])[2:])
+        if old is MISSING:
+            inverse.append({"op": "remove", "path": op["path"]})
+        else:
+            inverse.append(
+                {"op": "add" if op["op"] == "remove" else "replace", "path": op["path"], "value": old}
+            )
+    return forward, inverse
 
 
 def ruling_patch(old_rev: int, new_rev: int, ops: list[Op]) -> list[Op]:
@@ -442,7 +510,8 @@ _FIELD_NAMES: dict[type[BaseModel], dict[str, str]] = {Actor: _field_names(Actor
 """JSON name -> field name of the members whose fields the `Reader` dumps one at a time."""
 
 
-def _walk(value: Any, segments: Iterable[str]) -> Any:
+def walk(value: Any, segments: Iterable[str]) -> Any:
+    """The value at these (unescaped) pointer segments inside a JSON value, or `MISSING`."""
     for segment in segments:
         if isinstance(value, dict):
             value = value.get(segment, MISSING)
@@ -462,6 +531,14 @@ class Reader:
     def __init__(self, state: WorldState) -> None:
         self.state = settled(state)
         self._members: dict[tuple[str, ...], Any] = {}
+        self._wins: dict[int, tuple[BaseModel, Any]] = {}
+        """id -> a stage-three result and its dump: a round's rows share a handful of results."""
+
+    def _win(self, win: BaseModel) -> Any:
+        known = self._wins.get(id(win))
+        if known is None:
+            known = self._wins[id(win)] = (win, win.model_dump(mode="json"))
+        return known[1]
 
     def value_at(self, pointer: str) -> Any:
         """The JSON value at a pointer, or `MISSING`."""
@@ -485,7 +562,7 @@ class Reader:
                 field_key = (head, segments[1], "." + rest[0])
                 if field_key not in self._members:
                     self._members[field_key] = _dump_field(self.state, head, segments[1], rest[0])
-                return _walk(self._members[field_key], rest[1:])
+                return walk(self._members[field_key], rest[1:])
         elif head in ("scene", "settings", "rev") or head in _DICT_PARTS:
             key, rest = (head,), segments[1:]
         else:
@@ -494,12 +571,17 @@ class Reader:
             if len(key) == 3:
                 contest_row = self.state.contests.get(key[1])
                 win = None if contest_row is None else contest_row.get(key[2])
-                self._members[key] = MISSING if win is None else win.model_dump(mode="json")
+                self._members[key] = MISSING if win is None else self._win(win)
+            elif key[0] == "contests":
+                contest_row = self.state.contests.get(key[1])
+                self._members[key] = (
+                    MISSING if contest_row is None else {t: self._win(w) for t, w in contest_row.items()}
+                )
             elif len(key) == 2:
                 self._members[key] = _dump_member(self.state, key[0], key[1])
             else:
                 self._members[key] = _dump_part(self.state, head)
-        return _walk(self._members[key], rest)
+        return walk(self._members[key], rest)
 
 
 def inverse_ops(before: WorldState, ops: Iterable[Op], olds: Olds | None = None) -> list[Op]:
@@ -555,14 +637,20 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
         inner = "/v" + "".join("/" + escape(s) for s in rest)
         groups.setdefault(key, []).append({**op, "path": inner})
     updates: dict[str, Any] = {}
+    wins = _Results()
     for key, inner_ops in groups.items():
         head = key[0]
-        current = _dump_member(state, head, key[1]) if len(key) == 2 else None
-        if len(key) == 1:
-            current = _dump_part(state, head)
-        wrapper: dict[str, Any] = {} if current is MISSING else {"v": current}
-        jsonpatch.apply_patch(wrapper, inner_ops, in_place=True)
-        value = wrapper.get("v", MISSING)
+        whole = inner_ops[0] if len(key) == 2 and len(inner_ops) == 1 else None
+        if whole is not None and whole["path"] == "/v" and whole["op"] in ("add", "replace"):
+            # a whole member set: what it held is not read (a replace only needs it to exist)
+            if whole["op"] == "replace" and key[1] not in getattr(state, head):
+                raise jsonpatch.JsonPatchException(f"no {head} member {key[1]!r} to replace")
+            value = whole["value"]
+        else:
+            current = _dump_member(state, head, key[1]) if len(key) == 2 else _dump_part(state, head)
+            wrapper: dict[str, Any] = {} if current is MISSING else {"v": current}
+            jsonpatch.apply_patch(wrapper, inner_ops, in_place=True)
+            value = wrapper.get("v", MISSING)
         if len(key) == 1:
             updates[head] = _load_part(head, value)
             continue
@@ -576,9 +664,7 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
         elif head == "visibility":
             members[key[1]] = {target: _LOCATE[cell] for target, cell in value.items()}
         else:
-            members[key[1]] = {
-                target: ContestWin.model_validate(win, context=STORED) for target, win in value.items()
-            }
+            members[key[1]] = {target: wins.load(win) for target, win in value.items()}
         updates[head] = members
     if cells:
         matrix = dict(updates.get("visibility", state.visibility))
@@ -606,12 +692,27 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
                 wrapper = {} if old is None else {"v": old.model_dump(mode="json")}
                 jsonpatch.apply_patch(wrapper, inner_ops, in_place=True)
                 if "v" in wrapper:
-                    contest_row[target] = ContestWin.model_validate(wrapper["v"], context=STORED)
+                    contest_row[target] = wins.load(wrapper["v"])
                 else:
                     contest_row.pop(target, None)
             contests[observer] = contest_row
         updates["contests"] = contests
     return state.model_copy(update=updates)
+
+
+class _Results:
+    """Stage-three results validated from their JSON, one object for equal JSON (a round's rows
+    hold a handful of distinct results)."""
+
+    def __init__(self) -> None:
+        self._known: dict[bytes, ContestWin] = {}
+
+    def load(self, value: Any) -> ContestWin:
+        key = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        win = self._known.get(key)
+        if win is None:
+            win = self._known[key] = ContestWin.model_validate(value, context=STORED)
+        return win
 
 
 _LOCATE: Mapping[str, LocateState] = LOCATE_OF_CODE

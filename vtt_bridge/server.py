@@ -326,9 +326,11 @@ thread switches a hand-off costs."""
 
 def _stored(
     bridge: Bridge, world_id: str, pending: Pending, result_json: bytes, snapshot: WorldState | None
-) -> None:
-    """Write one ruling to the store (in whichever thread runs the store's work)."""
+) -> str | None:
+    """Write one ruling to the store (in whichever thread runs the store's work); returns its
+    inverse's JSON as written (None: it has none), what undo keeps of it (`World.commit`)."""
     entry = pending.entry
+    inverse = None if entry is None or entry.inverse is None else dumps_in_turns(list(entry.inverse))
     bridge.store.append(
         world_id,
         pending.result["rev"],
@@ -338,8 +340,9 @@ def _stored(
         pending.digest,
         kind=None if entry is None else entry.kind,
         target=pending.message_id if entry is None or entry.action_id is None else entry.target,
-        inverse=None if entry is None or entry.inverse is None else dumps_in_turns(list(entry.inverse)),
+        inverse=inverse,
     )
+    return inverse
 
 
 async def _store(
@@ -349,13 +352,15 @@ async def _store(
     result_json: bytes,
     snapshot: WorldState | None,
     off_loop: bool,
-) -> None:
+) -> str | None:
     """Write one ruling to the store (`off_loop`: in the store's writer thread), or raise
-    `StorageError` (nothing written)."""
+    `StorageError` (nothing written); returns what `_stored` does."""
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
     try:
-        await bridge.in_store(_stored, bridge, world.id, pending, result_json, snapshot, off_loop=off_loop)
+        return await bridge.in_store(
+            _stored, bridge, world.id, pending, result_json, snapshot, off_loop=off_loop
+        )
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None
 
@@ -396,8 +401,8 @@ async def _commit(
     result_json = orjson.dumps(pending.result, default=_json_default) if dumped is None else dumped.data
     snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     if snapshot is None and len(result_json) <= STORE_THREAD_BYTES:
-        await _store(bridge, world, pending, result_json, None, off_loop=False)
-        _committed(bridge, client, world, pending, msg_id, kind, result_json)
+        inverse = await _store(bridge, world, pending, result_json, None, off_loop=False)
+        _committed(bridge, client, world, pending, msg_id, kind, result_json, inverse)
         return
     await asyncio.shield(
         _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot)
@@ -414,8 +419,8 @@ async def _stored_then_committed(
     result_json: bytes,
     snapshot: WorldState | None,
 ) -> None:
-    await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
-    _committed(bridge, client, world, pending, msg_id, kind, result_json)
+    inverse = await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
+    _committed(bridge, client, world, pending, msg_id, kind, result_json, inverse)
 
 
 def _committed(
@@ -426,12 +431,14 @@ def _committed(
     msg_id: str,
     kind: str,
     result_json: bytes,
+    inverse: str | None = None,
 ) -> None:
-    """A stored ruling acknowledged, made the world's state, recorded and pushed."""
+    """A stored ruling acknowledged, made the world's state, recorded and pushed (`inverse`: its
+    inverse's JSON as stored)."""
     new_rev = pending.result["rev"]
     bridge.dirty = True
     client.send(envelope_bytes("result", result_json, bridge.next_id(), msg_id))
-    world.commit(pending, result_json)
+    world.commit(pending, result_json, inverse)
     bridge.changes += 1
     bridge.recent.append(
         RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time(), action_id=pending.action_id)

@@ -30,7 +30,7 @@ from vtt_bridge import __version__
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.errors import StoreBusy, StoreDamaged
-from vtt_bridge.history import HISTORY_KEPT, Entry, History, forward_ops, sync_entry
+from vtt_bridge.history import HISTORY_BYTES, HISTORY_KEPT, Entry, History, JsonOps, sync_entry
 from vtt_bridge.rules.common import STORED
 
 APPLICATION_ID = 0x56545442
@@ -98,8 +98,6 @@ INSERT_RULING = (
 )
 """The reply may come as its UTF-8 (bytes, bound as a blob): the cast stores it as the text it is."""
 
-HISTORY_BYTES = 64 << 20
-"""Replies read back at recovery for undo, at most (the newest first)."""
 
 BEFORE_UNDO = (
     "it was made by vtt-bridge 0.2.0 or earlier (store layout 5 or older), which kept no inverse "
@@ -614,20 +612,22 @@ class Store:
             (base, end, HISTORY_KEPT),
         ):
             reply = self._verified(world, row)
-            size += len(reply) + len(row[7] or "")
+            key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
+            weight = 0 if action_id is None else len(reply.encode())  # as `World.commit` counts it
+            size += weight
             if size > HISTORY_BYTES and entries:
                 break
-            key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
             undoable = action_id is not None and inverse is not None
             entries.append(
                 Entry(
                     action_id,
                     key - base,
                     kind or "ruling",
-                    forward_ops(json.loads(reply)["patch"]),
-                    tuple(json.loads(inverse)) if undoable else None,
+                    JsonOps(reply, in_reply=True),
+                    JsonOps(inverse) if undoable else None,
                     target if action_id is not None else None,
                     None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
+                    weight,
                 )
             )
         entries.reverse()

@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -37,7 +37,7 @@ from vtt_bridge.document.models import (
 from vtt_bridge.document.pins import apply_pins, held_steps
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
-from vtt_bridge.history import SYNC_PARTS, Entry, History, step_data
+from vtt_bridge.history import SYNC_PARTS, Entry, History, JsonOps, step_data
 from vtt_bridge.protocol import ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.conditions import DERIVED
@@ -249,7 +249,7 @@ class World:
                 {"op": "replace", "path": f"/{name}", "value": document[name]} for name in SYNC_PARTS
             ]
         else:
-            ops = patches.diff_states(before, after, pairs, olds)
+            ops = patches.diff_states(before, after, pairs, olds, whole_rows=action_id is not None)
         result = {
             "rev": new_rev,
             "patch": patches.ruling_patch(before.rev, new_rev, ops),
@@ -564,18 +564,27 @@ class World:
 
     # --- commit --------------------------------------------------------------------------------
 
-    def commit(self, pending: Pending, reply: str | bytes) -> None:
+    def commit(self, pending: Pending, reply: str | bytes, stored_inverse: str | None = None) -> None:
         """Make a durable ruling the world's state (call only after the store has it); `reply`: its
-        `result` payload's JSON, kept as UTF-8 for retries."""
+        `result` payload's JSON, kept as UTF-8 for retries; `stored_inverse`: its inverse's JSON as
+        the store wrote it, if so: undo then keeps both as JSON (`JsonOps`)."""
         self.state = pending.state
         seal(pending.state)
+        data = _utf8(reply)
         if pending.entry is not None:
-            self.history.record(pending.entry, pending.message_id)
+            entry = pending.entry
+            if entry.action_id is not None:  # its ops take memory in proportion to its reply
+                entry = replace(entry, size=len(data))
+                if stored_inverse is not None and entry.inverse is not None:
+                    entry = replace(
+                        entry, forward=JsonOps(data, in_reply=True), inverse=JsonOps(stored_inverse)
+                    )
+            self.history.record(entry, pending.message_id)
         if pending.action_id is not None:
             self.answered.add(pending.action_id)
             if pending.digest is not None:
                 self.digests[pending.action_id] = pending.digest
-            data = self.replies[pending.action_id] = _utf8(reply)
+            self.replies[pending.action_id] = data
             self._reply_bytes += len(data)
             while len(self.replies) > 1 and (
                 len(self.replies) > self.recent or self._reply_bytes > RECENT_REPLY_BYTES

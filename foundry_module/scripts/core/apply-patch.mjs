@@ -12,7 +12,10 @@
  *   (so each token carries "who locates me"), deleted when the pair leaves the document;
  * - `tokens/<id>/{x,y,elevation}` → the token's own position (not on a full sync: Foundry already
  *   has it);
- * - `rev`, `scene`, `settings`: nothing to write (they come from Foundry).
+ * - `rev`, `scene`, `settings`: nothing to write (they come from Foundry);
+ * - `contests` (the stage-three results): not mirrored at all, their ops skipped: nothing of them is
+ *   written to Foundry, and a combat round replaces every kept result (a hundred thousand entries at
+ *   1,000 tokens), which the mirror would apply to no purpose.
  * A `test` op that fails, or any op that does not apply, means the mirror is out of step: the plan
  * says `resync` and writes nothing.
  * @module apply-patch
@@ -71,9 +74,10 @@ const FLAG_ROOT = `flags.${MODULE_ID}`;
 export function planPatch(mirror, ops, options) {
   const sync = options.mode === "sync";
   const before = sync ? structuredClone(EMPTY_STATE) : mirror;
+  const mirrored = ops.filter((op) => !unmirrored(op));
   let after;
   try {
-    after = applyJsonPatch(before, sync ? syncOps(ops) : ops);
+    after = applyJsonPatch(before, sync ? syncOps(mirrored) : mirrored);
   } catch (error) {
     if (error instanceof PatchError || error instanceof SyntaxError) {
       return emptyPlan(mirror, true, error.message);
@@ -81,12 +85,28 @@ export function planPatch(mirror, ops, options) {
     throw error;
   }
   const touched = [];
-  for (const op of ops) {
+  for (const op of mirrored) {
     if (op.op === "test") continue;
     touched.push(parsePointer(op.path));
     if (op.op === "move" && op.from !== undefined) touched.push(parsePointer(op.from));
   }
   return planChanges(before, after, touched, options);
+}
+
+/** The parts of the state document the mirror does not hold (see the module's header). */
+const UNMIRRORED = ["/contests"];
+
+/**
+ * Whether an op reads or writes only a part the mirror does not hold.
+ * @param {PatchOp} op
+ * @returns {boolean}
+ */
+function unmirrored(op) {
+  return UNMIRRORED.some(
+    (part) =>
+      (op.path === part || op.path.startsWith(part + "/")) &&
+      (op.from === undefined || op.from === part || op.from.startsWith(part + "/")),
+  );
 }
 
 /**

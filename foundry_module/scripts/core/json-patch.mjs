@@ -99,21 +99,76 @@ export function getAt(doc, path) {
 }
 
 /**
- * Apply a JSON Patch to a copy of `doc`; `doc` is never changed.
+ * @typedef {object} Box a patch being applied: the document so far, and the containers this patch
+ *   made (its own copies, safe to change; every other container is shared with the document before)
+ * @property {unknown} root
+ * @property {Set<object>} fresh
+ */
+
+/**
+ * Apply a JSON Patch to a copy of `doc`; `doc` is never changed. The copy is made along the ops'
+ * paths only (copy on write): each object or array an op changes, and those above it, are copied
+ * once per patch; every other part of the result is the very object `doc` holds, so a patch of a
+ * few ops costs a few copies, not a copy of the whole document. An `add` or `replace` puts its op's
+ * value in as it is (a later op of the patch that changes inside it copies it first; a `copy` is
+ * deep-copied, as it may be a container this patch changes again). Treat the document, the ops'
+ * values and the result as immutable.
  * @param {unknown} doc
  * @param {readonly PatchOp[]} ops
  * @returns {unknown} the patched copy
  * @throws {PatchError}
  */
 export function applyJsonPatch(doc, ops) {
-  /** @type {{root: unknown}} */
-  const box = { root: structuredClone(doc) };
+  /** @type {Box} */
+  const box = { root: doc, fresh: new Set() };
   ops.forEach((op, index) => applyOne(box, op, index));
   return box.root;
 }
 
 /**
- * @param {{root: unknown}} box
+ * This patch's own copy of a container (itself when this patch made it).
+ * @param {Box} box
+ * @param {object} value
+ * @returns {any}
+ */
+function own(box, value) {
+  if (box.fresh.has(value)) return value;
+  const copy = Array.isArray(value) ? value.slice() : { ...value };
+  box.fresh.add(copy);
+  return copy;
+}
+
+/**
+ * The container that holds the last token of a path, made this patch's own along with every
+ * container above it; undefined when a member on the way is missing or not a container.
+ * @param {Box} box
+ * @param {string[]} tokens
+ * @returns {any}
+ */
+function ownParent(box, tokens) {
+  if (typeof box.root !== "object" || box.root === null) return undefined;
+  box.root = own(box, box.root);
+  /** @type {any} */
+  let node = box.root;
+  for (let i = 0; i < tokens.length - 1; i++) {
+    const token = /** @type {string} */ (tokens[i]);
+    /** @type {string|number} */
+    let key = token;
+    if (Array.isArray(node)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
+      key = Number(token);
+    } else if (!Object.prototype.hasOwnProperty.call(node, token)) {
+      return undefined;
+    }
+    const child = node[key];
+    if (typeof child !== "object" || child === null) return undefined;
+    node = node[key] = own(box, child);
+  }
+  return node;
+}
+
+/**
+ * @param {Box} box
  * @param {PatchOp} op
  * @param {number} index
  */
@@ -134,10 +189,10 @@ function applyOne(box, op, index) {
       return;
     }
     case "add":
-      return put(box, tokens, structuredClone(op.value), "add", fail);
+      return put(box, tokens, op.value, "add", fail);
     case "replace":
       if (getAt(box.root, tokens) === undefined) throw fail("no such member");
-      return put(box, tokens, structuredClone(op.value), "replace", fail);
+      return put(box, tokens, op.value, "replace", fail);
     case "remove":
       if (getAt(box.root, tokens) === undefined) throw fail("no such member");
       return remove(box, tokens, fail);
@@ -151,7 +206,7 @@ function applyOne(box, op, index) {
         if (op.path.startsWith(op.from + "/")) throw fail("cannot move into itself");
         remove(box, fromTokens, fail);
       }
-      return put(box, tokens, structuredClone(value), "add", fail);
+      return put(box, tokens, op.op === "copy" ? structuredClone(value) : value, "add", fail);
     }
     default:
       throw fail("unknown op");
@@ -159,7 +214,7 @@ function applyOne(box, op, index) {
 }
 
 /**
- * @param {{root: unknown}} box
+ * @param {Box} box
  * @param {string[]} tokens
  * @param {unknown} value
  * @param {"add"|"replace"} mode
@@ -170,7 +225,7 @@ function put(box, tokens, value, mode, fail) {
     box.root = value;
     return;
   }
-  const parent = getAt(box.root, tokens.slice(0, -1));
+  const parent = ownParent(box, tokens);
   const key = /** @type {string} */ (tokens[tokens.length - 1]);
   if (Array.isArray(parent)) {
     const index = key === "-" ? parent.length : Number(key);
@@ -185,7 +240,7 @@ function put(box, tokens, value, mode, fail) {
 }
 
 /**
- * @param {{root: unknown}} box
+ * @param {Box} box
  * @param {string[]} tokens
  * @param {(message: string) => PatchError} fail
  */
@@ -194,7 +249,7 @@ function remove(box, tokens, fail) {
     box.root = undefined;
     return;
   }
-  const parent = getAt(box.root, tokens.slice(0, -1));
+  const parent = ownParent(box, tokens);
   const key = /** @type {string} */ (tokens[tokens.length - 1]);
   if (Array.isArray(parent)) parent.splice(Number(key), 1);
   else if (isPlainObject(parent)) delete parent[key];

@@ -167,7 +167,8 @@ test("sync mode: the sidecar's full replace patch builds the document from empty
     deletion: v13,
     foundryVisibility: { t2: { t1: "pinpointed", t9: "unlocated" } },
   });
-  assert.equal(plan.resync, false, "a top-level part newer than the module (contests) is kept, not refused");
+  assert.equal(plan.resync, false, "a top-level part the module does not mirror (contests) is skipped, not refused");
+  assert.equal(plan.state.contests, undefined, "the stage-three results are not mirrored");
   assert.equal(plan.rev, 10);
   assert.deepEqual(plan.actorUpdates.get(A)?.["flags.vtt-bridge.health"], { max: 7, bashing: 0, lethal: 0, aggravated: 0 });
   assert.equal(plan.actorUpdates.get(A)?.["flags.vtt-bridge.name"], undefined);
@@ -242,4 +243,30 @@ test("sparse visibility: a pair that becomes pinpointed is removed from the docu
     t2: { "flags.vtt-bridge.visibility.t1": "unlocated" },
   });
   assert.deepEqual(plan.state.visibility, { t1: { t2: "unlocated" }, t2: {} });
+});
+
+test("a round's contest ops are skipped, whatever their form, and the rest of its patch applied", () => {
+  const synced = planPatch(null, /** @type {any} */ ([
+    { op: "test", path: "/rev", value: 0 },
+    { op: "replace", path: "/actors", value: mirror().actors },
+    { op: "replace", path: "/tokens", value: mirror().tokens },
+    { op: "replace", path: "/visibility", value: {} },
+    { op: "replace", path: "/contests", value: { t1: { t2: { stageTwo: "approximate", round: 1, won: false } } } },
+    { op: "replace", path: "/rev", value: 1 },
+  ]), { mode: "sync", statusIds, deletion: v13, foundryVisibility: {} });
+  assert.equal(synced.resync, false);
+  assert.equal(synced.state.contests, undefined);
+  const round = planPatch(synced.state, /** @type {any} */ ([
+    { op: "test", path: "/rev", value: 1 },
+    { op: "replace", path: "/contests/t1/t2/round", value: 2 },
+    { op: "add", path: "/contests/t2", value: { t1: { stageTwo: "unlocated", round: 2, won: true } } },
+    { op: "replace", path: "/contests/t1", value: {} },
+    { op: "remove", path: "/contests/t2/t1" },
+    { op: "add", path: "/visibility/t1", value: { t2: "a" } },
+    { op: "replace", path: "/rev", value: 2 },
+  ]), { statusIds, deletion: v13 });
+  assert.equal(round.resync, false, "ops on a part the mirror does not hold do not ask for a resync");
+  assert.equal(round.state.contests, undefined);
+  assert.deepEqual(round.state.visibility, { t1: { t2: "a" } });
+  assert.equal(round.tokenUpdates.get("t2")?.["flags.vtt-bridge.visibility.t1"], "a");
 });

@@ -50,3 +50,88 @@ test("deepEqual ignores key order; getAt reads arrays by index only", () => {
   assert.equal(getAt({ l: [5, 6] }, "/l/1"), 6);
   assert.equal(getAt({ l: [5, 6] }, "/l/01"), undefined);
 });
+
+/**
+ * Freeze a value and everything in it: a patch that changed any part of it throws (ES modules are
+ * strict code).
+ * @param {any} value
+ * @returns {any}
+ */
+function deepFreeze(value) {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+test("a patch copies only the containers on its ops' paths: the rest is shared, the input never changed", () => {
+  const doc = deepFreeze({
+    rev: 3,
+    actors: { a: { health: { max: 7, marks: ["B"] } }, b: { name: "B" } },
+    visibility: { o1: { t1: "a", t2: "u" }, o2: { t1: "u" } },
+    contests: { o1: { t1: { round: 1 } } },
+  });
+  const after = /** @type {any} */ (
+    applyJsonPatch(doc, [
+      { op: "test", path: "/rev", value: 3 },
+      { op: "replace", path: "/actors/a/health/max", value: 9 },
+      { op: "add", path: "/actors/a/health/marks/-", value: "L" },
+      { op: "remove", path: "/visibility/o1/t2" },
+      { op: "add", path: "/visibility/o1/t3", value: "a" },
+      { op: "replace", path: "/rev", value: 4 },
+    ])
+  );
+  assert.deepEqual(after, {
+    rev: 4,
+    actors: { a: { health: { max: 9, marks: ["B", "L"] } }, b: { name: "B" } },
+    visibility: { o1: { t1: "a", t3: "a" }, o2: { t1: "u" } },
+    contests: { o1: { t1: { round: 1 } } },
+  });
+  assert.equal(doc.actors.a.health.max, 7, "the input is as it was");
+  assert.deepEqual(doc.visibility.o1, { t1: "a", t2: "u" });
+  assert.notEqual(after, doc);
+  assert.notEqual(after.actors.a.health, doc.actors.a.health, "a changed object is a copy");
+  assert.equal(after.actors.b, doc.actors.b, "an untouched member is the very same object");
+  assert.equal(after.visibility.o2, doc.visibility.o2);
+  assert.equal(after.contests, doc.contests, "an untouched part is shared whole");
+});
+
+test("a patch that fails part-way leaves its input as it was", () => {
+  const doc = deepFreeze({ visibility: { o1: { t1: "a" } }, rev: 1 });
+  assert.throws(
+    () =>
+      applyJsonPatch(doc, [
+        { op: "remove", path: "/visibility/o1/t1" },
+        { op: "replace", path: "/visibility/o9/t1", value: "u" },
+      ]),
+    PatchError,
+  );
+  assert.deepEqual(doc, { visibility: { o1: { t1: "a" } }, rev: 1 });
+});
+
+test("two ops on one container in a patch copy it once and see each other's changes", () => {
+  const doc = deepFreeze({ row: { a: 1 } });
+  const after = /** @type {any} */ (
+    applyJsonPatch(doc, [
+      { op: "add", path: "/row/b", value: 2 },
+      { op: "copy", from: "/row/b", path: "/row/c" },
+      { op: "move", from: "/row/a", path: "/row/d" },
+    ])
+  );
+  assert.deepEqual(after, { row: { b: 2, c: 2, d: 1 } });
+  assert.deepEqual(doc, { row: { a: 1 } });
+});
+
+test("an op's value is put in as it is and never changed by a later op of the patch", () => {
+  const value = deepFreeze({ t1: "a" });
+  const ops = deepFreeze([
+    { op: "add", path: "/visibility/o1", value },
+    { op: "add", path: "/visibility/o1/t2", value: "u" },
+    { op: "copy", from: "/visibility/o1", path: "/visibility/o2" },
+    { op: "remove", path: "/visibility/o1/t1" },
+  ]);
+  const after = /** @type {any} */ (applyJsonPatch({ visibility: {} }, ops));
+  assert.deepEqual(after.visibility, { o1: { t2: "u" }, o2: { t1: "a", t2: "u" } });
+  assert.deepEqual(value, { t1: "a" }, "the op's value is as it came");
+});
