@@ -14,8 +14,9 @@ import hmac
 import json
 import logging
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -627,19 +628,55 @@ async def _rule(
     await _commit(bridge, client, world, pending, msg_id, type_)
 
 
+class CollectorPause:
+    """The cycle collector paused while any long ruling runs (`_dumped`, one per world at most, in
+    worker threads): off from the first one's start to the last one's end, then on again, and a
+    collection run once it is back on. Counted under a lock, so overlapping rulings of two worlds
+    turn it back on only when both have ended; it was on before the first one or it stays off."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._was_enabled = False
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        with self._lock:
+            if self._running == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                resume = self._running == 0 and self._was_enabled
+                if resume:
+                    gc.enable()
+            if resume:
+                gc.collect(0)  # the young garbage of meanwhile; the frozen documents are not walked
+
+
+COLLECTOR = CollectorPause()
+
+
 def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
     """In a worker: a long ruling prepared, and its result's JSON (None for a stored reply's text).
 
     The objects alive when it starts (the worlds' documents: millions in a big scene) are moved out
-    of the cycle collector's reach first (`gc.freeze`): a round allocates enough to trigger full
-    collections, and each walked every one of them holding the interpreter lock for a third of a
-    second, so every other world and ping waited. The documents are trees that reference counting
-    frees; only cyclic garbage alive at that moment is never collected."""
+    of the cycle collector's reach first (`gc.freeze`), and the collector is paused while it runs
+    (`COLLECTOR`): a round allocates enough to trigger full collections, each walked every object it
+    made so far holding the interpreter lock (a third of a second each before the freeze, some 0.1
+    s each after it, a fifth of the round's time), and none freed anything: a ruling's objects are
+    trees that reference counting frees. Only cyclic garbage made meanwhile waits for the next
+    collection."""
     gc.freeze()
-    prepared = prepare(*args)
-    if isinstance(prepared, Pending):
-        return prepared, Dumped(_dumped_in_turns(prepared.result))
-    return prepared, None
+    with COLLECTOR.paused():
+        prepared = prepare(*args)
+        if isinstance(prepared, Pending):
+            return prepared, Dumped(_dumped_in_turns(prepared.result))
+        return prepared, None
 
 
 async def websocket(request: web.Request) -> web.StreamResponse:
