@@ -45,6 +45,7 @@ def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     frozen, the cycle collector paused, the reply dumped), then committed as the server commits it
     (the inverse's JSON as the store would write it, kept for undo as that JSON); its time covers
     the ruling and its reply."""
+    from vtt_bridge import heap
     from vtt_bridge.bridge import SeededRoller
     from vtt_bridge.server import _dumped, dumps_in_turns
     from vtt_bridge.world import Pending
@@ -57,6 +58,7 @@ def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     assert isinstance(ruled, Pending) and dumped is not None and ruled.entry is not None
     inverse = None if ruled.entry.inverse is None else dumps_in_turns(list(ruled.entry.inverse))
     world.commit(ruled, dumped.data, inverse)
+    heap.release_freed_memory()  # as the server does after a long ruling (server._release_later)
     return ruled, dumped.data, seconds
 
 

@@ -24,7 +24,7 @@ import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel, ValidationError
 
-from vtt_bridge import __version__
+from vtt_bridge import __version__, heap
 from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
@@ -615,17 +615,38 @@ async def _rule(
             client.send(envelope_bytes("result", prepared, bridge.next_id(), msg_id))
             return
         await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), dumped)
+        if offload:
+            _release_later(bridge)
         return
     if type_ == "sync":
         if offload:
             pending, dumped = await asyncio.to_thread(_dumped, world.prepare_sync, payload, msg_id)
             await _commit(bridge, client, world, pending, msg_id, type_, dumped)
+            _release_later(bridge)
             return
         pending = world.prepare_sync(payload, msg_id)
     else:
         pending = world.prepare_upsert(payload, msg_id)
         check_counts(bridge.config.limits, pending.state)
     await _commit(bridge, client, world, pending, msg_id, type_)
+
+
+RELEASE_AFTER = 2.0
+"""Seconds after a long ruling's commit that the memory it freed is given back to the system (its
+reply sent meanwhile, and its objects gone with the frames that held them)."""
+
+
+def _release_later(bridge: Bridge) -> None:
+    """After a long ruling: its freed memory given back (`heap.release_freed_memory`) in
+    `RELEASE_AFTER` seconds, once for any number of long rulings meanwhile (a few ms on the loop)."""
+    if bridge.release is not None:
+        return
+
+    def release() -> None:
+        bridge.release = None
+        heap.release_freed_memory()
+
+    bridge.release = asyncio.get_running_loop().call_later(RELEASE_AFTER, release)
 
 
 class CollectorPause:
