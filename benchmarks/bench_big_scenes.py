@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import statistics
 import subprocess
@@ -41,12 +40,33 @@ LATER = 3
 """The later round measured: round 3, after rounds 1 and 2."""
 
 
+def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
+    """Combat round `number`, ruled as the server's worker rules it (`server._dumped`: the live heap
+    frozen, the cycle collector paused, the reply dumped), then committed as the server commits it
+    (the inverse's JSON as the store would write it, kept for undo as that JSON); its time covers
+    the ruling and its reply."""
+    from vtt_bridge import heap
+    from vtt_bridge.bridge import SeededRoller
+    from vtt_bridge.server import _dumped, dumps_in_turns
+    from vtt_bridge.world import Pending
+
+    start = time.perf_counter()
+    ruled, dumped = _dumped(
+        world.prepare_action, f"r{number}", {"kind": "round", "round": number}, SeededRoller(number + 1)
+    )
+    seconds = time.perf_counter() - start
+    assert isinstance(ruled, Pending) and dumped is not None and ruled.entry is not None
+    inverse = None if ruled.entry.inverse is None else dumps_in_turns(list(ruled.entry.inverse))
+    world.commit(ruled, dumped.data, inverse)
+    heap.release_freed_memory()  # as the server does after a long ruling (server._release_later)
+    return ruled, dumped.data, seconds
+
+
 def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
     """Sync and combat rounds 1 to `LATER` of the generated scene in this process, as the server
     rules them (`hide_every`: the harsher scene, `bench_detection_rules.scene`); the memory after
-    round 1."""
-    from vtt_bridge.bridge import SeededRoller
-    from vtt_bridge.world import Pending, World
+    round 1 and after round `LATER`."""
+    from vtt_bridge.world import World
 
     state = scene(tokens, seed=7, hide_every=hide_every).model_dump(mode="json")
     world = World("bench")
@@ -57,35 +77,22 @@ def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
     sync_mb = len(sync_reply) / 1e6
     world.commit(pending, sync_reply)  # as the server does: the reply's UTF-8, not kept (no action id)
     del state, pending, sync_reply
-    gc.freeze()  # as the server's worker does before a long ruling (server._dumped)
-    start = time.perf_counter()
-    ruled = world.prepare_action("r", {"kind": "round", "round": 1}, SeededRoller(2))
-    assert isinstance(ruled, Pending)
-    reply = orjson.dumps(ruled.result)
-    round_s = time.perf_counter() - start
-    world.commit(ruled, reply)  # kept for retries, as the server keeps it
-    contests = _contests(ruled)
-    del ruled
+    ruled, reply, round_s = _ruled_round(world, 1)
     first = {
         "tokens": tokens,
         "sync_s": sync_s,
         "sync_mb": sync_mb,
         "round_s": round_s,
-        "contests": contests,
+        "contests": _contests(ruled),
         "round_mb": len(reply) / 1e6,
         "rss_mb": _rss_mb(),
     }
+    del ruled, reply
     for number in range(2, LATER + 1):
-        gc.freeze()
-        start = time.perf_counter()
-        ruled = world.prepare_action(
-            f"r{number}", {"kind": "round", "round": number}, SeededRoller(number + 1)
-        )
-        assert isinstance(ruled, Pending)
-        reply = orjson.dumps(ruled.result)
-        later_s = time.perf_counter() - start
-        world.commit(ruled, reply)
-    first.update(later_s=later_s, later_contests=_contests(ruled), later_mb=len(reply) / 1e6)
+        ruled, reply, later_s = _ruled_round(world, number)
+    first.update(
+        later_s=later_s, later_contests=_contests(ruled), later_mb=len(reply) / 1e6, later_rss_mb=_rss_mb()
+    )
     return first
 
 
@@ -210,12 +217,16 @@ def main() -> None:
             f"{r['rss_mb']:>5.0f} MB"
         )
     print(f"combat round {LATER} after rounds 1 and 2 (the steady state at the table), same processes")
-    print(f"  {'tokens':>8} {'round':>8} {'contests':>9} {'contests/s':>11} {'µs each':>8} {'reply':>9}")
+    print(
+        f"  {'tokens':>8} {'round':>8} {'contests':>9} {'contests/s':>11} {'µs each':>8} {'reply':>9} "
+        f"{'memory':>8}"
+    )
     for label, r in later:
         print(
             f"  {label:>8} {r['later_s']:>7.2f}s {r['later_contests']:>9} "
             f"{r['later_contests'] / r['later_s']:>11.0f} "
-            f"{r['later_s'] / r['later_contests'] * 1e6:>8.1f} {r['later_mb']:>6.2f} MB"
+            f"{r['later_s'] / r['later_contests'] * 1e6:>8.1f} {r['later_mb']:>6.2f} MB "
+            f"{r['later_rss_mb']:>5.0f} MB"
         )
     if args.wire:
         asyncio.run(wire(args.wire))

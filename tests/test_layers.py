@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "vtt_bridge.sendqueue",
         "vtt_bridge.hostcheck",
         "vtt_bridge.framecap",
+        "vtt_bridge.heap",
         "vtt_bridge.module_files",
         "vtt_bridge.step_words",
         "vtt_bridge.startup",

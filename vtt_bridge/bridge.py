@@ -192,6 +192,8 @@ class Bridge:
         """Every open connection, welcomed or not (closed on shutdown)."""
         self.roller = SeededRoller(config.seed)
         self.recent: deque[RulingRecord] = deque(maxlen=50)
+        self.release: asyncio.TimerHandle | None = None
+        """The pending hand-back of a long ruling's freed memory (`server._release_later`)."""
         self._ids = itertools.count(1)
         self.dirty = False
         self.unauthenticated = 0

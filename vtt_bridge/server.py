@@ -14,8 +14,9 @@ import hmac
 import json
 import logging
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,7 +24,7 @@ import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel, ValidationError
 
-from vtt_bridge import __version__
+from vtt_bridge import __version__, heap
 from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
@@ -614,11 +615,14 @@ async def _rule(
             client.send(envelope_bytes("result", prepared, bridge.next_id(), msg_id))
             return
         await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), dumped)
+        if offload:
+            _release_later(bridge)
         return
     if type_ == "sync":
         if offload:
             pending, dumped = await asyncio.to_thread(_dumped, world.prepare_sync, payload, msg_id)
             await _commit(bridge, client, world, pending, msg_id, type_, dumped)
+            _release_later(bridge)
             return
         pending = world.prepare_sync(payload, msg_id)
     else:
@@ -627,19 +631,73 @@ async def _rule(
     await _commit(bridge, client, world, pending, msg_id, type_)
 
 
+RELEASE_AFTER = 2.0
+"""Seconds after a long ruling's commit that the memory it freed is given back to the system (its
+reply sent meanwhile, and its objects gone with the frames that held them)."""
+
+
+def _release_later(bridge: Bridge) -> None:
+    """After a long ruling: its freed memory given back (`heap.release_freed_memory`) in
+    `RELEASE_AFTER` seconds, once for any number of long rulings meanwhile (a few ms on the loop)."""
+    if bridge.release is not None:
+        return
+
+    def release() -> None:
+        bridge.release = None
+        heap.release_freed_memory()
+
+    bridge.release = asyncio.get_running_loop().call_later(RELEASE_AFTER, release)
+
+
+class CollectorPause:
+    """The cycle collector paused while any long ruling runs (`_dumped`, one per world at most, in
+    worker threads): off from the first one's start to the last one's end, then on again, and a
+    collection run once it is back on. Counted under a lock, so overlapping rulings of two worlds
+    turn it back on only when both have ended; it was on before the first one or it stays off."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._was_enabled = False
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        with self._lock:
+            if self._running == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                resume = self._running == 0 and self._was_enabled
+                if resume:
+                    gc.enable()
+            if resume:
+                gc.collect(0)  # the young garbage of meanwhile; the frozen documents are not walked
+
+
+COLLECTOR = CollectorPause()
+
+
 def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
     """In a worker: a long ruling prepared, and its result's JSON (None for a stored reply's text).
 
     The objects alive when it starts (the worlds' documents: millions in a big scene) are moved out
-    of the cycle collector's reach first (`gc.freeze`): a round allocates enough to trigger full
-    collections, and each walked every one of them holding the interpreter lock for a third of a
-    second, so every other world and ping waited. The documents are trees that reference counting
-    frees; only cyclic garbage alive at that moment is never collected."""
+    of the cycle collector's reach first (`gc.freeze`), and the collector is paused while it runs
+    (`COLLECTOR`): a round allocates enough to trigger full collections, each walked every object it
+    made so far holding the interpreter lock (a third of a second each before the freeze, some 0.1
+    s each after it, a fifth of the round's time), and none freed anything: a ruling's objects are
+    trees that reference counting frees. Only cyclic garbage made meanwhile waits for the next
+    collection."""
     gc.freeze()
-    prepared = prepare(*args)
-    if isinstance(prepared, Pending):
-        return prepared, Dumped(_dumped_in_turns(prepared.result))
-    return prepared, None
+    with COLLECTOR.paused():
+        prepared = prepare(*args)
+        if isinstance(prepared, Pending):
+            return prepared, Dumped(_dumped_in_turns(prepared.result))
+        return prepared, None
 
 
 async def websocket(request: web.Request) -> web.StreamResponse:

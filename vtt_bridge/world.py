@@ -81,10 +81,16 @@ def _utf8(reply: str | bytes) -> bytes:
 def roll_payload(roll: Roll) -> dict[str, Any]:
     """A roll as the wire shows it, so the module can rebuild it as a Foundry roll; `by` and
     `purpose` only when the roll is named."""
-    out = {"pool": roll.pool, "again": roll.again, "dice": list(roll.dice), "successes": roll.successes}
-    if roll.by is not None:
-        out["by"], out["purpose"] = roll.by, roll.purpose
-    return out
+    if roll.by is None:
+        return {"pool": roll.pool, "again": roll.again, "dice": list(roll.dice), "successes": roll.successes}
+    return {
+        "pool": roll.pool,
+        "again": roll.again,
+        "dice": list(roll.dice),
+        "successes": roll.successes,
+        "by": roll.by,
+        "purpose": roll.purpose,
+    }
 
 
 def _value_at(state: WorldState, segments: list[str]) -> Any:

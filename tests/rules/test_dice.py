@@ -220,3 +220,30 @@ def test_DICE_2_a_round_of_many_pools_rolled_together_is_the_pools_rolled_one_by
             one_by_one[i] for i in (0, dice._CHUNK - 1, dice._CHUNK, len(pools) - 1)
         ]
         assert together.d10() == alone.d10()
+
+
+@pytest.mark.parametrize("tens", [255, 256, 300, 512])
+def test_DICE_2_a_pool_with_hundreds_of_rerolls_rolled_together_is_rolled_one_by_one(tens: int) -> None:
+    """DICE-2: `roll_pools` counts each pool's adding dice mod 256 and checks their sum; a pool that
+    rolls 256 or more of them (a run of tens) still gets exactly the roll `roll_pool` gives it."""
+    dice = [10] * tens + [3, 8, 10, 9, 1, 10, 10, 2]
+    pools = [1, 0, 2, 2]
+    rolled = roll_pools(pools, _Faces(dice), 10)
+    stream = _Faces(dice)
+    assert [rolled.roll(i) for i in range(len(pools))] == [roll_pool(pool, stream, 10) for pool in pools]
+    assert list(rolled.successes) == [tens, 0, 3, 2]
+
+
+@pytest.mark.parametrize("again", [8, 10, 11])
+def test_DICE_2_big_pools_rolled_together_are_the_pools_rolled_one_by_one(again: int) -> None:
+    """DICE-1/2: pools of 128 dice or more (their ends found another way, by a search per pool)
+    beside small ones: each pool's roll as `roll_pool` gives it from the same stream."""
+    from vtt_bridge.bridge import SeededRoller
+
+    for pools in ([130, 3, 0, 200, 1], list(range(12)) * 3):
+        together, alone = SeededRoller(11), SeededRoller(11)
+        rolled = roll_pools(pools, together, again)
+        one_by_one = [roll_pool(pool, alone, again) for pool in pools]
+        assert [rolled.roll(i) for i in range(len(pools))] == one_by_one
+        assert list(rolled.successes) == [roll.successes for roll in one_by_one]
+        assert together.d10() == alone.d10()

@@ -57,7 +57,6 @@ from vtt_bridge.rules.detection import (
     contest,
     contest_level,
     contest_modifiers,
-    contest_outcome,
     contest_steps,
     contestable,
     contested_this_round,
@@ -66,6 +65,7 @@ from vtt_bridge.rules.detection import (
     keeps_result,
     lapses,
     modifier_dice,
+    pair_contest_steps,
     spots_nothing,
     standing_steps,
 )
@@ -856,15 +856,25 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 key="DET-8.round",
             )
         )
+        named = rolled.named
         for observer, i in shown:
             step = steps[i]
-            observer_roll, hider_roll = rolled.roll(2 * i), rolled.roll(2 * i + 1)
-            outcome = contest_outcome(
-                pools[2 * i], pools[2 * i + 1], found_mods[i][2], observer_roll, hider_roll
+            target = targets[i]
+            observer_roll = named(2 * i, observer, "spot")
+            hider_roll = named(2 * i + 1, target, "hide")
+            level = step[4] if active_wins(observer_roll.successes, hider_roll.successes) else step[3]
+            log += pair_contest_steps(
+                observer,
+                target,
+                pools[2 * i],
+                pools[2 * i + 1],
+                found_mods[i][2],
+                observer_roll,
+                hider_roll,
+                step[0],
+                level,
             )
-            result = STATES[step[4] if outcome.observer_wins else step[3]]
-            log.extend(contest_steps(observer, targets[i], outcome, step[0], result))
-            rolls.extend(_named_rolls(observer, targets[i], outcome))
+            rolls += (observer_roll, hider_roll)
     after = index.mark_fresh(
         base.model_copy(update={"visibility": visibility, "contests": contests}),
         state,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Self
 
@@ -101,6 +101,25 @@ class Step:
     def payload(self) -> dict[str, Any]:
         """The step as the wire shows it."""
         return {"rule": self.rule, "text": self.text, "data": self.data, "key": self.key}
+
+
+_new = object.__new__
+_set_rule: Callable[[Step, str], None] = getattr(Step, "rule").__set__  # noqa: B009
+_set_text: Callable[[Step, str], None] = getattr(Step, "text").__set__  # noqa: B009
+_set_data: Callable[[Step, dict[str, Any]], None] = getattr(Step, "data").__set__  # noqa: B009
+_set_key: Callable[[Step, str], None] = getattr(Step, "key").__set__  # noqa: B009
+
+
+def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
+    """`Step(rule=rule, text=text, data=data, key=key)` for the loops that build thousands (a round's
+    detailed contests): the same frozen step, its slots filled directly instead of through the
+    frozen dataclass' keyword `__init__` (one `object.__setattr__` call per field), about 4x cheaper."""
+    step: Step = _new(Step)
+    _set_rule(step, rule)
+    _set_text(step, text)
+    _set_data(step, data)
+    _set_key(step, key)
+    return step
 
 
 def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step
+from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step, make_step
 from vtt_bridge.rules.dice import Roll, Roller, active_wins, kept_extra_successes, roll_pool
 from vtt_bridge.rules.ranks import Priced, PricedRank, Rank
 
@@ -559,6 +559,12 @@ class ContestModifier:
     text: str
     reason: str = ""
     """A stable key of the circumstance, for clients that localize it."""
+    step_text: str = field(init=False, repr=False, compare=False)
+    """The text of its DET-9 step (`pair_contest_steps`), made once: a round details thousands of
+    contests that share one modifiers tuple."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "step_text", f"{self.side} {self.dp:+d} DP: {self.text}")
 
 
 def contest_modifiers(
@@ -665,65 +671,105 @@ def contest_outcome(
     )
 
 
-_VERDICT = {True: "DICE-5.spotted", False: "DICE-5.hidden"}
-"""DICE-5: the key of a contest's verdict by who won (a tie the observer wins is `DICE-5.tie`)."""
+_VALUES: tuple[str, str, str] = (STATES[0].value, STATES[1].value, STATES[2].value)
+"""DET-4: the wire form of each level's state (an enum's `.value` is a Python-level property)."""
+
+
+def _verdict(won: bool, tie: bool, before: int, result: int) -> tuple[str, str]:
+    """DICE-5: a contest verdict's key and text (a tie the observer wins is `DICE-5.tie`)."""
+    if won:
+        key = "DICE-5.tie" if tie else "DICE-5.spotted"
+        verdict = "the observer wins (ties go to the detecting side)" if tie else "the observer wins"
+    else:
+        key, verdict = "DICE-5.hidden", "the hider wins"
+    return key, f"{verdict}: {_VALUES[before]} → {_VALUES[result]}"
+
+
+_VERDICTS = {
+    (won, tie, before, result): _verdict(won, tie, before, result)
+    for won in (True, False)
+    for tie in (True, False)
+    for before in range(3)
+    for result in range(3)
+}
+"""Every DICE-5 verdict's key and text, by (observer wins, tie, level before, level after)."""
 
 
 def contest_steps(
     observer: str, target: str, outcome: StageThreeContest, stage_two: int, result: LocateState
 ) -> list[Step]:
     """DET-8/9 explained: each modifier, both pools and rolls, who won and the pair's new state."""
+    return pair_contest_steps(
+        observer,
+        target,
+        outcome.observer_pool,
+        outcome.hider_pool,
+        outcome.modifiers,
+        outcome.observer_roll,
+        outcome.hider_roll,
+        stage_two,
+        result.level,
+    )
+
+
+def pair_contest_steps(
+    observer: str,
+    target: str,
+    observer_pool: int,
+    hider_pool: int,
+    modifiers: Sequence[ContestModifier],
+    observer_roll: Roll,
+    hider_roll: Roll,
+    stage_two: int,
+    result: int,
+) -> list[Step]:
+    """`contest_steps` of a contest given by its parts (the pools after DET-9 modifiers, both rolls,
+    the stage-two level and the level after): what a round details for thousands of pairs, without
+    a `StageThreeContest` per pair. The observer wins by DICE-5 (`active_wins`)."""
     steps = [
-        Step(
-            rule="DET-9",
-            text=f"{m.side} {m.dp:+d} DP: {m.text}",
-            data={"observer": observer, "target": target, "side": m.side, "dp": m.dp, "reason": m.reason},
-            key="DET-9.modifier",
+        make_step(
+            "DET-9",
+            m.step_text,
+            {"observer": observer, "target": target, "side": m.side, "dp": m.dp, "reason": m.reason},
+            "DET-9.modifier",
         )
-        for m in outcome.modifiers
+        for m in modifiers
     ]
-    o_roll, h_roll = outcome.observer_roll, outcome.hider_roll
+    spotted, hidden = observer_roll.successes, hider_roll.successes
     steps.append(
-        Step(
-            rule="DET-8",
-            text=(
-                f"{observer} PER + Investigation {outcome.observer_pool} DP: "
-                f"{o_roll.successes} successes vs {target} DEX + Stealth {outcome.hider_pool} DP: "
-                f"{h_roll.successes} successes"
-            ),
-            data={
+        make_step(
+            "DET-8",
+            f"{observer} PER + Investigation {observer_pool} DP: {spotted} successes vs "
+            f"{target} DEX + Stealth {hider_pool} DP: {hidden} successes",
+            {
                 "observer": observer,
                 "target": target,
-                "observerPool": outcome.observer_pool,
-                "observerDice": list(o_roll.dice),
-                "observerSuccesses": o_roll.successes,
-                "hiderPool": outcome.hider_pool,
-                "hiderDice": list(h_roll.dice),
-                "hiderSuccesses": h_roll.successes,
+                "observerPool": observer_pool,
+                "observerDice": list(observer_roll.dice),
+                "observerSuccesses": spotted,
+                "hiderPool": hider_pool,
+                "hiderDice": list(hider_roll.dice),
+                "hiderSuccesses": hidden,
             },
-            key="DET-8.contest",
+            "DET-8.contest",
         )
     )
-    tie = o_roll.successes == h_roll.successes
-    verdict = (
-        ("the observer wins (ties go to the detecting side)" if tie else "the observer wins")
-        if outcome.observer_wins
-        else "the hider wins"
-    )
-    before = STATES[stage_two].value
+    won = active_wins(spotted, hidden)
+    tie = spotted == hidden
+    key, text = _VERDICTS[won, tie, stage_two, result]
     steps.append(
-        Step(
-            rule="DICE-5",
-            text=f"{verdict}: {before} → {result.value}",
-            data={
+        make_step(
+            "DICE-5",
+            text,
+            {
                 "observer": observer,
                 "target": target,
-                "observerWins": outcome.observer_wins,
+                "observerWins": won,
                 "tie": tie,
-                "before": before,
-                "result": result.value,
+                "before": _VALUES[stage_two],
+                "result": _VALUES[result],
             },
-            key="DICE-5.tie" if tie and outcome.observer_wins else _VERDICT[outcome.observer_wins],
+            key,
         )
     )
     return steps

@@ -4,10 +4,10 @@ dice are the shell's (`bridge.SeededRoller`): the rules take any `Roller`."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, repeat
-from operator import add
+from itertools import accumulate, cycle, repeat
+from operator import add, itemgetter, mul
 from typing import Protocol
 
 from vtt_bridge.rules.common import RuleViolation, Step
@@ -106,7 +106,31 @@ class Roll:
 
     def of(self, by: str, purpose: str) -> Roll:
         """This roll, named as `by`'s roll for `purpose`."""
-        return Roll(self.pool, self.again, self.dice, self.successes, by, purpose)
+        return _roll(self.pool, self.again, self.dice, self.successes, by, purpose)
+
+
+_new = object.__new__
+_set_pool: Callable[[Roll, int], None] = getattr(Roll, "pool").__set__  # noqa: B009
+_set_again: Callable[[Roll, int], None] = getattr(Roll, "again").__set__  # noqa: B009
+_set_dice: Callable[[Roll, tuple[int, ...]], None] = getattr(Roll, "dice").__set__  # noqa: B009
+_set_successes: Callable[[Roll, int], None] = getattr(Roll, "successes").__set__  # noqa: B009
+_set_by: Callable[[Roll, str | None], None] = getattr(Roll, "by").__set__  # noqa: B009
+_set_purpose: Callable[[Roll, str | None], None] = getattr(Roll, "purpose").__set__  # noqa: B009
+
+
+def _roll(
+    pool: int, again: int, dice: tuple[int, ...], successes: int, by: str | None, purpose: str | None
+) -> Roll:
+    """`Roll(pool, again, dice, successes, by, purpose)`, its slots filled directly (a round names
+    thousands): the frozen dataclass' `__init__` sets each field through `object.__setattr__`."""
+    roll: Roll = _new(Roll)
+    _set_pool(roll, pool)
+    _set_again(roll, again)
+    _set_dice(roll, dice)
+    _set_successes(roll, successes)
+    _set_by(roll, by)
+    _set_purpose(roll, purpose)
+    return roll
 
 
 def roll_pool(pool: int, roller: Roller, again: int = 10) -> Roll:
@@ -153,15 +177,110 @@ class PoolRolls:
 
     def roll(self, i: int) -> Roll:
         """Pool i's roll, as `roll_pool` gives it."""
-        start = self.ends[i - 1] if i else 0
-        faces = self.dice[start : self.ends[i]]
-        pool = max(0, self.pools[i])
-        return Roll(pool=pool, again=self.again, dice=tuple(faces), successes=self.successes[i])
+        return self.named(i, None, None)
+
+    def named(self, i: int, by: str | None, purpose: str | None) -> Roll:
+        """Pool i's roll named as `by`'s roll for `purpose` (`Roll.of`), made at once."""
+        ends = self.ends
+        pool = self.pools[i]
+        return _roll(
+            pool if pool > 0 else 0,
+            self.again,
+            tuple(self.dice[ends[i - 1] if i else 0 : ends[i]]),
+            self.successes[i],
+            by,
+            purpose,
+        )
 
 
 _CHUNK = 16_384
 """Pools per C loop of `roll_pools` (a few ms each): a C loop holds the interpreter's lock, and a
 round in a worker thread must not keep another world's ruling waiting for long."""
+
+
+_BYTES = tuple(bytes((value,)) for value in range(256))
+"""Each byte value as a one-byte `bytes`."""
+
+_ADDING_FACES = {again: bytes(range(again, 11)) for again in _AGAIN_FACES}
+"""DICE-2: per n-again, the faces that add a die, as bytes (`bytes.translate` deletes them)."""
+
+
+def _gather(indices: Sequence[int], table: bytes) -> bytes:
+    """`table[i]` for each index, as bytes, in C loops (`itemgetter`) of at most `_CHUNK` items."""
+    parts = []
+    for at in range(0, len(indices), _CHUNK):
+        some = indices[at : at + _CHUNK]
+        parts.append(bytes(itemgetter(*some)(table)) if len(some) > 1 else table[some[0] : some[0] + 1])
+    return b"".join(parts)
+
+
+def _lane_sums(first: bytes, second: bytes) -> bytes:
+    """Byte k of each added, as one big-integer sum: every sum must stay below 256 (no carry)."""
+    total = int.from_bytes(first, "little") + int.from_bytes(second, "little")
+    return total.to_bytes(len(first), "little")
+
+
+def _lane_differences(counts: bytes) -> bytes:
+    """Byte k: counts[k] - counts[k - 1] mod 256 (counts[-1] taken as 0), as one big-integer sum:
+    two bytes a count, each 256 more than the one before, so no difference borrows."""
+    wide = counts.decode("latin-1").encode("utf-16-le")
+    now = int.from_bytes(wide, "little") + int.from_bytes(b"\0\1" * len(counts), "little")
+    return (now - int.from_bytes(b"\0\0" + wide[:-2], "little")).to_bytes(len(wide), "little")[::2]
+
+
+def _counted(
+    dice: bytes, again: int, sizes: Sequence[int], totals: list[int]
+) -> tuple[list[int], tuple[int, ...]] | None:
+    """DICE-1/2: each pool's end and successes in the stream of a `roll_pools` (sizes below 128),
+    or None where a pool rolled 128 or more adding dice (then `_searched` finds them).
+
+    Pool k ends on its `totals[k]`-th die below `again`, so it holds the dice below `again` from
+    the `totals[k - 1]`-th on, and the adding dice among them, every one a success (`again` is 8 or
+    more). The adding dice cut the stream into runs of dice below `again`; a table with a byte per
+    such die holds the run's number (mod 256), so the adding dice before each pool's end are one
+    lookup and a pool's own the difference of two: no search per pool. Its successes below `again`
+    are a count over its run of `totals` in those dice alone, found without its end."""
+    below = dice.translate(None, _ADDING_FACES[again])
+    if again <= 10:
+        runs = dice.translate(_ADDING_TABLES[again]).split(b"\x01")
+        numbers = cycle(_BYTES)
+        table = [b"\0"]
+        for at in range(0, len(runs), 4 * _CHUNK):
+            table.append(b"".join(map(mul, map(len, runs[at : at + 4 * _CHUNK]), numbers)))
+        extra = _lane_differences(_gather(totals, b"".join(table)))
+        """Byte k: pool k's adding dice (mod 256)."""
+    else:
+        extra = bytes(len(sizes))
+    if max(extra) >= 128:
+        return None
+    ends = list(accumulate(_lane_sums(bytes(sizes), extra)))
+    if ends[-1] != len(dice):  # a pool's adding dice were counted mod 256: their sum tells
+        return None
+    count = below.translate(_SUCCESS_TABLE).count
+    parts = []
+    for at in range(0, len(totals), _CHUNK):
+        starts = totals[at - 1 : at + _CHUNK - 1] if at else [0, *totals[: _CHUNK - 1]]
+        parts.append(bytes(map(count, repeat(b"\x01"), starts, totals[at : at + _CHUNK])))
+    return ends, tuple(_lane_sums(extra, b"".join(parts)))
+
+
+def _searched(dice: bytes, again: int, totals: list[int]) -> tuple[list[int], list[int]]:
+    """`_counted` for any pools: each pool's end by a search in the running counts of the dice
+    between two adding ones, its successes by a count of its dice."""
+    ends = totals
+    if again <= 10:
+        runs = list(accumulate(map(len, dice.translate(_ADDING_TABLES[again]).split(b"\x01"))))
+        """The dice below `again` up to each adding die (and to the end)."""
+        ends = []
+        for at in range(0, len(totals), _CHUNK):
+            some = totals[at : at + _CHUNK]
+            ends.extend(map(add, some, map(bisect_left, repeat(runs), some)))
+    hits = dice.translate(_SUCCESS_TABLE).count
+    successes: list[int] = []
+    for at in range(0, len(ends), _CHUNK):
+        starts = ends[at - 1 : at + _CHUNK - 1] if at else [0, *ends[: _CHUNK - 1]]
+        successes.extend(map(hits, repeat(b"\x01"), starts, ends[at : at + _CHUNK]))
+    return ends, successes
 
 
 def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRolls:
@@ -185,11 +304,12 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
     # Each die showing `again` or more adds a die, so a roll ends on its first die below `again`
     # after it has rolled `pool` of them: pool k ends right after the (p1 + ... + pk)-th die below
     # `again` in the stream. So the stream is drawn until it holds that many (never a die more: each
-    # one still owed is at least one more die), and each pool's end is that count plus the adding
-    # dice before that die (a search in the running counts of the dice between two adding ones).
-    # Every step is a C loop (map, accumulate, bytes methods): no Python step per die or per pool.
+    # one still owed is at least one more die); then every pool's end and successes are counted in C
+    # loops (bytes methods, big-integer sums, `itemgetter`) over at most `_CHUNK` items: no Python
+    # step per die or per pool.
     adding = _ADDING_TABLES[again]
-    totals = list(accumulate(map(max, pools, repeat(0))))  # one C loop: 226,000 pools in about 20 ms
+    sizes = pools if not pools or min(pools) >= 0 else tuple(pool if pool > 0 else 0 for pool in pools)
+    totals = list(accumulate(sizes))
     owed = totals[-1] if totals else 0
     drawn = bytearray()
     below = 0
@@ -198,20 +318,8 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
         drawn += batch
         below += len(batch) - batch.translate(adding).count(1)
     dice = bytes(drawn)
-    if again <= 10:
-        runs = list(accumulate(map(len, dice.translate(adding).split(b"\x01"))))
-        """The dice below `again` up to each adding die (and to the end)."""
-        ends = []
-        for at in range(0, len(totals), _CHUNK):
-            some = totals[at : at + _CHUNK]
-            ends.extend(map(add, some, map(bisect_left, repeat(runs), some)))
-    else:
-        ends = totals
-    hits = dice.translate(_SUCCESS_TABLE).count
-    successes: list[int] = []
-    for at in range(0, len(ends), _CHUNK):
-        starts = ends[at - 1 : at + _CHUNK - 1] if at else [0, *ends[: _CHUNK - 1]]
-        successes.extend(map(hits, repeat(b"\x01"), starts, ends[at : at + _CHUNK]))
+    counted = _counted(dice, again, sizes, totals) if sizes and max(sizes) < 128 else None
+    ends, successes = counted if counted is not None else _searched(dice, again, totals)
     return PoolRolls(pools, again, dice, tuple(ends), tuple(successes))
 
 

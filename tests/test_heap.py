@@ -1,0 +1,66 @@
+"""Memory a long ruling freed goes back to the system (`heap.py`, glibc), and the server asks for it
+once after a long ruling (`server._release_later`)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+from pathlib import Path
+
+import pytest
+
+from vtt_bridge import heap, server
+from vtt_bridge.bridge import Bridge, Config
+
+pytestmark = pytest.mark.skipif(heap._glibc() is None, reason="glibc's allocator only")
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def test_the_pages_a_big_freed_structure_held_go_back_to_the_system() -> None:
+    heap.release_freed_memory()
+    before = _rss_kb()
+    rows = [{f"t{i}": f"a{i}" for i in range(300)} for _ in range(1500)]  # some 60 MB of small objects
+    grown = _rss_kb()
+    assert grown - before > 30_000
+    del rows
+    gc.collect()
+    heap.release_freed_memory()
+    assert _rss_kb() - before < (grown - before) / 2
+
+
+def test_the_server_gives_freed_memory_back_once_after_long_rulings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    released: list[bool] = []
+    real = heap.release_freed_memory
+
+    def counted() -> bool:
+        released.append(real())
+        return released[-1]
+
+    monkeypatch.setattr(heap, "release_freed_memory", counted)
+    monkeypatch.setattr(server, "RELEASE_AFTER", 0.05)
+
+    async def run() -> None:
+        bridge = Bridge(Config(data_dir=tmp_path, token="t"))
+        server._release_later(bridge)
+        server._release_later(bridge)  # a second long ruling meanwhile: one release
+        assert bridge.release is not None
+        await asyncio.sleep(0.2)
+        assert bridge.release is None
+        server._release_later(bridge)
+        await asyncio.sleep(0.2)
+
+    asyncio.run(run())
+    assert len(released) == 2
+
+
+if sys.platform.startswith("linux"):
+
+    def test_glibc_is_found_here() -> None:
+        assert heap._glibc() is not None

@@ -1,0 +1,35 @@
+"""Memory a long ruling freed, given back to the system (glibc's allocator; elsewhere nothing).
+
+A combat round of a big scene allocates hundreds of megabytes of short-lived objects and buffers
+(its pairs, its log, its reply's JSON). Freed, most of their pages stay with the process: glibc
+keeps the free pages inside its heaps for later use. `release_freed_memory` after a long ruling
+(`malloc_trim`) gives the free pages of every arena back.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import sys
+from functools import cache
+
+
+@cache
+def _glibc() -> ctypes.CDLL | None:
+    """glibc, when this process runs on it (musl, macOS and Windows have no `malloc_trim`)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    name = ctypes.util.find_library("c") or "libc.so.6"
+    try:
+        libc = ctypes.CDLL(name)
+        libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def release_freed_memory() -> bool:
+    """Give the allocator's free pages back to the system (True: some were; a few ms for a heap of
+    hundreds of MB, holding the allocator's locks meanwhile)."""
+    libc = _glibc()
+    return libc is not None and libc.malloc_trim(0) == 1
