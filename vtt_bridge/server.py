@@ -651,8 +651,8 @@ def _release_later(bridge: Bridge) -> None:
 
 class CollectorPause:
     """The cycle collector paused while any long ruling runs (`_dumped`, one per world at most, in
-    worker threads): off from the first one's start to the last one's end, then on again, and a
-    collection run once it is back on. Counted under a lock, so overlapping rulings of two worlds
+    worker threads): off from the first one's start to the last one's end, then on again, with the
+    objects made meanwhile frozen (`gc.freeze`) as the ones before were. Counted under a lock, so overlapping rulings of two worlds
     turn it back on only when both have ended; it was on before the first one or it stays off."""
 
     def __init__(self) -> None:
@@ -672,11 +672,11 @@ class CollectorPause:
         finally:
             with self._lock:
                 self._running -= 1
-                resume = self._running == 0 and self._was_enabled
-                if resume:
+                if self._running == 0 and self._was_enabled:
+                    # what the rulings left alive (the new documents) out of reach too: else the
+                    # next collection walks all of it at once, on whichever thread allocates next
+                    gc.freeze()
                     gc.enable()
-            if resume:
-                gc.collect(0)  # the young garbage of meanwhile; the frozen documents are not walked
 
 
 COLLECTOR = CollectorPause()
