@@ -652,8 +652,9 @@ def _release_later(bridge: Bridge) -> None:
 class CollectorPause:
     """The cycle collector paused while any long ruling runs (`_dumped`, one per world at most, in
     worker threads): off from the first one's start to the last one's end, then on again, with the
-    objects made meanwhile frozen (`gc.freeze`) as the ones before were. Counted under a lock, so overlapping rulings of two worlds
-    turn it back on only when both have ended; it was on before the first one or it stays off."""
+    objects made meanwhile frozen (`gc.freeze`) as the ones before were. Counted under a lock, so
+    overlapping rulings of two worlds turn it back on only when both have ended; it was on before
+    the first one or it stays off."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
