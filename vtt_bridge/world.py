@@ -332,7 +332,7 @@ class World:
         step = Step(
             rule="UNDO",
             text=f"{origin.kind} {origin.action_id!s:.60} (rev {origin.rev}) {verb}: "
-            f"{len(plan.ops)} values restored, derived fields derived again",
+            f"{len(plan.ops)} changes applied (a row of results counts once), derived fields derived again",
             data={"key": f"UNDO.{verb}", **step_data(plan.mode, origin)},
             key=f"UNDO.{verb}",
         )
