@@ -2,7 +2,7 @@
  * The websocket link to the sidecar: `hello` with the token, `welcome`, request/reply correlation by
  * id, reconnect with jittered exponential backoff (capped at 30 s) and one notice per outage, and
  * keeping the world in step: `sync` on connect, on scene change, on a rev gap and when a patch does
- * not fit (a failed `test` op).
+ * not fit (a failed `test` op); a state larger than a frame is sent in parts (`syncParts`).
  *
  * Everything outside is injected (the WebSocket constructor, the clock, the random source, how the
  * state is read and how a patch is applied), so Node and Chromium tests drive the real class.
@@ -11,6 +11,7 @@
 
 import { MODULE_VERSION } from "./constants.mjs";
 import { envelope, helloPayload } from "./messages.mjs";
+import { syncParts } from "./sync-parts.mjs";
 
 /**
  * @typedef {object} WebSocketLike
@@ -469,9 +470,15 @@ export class BridgeConnection {
     const state = await this.options.getState();
     if (!state) return;
     this.stats.syncs += 1;
-    let result;
+    // a state larger than a frame goes in parts, one after another on this connection; every part
+    // but the last is only buffered (`result {data: {buffered: true}}`), the last gets the ruling
+    const parts = syncParts(state);
+    /** @type {Record<string, any>} */
+    let result = {};
     try {
-      result = await this.request("sync", { state });
+      for (const [i, part] of parts.entries()) {
+        result = await this.request("sync", i < parts.length - 1 ? { state: part, more: true } : { state: part });
+      }
     } catch (error) {
       if (error instanceof BridgeError && (error.code === "disconnected" || error.code === "offline")) return;
       throw error;

@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { backoffDelay, BridgeConnection, BridgeError, CLOSE_UNAUTHORIZED } from "../../scripts/core/connection.mjs";
+import { syncParts } from "../../scripts/core/sync-parts.mjs";
+import { bigScene } from "../helpers/big-scene.mjs";
 import { fakeSocketClass, flush, ManualClock } from "../helpers/fake-socket.mjs";
 
 /** @param {Partial<import("../../scripts/core/connection.mjs").ConnectionOptions>} [overrides] */
@@ -87,6 +89,70 @@ test("hello carries the token; nothing else is sent before welcome; sync follows
   assert.deepEqual(queued.payload, { kind: "round", round: 1 }, "sent after the sync");
   ws.receive({ v: 1, id: "r1", type: "result", re: queued.id, payload: { rev: 2, patch: [], log: [] } });
   assert.equal((await early).rev, 2);
+});
+
+/**
+ * Welcome the newest socket of a connection whose state is `bigScene(1000)`: its sync goes in parts.
+ * @param {ReturnType<typeof setup>} setupResult
+ */
+async function welcomeBig({ conn, sockets }) {
+  conn.start();
+  const ws = /** @type {any} */ (sockets.at(-1));
+  ws.open();
+  ws.receive({ v: 1, id: "s-w", type: "welcome", re: ws.lastOf("hello").id, payload: { protocol: 1, world: "w1", rev: 4 } });
+  await flush();
+  return ws;
+}
+
+/** @param {any} ws the syncs it was sent */
+const syncsOf = (ws) => ws.sent.filter((/** @type {any} */ m) => m.type === "sync");
+const buffered = { rev: 4, patch: [], log: [], rolls: [], data: { buffered: true } };
+
+test("a state larger than a frame is synced in parts, one at a time: more on all but the last, only the last result applied", async () => {
+  const state = bigScene(1000);
+  const expected = syncParts(state);
+  assert.ok(expected.length >= 3);
+  const setupResult = setup({ getState: () => state });
+  const { conn, applied } = setupResult;
+  const ws = await welcomeBig(setupResult);
+  for (let i = 0; i < expected.length; i++) {
+    const syncs = syncsOf(ws);
+    assert.equal(syncs.length, i + 1, "the next part waits for the answer to the one before");
+    const last = i === expected.length - 1;
+    assert.deepEqual(syncs[i].payload, last ? { state: expected[i] } : { state: expected[i], more: true });
+    const payload = last ? { rev: 5, patch: [{ op: "test", path: "/rev", value: 4 }], log: [] } : buffered;
+    ws.receive({ v: 1, id: `r${i}`, type: "result", re: syncs[i].id, payload });
+    await flush();
+    assert.equal(applied.length, last ? 1 : 0, "a buffered part is not applied");
+  }
+  assert.equal(syncsOf(ws).length, expected.length);
+  assert.deepEqual(applied.map((a) => [a.mode, a.rev, a.patch.length]), [["sync", 5, 1]]);
+  assert.equal(conn.rev, 5);
+  assert.equal(conn.stats.syncs, 1);
+});
+
+test("an error answering any part of a sync fails it as a one-frame sync fails: no more parts, nothing applied, the error emitted", async () => {
+  const setupResult = setup({ getState: () => bigScene(1000) });
+  const { conn, applied } = setupResult;
+  /** @type {any[]} */
+  const errors = [];
+  conn.on("error", (e) => errors.push(e));
+  const ws = await welcomeBig(setupResult);
+  ws.receive({ v: 1, id: "r0", type: "result", re: syncsOf(ws)[0].id, payload: buffered });
+  await flush();
+  const second = syncsOf(ws)[1];
+  assert.equal(second.payload.more, true);
+  ws.receive({ v: 1, id: "e1", type: "error", re: second.id, payload: { code: "too_large", message: "a sync is at most 33554432 bytes" } });
+  await flush();
+  assert.equal(syncsOf(ws).length, 2, "no part after the refused one");
+  assert.deepEqual(applied, []);
+  assert.equal(conn.rev, null);
+  assert.deepEqual(errors.map((e) => [e.name, e.code]), [["BridgeError", "too_large"]]);
+  // a later sync starts again from the first part
+  conn.resync("scene");
+  await flush();
+  assert.equal(syncsOf(ws)[2].payload.more, true);
+  assert.deepEqual(Object.keys(syncsOf(ws)[2].payload.state).slice(0, 2), ["scene", "settings"]);
 });
 
 test("replies are matched by re; an error reply rejects with its code", async () => {
