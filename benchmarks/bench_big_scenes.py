@@ -43,11 +43,12 @@ LATER = 3
 def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     """Combat round `number`, ruled as the server's worker rules it (`server._dumped`: the live heap
     frozen, the cycle collector paused, the reply dumped), then committed as the server commits it
-    (the inverse's JSON as the store would write it, kept for undo as that JSON); its time covers
+    (its ops and inverse kept for undo as JSON in parts, `server._stored`); its time covers
     the ruling and its reply."""
     from vtt_bridge import heap
     from vtt_bridge.bridge import SeededRoller
-    from vtt_bridge.server import _dumped, dumps_in_turns
+    from vtt_bridge.history import JsonOps
+    from vtt_bridge.server import _dumped
     from vtt_bridge.world import Pending
 
     start = time.perf_counter()
@@ -56,8 +57,12 @@ def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     )
     seconds = time.perf_counter() - start
     assert isinstance(ruled, Pending) and dumped is not None and ruled.entry is not None
-    inverse = None if ruled.entry.inverse is None else dumps_in_turns(list(ruled.entry.inverse))
-    world.commit(ruled, dumped.data, inverse)
+    kept = (
+        None
+        if ruled.entry.inverse is None
+        else (JsonOps.of(ruled.entry.forward), JsonOps.of(ruled.entry.inverse))
+    )
+    world.commit(ruled, dumped.data, kept)
     heap.release_freed_memory()  # as the server does after a long ruling (server._release_later)
     return ruled, dumped.data, seconds
 

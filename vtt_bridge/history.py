@@ -43,21 +43,49 @@ ruling's ops and inverse take memory in proportion to its patch); the newest rul
 however large. The same bound holds in memory and when the store reads the history back."""
 
 
+OPS_CHUNK = 64
+"""Ops a `JsonOps` part holds at most: each part is decoded in one call, and a worker thread hands
+the interpreter to the event loop only between calls (a part of 64 whole rows of a round's results
+is some 4 MB, decoded in about 30 ms)."""
+
+
 class JsonOps:
-    """Ops kept as the JSON they were written as, decoded at each use: a ruling's reply (`in_reply`:
-    the ops of its `patch` but the rev's, `forward_ops`) or its inverse as the store wrote it. A
-    round's hundred thousand ops then take their JSON's bytes in memory, not several times that as
-    dicts, and give the cycle collector nothing to walk. Immutable: each use decodes afresh."""
+    """Ops kept as the JSON they were written as, decoded at each use: a round's hundred thousand
+    ops then take their JSON's bytes in memory, not several times that as dicts, and give the cycle
+    collector nothing to walk. Either parts of at most `OPS_CHUNK` ops each (`of`), decoded part by
+    part so that no one call holds the interpreter long, or a stored reply (`in_reply`: the ops of
+    its `patch` but the rev's, `forward_ops`, decoded whole). Immutable: each use decodes afresh."""
 
-    __slots__ = ("_in_reply", "_json")
+    __slots__ = ("_in_reply", "_parts")
 
-    def __init__(self, json: bytes | str, in_reply: bool = False) -> None:
-        self._json = json
+    def __init__(self, parts: tuple[bytes | str, ...], in_reply: bool = False) -> None:
+        self._parts = parts
         self._in_reply = in_reply
 
+    @classmethod
+    def of(cls, ops: Iterable[patches.Op]) -> JsonOps:
+        """The ops dumped in parts of `OPS_CHUNK` (JSON values only: what a diff and its inverse hold)."""
+        listed = list(ops)
+        return cls(
+            tuple(orjson.dumps(listed[at : at + OPS_CHUNK]) for at in range(0, len(listed), OPS_CHUNK))
+        )
+
+    def text(self) -> str:
+        """The ops as one JSON array (what the store writes)."""
+        if self._in_reply:
+            return orjson.dumps(list(self.ops())).decode()
+        if len(self._parts) == 1 and isinstance(self._parts[0], str):
+            return self._parts[0]
+        inner = [part[1:-1] if isinstance(part, bytes) else part[1:-1].encode() for part in self._parts]
+        return "[" + b",".join(inner).decode() + "]"
+
     def ops(self) -> tuple[patches.Op, ...]:
-        value = orjson.loads(self._json)
-        return forward_ops(value["patch"]) if self._in_reply else tuple(value)
+        if self._in_reply:
+            return forward_ops(orjson.loads(self._parts[0])["patch"])
+        out: list[patches.Op] = []
+        for part in self._parts:
+            out.extend(orjson.loads(part))
+        return tuple(out)
 
     def __iter__(self) -> Iterator[patches.Op]:
         return iter(self.ops())

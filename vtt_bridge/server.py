@@ -29,6 +29,7 @@ from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
 from vtt_bridge.framecap import raise_frame_cap
+from vtt_bridge.history import JsonOps
 from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
@@ -327,11 +328,16 @@ thread switches a hand-off costs."""
 
 def _stored(
     bridge: Bridge, world_id: str, pending: Pending, result_json: bytes, snapshot: WorldState | None
-) -> str | None:
-    """Write one ruling to the store (in whichever thread runs the store's work); returns its
-    inverse's JSON as written (None: it has none), what undo keeps of it (`World.commit`)."""
+) -> tuple[JsonOps, JsonOps] | None:
+    """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
+    and inverse as JSON in parts (`JsonOps.of`, the inverse as written), what undo keeps of it
+    (`World.commit`; None: it has no inverse)."""
     entry = pending.entry
-    inverse = None if entry is None or entry.inverse is None else dumps_in_turns(list(entry.inverse))
+    kept = None
+    inverse = None
+    if entry is not None and entry.inverse is not None:
+        kept = JsonOps.of(entry.forward), JsonOps.of(entry.inverse)
+        inverse = kept[1].text()
     bridge.store.append(
         world_id,
         pending.result["rev"],
@@ -343,7 +349,7 @@ def _stored(
         target=pending.message_id if entry is None or entry.action_id is None else entry.target,
         inverse=inverse,
     )
-    return inverse
+    return kept
 
 
 async def _store(
@@ -353,7 +359,7 @@ async def _store(
     result_json: bytes,
     snapshot: WorldState | None,
     off_loop: bool,
-) -> str | None:
+) -> tuple[JsonOps, JsonOps] | None:
     """Write one ruling to the store (`off_loop`: in the store's writer thread), or raise
     `StorageError` (nothing written); returns what `_stored` does."""
     if bridge.storage_fault is not None:
@@ -402,8 +408,8 @@ async def _commit(
     result_json = orjson.dumps(pending.result, default=_json_default) if dumped is None else dumped.data
     snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     if snapshot is None and len(result_json) <= STORE_THREAD_BYTES:
-        inverse = await _store(bridge, world, pending, result_json, None, off_loop=False)
-        _committed(bridge, client, world, pending, msg_id, kind, result_json, inverse)
+        kept = await _store(bridge, world, pending, result_json, None, off_loop=False)
+        _committed(bridge, client, world, pending, msg_id, kind, result_json, kept)
         return
     await asyncio.shield(
         _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot)
@@ -420,8 +426,8 @@ async def _stored_then_committed(
     result_json: bytes,
     snapshot: WorldState | None,
 ) -> None:
-    inverse = await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
-    _committed(bridge, client, world, pending, msg_id, kind, result_json, inverse)
+    kept = await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
+    _committed(bridge, client, world, pending, msg_id, kind, result_json, kept)
 
 
 def _committed(
@@ -432,14 +438,14 @@ def _committed(
     msg_id: str,
     kind: str,
     result_json: bytes,
-    inverse: str | None = None,
+    kept: tuple[JsonOps, JsonOps] | None = None,
 ) -> None:
-    """A stored ruling acknowledged, made the world's state, recorded and pushed (`inverse`: its
-    inverse's JSON as stored)."""
+    """A stored ruling acknowledged, made the world's state, recorded and pushed (`kept`: its ops
+    and inverse as JSON, `_stored`)."""
     new_rev = pending.result["rev"]
     bridge.dirty = True
     client.send(envelope_bytes("result", result_json, bridge.next_id(), msg_id))
-    world.commit(pending, result_json, inverse)
+    world.commit(pending, result_json, kept)
     bridge.changes += 1
     bridge.recent.append(
         RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time(), action_id=pending.action_id)

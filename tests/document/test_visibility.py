@@ -438,3 +438,12 @@ def test_DET_8_a_round_after_the_geometry_starts_afresh_is_the_round_computed_af
         assert ruled.state.visibility == afresh.state.visibility
         assert [step.payload() for step in ruled.log] == [step.payload() for step in afresh.log]
         state = ruled.state
+
+
+@given(st.sets(st.tuples(st.sampled_from(["a", "b", "t-10", "t-9", "Z"]), st.text(max_size=3))))
+def test_pairs_are_visited_in_sorted_order_observer_by_observer(pairs: set[tuple[str, str]]) -> None:
+    """`_in_order` is `sorted` of the pairs (the order a refresh writes cells in), sorted a row at a
+    time."""
+    from vtt_bridge.document.visibility import _in_order
+
+    assert list(_in_order(pairs)) == sorted(pairs)
