@@ -452,9 +452,25 @@ def _committed(
     )
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     if others:
-        pushed = dumps(pushed_patch(pending, kind))
+        pushed = pushed_patch_bytes(pending, kind, result_json)
         for other in others:
-            other.send(envelope("patch", pushed, bridge.next_id(), None))
+            other.send(envelope_bytes("patch", pushed, bridge.next_id(), None))
+
+
+_RESULT_KEYS = ["rev", "patch", "log", "rolls"]
+"""A ruling's `result` payload, in order: all `pushed_patch` takes, before its own keys."""
+
+
+def pushed_patch_bytes(pending: Pending, kind: str, result_json: bytes) -> bytes:
+    """`pushed_patch`'s JSON as UTF-8, the very bytes `dumps` gives it, made from the result's JSON
+    (`result_json`, stored and sent already) when the result holds just `_RESULT_KEYS`: its own
+    keys appended, not a round's megabytes dumped again on the event loop."""
+    if list(pending.result) != _RESULT_KEYS or not result_json.endswith(b"}"):
+        return orjson.dumps(pushed_patch(pending, kind), default=_json_default)
+    tail = b',"kind":' + orjson.dumps(kind)
+    if pending.action_id is not None:
+        tail += b',"action":' + orjson.dumps(pending.action_id)
+    return result_json[:-1] + tail + b"}"
 
 
 class FrameTooLarge(RequestError):
