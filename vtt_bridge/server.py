@@ -80,10 +80,14 @@ def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
     return f'{head}"type":"{type_}","payload":{payload_json}}}'
 
 
-def envelope_bytes(type_: str, payload_data: bytes, msg_id: str, re: str | None) -> bytes:
-    """`envelope(...)` as UTF-8, its payload already serialized as UTF-8 (a long ruling's megabytes
-    are neither copied into a str nor encoded on the loop)."""
-    return envelope(type_, "", msg_id, re)[:-1].encode() + payload_data + b"}"
+def envelope_bytes(
+    type_: str, payload_data: bytes | list[bytes | memoryview], msg_id: str, re: str | None
+) -> bytes:
+    """`envelope(...)` as UTF-8, its payload already serialized as UTF-8, or as the parts it is made
+    of (a long ruling's megabytes are neither copied into a str nor encoded on the loop, and are
+    copied once: into the message)."""
+    parts = payload_data if isinstance(payload_data, list) else [payload_data]
+    return b"".join([envelope(type_, "", msg_id, re)[:-1].encode(), *parts, b"}"])
 
 
 def _json_default(value: Any) -> Any:
@@ -452,7 +456,7 @@ def _committed(
     )
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     if others:
-        pushed = pushed_patch_bytes(pending, kind, result_json)
+        pushed = _pushed_parts(pending, kind, result_json)
         for other in others:
             other.send(envelope_bytes("patch", pushed, bridge.next_id(), None))
 
@@ -462,15 +466,20 @@ _RESULT_KEYS = ["rev", "patch", "log", "rolls"]
 
 
 def pushed_patch_bytes(pending: Pending, kind: str, result_json: bytes) -> bytes:
-    """`pushed_patch`'s JSON as UTF-8, the very bytes `dumps` gives it, made from the result's JSON
-    (`result_json`, stored and sent already) when the result holds just `_RESULT_KEYS`: its own
-    keys appended, not a round's megabytes dumped again on the event loop."""
+    """`pushed_patch`'s JSON as UTF-8, the very bytes `dumps` gives it (`_pushed_parts` joined)."""
+    return b"".join(_pushed_parts(pending, kind, result_json))
+
+
+def _pushed_parts(pending: Pending, kind: str, result_json: bytes) -> list[bytes | memoryview]:
+    """`pushed_patch`'s JSON in parts, made from the result's JSON (`result_json`, stored and sent
+    already) when the result holds just `_RESULT_KEYS`: a view of it but its closing brace, then
+    its own keys, not a round's megabytes dumped (or copied) again on the event loop."""
     if list(pending.result) != _RESULT_KEYS or not result_json.endswith(b"}"):
-        return orjson.dumps(pushed_patch(pending, kind), default=_json_default)
+        return [orjson.dumps(pushed_patch(pending, kind), default=_json_default)]
     tail = b',"kind":' + orjson.dumps(kind)
     if pending.action_id is not None:
         tail += b',"action":' + orjson.dumps(pending.action_id)
-    return result_json[:-1] + tail + b"}"
+    return [memoryview(result_json)[:-1], tail + b"}"]
 
 
 class FrameTooLarge(RequestError):
