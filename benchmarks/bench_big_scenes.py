@@ -133,7 +133,8 @@ id is its name: the undo names round 3's)."""
 def _big_world(port: int, tokens: int, hide_every: int | None, conn: Any) -> None:
     """In a process of its own (so that what its clients read and parse never delays the damages
     being timed): the big world's two clients, its sync in parts, then each of `WIRE_RULINGS`,
-    reported on `conn` as ("synced", seconds, 0), ("start", name, 0) and ("done", name, seconds)."""
+    reported on `conn` as ("synced", seconds, 0), ("start", name, 0) and ("done", name, seconds),
+    each ruling sent once `conn` says go."""
 
     async def run() -> None:
         state = scene(tokens, seed=7, hide_every=hide_every).model_dump(mode="json")
@@ -160,7 +161,9 @@ def _big_world(port: int, tokens: int, hide_every: int | None, conn: Any) -> Non
                 reply = json.loads((await big.receive()).data)
                 assert reply["type"] == "result", reply["payload"]
             conn.send(("synced", time.perf_counter() - start, 0))
+            loop = asyncio.get_running_loop()
             for name, payload in WIRE_RULINGS:
+                await loop.run_in_executor(None, conn.recv)  # the timing side's go
                 conn.send(("start", name, 0))
                 start = time.perf_counter()
                 await big.send_str(_frame(name, "action", payload))
@@ -222,6 +225,7 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
             idle = [await damage() for _ in range(50)]
             during: list[tuple[str, float, list[tuple[float, float]]]] = []
             for _ in WIRE_RULINGS:
+                ours.send("go")
                 kind, name, _ = await message()
                 assert kind == "start"
                 times: list[tuple[float, float]] = []
