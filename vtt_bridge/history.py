@@ -329,6 +329,11 @@ class History:
             if not partly:
                 return undo_ops
             return tuple(undo for op in undo_ops for undo in partly.get(op["path"], (op,)))
+        seen: dict[str, int] = {}
+        for at, path in enumerate(changed):
+            seen.setdefault(_row_of(path), at)
+        # a row's entries by path: listed alike whether the ruling patched the row whole or by entry
+        changed.sort(key=lambda path: (seen[_row_of(path)], path))
         later = [(entry.ref(), _Touched(entry)) for rev, entry in self.by_rev.items() if rev > checked.rev]
         details = []
         for path in changed:
@@ -356,6 +361,13 @@ class History:
             + " (nothing was changed)",
             details,
         )
+
+
+def _row_of(path: str) -> str:
+    """The row of `contests` an entry's path is in (`/contests/<observer>`), else the path itself."""
+    if path.startswith("/contests/") and path.count("/") > 2:
+        return path[: path.index("/", len("/contests/"))]
+    return path
 
 
 def _below(row: Any, path: str) -> Any:
