@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import statistics
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import aiohttp
 import orjson
 
 from benchmarks.bench_detection_rules import scene
-from benchmarks.bench_scene import _sync_frames, _sync_state
+from benchmarks.bench_scene import _sync_frames
 from benchmarks.common import TOKEN, baseline, sidecar
 
 
@@ -43,11 +44,12 @@ LATER = 3
 def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     """Combat round `number`, ruled as the server's worker rules it (`server._dumped`: the live heap
     frozen, the cycle collector paused, the reply dumped), then committed as the server commits it
-    (the inverse's JSON as the store would write it, kept for undo as that JSON); its time covers
+    (its ops and inverse kept for undo as JSON in parts, `server._stored`); its time covers
     the ruling and its reply."""
     from vtt_bridge import heap
     from vtt_bridge.bridge import SeededRoller
-    from vtt_bridge.server import _dumped, dumps_in_turns
+    from vtt_bridge.history import JsonOps
+    from vtt_bridge.server import _dumped
     from vtt_bridge.world import Pending
 
     start = time.perf_counter()
@@ -56,8 +58,12 @@ def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     )
     seconds = time.perf_counter() - start
     assert isinstance(ruled, Pending) and dumped is not None and ruled.entry is not None
-    inverse = None if ruled.entry.inverse is None else dumps_in_turns(list(ruled.entry.inverse))
-    world.commit(ruled, dumped.data, inverse)
+    kept = (
+        None
+        if ruled.entry.inverse is None
+        else (JsonOps.of(ruled.entry.forward), JsonOps.of(ruled.entry.inverse))
+    )
+    world.commit(ruled, dumped.data, kept)
     heap.release_freed_memory()  # as the server does after a long ruling (server._release_later)
     return ruled, dumped.data, seconds
 
@@ -114,25 +120,83 @@ SMALL = {
 }
 
 
-async def wire(tokens: int) -> None:
-    """A `damage` in another world, and the baseline's reply, while a big world's round runs."""
-    state = _sync_state(tokens)
-    with sidecar() as bridge_server, baseline() as base_server:
+WIRE_RULINGS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("round 1", {"kind": "round", "round": 1}),
+    ("round 2", {"kind": "round", "round": 2}),
+    ("round 3", {"kind": "round", "round": 3}),
+    ("undo of round 3", {"kind": "undo", "action": "round 3"}),
+)
+"""The long rulings the wire part times, in order, each on the world the last one left (its action
+id is its name: the undo names round 3's)."""
+
+
+def _big_world(port: int, tokens: int, hide_every: int | None, conn: Any) -> None:
+    """In a process of its own (so that what its clients read and parse never delays the damages
+    being timed): the big world's two clients, its sync in parts, then each of `WIRE_RULINGS`,
+    reported on `conn` as ("synced", seconds, 0), ("start", name, 0) and ("done", name, seconds),
+    each ruling sent once `conn` says go."""
+
+    async def run() -> None:
+        state = scene(tokens, seed=7, hide_every=hide_every).model_dump(mode="json")
+        state = {key: state[key] for key in ("scene", "settings", "actors", "tokens")}
         async with aiohttp.ClientSession() as session:
-            url = f"ws://127.0.0.1:{bridge_server.port}/ws"
+            url = f"ws://127.0.0.1:{port}/ws"
             big = await session.ws_connect(url, max_msg_size=0)
-            small = await session.ws_connect(url, max_msg_size=0)
-            base = await session.ws_connect(f"ws://127.0.0.1:{base_server.port}/ws")
-            for ws, name in ((big, "big"), (small, "small")):
-                hello = {"token": TOKEN, "world": name, "client": {"name": "bench"}}
+            watcher = await session.ws_connect(url, max_msg_size=0)
+            for ws in (big, watcher):
+                hello = {"token": TOKEN, "world": "big", "client": {"name": "bench"}}
                 await ws.send_str(_frame("h", "hello", hello))
                 assert json.loads((await ws.receive()).data)["type"] == "welcome"
-            await small.send_str(_frame("s", "sync", {"state": SMALL}))
-            assert json.loads((await small.receive()).data)["type"] == "result"
+            pushed = 0
+
+            async def watch() -> None:
+                nonlocal pushed
+                async for _ in watcher:
+                    pushed += 1
+
+            watching = asyncio.ensure_future(watch())
+            start = time.perf_counter()
             for frame in _sync_frames(state, limit=900_000):
                 await big.send_str(frame)
                 reply = json.loads((await big.receive()).data)
                 assert reply["type"] == "result", reply["payload"]
+            conn.send(("synced", time.perf_counter() - start, 0))
+            loop = asyncio.get_running_loop()
+            for name, payload in WIRE_RULINGS:
+                await loop.run_in_executor(None, conn.recv)  # the timing side's go
+                conn.send(("start", name, 0))
+                start = time.perf_counter()
+                await big.send_str(_frame(name, "action", payload))
+                answer = await big.receive()
+                seconds = time.perf_counter() - start
+                assert json.loads(answer.data)["type"] == "result"
+                conn.send(("done", name, seconds))
+            await big.close()
+            await watcher.close()
+            await watching
+            conn.send(("pushed", pushed, 0))
+
+    asyncio.run(run())
+
+
+async def wire(tokens: int, hide_every: int | None = None) -> None:
+    """A `damage` in another world, and the baseline's reply, while each of a big world's long
+    rulings runs (`WIRE_RULINGS`; its two clients in a process of their own, one of them taking the
+    pushed patches)."""
+    with sidecar() as bridge_server, baseline() as base_server:
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        big = context.Process(target=_big_world, args=(bridge_server.port, tokens, hide_every, theirs))
+        big.start()
+        async with aiohttp.ClientSession() as session:
+            url = f"ws://127.0.0.1:{bridge_server.port}/ws"
+            small = await session.ws_connect(url, max_msg_size=0)
+            base = await session.ws_connect(f"ws://127.0.0.1:{base_server.port}/ws")
+            hello = {"token": TOKEN, "world": "small", "client": {"name": "bench"}}
+            await small.send_str(_frame("h", "hello", hello))
+            assert json.loads((await small.receive()).data)["type"] == "welcome"
+            await small.send_str(_frame("s", "sync", {"state": SMALL}))
+            assert json.loads((await small.receive()).data)["type"] == "result"
             count = 0
 
             async def damage() -> tuple[float, float]:
@@ -150,18 +214,31 @@ async def wire(tokens: int) -> None:
                 await base.receive()
                 return elapsed, time.perf_counter() - start
 
+            async def message() -> tuple[str, Any, float]:
+                while not ours.poll():
+                    await asyncio.sleep(0.005)
+                received: tuple[str, Any, float] = ours.recv()
+                return received
+
+            kind, sync_s, _ = await message()
+            assert kind == "synced"
             idle = [await damage() for _ in range(50)]
-            start = time.perf_counter()
-            await big.send_str(_frame("r", "action", {"kind": "round", "round": 1}))
-            round_reply = asyncio.ensure_future(big.receive())
-            during: list[tuple[float, float]] = []
-            while not round_reply.done():
-                during.append(await damage())
-                await asyncio.sleep(0.02)
-            round_s = time.perf_counter() - start
-            assert json.loads(round_reply.result().data)["type"] == "result"
-            for ws in (big, small, base):
+            during: list[tuple[str, float, list[tuple[float, float]]]] = []
+            for _ in WIRE_RULINGS:
+                ours.send("go")
+                kind, name, _ = await message()
+                assert kind == "start"
+                times: list[tuple[float, float]] = []
+                while not ours.poll():
+                    times.append(await damage())
+                    await asyncio.sleep(0.02)
+                kind, name, seconds = ours.recv()
+                assert kind == "done"
+                during.append((name, seconds, times))
+            kind, pushed, _ = await message()
+            for ws in (small, base):
                 await ws.close()
+        big.join(30)
 
     def row(name: str, times: list[tuple[float, float]]) -> str:
         ours = sorted(t for t, _ in times)
@@ -172,16 +249,22 @@ async def wire(tokens: int) -> None:
             f"{statistics.median(theirs) * 1000:.2f} ms, max {theirs[-1] * 1000:.1f} ms)"
         )
 
-    print(f"damage round trip in another world, {tokens}-token round on the wire ({round_s:.1f} s), one run")
+    label = f"{tokens}-token" if hide_every is None else f"harsher {tokens}-token"
+    print(
+        f"damage round trip in another world while a {label} world's long rulings run on the wire "
+        f"(sync in parts {sync_s:.1f} s; a second client of that world took {pushed} pushed patches), one run"
+    )
     print(row("idle", idle))
-    print(row("during the round", during))
+    for name, seconds, times in during:
+        print(row(f"during {name} ({seconds:.2f} s)", times))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--tokens", type=int, nargs="+", default=[250, 500, 1000, 2000])
+    parser.add_argument("--tokens", type=int, nargs="*", default=[250, 500, 1000, 2000])
     parser.add_argument("--harsh", type=int, nargs="*", default=[1000], help="every third actor hides")
     parser.add_argument("--wire", type=int, default=1000)
+    parser.add_argument("--wire-harsh", type=int, default=1000, help="the wire part on the harsher scene too")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--hide-every", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -230,6 +313,8 @@ def main() -> None:
         )
     if args.wire:
         asyncio.run(wire(args.wire))
+    if args.wire_harsh:
+        asyncio.run(wire(args.wire_harsh, 3))
 
 
 if __name__ == "__main__":

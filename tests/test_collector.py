@@ -84,3 +84,28 @@ def test_a_long_ruling_runs_with_the_collector_paused_and_its_reply_dumped() -> 
     assert seen == [False] and gc.isenabled()
     assert isinstance(prepared, Pending) and dumped is not None
     assert dumped.data.startswith(b'{"rev":')
+
+
+def test_the_collector_pause_freezes_what_the_rulings_left_alive() -> None:
+    """Back on, the collector finds what the long rulings made already frozen (`gc.freeze`): the
+    next collection does not walk a round's new documents."""
+    pause = CollectorPause()
+    gc.unfreeze()
+    with pause.paused():
+        made = [{"row": i} for i in range(1000)]
+    assert gc.get_freeze_count() >= len(made)
+    gc.unfreeze()
+
+
+def test_a_long_ruling_freezes_the_live_heap_before_it_starts() -> None:
+    gc.unfreeze()
+    alive = [{"doc": i} for i in range(1000)]
+    frozen: list[int] = []
+
+    def prepare(*args: object) -> bytes:
+        frozen.append(gc.get_freeze_count())
+        return b"{}"
+
+    _dumped(prepare)
+    assert frozen and frozen[0] >= len(alive)
+    gc.unfreeze()

@@ -3,6 +3,7 @@ a restart, and a file of layout 5 is migrated to layout 6 (its rulings cannot be
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -34,7 +35,8 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
     reply = dumps(pending.result)
     entry = pending.entry
     assert entry is not None
-    inverse = None if entry.inverse is None else dumps(list(entry.inverse))
+    kept = None if entry.inverse is None else (JsonOps.of(entry.forward), JsonOps.of(entry.inverse))
+    inverse = None if kept is None else kept[1].text()
     store.append(
         world.id,
         pending.result["rev"],
@@ -46,7 +48,7 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
         target=pending.message_id if entry.action_id is None else entry.target,
         inverse=inverse,
     )
-    world.commit(pending, reply, inverse)
+    world.commit(pending, reply, kept)
 
 
 def reopened(path: Path) -> tuple[Store, World]:
@@ -349,20 +351,28 @@ def test_the_newest_ruling_stays_undoable_however_large_its_reply(monkeypatch: p
     assert world.state.actors["hero"].health.lethal == 2
 
 
-def test_undo_keeps_a_stored_rulings_ops_as_their_json_and_decodes_the_same_ops() -> None:
-    """`JsonOps`: committed with its stored inverse, a ruling's forward ops are read from its reply
-    and its inverse from the stored JSON; both decode to the ops the ruling made, and undo works."""
+def test_undo_keeps_a_stored_rulings_ops_as_their_json_and_decodes_the_same_ops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`JsonOps`: committed with its ops and inverse as JSON in parts (as the server's store write
+    makes them), a ruling's ops decode to the very ops it made, part by part, and undo works; the
+    text the store writes is the inverse's one JSON array."""
+    monkeypatch.setattr("vtt_bridge.history.OPS_CHUNK", 1)  # a part per op: several parts
     world = World("w")
     pending = world.prepare_sync({"state": STATE})
     world.commit(pending, dumps(pending.result))
     hit = world.prepare_action("hit", HIT, SeededRoller(1))
     assert not isinstance(hit, bytes) and hit.entry is not None and hit.entry.inverse is not None
     forward, inverse = hit.entry.forward, hit.entry.inverse
-    world.commit(hit, dumps(hit.result), dumps(list(inverse)))
-    kept = world.history.by_id["hit"]
-    assert isinstance(kept.forward, JsonOps) and isinstance(kept.inverse, JsonOps)
-    assert kept.forward.ops() == forward and kept.inverse.ops() == inverse
-    assert kept.forward == forward and kept.size == len(dumps(hit.result).encode())
+    assert len(tuple(forward)) >= 2
+    kept = JsonOps.of(forward), JsonOps.of(inverse)
+    assert len(kept[0]._parts) >= 2
+    assert json.loads(kept[1].text()) == list(inverse) and json.loads(JsonOps.of([]).text()) == []
+    world.commit(hit, dumps(hit.result), kept)
+    entry = world.history.by_id["hit"]
+    assert entry.forward is kept[0] and entry.inverse is kept[1]
+    assert entry.forward.ops() == forward and entry.inverse.ops() == inverse
+    assert entry.forward == forward and entry.size == len(dumps(hit.result).encode())
     undo = world.prepare_action("u", {"kind": "undo", "action": "hit"}, SeededRoller(1))
     assert not isinstance(undo, bytes)
     world.commit(undo, dumps(undo.result))

@@ -43,21 +43,49 @@ ruling's ops and inverse take memory in proportion to its patch); the newest rul
 however large. The same bound holds in memory and when the store reads the history back."""
 
 
+OPS_CHUNK = 64
+"""Ops a `JsonOps` part holds at most: each part is decoded in one call, and a worker thread hands
+the interpreter to the event loop only between calls (a part of 64 whole rows of a round's results
+is some 4 MB, decoded in about 30 ms)."""
+
+
 class JsonOps:
-    """Ops kept as the JSON they were written as, decoded at each use: a ruling's reply (`in_reply`:
-    the ops of its `patch` but the rev's, `forward_ops`) or its inverse as the store wrote it. A
-    round's hundred thousand ops then take their JSON's bytes in memory, not several times that as
-    dicts, and give the cycle collector nothing to walk. Immutable: each use decodes afresh."""
+    """Ops kept as the JSON they were written as, decoded at each use: a round's hundred thousand
+    ops then take their JSON's bytes in memory, not several times that as dicts, and give the cycle
+    collector nothing to walk. Either parts of at most `OPS_CHUNK` ops each (`of`), decoded part by
+    part so that no one call holds the interpreter long, or a stored reply (`in_reply`: the ops of
+    its `patch` but the rev's, `forward_ops`, decoded whole). Immutable: each use decodes afresh."""
 
-    __slots__ = ("_in_reply", "_json")
+    __slots__ = ("_in_reply", "_parts")
 
-    def __init__(self, json: bytes | str, in_reply: bool = False) -> None:
-        self._json = json
+    def __init__(self, parts: tuple[bytes | str, ...], in_reply: bool = False) -> None:
+        self._parts = parts
         self._in_reply = in_reply
 
+    @classmethod
+    def of(cls, ops: Iterable[patches.Op]) -> JsonOps:
+        """The ops dumped in parts of `OPS_CHUNK` (JSON values only: what a diff and its inverse hold)."""
+        listed = list(ops)
+        return cls(
+            tuple(orjson.dumps(listed[at : at + OPS_CHUNK]) for at in range(0, len(listed), OPS_CHUNK))
+        )
+
+    def text(self) -> str:
+        """The ops as one JSON array (what the store writes)."""
+        if self._in_reply:
+            return orjson.dumps(list(self.ops())).decode()
+        if len(self._parts) == 1 and isinstance(self._parts[0], str):
+            return self._parts[0]
+        inner = [part[1:-1] if isinstance(part, bytes) else part[1:-1].encode() for part in self._parts]
+        return "[" + b",".join(inner).decode() + "]"
+
     def ops(self) -> tuple[patches.Op, ...]:
-        value = orjson.loads(self._json)
-        return forward_ops(value["patch"]) if self._in_reply else tuple(value)
+        if self._in_reply:
+            return forward_ops(orjson.loads(self._parts[0])["patch"])
+        out: list[patches.Op] = []
+        for part in self._parts:
+            out.extend(orjson.loads(part))
+        return tuple(out)
 
     def __iter__(self) -> Iterator[patches.Op]:
         return iter(self.ops())
@@ -301,6 +329,11 @@ class History:
             if not partly:
                 return undo_ops
             return tuple(undo for op in undo_ops for undo in partly.get(op["path"], (op,)))
+        seen: dict[str, int] = {}
+        for at, path in enumerate(changed):
+            seen.setdefault(_row_of(path), at)
+        # a row's entries by path: listed alike whether the ruling patched the row whole or by entry
+        changed.sort(key=lambda path: (seen[_row_of(path)], path))
         later = [(entry.ref(), _Touched(entry)) for rev, entry in self.by_rev.items() if rev > checked.rev]
         details = []
         for path in changed:
@@ -328,6 +361,13 @@ class History:
             + " (nothing was changed)",
             details,
         )
+
+
+def _row_of(path: str) -> str:
+    """The row of `contests` an entry's path is in (`/contests/<observer>`), else the path itself."""
+    if path.startswith("/contests/") and path.count("/") > 2:
+        return path[: path.index("/", len("/contests/"))]
+    return path
 
 
 def _below(row: Any, path: str) -> Any:

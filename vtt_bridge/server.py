@@ -29,6 +29,7 @@ from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
 from vtt_bridge.framecap import raise_frame_cap
+from vtt_bridge.history import JsonOps
 from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
@@ -79,10 +80,14 @@ def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
     return f'{head}"type":"{type_}","payload":{payload_json}}}'
 
 
-def envelope_bytes(type_: str, payload_data: bytes, msg_id: str, re: str | None) -> bytes:
-    """`envelope(...)` as UTF-8, its payload already serialized as UTF-8 (a long ruling's megabytes
-    are neither copied into a str nor encoded on the loop)."""
-    return envelope(type_, "", msg_id, re)[:-1].encode() + payload_data + b"}"
+def envelope_bytes(
+    type_: str, payload_data: bytes | list[bytes | memoryview], msg_id: str, re: str | None
+) -> bytes:
+    """`envelope(...)` as UTF-8, its payload already serialized as UTF-8, or as the parts it is made
+    of (a long ruling's megabytes are neither copied into a str nor encoded on the loop, and are
+    copied once: into the message)."""
+    parts = payload_data if isinstance(payload_data, list) else [payload_data]
+    return b"".join([envelope(type_, "", msg_id, re)[:-1].encode(), *parts, b"}"])
 
 
 def _json_default(value: Any) -> Any:
@@ -327,11 +332,16 @@ thread switches a hand-off costs."""
 
 def _stored(
     bridge: Bridge, world_id: str, pending: Pending, result_json: bytes, snapshot: WorldState | None
-) -> str | None:
-    """Write one ruling to the store (in whichever thread runs the store's work); returns its
-    inverse's JSON as written (None: it has none), what undo keeps of it (`World.commit`)."""
+) -> tuple[JsonOps, JsonOps] | None:
+    """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
+    and inverse as JSON in parts (`JsonOps.of`, the inverse as written), what undo keeps of it
+    (`World.commit`; None: it has no inverse)."""
     entry = pending.entry
-    inverse = None if entry is None or entry.inverse is None else dumps_in_turns(list(entry.inverse))
+    kept = None
+    inverse = None
+    if entry is not None and entry.inverse is not None:
+        kept = JsonOps.of(entry.forward), JsonOps.of(entry.inverse)
+        inverse = kept[1].text()
     bridge.store.append(
         world_id,
         pending.result["rev"],
@@ -343,7 +353,7 @@ def _stored(
         target=pending.message_id if entry is None or entry.action_id is None else entry.target,
         inverse=inverse,
     )
-    return inverse
+    return kept
 
 
 async def _store(
@@ -353,7 +363,7 @@ async def _store(
     result_json: bytes,
     snapshot: WorldState | None,
     off_loop: bool,
-) -> str | None:
+) -> tuple[JsonOps, JsonOps] | None:
     """Write one ruling to the store (`off_loop`: in the store's writer thread), or raise
     `StorageError` (nothing written); returns what `_stored` does."""
     if bridge.storage_fault is not None:
@@ -402,8 +412,8 @@ async def _commit(
     result_json = orjson.dumps(pending.result, default=_json_default) if dumped is None else dumped.data
     snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
     if snapshot is None and len(result_json) <= STORE_THREAD_BYTES:
-        inverse = await _store(bridge, world, pending, result_json, None, off_loop=False)
-        _committed(bridge, client, world, pending, msg_id, kind, result_json, inverse)
+        kept = await _store(bridge, world, pending, result_json, None, off_loop=False)
+        _committed(bridge, client, world, pending, msg_id, kind, result_json, kept)
         return
     await asyncio.shield(
         _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot)
@@ -420,8 +430,8 @@ async def _stored_then_committed(
     result_json: bytes,
     snapshot: WorldState | None,
 ) -> None:
-    inverse = await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
-    _committed(bridge, client, world, pending, msg_id, kind, result_json, inverse)
+    kept = await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
+    _committed(bridge, client, world, pending, msg_id, kind, result_json, kept)
 
 
 def _committed(
@@ -432,23 +442,44 @@ def _committed(
     msg_id: str,
     kind: str,
     result_json: bytes,
-    inverse: str | None = None,
+    kept: tuple[JsonOps, JsonOps] | None = None,
 ) -> None:
-    """A stored ruling acknowledged, made the world's state, recorded and pushed (`inverse`: its
-    inverse's JSON as stored)."""
+    """A stored ruling acknowledged, made the world's state, recorded and pushed (`kept`: its ops
+    and inverse as JSON, `_stored`)."""
     new_rev = pending.result["rev"]
     bridge.dirty = True
     client.send(envelope_bytes("result", result_json, bridge.next_id(), msg_id))
-    world.commit(pending, result_json, inverse)
+    world.commit(pending, result_json, kept)
     bridge.changes += 1
     bridge.recent.append(
         RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time(), action_id=pending.action_id)
     )
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     if others:
-        pushed = dumps(pushed_patch(pending, kind))
+        pushed = _pushed_parts(pending, kind, result_json)
         for other in others:
-            other.send(envelope("patch", pushed, bridge.next_id(), None))
+            other.send(envelope_bytes("patch", pushed, bridge.next_id(), None))
+
+
+_RESULT_KEYS = ["rev", "patch", "log", "rolls"]
+"""A ruling's `result` payload, in order: all `pushed_patch` takes, before its own keys."""
+
+
+def pushed_patch_bytes(pending: Pending, kind: str, result_json: bytes) -> bytes:
+    """`pushed_patch`'s JSON as UTF-8, the very bytes `dumps` gives it (`_pushed_parts` joined)."""
+    return b"".join(_pushed_parts(pending, kind, result_json))
+
+
+def _pushed_parts(pending: Pending, kind: str, result_json: bytes) -> list[bytes | memoryview]:
+    """`pushed_patch`'s JSON in parts, made from the result's JSON (`result_json`, stored and sent
+    already) when the result holds just `_RESULT_KEYS`: a view of it but its closing brace, then
+    its own keys, not a round's megabytes dumped (or copied) again on the event loop."""
+    if list(pending.result) != _RESULT_KEYS or not result_json.endswith(b"}"):
+        return [orjson.dumps(pushed_patch(pending, kind), default=_json_default)]
+    tail = b',"kind":' + orjson.dumps(kind)
+    if pending.action_id is not None:
+        tail += b',"action":' + orjson.dumps(pending.action_id)
+    return [memoryview(result_json)[:-1], tail + b"}"]
 
 
 class FrameTooLarge(RequestError):

@@ -564,10 +564,12 @@ class World:
 
     # --- commit --------------------------------------------------------------------------------
 
-    def commit(self, pending: Pending, reply: str | bytes, stored_inverse: str | None = None) -> None:
+    def commit(
+        self, pending: Pending, reply: str | bytes, kept: tuple[JsonOps, JsonOps] | None = None
+    ) -> None:
         """Make a durable ruling the world's state (call only after the store has it); `reply`: its
-        `result` payload's JSON, kept as UTF-8 for retries; `stored_inverse`: its inverse's JSON as
-        the store wrote it, if so: undo then keeps both as JSON (`JsonOps`)."""
+        `result` payload's JSON, kept as UTF-8 for retries; `kept`: its forward ops and inverse as
+        JSON (`JsonOps.of`, as the store wrote the inverse), which undo then keeps instead."""
         self.state = pending.state
         seal(pending.state)
         data = _utf8(reply)
@@ -575,10 +577,8 @@ class World:
             entry = pending.entry
             if entry.action_id is not None:  # its ops take memory in proportion to its reply
                 entry = replace(entry, size=len(data))
-                if stored_inverse is not None and entry.inverse is not None:
-                    entry = replace(
-                        entry, forward=JsonOps(data, in_reply=True), inverse=JsonOps(stored_inverse)
-                    )
+                if kept is not None and entry.inverse is not None:
+                    entry = replace(entry, forward=kept[0], inverse=kept[1])
             self.history.record(entry, pending.message_id)
         if pending.action_id is not None:
             self.answered.add(pending.action_id)

@@ -31,13 +31,24 @@ from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, detection
 from vtt_bridge.actions.detection import (
     ContestAction,
+    ExplainQuery,
     MoveAction,
     contest_action,
+    explain_query,
     move,
     round_contests,
 )
 from vtt_bridge.bridge import SeededRoller
-from vtt_bridge.document.models import NotFound, Scene, Token, WorldState, seal, sparse_visibility
+from vtt_bridge.document.models import (
+    LOCATE_OF_CODE,
+    NotFound,
+    Scene,
+    Token,
+    WorldState,
+    seal,
+    settled,
+    sparse_visibility,
+)
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import STORED, RuleViolation
 from vtt_bridge.rules.ranks import Rank
@@ -168,6 +179,28 @@ def small_world(picks: list[int], round_number: int = 0) -> WorldState:
     return refresh_visibility(WorldState(), WorldState(scene=scene, actors=actors, tokens=tokens))
 
 
+def apply_operation(state: WorldState, op: tuple[Any, ...]) -> WorldState:
+    """One of `operation`'s changes ruled on `state` (a refused contest: `state` itself)."""
+    if op[0] == "move":
+        x, y, z = op[2]
+        return move(
+            state, MoveAction(kind="move", token=op[1], x=x * SQUARE, y=y * SQUARE, elevation=z), ctx()
+        ).state
+    if op[0] == "senses":
+        actor_id = state.tokens[op[1]].actor
+        return refresh_visibility(
+            state, state.model_copy(update={"actors": {**state.actors, actor_id: CAST[op[2]]}})
+        )
+    if op[0] == "contest":
+        try:
+            return contest_action(
+                state, ContestAction(kind="contest", observer=op[1], target=op[2]), ctx(op[3])
+            ).state
+        except RuleViolation:
+            return state
+    return round_contests(state, ctx(op[1])).state
+
+
 operation = st.one_of(
     st.tuples(st.just("move"), token_ids, positions),
     st.tuples(st.just("senses"), token_ids, st.integers(0, len(CAST) - 1)),
@@ -190,25 +223,9 @@ def test_DET_7_the_matrix_after_any_sequence_of_changes_equals_a_full_recompute(
     state = small_world(picks, round_number)
     for op in operations:
         before = state
-        if op[0] == "move":
-            x, y, z = op[2]
-            state = move(
-                state, MoveAction(kind="move", token=op[1], x=x * SQUARE, y=y * SQUARE, elevation=z), ctx()
-            ).state
-        elif op[0] == "senses":
-            actor_id = state.tokens[op[1]].actor
-            state = refresh_visibility(
-                state, state.model_copy(update={"actors": {**state.actors, actor_id: CAST[op[2]]}})
-            )
-        elif op[0] == "contest":
-            try:
-                state = contest_action(
-                    state, ContestAction(kind="contest", observer=op[1], target=op[2]), ctx(op[3])
-                ).state
-            except RuleViolation:
-                continue
-        else:
-            state = round_contests(state, ctx(op[1])).state
+        state = apply_operation(state, op)
+        if op[0] == "contest" and state is before:
+            continue  # refused
         assert state.visibility == recompute_visibility(state)
         assert state.contests == recompute_contests(state)
         _, cells = refresh_changes(before, state)
@@ -438,3 +455,38 @@ def test_DET_8_a_round_after_the_geometry_starts_afresh_is_the_round_computed_af
         assert ruled.state.visibility == afresh.state.visibility
         assert [step.payload() for step in ruled.log] == [step.payload() for step in afresh.log]
         state = ruled.state
+
+
+@given(st.sets(st.tuples(st.sampled_from(["a", "b", "t-10", "t-9", "Z"]), st.text(max_size=3))))
+def test_pairs_are_visited_in_sorted_order_observer_by_observer(pairs: set[tuple[str, str]]) -> None:
+    """`_in_order` is `sorted` of the pairs (the order a refresh writes cells in), sorted a row at a
+    time."""
+    from vtt_bridge.document.visibility import _in_order
+
+    assert list(_in_order(pairs)) == sorted(pairs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, len(CAST) - 1), min_size=8, max_size=8),
+    st.lists(operation, max_size=8),
+    st.sampled_from([0, 1]),
+)
+def test_DET_7_explain_agrees_with_the_sparse_document_after_any_sequence_of_changes(
+    picks: list[int], operations: list[tuple[Any, ...]], round_number: int
+) -> None:
+    """In and out of combat: for every pair, `explain`'s verdict is the state the document's sparse
+    form gives the pair (absent: pinpointed, DET-4), after each change."""
+    state = small_world(picks, round_number)
+    for op in operations:
+        state = apply_operation(state, op)
+        document = settled(state).model_dump(mode="json")["visibility"]
+        index = VisibilityIndex()
+        for observer in state.tokens:
+            for target in state.tokens:
+                if observer == target:
+                    continue
+                code = document.get(observer, {}).get(target)
+                held = "pinpointed" if code is None else LOCATE_OF_CODE[code].value
+                query = ExplainQuery(kind="explain", observer=observer, target=target)
+                assert explain_query(state, query, index)["locate"] == held, (observer, target)
