@@ -48,7 +48,7 @@ def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     the ruling and its reply."""
     from vtt_bridge import heap
     from vtt_bridge.bridge import SeededRoller
-    from vtt_bridge.history import JsonOps
+    from vtt_bridge.history import stored_ops
     from vtt_bridge.server import _dumped
     from vtt_bridge.world import Pending
 
@@ -58,11 +58,7 @@ def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     )
     seconds = time.perf_counter() - start
     assert isinstance(ruled, Pending) and dumped is not None and ruled.entry is not None
-    kept = (
-        None
-        if ruled.entry.inverse is None
-        else (JsonOps.of(ruled.entry.forward), JsonOps.of(ruled.entry.inverse))
-    )
+    kept = stored_ops(ruled.entry)
     world.commit(ruled, dumped.data, kept)
     heap.release_freed_memory()  # as the server does after a long ruling (server._release_later)
     return ruled, dumped.data, seconds

@@ -1,5 +1,5 @@
 """A ruling pushed to a world's other clients: its `patch` payload's JSON made from the result's
-JSON already dumped (`server.pushed_patch_bytes`), byte for byte what `dumps(pushed_patch(...))`
+JSON already dumped (`server._pushed_parts`), byte for byte what `dumps(pushed_patch(...))`
 gives, for every kind of ruling."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import orjson
 
 from vtt_bridge.bridge import SeededRoller
-from vtt_bridge.server import _dumped_in_turns, dumps, pushed_patch, pushed_patch_bytes
+from vtt_bridge.server import _dumped_in_turns, _pushed_parts, dumps, pushed_patch
 from vtt_bridge.world import Pending, World
 
 STATE = {
@@ -36,5 +36,6 @@ def test_the_pushed_patch_is_the_result_json_with_its_kind_and_action_appended()
     for pending, kind in cases:
         for result_json in (orjson.dumps(pending.result), _dumped_in_turns(pending.result)):
             assert (
-                pushed_patch_bytes(pending, kind, result_json) == dumps(pushed_patch(pending, kind)).encode()
+                b"".join(_pushed_parts(pending, kind, result_json))
+                == dumps(pushed_patch(pending, kind)).encode()
             )

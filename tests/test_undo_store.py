@@ -12,7 +12,7 @@ import pytest
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
 from vtt_bridge.errors import RequestError, StoreDamaged
-from vtt_bridge.history import JsonOps
+from vtt_bridge.history import JsonOps, stored_ops
 from vtt_bridge.server import dumps
 from vtt_bridge.store import APPLICATION_ID, LAYOUT, Store, checksum
 from vtt_bridge.world import Pending, World
@@ -35,8 +35,8 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> None:
     reply = dumps(pending.result)
     entry = pending.entry
     assert entry is not None
-    kept = None if entry.inverse is None else (JsonOps.of(entry.forward), JsonOps.of(entry.inverse))
-    inverse = None if kept is None else kept[1].text()
+    kept = stored_ops(entry)
+    inverse = None if kept is None else kept[1].data().decode()
     store.append(
         world.id,
         pending.result["rev"],
@@ -365,9 +365,10 @@ def test_undo_keeps_a_stored_rulings_ops_as_their_json_and_decodes_the_same_ops(
     assert not isinstance(hit, bytes) and hit.entry is not None and hit.entry.inverse is not None
     forward, inverse = hit.entry.forward, hit.entry.inverse
     assert len(tuple(forward)) >= 2
-    kept = JsonOps.of(forward), JsonOps.of(inverse)
+    kept = stored_ops(hit.entry)
+    assert kept is not None
     assert len(kept[0]._parts) >= 2
-    assert json.loads(kept[1].text()) == list(inverse) and json.loads(JsonOps.of([]).text()) == []
+    assert json.loads(kept[1].data()) == list(inverse) and json.loads(JsonOps.of([]).data()) == []
     world.commit(hit, dumps(hit.result), kept)
     entry = world.history.by_id["hit"]
     assert entry.forward is kept[0] and entry.inverse is kept[1]

@@ -58,7 +58,7 @@ class JsonOps:
 
     __slots__ = ("_in_reply", "_parts")
 
-    def __init__(self, parts: tuple[bytes | str, ...], in_reply: bool = False) -> None:
+    def __init__(self, parts: tuple[bytes, ...], in_reply: bool = False) -> None:
         self._parts = parts
         self._in_reply = in_reply
 
@@ -70,14 +70,11 @@ class JsonOps:
             tuple(orjson.dumps(listed[at : at + OPS_CHUNK]) for at in range(0, len(listed), OPS_CHUNK))
         )
 
-    def text(self) -> str:
-        """The ops as one JSON array (what the store writes)."""
+    def data(self) -> bytes:
+        """The ops as one JSON array, its UTF-8 (what the store writes)."""
         if self._in_reply:
-            return orjson.dumps(list(self.ops())).decode()
-        if len(self._parts) == 1 and isinstance(self._parts[0], str):
-            return self._parts[0]
-        inner = [part[1:-1] if isinstance(part, bytes) else part[1:-1].encode() for part in self._parts]
-        return "[" + b",".join(inner).decode() + "]"
+            return orjson.dumps(list(self.ops()))
+        return b"[" + b",".join(part[1:-1] for part in self._parts) + b"]"
 
     def ops(self) -> tuple[patches.Op, ...]:
         if self._in_reply:
@@ -96,6 +93,14 @@ class JsonOps:
         return isinstance(other, tuple) and self.ops() == other
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def stored_ops(entry: Entry) -> tuple[JsonOps, JsonOps] | None:
+    """An undoable entry's ops and inverse as JSON in parts (`JsonOps.of`): what the store writes of
+    its inverse and what undo keeps of it once committed (`World.commit`); None without an inverse."""
+    if entry.inverse is None:
+        return None
+    return JsonOps.of(entry.forward), JsonOps.of(entry.inverse)
 
 
 Ops = tuple[patches.Op, ...] | JsonOps

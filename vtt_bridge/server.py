@@ -29,7 +29,7 @@ from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
 from vtt_bridge.framecap import raise_frame_cap
-from vtt_bridge.history import JsonOps
+from vtt_bridge.history import JsonOps, stored_ops
 from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
@@ -113,14 +113,7 @@ class Dumped:
 
 
 DUMP_CHUNK = 2000
-"""Items of a long list that `dumps_in_turns` dumps in one call."""
-
-
-def dumps_in_turns(value: Any) -> str:
-    """`dumps(value)`, the same text, in calls of at most `DUMP_CHUNK` items of each long list (of
-    an object's values or of a list itself): for a worker thread, which then hands the interpreter
-    to the event loop between calls. One call over a round's megabytes held it for tens of ms."""
-    return decoded_in_turns(_dumped_in_turns(value))
+"""Items of a long list that `_dumped_in_turns` dumps in one call."""
 
 
 DECODE_CHUNK = 1 << 18
@@ -142,6 +135,10 @@ def decoded_in_turns(data: bytes) -> str:
 
 
 def _dumped_in_turns(value: Any) -> bytes:
+    """`dumps(value)`'s UTF-8, the same bytes, in calls of at most `DUMP_CHUNK` items of each long
+    list (of an object's values or of a list itself): for a worker thread, which then hands the
+    interpreter to the event loop between calls. One call over a round's megabytes held it for tens
+    of ms."""
     if isinstance(value, list) and len(value) > DUMP_CHUNK:
         chunks = (
             orjson.dumps(value[at : at + DUMP_CHUNK], default=_json_default)[1:-1]
@@ -334,14 +331,11 @@ def _stored(
     bridge: Bridge, world_id: str, pending: Pending, result_json: bytes, snapshot: WorldState | None
 ) -> tuple[JsonOps, JsonOps] | None:
     """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
-    and inverse as JSON in parts (`JsonOps.of`, the inverse as written), what undo keeps of it
+    and inverse as JSON in parts (`stored_ops`, the inverse as written), what undo keeps of it
     (`World.commit`; None: it has no inverse)."""
     entry = pending.entry
-    kept = None
-    inverse = None
-    if entry is not None and entry.inverse is not None:
-        kept = JsonOps.of(entry.forward), JsonOps.of(entry.inverse)
-        inverse = kept[1].text()
+    kept = None if entry is None else stored_ops(entry)
+    inverse = None if kept is None else decoded_in_turns(kept[1].data())
     bridge.store.append(
         world_id,
         pending.result["rev"],
@@ -465,15 +459,11 @@ _RESULT_KEYS = ["rev", "patch", "log", "rolls"]
 """A ruling's `result` payload, in order: all `pushed_patch` takes, before its own keys."""
 
 
-def pushed_patch_bytes(pending: Pending, kind: str, result_json: bytes) -> bytes:
-    """`pushed_patch`'s JSON as UTF-8, the very bytes `dumps` gives it (`_pushed_parts` joined)."""
-    return b"".join(_pushed_parts(pending, kind, result_json))
-
-
 def _pushed_parts(pending: Pending, kind: str, result_json: bytes) -> list[bytes | memoryview]:
-    """`pushed_patch`'s JSON in parts, made from the result's JSON (`result_json`, stored and sent
-    already) when the result holds just `_RESULT_KEYS`: a view of it but its closing brace, then
-    its own keys, not a round's megabytes dumped (or copied) again on the event loop."""
+    """`pushed_patch`'s JSON in parts (joined, the very bytes `dumps` gives it), made from the
+    result's JSON (`result_json`, stored and sent already) when the result holds just
+    `_RESULT_KEYS`: a view of it but its closing brace, then its own keys, not a round's megabytes
+    dumped (or copied) again on the event loop."""
     if list(pending.result) != _RESULT_KEYS or not result_json.endswith(b"}"):
         return [orjson.dumps(pushed_patch(pending, kind), default=_json_default)]
     tail = b',"kind":' + orjson.dumps(kind)
