@@ -74,6 +74,9 @@ export function deepEqual(a, b) {
   return false;
 }
 
+/** A reference token that names an element of an array (RFC 6901: no leading zeros). */
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
+
 /**
  * The value a pointer names, or undefined when there is none.
  * @param {unknown} doc
@@ -86,7 +89,7 @@ export function getAt(doc, path) {
   let node = doc;
   for (const token of tokens) {
     if (Array.isArray(node)) {
-      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
+      if (!ARRAY_INDEX.test(token)) return undefined;
       node = node[Number(token)];
     } else if (isPlainObject(node)) {
       if (!Object.prototype.hasOwnProperty.call(node, token)) return undefined;
@@ -155,7 +158,7 @@ function ownParent(box, tokens) {
     /** @type {string|number} */
     let key = token;
     if (Array.isArray(node)) {
-      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
+      if (!ARRAY_INDEX.test(token)) return undefined;
       key = Number(token);
     } else if (!Object.prototype.hasOwnProperty.call(node, token)) {
       return undefined;
