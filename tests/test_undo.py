@@ -130,6 +130,20 @@ POOL = {
     "source": "Gem Person Bloodline",
 }
 GAUGE = {"id": "rage", "name": "Rage", "max": 5, "source": "Berserker Title"}
+pins = st.builds(
+    lambda observer, target, state: {
+        "kind": "pinLocate",
+        "observer": observer,
+        "target": target,
+        "state": state,
+        "until": "scene",
+    },
+    token_ids,
+    token_ids,
+    st.sampled_from(["pinpointed", "approximate", "unlocated"]),
+)
+"""A GM's pin of a pair until the scene ends (PIN), for `actions` and the table steps."""
+
 actions = st.one_of(
     st.builds(
         lambda target, amount, grade, critical: {
@@ -219,18 +233,7 @@ actions = st.one_of(
         st.integers(1, 3),
     ),
     st.builds(lambda a, n: {"kind": "gainSecondHealth", "actor": a, "max": n}, actor_ids, st.integers(1, 4)),
-    st.builds(
-        lambda observer, target, state: {
-            "kind": "pinLocate",
-            "observer": observer,
-            "target": target,
-            "state": state,
-            "until": "scene",
-        },
-        token_ids,
-        token_ids,
-        st.sampled_from(["pinpointed", "approximate", "unlocated"]),
-    ),
+    pins,
 )
 """Rulings on a generated scene: damage, healing, a new round, moves, stage-three contests,
 temporary Health, Willpower gained and lost, conditions and their points, emotion points,
@@ -645,18 +648,7 @@ table_kinds: dict[str, st.SearchStrategy[Any]] = {
         st.integers(0, 2000),
         st.integers(0, 2000),
     ),
-    "pin": st.builds(
-        lambda observer, target, state: {
-            "kind": "pinLocate",
-            "observer": observer,
-            "target": target,
-            "state": state,
-            "until": "scene",
-        },
-        token_ids,
-        token_ids,
-        st.sampled_from(["pinpointed", "approximate", "unlocated"]),
-    ),
+    "pin": pins,
     "other": actions,
     "undo": st.tuples(st.just("undo"), st.integers(0, 20)),
     "redo": st.tuples(st.just("redo"), st.integers(0, 20)),
