@@ -72,6 +72,25 @@ def _damage(i: int) -> str:
     )
 
 
+async def _acks_until_closed(
+    ws: aiohttp.ClientWebSocketResponse,
+    process: subprocess.Popen[str],
+    acked: dict[str, int],
+    kill_after: int,
+) -> None:
+    """Each result's rev into `acked` by the id it answers, until the socket closes; the server is
+    SIGKILLed at the `kill_after`-th acknowledgement."""
+    while True:
+        msg = await ws.receive(timeout=10)
+        if msg.type != aiohttp.WSMsgType.TEXT:
+            break
+        reply = json.loads(msg.data)
+        assert reply["type"] == "result", reply
+        acked[reply["re"]] = reply["payload"]["rev"]
+        if len(acked) == kill_after:
+            os.kill(process.pid, signal.SIGKILL)
+
+
 async def _stream_until_killed(
     port: int, process: subprocess.Popen[str], total: int, kill_after: int
 ) -> dict[str, int]:
@@ -92,15 +111,7 @@ async def _stream_until_killed(
 
         sending = asyncio.create_task(writer())
         try:
-            while True:
-                msg = await ws.receive(timeout=10)
-                if msg.type != aiohttp.WSMsgType.TEXT:
-                    break
-                reply = json.loads(msg.data)
-                assert reply["type"] == "result", reply
-                acked[reply["re"]] = reply["payload"]["rev"]
-                if len(acked) == kill_after:
-                    os.kill(process.pid, signal.SIGKILL)
+            await _acks_until_closed(ws, process, acked, kill_after)
         finally:
             sending.cancel()
     return acked
@@ -157,15 +168,7 @@ async def test_sigkill_amid_rulings_written_in_the_store_thread_loses_none_ackno
             await _hello(ws, "crash")
             for frame in frames:
                 await ws.send_str(frame)
-            while True:
-                msg = await ws.receive(timeout=10)
-                if msg.type != aiohttp.WSMsgType.TEXT:
-                    break
-                reply = json.loads(msg.data)
-                assert reply["type"] == "result", reply
-                acked[reply["re"]] = reply["payload"]["rev"]
-                if len(acked) == 25:
-                    os.kill(process.pid, signal.SIGKILL)
+            await _acks_until_closed(ws, process, acked, 25)
         process.wait(timeout=10)
     assert len(acked) >= 25 and any(key.startswith("sync") for key in acked)
     with sidecar(tmp_path, port):
