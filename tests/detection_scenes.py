@@ -77,3 +77,28 @@ def ctx(seed: int = 1) -> Context:
 
 def scene_tavern() -> WorldState:
     return world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2), "wizard": (WIZARD, 4), "dog": (DOG, 6)})
+
+
+INVISIBLE_HIDER = {
+    "name": "Hider",
+    "attributes": {"DEX": 2},
+    "skills": {"stealth": 1},
+    "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
+}
+"""An invisible actor (DEX 2, Stealth 1, invisibility of Rank C) as a sync's JSON names it."""
+
+
+def guard_among_hiders(names: list[str] | tuple[str, ...], first_x: int, spacing: int) -> dict[str, Any]:
+    """A sync's `state` in combat round 1: a guard (PER 3, Investigation 2) at x 0 and one
+    `INVISIBLE_HIDER` per name, from `first_x` on every `spacing` pixels: each contested each round."""
+    return {
+        "scene": {"id": "s", "round": 1},
+        "actors": {
+            "guard": {"name": "Guard", "attributes": {"PER": 3}, "skills": {"investigation": 2}},
+            **{name: {**INVISIBLE_HIDER, "name": name} for name in names},
+        },
+        "tokens": {
+            "guard": {"actor": "guard", "x": 0},
+            **{name: {"actor": name, "x": first_x + spacing * i} for i, name in enumerate(names)},
+        },
+    }

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.detection_scenes import guard_among_hiders
 from vtt_bridge import patch as patch_module
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.visibility import VisibilityIndex
@@ -465,24 +466,9 @@ def test_a_rounds_kept_results_share_one_dump_and_undo_and_redo_leave_its_ops_as
     results are a handful of dicts in undo's history, not a copy each); nothing changes an op's
     value in place: after an undo and a redo of the round its ops are what they were, and the
     document is the round's again."""
-    hider = {
-        "attributes": {"DEX": 2},
-        "skills": {"stealth": 1},
-        "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
-    }
     world = World("w")
     names = [f"h{i}" for i in range(6)]
-    state = {
-        "scene": {"id": "s", "round": 1},
-        "actors": {
-            "guard": {"name": "Guard", "attributes": {"PER": 3}, "skills": {"investigation": 2}},
-            **{name: {**hider, "name": name} for name in names},
-        },
-        "tokens": {
-            "guard": {"actor": "guard", "x": 0},
-            **{name: {"actor": name, "x": 100 + 10 * i} for i, name in enumerate(names)},
-        },
-    }
+    state = guard_among_hiders(names, 100, 10)
     world.commit(world.prepare_sync({"state": state}), "")
     result = rule(world, "r", {"kind": "round", "round": 2})
     assert result is not None

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.detection_scenes import guard_among_hiders
 from vtt_bridge import patch as patches
 from vtt_bridge import world as world_module
 from vtt_bridge.bridge import SeededRoller
@@ -148,14 +149,6 @@ def test_a_world_keeps_the_replies_of_its_latest_actions_within_a_count_and_a_si
     assert list(world.replies) == ["a6", "a7", "a8", "a9"]
 
 
-HIDER = {
-    "name": "Hider",
-    "attributes": {"DEX": 2},
-    "skills": {"stealth": 1},
-    "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
-}
-
-
 def test_the_stage_three_results_are_patched_by_row_where_most_of_a_row_changed() -> None:
     """DET-8's `contests` map: a ruling's patch adds and removes single rows and entries, and
     replaces a row whole where at least half the entries either side holds changed (a round
@@ -163,17 +156,7 @@ def test_the_stage_three_results_are_patched_by_row_where_most_of_a_row_changed(
     into the document after; no patch replaces the map whole."""
     world = World("w")
     hiders = ("assassin", "shade", "ghost")
-    state = {
-        "scene": {"id": "s", "round": 1},
-        "actors": {
-            "guard": {"name": "Guard", "attributes": {"PER": 3}, "skills": {"investigation": 2}},
-            **{name: {**HIDER, "name": name} for name in hiders},
-        },
-        "tokens": {
-            "guard": {"actor": "guard", "x": 0},
-            **{name: {"actor": name, "x": 200 + 100 * i} for i, name in enumerate(hiders)},
-        },
-    }
+    state = guard_among_hiders(hiders, 200, 100)
     world.commit(world.prepare_sync({"state": state}), "")
     win = {"observer": [8, 8, 1, 1, 1], "target": [8] + [1] * 12}
     loss = {"observer": [1] * 5, "target": [8] + [1] * 12}
