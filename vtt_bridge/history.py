@@ -58,7 +58,7 @@ class JsonOps:
 
     __slots__ = ("_in_reply", "_parts")
 
-    def __init__(self, parts: tuple[bytes, ...], in_reply: bool = False) -> None:
+    def __init__(self, parts: tuple[bytes | str, ...], in_reply: bool = False) -> None:
         self._parts = parts
         self._in_reply = in_reply
 
@@ -74,7 +74,8 @@ class JsonOps:
         """The ops as one JSON array, its UTF-8 (what the store writes)."""
         if self._in_reply:
             return orjson.dumps(list(self.ops()))
-        return b"[" + b",".join(part[1:-1] for part in self._parts) + b"]"
+        inner = (part[1:-1] if isinstance(part, bytes) else part[1:-1].encode() for part in self._parts)
+        return b"[" + b",".join(inner) + b"]"
 
     def ops(self) -> tuple[patches.Op, ...]:
         if self._in_reply:

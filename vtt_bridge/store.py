@@ -613,8 +613,7 @@ class Store:
         ):
             reply = self._verified(world, row)
             key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
-            encoded = reply.encode()
-            weight = 0 if action_id is None else len(encoded)  # as `World.commit` counts it
+            weight = 0 if action_id is None else len(reply.encode())  # as `World.commit` counts it
             size += weight
             if size > HISTORY_BYTES and entries:
                 break
@@ -624,8 +623,8 @@ class Store:
                     action_id,
                     key - base,
                     kind or "ruling",
-                    JsonOps((encoded,), in_reply=True),
-                    JsonOps((inverse.encode(),)) if undoable else None,
+                    JsonOps((reply,), in_reply=True),
+                    JsonOps((inverse,)) if undoable else None,
                     target if action_id is not None else None,
                     None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
                     weight,
