@@ -572,6 +572,7 @@ class World:
         JSON (`JsonOps.of`, as the store wrote the inverse), which undo then keeps instead."""
         self.state = pending.state
         seal(pending.state)
+        self.visibility.committed(pending.state)
         data = _utf8(reply)
         if pending.entry is not None:
             entry = pending.entry
