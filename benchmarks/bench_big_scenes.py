@@ -40,15 +40,20 @@ def _rss_mb() -> float:
 LATER = 3
 """The later round measured: round 3, after rounds 1 and 2."""
 
+LAST = 6
+"""The last round ruled: the memory after it shows what the rounds after `LATER` still add."""
 
-def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
+
+def _ruled_round(world: Any, number: int) -> dict[str, float]:
     """Combat round `number`, ruled as the server's worker rules it (`server._dumped`: the live heap
-    frozen, the cycle collector paused, the reply dumped), then committed as the server commits it
-    (its ops and inverse kept for undo as JSON in parts, `server._stored`); its time covers
-    the ruling and its reply."""
+    frozen, the cycle collector paused, the reply dumped), committed as the server commits it (its
+    ops and inverse kept for undo as JSON in parts, `server._stored`), then settled as the server
+    settles it after the acknowledgement: those packed (`server._pack_later`), the ruling and its
+    reply dropped (sent), and the freed memory given back (`server._release_later`). Its time
+    (`seconds`) covers the ruling and its reply; the packing's is `pack_s`."""
     from vtt_bridge import heap
     from vtt_bridge.bridge import SeededRoller
-    from vtt_bridge.history import stored_ops
+    from vtt_bridge.history import packed_ops, stored_ops
     from vtt_bridge.server import _dumped
     from vtt_bridge.world import Pending
 
@@ -59,15 +64,21 @@ def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     seconds = time.perf_counter() - start
     assert isinstance(ruled, Pending) and dumped is not None and ruled.entry is not None
     kept = stored_ops(ruled.entry)
+    assert kept is not None
     world.commit(ruled, dumped.data, kept)
-    heap.release_freed_memory()  # as the server does after a long ruling (server._release_later)
-    return ruled, dumped.data, seconds
+    start = time.perf_counter()
+    world.history.repack(ruled.result["rev"], kept, packed_ops(kept))
+    pack_s = time.perf_counter() - start
+    done = {"seconds": seconds, "pack_s": pack_s, "contests": _contests(ruled), "mb": len(dumped.data) / 1e6}
+    del ruled, dumped, kept
+    heap.release_freed_memory()
+    return done
 
 
 def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
-    """Sync and combat rounds 1 to `LATER` of the generated scene in this process, as the server
+    """Sync and combat rounds 1 to `LAST` of the generated scene in this process, as the server
     rules them (`hide_every`: the harsher scene, `bench_detection_rules.scene`); the memory after
-    round 1 and after round `LATER`."""
+    rounds 1, `LATER` and `LAST`, each settled (`_ruled_round`)."""
     from vtt_bridge.world import World
 
     state = scene(tokens, seed=7, hide_every=hide_every).model_dump(mode="json")
@@ -79,22 +90,28 @@ def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
     sync_mb = len(sync_reply) / 1e6
     world.commit(pending, sync_reply)  # as the server does: the reply's UTF-8, not kept (no action id)
     del state, pending, sync_reply
-    ruled, reply, round_s = _ruled_round(world, 1)
+    round_1 = _ruled_round(world, 1)
     first = {
         "tokens": tokens,
         "sync_s": sync_s,
         "sync_mb": sync_mb,
-        "round_s": round_s,
-        "contests": _contests(ruled),
-        "round_mb": len(reply) / 1e6,
+        "round_s": round_1["seconds"],
+        "contests": round_1["contests"],
+        "round_mb": round_1["mb"],
         "rss_mb": _rss_mb(),
     }
-    del ruled, reply
     for number in range(2, LATER + 1):
-        ruled, reply, later_s = _ruled_round(world, number)
+        later = _ruled_round(world, number)
     first.update(
-        later_s=later_s, later_contests=_contests(ruled), later_mb=len(reply) / 1e6, later_rss_mb=_rss_mb()
+        later_s=later["seconds"],
+        later_contests=later["contests"],
+        later_mb=later["mb"],
+        later_rss_mb=_rss_mb(),
+        pack_s=later["pack_s"],
     )
+    for number in range(LATER + 1, LAST + 1):
+        _ruled_round(world, number)
+    first.update(last_rss_mb=_rss_mb())
     return first
 
 
@@ -297,15 +314,19 @@ def main() -> None:
         )
     print(f"combat round {LATER} after rounds 1 and 2 (the steady state at the table), same processes")
     print(
+        f"  (pack: its ops and inverse packed for undo after the acknowledgement; memory after round "
+        f"{LAST} too)"
+    )
+    print(
         f"  {'tokens':>8} {'round':>8} {'contests':>9} {'contests/s':>11} {'µs each':>8} {'reply':>9} "
-        f"{'memory':>8}"
+        f"{'pack':>7} {'memory':>8} {f'after {LAST}':>8}"
     )
     for label, r in later:
         print(
             f"  {label:>8} {r['later_s']:>7.2f}s {r['later_contests']:>9} "
             f"{r['later_contests'] / r['later_s']:>11.0f} "
             f"{r['later_s'] / r['later_contests'] * 1e6:>8.1f} {r['later_mb']:>6.2f} MB "
-            f"{r['later_rss_mb']:>5.0f} MB"
+            f"{r['pack_s'] * 1000:>4.0f} ms {r['later_rss_mb']:>5.0f} MB {r['last_rss_mb']:>5.0f} MB"
         )
     if args.wire:
         asyncio.run(wire(args.wire))

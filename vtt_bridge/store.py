@@ -149,6 +149,20 @@ def change_checksum(key: int, message_id: str, kind: str) -> int:
     return zlib.crc32(f"{key}\0{message_id}\0{kind}".encode())
 
 
+ROW_AS_UTF8 = "key, action_id, CAST(reply AS BLOB), digest, checksum, kind, target, inverse"
+"""A row of `log` as `_check` verifies it, its reply read as its UTF-8 (no str made and encoded
+again)."""
+
+FORWARD_OPS = (
+    "SELECT value FROM json_each(CAST(? AS TEXT), '$.patch') "
+    "WHERE json_extract(value, '$.path') IS NOT '/rev' ORDER BY key"
+)
+"""The JSON of each op of a stored reply's patch but the rev's (`history.forward_ops`)."""
+
+INVERSE_OPS = "SELECT value FROM json_each(?) ORDER BY key"
+"""The JSON of each op of a stored inverse."""
+
+
 @dataclass(frozen=True)
 class Recovered:
     """A world as the store last acknowledged it: its state, every action id it answered, and the
@@ -526,6 +540,12 @@ class Store:
 
     def _verified(self, world: str, row: tuple[Any, ...]) -> str:
         """A ruling's reply, after its checksum: `StoreDamaged` when the row changed on disk."""
+        self._check(world, row)
+        return str(row[2])
+
+    def _check(self, world: str, row: tuple[Any, ...]) -> None:
+        """`StoreDamaged` when a row of `log` (its columns as `ROW_AS_UTF8` lists them, the reply as
+        text or as its UTF-8) fails its checksum: it changed on disk."""
         key, action_id, reply, digest, stored, *more = row
         if checksum(key, action_id, reply, digest, *more) != stored:
             base = self._bases.get(world, 0)
@@ -533,7 +553,6 @@ class Store:
                 f"{self.path}: the ruling at rev {key - base} of world {world!r} fails its checksum "
                 f"(changed on disk): {_what_to_do(self.path)}"
             )
-        return str(reply)
 
     def reply(self, world: str, action_id: str) -> tuple[bytes, str | None] | None:
         """The reply an action id was answered with (its UTF-8), and its payload's digest (a scan of
@@ -607,13 +626,12 @@ class Store:
         entries: list[Entry] = []
         size = 0
         for row in self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-            "WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT ?",
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT ?",
             (base, end, HISTORY_KEPT),
         ):
-            reply = self._verified(world, row)
-            key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
-            weight = 0 if action_id is None else len(reply.encode())  # as `World.commit` counts it
+            self._check(world, row)
+            key, action_id, reply, kind, target, inverse = row[0], row[1], row[2], row[5], row[6], row[7]
+            weight = 0 if action_id is None else len(reply)  # as `World.commit` counts it
             size += weight
             if size > HISTORY_BYTES and entries:
                 break
@@ -623,8 +641,8 @@ class Store:
                     action_id,
                     key - base,
                     kind or "ruling",
-                    JsonOps((reply,), in_reply=True),
-                    JsonOps((inverse,)) if undoable else None,
+                    self._ops(FORWARD_OPS, reply),
+                    self._ops(INVERSE_OPS, inverse) if undoable else None,
                     target if action_id is not None else None,
                     None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
                     weight,
@@ -665,6 +683,12 @@ class Store:
         if syncs:
             entries = sorted([*entries, *syncs], key=lambda entry: entry.rev)
         return History(entries, undone, changes, old)
+
+    def _ops(self, query: str, text: str | bytes) -> JsonOps:
+        """A ruling's ops read back for undo (`FORWARD_OPS` from its reply, `INVERSE_OPS`), in the
+        form undo keeps them once a ruling is acknowledged (`history.packed_ops`): gathered into
+        parts op by op as SQLite's JSON functions cut them (no Python object per value), packed."""
+        return JsonOps.of_json(value for (value,) in self._db.execute(query, (text,))).packed()
 
     def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:
         """A world's last `count` rulings, oldest first, each with its first `steps` steps, its

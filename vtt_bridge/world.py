@@ -569,7 +569,8 @@ class World:
     ) -> None:
         """Make a durable ruling the world's state (call only after the store has it); `reply`: its
         `result` payload's JSON, kept as UTF-8 for retries; `kept`: its forward ops and inverse as
-        JSON (`JsonOps.of`, as the store wrote the inverse), which undo then keeps instead."""
+        JSON (`JsonOps.of`, as the store wrote the inverse), which undo then keeps instead (packed
+        once the ruling is answered: `History.repack`)."""
         self.state = pending.state
         seal(pending.state)
         self.visibility.committed(pending.state)
