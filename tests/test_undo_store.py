@@ -472,3 +472,31 @@ def test_the_history_read_back_at_a_restart_is_packed_and_undoes_as_before(tmp_p
         assert undone.state == undo.state
     finally:
         store.close()
+
+
+def test_the_replies_read_back_at_a_restart_leave_out_the_large_ones_and_stop_at_the_budget(
+    tmp_path: Path,
+) -> None:
+    """`Store.recover`: the replies of the newest actions, but for those above `largest` (as
+    `World.commit` keeps them), and no more read than `budget` bytes; every id stays answered, and
+    the reply of any of them is read back on demand, newest first, as the bytes it was sent."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    sent = {}
+    for i in range(6):
+        pending = world.prepare_action(f"hit{i}", HIT, SeededRoller(i))
+        assert not isinstance(pending, bytes)
+        sent[f"hit{i}"] = dumps(pending.result).encode()
+        store_ruling(store, world, pending)
+    size = len(sent["hit5"])
+    try:
+        everything = store.recover("w", recent=10)
+        assert everything.replies == sent
+        some = store.recover("w", recent=10, budget=3 * size, largest=size - 1)
+        small = {key for key, reply in sent.items() if len(reply) < size}
+        assert set(some.replies) == {f"hit{i}" for i in (3, 4, 5)} & small
+        assert some.answered == everything.answered >= set(sent)
+        assert all(store.reply("w", key) == (reply, world.digests[key]) for key, reply in sent.items())
+    finally:
+        store.close()

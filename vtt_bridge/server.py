@@ -648,7 +648,8 @@ async def _rule(
             else:
                 prepared = world.prepare_action(msg_id, payload, bridge.roller)
         except AnsweredLongAgo as old:
-            stored = await bridge.in_store(bridge.store.reply, world.id, msg_id)
+            # in the store's thread: a round's reply is megabytes, read back and checksummed
+            stored = await bridge.in_store(bridge.store.reply, world.id, msg_id, off_loop=True)
             if stored is None:
                 raise
             prepared = world.replay(msg_id, old.digest, *stored)

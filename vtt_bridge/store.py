@@ -166,11 +166,11 @@ INVERSE_OPS = "SELECT value FROM json_each(?) ORDER BY key"
 @dataclass(frozen=True)
 class Recovered:
     """A world as the store last acknowledged it: its state, every action id it answered, and the
-    replies to the most recent of them (older ones are read back on demand: `Store.reply`)."""
+    replies to the most recent of them (older and larger ones are read back on demand: `Store.reply`)."""
 
     state: WorldState
     replies: dict[str, bytes]
-    """Action id -> its reply's UTF-8, for the last actions."""
+    """Action id -> its reply's UTF-8, for the last actions (`Store.recover`'s bounds)."""
     answered: set[str]
     digests: dict[str, str] = field(default_factory=dict)
     """Action id -> its payload's digest (ids of earlier layouts have none)."""
@@ -555,23 +555,30 @@ class Store:
             )
 
     def reply(self, world: str, action_id: str) -> tuple[bytes, str | None] | None:
-        """The reply an action id was answered with (its UTF-8), and its payload's digest (a scan of
-        the world's rulings: for a retry of an action older than the replies the world keeps in
-        memory, which is rare)."""
+        """The reply an action id was answered with (its UTF-8, read as such), and its payload's
+        digest: a scan of the world's rulings from the newest (for a retry of an action whose reply
+        the world does not keep in memory: an old one, or a large one just answered)."""
         base = self._bases.get(world)
         if base is None:
             return None
         row = self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-            "WHERE key >= ? AND key < ? AND action_id = ? LIMIT 1",
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? AND action_id = ? "
+            "ORDER BY key DESC LIMIT 1",
             (base, base + REV_SPAN, action_id),
         ).fetchone()
-        return None if row is None else (self._verified(world, row).encode(), row[3])
+        if row is None:
+            return None
+        self._check(world, row)
+        return bytes(row[2]), row[3]
 
-    def recover(self, world: str, recent: int) -> Recovered:
+    def recover(
+        self, world: str, recent: int, budget: int = LATEST_BYTES, largest: int | None = None
+    ) -> Recovered:
         """The world at its last acknowledged rev (its snapshot with every later ruling's patch
         applied, each ruling's checksum verified), every action id it answered with its payload's
-        digest, and the replies to the last `recent` actions."""
+        digest, and the replies to the last of the `recent` latest actions whose replies fit
+        `budget` bytes, but for those larger than `largest` (as `World.commit` keeps them; each
+        read counts against the budget, so a history of big rounds is not read back whole)."""
         row = self._db.execute(
             "SELECT snapshot_rev, snapshot FROM worlds WHERE world = ?", (world,)
         ).fetchone()
@@ -604,12 +611,21 @@ class Store:
             answered.add(action_id)
             if digest is not None:
                 digests[action_id] = digest
-        latest = self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-            "WHERE key >= ? AND key < ? AND action_id IS NOT NULL ORDER BY key DESC LIMIT ?",
+        latest: list[tuple[str, bytes]] = []
+        read = 0
+        for stored in self._db.execute(
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? AND action_id IS NOT NULL "
+            "ORDER BY key DESC LIMIT ?",
             (base, end, recent),
-        ).fetchall()
-        replies = {stored[1]: self._verified(world, stored).encode() for stored in reversed(latest)}
+        ):
+            self._check(world, stored)
+            reply = bytes(stored[2])
+            read += len(reply)
+            if read > budget and latest:
+                break
+            if largest is None or len(reply) <= largest:
+                latest.append((stored[1], reply))
+        replies = dict(reversed(latest))
         return Recovered(
             state=WorldState.model_validate(document, context=STORED),
             replies=replies,
