@@ -98,6 +98,14 @@ INSERT_RULING = (
 )
 """The reply may come as its UTF-8 (bytes, bound as a blob): the cast stores it as the text it is."""
 
+WRITE_SNAPSHOT = (
+    "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
+    "DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot"
+)
+
+UNBIND_FROM = 1 << 20
+"""Bytes bound to a statement from which `Store.append` frees SQLite's copy of them (`_unbind`)."""
+
 
 BEFORE_UNDO = (
     "it was made by vtt-bridge 0.2.0 or earlier (store layout 5 or older), which kept no inverse "
@@ -154,13 +162,14 @@ ROW_AS_UTF8 = "key, action_id, CAST(reply AS BLOB), digest, checksum, kind, targ
 again)."""
 
 FORWARD_OPS = (
-    "SELECT value FROM json_each(CAST(? AS TEXT), '$.patch') "
-    "WHERE json_extract(value, '$.path') IS NOT '/rev' ORDER BY key"
+    "SELECT op.value FROM log, json_each(log.reply, '$.patch') AS op WHERE log.key = ? "
+    "AND json_extract(op.value, '$.path') IS NOT '/rev' ORDER BY op.key"
 )
-"""The JSON of each op of a stored reply's patch but the rev's (`history.forward_ops`)."""
+"""The JSON of each op of a stored ruling's patch but the rev's (`history.forward_ops`), read from
+its row: a reply bound as a parameter would stay with the cached statement (a round's megabytes)."""
 
-INVERSE_OPS = "SELECT value FROM json_each(?) ORDER BY key"
-"""The JSON of each op of a stored inverse."""
+INVERSE_OPS = "SELECT op.value FROM log, json_each(log.inverse) AS op WHERE log.key = ? ORDER BY op.key"
+"""The JSON of each op of a stored ruling's inverse, read from its row."""
 
 
 @dataclass(frozen=True)
@@ -485,15 +494,20 @@ class Store:
             target,
             inverse,
         )
+        large = len(reply) + len(inverse or "") > UNBIND_FROM
         if snapshot is None:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
             db.execute(INSERT_RULING, row)
+            if large:
+                self._unbind(INSERT_RULING, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
             return
         db.execute("BEGIN")
         try:
             if action_id is not None:
                 db.execute(INSERT_RULING, row)
+                if large:
+                    self._unbind(INSERT_RULING, (key, *(None,) * 7))
             elif target is not None and kind is not None:  # a sync's (or upsert's) id, in `changes`
                 db.execute(
                     "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) VALUES (?, ?, ?, ?)",
@@ -506,6 +520,17 @@ class Store:
             raise
         self._since_snapshot[world] = 0
 
+    def _unbind(self, statement: str, refused: tuple[Any, ...]) -> None:
+        """Free SQLite's copy of the values `statement` was last bound to: a cached statement keeps
+        them until it is bound again (Python's sqlite3 never clears a binding), a round's reply and
+        inverse, tens of MB, until the next ruling. Bound again to `refused`, a row the table refuses
+        (a key taken, NULLs where it holds none): nothing is written."""
+        try:
+            self._db.execute(statement, refused)
+        except sqlite3.IntegrityError:
+            return
+        raise AssertionError(f"the store took a row it must refuse: {statement}")  # a changed schema
+
     def wants_snapshot(self, world: str) -> bool:
         """Whether the next ruling of this world should carry a snapshot (to bound replay)."""
         return self._since_snapshot.get(world, 0) + 1 >= SNAPSHOT_EVERY
@@ -513,11 +538,10 @@ class Store:
     def _write_snapshot(self, world: str, base: int, state: WorldState) -> None:
         row = self._db.execute("SELECT snapshot_rev FROM worlds WHERE world = ?", (world,)).fetchone()
         previous = -1 if row is None else int(row[0])
-        self._db.execute(
-            "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
-            "DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot",
-            (world, state.rev, state.model_dump_json()),
-        )
+        snapshot = state.model_dump_json()
+        self._db.execute(WRITE_SNAPSHOT, (world, state.rev, snapshot))
+        if len(snapshot) > UNBIND_FROM:
+            self._unbind(WRITE_SNAPSHOT, (None, None, None))
         # The rulings the snapshot now holds, but for the actions' (kept for their replies). Those up
         # to the previous snapshot went with it: the range stays that of one interval, however long
         # the world's history. The message ids and kinds of the syncs and upserts among them stay,
@@ -657,8 +681,8 @@ class Store:
                     action_id,
                     key - base,
                     kind or "ruling",
-                    self._ops(FORWARD_OPS, reply),
-                    self._ops(INVERSE_OPS, inverse) if undoable else None,
+                    self._ops(FORWARD_OPS, key),
+                    self._ops(INVERSE_OPS, key) if undoable else None,
                     target if action_id is not None else None,
                     None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
                     weight,
@@ -700,11 +724,12 @@ class Store:
             entries = sorted([*entries, *syncs], key=lambda entry: entry.rev)
         return History(entries, undone, changes, old)
 
-    def _ops(self, query: str, text: str | bytes) -> JsonOps:
-        """A ruling's ops read back for undo (`FORWARD_OPS` from its reply, `INVERSE_OPS`), in the
-        form undo keeps them once a ruling is acknowledged (`history.packed_ops`): gathered into
-        parts op by op as SQLite's JSON functions cut them (no Python object per value), packed."""
-        return JsonOps.of_json(value for (value,) in self._db.execute(query, (text,))).packed()
+    def _ops(self, query: str, key: int) -> JsonOps:
+        """A ruling's ops read back for undo (`FORWARD_OPS` from its reply, `INVERSE_OPS`; `key`: its
+        row, checksummed already), in the form undo keeps them once a ruling is acknowledged
+        (`history.packed_ops`): gathered into parts op by op as SQLite's JSON functions cut them (no
+        Python object per value), packed."""
+        return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
 
     def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:
         """A world's last `count` rulings, oldest first, each with its first `steps` steps, its
