@@ -2,9 +2,9 @@
 1,000 and 2,000 tokens and of the harsher 1,000-token scene where every third actor hides (time,
 contests a second, reply size), the sync (time, reply size) and the process's memory after the
 round, and round 3 after rounds 1 and 2 (the steady state at the table: every kept result is
-rewritten, each row of `contests` replaced whole), each scene in a fresh process; over the wire,
-the round trip of a `damage` in another world while a 1,000-token round runs, interleaved with the
-reply-only baseline.
+rewritten, each row of `contests` replaced whole) and the memory after round 6, each scene in a
+fresh process; over the wire, the round trip of a `damage` in another world while a 1,000-token
+world's rounds run, interleaved with the reply-only baseline, and the sidecar's memory after each.
 
     python -m benchmarks.bench_big_scenes [--tokens 250 500 1000 2000] [--harsh 1000] [--wire 1000]
 """
@@ -28,9 +28,13 @@ from benchmarks.bench_detection_rules import scene
 from benchmarks.bench_scene import _sync_frames
 from benchmarks.common import TOKEN, baseline, sidecar
 
+SETTLE_S = 3.0
+"""Seconds the wire part waits after a long ruling before it reads the sidecar's memory: the
+packing after the acknowledgement and the hand-back of freed memory (`server.RELEASE_AFTER`) done."""
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as status:
+
+def _rss_mb(pid: int | str = "self") -> float:
+    with open(f"/proc/{pid}/status") as status:
         for line in status:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
@@ -195,7 +199,7 @@ def _big_world(port: int, tokens: int, hide_every: int | None, conn: Any) -> Non
 async def wire(tokens: int, hide_every: int | None = None) -> None:
     """A `damage` in another world, and the baseline's reply, while each of a big world's long
     rulings runs (`WIRE_RULINGS`; its two clients in a process of their own, one of them taking the
-    pushed patches)."""
+    pushed patches); the sidecar's memory `SETTLE_S` after the sync and after each of them."""
     with sidecar() as bridge_server, baseline() as base_server:
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
@@ -237,6 +241,9 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
             assert kind == "synced"
             idle = [await damage() for _ in range(50)]
             during: list[tuple[str, float, list[tuple[float, float]]]] = []
+            settled: list[float] = []
+            await asyncio.sleep(SETTLE_S)
+            synced_mb = _rss_mb(bridge_server.pid)
             for _ in WIRE_RULINGS:
                 ours.send("go")
                 kind, name, _ = await message()
@@ -248,6 +255,8 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
                 kind, name, seconds = ours.recv()
                 assert kind == "done"
                 during.append((name, seconds, times))
+                await asyncio.sleep(SETTLE_S)
+                settled.append(_rss_mb(bridge_server.pid))
             kind, pushed, _ = await message()
             for ws in (small, base):
                 await ws.close()
@@ -270,6 +279,11 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
     print(row("idle", idle))
     for name, seconds, times in during:
         print(row(f"during {name} ({seconds:.2f} s)", times))
+    print(
+        f"  the sidecar's memory after the sync {synced_mb:.0f} MB, {SETTLE_S:g} s after each of those: "
+        + ", ".join(f"{mb:.0f}" for mb in settled)
+        + " MB"
+    )
 
 
 def main() -> None:
