@@ -754,12 +754,13 @@ class Store:
                 "WHERE key = ?",
                 (key,),
             ).fetchone()
-            reply = self._verified(world, row)
-            spent += len(reply)
+            spent += len(self._verified(world, row))
+            # from the row, not the reply bound again: the cached statement would keep it
             total, shown = self._db.execute(
-                "SELECT json_array_length(?1, '$.log'), (SELECT json_group_array(json(value)) FROM "
-                "(SELECT value FROM json_each(?1, '$.log') ORDER BY key LIMIT ?2))",
-                (reply, max(0, steps)),
+                "SELECT json_array_length(log.reply, '$.log'), (SELECT json_group_array(json(value)) "
+                "FROM (SELECT value FROM json_each(log.reply, '$.log') ORDER BY key LIMIT ?)) "
+                "FROM log WHERE key = ?",
+                (max(0, steps), key),
             ).fetchone()
             read.append(StoredRuling(key - base, action_id, kind, json.loads(shown), int(total or 0)))
         read.reverse()
