@@ -445,7 +445,11 @@ def _pack_later(bridge: Bridge, world: World, rev: int, kept: tuple[JsonOps, Jso
         elif world.history.repack(rev, kept, done.result()):
             _release_later(bridge)
 
-    asyncio.get_running_loop().run_in_executor(None, packed_ops, kept).add_done_callback(packed)
+    try:
+        running = asyncio.get_running_loop().run_in_executor(None, packed_ops, kept)
+    except RuntimeError:  # the loop's executor is shut down (the sidecar stops): undo keeps them plain
+        return
+    running.add_done_callback(packed)
 
 
 def _committed(
