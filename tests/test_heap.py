@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,29 @@ def test_the_pages_freed_blocks_held_go_back_to_the_system() -> None:
     assert heap.release_freed_memory()
     assert freed - _rss_kb() > 50_000, "and go back when released"
     assert len(last) == 4004
+
+
+def test_large_blocks_get_pages_of_their_own_and_give_them_back_when_freed() -> None:
+    """`keep_large_blocks_apart` (the sidecar sets it when its app is made): blocks of a megabyte
+    or more are mapped apart however large the blocks freed before (glibc's default raises that
+    size to theirs, up to 32 MB), so a worker thread's (a long ruling's) freed between live blocks
+    give their pages back at once: by default they stayed in its arena until released."""
+    assert heap.keep_large_blocks_apart()
+    alive: list[bytearray] = []
+
+    def work() -> None:
+        raised = bytearray(16 << 20)  # freed: by default, blocks up to 16 MB would come from the heap
+        del raised
+        pairs = [(bytearray(4 << 20), bytearray(4000)) for _ in range(16)]  # some 64 MB
+        alive.extend(small for _, small in pairs)  # live blocks between the large ones
+
+    before = _rss_kb()
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    gc.collect()
+    assert _rss_kb() - before < 16_000, "each large block's pages went back when it was freed"
+    assert len(alive) == 16
 
 
 def test_the_server_gives_freed_memory_back_once_after_long_rulings(
