@@ -87,13 +87,14 @@ print(json.dumps(out))
 /**
  * Run `vtt-bridge serve` on `port` with `dataDir` (neither owned: a restart reuses both); resolves
  * once it listens, rejects with its output when it exits or does not listen within 20 s.
- * `stop(signal)` sends the signal (SIGTERM unless told) and waits for the exit.
- * @param {{token: string, seed?: number, port: number, dataDir: string}} options
+ * `stop(signal)` sends the signal (SIGTERM unless told) and waits for the exit. `args`: more
+ * options of `serve` (e.g. `["--fragment-bytes", "256"]`).
+ * @param {{token: string, seed?: number, port: number, dataDir: string, args?: string[]}} options
  * @returns {Promise<{child: import("node:child_process").ChildProcess, output: () => string, stop: (signal?: NodeJS.Signals) => Promise<void>}>}
  */
-export async function spawnSidecar({ token, seed = 7, port, dataDir }) {
+export async function spawnSidecar({ token, seed = 7, port, dataDir, args: more = [] }) {
   const { cmd, args } = sidecarCommand();
-  const child = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", token, "--seed", String(seed)], {
+  const child = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", token, "--seed", String(seed), ...more], {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -133,16 +134,16 @@ export async function spawnSidecar({ token, seed = 7, port, dataDir }) {
 /**
  * Start `vtt-bridge serve` on a free port with a data folder of its own; resolves once it listens.
  * `stop()` ends it (SIGTERM) and removes the folder.
- * @param {{token: string, seed?: number}} options
+ * @param {{token: string, seed?: number, args?: string[]}} options `args`: more options of `serve`
  * @returns {Promise<{url: string, port: number, output: () => string, stop: () => Promise<void>}>}
  */
-export async function startSidecar({ token, seed = 7 }) {
+export async function startSidecar({ token, seed = 7, args = [] }) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-sidecar-"));
   /** @type {Awaited<ReturnType<typeof spawnSidecar>>} */
   let sidecar;
   try {
-    sidecar = await spawnSidecar({ token, seed, port, dataDir });
+    sidecar = await spawnSidecar({ token, seed, port, dataDir, args });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
