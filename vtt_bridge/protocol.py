@@ -114,6 +114,9 @@ class Welcome(RuleModel):
     server: ClientInfo
     world: WorldId
     rev: Count
+    maxFrame: Count
+    """The largest frame (characters of JSON) this sidecar takes from a welcomed client (`--max-frame`):
+    a client sends a larger `sync` in parts under it."""
 
 
 class Result(RuleModel):

@@ -277,6 +277,7 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
         "server": {"name": "vtt-bridge", "version": __version__},
         "world": world.id,
         "rev": world.rev,
+        "maxFrame": bridge.config.max_frame,
     }
     await _send(client, envelope("welcome", dumps(welcome), bridge.next_id(), msg_id))
     log.info("client %r joined world %r from %s", client.name, world.id, client.remote)

@@ -68,8 +68,14 @@ test("the whole 1,200-token sync in one frame is over the default frame cap: the
   assert.deepEqual(received.map((m) => [m.type, m.payload.code]), [["welcome", undefined], ["error", "too_large"]]);
 });
 
-test("Node: a 1,200-token scene syncs in parts through the module's connection with the default frame cap; the result applied is the sidecar's document", async (t) => {
-  const state = bigScene(TOKENS);
+/**
+ * Sync `state` through the module's real connection against `url`; what the module applied (the
+ * mirror its own planning builds), the frames it sent and how long it took.
+ * @param {string} url
+ * @param {string} world
+ * @param {Record<string, any>} state
+ */
+async function syncThroughModule(url, world, state) {
   const { Recording, sent } = recordingWebSocket();
   /** @type {(value: any) => void} */
   let synced = () => {};
@@ -80,9 +86,9 @@ test("Node: a 1,200-token scene syncs in parts through the module's connection w
   const errors = [];
   const started = performance.now();
   const conn = new BridgeConnection({
-    url: /** @type {NonNullable<typeof sidecar>} */ (sidecar).url,
+    url,
     token: TOKEN,
-    world: "big-parts",
+    world,
     WebSocket: /** @type {any} */ (Recording),
     requestTimeout: 60_000,
     getState: () => state,
@@ -90,8 +96,7 @@ test("Node: a 1,200-token scene syncs in parts through the module's connection w
       // the module's own planning of a sync result: the mirror it builds
       const plan = planPatch(null, incoming.patch, { mode: "sync", statusIds: new Set(), deletion: deletionOperator({}) });
       assert.equal(plan.resync, false, plan.reason);
-      const mirror = plan.state;
-      synced({ incoming, mirror, ms: performance.now() - started });
+      synced({ incoming, mirror: plan.state, ms: performance.now() - started });
       return true;
     },
   });
@@ -102,26 +107,59 @@ test("Node: a 1,200-token scene syncs in parts through the module's connection w
   conn.start();
   try {
     const { incoming, mirror, ms } = await applied;
-    t.diagnostic(`${TOKENS} tokens synced in ${Math.round(ms)} ms (connect, parts, ruling, reply)`);
-    const syncs = sent.filter((frame) => frame.type === "sync");
-    assert.ok(syncs.length >= 3, `${syncs.length} parts`);
-    assert.deepEqual(syncs.map((frame) => frame.more), [...syncs.slice(1).map(() => true), false], "more on all but the last");
-    for (const frame of syncs) assert.ok(frame.bytes <= SYNC_PART_BYTES, `a part of ${frame.bytes} bytes`);
-    assert.ok(syncs.reduce((sum, frame) => sum + frame.bytes, 0) > DEFAULT_FRAME, "together over one frame");
-    assert.equal(incoming.mode, "sync");
-    assert.equal(conn.rev, incoming.rev);
-
-    const { rev, state: held } = await conn.query({ kind: "state" });
-    assert.equal(rev, incoming.rev, "the rev applied is the sidecar's");
-    assert.equal(Object.keys(held.tokens).length, TOKENS);
-    assert.equal(Object.keys(held.actors).length, TOKENS);
-    assert.deepEqual(Object.keys(held.tokens), Object.keys(state.tokens));
-    assert.deepEqual(mirror.tokens, held.tokens, "the applied patch gives the sidecar's tokens");
-    assert.deepEqual(mirror.actors, held.actors, "and its actors");
-    assert.deepEqual(mirror.visibility, held.visibility, "and who sees whom");
-    assert.ok(Object.keys(held.visibility).length > 0, "the sidecar ruled on the whole scene");
-    assert.deepEqual(errors, []);
+    const held = await conn.query({ kind: "state" });
+    return { incoming, mirror, ms, held, conn, errors, syncs: sent.filter((frame) => frame.type === "sync") };
   } finally {
     conn.stop();
+  }
+}
+
+/**
+ * The checks of a sync in parts: `more` on all but the last, the module's mirror the sidecar's
+ * document.
+ * @param {Awaited<ReturnType<typeof syncThroughModule>>} synced
+ * @param {Record<string, any>} state
+ */
+function assertSyncedInParts({ incoming, mirror, held, conn, errors, syncs }, state) {
+  assert.deepEqual(syncs.map((frame) => frame.more), [...syncs.slice(1).map(() => true), false], "more on all but the last");
+  assert.equal(incoming.mode, "sync");
+  assert.equal(conn.rev, incoming.rev);
+  assert.equal(held.rev, incoming.rev, "the rev applied is the sidecar's");
+  const tokens = Object.keys(state.tokens).length;
+  assert.equal(Object.keys(held.state.tokens).length, tokens);
+  assert.equal(Object.keys(held.state.actors).length, Object.keys(state.actors).length);
+  assert.deepEqual(Object.keys(held.state.tokens), Object.keys(state.tokens));
+  assert.deepEqual(mirror.tokens, held.state.tokens, "the applied patch gives the sidecar's tokens");
+  assert.deepEqual(mirror.actors, held.state.actors, "and its actors");
+  assert.deepEqual(mirror.visibility, held.state.visibility, "and who sees whom");
+  assert.ok(Object.keys(held.state.visibility).length > 0, "the sidecar ruled on the whole scene");
+  assert.deepEqual(errors, []);
+}
+
+test("Node: a 1,200-token scene syncs in parts through the module's connection with the default frame cap; the result applied is the sidecar's document", async (t) => {
+  const state = bigScene(TOKENS);
+  const synced = await syncThroughModule(/** @type {NonNullable<typeof sidecar>} */ (sidecar).url, "big-parts", state);
+  t.diagnostic(`${TOKENS} tokens synced in ${Math.round(synced.ms)} ms (connect, parts, ruling, reply)`);
+  const { syncs } = synced;
+  assert.ok(syncs.length >= 3, `${syncs.length} parts`);
+  for (const frame of syncs) assert.ok(frame.bytes <= SYNC_PART_BYTES, `a part of ${frame.bytes} bytes`);
+  assert.ok(syncs.reduce((sum, frame) => sum + frame.bytes, 0) > DEFAULT_FRAME, "together over one frame");
+  assertSyncedInParts(synced, state);
+});
+
+test("Node: with a sidecar started with a smaller --max-frame (128 KiB), the module's parts fit the frame cap its welcome names", async () => {
+  const small = 128 << 10;
+  const capped = await startSidecar({ token: TOKEN, seed: 7, extra: ["--max-frame", String(small)] });
+  try {
+    const state = bigScene(300);
+    const synced = await syncThroughModule(capped.url, "small-frames", state);
+    assert.equal(synced.conn.welcome?.maxFrame, small, "welcome names the cap");
+    const { syncs } = synced;
+    assert.ok(syncs.length >= 3, `${syncs.length} parts`);
+    for (const frame of syncs) assert.ok(frame.bytes <= small, `a part of ${frame.bytes} bytes`);
+    assert.ok(syncs.some((frame) => frame.bytes > small / 2), "parts as large as the cap allows");
+    assertSyncedInParts(synced, state);
+  } finally {
+    await capped.stop();
   }
 });

@@ -34,8 +34,8 @@ const sidecars = [];
 let http = null;
 
 before(async () => {
-  sidecars.push(await startSidecar({ token: TOKEN, seed: 7, args: ["--fragment-bytes", String(FRAGMENT)] }));
-  sidecars.push(await startSidecar({ token: TOKEN, seed: 7, args: ["--fragment-bytes", "0"] }));
+  sidecars.push(await startSidecar({ token: TOKEN, seed: 7, extra: ["--fragment-bytes", String(FRAGMENT)] }));
+  sidecars.push(await startSidecar({ token: TOKEN, seed: 7, extra: ["--fragment-bytes", "0"] }));
   http = await serveModuleFiles(moduleRoot);
 });
 

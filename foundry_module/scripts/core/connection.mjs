@@ -11,7 +11,7 @@
 
 import { MODULE_VERSION } from "./constants.mjs";
 import { envelope, helloPayload } from "./messages.mjs";
-import { syncParts } from "./sync-parts.mjs";
+import { partBudget, syncParts } from "./sync-parts.mjs";
 
 /**
  * @typedef {object} WebSocketLike
@@ -470,9 +470,9 @@ export class BridgeConnection {
     const state = await this.options.getState();
     if (!state) return;
     this.stats.syncs += 1;
-    // a state larger than a frame goes in parts, one after another on this connection; every part
+    // a state larger than a frame (the sidecar's `maxFrame`) goes in parts, one after another on this connection; every part
     // but the last is only buffered (`result {data: {buffered: true}}`), the last gets the ruling
-    const parts = syncParts(state);
+    const parts = syncParts(state, partBudget(this.welcome?.maxFrame));
     /** @type {Record<string, any>} */
     let result = {};
     try {

@@ -13,6 +13,19 @@
 export const SYNC_PART_BYTES = 512 * 1024;
 
 /**
+ * The bytes per `sync` frame for a sidecar whose `welcome` says it takes frames of up to
+ * `maxFrame` characters (a character is at least one byte of UTF-8, so a frame of that many bytes
+ * fits): `SYNC_PART_BYTES`, or less for a sidecar started with a smaller `--max-frame`. A `welcome`
+ * without it (an older sidecar) gets `SYNC_PART_BYTES`.
+ * @param {unknown} maxFrame `welcome.maxFrame`
+ * @returns {number}
+ */
+export function partBudget(maxFrame) {
+  if (typeof maxFrame !== "number" || !Number.isInteger(maxFrame) || maxFrame <= 0) return SYNC_PART_BYTES;
+  return Math.min(SYNC_PART_BYTES, maxFrame);
+}
+
+/**
  * What the envelope around a part's payload adds at most: `{"v":1,"id":"…","type":"sync",
  * "payload":…}` with an id of up to 200 characters (the protocol's limit) is under 256 bytes.
  */

@@ -87,14 +87,14 @@ print(json.dumps(out))
 /**
  * Run `vtt-bridge serve` on `port` with `dataDir` (neither owned: a restart reuses both); resolves
  * once it listens, rejects with its output when it exits or does not listen within 20 s.
- * `stop(signal)` sends the signal (SIGTERM unless told) and waits for the exit. `args`: more
- * options of `serve` (e.g. `["--fragment-bytes", "256"]`).
- * @param {{token: string, seed?: number, port: number, dataDir: string, args?: string[]}} options
+ * `stop(signal)` sends the signal (SIGTERM unless told) and waits for the exit; `extra`: more
+ * arguments of `serve` (e.g. `--max-frame`).
+ * @param {{token: string, seed?: number, port: number, dataDir: string, extra?: string[]}} options
  * @returns {Promise<{child: import("node:child_process").ChildProcess, output: () => string, stop: (signal?: NodeJS.Signals) => Promise<void>}>}
  */
-export async function spawnSidecar({ token, seed = 7, port, dataDir, args: more = [] }) {
+export async function spawnSidecar({ token, seed = 7, port, dataDir, extra = [] }) {
   const { cmd, args } = sidecarCommand();
-  const child = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", token, "--seed", String(seed), ...more], {
+  const child = spawn(cmd, [...args, "--port", String(port), "--data-dir", dataDir, "--token", token, "--seed", String(seed), ...extra], {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -133,17 +133,17 @@ export async function spawnSidecar({ token, seed = 7, port, dataDir, args: more 
 
 /**
  * Start `vtt-bridge serve` on a free port with a data folder of its own; resolves once it listens.
- * `stop()` ends it (SIGTERM) and removes the folder.
- * @param {{token: string, seed?: number, args?: string[]}} options `args`: more options of `serve`
+ * `stop()` ends it (SIGTERM) and removes the folder; `extra`: more arguments of `serve`.
+ * @param {{token: string, seed?: number, extra?: string[]}} options
  * @returns {Promise<{url: string, port: number, output: () => string, stop: () => Promise<void>}>}
  */
-export async function startSidecar({ token, seed = 7, args = [] }) {
+export async function startSidecar({ token, seed = 7, extra = [] }) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-sidecar-"));
   /** @type {Awaited<ReturnType<typeof spawnSidecar>>} */
   let sidecar;
   try {
-    sidecar = await spawnSidecar({ token, seed, port, dataDir, args });
+    sidecar = await spawnSidecar({ token, seed, port, dataDir, extra });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;

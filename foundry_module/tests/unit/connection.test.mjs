@@ -131,6 +131,29 @@ test("a state larger than a frame is synced in parts, one at a time: more on all
   assert.equal(conn.stats.syncs, 1);
 });
 
+test("the parts of a sync fit the frame cap the sidecar's welcome names (maxFrame), smaller than 512 KiB", async () => {
+  const state = bigScene(1000);
+  const cap = 200 << 10;
+  const setupResult = setup({ getState: () => state });
+  const { conn, applied } = setupResult;
+  conn.start();
+  const ws = /** @type {any} */ (setupResult.sockets.at(-1));
+  ws.open();
+  ws.receive({ v: 1, id: "s-w", type: "welcome", re: ws.lastOf("hello").id, payload: { protocol: 1, world: "w1", rev: 4, maxFrame: cap } });
+  await flush();
+  const expected = syncParts(state, cap);
+  assert.ok(expected.length > syncParts(state).length, "more parts than with 512 KiB ones");
+  for (let i = 0; i < expected.length; i++) {
+    const sync = syncsOf(ws)[i];
+    assert.ok(Buffer.byteLength(JSON.stringify(sync)) <= cap, `part ${i} fits the cap`);
+    assert.deepEqual(sync.payload.state, expected[i]);
+    const last = i === expected.length - 1;
+    ws.receive({ v: 1, id: `r${i}`, type: "result", re: sync.id, payload: last ? { rev: 5, patch: [], log: [] } : buffered });
+    await flush();
+  }
+  assert.equal(applied.length, 1);
+});
+
 test("an error answering any part of a sync fails it as a one-frame sync fails: no more parts, nothing applied, the error emitted", async () => {
   const setupResult = setup({ getState: () => bigScene(1000) });
   const { conn, applied } = setupResult;

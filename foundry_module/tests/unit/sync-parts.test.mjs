@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { envelope } from "../../scripts/core/messages.mjs";
-import { ENVELOPE_BYTES, SYNC_PART_BYTES, syncParts } from "../../scripts/core/sync-parts.mjs";
+import { ENVELOPE_BYTES, SYNC_PART_BYTES, partBudget, syncParts } from "../../scripts/core/sync-parts.mjs";
 import { bigScene } from "../helpers/big-scene.mjs";
 
 /** An id as long as the protocol allows: the envelope at its largest. */
@@ -74,6 +74,19 @@ test("1,000 tokens with their actors: several parts, each frame under 512 KiB, s
   assert.deepEqual(parts[0].scene, state.scene);
   assert.deepEqual(parts[0].settings, state.settings);
   assert.ok(parts.slice(1).every((part) => !("scene" in part) && !("settings" in part)), "scene and settings only in the first");
+  assertMergesBack(parts, state);
+});
+
+test("the budget of a part is the sidecar's maxFrame when that is smaller than 512 KiB, else 512 KiB; an older sidecar's welcome (no maxFrame) gets 512 KiB", () => {
+  assert.equal(partBudget(128 << 10), 128 << 10);
+  assert.equal(partBudget(1 << 20), SYNC_PART_BYTES);
+  assert.equal(partBudget(SYNC_PART_BYTES), SYNC_PART_BYTES);
+  for (const odd of [undefined, null, "4096", 0, -5, 1.5, Number.NaN]) assert.equal(partBudget(odd), SYNC_PART_BYTES, String(odd));
+  const state = bigScene(300);
+  const small = 64 << 10;
+  const parts = syncParts(state, partBudget(small));
+  assert.ok(parts.length >= 3, `${parts.length} parts`);
+  for (const [i, frame] of frames(parts).entries()) assert.ok(bytes(frame) <= small, `part ${i}: ${bytes(frame)} bytes`);
   assertMergesBack(parts, state);
 });
 
