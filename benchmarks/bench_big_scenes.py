@@ -241,7 +241,8 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
         theirs = sorted(t for _, t in times)
         return (
             f"  {name}: {len(ours)} damages, median {statistics.median(ours) * 1000:.1f} ms, "
-            f"max {ours[-1] * 1000:.1f} ms (reply-only baseline median "
+            f"90th percentile {ours[int(len(ours) * 0.9)] * 1000:.1f} ms, max {ours[-1] * 1000:.1f} ms, "
+            f"{sum(t > 0.1 for t in ours)} over 100 ms (reply-only baseline median "
             f"{statistics.median(theirs) * 1000:.2f} ms, max {theirs[-1] * 1000:.1f} ms)"
         )
 

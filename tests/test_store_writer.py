@@ -29,7 +29,8 @@ json_values = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(json_values)
 def test_dumps_in_turns_writes_the_same_text_as_one_dump(value: Any) -> None:
-    """Long lists (here: longer than 2) are dumped a chunk at a time; the text is `dumps`' own."""
+    """Long lists (here: longer than 2) are dumped a chunk at a time, an object's values one at a
+    time, the pieces joined once; the text is `dumps`' own."""
     original = server.DUMP_CHUNK
     server.DUMP_CHUNK = 2
     try:

@@ -110,8 +110,9 @@ class Dumped:
     data: bytes
 
 
-DUMP_CHUNK = 2000
-"""Items of a long list that `_dumped_in_turns` dumps in one call."""
+DUMP_CHUNK = 128
+"""Items of a long list that `_dumped_in_turns` dumps in one call: of a round's largest items (patch
+ops that replace a row of contests) a call writes a few MB (docs/benchmarks.md)."""
 
 
 DECODE_CHUNK = 1 << 18
@@ -135,18 +136,31 @@ def decoded_in_turns(data: bytes) -> str:
 def _dumped_in_turns(value: Any) -> bytes:
     """`dumps(value)`'s UTF-8, the same bytes, in calls of at most `DUMP_CHUNK` items of each long
     list (of an object's values or of a list itself): for a worker thread, which then hands the
-    interpreter to the event loop between calls. One call over a round's megabytes held it for tens
-    of ms."""
+    interpreter to the event loop between calls (orjson holds it for a whole call). The pieces are
+    joined once (`bytes.join` lets go of the interpreter while it copies; `+` holds it for each
+    copy of the megabytes)."""
+    pieces: list[bytes] = []
+    _dump_into(value, pieces)
+    return b"".join(pieces)
+
+
+def _dump_into(value: Any, pieces: list[bytes]) -> None:
+    """Append `dumps(value)`'s UTF-8 to `pieces`, a piece at a time (`_dumped_in_turns`)."""
     if isinstance(value, list) and len(value) > DUMP_CHUNK:
-        chunks = (
-            orjson.dumps(value[at : at + DUMP_CHUNK], default=_json_default)[1:-1]
-            for at in range(0, len(value), DUMP_CHUNK)
-        )
-        return b"[" + b",".join(chunks) + b"]"
-    if isinstance(value, dict) and all(type(key) is str for key in value):
-        parts = (orjson.dumps(key) + b":" + _dumped_in_turns(item) for key, item in value.items())
-        return b"{" + b",".join(parts) + b"}"
-    return orjson.dumps(value, default=_json_default)
+        pieces.append(b"[")
+        for at in range(0, len(value), DUMP_CHUNK):
+            chunk = orjson.dumps(value[at : at + DUMP_CHUNK], default=_json_default)[1:-1]
+            pieces.append(b"," + chunk if at else chunk)
+        pieces.append(b"]")
+    elif isinstance(value, dict) and value and all(type(key) is str for key in value):
+        opening = b"{"
+        for key, item in value.items():
+            pieces.append(opening + orjson.dumps(key) + b":")
+            opening = b","
+            _dump_into(item, pieces)
+        pieces.append(b"}")
+    else:
+        pieces.append(orjson.dumps(value, default=_json_default))
 
 
 async def _send(client: Client, text: str) -> None:

@@ -8,15 +8,13 @@
  */
 
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
+import { pageReport, textMessages } from "./helpers/chromium.mjs";
 import { recordedMessages } from "./helpers/fragments-scenario.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { frameChecker } from "./helpers/schema-check.mjs";
@@ -73,32 +71,15 @@ test("Node: the module's connection receives fragmented replies and pushed patch
 });
 
 test("Chromium: the browser's WebSocket and the module's connection receive fragmented messages as the unfragmented text", async () => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({
-    executablePath,
-    headless: true,
-    userDataDir: profile,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
-  });
-  try {
-    const page = await browser.newPage();
-    /** @type {string[]} */
-    const consoleErrors = [];
-    page.on("console", (msg) => {
-      if (msg.type() === "error") consoleErrors.push(msg.text());
-    });
-    page.on("pageerror", (error) => consoleErrors.push(String(error)));
-    const query = new URLSearchParams({ fragmented: sidecars[0].url, whole: sidecars[1].url, token: TOKEN, world: "frag-chromium" });
-    await page.goto(`${/** @type {NonNullable<typeof http>} */ (http).origin}/tests/browser/fragments.html?${query}`);
-    await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout: 120_000 });
-    const result = await page.evaluate(() => /** @type {any} */ (window).__result);
-    assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
-    checkSame(result.report[0], result.report[1]);
-    assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  /** @type {import("./helpers/chromium.mjs").Frame[]} */
+  const received = [];
+  const query = new URLSearchParams({ fragmented: sidecars[0].url, whole: sidecars[1].url, token: TOKEN, world: "frag-chromium" });
+  const url = `${/** @type {NonNullable<typeof http>} */ (http).origin}/tests/browser/fragments.html?${query}`;
+  const [fragmented, whole] = await pageReport(url, { onFrame: (frame) => received.push(frame), timeout: 120_000 });
+  checkSame(fragmented, whole);
+  // the browser saw the fragments: continuation frames (opcode 0), each at most 256 bytes
+  const continued = received.filter((frame) => frame.opcode === 0);
+  assert.ok(continued.length > 300, `${continued.length} continuation frames`);
+  const all = [...fragmented.gm, ...fragmented.mate, ...whole.gm, ...whole.mate];
+  assert.deepEqual(textMessages(received).sort(), all.sort(), "the frames joined are the messages the page received");
 });

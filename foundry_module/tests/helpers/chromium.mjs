@@ -1,0 +1,74 @@
+/**
+ * A test page in headless Chromium (Debian's /usr/bin/chromium, or `$CHROMIUM_PATH`): open it, wait
+ * for the result it leaves in `window.__result` (`{ok, report}` or `{ok: false, error}`), and hand
+ * every websocket frame the browser receives to `onFrame`, read through the DevTools protocol
+ * (`Network.webSocketFrameReceived`: one event a frame, with its socket's `requestId`; a fragmented
+ * message's continuation frames have opcode 0). A missing browser fails the test with a clear
+ * message; nothing is skipped.
+ */
+
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import puppeteer from "puppeteer-core";
+
+/** @typedef {{requestId: string, opcode: number, payloadData: string}} Frame */
+
+/**
+ * @param {string} url the page, with its query
+ * @param {{onFrame?: (frame: Frame) => void, timeout?: number}} [options]
+ * @returns {Promise<any>} the page's report
+ */
+export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } = {}) {
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
+  const browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    userDataDir: profile,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
+  });
+  try {
+    const page = await browser.newPage();
+    /** @type {string[]} */
+    const consoleErrors = [];
+    page.on("console", (msg) => {
+      if (msg.type() === "error") consoleErrors.push(msg.text());
+    });
+    page.on("pageerror", (error) => consoleErrors.push(String(error)));
+    const devtools = await page.createCDPSession();
+    await devtools.send("Network.enable");
+    devtools.on("Network.webSocketFrameReceived", (event) => onFrame({ requestId: event.requestId, ...event.response }));
+    await page.goto(url);
+    await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout });
+    const result = await page.evaluate(() => /** @type {any} */ (window).__result);
+    assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
+    return result.report;
+  } finally {
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The text messages among frames the browser received, socket by socket, in order: a text frame
+ * (opcode 1) and the continuation frames (opcode 0) after it on its socket, joined (the DevTools
+ * protocol reports no FIN bit: the socket's next data frame, or the end, ends a message); control
+ * frames skipped.
+ * @param {Frame[]} frames
+ * @returns {string[]}
+ */
+export function textMessages(frames) {
+  /** @type {Map<string, string[][]>} */
+  const sockets = new Map();
+  for (const frame of frames) {
+    let messages = sockets.get(frame.requestId);
+    if (!messages) sockets.set(frame.requestId, (messages = []));
+    if (frame.opcode === 1) messages.push([frame.payloadData]);
+    else if (frame.opcode === 0 && messages.length) messages[messages.length - 1].push(frame.payloadData);
+  }
+  return [...sockets.values()].flatMap((messages) => messages.map((parts) => parts.join("")));
+}
