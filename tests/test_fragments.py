@@ -119,6 +119,12 @@ class RawPeer:
             frames.append(await self.frame())
         return b"".join(f.data for f in frames if f.opcode < 0x8), frames
 
+    def freeze(self) -> None:
+        """Read nothing more from the socket (its stream would otherwise buffer megabytes)."""
+        transport = self.writer.transport
+        assert isinstance(transport, asyncio.ReadTransport)
+        transport.pause_reading()
+
     def close(self) -> None:
         self.writer.close()
 
@@ -272,21 +278,32 @@ async def test_a_peer_that_goes_away_mid_message_leaves_the_server_serving(
 async def test_a_peer_that_does_not_read_long_messages_is_closed_when_its_queue_is_full(
     start: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A world-mate stops reading while long patches are pushed to it in fragments: what waits
-    behind the one being written counts against its queue, which overflows; it is closed ("unable
-    to keep up") and the GM's rulings were never held up."""
+    """A world-mate reads the first long patch pushed to it, then stops reading while more are
+    pushed in fragments: what waits behind the one being written counts against its queue, which
+    overflows; it is closed ("unable to keep up"), its socket let go of (aborted, not kept open to
+    flush into a reader that is gone), and the GM's rulings were never held up."""
     caplog.set_level(logging.WARNING, "vtt_bridge")
     server = await start(max_frame=8 << 20, limits={"fragment_bytes": 16 << 10, "outbox_messages": 8})
     gm = await welcomed(server, max_msg_size=0)
-    frozen = await raw_welcomed(server, rcvbuf=4096)  # never reads again
+    mate_peer = await raw_welcomed(server, rcvbuf=4096)
     try:
         bridge = server.app[BRIDGE]
         mate = next(c for c in bridge.clients["w1"] if c.name == "raw")
-        assert mate.outbox is not None
+        assert mate.outbox is not None and mate.transport is not None
         state = wordy_state(200)
-        for i in range(40):
-            state["scene"]["round"] = i + 1
+
+        async def sync(i: int) -> None:
+            for actor in state["actors"].values():  # every name changes: each patch is long
+                actor["name"] = f"{i:03d}{actor['name'][3:]}"
             assert (await asyncio.wait_for(gm.request("sync", {"state": state}), 5))["type"] == "result"
+
+        await sync(0)
+        await sync(1)  # queued behind the first
+        data, frames = await mate_peer.message()
+        assert json.loads(data)["type"] == "patch" and len(frames) > 2
+        mate_peer.freeze()  # reads nothing more: the writer waits on the second one's fragments
+        for i in range(2, 40):
+            await sync(i)
             if mate not in bridge.clients["w1"]:
                 break
             assert len(mate.outbox) <= 9
@@ -297,8 +314,14 @@ async def test_a_peer_that_does_not_read_long_messages_is_closed_when_its_queue_
         assert mate not in bridge.clients["w1"]
         assert mate.outbox.overflowed
         assert any("unable to keep up" in r.getMessage() for r in caplog.records)
+        sock = mate.transport.get_extra_info("socket")
+        for _ in range(150):
+            if sock.fileno() == -1:
+                break
+            await asyncio.sleep(0.02)
+        assert sock.fileno() == -1, "the frozen reader's socket is still open"
     finally:
-        frozen.close()
+        mate_peer.close()
 
 
 async def test_messages_keep_their_order_whatever_their_length(start: Any) -> None:

@@ -17,7 +17,6 @@ aiohttp's control frames (pong, ping, close) may, as section 5.4 allows.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import struct
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterator, Sequence
@@ -158,24 +157,25 @@ class Outbox:
         """Write `message` now (a long one: its first fragment); when the socket is full, or more
         fragments follow, hand the rest of the write to the writer task."""
         coro = self._sent(message)
-        try:
-            waiting = coro.send(None)
-        except StopIteration:
+        waiting = _started(coro)
+        if waiting is _DONE:
             return  # written without waiting: the common case
-        except _GONE:
-            return
         self._idle.clear()
         self._writer = asyncio.get_running_loop().create_task(self._write(coro, waiting))
 
     async def _write(self, coro: Coroutine[Any, Any, None], waiting: Any) -> None:
-        """The connection's one writer: finish the write in flight, then the queue, in order."""
+        """The connection's one writer: finish the write in flight, then the queue, in order. Each
+        write is stepped by hand (`_resume`), so that stopping the writer never cancels what it
+        waits on: aiohttp's drain waiter is shared with aiohttp's own writes (its close's)."""
         try:
             await _resume(coro, waiting)
             while self._queue and not self._closed:
                 message = self._queue.popleft()
                 self.queued_bytes -= message_size(message)
-                with contextlib.suppress(*_GONE):
-                    await self._sent(message)
+                coro = self._sent(message)
+                waiting = _started(coro)
+                if waiting is not _DONE:
+                    await _resume(coro, waiting)
         finally:
             self._writer = None
             self._idle.set()
@@ -234,6 +234,21 @@ class Outbox:
         self.queued_bytes = 0
         if self._writer is not None:
             self._writer.cancel()
+
+
+_DONE = object()
+"""What `_started` returns for a write that ended (or was refused) without waiting."""
+
+
+def _started(coro: Coroutine[Any, Any, None]) -> Any:
+    """Step a write's coroutine by hand to its first wait: what it waits on (None: a loop turn), or
+    `_DONE` when it has ended already. A write the socket refuses ends it quietly."""
+    try:
+        return coro.send(None)
+    except StopIteration:
+        return _DONE
+    except _GONE:
+        return _DONE
 
 
 async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
