@@ -199,8 +199,9 @@ class Outbox:
     async def _fragmented(self, parts: list[Part]) -> None:
         """One text message as fragments (RFC 6455 section 5.4: the first frame text with FIN
         clear, then continuation frames, the last with FIN set), one a loop turn, each once the
-        transport's buffer has drained below its low-water mark. Ends quietly, the rest dropped,
-        when the connection closes meanwhile (no data frame follows a close frame, section 5.5.1)."""
+        transport's buffer holds at most one fragment (else once it has drained below its low-water
+        mark): at most about two fragments wait in it. Ends quietly, the rest dropped, when the
+        connection closes meanwhile (no data frame follows a close frame, section 5.5.1)."""
         transport, stream = self._transport, self._stream
         assert transport is not None and stream is not None
         opcode = OPCODE_TEXT
@@ -215,7 +216,8 @@ class Outbox:
             if following is None:
                 return
             opcode, piece = OPCODE_CONTINUATION, following
-            await stream.drain()
+            if transport.get_write_buffer_size() > self.fragment_bytes:
+                await stream.drain()  # until the buffer is under the transport's low-water mark
             await asyncio.sleep(0)
 
     async def flush(self, timeout: float) -> bool:
