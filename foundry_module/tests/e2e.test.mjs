@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 
 import { WebSocket } from "ws";
 
-import { pageReport, textMessages } from "./helpers/chromium.mjs";
+import { pageReport } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { startSidecar } from "./helpers/sidecar.mjs";
 import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
@@ -103,13 +103,14 @@ test("Node: sync a scene, move a token, damage an actor against the real sidecar
  * @returns {Promise<Record<string, any>>}
  */
 async function inChromium(pagePath, world) {
-  // the browser's own WebSocket: the messages it received, from their frames, checked
+  // the browser's own WebSocket: the text messages it received, checked
   const before = frames.report.checked;
   const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world });
-  /** @type {import("./helpers/chromium.mjs").Frame[]} */
-  const received = [];
-  const report = await pageReport(`${httpOrigin}/${pagePath}?${query}`, { onFrame: (frame) => received.push(frame) });
-  for (const text of textMessages(received)) frames.check(text);
+  const report = await pageReport(`${httpOrigin}/${pagePath}?${query}`, {
+    onFrame: (frame) => {
+      if (frame.opcode === 1) frames.check(frame.payloadData);
+    },
+  });
   checkFrames(before, `chromium ${world}`);
   return report;
 }

@@ -1,10 +1,10 @@
 /**
  * A test page in headless Chromium (Debian's /usr/bin/chromium, or `$CHROMIUM_PATH`): open it, wait
  * for the result it leaves in `window.__result` (`{ok, report}` or `{ok: false, error}`), and hand
- * every websocket frame the browser receives to `onFrame`, read through the DevTools protocol
- * (`Network.webSocketFrameReceived`: one event a frame, with its socket's `requestId`; a fragmented
- * message's continuation frames have opcode 0). A missing browser fails the test with a clear
- * message; nothing is skipped.
+ * what the browser's websockets receive to `onFrame`, read through the DevTools protocol
+ * (`Network.webSocketFrameReceived`, with its socket's `requestId`: Chromium reports a fragmented
+ * message once, whole, with the opcode of its first frame; tests/fragments-e2e.test.mjs shows it).
+ * A missing browser fails the test with a clear message; nothing is skipped.
  */
 
 import assert from "node:assert/strict";
@@ -51,24 +51,4 @@ export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } =
     await browser.close();
     rmSync(profile, { recursive: true, force: true });
   }
-}
-
-/**
- * The text messages among frames the browser received, socket by socket, in order: a text frame
- * (opcode 1) and the continuation frames (opcode 0) after it on its socket, joined (the DevTools
- * protocol reports no FIN bit: the socket's next data frame, or the end, ends a message); control
- * frames skipped.
- * @param {Frame[]} frames
- * @returns {string[]}
- */
-export function textMessages(frames) {
-  /** @type {Map<string, string[][]>} */
-  const sockets = new Map();
-  for (const frame of frames) {
-    let messages = sockets.get(frame.requestId);
-    if (!messages) sockets.set(frame.requestId, (messages = []));
-    if (frame.opcode === 1) messages.push([frame.payloadData]);
-    else if (frame.opcode === 0 && messages.length) messages[messages.length - 1].push(frame.payloadData);
-  }
-  return [...sockets.values()].flatMap((messages) => messages.map((parts) => parts.join("")));
 }
