@@ -141,6 +141,16 @@ async def raw_welcomed(server: Any, world: str = "w1", rcvbuf: int = 1 << 16) ->
     return peer
 
 
+async def until_alone(server: Any, world: str = "w1") -> None:
+    """Wait (at most 2 s) until the world has one client left; fail when it has more."""
+    clients = server.app[BRIDGE].clients[world]
+    for _ in range(100):
+        if len(clients) == 1:
+            return
+        await asyncio.sleep(0.02)
+    assert len(clients) == 1, clients
+
+
 def wordy_state(actors: int, tokens: int = 4) -> dict[str, Any]:
     """`world_state` with `tokens` of its `actors` on the map and long names, of characters of one
     to four bytes (a fragment's cut falls inside some)."""
@@ -238,12 +248,7 @@ async def test_a_peer_that_closes_mid_message_gets_no_data_frame_after_the_close
         assert frames[-1].data[:2] == struct.pack("!H", 1000)
         assert not any(f.fin for f in frames if f.opcode < 0x8), "the message was cut short"
         assert await asyncio.wait_for(peer.reader.read(), 5) == b"", "nothing after the close"
-        bridge = server.app[BRIDGE]
-        for _ in range(100):
-            if len(bridge.clients["w1"]) == 1:
-                break
-            await asyncio.sleep(0.02)
-        assert len(bridge.clients["w1"]) == 1
+        await until_alone(server)
         assert (await gm.request("upsert", {"path": "/scene/round", "value": 3}))["type"] == "result"
     finally:
         peer.close()
@@ -264,12 +269,7 @@ async def test_a_peer_that_goes_away_mid_message_leaves_the_server_serving(
     sock = peer.writer.get_extra_info("socket")
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     peer.writer.transport.abort()  # RST, mid-message
-    bridge = server.app[BRIDGE]
-    for _ in range(100):
-        if len(bridge.clients["w1"]) == 1:
-            break
-        await asyncio.sleep(0.02)
-    assert len(bridge.clients["w1"]) == 1
+    await until_alone(server)
     for value in range(3):
         assert (await gm.request("upsert", {"path": "/scene/round", "value": value}))["type"] == "result"
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.records
