@@ -9,9 +9,9 @@ that client, "unable to keep up").
 A message longer than `fragment_bytes` is written as a fragmented websocket message (RFC 6455
 section 5.4), one fragment per turn of the event loop, from the parts it is made of (never joined
 into one), the writer waiting while the transport's buffer holds more than a fragment: no single
-callback copies more than about one fragment, however long the message. Only the outbox writes data frames to its
-connection, one message at a time, so no other data frame comes between a message's fragments;
-aiohttp's control frames (pong, ping, close) may, as section 5.4 allows.
+callback copies more than about one fragment, however long the message. Only the outbox writes
+data frames to its connection, one message at a time, so no other data frame comes between a
+message's fragments; aiohttp's control frames (pong, ping, close) may, as section 5.4 allows.
 """
 
 from __future__ import annotations
