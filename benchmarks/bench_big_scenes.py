@@ -3,8 +3,9 @@
 contests a second, reply size), the sync (time, reply size) and the process's memory after the
 round, and round 3 after rounds 1 and 2 (the steady state at the table: every kept result is
 rewritten, each row of `contests` replaced whole) and the memory after round 6, each scene in a
-fresh process; over the wire, the round trip of a `damage` in another world while a 1,000-token
-world's rounds run, interleaved with the reply-only baseline, and the sidecar's memory after each.
+fresh process; over the wire, the round trip of a `damage` and of a `query` (the event loop alone:
+nothing is stored) in another world while a 1,000-token world's rounds run, interleaved with the
+reply-only baseline, and the sidecar's memory after each.
 
     python -m benchmarks.bench_big_scenes [--tokens 250 500 1000 2000] [--harsh 1000] [--wire 1000]
 """
@@ -197,9 +198,9 @@ def _big_world(port: int, tokens: int, hide_every: int | None, conn: Any) -> Non
 
 
 async def wire(tokens: int, hide_every: int | None = None) -> None:
-    """A `damage` in another world, and the baseline's reply, while each of a big world's long
-    rulings runs (`WIRE_RULINGS`; its two clients in a process of their own, one of them taking the
-    pushed patches); the sidecar's memory `SETTLE_S` after the sync and after each of them."""
+    """A `damage` and a `query` in another world, and the baseline's reply, while each of a big
+    world's long rulings runs (`WIRE_RULINGS`; its two clients in a process of their own, one of
+    them taking the pushed patches); the sidecar's memory `SETTLE_S` after the sync and after each."""
     with sidecar() as bridge_server, baseline() as base_server:
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
@@ -216,7 +217,9 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
             assert json.loads((await small.receive()).data)["type"] == "result"
             count = 0
 
-            async def damage() -> tuple[float, float]:
+            async def damage() -> tuple[float, float, float]:
+                """A damage's round trip, a query's (the event loop alone: nothing stored), and the
+                reply-only server's."""
                 nonlocal count
                 count += 1
                 hit = {"kind": "damage", "target": "Actor.a", "instances": [{"amount": 1, "grade": "B"}]}
@@ -227,9 +230,13 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
                 elapsed = time.perf_counter() - start
                 assert answer["type"] == "result", answer
                 start = time.perf_counter()
+                await small.send_str(_frame(f"q{count}", "query", {"kind": "state"}))
+                assert json.loads((await small.receive()).data)["type"] == "result"
+                asked = time.perf_counter() - start
+                start = time.perf_counter()
                 await base.send_str(frame)
                 await base.receive()
-                return elapsed, time.perf_counter() - start
+                return elapsed, asked, time.perf_counter() - start
 
             async def message() -> tuple[str, Any, float]:
                 while not ours.poll():
@@ -240,7 +247,7 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
             kind, sync_s, _ = await message()
             assert kind == "synced"
             idle = [await damage() for _ in range(50)]
-            during: list[tuple[str, float, list[tuple[float, float]]]] = []
+            during: list[tuple[str, float, list[tuple[float, float, float]]]] = []
             settled: list[float] = []
             await asyncio.sleep(SETTLE_S)
             synced_mb = _rss_mb(bridge_server.pid)
@@ -248,7 +255,7 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
                 ours.send("go")
                 kind, name, _ = await message()
                 assert kind == "start"
-                times: list[tuple[float, float]] = []
+                times: list[tuple[float, float, float]] = []
                 while not ours.poll():
                     times.append(await damage())
                     await asyncio.sleep(0.02)
@@ -262,13 +269,16 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
                 await ws.close()
         big.join(30)
 
-    def row(name: str, times: list[tuple[float, float]]) -> str:
-        ours = sorted(t for t, _ in times)
-        theirs = sorted(t for _, t in times)
+    def row(name: str, times: list[tuple[float, float, float]]) -> str:
+        ours = sorted(t for t, _, _ in times)
+        asked = sorted(t for _, t, _ in times)
+        theirs = sorted(t for _, _, t in times)
         return (
             f"  {name}: {len(ours)} damages, median {statistics.median(ours) * 1000:.1f} ms, "
-            f"max {ours[-1] * 1000:.1f} ms (reply-only baseline median "
-            f"{statistics.median(theirs) * 1000:.2f} ms, max {theirs[-1] * 1000:.1f} ms)"
+            f"90th percentile {ours[int(len(ours) * 0.9)] * 1000:.1f} ms, max {ours[-1] * 1000:.1f} ms, "
+            f"{sum(t > 0.1 for t in ours)} over 100 ms; queries median {statistics.median(asked) * 1000:.1f} "
+            f"ms, max {asked[-1] * 1000:.1f} ms, {sum(t > 0.1 for t in asked)} over 100 ms (reply-only "
+            f"baseline median {statistics.median(theirs) * 1000:.2f} ms, max {theirs[-1] * 1000:.1f} ms)"
         )
 
     label = f"{tokens}-token" if hide_every is None else f"harsher {tokens}-token"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
+import os
+import struct
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -156,3 +159,48 @@ def connect(server: TestClient[web.Request, web.Application]) -> Connect:
         return peer
 
     return _connect
+
+
+Client = TestClient[web.Request, web.Application]
+
+
+@pytest.fixture
+async def start(config: Config) -> AsyncIterator[Any]:
+    """Start the real app with some fields of the config (or its limits) replaced; each in a data
+    folder of its own unless `data_dir` is given."""
+    started: list[Client] = []
+
+    async def _start(limits: dict[str, Any] | None = None, **fields: Any) -> Client:
+        fields.setdefault("data_dir", config.data_dir / str(len(started)))
+        changed = dataclasses.replace(config, **fields)
+        if limits:
+            changed = dataclasses.replace(changed, limits=dataclasses.replace(changed.limits, **limits))
+        client = TestClient(TestServer(create_app(changed), host="127.0.0.1"))
+        await client.start_server()
+        started.append(client)
+        return client
+
+    yield _start
+    for client in started:
+        await client.close()
+
+
+async def welcomed(client: Client, world: str = "w1", token: str = TOKEN, **kwargs: Any) -> Peer:
+    peer = Peer(await client.ws_connect("/ws", **kwargs))
+    reply = await peer.request("hello", {"token": token, "world": world, "client": {"name": "pytest"}})
+    assert reply["type"] == "welcome", reply
+    return peer
+
+
+def client_frame(data: bytes, opcode: int = 0x1) -> bytes:
+    """A masked client frame, FIN set (RFC 6455 section 5.2; a client masks every frame, 5.3)."""
+    mask = os.urandom(4)
+    n = len(data)
+    head = bytes([0x80 | opcode]) + (
+        bytes([0x80 | n])
+        if n < 126
+        else bytes([0x80 | 126]) + struct.pack(">H", n)
+        if n < 65536
+        else bytes([0x80 | 127]) + struct.pack(">Q", n)
+    )
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))

@@ -18,7 +18,17 @@ import pytest
 
 from vtt_bridge import __version__
 
-ENV_KEYS = ("HOST", "PORT", "DATA_DIR", "TOKEN", "ALLOW_ORIGIN", "MAX_FRAME", "LOG_LEVEL", "MODULE_DIR")
+ENV_KEYS = (
+    "HOST",
+    "PORT",
+    "DATA_DIR",
+    "TOKEN",
+    "ALLOW_ORIGIN",
+    "MAX_FRAME",
+    "FRAGMENT_BYTES",
+    "LOG_LEVEL",
+    "MODULE_DIR",
+)
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
@@ -103,6 +113,18 @@ def test_an_unknown_log_level(tmp_path: Path, args: list[str], env: dict[str, st
 def test_an_invalid_frame_cap_from_the_environment(tmp_path: Path) -> None:
     env = clean_env(VTT_BRIDGE_MAX_FRAME="1MB", VTT_BRIDGE_DATA_DIR=str(tmp_path))
     assert_startup_mistake(run("serve", env=env), "VTT_BRIDGE_MAX_FRAME=1MB")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "shown"),
+    [
+        pytest.param(["--fragment-bytes", "-1"], {}, "--fragment-bytes -1", id="flag"),
+        pytest.param([], {"VTT_BRIDGE_FRAGMENT_BYTES": "1MiB"}, "VTT_BRIDGE_FRAGMENT_BYTES=1MiB", id="env"),
+    ],
+)
+def test_an_invalid_fragment_size(tmp_path: Path, args: list[str], env: dict[str, str], shown: str) -> None:
+    result = run("serve", "--data-dir", str(tmp_path / "data"), *args, env=clean_env(**env))
+    assert_startup_mistake(result, f"{shown} is not a whole number of bytes")
 
 
 def test_a_data_path_that_is_a_file(tmp_path: Path) -> None:
@@ -294,3 +316,37 @@ def test_a_stop_after_the_reader_of_the_banner_left_is_quiet(tmp_path: Path) -> 
     err = running.process.stderr.read()
     assert running.process.wait(timeout=30) == 0, err
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "most"),
+    [
+        pytest.param(["--fragment-bytes", "512"], {}, 512, id="flag"),
+        pytest.param([], {"VTT_BRIDGE_FRAGMENT_BYTES": "0"}, None, id="env-never"),
+    ],
+)
+async def test_the_fragment_size_is_the_flags_or_the_variables(
+    tmp_path: Path, args: list[str], env: dict[str, str], most: int | None
+) -> None:
+    """A sync's reply of some 10 KB: in fragments of at most 512 bytes with `--fragment-bytes 512`,
+    in one frame with `VTT_BRIDGE_FRAGMENT_BYTES=0`."""
+    from tests.conftest import world_state
+    from tests.test_fragments import RawPeer
+
+    running = Running(["--port", "0", "--data-dir", str(tmp_path), *args], clean_env(**env))
+    try:
+        port = int(running.field("status page").rsplit(":", 1)[1].strip("/"))
+        peer = await RawPeer.open(port)
+        hello = {"token": running.field("token").split()[0], "world": "w", "client": {"name": "raw"}}
+        await peer.request("hello", hello, "h")
+        assert json.loads((await peer.message())[0])["type"] == "welcome"
+        await peer.request("sync", {"state": world_state(actors=20)}, "s")
+        data, frames = await peer.message()
+        peer.close()
+        assert json.loads(data)["re"] == "s" and len(data) > 5000
+        if most is None:
+            assert len(frames) == 1
+        else:
+            assert len(frames) > 5 and all(len(frame.data) <= most for frame in frames)
+    finally:
+        running.stop()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import dataclasses
 import hashlib
 import json
 import logging
@@ -14,58 +13,23 @@ import os
 import socket
 import sqlite3
 import statistics
-import struct
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestClient, TestServer
 
-from tests.conftest import TOKEN, Peer, world_state
-from vtt_bridge.app import create_app
-from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Config, RulingRecord
+from tests.conftest import TOKEN, Peer, client_frame, welcomed, world_state
+from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, RulingRecord
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.server import origin_allowed
 from vtt_bridge.store import LAYOUT, Store
 from vtt_bridge.tokenfile import load_or_create_token
-
-Client = TestClient[web.Request, web.Application]
-
-
-@pytest.fixture
-async def start(config: Config) -> AsyncIterator[Any]:
-    """Start the real app with some fields of the config (or its limits) replaced; each in a data
-    folder of its own unless `data_dir` is given."""
-    started: list[Client] = []
-
-    async def _start(limits: dict[str, Any] | None = None, **fields: Any) -> Client:
-        fields.setdefault("data_dir", config.data_dir / str(len(started)))
-        changed = dataclasses.replace(config, **fields)
-        if limits:
-            changed = dataclasses.replace(changed, limits=dataclasses.replace(changed.limits, **limits))
-        client = TestClient(TestServer(create_app(changed), host="127.0.0.1"))
-        await client.start_server()
-        started.append(client)
-        return client
-
-    yield _start
-    for client in started:
-        await client.close()
-
-
-async def welcomed(client: Client, world: str = "w1", token: str = TOKEN, **kwargs: Any) -> Peer:
-    peer = Peer(await client.ws_connect("/ws", **kwargs))
-    reply = await peer.request("hello", {"token": token, "world": world, "client": {"name": "pytest"}})
-    assert reply["type"] == "welcome", reply
-    return peer
 
 
 def damage(target: str = "actor0", amount: int = 1) -> dict[str, Any]:
@@ -106,21 +70,6 @@ def test_7_an_origin_port_is_ascii_digits_only() -> None:
 # --- 2. a frozen client -----------------------------------------------------------------------
 
 
-def _frame(text: str) -> bytes:
-    """A masked client text frame (RFC 6455 5.2)."""
-    data = text.encode()
-    mask = os.urandom(4)
-    n = len(data)
-    head = b"\x81" + (
-        bytes([0x80 | n])
-        if n < 126
-        else bytes([0x80 | 126]) + struct.pack(">H", n)
-        if n < 65536
-        else bytes([0x80 | 127]) + struct.pack(">Q", n)
-    )
-    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
-
-
 async def _raw_socket(port: int, hello: bool = True) -> socket.socket:
     """A websocket opened by hand with a 4 KiB receive buffer: after the welcome it never reads."""
     loop = asyncio.get_running_loop()
@@ -143,7 +92,7 @@ async def _raw_socket(port: int, hello: bool = True) -> socket.socket:
     if hello:
         payload = {"token": TOKEN, "world": "w1", "client": {"name": "frozen"}}
         await loop.sock_sendall(
-            sock, _frame(json.dumps({"v": 1, "id": "h", "type": "hello", "payload": payload}))
+            sock, client_frame(json.dumps({"v": 1, "id": "h", "type": "hello", "payload": payload}).encode())
         )
         welcome = await asyncio.wait_for(loop.sock_recv(sock, 4096), 5)
         assert b"welcome" in welcome

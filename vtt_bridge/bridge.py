@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from vtt_bridge.limits import Backoff, Limits, RateLimitedLog
-from vtt_bridge.sendqueue import Outbox
+from vtt_bridge.sendqueue import Message, Outbox
 from vtt_bridge.store import Store
 from vtt_bridge.tokenfile import load_or_create_token
 from vtt_bridge.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World
@@ -133,10 +133,11 @@ class Client:
     sync_timer: asyncio.TimerHandle | None = None
     """Drops the buffered `sync` parts when the next part is late (`Limits.sync_timeout`)."""
 
-    def send(self, text: str | bytes) -> None:
-        """Queue one message to this client, as text or as its UTF-8 (never waits on its socket)."""
+    def send(self, message: Message) -> None:
+        """Queue one message to this client, as text, as its UTF-8 or as its UTF-8 in parts (never
+        waits on its socket)."""
         if self.outbox is not None:
-            self.outbox.put(text)
+            self.outbox.put(message)
 
 
 RECORD_STEPS = 100

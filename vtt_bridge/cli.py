@@ -24,6 +24,7 @@ from vtt_bridge.startup import (
     StartupError,
     banner,
     bind,
+    byte_count,
     env_name,
     exposure_warning,
     log_level,
@@ -35,6 +36,7 @@ from vtt_bridge.startup import (
 
 DEFAULT_PORT = 30500
 DEFAULT_MAX_FRAME = 1 << 20
+DEFAULT_FRAGMENT_BYTES = Limits().fragment_bytes
 DEFAULT_MAX_COUNT = 5000
 
 
@@ -74,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
         "[$VTT_BRIDGE_ALLOW_ORIGIN, space-separated]",
     )
     serve.add_argument("--max-frame", help="frame cap in bytes (default 1 MiB) [$VTT_BRIDGE_MAX_FRAME]")
+    serve.add_argument(
+        "--fragment-bytes",
+        help="send a message longer than this as websocket fragments of this size (default 1 MiB; 0: "
+        "never) [$VTT_BRIDGE_FRAGMENT_BYTES]",
+    )
     serve.add_argument("--seed", type=int, default=None, help="seed the engine's dice (reproducible rolls)")
     serve.add_argument(
         "--module-dir",
@@ -118,6 +125,8 @@ def serve(args: argparse.Namespace) -> int:
     level = log_level(*level_given) if level_given else logging.INFO
     frame_given = _option(args.max_frame, "MAX_FRAME", "--max-frame")
     max_frame = positive_int(*frame_given) if frame_given else DEFAULT_MAX_FRAME
+    fragment_given = _option(args.fragment_bytes, "FRAGMENT_BYTES", "--fragment-bytes")
+    fragment_bytes = byte_count(*fragment_given) if fragment_given else DEFAULT_FRAGMENT_BYTES
     host = args.host or os.environ.get(env_name("HOST")) or "127.0.0.1"
     data_given = args.data_dir or os.environ.get(env_name("DATA_DIR"))
     try:
@@ -158,7 +167,9 @@ def serve(args: argparse.Namespace) -> int:
         seed=args.seed,
         module_dir=args.module_dir.expanduser() if args.module_dir is not None else None,
         allow_hosts=tuple(hosts),
-        limits=Limits(max_tokens=counts["MAX_TOKENS"], max_actors=counts["MAX_ACTORS"]),
+        limits=Limits(
+            max_tokens=counts["MAX_TOKENS"], max_actors=counts["MAX_ACTORS"], fragment_bytes=fragment_bytes
+        ),
     )
     try:  # the token file is read or made here, once the store's lock is held (`Bridge`)
         app = create_app(config)

@@ -33,6 +33,9 @@ class Limits:
     """Messages one client's outgoing queue holds; a client past it is closed ("unable to keep up")."""
     outbox_bytes: int = 64 << 20
     """...and characters of them."""
+    fragment_bytes: int = 1 << 20
+    """A message the sidecar sends longer than this goes as a fragmented websocket message, in
+    fragments of at most this many bytes, one per turn of the event loop (0: never)."""
     max_tokens: int = 5000
     """Tokens one world may hold."""
     max_actors: int = 5000

@@ -5,24 +5,103 @@ common case costs no task switch); otherwise it waits in the queue for the conne
 so a ruling never waits on a slow or frozen client's socket. A queue past its bound (messages or
 bytes) is not grown: the outbox is marked overflowed and `on_overflow` runs once (the server closes
 that client, "unable to keep up").
+
+A message longer than `fragment_bytes` is written as a fragmented websocket message (RFC 6455
+section 5.4), one fragment per turn of the event loop, from the parts it is made of (never joined
+into one), the writer waiting while the transport's buffer holds more than a fragment: no single
+callback copies more than about one fragment, however long the message. Only the outbox writes
+data frames to its connection, one message at a time, so no other data frame comes between a
+message's fragments; aiohttp's control frames (pong, ping, close) may, as section 5.4 allows.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import struct
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from typing import Any
 
 from aiohttp import WSMsgType, web
+from aiohttp.abc import AbstractStreamWriter
 
-_GONE = (ConnectionResetError, RuntimeError)
-"""What writing to a socket that closed under us raises (aiohttp): the message is dropped."""
+_GONE = (ConnectionError, RuntimeError)
+"""What writing to a socket that closed under us raises (aiohttp; its drain raises `ConnectionError`
+when the connection is lost): the message is dropped."""
+
+Part = bytes | memoryview
+"""A slice of a message's UTF-8; each part of a message starts and ends on a character boundary."""
+
+Message = str | bytes | list[Part]
+"""One text message: as text, as its UTF-8, or as the UTF-8 parts it is the concatenation of."""
+
+OPCODE_CONTINUATION = 0x0
+OPCODE_TEXT = 0x1
+"""RFC 6455 section 5.2's opcodes of a text message's first frame and of the frames after it."""
+
+FIN = 0x80
+"""RFC 6455 section 5.2: the first byte's high bit, set on a message's last frame only."""
+
+
+def frame_header(opcode: int, fin: bool, length: int) -> bytes:
+    """An unmasked frame's header (RFC 6455 section 5.2; a server's frames are not masked, section
+    5.1): FIN, RSV1-3 clear (no extension is negotiated: compression is off), the opcode, then the
+    payload length in 7 bits, or 126 and 16 bits, or 127 and 64 bits (its high bit 0), big-endian."""
+    first = (FIN if fin else 0) | opcode
+    if length < 126:
+        return struct.pack("!BB", first, length)
+    if length < 1 << 16:
+        return struct.pack("!BBH", first, 126, length)
+    return struct.pack("!BBQ", first, 127, length)
+
+
+def fragments(parts: Sequence[Part], size: int) -> Iterator[list[memoryview]]:
+    """A message's fragments in order, each the views of its parts it is made of (nothing copied):
+    at most `size` bytes each, none empty, each cut before a byte that starts a UTF-8 character
+    (backed up over at most three continuation bytes), so each is UTF-8 on its own (`size` is taken
+    as at least 4, the longest character)."""
+    size = max(size, 4)
+    views = [memoryview(part).cast("B") for part in parts if len(part)]
+    index, at = 0, 0
+    while index < len(views):
+        pieces: list[memoryview] = []
+        room = size
+        while index < len(views) and room:
+            view = views[index]
+            end = min(len(view), at + room)
+            if end < len(view):
+                while end > at and view[end] & 0xC0 == 0x80:
+                    end -= 1
+                room = 0
+            else:
+                room -= end - at
+            if end > at:
+                pieces.append(view[at:end])
+            if end == len(view):
+                index, at = index + 1, 0
+            else:
+                at = end
+        yield pieces
+
+
+def message_size(message: Message) -> int:
+    """What a message counts against an outbox's bound: its characters, or its bytes."""
+    if isinstance(message, list):
+        return sum(len(part) for part in message)
+    return len(message)
 
 
 class Outbox:
-    """Messages waiting to be written to one websocket, oldest first."""
+    """Messages waiting to be written to one websocket, oldest first.
+
+    `stream` is what `ws.prepare()` returned (aiohttp's `AbstractStreamWriter` of the connection:
+    its `drain()` waits while the transport's buffer is past its high-water mark) and `transport`
+    the connection's transport (`request.transport`). Fragments are written to that transport
+    directly, so this relies on one detail of aiohttp that is not its API: its websocket writer
+    writes each frame to the same transport in one synchronous call (`_write_websocket_frame`,
+    aiohttp 3.x), so its control frames land between our frames, never inside one. The tests read
+    the raw frames of a fragmented message with a ping answered meanwhile
+    (tests/test_fragments.py), so an aiohttp that broke this fails them."""
 
     def __init__(
         self,
@@ -30,12 +109,22 @@ class Outbox:
         max_messages: int,
         max_bytes: int,
         on_overflow: Callable[[Outbox], Coroutine[Any, Any, None]],
+        *,
+        transport: asyncio.Transport | None = None,
+        stream: AbstractStreamWriter | None = None,
+        fragment_bytes: int = 0,
     ) -> None:
         self.ws = ws
         self.max_messages = max_messages
         self.max_bytes = max_bytes
         self._on_overflow = on_overflow
-        self._queue: deque[str | bytes] = deque()
+        self._transport = transport
+        self._stream = stream
+        unframed = transport is None or stream is None or bool(ws.compress)
+        self.fragment_bytes = 0 if unframed else fragment_bytes
+        """A message longer than this goes in fragments of this size (0: never; always 0 on a
+        connection with an extension, whose frames set RSV bits, or without a transport)."""
+        self._queue: deque[Message] = deque()
         self.queued_bytes = 0
         self._writer: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
@@ -47,46 +136,89 @@ class Outbox:
         """Messages not yet handed to the socket (the one being written included)."""
         return len(self._queue) + (0 if self._writer is None else 1)
 
-    def put(self, text: str | bytes) -> bool:
-        """Queue one message (never waits), as text or as its UTF-8 (a text frame either way).
-        False: dropped (overflowed or closed)."""
+    def put(self, message: Message) -> bool:
+        """Queue one message (never waits), as text, as its UTF-8 or as its UTF-8 in parts (a text
+        message any way). False: dropped (overflowed or closed)."""
         if self._closed or self.overflowed:
             return False
         if self._writer is None and not self._queue:
-            self._start(text)
+            self._start(message)
             return True
-        if len(self._queue) + 1 > self.max_messages or self.queued_bytes + len(text) > self.max_bytes:
+        size = message_size(message)
+        if len(self._queue) + 1 > self.max_messages or self.queued_bytes + size > self.max_bytes:
             self.overflowed = True
             asyncio.get_running_loop().create_task(self._on_overflow(self))
             return False
-        self._queue.append(text)
-        self.queued_bytes += len(text)
+        self._queue.append(message)
+        self.queued_bytes += size
         return True
 
-    def _start(self, text: str | bytes) -> None:
-        """Write `text` now; when the socket is full, hand the rest of the write to the writer task."""
-        coro = _sent(self.ws, text)
-        try:
-            waiting = coro.send(None)
-        except StopIteration:
+    def _start(self, message: Message) -> None:
+        """Write `message` now (a long one: its first fragment); when the socket is full, or more
+        fragments follow, hand the rest of the write to the writer task."""
+        coro = self._sent(message)
+        waiting = _started(coro)
+        if waiting is _DONE:
             return  # written without waiting: the common case
-        except _GONE:
-            return
         self._idle.clear()
         self._writer = asyncio.get_running_loop().create_task(self._write(coro, waiting))
 
     async def _write(self, coro: Coroutine[Any, Any, None], waiting: Any) -> None:
-        """The connection's one writer: finish the write in flight, then the queue, in order."""
+        """The connection's one writer: finish the write in flight, then the queue, in order. Each
+        write is stepped by hand (`_resume`), so that stopping the writer never cancels what it
+        waits on: aiohttp's drain waiter is shared with aiohttp's own writes (its close's)."""
         try:
             await _resume(coro, waiting)
             while self._queue and not self._closed:
-                text = self._queue.popleft()
-                self.queued_bytes -= len(text)
-                with contextlib.suppress(*_GONE):
-                    await _sent(self.ws, text)
+                message = self._queue.popleft()
+                self.queued_bytes -= message_size(message)
+                coro = self._sent(message)
+                waiting = _started(coro)
+                if waiting is not _DONE:
+                    await _resume(coro, waiting)
         finally:
             self._writer = None
             self._idle.set()
+
+    def _sent(self, message: Message) -> Coroutine[Any, Any, None]:
+        """The write of one text message: one frame (aiohttp's `send_str` or `send_frame`), or, past
+        `fragment_bytes`, its fragments (`_fragmented`)."""
+        size = self.fragment_bytes
+        if size and message_size(message) > size:
+            if isinstance(message, str):
+                message = [message.encode()]
+            elif isinstance(message, bytes):
+                message = [message]
+            return self._fragmented(message)
+        if isinstance(message, str):
+            return self.ws.send_str(message)
+        if isinstance(message, list):
+            message = b"".join(message)
+        return self.ws.send_frame(message, WSMsgType.TEXT)
+
+    async def _fragmented(self, parts: list[Part]) -> None:
+        """One text message as fragments (RFC 6455 section 5.4: the first frame text with FIN
+        clear, then continuation frames, the last with FIN set), one a loop turn, each once the
+        transport's buffer holds at most one fragment (else once it has drained below its low-water
+        mark): at most about two fragments wait in it. Ends quietly, the rest dropped, when the
+        connection closes meanwhile (no data frame follows a close frame, section 5.5.1)."""
+        transport, stream = self._transport, self._stream
+        assert transport is not None and stream is not None
+        opcode = OPCODE_TEXT
+        pending = fragments(parts, self.fragment_bytes)
+        piece = next(pending, None)
+        while piece is not None:
+            following = next(pending, None)
+            if self.ws.closed or transport.is_closing():
+                return
+            length = sum(len(view) for view in piece)
+            transport.writelines([frame_header(opcode, following is None, length), *piece])
+            if following is None:
+                return
+            opcode, piece = OPCODE_CONTINUATION, following
+            if transport.get_write_buffer_size() > self.fragment_bytes:
+                await stream.drain()  # until the buffer is under the transport's low-water mark
+            await asyncio.sleep(0)
 
     async def flush(self, timeout: float) -> bool:
         """Wait (at most `timeout` s) until every queued message is written; whether it was."""
@@ -97,7 +229,8 @@ class Outbox:
         return True
 
     def close(self) -> None:
-        """Drop what is queued and stop the writer."""
+        """Drop what is queued and stop the writer (a message cut short between its fragments: the
+        close frame that follows may come between fragments, RFC 6455 section 5.5)."""
         self._closed = True
         self._queue.clear()
         self.queued_bytes = 0
@@ -105,11 +238,19 @@ class Outbox:
             self._writer.cancel()
 
 
-def _sent(ws: web.WebSocketResponse, text: str | bytes) -> Coroutine[Any, Any, None]:
-    """The write of one text frame, from a str or from its UTF-8 (not encoded again)."""
-    if isinstance(text, str):
-        return ws.send_str(text)
-    return ws.send_frame(text, WSMsgType.TEXT)
+_DONE = object()
+"""What `_started` returns for a write that ended (or was refused) without waiting."""
+
+
+def _started(coro: Coroutine[Any, Any, None]) -> Any:
+    """Step a write's coroutine by hand to its first wait: what it waits on (None: a loop turn), or
+    `_DONE` when it has ended already. A write the socket refuses ends it quietly."""
+    try:
+        return coro.send(None)
+    except StopIteration:
+        return _DONE
+    except _GONE:
+        return _DONE
 
 
 async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
@@ -128,4 +269,12 @@ async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
         return
     except asyncio.CancelledError:
         coro.close()
+        if isinstance(waiting, asyncio.Future):  # aiohttp's drain waiter fails when the peer is gone
+            waiting.add_done_callback(_retrieved)
         raise
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """A future's outcome taken, so that asyncio does not log an exception nobody awaits."""
+    if not future.cancelled():
+        future.exception()

@@ -33,7 +33,7 @@ from vtt_bridge.history import JsonOps, packed_ops, stored_ops
 from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
-from vtt_bridge.sendqueue import Outbox
+from vtt_bridge.sendqueue import Outbox, Part
 from vtt_bridge.world import Pending, World
 
 P = TypeVar("P")
@@ -80,14 +80,12 @@ def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
     return f'{head}"type":"{type_}","payload":{payload_json}}}'
 
 
-def envelope_bytes(
-    type_: str, payload_data: bytes | list[bytes | memoryview], msg_id: str, re: str | None
-) -> bytes:
-    """`envelope(...)` as UTF-8, its payload already serialized as UTF-8, or as the parts it is made
-    of (a long ruling's megabytes are neither copied into a str nor encoded on the loop, and are
-    copied once: into the message)."""
+def envelope_parts(type_: str, payload_data: bytes | list[Part], msg_id: str, re: str | None) -> list[Part]:
+    """`envelope(...)`'s UTF-8 in parts (joined, the very bytes), its payload already serialized as
+    UTF-8, or as the parts it is made of: a long ruling's megabytes are neither copied into a str
+    nor encoded on the loop, nor joined into one message (the outbox writes the parts as they are)."""
     parts = payload_data if isinstance(payload_data, list) else [payload_data]
-    return b"".join([envelope(type_, "", msg_id, re)[:-1].encode(), *parts, b"}"])
+    return [envelope(type_, "", msg_id, re)[:-1].encode(), *parts, b"}"]
 
 
 def _json_default(value: Any) -> Any:
@@ -112,8 +110,9 @@ class Dumped:
     data: bytes
 
 
-DUMP_CHUNK = 2000
-"""Items of a long list that `_dumped_in_turns` dumps in one call."""
+DUMP_CHUNK = 128
+"""Items of a long list that `_dumped_in_turns` dumps in one call: of a round's largest items (patch
+ops that replace a row of contests) a call writes a few MB (docs/benchmarks.md)."""
 
 
 DECODE_CHUNK = 1 << 18
@@ -137,18 +136,31 @@ def decoded_in_turns(data: bytes) -> str:
 def _dumped_in_turns(value: Any) -> bytes:
     """`dumps(value)`'s UTF-8, the same bytes, in calls of at most `DUMP_CHUNK` items of each long
     list (of an object's values or of a list itself): for a worker thread, which then hands the
-    interpreter to the event loop between calls. One call over a round's megabytes held it for tens
-    of ms."""
+    interpreter to the event loop between calls (orjson holds it for a whole call). The pieces are
+    joined once (`bytes.join` lets go of the interpreter while it copies; `+` holds it for each
+    copy of the megabytes)."""
+    pieces: list[bytes] = []
+    _dump_into(value, pieces)
+    return b"".join(pieces)
+
+
+def _dump_into(value: Any, pieces: list[bytes]) -> None:
+    """Append `dumps(value)`'s UTF-8 to `pieces`, a piece at a time (`_dumped_in_turns`)."""
     if isinstance(value, list) and len(value) > DUMP_CHUNK:
-        chunks = (
-            orjson.dumps(value[at : at + DUMP_CHUNK], default=_json_default)[1:-1]
-            for at in range(0, len(value), DUMP_CHUNK)
-        )
-        return b"[" + b",".join(chunks) + b"]"
-    if isinstance(value, dict) and all(type(key) is str for key in value):
-        parts = (orjson.dumps(key) + b":" + _dumped_in_turns(item) for key, item in value.items())
-        return b"{" + b",".join(parts) + b"}"
-    return orjson.dumps(value, default=_json_default)
+        pieces.append(b"[")
+        for at in range(0, len(value), DUMP_CHUNK):
+            chunk = orjson.dumps(value[at : at + DUMP_CHUNK], default=_json_default)[1:-1]
+            pieces.append(b"," + chunk if at else chunk)
+        pieces.append(b"]")
+    elif isinstance(value, dict) and value and all(type(key) is str for key in value):
+        opening = b"{"
+        for key, item in value.items():
+            pieces.append(opening + orjson.dumps(key) + b":")
+            opening = b","
+            _dump_into(item, pieces)
+        pieces.append(b"}")
+    else:
+        pieces.append(orjson.dumps(value, default=_json_default))
 
 
 async def _send(client: Client, text: str) -> None:
@@ -467,7 +479,7 @@ def _committed(
     and inverse as JSON, `_stored`)."""
     new_rev = pending.result["rev"]
     bridge.dirty = True
-    client.send(envelope_bytes("result", result_json, bridge.next_id(), msg_id))
+    client.send(envelope_parts("result", result_json, bridge.next_id(), msg_id))
     world.commit(pending, result_json, kept)
     bridge.changes += 1
     bridge.recent.append(
@@ -477,14 +489,14 @@ def _committed(
     if others:
         pushed = _pushed_parts(pending, kind, result_json)
         for other in others:
-            other.send(envelope_bytes("patch", pushed, bridge.next_id(), None))
+            other.send(envelope_parts("patch", pushed, bridge.next_id(), None))
 
 
 _RESULT_KEYS = ["rev", "patch", "log", "rolls"]
 """A ruling's `result` payload, in order: all `pushed_patch` takes, before its own keys."""
 
 
-def _pushed_parts(pending: Pending, kind: str, result_json: bytes) -> list[bytes | memoryview]:
+def _pushed_parts(pending: Pending, kind: str, result_json: bytes) -> list[Part]:
     """`pushed_patch`'s JSON in parts (joined, the very bytes `dumps` gives it), made from the
     result's JSON (`result_json`, stored and sent already) when the result holds just
     `_RESULT_KEYS`: a view of it but its closing brace, then its own keys, not a round's megabytes
@@ -659,7 +671,7 @@ async def _rule(
                 raise
             prepared = world.replay(msg_id, old.digest, *stored)
         if isinstance(prepared, bytes):
-            client.send(envelope_bytes("result", prepared, bridge.next_id(), msg_id))
+            client.send(envelope_parts("result", prepared, bridge.next_id(), msg_id))
             return
         await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), dumped)
         if offload:
@@ -766,10 +778,18 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # more turn of the event loop per request; ours looks once per interval. Until `welcome` a
     # frame is at most `hello_max_frame` bytes (`_authenticated` raises the cap).
     ws = web.WebSocketResponse(autoping=False, compress=False, max_msg_size=limits.hello_max_frame)
-    await ws.prepare(request)
+    stream = await ws.prepare(request)
     client = Client(ws=ws, remote=request.remote or "?", tokens=bridge.config.rate_burst)
     client.request, client.transport = request, request.transport
-    client.outbox = Outbox(ws, limits.outbox_messages, limits.outbox_bytes, _overflow(bridge, client))
+    client.outbox = Outbox(
+        ws,
+        limits.outbox_messages,
+        limits.outbox_bytes,
+        _overflow(bridge, client),
+        transport=request.transport,
+        stream=stream,
+        fragment_bytes=limits.fragment_bytes,
+    )
     client.unauthenticated = True
     bridge.unauthenticated += 1
     client.hello_timer = asyncio.get_running_loop().call_later(

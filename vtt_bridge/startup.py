@@ -61,6 +61,17 @@ def positive_int(text: str, source: str) -> int:
     return value
 
 
+def byte_count(text: str, source: str) -> int:
+    """A whole number of bytes, 0 or more."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise StartupError(f"{given(source, text)} is not a whole number of bytes (0 or more)")
+    return value
+
+
 def log_level(text: str, source: str) -> int:
     """A `logging` level from its name, in any case."""
     name = text.strip().lower()

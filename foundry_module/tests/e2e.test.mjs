@@ -10,15 +10,13 @@
  */
 
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
+import { pageReport } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { startSidecar } from "./helpers/sidecar.mjs";
 import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
@@ -105,41 +103,16 @@ test("Node: sync a scene, move a token, damage an actor against the real sidecar
  * @returns {Promise<Record<string, any>>}
  */
 async function inChromium(pagePath, world) {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({
-    executablePath,
-    headless: true,
-    userDataDir: profile,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
+  // the browser's own WebSocket: the text messages it received, checked
+  const before = frames.report.checked;
+  const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world });
+  const report = await pageReport(`${httpOrigin}/${pagePath}?${query}`, {
+    onFrame: (frame) => {
+      if (frame.opcode === 1) frames.check(frame.payloadData);
+    },
   });
-  try {
-    const page = await browser.newPage();
-    /** @type {string[]} */
-    const consoleErrors = [];
-    page.on("console", (msg) => {
-      if (msg.type() === "error") consoleErrors.push(msg.text());
-    });
-    page.on("pageerror", (error) => consoleErrors.push(String(error)));
-    // the browser's own WebSocket: its received frames, read through the DevTools protocol
-    const before = frames.report.checked;
-    const devtools = await page.createCDPSession();
-    await devtools.send("Network.enable");
-    devtools.on("Network.webSocketFrameReceived", (event) => {
-      if (event.response.opcode === 1) frames.check(event.response.payloadData);
-    });
-    const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world });
-    await page.goto(`${httpOrigin}/${pagePath}?${query}`);
-    await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout: 60_000 });
-    const result = await page.evaluate(() => /** @type {any} */ (window).__result);
-    assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
-    checkFrames(before, `chromium ${world}`);
-    return result.report;
-  } finally {
-    await browser.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  checkFrames(before, `chromium ${world}`);
+  return report;
 }
 
 test("headless Chromium: the same scenario with the browser's own WebSocket", async () => {
