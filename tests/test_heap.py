@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -39,27 +39,48 @@ def test_the_pages_freed_blocks_held_go_back_to_the_system() -> None:
     assert len(last) == 4004
 
 
-def test_large_blocks_get_pages_of_their_own_and_give_them_back_when_freed() -> None:
-    """`keep_large_blocks_apart` (the sidecar sets it when its app is made): blocks of a megabyte
-    or more are mapped apart however large the blocks freed before (glibc's default raises that
-    size to theirs, up to 32 MB), so a worker thread's (a long ruling's) freed between live blocks
-    give their pages back at once: by default they stayed in its arena until released."""
-    assert heap.keep_large_blocks_apart()
-    alive: list[bytearray] = []
+ARENAS = """
+import ctypes, sys, threading
+from vtt_bridge import heap
+if sys.argv[1] == "one":
+    assert heap.share_one_arena()
 
-    def work() -> None:
-        raised = bytearray(16 << 20)  # freed: by default, blocks up to 16 MB would come from the heap
-        del raised
-        pairs = [(bytearray(4 << 20), bytearray(4000)) for _ in range(16)]  # some 64 MB
-        alive.extend(small for _, small in pairs)  # live blocks between the large ones
+def work() -> None:  # a worker's allocations, as a long ruling's
+    blocks = [bytearray(4000) for _ in range(1000)]
+    del blocks
 
-    before = _rss_kb()
-    worker = threading.Thread(target=work)
+workers = [threading.Thread(target=work) for _ in range(4)]
+for worker in workers:
     worker.start()
+for worker in workers:
     worker.join()
-    gc.collect()
-    assert _rss_kb() - before < 16_000, "each large block's pages went back when it was freed"
-    assert len(alive) == 16
+libc = ctypes.CDLL("libc.so.6")
+libc.fopen.restype, libc.fopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p]
+libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+libc.fclose.argtypes = [ctypes.c_void_p]
+out = libc.fopen(sys.argv[2].encode(), b"w")
+libc.malloc_info(0, out)
+libc.fclose(out)
+print(open(sys.argv[2]).read().count("<heap nr="))
+"""
+"""Counts the arenas (glibc's `malloc_info`) after four worker threads allocated."""
+
+
+def test_the_sidecars_threads_allocate_from_one_arena(tmp_path: Path) -> None:
+    """`share_one_arena` (the sidecar sets it when its app is made): worker threads allocate from
+    glibc's main arena, not each from one of its own (what they free, the event loop reuses)."""
+
+    def arenas(mode: str) -> int:
+        run = subprocess.run(
+            [sys.executable, "-c", ARENAS, mode, str(tmp_path / f"{mode}.xml")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return int(run.stdout)
+
+    assert arenas("default") > 1
+    assert arenas("one") == 1
 
 
 def test_the_server_gives_freed_memory_back_once_after_long_rulings(

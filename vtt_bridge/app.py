@@ -76,7 +76,7 @@ async def _close_sockets(app: web.Application) -> None:
 
 def create_app(config: Config) -> web.Application:
     """The aiohttp application: `/ws`, and the pages of `pages.py`."""
-    heap.keep_large_blocks_apart()  # before the worlds are read back
+    heap.share_one_arena()  # before any thread allocates
     app = web.Application(middlewares=[hostcheck.middleware(config.allow_hosts)])
     app[BRIDGE] = Bridge(config)
     app.router.add_get("/ws", server.websocket)

@@ -29,22 +29,19 @@ def _glibc() -> ctypes.CDLL | None:
     return libc
 
 
-M_MMAP_THRESHOLD = -3
-"""`mallopt`'s parameter number of the size from which glibc maps a block of its own (malloc.h)."""
-
-MAPPED_FROM = 1 << 20
-"""Blocks of this many bytes or more get pages of their own (`keep_large_blocks_apart`)."""
+M_ARENA_MAX = -8
+"""`mallopt`'s parameter number of the most arenas glibc makes (malloc.h)."""
 
 
-def keep_large_blocks_apart() -> bool:
-    """Have glibc map every block of `MAPPED_FROM` bytes or more apart, and unmap it when freed
-    (True: it took the setting). By default the size adapts up to 32 MB as such blocks are freed,
-    so after the first round the megabytes of its reply, its copies and its lists were cut from the
-    heaps, in worker threads' arenas too, and the live objects between them kept the pages: the
-    sidecar held some 70 MB more after a 1,000-token round than the same round ruled in the main
-    thread of a process."""
+def share_one_arena() -> bool:
+    """Have every thread allocate from glibc's one main arena (True: it took the setting). By
+    default each thread that allocates gets an arena of its own: a long ruling's megabytes were cut
+    from its worker's arena, their copies and replies from the event loop's, and each kept the
+    pages the other could not reuse: the sidecar held some 70 MB more after three 1,000-token rounds
+    than the same rounds ruled in one thread. The threads allocate under the interpreter lock all
+    but a few C calls (zlib, SQLite), so they hardly contend for the one arena."""
     libc = _glibc()
-    return libc is not None and libc.mallopt(M_MMAP_THRESHOLD, MAPPED_FROM) == 1
+    return libc is not None and libc.mallopt(M_ARENA_MAX, 1) == 1
 
 
 def release_freed_memory() -> bool:
