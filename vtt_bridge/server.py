@@ -340,15 +340,34 @@ up. A smaller one is written on the event loop: a `damage` commits in some 20 µ
 thread switches a hand-off costs."""
 
 
-def _stored(
-    bridge: Bridge, world_id: str, pending: Pending, result_json: bytes, snapshot: WorldState | None
-) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
-    and inverse as JSON in parts (`stored_ops`, the inverse as written), what undo keeps of it
-    (`World.commit`; None: it has no inverse)."""
+Made = tuple[tuple[JsonOps, JsonOps] | None, str | None]
+"""What a ruling's row needs besides its reply (`_made`): its ops and inverse as JSON in parts, and
+its inverse's text."""
+
+
+def _made(pending: Pending) -> Made:
+    """A ruling's ops and inverse as JSON in parts (`stored_ops`: what undo keeps of it,
+    `World.commit`; None: it has no inverse) and its inverse's text (what the store writes). Made
+    before the store is taken (for a long ruling in a worker: a round's inverse is tens of MB dumped
+    and decoded), so that the store's lock is held for the write alone and another world's ruling
+    waits for no more."""
     entry = pending.entry
     kept = None if entry is None else stored_ops(entry)
-    inverse = None if kept is None else decoded_in_turns(kept[1].data())
+    return kept, None if kept is None else decoded_in_turns(kept[1].data())
+
+
+def _stored(
+    bridge: Bridge,
+    world_id: str,
+    pending: Pending,
+    result_json: bytes,
+    snapshot: WorldState | None,
+    made: Made,
+) -> tuple[JsonOps, JsonOps] | None:
+    """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
+    and inverse as JSON in parts (`_made`)."""
+    entry = pending.entry
+    kept, inverse = made
     bridge.store.append(
         world_id,
         pending.result["rev"],
@@ -371,13 +390,14 @@ async def _store(
     snapshot: WorldState | None,
     off_loop: bool,
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (`off_loop`: in the store's writer thread), or raise
-    `StorageError` (nothing written); returns what `_stored` does."""
+    """Write one ruling to the store (`off_loop`: its row made in a worker, then written in the
+    store's writer thread), or raise `StorageError` (nothing written); returns what `_stored` does."""
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
+    made = await asyncio.to_thread(_made, pending) if off_loop else _made(pending)
     try:
         return await bridge.in_store(
-            _stored, bridge, world.id, pending, result_json, snapshot, off_loop=off_loop
+            _stored, bridge, world.id, pending, result_json, snapshot, made, off_loop=off_loop
         )
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None
