@@ -115,24 +115,6 @@ DUMP_CHUNK = 128
 ops that replace a row of contests) a call writes a few MB (docs/benchmarks.md)."""
 
 
-DECODE_CHUNK = 1 << 18
-"""Bytes of UTF-8 that `decoded_in_turns` decodes in one call."""
-
-
-def decoded_in_turns(data: bytes) -> str:
-    """`data.decode()` a slice at a time, each ending at an ASCII comma (never inside a character)."""
-    if len(data) <= DECODE_CHUNK:
-        return data.decode()
-    parts = []
-    start = 0
-    while start < len(data):
-        end = data.find(b",", start + DECODE_CHUNK)
-        end = len(data) if end < 0 else end
-        parts.append(data[start:end].decode())
-        start = end
-    return "".join(parts)
-
-
 def _dumped_in_turns(value: Any) -> bytes:
     """`dumps(value)`'s UTF-8, the same bytes, in calls of at most `DUMP_CHUNK` items of each long
     list (of an object's values or of a list itself): for a worker thread, which then hands the
@@ -340,20 +322,20 @@ up. A smaller one is written on the event loop: a `damage` commits in some 20 µ
 thread switches a hand-off costs."""
 
 
-Made = tuple[tuple[JsonOps, JsonOps] | None, str | None]
+Made = tuple[tuple[JsonOps, JsonOps] | None, bytes | None]
 """What a ruling's row needs besides its reply (`_made`): its ops and inverse as JSON in parts, and
-its inverse's text."""
+its inverse's JSON as one UTF-8 text."""
 
 
 def _made(pending: Pending) -> Made:
     """A ruling's ops and inverse as JSON in parts (`stored_ops`: what undo keeps of it,
-    `World.commit`; None: it has no inverse) and its inverse's text (what the store writes). Made
-    before the store is taken (for a long ruling in a worker: a round's inverse is tens of MB dumped
-    and decoded), so that the store's lock is held for the write alone and another world's ruling
-    waits for no more."""
+    `World.commit`; None: it has no inverse) and its inverse's UTF-8 (what the store writes, as
+    text). Made before the store is taken (for a long ruling in a worker: a round's inverse is tens
+    of MB), so that the store's lock is held for the write alone and another world's ruling waits
+    for no more."""
     entry = pending.entry
     kept = None if entry is None else stored_ops(entry)
-    return kept, None if kept is None else decoded_in_turns(kept[1].data())
+    return kept, None if kept is None else kept[1].data()
 
 
 def _stored(
