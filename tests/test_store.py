@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vtt_bridge import heap
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server import dumps
-from vtt_bridge.store import REV_SPAN, Store
+from vtt_bridge.store import REV_SPAN, Store, checksum
 from vtt_bridge.world import World
 
 EARLIER_LOG = """
@@ -295,3 +298,33 @@ def test_a_large_snapshot_is_not_held_by_the_store_once_written(
         assert recovered.state == world.state and recovered.answered == {"a0", "a1", "a2"}
     finally:
         reopened.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=2**50),
+    st.none() | st.text(max_size=8),
+    st.text(),
+    st.none() | st.text(max_size=8),
+    st.none() | st.text(max_size=8),
+    st.none() | st.text(max_size=8),
+    st.none() | st.text(),
+)
+def test_a_rows_checksum_is_the_same_whether_reply_and_inverse_come_as_text_or_utf8(
+    key: int,
+    action_id: str | None,
+    reply: str,
+    digest: str | None,
+    kind: str | None,
+    target: str | None,
+    inverse: str | None,
+) -> None:
+    """`checksum` runs the CRC on from field to field: the value layout 6 wrote over the joined text
+    of kind, target and inverse, whether the reply and the inverse come as text or as their UTF-8."""
+    head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
+    expected = zlib.crc32(reply.encode(), zlib.crc32(head))
+    if not (kind is None and target is None and inverse is None):
+        expected = zlib.crc32(f"{kind or ''}\0{target or ''}\0{inverse or ''}".encode(), expected)
+    as_bytes = None if inverse is None else inverse.encode()
+    assert checksum(key, action_id, reply, digest, kind, target, inverse) == expected
+    assert checksum(key, action_id, reply.encode(), digest, kind, target, as_bytes) == expected

@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Connect, world_state
-from vtt_bridge import server
+from vtt_bridge import history, server
+from vtt_bridge import server as server_module
 from vtt_bridge.bridge import BRIDGE
 
 json_values = st.recursive(
@@ -34,7 +35,7 @@ def test_dumps_in_turns_writes_the_same_text_as_one_dump(value: Any) -> None:
     original = server.DUMP_CHUNK
     server.DUMP_CHUNK = 2
     try:
-        in_turns = server.decoded_in_turns(server._dumped_in_turns(value))
+        in_turns = server._dumped_in_turns(value).decode()
         assert in_turns == server.dumps(value)
         assert orjson.loads(in_turns) == orjson.loads(orjson.dumps(value))
     finally:
@@ -104,17 +105,44 @@ async def test_the_checkpoint_runs_in_the_writer_thread(
     assert threads and all(name.startswith("vtt-bridge-store") for name in threads)
 
 
+async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
+    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ops and inverse of a ruling written in the store's thread are dumped and decoded in a
+    worker before the store's lock is taken (a round's are tens of MB): the lock, which every other
+    world's ruling waits for, is held for the write alone. Every ruling takes that path here."""
+    bridge = server.app[BRIDGE]
+    real_ops, real_append = history.stored_ops, bridge.store.append
+    seen: list[tuple[str, str, bool]] = []
+
+    def stored_ops(entry: Any) -> Any:
+        seen.append(("ops", threading.current_thread().name, bridge.store_lock.locked()))
+        return real_ops(entry)
+
+    def append(*args: Any, **kwargs: Any) -> None:
+        seen.append(("append", threading.current_thread().name, bridge.store_lock.locked()))
+        real_append(*args, **kwargs)
+
+    monkeypatch.setattr(server_module, "STORE_THREAD_BYTES", 0)
+    monkeypatch.setattr(server_module, "stored_ops", stored_ops)
+    monkeypatch.setattr(bridge.store, "append", append)
+    peer = await connect("w1")
+    assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+    seen.clear()
+    assert (await peer.action(damage(), "hit"))["type"] == "result"
+    assert [what for what, _, _ in seen] == ["ops", "append"]
+    (_, made_in, locked), (_, written_in, held) = seen
+    assert not locked and not made_in.startswith("vtt-bridge-store"), "made with the store taken"
+    assert held and written_in.startswith("vtt-bridge-store")
+    undo = await peer.action({"kind": "undo", "action": "hit"})
+    assert undo["type"] == "result", undo
+
+
 @settings(max_examples=100, deadline=None)
 @given(json_values, st.text(min_size=1, max_size=20), st.none() | st.text(min_size=1, max_size=20))
 def test_a_long_rulings_result_is_sent_as_the_same_text(value: Any, msg_id: str, re: str | None) -> None:
-    """A long ruling's result goes out as UTF-8 made in the worker: decoded a slice at a time (here
-    8 bytes) it is `dumps`' text, and its envelope is `envelope`'s, encoded."""
-    original = server.DECODE_CHUNK
-    server.DECODE_CHUNK = 8
-    try:
-        data = orjson.dumps(value)
-        assert server.decoded_in_turns(data) == data.decode()
-        expected = server.envelope("result", data.decode(), msg_id, re).encode()
-        assert b"".join(server.envelope_parts("result", data, msg_id, re)) == expected
-    finally:
-        server.DECODE_CHUNK = original
+    """A long ruling's result goes out as UTF-8 made in the worker: its envelope's parts joined are
+    `envelope`'s text, encoded."""
+    data = orjson.dumps(value)
+    expected = server.envelope("result", data.decode(), msg_id, re).encode()
+    assert b"".join(server.envelope_parts("result", data, msg_id, re)) == expected

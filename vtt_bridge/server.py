@@ -115,24 +115,6 @@ DUMP_CHUNK = 128
 ops that replace a row of contests) a call writes a few MB (docs/benchmarks.md)."""
 
 
-DECODE_CHUNK = 1 << 18
-"""Bytes of UTF-8 that `decoded_in_turns` decodes in one call."""
-
-
-def decoded_in_turns(data: bytes) -> str:
-    """`data.decode()` a slice at a time, each ending at an ASCII comma (never inside a character)."""
-    if len(data) <= DECODE_CHUNK:
-        return data.decode()
-    parts = []
-    start = 0
-    while start < len(data):
-        end = data.find(b",", start + DECODE_CHUNK)
-        end = len(data) if end < 0 else end
-        parts.append(data[start:end].decode())
-        start = end
-    return "".join(parts)
-
-
 def _dumped_in_turns(value: Any) -> bytes:
     """`dumps(value)`'s UTF-8, the same bytes, in calls of at most `DUMP_CHUNK` items of each long
     list (of an object's values or of a list itself): for a worker thread, which then hands the
@@ -340,15 +322,34 @@ up. A smaller one is written on the event loop: a `damage` commits in some 20 µ
 thread switches a hand-off costs."""
 
 
-def _stored(
-    bridge: Bridge, world_id: str, pending: Pending, result_json: bytes, snapshot: WorldState | None
-) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
-    and inverse as JSON in parts (`stored_ops`, the inverse as written), what undo keeps of it
-    (`World.commit`; None: it has no inverse)."""
+Made = tuple[tuple[JsonOps, JsonOps] | None, bytes | None]
+"""What a ruling's row needs besides its reply (`_made`): its ops and inverse as JSON in parts, and
+its inverse's JSON as one UTF-8 text."""
+
+
+def _made(pending: Pending) -> Made:
+    """A ruling's ops and inverse as JSON in parts (`stored_ops`: what undo keeps of it,
+    `World.commit`; None: it has no inverse) and its inverse's UTF-8 (what the store writes, as
+    text). Made before the store is taken (for a long ruling in a worker: a round's inverse is tens
+    of MB), so that the store's lock is held for the write alone and another world's ruling waits
+    for no more."""
     entry = pending.entry
     kept = None if entry is None else stored_ops(entry)
-    inverse = None if kept is None else decoded_in_turns(kept[1].data())
+    return kept, None if kept is None else kept[1].data()
+
+
+def _stored(
+    bridge: Bridge,
+    world_id: str,
+    pending: Pending,
+    result_json: bytes,
+    snapshot: WorldState | None,
+    made: Made,
+) -> tuple[JsonOps, JsonOps] | None:
+    """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
+    and inverse as JSON in parts (`_made`)."""
+    entry = pending.entry
+    kept, inverse = made
     bridge.store.append(
         world_id,
         pending.result["rev"],
@@ -371,13 +372,14 @@ async def _store(
     snapshot: WorldState | None,
     off_loop: bool,
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (`off_loop`: in the store's writer thread), or raise
-    `StorageError` (nothing written); returns what `_stored` does."""
+    """Write one ruling to the store (`off_loop`: its row made in a worker, then written in the
+    store's writer thread), or raise `StorageError` (nothing written); returns what `_stored` does."""
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
+    made = await asyncio.to_thread(_made, pending) if off_loop else _made(pending)
     try:
         return await bridge.in_store(
-            _stored, bridge, world.id, pending, result_json, snapshot, off_loop=off_loop
+            _stored, bridge, world.id, pending, result_json, snapshot, made, off_loop=off_loop
         )
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None

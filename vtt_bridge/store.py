@@ -94,9 +94,10 @@ version that does not know it leaves it alone)."""
 
 INSERT_RULING = (
     "INSERT INTO log (key, action_id, reply, digest, checksum, kind, target, inverse) "
-    "VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?)"
+    "VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, CAST(? AS TEXT))"
 )
-"""The reply may come as its UTF-8 (bytes, bound as a blob): the cast stores it as the text it is."""
+"""The reply and the inverse may come as their UTF-8 (bytes, bound as blobs): the casts store each as
+the text it is (a NULL inverse stays NULL)."""
 
 WRITE_SNAPSHOT = (
     "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
@@ -141,15 +142,20 @@ def checksum(
     digest: str | None,
     kind: str | None = None,
     target: str | None = None,
-    inverse: str | None = None,
+    inverse: str | bytes | None = None,
 ) -> int:
     """CRC-32 of a stored ruling's fields: a row changed on disk fails it. Without the fields of
-    layout 6 it is layout 5's (so rows migrated keep theirs)."""
+    layout 6 it is layout 5's (so rows migrated keep theirs). The reply and the inverse count as
+    their UTF-8, however they come (the CRC runs on from one field to the next: the same value as
+    over the joined text, without a copy of a round's megabytes)."""
     head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
     crc = zlib.crc32(reply if isinstance(reply, bytes) else reply.encode(), zlib.crc32(head))
     if kind is None and target is None and inverse is None:
         return crc
-    return zlib.crc32(f"{kind or ''}\0{target or ''}\0{inverse or ''}".encode(), crc)
+    crc = zlib.crc32(f"{kind or ''}\0{target or ''}\0".encode(), crc)
+    if inverse is None:
+        return crc
+    return zlib.crc32(inverse if isinstance(inverse, bytes) else inverse.encode(), crc)
 
 
 def change_checksum(key: int, message_id: str, kind: str) -> int:
@@ -474,11 +480,11 @@ class Store:
         digest: str | None = None,
         kind: str | None = None,
         target: str | None = None,
-        inverse: str | None = None,
+        inverse: str | bytes | None = None,
     ) -> None:
         """Write one ruling (and, when given, a snapshot of the state after it) in one transaction;
-        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`; `reply`: the
-        result's JSON, as text or as its UTF-8 (stored as text either way)."""
+        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`; `reply` (the
+        result's JSON) and `inverse`, each as text or as its UTF-8 (stored as text either way)."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
