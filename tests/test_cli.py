@@ -127,6 +127,11 @@ def test_an_invalid_fragment_size(tmp_path: Path, args: list[str], env: dict[str
     assert_startup_mistake(result, f"{shown} is not a whole number of bytes")
 
 
+def test_a_fragment_size_under_256_bytes(tmp_path: Path) -> None:
+    result = run("serve", "--data-dir", str(tmp_path / "data"), "--fragment-bytes", "4", env=clean_env())
+    assert_startup_mistake(result, "--fragment-bytes 4 is too small", "at least 256 bytes")
+
+
 def test_a_data_path_that_is_a_file(tmp_path: Path) -> None:
     path = tmp_path / "data"
     path.write_text("not a folder\n", encoding="utf-8")

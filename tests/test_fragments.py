@@ -359,3 +359,69 @@ async def test_short_messages_and_a_server_that_never_fragments_send_one_frame(s
                 assert [(f.fin, f.opcode) for f in frames] == [(True, OPCODE_TEXT)]
         finally:
             peer.close()
+
+
+async def test_pings_answered_while_the_writer_waits_on_a_full_socket_keep_the_connection(
+    start: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A world-mate stops reading in the middle of a long pushed patch, so its writer waits for the
+    socket to drain, then sends pings enough that the server's pongs wait for it too (aiohttp waits
+    once it has written 256 KiB since): every wait is on aiohttp's one drain waiter, and a pong's
+    must not fail for the writer's (the flag asyncio's Task clears, `sendqueue._handed`). Once the
+    mate reads again it gets the whole patch and every pong, and stays in the world."""
+    caplog.set_level(logging.WARNING)
+    server = await start(max_frame=8 << 20, limits={"fragment_bytes": 256 << 10})
+    gm = await welcomed(server, max_msg_size=0)
+    mate = await raw_welcomed(server, rcvbuf=4096)
+    try:
+        mate.freeze()  # fragments past the transport's high-water mark (64 KiB): aiohttp pauses
+        assert (await gm.request("sync", {"state": wordy_state(2000)}))["type"] == "result"
+        await asyncio.sleep(0.2)  # the patch's first fragments fill the socket: the writer waits
+        pings = 2600  # pongs of 127 bytes, 330 KB: past aiohttp's 256 KiB, so a pong waits too
+        for i in range(pings):
+            mate.writer.write(client_frame(f"{i:03d}".encode().ljust(125, b"."), OPCODE_PING))
+        await mate.writer.drain()
+        await asyncio.sleep(0.3)
+        transport = mate.writer.transport
+        assert isinstance(transport, asyncio.ReadTransport)
+        transport.resume_reading()
+        data, frames = await mate.message()
+        pongs = sum(f.opcode == OPCODE_PONG for f in frames)
+        assert json.loads(data)["type"] == "patch" and len(frames) > 2
+        for _ in range(pings - pongs):
+            frame = await mate.frame()
+            assert frame.opcode == OPCODE_PONG, frame
+        await mate.request("query", {"kind": "state"}, "after")
+        data, _ = await mate.message()
+        assert json.loads(data)["re"] == "after"
+        assert len(server.app[BRIDGE].clients["w1"]) == 2, "the mate stayed"
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.records
+    finally:
+        mate.close()
+
+
+async def test_a_frozen_reader_that_stops_answering_pings_is_let_go_of(start: Any) -> None:
+    """A world-mate stops reading while a long patch is pushed to it (its queue does not overflow):
+    the heartbeat's ping goes unanswered, the connection is closed, and its socket is aborted, not
+    kept open to flush the rest into a reader that is gone."""
+    server = await start(max_frame=8 << 20, heartbeat=0.3, limits={"fragment_bytes": 64 << 10})
+    gm = await welcomed(server, max_msg_size=0)
+    mate_peer = await raw_welcomed(server, rcvbuf=4096)
+    try:
+        bridge = server.app[BRIDGE]
+        mate = next(c for c in bridge.clients["w1"] if c.name == "raw")
+        assert mate.transport is not None and mate.outbox is not None
+        mate_peer.freeze()
+        assert (await gm.request("sync", {"state": wordy_state(2000)}))["type"] == "result"
+        sock = mate.transport.get_extra_info("socket")
+        for _ in range(250):
+            if mate not in bridge.clients["w1"] and sock.fileno() == -1:
+                break
+            await asyncio.sleep(0.02)
+        assert not mate.outbox.overflowed
+        assert mate not in bridge.clients["w1"], "the silent mate is still in the world"
+        assert sock.fileno() == -1, "the frozen reader's socket is still open"
+        later = await welcomed(server, max_msg_size=0)  # (the GM, not reading meanwhile, went too)
+        assert (await later.request("upsert", {"path": "/scene/round", "value": 2}))["type"] == "result"
+    finally:
+        mate_peer.close()

@@ -109,8 +109,9 @@ async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
     server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The ops and inverse of a ruling written in the store's thread are dumped and decoded in a
-    worker before the store's lock is taken (a round's are tens of MB): the lock, which every other
-    world's ruling waits for, is held for the write alone. Every ruling takes that path here."""
+    worker (not on the event loop) before the store's lock is taken (a round's are tens of MB): the
+    lock, which every other world's ruling waits for, is held for the write alone. Every ruling takes
+    that path here."""
     bridge = server.app[BRIDGE]
     real_ops, real_append = history.stored_ops, bridge.store.append
     seen: list[tuple[str, str, bool]] = []
@@ -133,6 +134,7 @@ async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
     assert [what for what, _, _ in seen] == ["ops", "append"]
     (_, made_in, locked), (_, written_in, held) = seen
     assert not locked and not made_in.startswith("vtt-bridge-store"), "made with the store taken"
+    assert made_in != threading.main_thread().name, "made on the event loop, not in a worker"
     assert held and written_in.startswith("vtt-bridge-store")
     undo = await peer.action({"kind": "undo", "action": "hit"})
     assert undo["type"] == "result", undo

@@ -24,9 +24,9 @@ from vtt_bridge.startup import (
     StartupError,
     banner,
     bind,
-    byte_count,
     env_name,
     exposure_warning,
+    fragment_size,
     log_level,
     port_number,
     positive_int,
@@ -126,7 +126,7 @@ def serve(args: argparse.Namespace) -> int:
     frame_given = _option(args.max_frame, "MAX_FRAME", "--max-frame")
     max_frame = positive_int(*frame_given) if frame_given else DEFAULT_MAX_FRAME
     fragment_given = _option(args.fragment_bytes, "FRAGMENT_BYTES", "--fragment-bytes")
-    fragment_bytes = byte_count(*fragment_given) if fragment_given else DEFAULT_FRAGMENT_BYTES
+    fragment_bytes = fragment_size(*fragment_given) if fragment_given else DEFAULT_FRAGMENT_BYTES
     host = args.host or os.environ.get(env_name("HOST")) or "127.0.0.1"
     data_given = args.data_dir or os.environ.get(env_name("DATA_DIR"))
     try:

@@ -242,11 +242,22 @@ _DONE = object()
 """What `_started` returns for a write that ended (or was refused) without waiting."""
 
 
+def _handed(waiting: Any) -> Any:
+    """What a coroutine stepped by hand yielded, taken as asyncio's `Task` takes it: a future comes
+    flagged as being awaited (`_asyncio_future_blocking`, set by its `__await__`), and the task clears
+    the flag before it waits. Left set, the next coroutine to await that same future fails ("await
+    wasn't used with future"): aiohttp hands every write of a connection its one drain waiter, so a
+    pong or a close written while the writer waits on it would fail its handler."""
+    if getattr(waiting, "_asyncio_future_blocking", False):
+        waiting._asyncio_future_blocking = False
+    return waiting
+
+
 def _started(coro: Coroutine[Any, Any, None]) -> Any:
     """Step a write's coroutine by hand to its first wait: what it waits on (None: a loop turn), or
     `_DONE` when it has ended already. A write the socket refuses ends it quietly."""
     try:
-        return coro.send(None)
+        return _handed(coro.send(None))
     except StopIteration:
         return _DONE
     except _GONE:
@@ -262,7 +273,7 @@ async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
                 await asyncio.sleep(0)
             else:
                 await asyncio.wait([waiting])
-            waiting = coro.send(None)
+            waiting = _handed(coro.send(None))
     except StopIteration:
         return
     except _GONE:

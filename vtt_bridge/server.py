@@ -155,7 +155,8 @@ async def _error(bridge: Bridge, client: Client, error: RequestError, re: str | 
 
 async def close_client(client: Client, code: int, message: bytes) -> None:
     """Close a connection once what is queued to it is written (at most a second), or at once when
-    its peer does not read: a frozen socket is aborted, never waited on."""
+    its peer does not read: a frozen socket (its queue overflowed, or bytes still unread after the
+    close) is aborted, never waited on."""
     if client.outbox is not None and not client.outbox.overflowed:
         await client.outbox.flush(1.0)
     if client.outbox is not None:
@@ -163,8 +164,10 @@ async def close_client(client: Client, code: int, message: bytes) -> None:
     with contextlib.suppress(TimeoutError, ConnectionResetError, RuntimeError):
         await asyncio.wait_for(client.ws.close(code=code, message=message), 1.0)
     frozen = client.outbox is not None and client.outbox.overflowed
-    if client.transport is not None and (frozen or not client.ws.closed):
-        client.transport.abort()
+    transport = client.transport
+    # a peer that stopped reading leaves bytes in the transport, which closing would wait to flush
+    if transport is not None and (frozen or not client.ws.closed or transport.get_write_buffer_size()):
+        transport.abort()
 
 
 def _rate_ok(bridge: Bridge, client: Client) -> bool:

@@ -61,14 +61,24 @@ def positive_int(text: str, source: str) -> int:
     return value
 
 
-def byte_count(text: str, source: str) -> int:
-    """A whole number of bytes, 0 or more."""
+MIN_FRAGMENT_BYTES = 256
+"""The smallest websocket fragment the sidecar is started with (a 2-to-10-byte header a fragment:
+smaller ones would cut a round's reply into millions of frames)."""
+
+
+def fragment_size(text: str, source: str) -> int:
+    """A fragment size in bytes: 0 (never fragment) or at least `MIN_FRAGMENT_BYTES`."""
     try:
         value = int(text.strip())
     except ValueError:
         value = -1
     if value < 0:
         raise StartupError(f"{given(source, text)} is not a whole number of bytes (0 or more)")
+    if 0 < value < MIN_FRAGMENT_BYTES:
+        raise StartupError(
+            f"{given(source, text)} is too small: a fragment is at least {MIN_FRAGMENT_BYTES} bytes "
+            "(0: never fragment)"
+        )
     return value
 
 
