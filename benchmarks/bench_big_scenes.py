@@ -2,9 +2,10 @@
 1,000 and 2,000 tokens and of the harsher 1,000-token scene where every third actor hides (time,
 contests a second, reply size), the sync (time, reply size) and the process's memory after the
 round, and round 3 after rounds 1 and 2 (the steady state at the table: every kept result is
-rewritten, each row of `contests` replaced whole), each scene in a fresh process; over the wire,
-the round trip of a `damage` and of a `query` (the event loop alone: nothing is stored) in another
-world while a 1,000-token round runs, interleaved with the reply-only baseline.
+rewritten, each row of `contests` replaced whole) and the memory after round 6, each scene in a
+fresh process; over the wire, the round trip of a `damage` and of a `query` (the event loop alone:
+nothing is stored) in another world while a 1,000-token world's rounds run, interleaved with the
+reply-only baseline, and the sidecar's memory after each.
 
     python -m benchmarks.bench_big_scenes [--tokens 250 500 1000 2000] [--harsh 1000] [--wire 1000]
 """
@@ -28,9 +29,13 @@ from benchmarks.bench_detection_rules import scene
 from benchmarks.bench_scene import _sync_frames
 from benchmarks.common import TOKEN, baseline, sidecar
 
+SETTLE_S = 3.0
+"""Seconds the wire part waits after a long ruling before it reads the sidecar's memory: the
+packing after the acknowledgement and the hand-back of freed memory (`server.RELEASE_AFTER`) done."""
 
-def _rss_mb() -> float:
-    with open("/proc/self/status") as status:
+
+def _rss_mb(pid: int | str = "self") -> float:
+    with open(f"/proc/{pid}/status") as status:
         for line in status:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
@@ -40,15 +45,20 @@ def _rss_mb() -> float:
 LATER = 3
 """The later round measured: round 3, after rounds 1 and 2."""
 
+LAST = 6
+"""The last round ruled: the memory after it shows what the rounds after `LATER` still add."""
 
-def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
+
+def _ruled_round(world: Any, number: int) -> dict[str, float]:
     """Combat round `number`, ruled as the server's worker rules it (`server._dumped`: the live heap
-    frozen, the cycle collector paused, the reply dumped), then committed as the server commits it
-    (its ops and inverse kept for undo as JSON in parts, `server._stored`); its time covers
-    the ruling and its reply."""
+    frozen, the cycle collector paused, the reply dumped), committed as the server commits it (its
+    ops and inverse kept for undo as JSON in parts, `server._stored`), then settled as the server
+    settles it after the acknowledgement: those packed (`server._pack_later`), the ruling and its
+    reply dropped (sent), and the freed memory given back (`server._release_later`). Its time
+    (`seconds`) covers the ruling and its reply; the packing's is `pack_s`."""
     from vtt_bridge import heap
     from vtt_bridge.bridge import SeededRoller
-    from vtt_bridge.history import stored_ops
+    from vtt_bridge.history import packed_ops, stored_ops
     from vtt_bridge.server import _dumped
     from vtt_bridge.world import Pending
 
@@ -59,15 +69,21 @@ def _ruled_round(world: Any, number: int) -> tuple[Any, bytes, float]:
     seconds = time.perf_counter() - start
     assert isinstance(ruled, Pending) and dumped is not None and ruled.entry is not None
     kept = stored_ops(ruled.entry)
+    assert kept is not None
     world.commit(ruled, dumped.data, kept)
-    heap.release_freed_memory()  # as the server does after a long ruling (server._release_later)
-    return ruled, dumped.data, seconds
+    start = time.perf_counter()
+    world.history.repack(ruled.result["rev"], kept, packed_ops(kept))
+    pack_s = time.perf_counter() - start
+    done = {"seconds": seconds, "pack_s": pack_s, "contests": _contests(ruled), "mb": len(dumped.data) / 1e6}
+    del ruled, dumped, kept
+    heap.release_freed_memory()
+    return done
 
 
 def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
-    """Sync and combat rounds 1 to `LATER` of the generated scene in this process, as the server
+    """Sync and combat rounds 1 to `LAST` of the generated scene in this process, as the server
     rules them (`hide_every`: the harsher scene, `bench_detection_rules.scene`); the memory after
-    round 1 and after round `LATER`."""
+    rounds 1, `LATER` and `LAST`, each settled (`_ruled_round`)."""
     from vtt_bridge.world import World
 
     state = scene(tokens, seed=7, hide_every=hide_every).model_dump(mode="json")
@@ -79,22 +95,28 @@ def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
     sync_mb = len(sync_reply) / 1e6
     world.commit(pending, sync_reply)  # as the server does: the reply's UTF-8, not kept (no action id)
     del state, pending, sync_reply
-    ruled, reply, round_s = _ruled_round(world, 1)
+    round_1 = _ruled_round(world, 1)
     first = {
         "tokens": tokens,
         "sync_s": sync_s,
         "sync_mb": sync_mb,
-        "round_s": round_s,
-        "contests": _contests(ruled),
-        "round_mb": len(reply) / 1e6,
+        "round_s": round_1["seconds"],
+        "contests": round_1["contests"],
+        "round_mb": round_1["mb"],
         "rss_mb": _rss_mb(),
     }
-    del ruled, reply
     for number in range(2, LATER + 1):
-        ruled, reply, later_s = _ruled_round(world, number)
+        later = _ruled_round(world, number)
     first.update(
-        later_s=later_s, later_contests=_contests(ruled), later_mb=len(reply) / 1e6, later_rss_mb=_rss_mb()
+        later_s=later["seconds"],
+        later_contests=later["contests"],
+        later_mb=later["mb"],
+        later_rss_mb=_rss_mb(),
+        pack_s=later["pack_s"],
     )
+    for number in range(LATER + 1, LAST + 1):
+        _ruled_round(world, number)
+    first.update(last_rss_mb=_rss_mb())
     return first
 
 
@@ -176,9 +198,9 @@ def _big_world(port: int, tokens: int, hide_every: int | None, conn: Any) -> Non
 
 
 async def wire(tokens: int, hide_every: int | None = None) -> None:
-    """A `damage` in another world, and the baseline's reply, while each of a big world's long
-    rulings runs (`WIRE_RULINGS`; its two clients in a process of their own, one of them taking the
-    pushed patches)."""
+    """A `damage` and a `query` in another world, and the baseline's reply, while each of a big
+    world's long rulings runs (`WIRE_RULINGS`; its two clients in a process of their own, one of
+    them taking the pushed patches); the sidecar's memory `SETTLE_S` after the sync and after each."""
     with sidecar() as bridge_server, baseline() as base_server:
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
@@ -226,6 +248,9 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
             assert kind == "synced"
             idle = [await damage() for _ in range(50)]
             during: list[tuple[str, float, list[tuple[float, float, float]]]] = []
+            settled: list[float] = []
+            await asyncio.sleep(SETTLE_S)
+            synced_mb = _rss_mb(bridge_server.pid)
             for _ in WIRE_RULINGS:
                 ours.send("go")
                 kind, name, _ = await message()
@@ -237,6 +262,8 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
                 kind, name, seconds = ours.recv()
                 assert kind == "done"
                 during.append((name, seconds, times))
+                await asyncio.sleep(SETTLE_S)
+                settled.append(_rss_mb(bridge_server.pid))
             kind, pushed, _ = await message()
             for ws in (small, base):
                 await ws.close()
@@ -262,6 +289,11 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
     print(row("idle", idle))
     for name, seconds, times in during:
         print(row(f"during {name} ({seconds:.2f} s)", times))
+    print(
+        f"  the sidecar's memory after the sync {synced_mb:.0f} MB, {SETTLE_S:g} s after each of those: "
+        + ", ".join(f"{mb:.0f}" for mb in settled)
+        + " MB"
+    )
 
 
 def main() -> None:
@@ -306,15 +338,19 @@ def main() -> None:
         )
     print(f"combat round {LATER} after rounds 1 and 2 (the steady state at the table), same processes")
     print(
+        f"  (pack: its ops and inverse packed for undo after the acknowledgement; memory after round "
+        f"{LAST} too)"
+    )
+    print(
         f"  {'tokens':>8} {'round':>8} {'contests':>9} {'contests/s':>11} {'µs each':>8} {'reply':>9} "
-        f"{'memory':>8}"
+        f"{'pack':>7} {'memory':>8} {f'after {LAST}':>8}"
     )
     for label, r in later:
         print(
             f"  {label:>8} {r['later_s']:>7.2f}s {r['later_contests']:>9} "
             f"{r['later_contests'] / r['later_s']:>11.0f} "
             f"{r['later_s'] / r['later_contests'] * 1e6:>8.1f} {r['later_mb']:>6.2f} MB "
-            f"{r['later_rss_mb']:>5.0f} MB"
+            f"{r['pack_s'] * 1000:>4.0f} ms {r['later_rss_mb']:>5.0f} MB {r['last_rss_mb']:>5.0f} MB"
         )
     if args.wire:
         asyncio.run(wire(args.wire))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import subprocess
 import sys
 from pathlib import Path
 
@@ -36,6 +37,50 @@ def test_the_pages_freed_blocks_held_go_back_to_the_system() -> None:
     assert heap.release_freed_memory()
     assert freed - _rss_kb() > 50_000, "and go back when released"
     assert len(last) == 4004
+
+
+ARENAS = """
+import ctypes, sys, threading
+from vtt_bridge import heap
+if sys.argv[1] == "one":
+    assert heap.share_one_arena()
+
+def work() -> None:  # a worker's allocations, as a long ruling's
+    blocks = [bytearray(4000) for _ in range(1000)]
+    del blocks
+
+workers = [threading.Thread(target=work) for _ in range(4)]
+for worker in workers:
+    worker.start()
+for worker in workers:
+    worker.join()
+libc = ctypes.CDLL("libc.so.6")
+libc.fopen.restype, libc.fopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p]
+libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+libc.fclose.argtypes = [ctypes.c_void_p]
+out = libc.fopen(sys.argv[2].encode(), b"w")
+libc.malloc_info(0, out)
+libc.fclose(out)
+print(open(sys.argv[2]).read().count("<heap nr="))
+"""
+"""Counts the arenas (glibc's `malloc_info`) after four worker threads allocated."""
+
+
+def test_the_sidecars_threads_allocate_from_one_arena(tmp_path: Path) -> None:
+    """`share_one_arena` (the sidecar sets it when its app is made): worker threads allocate from
+    glibc's main arena, not each from one of its own (what they free, the event loop reuses)."""
+
+    def arenas(mode: str) -> int:
+        run = subprocess.run(
+            [sys.executable, "-c", ARENAS, mode, str(tmp_path / f"{mode}.xml")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return int(run.stdout)
+
+    assert arenas("default") > 1
+    assert arenas("one") == 1
 
 
 def test_the_server_gives_freed_memory_back_once_after_long_rulings(

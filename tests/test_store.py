@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vtt_bridge import heap
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
 from vtt_bridge.errors import StoreDamaged
@@ -241,6 +242,60 @@ def test_a_reply_written_as_utf8_is_stored_as_the_text_it_is(tmp_path: Path) -> 
         recovered = reopened.recover("w", 10)
         assert recovered.replies == {"a0": data}
         assert recovered.state == world.state
+    finally:
+        reopened.close()
+
+
+def _rss_bytes() -> int:
+    """This process's resident memory, after the allocator gave its free pages back."""
+    heap.release_freed_memory()
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_a_large_rulings_reply_is_not_held_by_the_store_once_written(tmp_path: Path) -> None:
+    """SQLite keeps a copy of what a cached statement was last bound to, and Python's sqlite3 never
+    clears it: after a round's append its reply and inverse (tens of MB) stayed in the store's
+    memory until the next ruling. `Store.append` frees them (`_unbind`) and writes nothing more:
+    the ruling reads back whole, the next one is written as ever."""
+    store = Store(tmp_path / "vtt-bridge.sqlite3")
+    try:
+        reply = b'{"rev":1,"patch":[],"log":["' + b"x" * (48 << 20) + b'"],"rolls":[]}'
+        inverse = "[" + ",".join(["{}"] * (8 << 20)) + "]"
+        written, inverse_chars = len(reply) + len(inverse), len(inverse)
+        before = _rss_bytes()
+        store.append("w", 1, "round", reply, None, "d1", kind="round", inverse=inverse)
+        assert _rss_bytes() - before < written // 4  # not a copy of either
+        assert store.reply("w", "round") == (reply, "d1")
+        del reply, inverse
+        store.append("w", 2, "hit", b'{"rev":2}', None, "d2", kind="damage", inverse="[]")
+        rows = store._db.execute("SELECT key % ?, action_id, length(inverse) FROM log", (REV_SPAN,))
+        assert rows.fetchall() == [(1, "round", inverse_chars), (2, "hit", 2)]
+    finally:
+        store.close()
+
+
+def test_a_large_snapshot_is_not_held_by_the_store_once_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for a snapshot's text (a 1,000-token world's is megabytes), at every size here
+    (`UNBIND_FROM` 0): every ruling and snapshot written reads back as the world it was."""
+    monkeypatch.setattr("vtt_bridge.store.UNBIND_FROM", 0)
+    path = tmp_path / "vtt-bridge.sqlite3"
+    world = World("w")
+    store = Store(path)
+    try:
+        rule_and_store(store, world)
+        pending = world.prepare_sync({"state": {"actors": {"hero": {"name": "Again", "health": {"max": 4}}}}})
+        store.append("w", pending.result["rev"], None, dumps(pending.result), settled(pending.state))
+        world.commit(pending, dumps(pending.result))
+    finally:
+        store.close()
+    reopened = Store(path)
+    try:
+        recovered = reopened.recover("w", 10)
+        assert recovered.state == world.state and recovered.answered == {"a0", "a1", "a2"}
     finally:
         reopened.close()
 

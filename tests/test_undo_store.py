@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.detection_scenes import guard_among_hiders
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
 from vtt_bridge.errors import RequestError, StoreDamaged
-from vtt_bridge.history import JsonOps, stored_ops
+from vtt_bridge.history import PACKED_FROM, JsonOps, packed_ops, stored_ops
 from vtt_bridge.server import dumps
 from vtt_bridge.store import APPLICATION_ID, LAYOUT, Store, checksum
 from vtt_bridge.world import Pending, World
@@ -378,3 +379,124 @@ def test_undo_keeps_a_stored_rulings_ops_as_their_json_and_decodes_the_same_ops(
     assert not isinstance(undo, bytes)
     world.commit(undo, dumps(undo.result))
     assert world.state.actors["hero"].health.lethal == 0
+
+
+def crowd_in_combat(hiders: int = 40) -> World:
+    """A world synced with a guard among `hiders` invisible hiders in round 1: a round's ops and
+    inverse (every one contests the others) are tens of kilobytes of JSON."""
+    world = World("w")
+    world.commit(
+        world.prepare_sync({"state": guard_among_hiders([f"h{i}" for i in range(hiders)], 100, 10)}), ""
+    )
+    return world
+
+
+def kept_round(world: World, number: int) -> tuple[Pending, tuple[JsonOps, JsonOps]]:
+    """Combat round `number` committed as the server commits it (`stored_ops`), not yet packed."""
+    pending = world.prepare_action(f"r{number}", {"kind": "round", "round": number}, SeededRoller(number))
+    assert not isinstance(pending, bytes) and pending.entry is not None
+    kept = stored_ops(pending.entry)
+    assert kept is not None
+    world.commit(pending, dumps(pending.result), kept)
+    return pending, kept
+
+
+def test_a_rounds_ops_packed_for_undo_are_the_same_ops_in_a_tenth_of_the_bytes_and_undo_alike() -> None:
+    """`packed_ops`: a round's ops and inverse, packed (a part at a time), decode to the very ops
+    and write the same JSON in a tenth of the bytes or less; `History.repack` keeps them so only
+    where the entry still holds what was packed; the undo of the packed round is byte for byte the
+    undo of the plain one. Ops of at most `PACKED_FROM` bytes (round 2's inverse, which removes
+    the rows it added; a damage's) stay plain."""
+    plain, packed = crowd_in_combat(), crowd_in_combat()
+    for number in (2, 3):
+        kept_round(plain, number)
+        pending, kept = kept_round(packed, number)
+        packs = packed_ops(kept)
+        for ops, plain_ops in zip(packs, kept, strict=True):
+            assert ops.is_packed == (plain_ops.nbytes > PACKED_FROM)
+            assert ops.nbytes * 10 <= plain_ops.nbytes if ops.is_packed else ops is plain_ops
+            assert ops.ops() == plain_ops.ops() and ops.data() == plain_ops.data()
+        assert packs[0].is_packed and packs[1].is_packed == (number == 3)
+        rev = pending.result["rev"]
+        assert packed.history.repack(rev, kept, packs)
+        entry = packed.history.by_id[f"r{number}"]
+        assert entry.forward is packs[0] and entry.inverse is packs[1]
+        assert entry.size == len(dumps(pending.result).encode())
+        assert not packed.history.repack(rev, kept, packs)  # it holds the packed ones now
+    assert not packed.history.repack(rev - 1, kept, packs)  # another ruling's entry is left alone
+    undo = {"kind": "undo", "action": "r3"}
+    replies = []
+    for world in (plain, packed):
+        undone = world.prepare_action("u", undo, SeededRoller(1))
+        assert not isinstance(undone, bytes)
+        replies.append(dumps(undone.result))
+    assert replies[0] == replies[1]
+    hit = {"kind": "damage", "target": "guard", "instances": [{"amount": 1, "grade": "B"}]}
+    small = packed.prepare_action("hit", hit, SeededRoller(1))
+    assert not isinstance(small, bytes) and small.entry is not None
+    kept_small = stored_ops(small.entry)
+    assert kept_small is not None and packed_ops(kept_small) == kept_small
+
+
+def test_the_history_read_back_at_a_restart_is_packed_and_undoes_as_before(tmp_path: Path) -> None:
+    """The store reads a world's rulings back for undo in the form they are kept once acknowledged:
+    a round's ops and inverse packed (gathered from SQLite's JSON op by op), the same ops; the
+    undo of the round after the restart is the undo before it."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    state = guard_among_hiders([f"h{i}" for i in range(40)], 100, 10)
+    store_ruling(store, world, world.prepare_sync({"state": state}, "sync-1"))
+    for number in (2, 3):
+        store_ruling(
+            store,
+            world,
+            world.prepare_action(f"r{number}", {"kind": "round", "round": number}, SeededRoller(number)),
+        )
+    before = {rev: (tuple(e.forward), tuple(e.inverse or ())) for rev, e in world.history.by_rev.items()}
+    undo = world.prepare_action("u", {"kind": "undo", "action": "r3"}, SeededRoller(1))
+    assert not isinstance(undo, bytes)
+    store.close()
+    store, again = reopened(path)
+    try:
+        entry = again.history.by_id["r3"]
+        assert isinstance(entry.forward, JsonOps) and isinstance(entry.inverse, JsonOps)
+        assert entry.forward.is_packed and entry.inverse.is_packed
+        assert entry.forward.nbytes * 10 < len(entry.forward.data())
+        assert {
+            rev: (tuple(e.forward), tuple(e.inverse or ())) for rev, e in again.history.by_rev.items()
+        } == before
+        undone = again.prepare_action("u", {"kind": "undo", "action": "r3"}, SeededRoller(1))
+        assert not isinstance(undone, bytes)
+        # the same ops (a document read back lists its rows of results in another order)
+        assert sorted(map(dumps, undone.result["patch"])) == sorted(map(dumps, undo.result["patch"]))
+        assert undone.state == undo.state
+    finally:
+        store.close()
+
+
+def test_the_replies_read_back_at_a_restart_leave_out_the_large_ones_and_stop_at_the_budget(
+    tmp_path: Path,
+) -> None:
+    """`Store.recover`: the replies of the newest actions, but for those above `largest` (as
+    `World.commit` keeps them), and no more read than `budget` bytes; every id stays answered, and
+    the reply of any of them is read back on demand, newest first, as the bytes it was sent."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    store_ruling(store, world, world.prepare_sync({"state": STATE}, "sync-1"))
+    sent = {}
+    for i in range(6):
+        pending = world.prepare_action(f"hit{i}", HIT, SeededRoller(i))
+        assert not isinstance(pending, bytes)
+        sent[f"hit{i}"] = dumps(pending.result).encode()
+        store_ruling(store, world, pending)
+    size = len(sent["hit5"])
+    try:
+        everything = store.recover("w", recent=10)
+        assert everything.replies == sent
+        some = store.recover("w", recent=10, budget=3 * size, largest=size - 1)
+        small = {key for key, reply in sent.items() if len(reply) < size}
+        assert set(some.replies) == {f"hit{i}" for i in (3, 4, 5)} & small
+        assert some.answered == everything.answered >= set(sent)
+        assert all(store.reply("w", key) == (reply, world.digests[key]) for key, reply in sent.items())
+    finally:
+        store.close()

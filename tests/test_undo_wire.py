@@ -8,16 +8,23 @@ import copy
 import json
 import os
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import jsonpatch
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient
 
 from tests.conftest import Connect, Peer, world_state
+from tests.detection_scenes import guard_among_hiders
 from tests.test_crash import _hello, free_port, sidecar
+from vtt_bridge.bridge import BRIDGE
 from vtt_bridge.document.models import WorldState, sparse_visibility
 from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.history import JsonOps
 from vtt_bridge.rules.common import STORED
 
 HIDER = {
@@ -334,3 +341,45 @@ async def test_a_redo_refused_by_a_conflict_names_the_later_ruling_to_undo_first
     assert f"undo these first: damage 'hit2' (rev {hit2['rev']})" in message, message
     assert "redo these first" not in message
     assert await peer.state() == document  # refused: nothing changed, rev included
+
+
+async def test_a_large_round_is_packed_for_undo_once_answered_and_its_retry_is_read_from_the_store(
+    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round whose reply is larger than `LARGEST_KEPT_REPLY` (10 kB here; a big scene's is tens of
+    MB) is not kept for retries: a retry is answered from the store, read in the store's thread,
+    the same reply marked `replayed`. Its ops and inverse are packed for undo after it is answered
+    (`server._pack_later`), and its undo restores the document before it."""
+    monkeypatch.setattr("vtt_bridge.world.LARGEST_KEPT_REPLY", 10_000)
+    bridge = server.app[BRIDGE]
+    threads: list[str] = []
+    reply = bridge.store.reply
+
+    def read(world: str, action_id: str) -> tuple[bytes, str | None] | None:
+        threads.append(threading.current_thread().name)
+        return reply(world, action_id)
+
+    monkeypatch.setattr(bridge.store, "reply", read)
+    peer = await connect()
+    state = guard_among_hiders([f"h{i}" for i in range(40)], 100, 10)
+    assert (await peer.request("sync", {"state": state}))["type"] == "result"
+    document = await peer.state()
+    await ruled(peer, {"kind": "round", "round": 2}, "r2", document)
+    after_round_2 = without_rev(document)
+    first = await ruled(peer, {"kind": "round", "round": 3}, "r3", document)
+    world = bridge.worlds["w1"]
+    assert "r3" not in world.replies and len(json.dumps(first)) > 10_000
+    entry = world.history.by_id["r3"]
+    for _ in range(500):
+        if isinstance(entry.forward, JsonOps) and entry.forward.is_packed:
+            break
+        await asyncio.sleep(0.01)
+        entry = world.history.by_id["r3"]
+    assert isinstance(entry.forward, JsonOps) and isinstance(entry.inverse, JsonOps)
+    assert entry.forward.is_packed and entry.inverse.is_packed
+    again = await peer.action({"kind": "round", "round": 3}, "r3")
+    assert again["payload"] == {"replayed": True, **first}
+    assert threads and all(name.startswith("vtt-bridge-store") for name in threads)
+    assert await peer.state() == document  # the retry changed nothing
+    await ruled(peer, {"kind": "undo", "action": "r3"}, "u3", document)
+    assert without_rev(document) == after_round_2 == without_rev(await peer.state())

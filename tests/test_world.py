@@ -4,6 +4,8 @@ before it into exactly the document after it (the identity-based builder never m
 from __future__ import annotations
 
 import copy
+import gc
+import weakref
 from typing import Any
 
 import jsonpatch
@@ -147,6 +149,52 @@ def test_a_world_keeps_the_replies_of_its_latest_actions_within_a_count_and_a_si
     for i in range(6, 10):
         world.commit(world.prepare_action(f"a{i}", hit, roller), "y")  # type: ignore[arg-type]
     assert list(world.replies) == ["a6", "a7", "a8", "a9"]
+
+
+def test_a_reply_larger_than_the_largest_kept_is_left_to_the_store_and_evicts_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`LARGEST_KEPT_REPLY`: a reply above it (a big scene's round) is not kept for retries, and
+    pushes no smaller one out; its id stays answered, so a retry of it is `AnsweredLongAgo` (the
+    server reads it back from the store) and is never ruled twice."""
+    monkeypatch.setattr(world_module, "LARGEST_KEPT_REPLY", 2_000)
+    world = synced_world()
+    roller = SeededRoller(1)
+    hit = {"kind": "damage", "target": "hero", "instances": [{"amount": 1, "grade": "B"}]}
+    for i, size in enumerate((1_000, 2_000, 2_001, 1_500)):
+        pending = world.prepare_action(f"a{i}", hit, roller)
+        assert not isinstance(pending, bytes)
+        world.commit(pending, "x" * size)
+    assert list(world.replies) == ["a0", "a1", "a3"]
+    assert world.answered >= {"a0", "a1", "a2", "a3"}
+    with pytest.raises(AnsweredLongAgo):
+        world.prepare_action("a2", hit, roller)
+    assert world.prepare_action("a1", hit, roller) == b'{"replayed":true,' + b"x" * 1_999
+
+
+def test_a_world_keeps_no_state_it_came_from_once_a_later_ruling_is_committed() -> None:
+    """The world holds its committed state, not the states before it: after rounds with stage-three
+    results (their states, each round's contests rows and changed cells) and a move, every state
+    the world was at before is freed (the visibility index forgets the states it marked fresh when
+    a ruling is committed: it held up to nine, each with the state it came from)."""
+    world = World("w")
+    world.commit(world.prepare_sync({"state": guard_among_hiders(("a", "b", "c"), 200, 100)}), "")
+    gone = []
+    for n, payload in enumerate(
+        (
+            {"kind": "round", "round": 2},
+            {"kind": "round", "round": 3},
+            {"kind": "move", "token": "a", "x": 250, "y": 0},
+            {"kind": "round", "round": 4},
+        )
+    ):
+        gone.append(weakref.ref(world.state))
+        pending = world.prepare_action(f"r{n}", payload, SeededRoller(n))
+        assert not isinstance(pending, bytes)
+        world.commit(pending, "{}")
+        del pending
+    gc.collect()
+    assert [ref() is None for ref in gone] == [True] * len(gone)
 
 
 def test_the_stage_three_results_are_patched_by_row_where_most_of_a_row_changed() -> None:

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import WSCloseCode, web
 
-from vtt_bridge import hostcheck, pages, server
+from vtt_bridge import heap, hostcheck, pages, server
 from vtt_bridge.bridge import BRIDGE, Bridge, Config
 
 log = logging.getLogger("vtt_bridge")
@@ -76,6 +76,7 @@ async def _close_sockets(app: web.Application) -> None:
 
 def create_app(config: Config) -> web.Application:
     """The aiohttp application: `/ws`, and the pages of `pages.py`."""
+    heap.share_one_arena()  # before any thread allocates
     app = web.Application(middlewares=[hostcheck.middleware(config.allow_hosts)])
     app[BRIDGE] = Bridge(config)
     app.router.add_get("/ws", server.websocket)

@@ -26,7 +26,7 @@ from vtt_bridge.limits import Backoff, Limits, RateLimitedLog
 from vtt_bridge.sendqueue import Message, Outbox
 from vtt_bridge.store import Store
 from vtt_bridge.tokenfile import load_or_create_token
-from vtt_bridge.world import RECENT_REPLIES, World
+from vtt_bridge.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World
 
 log = logging.getLogger("vtt_bridge")
 
@@ -281,7 +281,9 @@ class Bridge:
         """The world with this id, recovered from the store the first time it is asked for."""
         world = self.worlds.get(world_id)
         if world is None:
-            recovered = self.store.recover(world_id, self.config.recent_replies)
+            recovered = self.store.recover(
+                world_id, self.config.recent_replies, RECENT_REPLY_BYTES, LARGEST_KEPT_REPLY
+            )
             world = World(
                 world_id,
                 recovered.state,

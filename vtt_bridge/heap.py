@@ -23,9 +23,25 @@ def _glibc() -> ctypes.CDLL | None:
     try:
         libc = ctypes.CDLL(name)
         libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
+        libc.mallopt.argtypes, libc.mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     except (OSError, AttributeError):
         return None
     return libc
+
+
+M_ARENA_MAX = -8
+"""`mallopt`'s parameter number of the most arenas glibc makes (malloc.h)."""
+
+
+def share_one_arena() -> bool:
+    """Have every thread allocate from glibc's one main arena (True: it took the setting). By
+    default each thread that allocates gets an arena of its own: a long ruling's megabytes were cut
+    from its worker's arena, their copies and replies from the event loop's, and each kept the
+    pages the other could not reuse: the sidecar held some 70 MB more after three 1,000-token rounds
+    than the same rounds ruled in one thread. The threads allocate under the interpreter lock all
+    but a few C calls (zlib, SQLite), so they hardly contend for the one arena."""
+    libc = _glibc()
+    return libc is not None and libc.mallopt(M_ARENA_MAX, 1) == 1
 
 
 def release_freed_memory() -> bool:

@@ -15,9 +15,10 @@ counts whole when later rulings are named.
 
 from __future__ import annotations
 
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import orjson
@@ -48,19 +49,27 @@ OPS_CHUNK = 64
 the interpreter to the event loop only between calls (a part of 64 whole rows of a round's results
 is some 4 MB, decoded in about 30 ms)."""
 
+PACK_LEVEL = 1
+"""The zlib level a packed `JsonOps` part is compressed at (a round's rows of results shrink some
+twentyfold at the fastest level)."""
+
+PACKED_FROM = 16 << 10
+"""Bytes of JSON from which `JsonOps.packed` compresses: a `damage`'s few ops would save little."""
+
 
 class JsonOps:
     """Ops kept as the JSON they were written as, decoded at each use: a round's hundred thousand
     ops then take their JSON's bytes in memory, not several times that as dicts, and give the cycle
-    collector nothing to walk. Either parts of at most `OPS_CHUNK` ops each (`of`), decoded part by
-    part so that no one call holds the interpreter long, or a stored reply (`in_reply`: the ops of
-    its `patch` but the rev's, `forward_ops`, decoded whole). Immutable: each use decodes afresh."""
+    collector nothing to walk. Parts of at most `OPS_CHUNK` ops each (`of`, `of_json`), decoded
+    part by part so that no one call holds the interpreter long; packed (`packed`), each part is
+    its JSON compressed (zlib, which releases the interpreter while it works), decompressed and
+    decoded a part at a time. Immutable: each use decodes afresh."""
 
-    __slots__ = ("_in_reply", "_parts")
+    __slots__ = ("_packed", "_parts")
 
-    def __init__(self, parts: tuple[bytes | str, ...], in_reply: bool = False) -> None:
+    def __init__(self, parts: tuple[bytes, ...], packed: bool = False) -> None:
         self._parts = parts
-        self._in_reply = in_reply
+        self._packed = packed
 
     @classmethod
     def of(cls, ops: Iterable[patches.Op]) -> JsonOps:
@@ -70,18 +79,52 @@ class JsonOps:
             tuple(orjson.dumps(listed[at : at + OPS_CHUNK]) for at in range(0, len(listed), OPS_CHUNK))
         )
 
+    @classmethod
+    def of_json(cls, ops: Iterable[str | bytes]) -> JsonOps:
+        """Ops given as the JSON text of each (as the store reads them back), gathered into parts of
+        `OPS_CHUNK` without decoding them."""
+        parts: list[bytes] = []
+        chunk: list[bytes] = []
+        for op in ops:
+            chunk.append(op if isinstance(op, bytes) else op.encode())
+            if len(chunk) == OPS_CHUNK:
+                parts.append(b"[" + b",".join(chunk) + b"]")
+                chunk = []
+        if chunk:
+            parts.append(b"[" + b",".join(chunk) + b"]")
+        return cls(tuple(parts))
+
+    @property
+    def is_packed(self) -> bool:
+        """Whether its parts are compressed (`packed`)."""
+        return self._packed
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes its parts hold (compressed, when packed)."""
+        return sum(len(part) for part in self._parts)
+
+    def packed(self) -> JsonOps:
+        """The same ops, each part compressed (one zlib call a part: for a worker thread, which
+        hands the interpreter back between them); itself when packed already, or when its JSON
+        holds at most `PACKED_FROM` bytes."""
+        if self._packed or self.nbytes <= PACKED_FROM:
+            return self
+        return JsonOps(tuple(zlib.compress(part, PACK_LEVEL) for part in self._parts), packed=True)
+
+    def _json_parts(self) -> Iterator[bytes]:
+        """Each part's JSON (decompressed, when packed)."""
+        if not self._packed:
+            return iter(self._parts)
+        return map(zlib.decompress, self._parts)
+
     def data(self) -> bytes:
         """The ops as one JSON array, its UTF-8 (what the store writes)."""
-        if self._in_reply:
-            return orjson.dumps(list(self.ops()))
-        inner = (part[1:-1] if isinstance(part, bytes) else part[1:-1].encode() for part in self._parts)
-        return b"[" + b",".join(inner) + b"]"
+        return b"[" + b",".join(part[1:-1] for part in self._json_parts() if len(part) > 2) + b"]"
 
     def ops(self) -> tuple[patches.Op, ...]:
-        if self._in_reply:
-            return forward_ops(orjson.loads(self._parts[0])["patch"])
         out: list[patches.Op] = []
-        for part in self._parts:
+        for part in self._json_parts():
             out.extend(orjson.loads(part))
         return tuple(out)
 
@@ -98,10 +141,17 @@ class JsonOps:
 
 def stored_ops(entry: Entry) -> tuple[JsonOps, JsonOps] | None:
     """An undoable entry's ops and inverse as JSON in parts (`JsonOps.of`): what the store writes of
-    its inverse and what undo keeps of it once committed (`World.commit`); None without an inverse."""
+    its inverse and what undo keeps of it once committed (`World.commit`), until it is packed
+    (`packed_ops`, `History.repack`); None without an inverse."""
     if entry.inverse is None:
         return None
     return JsonOps.of(entry.forward), JsonOps.of(entry.inverse)
+
+
+def packed_ops(kept: tuple[JsonOps, JsonOps]) -> tuple[JsonOps, JsonOps]:
+    """A ruling's ops and inverse as `stored_ops` made them, packed (`JsonOps.packed`): in a worker
+    thread, after the ruling is acknowledged."""
+    return kept[0].packed(), kept[1].packed()
 
 
 Ops = tuple[patches.Op, ...] | JsonOps
@@ -235,6 +285,21 @@ class History:
         elif entry.kind == "redo" and entry.target is not None:
             self.undone.pop(entry.target, None)
         self._keep(entry)
+
+    def repack(self, rev: int, kept: tuple[JsonOps, JsonOps], packed: tuple[JsonOps, JsonOps]) -> bool:
+        """Keep the entry at `rev` with its ops and inverse `packed` (`packed_ops` of `kept`), where
+        it still holds `kept` (False: it was dropped or replaced meanwhile, and nothing changes).
+        The same ops either way: no undo or conflict differs."""
+        entry = self.by_rev.get(rev)
+        if entry is None or entry.forward is not kept[0] or entry.inverse is not kept[1]:
+            return False
+        if packed[0] is kept[0] and packed[1] is kept[1]:
+            return False
+        entry = replace(entry, forward=packed[0], inverse=packed[1])
+        self.by_rev[rev] = entry
+        if entry.action_id is not None:
+            self.by_id[entry.action_id] = entry
+        return True
 
     def plan(self, mode: Literal["undo", "redo"], action: str, state: WorldState, answered: set[str]) -> Plan:
         """The undo or redo of `action` on `state`, or the `RequestError` refusing it (nothing changes)."""

@@ -29,7 +29,7 @@ from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
 from vtt_bridge.framecap import raise_frame_cap
-from vtt_bridge.history import JsonOps, stored_ops
+from vtt_bridge.history import JsonOps, packed_ops, stored_ops
 from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
@@ -444,6 +444,30 @@ async def _stored_then_committed(
 ) -> None:
     kept = await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
     _committed(bridge, client, world, pending, msg_id, kind, result_json, kept)
+    if kept is not None:
+        _pack_later(bridge, world, pending.result["rev"], kept)
+
+
+def _pack_later(bridge: Bridge, world: World, rev: int, kept: tuple[JsonOps, JsonOps]) -> None:
+    """After a large ruling is acknowledged: its ops and inverse packed in a worker thread
+    (`packed_ops`: zlib, which releases the interpreter a part at a time; off the acknowledgement's
+    path), then kept so for undo (`History.repack`, on the loop, unless a later ruling dropped the
+    entry meanwhile), and the memory the plain JSON held given back (`_release_later`)."""
+
+    def packed(done: asyncio.Future[tuple[JsonOps, JsonOps]]) -> None:
+        if done.cancelled():
+            return
+        error = done.exception()
+        if error is not None:  # a bug: undo keeps the plain JSON, which is as good
+            log.error("could not pack the ops of rev %d of world %r: %r", rev, world.id, error)
+        elif world.history.repack(rev, kept, done.result()):
+            _release_later(bridge)
+
+    try:
+        running = asyncio.get_running_loop().run_in_executor(None, packed_ops, kept)
+    except RuntimeError:  # the loop's executor is shut down (the sidecar stops): undo keeps them plain
+        return
+    running.add_done_callback(packed)
 
 
 def _committed(
@@ -646,7 +670,8 @@ async def _rule(
             else:
                 prepared = world.prepare_action(msg_id, payload, bridge.roller)
         except AnsweredLongAgo as old:
-            stored = await bridge.in_store(bridge.store.reply, world.id, msg_id)
+            # in the store's thread: a round's reply is megabytes, read back and checksummed
+            stored = await bridge.in_store(bridge.store.reply, world.id, msg_id, off_loop=True)
             if stored is None:
                 raise
             prepared = world.replay(msg_id, old.digest, *stored)

@@ -99,6 +99,14 @@ INSERT_RULING = (
 """The reply and the inverse may come as their UTF-8 (bytes, bound as blobs): the casts store each as
 the text it is (a NULL inverse stays NULL)."""
 
+WRITE_SNAPSHOT = (
+    "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
+    "DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot"
+)
+
+UNBIND_FROM = 1 << 20
+"""Bytes bound to a statement from which `Store.append` frees SQLite's copy of them (`_unbind`)."""
+
 
 BEFORE_UNDO = (
     "it was made by vtt-bridge 0.2.0 or earlier (store layout 5 or older), which kept no inverse "
@@ -155,14 +163,29 @@ def change_checksum(key: int, message_id: str, kind: str) -> int:
     return zlib.crc32(f"{key}\0{message_id}\0{kind}".encode())
 
 
+ROW_AS_UTF8 = "key, action_id, CAST(reply AS BLOB), digest, checksum, kind, target, inverse"
+"""A row of `log` as `_check` verifies it, its reply read as its UTF-8 (no str made and encoded
+again)."""
+
+FORWARD_OPS = (
+    "SELECT op.value FROM log, json_each(log.reply, '$.patch') AS op WHERE log.key = ? "
+    "AND json_extract(op.value, '$.path') IS NOT '/rev' ORDER BY op.key"
+)
+"""The JSON of each op of a stored ruling's patch but the rev's (`history.forward_ops`), read from
+its row: a reply bound as a parameter would stay with the cached statement (a round's megabytes)."""
+
+INVERSE_OPS = "SELECT op.value FROM log, json_each(log.inverse) AS op WHERE log.key = ? ORDER BY op.key"
+"""The JSON of each op of a stored ruling's inverse, read from its row."""
+
+
 @dataclass(frozen=True)
 class Recovered:
     """A world as the store last acknowledged it: its state, every action id it answered, and the
-    replies to the most recent of them (older ones are read back on demand: `Store.reply`)."""
+    replies to the most recent of them (older and larger ones are read back on demand: `Store.reply`)."""
 
     state: WorldState
     replies: dict[str, bytes]
-    """Action id -> its reply's UTF-8, for the last actions."""
+    """Action id -> its reply's UTF-8, for the last actions (`Store.recover`'s bounds)."""
     answered: set[str]
     digests: dict[str, str] = field(default_factory=dict)
     """Action id -> its payload's digest (ids of earlier layouts have none)."""
@@ -477,15 +500,20 @@ class Store:
             target,
             inverse,
         )
+        large = len(reply) + len(inverse or "") > UNBIND_FROM
         if snapshot is None:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
             db.execute(INSERT_RULING, row)
+            if large:
+                self._unbind(INSERT_RULING, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
             return
         db.execute("BEGIN")
         try:
             if action_id is not None:
                 db.execute(INSERT_RULING, row)
+                if large:
+                    self._unbind(INSERT_RULING, (key, *(None,) * 7))
             elif target is not None and kind is not None:  # a sync's (or upsert's) id, in `changes`
                 db.execute(
                     "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) VALUES (?, ?, ?, ?)",
@@ -498,6 +526,17 @@ class Store:
             raise
         self._since_snapshot[world] = 0
 
+    def _unbind(self, statement: str, refused: tuple[Any, ...]) -> None:
+        """Free SQLite's copy of the values `statement` was last bound to: a cached statement keeps
+        them until it is bound again (Python's sqlite3 never clears a binding), a round's reply and
+        inverse, tens of MB, until the next ruling. Bound again to `refused`, a row the table refuses
+        (a key taken, NULLs where it holds none): nothing is written."""
+        try:
+            self._db.execute(statement, refused)
+        except sqlite3.IntegrityError:
+            return
+        raise AssertionError(f"the store took a row it must refuse: {statement}")  # a changed schema
+
     def wants_snapshot(self, world: str) -> bool:
         """Whether the next ruling of this world should carry a snapshot (to bound replay)."""
         return self._since_snapshot.get(world, 0) + 1 >= SNAPSHOT_EVERY
@@ -505,11 +544,10 @@ class Store:
     def _write_snapshot(self, world: str, base: int, state: WorldState) -> None:
         row = self._db.execute("SELECT snapshot_rev FROM worlds WHERE world = ?", (world,)).fetchone()
         previous = -1 if row is None else int(row[0])
-        self._db.execute(
-            "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
-            "DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot",
-            (world, state.rev, state.model_dump_json()),
-        )
+        snapshot = state.model_dump_json()
+        self._db.execute(WRITE_SNAPSHOT, (world, state.rev, snapshot))
+        if len(snapshot) > UNBIND_FROM:
+            self._unbind(WRITE_SNAPSHOT, (None, None, None))
         # The rulings the snapshot now holds, but for the actions' (kept for their replies). Those up
         # to the previous snapshot went with it: the range stays that of one interval, however long
         # the world's history. The message ids and kinds of the syncs and upserts among them stay,
@@ -532,6 +570,12 @@ class Store:
 
     def _verified(self, world: str, row: tuple[Any, ...]) -> str:
         """A ruling's reply, after its checksum: `StoreDamaged` when the row changed on disk."""
+        self._check(world, row)
+        return str(row[2])
+
+    def _check(self, world: str, row: tuple[Any, ...]) -> None:
+        """`StoreDamaged` when a row of `log` (its columns as `ROW_AS_UTF8` lists them, the reply as
+        text or as its UTF-8) fails its checksum: it changed on disk."""
         key, action_id, reply, digest, stored, *more = row
         if checksum(key, action_id, reply, digest, *more) != stored:
             base = self._bases.get(world, 0)
@@ -539,26 +583,32 @@ class Store:
                 f"{self.path}: the ruling at rev {key - base} of world {world!r} fails its checksum "
                 f"(changed on disk): {_what_to_do(self.path)}"
             )
-        return str(reply)
 
     def reply(self, world: str, action_id: str) -> tuple[bytes, str | None] | None:
-        """The reply an action id was answered with (its UTF-8), and its payload's digest (a scan of
-        the world's rulings: for a retry of an action older than the replies the world keeps in
-        memory, which is rare)."""
+        """The reply an action id was answered with (its UTF-8, read as such), and its payload's
+        digest: a scan of the world's rulings from the newest (for a retry of an action whose reply
+        the world does not keep in memory: an old one, or a large one just answered)."""
         base = self._bases.get(world)
         if base is None:
             return None
         row = self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-            "WHERE key >= ? AND key < ? AND action_id = ? LIMIT 1",
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? AND action_id = ? "
+            "ORDER BY key DESC LIMIT 1",
             (base, base + REV_SPAN, action_id),
         ).fetchone()
-        return None if row is None else (self._verified(world, row).encode(), row[3])
+        if row is None:
+            return None
+        self._check(world, row)
+        return bytes(row[2]), row[3]
 
-    def recover(self, world: str, recent: int) -> Recovered:
+    def recover(
+        self, world: str, recent: int, budget: int = LATEST_BYTES, largest: int | None = None
+    ) -> Recovered:
         """The world at its last acknowledged rev (its snapshot with every later ruling's patch
         applied, each ruling's checksum verified), every action id it answered with its payload's
-        digest, and the replies to the last `recent` actions."""
+        digest, and the replies to the last of the `recent` latest actions whose replies fit
+        `budget` bytes, but for those larger than `largest` (as `World.commit` keeps them; each
+        read counts against the budget, so a history of big rounds is not read back whole)."""
         row = self._db.execute(
             "SELECT snapshot_rev, snapshot FROM worlds WHERE world = ?", (world,)
         ).fetchone()
@@ -591,12 +641,21 @@ class Store:
             answered.add(action_id)
             if digest is not None:
                 digests[action_id] = digest
-        latest = self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-            "WHERE key >= ? AND key < ? AND action_id IS NOT NULL ORDER BY key DESC LIMIT ?",
+        latest: list[tuple[str, bytes]] = []
+        read = 0
+        for stored in self._db.execute(
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? AND action_id IS NOT NULL "
+            "ORDER BY key DESC LIMIT ?",
             (base, end, recent),
-        ).fetchall()
-        replies = {stored[1]: self._verified(world, stored).encode() for stored in reversed(latest)}
+        ):
+            self._check(world, stored)
+            reply = bytes(stored[2])
+            read += len(reply)
+            if read > budget and latest:
+                break
+            if largest is None or len(reply) <= largest:
+                latest.append((stored[1], reply))
+        replies = dict(reversed(latest))
         return Recovered(
             state=WorldState.model_validate(document, context=STORED),
             replies=replies,
@@ -613,13 +672,12 @@ class Store:
         entries: list[Entry] = []
         size = 0
         for row in self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-            "WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT ?",
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT ?",
             (base, end, HISTORY_KEPT),
         ):
-            reply = self._verified(world, row)
-            key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
-            weight = 0 if action_id is None else len(reply.encode())  # as `World.commit` counts it
+            self._check(world, row)
+            key, action_id, reply, kind, target, inverse = row[0], row[1], row[2], row[5], row[6], row[7]
+            weight = 0 if action_id is None else len(reply)  # as `World.commit` counts it
             size += weight
             if size > HISTORY_BYTES and entries:
                 break
@@ -629,8 +687,8 @@ class Store:
                     action_id,
                     key - base,
                     kind or "ruling",
-                    JsonOps((reply,), in_reply=True),
-                    JsonOps((inverse,)) if undoable else None,
+                    self._ops(FORWARD_OPS, key),
+                    self._ops(INVERSE_OPS, key) if undoable else None,
                     target if action_id is not None else None,
                     None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
                     weight,
@@ -672,6 +730,13 @@ class Store:
             entries = sorted([*entries, *syncs], key=lambda entry: entry.rev)
         return History(entries, undone, changes, old)
 
+    def _ops(self, query: str, key: int) -> JsonOps:
+        """A ruling's ops read back for undo (`FORWARD_OPS` from its reply, `INVERSE_OPS`; `key`: its
+        row, checksummed already), in the form undo keeps them once a ruling is acknowledged
+        (`history.packed_ops`): gathered into parts op by op as SQLite's JSON functions cut them (no
+        Python object per value), packed."""
+        return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
+
     def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:
         """A world's last `count` rulings, oldest first, each with its first `steps` steps, its
         checksum verified. Bounded: one range scan from the end of the world's keys; SQLite's JSON
@@ -695,12 +760,13 @@ class Store:
                 "WHERE key = ?",
                 (key,),
             ).fetchone()
-            reply = self._verified(world, row)
-            spent += len(reply)
+            spent += len(self._verified(world, row))
+            # from the row, not the reply bound again: the cached statement would keep it
             total, shown = self._db.execute(
-                "SELECT json_array_length(?1, '$.log'), (SELECT json_group_array(json(value)) FROM "
-                "(SELECT value FROM json_each(?1, '$.log') ORDER BY key LIMIT ?2))",
-                (reply, max(0, steps)),
+                "SELECT json_array_length(log.reply, '$.log'), (SELECT json_group_array(json(value)) "
+                "FROM (SELECT value FROM json_each(log.reply, '$.log') ORDER BY key LIMIT ?)) "
+                "FROM log WHERE key = ?",
+                (max(0, steps), key),
             ).fetchone()
             read.append(StoredRuling(key - base, action_id, kind, json.loads(shown), int(total or 0)))
         read.reverse()

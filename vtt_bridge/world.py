@@ -71,7 +71,7 @@ def payload_digest(payload: dict[str, Any]) -> str:
 
 def replayed(reply: bytes) -> bytes:
     """A stored `result` payload (the UTF-8 JSON of an object) marked `replayed: true`."""
-    return b'{"replayed":true,' + reply[1:] if reply != b"{}" else b'{"replayed":true}'
+    return b'{"replayed":true,' + memoryview(reply)[1:] if reply != b"{}" else b'{"replayed":true}'
 
 
 def _utf8(reply: str | bytes) -> bytes:
@@ -170,7 +170,12 @@ RECENT_REPLIES = 1000
 last few); older ones are read back from the store."""
 
 RECENT_REPLY_BYTES = 32 << 20
-"""...and at most this much of them (a 500-token round's reply is over a megabyte)."""
+"""...and at most this much of them."""
+
+LARGEST_KEPT_REPLY = 1 << 20
+"""A reply larger than this is not kept in memory for retries (a round of a big scene answers with
+megabytes, tens of them at 1,000 tokens): the store has it, and a retry of it reads it back from
+there (`AnsweredLongAgo`), in the store's thread."""
 
 
 class World:
@@ -194,7 +199,8 @@ class World:
         )
         """Action id -> the `result` payload it was answered with (idempotent retries), as the UTF-8
         of its JSON (as it was sent: a str of text beyond ASCII takes 2 or 4 bytes a character), for
-        the last `recent` actions (and `RECENT_REPLY_BYTES`), oldest first."""
+        the last `recent` actions (and `RECENT_REPLY_BYTES`) of those answered with at most
+        `LARGEST_KEPT_REPLY` bytes, oldest first."""
         self.answered: set[str] = set(self.replies) | (answered or set())
         """Every action id this world ever answered (kept for good: a retry is never ruled twice)."""
         self.digests: dict[str, str] = dict(digests or {})
@@ -273,8 +279,9 @@ class World:
 
     def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | bytes:
         """Rule on one `action`. A retried action id with the same payload returns its stored reply
-        (its JSON's UTF-8, marked `replayed: true`) instead, or raises `AnsweredLongAgo` when the reply is no
-        longer kept in memory; with another payload it is refused (`conflict`)."""
+        (its JSON's UTF-8, marked `replayed: true`) instead, or raises `AnsweredLongAgo` when the reply is
+        not kept in memory (too old, or too large: `LARGEST_KEPT_REPLY`); with another payload it is
+        refused (`conflict`)."""
         digest = payload_digest(payload)
         if action_id in self.answered:
             stored = self.replies.get(action_id)
@@ -568,10 +575,12 @@ class World:
         self, pending: Pending, reply: str | bytes, kept: tuple[JsonOps, JsonOps] | None = None
     ) -> None:
         """Make a durable ruling the world's state (call only after the store has it); `reply`: its
-        `result` payload's JSON, kept as UTF-8 for retries; `kept`: its forward ops and inverse as
-        JSON (`JsonOps.of`, as the store wrote the inverse), which undo then keeps instead."""
+        `result` payload's JSON, kept as UTF-8 for retries (up to `LARGEST_KEPT_REPLY` bytes); `kept`:
+        its forward ops and inverse as JSON (`JsonOps.of`, as the store wrote the inverse), which
+        undo then keeps instead (packed once the ruling is answered: `History.repack`)."""
         self.state = pending.state
         seal(pending.state)
+        self.visibility.committed(pending.state)
         data = _utf8(reply)
         if pending.entry is not None:
             entry = pending.entry
@@ -584,8 +593,9 @@ class World:
             self.answered.add(pending.action_id)
             if pending.digest is not None:
                 self.digests[pending.action_id] = pending.digest
-            self.replies[pending.action_id] = data
-            self._reply_bytes += len(data)
+            if len(data) <= LARGEST_KEPT_REPLY:
+                self.replies[pending.action_id] = data
+                self._reply_bytes += len(data)
             while len(self.replies) > 1 and (
                 len(self.replies) > self.recent or self._reply_bytes > RECENT_REPLY_BYTES
             ):

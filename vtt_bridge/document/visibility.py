@@ -464,6 +464,18 @@ class VisibilityIndex:
         self._complete_rows[id(state.visibility)] = (state.visibility, state.tokens)
         return state
 
+    def committed(self, state: WorldState) -> None:
+        """`state` is the world's now: every state marked fresh is forgotten (the next ruling marks
+        its own; a refresh of `state` against itself needs none), and so is every matrix known
+        complete but `state`'s. Else a round's states, the states they came from and their changed
+        cells (a round's contests rows and pairs: megabytes at 1,000 tokens) stayed alive for rulings
+        after it, until the cache filled."""
+        self._fresh.clear()
+        known = self._complete_rows.get(id(state.visibility))
+        self._complete_rows.clear()
+        if known is not None and known[0] is state.visibility and known[1] is state.tokens:
+            self._complete_rows[id(state.visibility)] = known
+
     def _complete(self, state: WorldState) -> bool:
         """Whether the matrix has a row for exactly the scene's tokens (DET-4: every ordered pair)."""
         known = self._complete_rows.get(id(state.visibility))
