@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import TOKEN, client_frame, welcomed, world_state
-from vtt_bridge.bridge import BRIDGE
+from vtt_bridge.bridge import BRIDGE, Client
 from vtt_bridge.sendqueue import OPCODE_CONTINUATION, OPCODE_TEXT, fragments, frame_header
 
 OPCODE_CLOSE, OPCODE_PING, OPCODE_PONG = 0x8, 0x9, 0xA
@@ -136,9 +136,29 @@ async def raw_welcomed(server: Any, world: str = "w1", rcvbuf: int = 1 << 16) ->
     await peer.request("hello", {"token": TOKEN, "world": world, "client": {"name": "raw"}}, "h")
     data, _ = await peer.message()
     assert json.loads(data)["type"] == "welcome"
-    ours = next(c for c in server.app[BRIDGE].clients[world] if c.name == "raw")
+    ours = raw_client(server, world)
+    assert ours.transport is not None
     ours.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, rcvbuf)
     return peer
+
+
+def raw_client(server: Any, world: str = "w1") -> Client:
+    """The server's side of the world's `RawPeer` (its client is named "raw")."""
+    client: Client = next(c for c in server.app[BRIDGE].clients[world] if c.name == "raw")
+    return client
+
+
+async def until_let_go(server: Any, client: Client, world: str = "w1") -> None:
+    """Wait (at most 5 s) until `client` has left the world and its socket is closed; fail when
+    either is not so."""
+    assert client.transport is not None
+    sock = client.transport.get_extra_info("socket")
+    for _ in range(250):
+        if client not in server.app[BRIDGE].clients[world] and sock.fileno() == -1:
+            break
+        await asyncio.sleep(0.02)
+    assert client not in server.app[BRIDGE].clients[world], "the frozen reader is still in the world"
+    assert sock.fileno() == -1, "the frozen reader's socket is still open"
 
 
 async def until_alone(server: Any, world: str = "w1") -> None:
@@ -288,8 +308,8 @@ async def test_a_peer_that_does_not_read_long_messages_is_closed_when_its_queue_
     mate_peer = await raw_welcomed(server, rcvbuf=4096)
     try:
         bridge = server.app[BRIDGE]
-        mate = next(c for c in bridge.clients["w1"] if c.name == "raw")
-        assert mate.outbox is not None and mate.transport is not None
+        mate = raw_client(server)
+        assert mate.outbox is not None
         state = wordy_state(200)
 
         async def sync(i: int) -> None:
@@ -307,19 +327,9 @@ async def test_a_peer_that_does_not_read_long_messages_is_closed_when_its_queue_
             if mate not in bridge.clients["w1"]:
                 break
             assert len(mate.outbox) <= 9
-        for _ in range(100):
-            if mate not in bridge.clients["w1"]:
-                break
-            await asyncio.sleep(0.02)
-        assert mate not in bridge.clients["w1"]
+        await until_let_go(server, mate)
         assert mate.outbox.overflowed
         assert any("unable to keep up" in r.getMessage() for r in caplog.records)
-        sock = mate.transport.get_extra_info("socket")
-        for _ in range(150):
-            if sock.fileno() == -1:
-                break
-            await asyncio.sleep(0.02)
-        assert sock.fileno() == -1, "the frozen reader's socket is still open"
     finally:
         mate_peer.close()
 
@@ -408,19 +418,12 @@ async def test_a_frozen_reader_that_stops_answering_pings_is_let_go_of(start: An
     gm = await welcomed(server, max_msg_size=0)
     mate_peer = await raw_welcomed(server, rcvbuf=4096)
     try:
-        bridge = server.app[BRIDGE]
-        mate = next(c for c in bridge.clients["w1"] if c.name == "raw")
-        assert mate.transport is not None and mate.outbox is not None
+        mate = raw_client(server)
+        assert mate.outbox is not None
         mate_peer.freeze()
         assert (await gm.request("sync", {"state": wordy_state(2000)}))["type"] == "result"
-        sock = mate.transport.get_extra_info("socket")
-        for _ in range(250):
-            if mate not in bridge.clients["w1"] and sock.fileno() == -1:
-                break
-            await asyncio.sleep(0.02)
+        await until_let_go(server, mate)
         assert not mate.outbox.overflowed
-        assert mate not in bridge.clients["w1"], "the silent mate is still in the world"
-        assert sock.fileno() == -1, "the frozen reader's socket is still open"
         later = await welcomed(server, max_msg_size=0)  # (the GM, not reading meanwhile, went too)
         assert (await later.request("upsert", {"path": "/scene/round", "value": 2}))["type"] == "result"
     finally:
