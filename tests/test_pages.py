@@ -12,7 +12,7 @@ import os
 import re
 import time
 import zipfile
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -54,20 +54,15 @@ async def page(server: Client) -> str:
 
 
 @pytest.fixture
-async def serve(config: Config, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Serve]:
+async def serve(config: Config, start: Any, monkeypatch: pytest.MonkeyPatch) -> Serve:
     """Start the real app with its module folder at a given path (as `$VTT_BRIDGE_MODULE_DIR` sets it)."""
-    started: list[Client] = []
 
     async def _serve(folder: Path) -> Client:
         monkeypatch.setenv(module_files.MODULE_DIR_ENV, str(folder))
-        client = TestClient(TestServer(create_app(config), host="127.0.0.1"))
-        await client.start_server()
-        started.append(client)
+        client: Client = await start(data_dir=config.data_dir)
         return client
 
-    yield _serve
-    for client in started:
-        await client.close()
+    return _serve
 
 
 def write(folder: Path, files: dict[str, str]) -> None:
