@@ -34,6 +34,7 @@ from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
 from vtt_bridge.sendqueue import Outbox, Part
+from vtt_bridge.store import pack
 from vtt_bridge.world import Pending, World
 
 P = TypeVar("P")
@@ -327,18 +328,18 @@ thread switches a hand-off costs."""
 
 Made = tuple[tuple[JsonOps, JsonOps] | None, bytes | None]
 """What a ruling's row needs besides its reply (`_made`): its ops and inverse as JSON in parts, and
-its inverse's JSON as one UTF-8 text."""
+its inverse as the store writes it (its JSON's UTF-8, packed when large: `store.pack`)."""
 
 
 def _made(pending: Pending) -> Made:
     """A ruling's ops and inverse as JSON in parts (`stored_ops`: what undo keeps of it,
-    `World.commit`; None: it has no inverse) and its inverse's UTF-8 (what the store writes, as
-    text). Made before the store is taken (for a long ruling in a worker: a round's inverse is tens
-    of MB), so that the store's lock is held for the write alone and another world's ruling waits
-    for no more."""
+    `World.commit`; None: it has no inverse) and its inverse as the store writes it (`store.pack`).
+    Made before the store is taken (for a long ruling in a worker: a round's inverse is tens of MB),
+    so that the store's lock is held for the write alone and another world's ruling waits for no
+    more."""
     entry = pending.entry
     kept = None if entry is None else stored_ops(entry)
-    return kept, None if kept is None else kept[1].data()
+    return kept, None if kept is None else pack(kept[1].data())
 
 
 def _stored(
@@ -349,8 +350,8 @@ def _stored(
     snapshot: WorldState | None,
     made: Made,
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
-    and inverse as JSON in parts (`_made`)."""
+    """Write one ruling to the store (in whichever thread runs the store's work; `result_json` as
+    the store takes it: `store.pack`); returns its ops and inverse as JSON in parts (`_made`)."""
     entry = pending.entry
     kept, inverse = made
     bridge.store.append(
@@ -375,14 +376,20 @@ async def _store(
     snapshot: WorldState | None,
     off_loop: bool,
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (`off_loop`: its row made in a worker, then written in the
-    store's writer thread), or raise `StorageError` (nothing written); returns what `_stored` does."""
+    """Write one ruling to the store (`off_loop`: its row made in workers, the reply packed in one
+    while the inverse is made and packed in another, then written in the store's writer thread), or
+    raise `StorageError` (nothing written); returns what `_stored` does."""
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
-    made = await asyncio.to_thread(_made, pending) if off_loop else _made(pending)
+    if off_loop:
+        made, reply = await asyncio.gather(
+            asyncio.to_thread(_made, pending), asyncio.to_thread(pack, result_json)
+        )
+    else:
+        made, reply = _made(pending), pack(result_json)
     try:
         return await bridge.in_store(
-            _stored, bridge, world.id, pending, result_json, snapshot, made, off_loop=off_loop
+            _stored, bridge, world.id, pending, reply, snapshot, made, off_loop=off_loop
         )
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None

@@ -36,7 +36,7 @@ from vtt_bridge.rules.common import STORED
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
-LAYOUT = 7
+LAYOUT = 8
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
@@ -44,9 +44,11 @@ payload digest and checksum (NOT NULL: a version that does not write them cannot
 6 adds each ruling's kind, the ruling an undo or redo names (or a sync's or upsert's message id) and
 its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone. 7 writes
 the snapshots' and replies' visibility pairs as codes (`a`, `u`: `document.models.LOCATE_CODES`),
-which a version before it cannot read; it reads layout 6's state names as they are."""
+which a version before it cannot read; it reads layout 6's state names as they are. 8 stores a
+reply or an inverse of more than `PACK_FROM` bytes packed (`pack`: a BLOB of zlib's format), which a
+version before it cannot read; it reads the text rows of earlier layouts as they are."""
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0"}
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 SCHEMA = """
@@ -92,12 +94,68 @@ CHANGES_TABLE = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS changes") :]
 """The table a file of layout 6 written before it gets when it is opened (nothing else changes: a
 version that does not know it leaves it alone)."""
 
+PACK_FROM = 1 << 20
+"""Bytes of a reply or an inverse (its UTF-8) beyond which `pack` compresses it: a round's 30-55 MB
+row would hold the store's one connection 40-140 ms to write and as long again to checkpoint, and
+every other world's ruling waits for it; packed it is a twentieth of that."""
+
+PACK_LEVEL = 1
+"""zlib's level for `pack`: the fastest (a round's 31 MB reply in about 130 ms, to 6%)."""
+
+PACKED_MARK = b"x"
+"""The first byte of every packed value (zlib's header, method deflate and a 32 KiB window); the
+JSON text of a reply (`{`) or an inverse (`[`) never starts with it."""
+
+
+def _stored_value(param: int) -> str:
+    """SQL for a reply or inverse bound as parameter `param`: packed bytes stay a BLOB; text, or UTF-8
+    bound as a blob, is stored as the text it is (a NULL stays NULL)."""
+    return f"CASE WHEN substr(?{param}, 1, 1) = X'78' THEN ?{param} ELSE CAST(?{param} AS TEXT) END"
+
+
 INSERT_RULING = (
     "INSERT INTO log (key, action_id, reply, digest, checksum, kind, target, inverse) "
-    "VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, CAST(? AS TEXT))"
+    f"VALUES (?1, ?2, {_stored_value(3)}, ?4, ?5, ?6, ?7, {_stored_value(8)})"
 )
-"""The reply and the inverse may come as their UTF-8 (bytes, bound as blobs): the casts store each as
-the text it is (a NULL inverse stays NULL)."""
+"""The reply and the inverse may come as text, as their UTF-8 (bytes, bound as blobs) or packed
+(`pack`); see `_stored_value`."""
+
+
+def pack(data: bytes) -> bytes:
+    """A reply's or an inverse's UTF-8 as `Store.append` best takes it: longer than `PACK_FROM`,
+    compressed (zlib, `PACK_LEVEL`; it starts with `PACKED_MARK`); else as it is. Pure and
+    thread-safe: call it before the store is taken (zlib lets go of the interpreter meanwhile)."""
+    return zlib.compress(data, PACK_LEVEL) if len(data) > PACK_FROM else data
+
+
+def is_packed(value: str | bytes | None) -> bool:
+    """Whether a stored reply or inverse (text, or bytes as read back) is packed (`pack`)."""
+    return isinstance(value, bytes) and value[:1] == PACKED_MARK
+
+
+def unpacked(value: bytes) -> bytes:
+    """A stored reply's or inverse's UTF-8, read back as bytes: unpacked when packed (`pack`)."""
+    return zlib.decompress(value) if value[:1] == PACKED_MARK else value
+
+
+def _unpacked_within(value: bytes, largest: int | None) -> bytes:
+    """`unpacked(value)`, but of a packed value longer than `largest` only its first `largest` + 1
+    bytes (enough to tell it is longer: what is not kept is not unpacked whole)."""
+    if value[:1] != PACKED_MARK or largest is None:
+        return unpacked(value)
+    return zlib.decompressobj().decompress(value, largest + 1)
+
+
+def _as_text(value: str | bytes) -> str:
+    """`vtt_text`: a packed value's JSON text, for SQLite's JSON functions (`TEXT_OF`)."""
+    return unpacked(value).decode() if isinstance(value, bytes) else value
+
+
+def _text_of(column: str) -> str:
+    """SQL for a column of `log` (the reply or the inverse) as JSON text: a text row read as it is,
+    a packed one (the only BLOBs) unpacked by `vtt_text`."""
+    return f"(CASE WHEN typeof({column}) = 'blob' THEN vtt_text({column}) ELSE {column} END)"
+
 
 WRITE_SNAPSHOT = (
     "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
@@ -145,9 +203,10 @@ def checksum(
     inverse: str | bytes | None = None,
 ) -> int:
     """CRC-32 of a stored ruling's fields: a row changed on disk fails it. Without the fields of
-    layout 6 it is layout 5's (so rows migrated keep theirs). The reply and the inverse count as
-    their UTF-8, however they come (the CRC runs on from one field to the next: the same value as
-    over the joined text, without a copy of a round's megabytes)."""
+    layout 6 it is layout 5's (so rows migrated keep theirs). The reply and the inverse count as the
+    bytes stored: their UTF-8, however they come, or their packed bytes (`pack`; the CRC runs on
+    from one field to the next: the same value as over the joined text, without a copy of a round's
+    megabytes)."""
     head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
     crc = zlib.crc32(reply if isinstance(reply, bytes) else reply.encode(), zlib.crc32(head))
     if kind is None and target is None and inverse is None:
@@ -168,14 +227,24 @@ ROW_AS_UTF8 = "key, action_id, CAST(reply AS BLOB), digest, checksum, kind, targ
 again)."""
 
 FORWARD_OPS = (
-    "SELECT op.value FROM log, json_each(log.reply, '$.patch') AS op WHERE log.key = ? "
+    f"SELECT op.value FROM log, json_each({_text_of('log.reply')}, '$.patch') AS op WHERE log.key = ? "
     "AND json_extract(op.value, '$.path') IS NOT '/rev' ORDER BY op.key"
 )
 """The JSON of each op of a stored ruling's patch but the rev's (`history.forward_ops`), read from
 its row: a reply bound as a parameter would stay with the cached statement (a round's megabytes)."""
 
-INVERSE_OPS = "SELECT op.value FROM log, json_each(log.inverse) AS op WHERE log.key = ? ORDER BY op.key"
+INVERSE_OPS = (
+    f"SELECT op.value FROM log, json_each({_text_of('log.inverse')}) AS op WHERE log.key = ? ORDER BY op.key"
+)
 """The JSON of each op of a stored ruling's inverse, read from its row."""
+
+LOG_STEPS = (
+    f"WITH ruling AS MATERIALIZED (SELECT {_text_of('log.reply')} AS reply FROM log WHERE key = ?2) "
+    "SELECT json_array_length(reply, '$.log'), (SELECT json_group_array(json(value)) FROM "
+    "(SELECT value FROM json_each(ruling.reply, '$.log') ORDER BY key LIMIT ?1)) FROM ruling"
+)
+"""How many steps a stored ruling's log has, and the first ?1 of them, read from its row ?2 (unpacked
+once when packed)."""
 
 
 @dataclass(frozen=True)
@@ -278,6 +347,7 @@ class Store:
             raise StoreDamaged(f"{path} cannot be opened ({exc}): {_what_to_do(path)}") from None
         self._db.create_function("vtt_checksum", 4, checksum, deterministic=True)
         self._db.create_function("vtt_change_checksum", 3, change_checksum, deterministic=True)
+        self._db.create_function("vtt_text", 1, _as_text, deterministic=True)
         try:
             # One process owns the file for as long as it runs: no file locking per transaction (six
             # fcntl calls a ruling saved), no shared-memory WAL index, and a second sidecar on the
@@ -484,7 +554,8 @@ class Store:
     ) -> None:
         """Write one ruling (and, when given, a snapshot of the state after it) in one transaction;
         `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`; `reply` (the
-        result's JSON) and `inverse`, each as text or as its UTF-8 (stored as text either way)."""
+        result's JSON) and `inverse`, each as text, as its UTF-8 (stored as text either way) or
+        packed (`pack`, stored so: a large ruling's row is best packed before the store is taken)."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
@@ -568,14 +639,21 @@ class Store:
         rows = self._db.execute("SELECT world FROM worlds UNION SELECT world FROM world_keys").fetchall()
         return sorted(row[0] for row in rows)
 
-    def _verified(self, world: str, row: tuple[Any, ...]) -> str:
-        """A ruling's reply, after its checksum: `StoreDamaged` when the row changed on disk."""
+    def _verified(self, world: str, row: tuple[Any, ...]) -> bytes:
+        """A ruling's reply's UTF-8 (its row as `ROW_AS_UTF8` lists it), unpacked, after its
+        checksum: `StoreDamaged` when the row changed on disk."""
         self._check(world, row)
-        return str(row[2])
+        try:
+            return unpacked(bytes(row[2]))
+        except zlib.error as exc:  # packed bytes that hold their checksum yet do not unpack
+            raise StoreDamaged(
+                f"{self.path}: the ruling at rev {row[0] - self._bases.get(world, 0)} of world {world!r} "
+                f"does not unpack ({exc}): {_what_to_do(self.path)}"
+            ) from None
 
     def _check(self, world: str, row: tuple[Any, ...]) -> None:
         """`StoreDamaged` when a row of `log` (its columns as `ROW_AS_UTF8` lists them, the reply as
-        text or as its UTF-8) fails its checksum: it changed on disk."""
+        text or as the bytes stored) fails its checksum: it changed on disk."""
         key, action_id, reply, digest, stored, *more = row
         if checksum(key, action_id, reply, digest, *more) != stored:
             base = self._bases.get(world, 0)
@@ -598,8 +676,7 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        self._check(world, row)
-        return bytes(row[2]), row[3]
+        return self._verified(world, row), row[3]
 
     def recover(
         self, world: str, recent: int, budget: int = LATEST_BYTES, largest: int | None = None
@@ -625,9 +702,7 @@ class Store:
             )
         after, end = base + snapshot_rev + 1, base + REV_SPAN
         for stored in self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-            "WHERE key >= ? AND key < ? ORDER BY key",
-            (after, end),
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? ORDER BY key", (after, end)
         ):
             patches.apply(document, json.loads(self._verified(world, stored))["patch"])
             replayed += 1
@@ -649,7 +724,7 @@ class Store:
             (base, end, recent),
         ):
             self._check(world, stored)
-            reply = bytes(stored[2])
+            reply = _unpacked_within(bytes(stored[2]), largest)
             read += len(reply)
             if read > budget and latest:
                 break
@@ -675,9 +750,10 @@ class Store:
             f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT ?",
             (base, end, HISTORY_KEPT),
         ):
-            self._check(world, row)
-            key, action_id, reply, kind, target, inverse = row[0], row[1], row[2], row[5], row[6], row[7]
+            reply = self._verified(world, row)
+            key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
             weight = 0 if action_id is None else len(reply)  # as `World.commit` counts it
+            del reply
             size += weight
             if size > HISTORY_BYTES and entries:
                 break
@@ -755,19 +831,10 @@ class Store:
             if spent >= budget:
                 read.append(StoredRuling(key - base, action_id, kind, [], -1))
                 continue
-            row = self._db.execute(
-                "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-                "WHERE key = ?",
-                (key,),
-            ).fetchone()
+            row = self._db.execute(f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?", (key,)).fetchone()
             spent += len(self._verified(world, row))
             # from the row, not the reply bound again: the cached statement would keep it
-            total, shown = self._db.execute(
-                "SELECT json_array_length(log.reply, '$.log'), (SELECT json_group_array(json(value)) "
-                "FROM (SELECT value FROM json_each(log.reply, '$.log') ORDER BY key LIMIT ?)) "
-                "FROM log WHERE key = ?",
-                (max(0, steps), key),
-            ).fetchone()
+            total, shown = self._db.execute(LOG_STEPS, (max(0, steps), key)).fetchone()
             read.append(StoredRuling(key - base, action_id, kind, json.loads(shown), int(total or 0)))
         read.reverse()
         return read
