@@ -4,6 +4,7 @@ recovery, undo after a restart, the status page's steps; a packed row changed on
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import zlib
 from pathlib import Path
@@ -18,15 +19,25 @@ from vtt_bridge.document.models import settled
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.history import stored_ops
 from vtt_bridge.server import dumps
-from vtt_bridge.store import LAYOUT, PACKED_MARK, Store, checksum, is_packed, pack, unpacked
+from vtt_bridge.store import (
+    LAYOUT,
+    PACKED_MARK,
+    Store,
+    checksum,
+    is_packed,
+    keeps_reply,
+    pack,
+    snapshot_of,
+    unpacked,
+)
 from vtt_bridge.world import Pending, World
 
 HIT = {"kind": "damage", "target": "h0", "instances": [{"amount": 2, "grade": "L"}]}
 
 
 def store_ruling(store: Store, world: World, pending: Pending | bytes) -> bytes:
-    """Write, then commit, as the server does (`server._store`: the reply and the inverse packed
-    before the store is taken); the reply's UTF-8."""
+    """Write, then commit, as the server does (`server._store`: the reply, the inverse and the
+    snapshot packed before the store is taken); the reply's UTF-8."""
     assert not isinstance(pending, bytes)
     reply = dumps(pending.result).encode()
     entry = pending.entry
@@ -37,7 +48,7 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> bytes:
         pending.result["rev"],
         pending.action_id,
         pack(reply),
-        settled(pending.state) if pending.snapshot else None,
+        snapshot_of(settled(pending.state)) if pending.snapshot else None,
         pending.digest,
         kind=entry.kind,
         target=pending.message_id if entry.action_id is None else entry.target,
@@ -240,3 +251,33 @@ def test_a_packed_reply_too_large_to_keep_is_not_unpacked_whole_at_start_up(
         assert store.reply("w", "r2") == (round_reply, world.digests["r2"])
     finally:
         store.close()
+
+
+def test_a_large_snapshot_is_stored_packed_and_a_world_recovers_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot over `PACK_FROM` (a 1,000-token world's is 5-7 MB) is stored packed
+    (`snapshot_of`): the world recovers from it as it was; one that does not unpack stops the start
+    naming the world."""
+    monkeypatch.setattr("vtt_bridge.store.PACK_FROM", 1000)
+    path = tmp_path / "vtt-bridge.sqlite3"
+    store, world = reopened(path)
+    hiders_world(store, world)
+    synced = world.state.model_dump(mode="json")
+    store_ruling(store, world, world.prepare_action("r2", {"kind": "round", "round": 2}, SeededRoller(1)))
+    assert not keeps_reply(None, snapshot=True) and keeps_reply("r2", snapshot=True)
+    store.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    (kind, stored) = db.execute("SELECT typeof(snapshot), snapshot FROM worlds").fetchone()
+    db.close()
+    assert kind == "blob" and is_packed(stored) and json.loads(unpacked(stored)) == synced
+    store, again = reopened(path)
+    try:
+        assert again.state == world.state
+    finally:
+        store.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("UPDATE worlds SET snapshot = ?", (PACKED_MARK + b"not zlib",))
+    db.close()
+    with pytest.raises(StoreDamaged, match="the snapshot of world 'w' does not unpack"):
+        reopened(path)

@@ -156,6 +156,39 @@ async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
     assert undo["type"] == "result", undo
 
 
+async def test_a_syncs_snapshot_is_dumped_and_packed_before_the_store_is_taken(
+    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync's snapshot (a 1,000-token world's JSON is 5-7 MB, 130-180 ms to dump) is dumped and
+    packed (`store.snapshot_of`) in a worker before the store's lock is taken; its reply, which the
+    store does not keep (`store.keeps_reply`), is not packed at all. The world recovers from it."""
+    bridge = server.app[BRIDGE]
+    real_snapshot, real_pack = store_module.snapshot_of, store_module.pack
+    seen: list[tuple[str, str, bool]] = []
+
+    def snapshot_of(state: Any) -> bytes:
+        seen.append(("snapshot", threading.current_thread().name, bridge.store_lock.locked()))
+        return real_snapshot(state)
+
+    def pack(data: bytes) -> bytes:
+        seen.append(("pack", threading.current_thread().name, bridge.store_lock.locked()))
+        return real_pack(data)
+
+    monkeypatch.setattr(server_module, "snapshot_of", snapshot_of)
+    monkeypatch.setattr(server_module, "pack", pack)
+    monkeypatch.setattr(store_module, "PACK_FROM", 100)
+    peer = await connect("w1")
+    assert (await peer.request("sync", {"state": world_state(20)}))["type"] == "result"
+    assert [what for what, _, _ in seen] == ["snapshot"]
+    (_, made_in, locked) = seen[0]
+    assert (
+        not locked and made_in != threading.main_thread().name and not made_in.startswith("vtt-bridge-store")
+    )
+    (kind,) = bridge.store._db.execute("SELECT typeof(snapshot) FROM worlds WHERE world = 'w1'").fetchone()
+    assert kind == "blob"
+    assert bridge.store.recover("w1", 1).state == bridge.worlds["w1"].state
+
+
 @settings(max_examples=100, deadline=None)
 @given(json_values, st.text(min_size=1, max_size=20), st.none() | st.text(min_size=1, max_size=20))
 def test_a_long_rulings_result_is_sent_as_the_same_text(value: Any, msg_id: str, re: str | None) -> None:

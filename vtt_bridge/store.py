@@ -128,6 +128,18 @@ def pack(data: bytes) -> bytes:
     return zlib.compress(data, PACK_LEVEL) if len(data) > PACK_FROM else data
 
 
+def keeps_reply(action_id: str | None, snapshot: bool) -> bool:
+    """Whether `Store.append` writes a ruling's row, its reply: always, but for a ruling without an
+    action id that carries a snapshot (a sync: its snapshot holds it)."""
+    return action_id is not None or not snapshot
+
+
+def snapshot_of(state: WorldState) -> bytes:
+    """A snapshot as `Store.append` best takes it: the state's JSON, packed when large (`pack`).
+    Pure and thread-safe: a 1,000-token world's is dumped and packed before the store is taken."""
+    return pack(state.model_dump_json().encode())
+
+
 def is_packed(value: str | bytes | None) -> bool:
     """Whether a stored reply or inverse (text, or bytes as read back) is packed (`pack`)."""
     return isinstance(value, bytes) and value[:1] == PACKED_MARK
@@ -158,9 +170,10 @@ def _text_of(column: str) -> str:
 
 
 WRITE_SNAPSHOT = (
-    "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
-    "DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot"
+    f"INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?1, ?2, {_stored_value(3)}) "
+    "ON CONFLICT (world) DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot"
 )
+"""A world's snapshot, as text, its UTF-8 or packed (`snapshot_of`)."""
 
 UNBIND_FROM = 1 << 20
 """Bytes bound to a statement from which `Store.append` frees SQLite's copy of them (`_unbind`)."""
@@ -546,16 +559,18 @@ class Store:
         rev: int,
         action_id: str | None,
         reply: str | bytes,
-        snapshot: WorldState | None,
+        snapshot: WorldState | bytes | None,
         digest: str | None = None,
         kind: str | None = None,
         target: str | None = None,
         inverse: str | bytes | None = None,
     ) -> None:
-        """Write one ruling (and, when given, a snapshot of the state after it) in one transaction;
-        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`; `reply` (the
-        result's JSON) and `inverse`, each as text, as its UTF-8 (stored as text either way) or
-        packed (`pack`, stored so: a large ruling's row is best packed before the store is taken)."""
+        """Write one ruling (and, when given, a snapshot of the state after it: the state, or
+        `snapshot_of` it, at rev `rev`) in one transaction; `digest`: of the action's payload;
+        `kind`, `target`, `inverse`: see `SCHEMA`; `reply` (the result's JSON; not written when
+        `keeps_reply` says so) and `inverse`, each as text, as its UTF-8 (stored as text either way)
+        or packed (`pack`, stored so: a large ruling's row and snapshot are best packed before the
+        store is taken)."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
@@ -581,7 +596,7 @@ class Store:
             return
         db.execute("BEGIN")
         try:
-            if action_id is not None:
+            if keeps_reply(action_id, snapshot=True):
                 db.execute(INSERT_RULING, row)
                 if large:
                     self._unbind(INSERT_RULING, (key, *(None,) * 7))
@@ -590,7 +605,7 @@ class Store:
                     "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) VALUES (?, ?, ?, ?)",
                     (key, target, kind, change_checksum(key, target, kind)),
                 )
-            self._write_snapshot(world, base, snapshot)
+            self._write_snapshot(world, base, rev, snapshot)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -612,11 +627,16 @@ class Store:
         """Whether the next ruling of this world should carry a snapshot (to bound replay)."""
         return self._since_snapshot.get(world, 0) + 1 >= SNAPSHOT_EVERY
 
-    def _write_snapshot(self, world: str, base: int, state: WorldState) -> None:
+    def _write_snapshot(self, world: str, base: int, rev: int, state: WorldState | bytes) -> None:
         row = self._db.execute("SELECT snapshot_rev FROM worlds WHERE world = ?", (world,)).fetchone()
         previous = -1 if row is None else int(row[0])
-        snapshot = state.model_dump_json()
-        self._db.execute(WRITE_SNAPSHOT, (world, state.rev, snapshot))
+        if isinstance(state, WorldState):
+            if state.rev != rev:
+                raise ValueError(f"a snapshot at rev {state.rev} given with the ruling at rev {rev}")
+            snapshot = snapshot_of(state)
+        else:
+            snapshot = state
+        self._db.execute(WRITE_SNAPSHOT, (world, rev, snapshot))
         if len(snapshot) > UNBIND_FROM:
             self._unbind(WRITE_SNAPSHOT, (None, None, None))
         # The rulings the snapshot now holds, but for the actions' (kept for their replies). Those up
@@ -627,11 +647,11 @@ class Store:
             "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) "
             "SELECT key, target, kind, vtt_change_checksum(key, target, kind) FROM log "
             "WHERE key > ? AND key <= ? AND action_id IS NULL AND target IS NOT NULL AND kind IS NOT NULL",
-            (base + previous, base + state.rev),
+            (base + previous, base + rev),
         )
         self._db.execute(
             "DELETE FROM log WHERE key > ? AND key <= ? AND action_id IS NULL",
-            (base + previous, base + state.rev),
+            (base + previous, base + rev),
         )
 
     def worlds(self) -> list[str]:
@@ -692,7 +712,7 @@ class Store:
         snapshot_rev = -1
         document: dict[str, Any] = WorldState().model_dump(mode="json")
         if row is not None:
-            snapshot_rev, document = row[0], json.loads(row[1])
+            snapshot_rev, document = row[0], json.loads(self._snapshot_text(world, row[1]))
         replayed = 0
         base = self._bases.get(world)
         if base is None:
@@ -738,6 +758,18 @@ class Store:
             digests=digests,
             history=self._history(world, base),
         )
+
+    def _snapshot_text(self, world: str, stored: str | bytes) -> str | bytes:
+        """A world's snapshot as stored, its JSON (unpacked when packed: `snapshot_of`)."""
+        if not isinstance(stored, bytes) or not is_packed(stored):
+            return stored
+        try:
+            return unpacked(stored)
+        except zlib.error as exc:
+            raise StoreDamaged(
+                f"{self.path}: the snapshot of world {world!r} does not unpack ({exc}): "
+                f"{_what_to_do(self.path)}"
+            ) from None
 
     def _history(self, world: str, base: int) -> History:
         """The last rulings of a world for undo (`HISTORY_KEPT`, `HISTORY_BYTES`), which stand undone,
