@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from vtt_bridge.server import dumps
 from vtt_bridge.store import (
     LAYOUT,
     PACKED_MARK,
+    NotUnpacked,
     Store,
     checksum,
     is_packed,
@@ -29,6 +29,7 @@ from vtt_bridge.store import (
     pack,
     snapshot_of,
     unpacked,
+    unpacked_length,
 )
 from vtt_bridge.world import Pending, World
 
@@ -193,13 +194,14 @@ def _rewrite(path: Path, action_id: str, change: bytes, fix_checksum: bool) -> N
 
 
 @pytest.mark.parametrize(
-    ("fix_checksum", "message"), [(False, "fails its checksum"), (True, "does not unpack")]
+    ("fix_checksum", "message"), [(False, "fails its checksum"), (True, "cannot be read back")]
 )
 def test_a_packed_row_changed_on_disk_is_refused_naming_world_and_rev(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fix_checksum: bool, message: str
 ) -> None:
     """A byte of a packed reply changed: its checksum (over the stored bytes) fails; changed with a
-    checksum to fit, it no longer unpacks: either way the start stops, naming the world and rev."""
+    checksum to fit, it no longer unpacks (the frame's own checksum): either way the start stops,
+    naming the world and rev."""
     monkeypatch.setattr("vtt_bridge.store.PACK_FROM", 1000)
     path = tmp_path / "vtt-bridge.sqlite3"
     store, world = reopened(path)
@@ -216,11 +218,12 @@ def test_a_packed_row_changed_on_disk_is_refused_naming_world_and_rev(
         reopened(path)
 
 
-def test_a_packed_reply_too_large_to_keep_is_not_unpacked_whole_at_start_up(
+def test_a_packed_reply_too_large_to_keep_is_measured_from_its_header_and_not_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Recovery keeps the replies up to `largest` bytes for retries: a packed one beyond it is read
-    only as far as needed to tell (its retry is read back from the store), a smaller one whole."""
+    """Recovery keeps the replies up to `largest` bytes for retries, and undo's history counts each
+    reply's length: a packed one's is read from its frame's header (`unpacked_length`, nothing
+    unpacked); one too large to keep is not kept (its retry is read back from the store)."""
     monkeypatch.setattr("vtt_bridge.store.PACK_FROM", 1000)
     path = tmp_path / "vtt-bridge.sqlite3"
     store, world = reopened(path)
@@ -230,27 +233,35 @@ def test_a_packed_reply_too_large_to_keep_is_not_unpacked_whole_at_start_up(
     )
     hit_reply = store_ruling(store, world, world.prepare_action("hit", HIT, SeededRoller(2)))
     store.close()
-    unpacked_sizes: list[int] = []
-    real = zlib.decompressobj
-
-    class Counting:
-        def __init__(self) -> None:
-            self._inner = real()
-
-        def decompress(self, data: bytes, max_length: int = 0) -> bytes:
-            out = self._inner.decompress(data, max_length)
-            unpacked_sizes.append(len(out))
-            return out
-
-    monkeypatch.setattr("vtt_bridge.store.zlib.decompressobj", Counting)
+    assert unpacked_length(pack(round_reply)) == len(round_reply) and unpacked_length(hit_reply) == len(
+        hit_reply
+    )
     store = Store(path)
     try:
         recovered = store.recover("w", 10, largest=len(round_reply) - 1)
         assert recovered.replies == {"hit": hit_reply} and "r2" in recovered.answered
-        assert unpacked_sizes == [len(round_reply)]  # largest + 1: enough to tell
+        assert recovered.history.by_id["r2"].size == world.history.by_id["r2"].size == len(round_reply)
         assert store.reply("w", "r2") == (round_reply, world.digests["r2"])
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [b"", bytes([0x00, 0x58]), bytes([0x20, 0x00]), b"cut", b"more"],
+    ids=["no header", "no content size", "an empty frame cut short", "cut short", "running on"],
+)
+def test_packed_bytes_that_name_no_length_or_do_not_unpack_to_it_are_refused(
+    monkeypatch: pytest.MonkeyPatch, claim: bytes
+) -> None:
+    """A header cut short or naming no content size, and a frame whose end is missing, are
+    `NotUnpacked` (never a reply of another length, nor an allocation of what a header claims)."""
+    monkeypatch.setattr("vtt_bridge.store.PACK_FROM", 100)
+    whole = pack(b"{" + b" " * 2000 + b"}")
+    assert unpacked(whole) == b"{" + b" " * 2000 + b"}"
+    value = {b"cut": whole[:-1], b"more": whole + whole}.get(claim, PACKED_MARK + claim)
+    with pytest.raises(NotUnpacked):
+        unpacked(value)
 
 
 def test_a_large_snapshot_is_stored_packed_and_a_world_recovers_from_it(

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import zstandard
+
 from vtt_bridge import __version__
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
@@ -45,7 +47,7 @@ payload digest and checksum (NOT NULL: a version that does not write them cannot
 its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone. 7 writes
 the snapshots' and replies' visibility pairs as codes (`a`, `u`: `document.models.LOCATE_CODES`),
 which a version before it cannot read; it reads layout 6's state names as they are. 8 stores a
-reply or an inverse of more than `PACK_FROM` bytes packed (`pack`: a BLOB of zlib's format), which a
+reply or an inverse of more than `PACK_FROM` bytes packed (`pack`: a BLOB, a Zstandard frame), which a
 version before it cannot read; it reads the text rows of earlier layouts as they are."""
 
 LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0"}
@@ -100,17 +102,23 @@ row would hold the store's one connection 40-140 ms to write and as long again t
 every other world's ruling waits for it; packed it is a twentieth of that."""
 
 PACK_LEVEL = 1
-"""zlib's level for `pack`: the fastest (a round's 31 MB reply in about 130 ms, to 6%)."""
+"""Zstandard's level for `pack`: its fastest standard one (a round's 30 MB reply in about 40 ms, to
+4%; zlib's fastest took 130 ms, to 6%)."""
 
-PACKED_MARK = b"x"
-"""The first byte of every packed value (zlib's header, method deflate and a 32 KiB window); the
-JSON text of a reply (`{`) or an inverse (`[`) never starts with it."""
+PACKED_MARK = b"\x28\xb5\x2f\xfd"
+"""The first bytes of every packed value (a Zstandard frame's magic number, RFC 8878 3.1.1); the
+JSON text of a reply (`{`) or an inverse (`[`) never starts with them."""
+
+LARGEST_UNPACKED = 1 << 30
+"""A packed value claiming to unpack to more bytes than this is damaged (the sidecar never writes
+one: a client's messages are bounded far below it)."""
 
 
 def _stored_value(param: int) -> str:
     """SQL for a reply or inverse bound as parameter `param`: packed bytes stay a BLOB; text, or UTF-8
     bound as a blob, is stored as the text it is (a NULL stays NULL)."""
-    return f"CASE WHEN substr(?{param}, 1, 1) = X'78' THEN ?{param} ELSE CAST(?{param} AS TEXT) END"
+    mark = PACKED_MARK.hex().upper()
+    return f"CASE WHEN substr(?{param}, 1, 4) = X'{mark}' THEN ?{param} ELSE CAST(?{param} AS TEXT) END"
 
 
 INSERT_RULING = (
@@ -123,9 +131,14 @@ INSERT_RULING = (
 
 def pack(data: bytes) -> bytes:
     """A reply's or an inverse's UTF-8 as `Store.append` best takes it: longer than `PACK_FROM`,
-    compressed (zlib, `PACK_LEVEL`; it starts with `PACKED_MARK`); else as it is. Pure and
-    thread-safe: call it before the store is taken (zlib lets go of the interpreter meanwhile)."""
-    return zlib.compress(data, PACK_LEVEL) if len(data) > PACK_FROM else data
+    compressed (one Zstandard frame at `PACK_LEVEL`, its content size in its header and its
+    content's checksum at its end; it starts with `PACKED_MARK`); else as it is. Pure and
+    thread-safe: call it before the store is taken (Zstandard lets go of the interpreter meanwhile)."""
+    if len(data) <= PACK_FROM:
+        return data
+    return zstandard.ZstdCompressor(level=PACK_LEVEL, write_checksum=True, write_content_size=True).compress(
+        data
+    )
 
 
 def keeps_reply(action_id: str | None, snapshot: bool) -> bool:
@@ -142,23 +155,50 @@ def snapshot_of(state: WorldState) -> bytes:
 
 def is_packed(value: str | bytes | None) -> bool:
     """Whether a stored reply or inverse (text, or bytes as read back) is packed (`pack`)."""
-    return isinstance(value, bytes) and value[:1] == PACKED_MARK
+    return isinstance(value, bytes) and value[:4] == PACKED_MARK
+
+
+class NotUnpacked(Exception):
+    """Packed bytes that do not unpack (a damaged row that still holds its checksum)."""
+
+
+def unpacked_length(value: bytes) -> int:
+    """How many bytes a stored value (bytes as read back) unpacks to, read from a packed one's
+    header (nothing unpacked); `NotUnpacked` when the header says none or too many."""
+    if not is_packed(value):
+        return len(value)
+    try:
+        length = zstandard.frame_content_size(value)
+    except zstandard.ZstdError as exc:
+        raise NotUnpacked(str(exc)) from None
+    if not 0 <= length <= LARGEST_UNPACKED:
+        raise NotUnpacked(f"its header names {length} bytes")
+    return int(length)
 
 
 def unpacked(value: bytes) -> bytes:
-    """A stored reply's or inverse's UTF-8, read back as bytes: unpacked when packed (`pack`)."""
-    return zlib.decompress(value) if value[:1] == PACKED_MARK else value
+    """A stored reply's or inverse's UTF-8, read back as bytes: unpacked when packed (`pack`);
+    `NotUnpacked` unless it is one whole frame that unpacks to the length its header names."""
+    if not is_packed(value):
+        return value
+    length = unpacked_length(value)
+    unpacker = zstandard.ZstdDecompressor().decompressobj()
+    try:
+        data = unpacker.decompress(value)
+    except zstandard.ZstdError as exc:
+        raise NotUnpacked(str(exc)) from None
+    if not unpacker.eof or unpacker.unused_data or len(data) != length:
+        raise NotUnpacked(f"{len(data)} bytes of a frame cut short or running on; its header names {length}")
+    return data
 
 
-def _unpacked_within(value: bytes, largest: int | None) -> bytes:
-    """`unpacked(value)`, but of a packed value longer than `largest` only its first `largest` + 1
-    bytes (enough to tell it is longer: what is not kept is not unpacked whole)."""
-    if value[:1] != PACKED_MARK or largest is None:
-        return unpacked(value)
-    return zlib.decompressobj().decompress(value, largest + 1)
+def _unreadable(error: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused a stored value itself: `vtt_text` failed on it (`NotUnpacked`), or
+    it is no JSON."""
+    return str(error) in ("user-defined function raised exception", "malformed JSON")
 
 
-def _as_text(value: str | bytes) -> str:
+def _as_text(value: str | bytes) -> str:  # raises NotUnpacked, which SQLite reports as its own error
     """`vtt_text`: a packed value's JSON text, for SQLite's JSON functions (`TEXT_OF`)."""
     return unpacked(value).decode() if isinstance(value, bytes) else value
 
@@ -665,11 +705,23 @@ class Store:
         self._check(world, row)
         try:
             return unpacked(bytes(row[2]))
-        except zlib.error as exc:  # packed bytes that hold their checksum yet do not unpack
-            raise StoreDamaged(
-                f"{self.path}: the ruling at rev {row[0] - self._bases.get(world, 0)} of world {world!r} "
-                f"does not unpack ({exc}): {_what_to_do(self.path)}"
-            ) from None
+        except NotUnpacked as exc:  # packed bytes that hold their checksum yet do not unpack
+            raise self._not_unpacked(world, row[0], exc) from None
+
+    def _length(self, world: str, row: tuple[Any, ...]) -> int:
+        """How many bytes a ruling's reply (its row as `ROW_AS_UTF8` lists it, checksummed) unpacks
+        to, from a packed one's header: `StoreDamaged` when the header names none or too many."""
+        try:
+            return unpacked_length(bytes(row[2]))
+        except NotUnpacked as exc:
+            raise self._not_unpacked(world, row[0], exc) from None
+
+    def _not_unpacked(self, world: str, key: int, why: Exception) -> StoreDamaged:
+        base = self._bases.get(world, 0)
+        return StoreDamaged(
+            f"{self.path}: the ruling at rev {key - base} of world {world!r} cannot be read back ({why}): "
+            f"{_what_to_do(self.path)}"
+        )
 
     def _check(self, world: str, row: tuple[Any, ...]) -> None:
         """`StoreDamaged` when a row of `log` (its columns as `ROW_AS_UTF8` lists them, the reply as
@@ -744,12 +796,12 @@ class Store:
             (base, end, recent),
         ):
             self._check(world, stored)
-            reply = _unpacked_within(bytes(stored[2]), largest)
-            read += len(reply)
+            length = self._length(world, stored)
+            read += length
             if read > budget and latest:
                 break
-            if largest is None or len(reply) <= largest:
-                latest.append((stored[1], reply))
+            if largest is None or length <= largest:
+                latest.append((stored[1], self._verified(world, stored)))
         replies = dict(reversed(latest))
         return Recovered(
             state=WorldState.model_validate(document, context=STORED),
@@ -765,7 +817,7 @@ class Store:
             return stored
         try:
             return unpacked(stored)
-        except zlib.error as exc:
+        except NotUnpacked as exc:
             raise StoreDamaged(
                 f"{self.path}: the snapshot of world {world!r} does not unpack ({exc}): "
                 f"{_what_to_do(self.path)}"
@@ -782,10 +834,9 @@ class Store:
             f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? ORDER BY key DESC LIMIT ?",
             (base, end, HISTORY_KEPT),
         ):
-            reply = self._verified(world, row)
+            self._check(world, row)
             key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
-            weight = 0 if action_id is None else len(reply)  # as `World.commit` counts it
-            del reply
+            weight = 0 if action_id is None else self._length(world, row)  # as `World.commit` counts it
             size += weight
             if size > HISTORY_BYTES and entries:
                 break
@@ -795,8 +846,8 @@ class Store:
                     action_id,
                     key - base,
                     kind or "ruling",
-                    self._ops(FORWARD_OPS, key),
-                    self._ops(INVERSE_OPS, key) if undoable else None,
+                    self._ops(world, FORWARD_OPS, key),
+                    self._ops(world, INVERSE_OPS, key) if undoable else None,
                     target if action_id is not None else None,
                     None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
                     weight,
@@ -838,12 +889,17 @@ class Store:
             entries = sorted([*entries, *syncs], key=lambda entry: entry.rev)
         return History(entries, undone, changes, old)
 
-    def _ops(self, query: str, key: int) -> JsonOps:
+    def _ops(self, world: str, query: str, key: int) -> JsonOps:
         """A ruling's ops read back for undo (`FORWARD_OPS` from its reply, `INVERSE_OPS`; `key`: its
         row, checksummed already), in the form undo keeps them once a ruling is acknowledged
         (`history.packed_ops`): gathered into parts op by op as SQLite's JSON functions cut them (no
-        Python object per value), packed."""
-        return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
+        Python object per value), packed. `StoreDamaged` when its row does not unpack or parse."""
+        try:
+            return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
+        except sqlite3.OperationalError as exc:
+            if not _unreadable(exc):
+                raise
+            raise self._not_unpacked(world, key, exc) from None
 
     def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:
         """A world's last `count` rulings, oldest first, each with its first `steps` steps, its
@@ -866,7 +922,12 @@ class Store:
             row = self._db.execute(f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?", (key,)).fetchone()
             spent += len(self._verified(world, row))
             # from the row, not the reply bound again: the cached statement would keep it
-            total, shown = self._db.execute(LOG_STEPS, (max(0, steps), key)).fetchone()
+            try:
+                total, shown = self._db.execute(LOG_STEPS, (max(0, steps), key)).fetchone()
+            except sqlite3.OperationalError as exc:
+                if not _unreadable(exc):
+                    raise
+                raise self._not_unpacked(world, key, exc) from None
             read.append(StoredRuling(key - base, action_id, kind, json.loads(shown), int(total or 0)))
         read.reverse()
         return read
