@@ -471,7 +471,7 @@ async def _stored_then_committed(
 
 def _pack_later(bridge: Bridge, world: World, rev: int, kept: tuple[JsonOps, JsonOps]) -> None:
     """After a large ruling is acknowledged: its ops and inverse packed in a worker thread
-    (`packed_ops`: zlib, which releases the interpreter a part at a time; off the acknowledgement's
+    (`packed_ops`: Zstandard, which releases the interpreter a part at a time; off the acknowledgement's
     path), then kept so for undo (`History.repack`, on the loop, unless a later ruling dropped the
     entry meanwhile), and the memory the plain JSON held given back (`_release_later`)."""
 
