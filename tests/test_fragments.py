@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import TOKEN, client_frame, welcomed, world_state
 from vtt_bridge.bridge import BRIDGE, Client
-from vtt_bridge.sendqueue import OPCODE_CONTINUATION, OPCODE_TEXT, fragments, frame_header
+from vtt_bridge.sendqueue import OPCODE_CONTINUATION, OPCODE_TEXT, Outbox, fragments, frame_header
 
 OPCODE_CLOSE, OPCODE_PING, OPCODE_PONG = 0x8, 0x9, 0xA
 """RFC 6455 section 5.2's control opcodes."""
@@ -260,7 +260,6 @@ async def test_a_peer_that_closes_mid_message_gets_no_data_frame_after_the_close
         await peer.request("sync", {"state": wordy_state(4000)}, "big")
         first = await peer.frame()
         assert (first.fin, first.opcode) == (False, OPCODE_TEXT)
-        assert (await gm.receive())["type"] == "patch"  # the GM's copy, whole
         await peer.send(struct.pack("!H", 1000), OPCODE_CLOSE)
         frames = [await peer.frame()]
         while frames[-1].opcode != OPCODE_CLOSE:
@@ -268,6 +267,8 @@ async def test_a_peer_that_closes_mid_message_gets_no_data_frame_after_the_close
         assert frames[-1].data[:2] == struct.pack("!H", 1000)
         assert not any(f.fin for f in frames if f.opcode < 0x8), "the message was cut short"
         assert await asyncio.wait_for(peer.reader.read(), 5) == b"", "nothing after the close"
+        # the GM's copy, whole: pushed once the answer it waited for was dropped with the connection
+        assert (await asyncio.wait_for(gm.receive(), 1.5))["type"] == "patch"
         await until_alone(server)
         assert (await gm.request("upsert", {"path": "/scene/round", "value": 3}))["type"] == "result"
     finally:
@@ -428,3 +429,54 @@ async def test_a_frozen_reader_that_stops_answering_pings_is_let_go_of(start: An
         assert (await later.request("upsert", {"path": "/scene/round", "value": 2}))["type"] == "result"
     finally:
         mate_peer.close()
+
+
+async def test_a_long_answer_is_written_before_the_world_s_other_clients_get_its_patch(
+    start: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long ruling's answer (a message in fragments) is written whole to the client that asked
+    before its patch is written to any other client of the world (`Outbox.put`'s `after`): the asker
+    gets it first, not at the pace of every socket at once; the patch is the same, whole."""
+    events: list[tuple[str, str]] = []
+    real = Outbox._fragmented
+
+    async def fragmented(self: Outbox, parts: list[Any]) -> None:
+        name = "asker" if self is asked.outbox else "other"
+        events.append((name, "start"))
+        await real(self, parts)
+        events.append((name, "end"))
+
+    monkeypatch.setattr(Outbox, "_fragmented", fragmented)
+    server = await start(max_frame=8 << 20, limits={"fragment_bytes": 16 << 10})
+    asker = await welcomed(server, max_msg_size=0)
+    [asked] = server.app[BRIDGE].clients["w1"]
+    other = await welcomed(server, max_msg_size=0)
+    answer = await asker.request("sync", {"state": wordy_state(4000)})
+    patch = await asyncio.wait_for(other.receive(), 5)
+    assert answer["type"] == "result" and patch["type"] == "patch"
+    assert patch["payload"]["patch"] == answer["payload"]["patch"]
+    assert events == [("asker", "start"), ("asker", "end"), ("other", "start"), ("other", "end")]
+
+
+async def test_a_frozen_asker_holds_the_world_s_other_clients_up_for_a_bounded_time(
+    start: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client that asked stops reading mid-answer: the other clients get the ruling's patch
+    once `AFTER_WAIT_S` has passed (0.3 s here), not when (or if) that answer is ever written."""
+    monkeypatch.setattr("vtt_bridge.sendqueue.AFTER_WAIT_S", 0.3)
+    server = await start(max_frame=8 << 20, limits={"fragment_bytes": 16 << 10})
+    other = await welcomed(server, max_msg_size=0)
+    frozen = await raw_welcomed(server, rcvbuf=16 << 10)
+    try:
+        await frozen.request("sync", {"state": wordy_state(4000)}, "big")
+        first = await frozen.frame()
+        assert (first.fin, first.opcode) == (False, OPCODE_TEXT)
+        frozen.freeze()
+        began = asyncio.get_running_loop().time()
+        assert (await asyncio.wait_for(other.receive(), 5))["type"] == "patch"
+        waited = asyncio.get_running_loop().time() - began
+        assert waited < 3, waited
+        outbox = raw_client(server).outbox
+        assert outbox is not None and len(outbox) == 1, "the frozen asker's answer is still being written"
+    finally:
+        frozen.close()

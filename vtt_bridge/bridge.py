@@ -133,11 +133,20 @@ class Client:
     sync_timer: asyncio.TimerHandle | None = None
     """Drops the buffered `sync` parts when the next part is late (`Limits.sync_timeout`)."""
 
-    def send(self, message: Message) -> None:
+    def send(
+        self,
+        message: Message,
+        *,
+        after: asyncio.Future[None] | None = None,
+        written: asyncio.Future[None] | None = None,
+    ) -> None:
         """Queue one message to this client, as text, as its UTF-8 or as its UTF-8 in parts (never
-        waits on its socket)."""
+        waits on its socket); `after` and `written`: see `Outbox.put` (`written` is resolved at once
+        for a client without an outbox)."""
         if self.outbox is not None:
-            self.outbox.put(message)
+            self.outbox.put(message, after=after, written=written)
+        elif written is not None and not written.done():
+            written.set_result(None)
 
 
 RECORD_STEPS = 100

@@ -12,6 +12,10 @@ into one), the writer waiting while the transport's buffer holds more than a fra
 callback copies more than about one fragment, however long the message. Only the outbox writes
 data frames to its connection, one message at a time, so no other data frame comes between a
 message's fragments; aiohttp's control frames (pong, ping, close) may, as section 5.4 allows.
+
+A message may be put `after` a future (another client's message written: a long ruling's answer
+before its patch to the world's other clients); the messages behind it wait with it, so each
+connection's messages stay in the order put, and it waits `AFTER_WAIT_S` at most.
 """
 
 from __future__ import annotations
@@ -41,6 +45,29 @@ OPCODE_TEXT = 0x1
 
 FIN = 0x80
 """RFC 6455 section 5.2: the first byte's high bit, set on a message's last frame only."""
+
+AFTER_WAIT_S = 2.0
+"""The longest a message put `after` another client's message waits for that one to be written (a
+frozen peer's socket holds nobody else up longer)."""
+
+
+class _Item:
+    """A queued message, the future it waits for before it is written (`after`: another client's
+    message written, or `AFTER_WAIT_S`), and the future it resolves once written or dropped."""
+
+    __slots__ = ("after", "message", "written")
+
+    def __init__(
+        self, message: Message, after: asyncio.Future[None] | None, written: asyncio.Future[None] | None
+    ) -> None:
+        self.message = message
+        self.after = after
+        self.written = written
+
+
+def _resolve(written: asyncio.Future[None] | None) -> None:
+    if written is not None and not written.done():
+        written.set_result(None)
 
 
 def frame_header(opcode: int, fin: bool, length: int) -> bytes:
@@ -124,7 +151,7 @@ class Outbox:
         self.fragment_bytes = 0 if unframed else fragment_bytes
         """A message longer than this goes in fragments of this size (0: never; always 0 on a
         connection with an extension, whose frames set RSV bits, or without a transport)."""
-        self._queue: deque[Message] = deque()
+        self._queue: deque[_Item] = deque()
         self.queued_bytes = 0
         self._writer: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
@@ -136,47 +163,78 @@ class Outbox:
         """Messages not yet handed to the socket (the one being written included)."""
         return len(self._queue) + (0 if self._writer is None else 1)
 
-    def put(self, message: Message) -> bool:
+    def put(
+        self,
+        message: Message,
+        *,
+        after: asyncio.Future[None] | None = None,
+        written: asyncio.Future[None] | None = None,
+    ) -> bool:
         """Queue one message (never waits), as text, as its UTF-8 or as its UTF-8 in parts (a text
-        message any way). False: dropped (overflowed or closed)."""
+        message any way); `after`: written once that future is done (another client's message
+        written), or `AFTER_WAIT_S` at most; `written`: resolved once it is written or dropped.
+        Messages stay in the order put. False: dropped (overflowed or closed)."""
         if self._closed or self.overflowed:
+            _resolve(written)
             return False
-        if self._writer is None and not self._queue:
-            self._start(message)
+        if after is not None and after.done():
+            after = None
+        if self._writer is None and not self._queue and after is None:
+            self._start(message, written)
             return True
         size = message_size(message)
         if len(self._queue) + 1 > self.max_messages or self.queued_bytes + size > self.max_bytes:
             self.overflowed = True
+            _resolve(written)
             asyncio.get_running_loop().create_task(self._on_overflow(self))
             return False
-        self._queue.append(message)
+        self._queue.append(_Item(message, after, written))
         self.queued_bytes += size
+        if self._writer is None:
+            self._idle.clear()
+            self._writer = asyncio.get_running_loop().create_task(self._write(None, None))
         return True
 
-    def _start(self, message: Message) -> None:
+    def _start(self, message: Message, written: asyncio.Future[None] | None) -> None:
         """Write `message` now (a long one: its first fragment); when the socket is full, or more
         fragments follow, hand the rest of the write to the writer task."""
         coro = self._sent(message)
         waiting = _started(coro)
         if waiting is _DONE:
+            _resolve(written)
             return  # written without waiting: the common case
         self._idle.clear()
-        self._writer = asyncio.get_running_loop().create_task(self._write(coro, waiting))
+        self._writer = asyncio.get_running_loop().create_task(self._write(coro, waiting, written))
 
-    async def _write(self, coro: Coroutine[Any, Any, None], waiting: Any) -> None:
-        """The connection's one writer: finish the write in flight, then the queue, in order. Each
-        write is stepped by hand (`_resume`), so that stopping the writer never cancels what it
-        waits on: aiohttp's drain waiter is shared with aiohttp's own writes (its close's)."""
+    async def _write(
+        self,
+        coro: Coroutine[Any, Any, None] | None,
+        waiting: Any,
+        written: asyncio.Future[None] | None = None,
+    ) -> None:
+        """The connection's one writer: finish the write in flight (`coro`, if any), then the queue,
+        in order, each message once what it comes after is done. Each write is stepped by hand
+        (`_resume`), so that stopping the writer never cancels what it waits on: aiohttp's drain
+        waiter is shared with aiohttp's own writes (its close's)."""
         try:
-            await _resume(coro, waiting)
+            if coro is not None:
+                await _resume(coro, waiting)
+            _resolve(written)
             while self._queue and not self._closed:
-                message = self._queue.popleft()
-                self.queued_bytes -= message_size(message)
-                coro = self._sent(message)
+                item = self._queue[0]
+                if item.after is not None and not item.after.done():
+                    await asyncio.wait([item.after], timeout=AFTER_WAIT_S)  # never cancels it
+                    if self._closed:
+                        break
+                self._queue.popleft()
+                self.queued_bytes -= message_size(item.message)
+                coro = self._sent(item.message)
                 waiting = _started(coro)
                 if waiting is not _DONE:
                     await _resume(coro, waiting)
+                _resolve(item.written)
         finally:
+            _resolve(written)
             self._writer = None
             self._idle.set()
 
@@ -232,6 +290,8 @@ class Outbox:
         """Drop what is queued and stop the writer (a message cut short between its fragments: the
         close frame that follows may come between fragments, RFC 6455 section 5.5)."""
         self._closed = True
+        for item in self._queue:
+            _resolve(item.written)
         self._queue.clear()
         self.queued_bytes = 0
         if self._writer is not None:

@@ -502,20 +502,25 @@ def _committed(
     kept: tuple[JsonOps, JsonOps] | None = None,
 ) -> None:
     """A stored ruling acknowledged, made the world's state, recorded and pushed (`kept`: its ops
-    and inverse as JSON, `_stored`)."""
+    and inverse as JSON, `_stored`). Pushed after the acknowledgement is written when it is long
+    (a message in fragments): the client that asked gets its answer first, not at the pace of every
+    socket of the world at once, and the others no later than they would (`Outbox.put`'s `after`)."""
     new_rev = pending.result["rev"]
     bridge.dirty = True
-    client.send(envelope_parts("result", result_json, bridge.next_id(), msg_id))
+    others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
+    answer = envelope_parts("result", result_json, bridge.next_id(), msg_id)
+    fragmented = client.outbox is not None and 0 < client.outbox.fragment_bytes < len(result_json)
+    answered = asyncio.get_running_loop().create_future() if others and fragmented else None
+    client.send(answer, written=answered)
     world.commit(pending, result_json, kept)
     bridge.changes += 1
     bridge.recent.append(
         RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time(), action_id=pending.action_id)
     )
-    others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     if others:
         pushed = _pushed_parts(pending, kind, result_json)
         for other in others:
-            other.send(envelope_parts("patch", pushed, bridge.next_id(), None))
+            other.send(envelope_parts("patch", pushed, bridge.next_id(), None), after=answered)
 
 
 _RESULT_KEYS = ["rev", "patch", "log", "rolls"]
