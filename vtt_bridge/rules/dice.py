@@ -229,10 +229,11 @@ def _lane_differences(counts: bytes) -> bytes:
 
 
 def _counted(
-    dice: bytes, again: int, sizes: Sequence[int], totals: list[int]
+    dice: bytes, again: int, sizes: bytes, totals: list[int]
 ) -> tuple[list[int], tuple[int, ...]] | None:
-    """DICE-1/2: each pool's end and successes in the stream of a `roll_pools` (sizes below 128),
-    or None where a pool rolled 128 or more adding dice (then `_searched` finds them).
+    """DICE-1/2: each pool's end and successes in the stream of a `roll_pools` (`sizes` a byte a
+    pool, each below 128), or None where a pool rolled 128 or more adding dice (then `_searched`
+    finds them).
 
     Pool k ends on its `totals[k]`-th die below `again`, so it holds the dice below `again` from
     the `totals[k - 1]`-th on, and the adding dice among them, every one a success (`again` is 8 or
@@ -251,9 +252,9 @@ def _counted(
         """Byte k: pool k's adding dice (mod 256)."""
     else:
         extra = bytes(len(sizes))
-    if max(extra) >= 128:
+    if not extra.isascii():  # a byte of 128 or more: no `max` over every pool's int
         return None
-    ends = list(accumulate(_lane_sums(bytes(sizes), extra)))
+    ends = list(accumulate(_lane_sums(sizes, extra)))
     if ends[-1] != len(dice):  # a pool's adding dice were counted mod 256: their sum tells
         return None
     count = below.translate(_SUCCESS_TABLE).count
@@ -283,6 +284,15 @@ def _searched(dice: bytes, again: int, totals: list[int]) -> tuple[list[int], li
     return ends, successes
 
 
+def _lanes(sizes: Sequence[int]) -> bytes | None:
+    """The sizes as a byte each (one C loop), or None when one is negative or 256 or more: then
+    `isascii` tells in C whether every one is below 128, with no `min` or `max` over the ints."""
+    try:
+        return bytes(sizes)
+    except ValueError:
+        return None
+
+
 def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRolls:
     """DICE-1/2: `roll_pool` of each pool in turn, from one roller: the same dice, in the same order,
     as the rolls one by one. From a `FaceSource` it draws the dice in blocks no larger than what is
@@ -308,7 +318,10 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
     # loops (bytes methods, big-integer sums, `itemgetter`) over at most `_CHUNK` items: no Python
     # step per die or per pool.
     adding = _ADDING_TABLES[again]
-    sizes = pools if not pools or min(pools) >= 0 else tuple(pool if pool > 0 else 0 for pool in pools)
+    sizes, lanes = pools, _lanes(pools)
+    if lanes is None and pools and min(pools) < 0:
+        sizes = tuple(pool if pool > 0 else 0 for pool in pools)
+        lanes = _lanes(sizes)
     totals = list(accumulate(sizes))
     owed = totals[-1] if totals else 0
     drawn = bytearray()
@@ -318,7 +331,7 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
         drawn += batch
         below += len(batch) - batch.translate(adding).count(1)
     dice = bytes(drawn)
-    counted = _counted(dice, again, sizes, totals) if sizes and max(sizes) < 128 else None
+    counted = _counted(dice, again, lanes, totals) if lanes and lanes.isascii() else None
     ends, successes = counted if counted is not None else _searched(dice, again, totals)
     return PoolRolls(pools, again, dice, tuple(ends), tuple(successes))
 
