@@ -69,7 +69,7 @@ from vtt_bridge.rules.detection import (
     spots_nothing,
     standing_steps,
 )
-from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice, active_wins, roll_pools
+from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice, active_wins, active_wins_each, roll_pools
 from vtt_bridge.rules.energy import Attribute
 
 TokenId = Id
@@ -772,7 +772,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     rolled = roll_pools(pools, ctx.roller)
     successes = rolled.successes
     # pass 3: the results
-    won = bytes(map(active_wins, successes[0::2], successes[1::2]))
+    won = active_wins_each(successes)
     """Per contest, 1 where the observer won (bytes: nothing for the cycle collector to walk)."""
     leaves: list[LocateState] = []
     """Per doubled entry id plus won: the pair's state after the contest."""

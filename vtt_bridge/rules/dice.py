@@ -354,6 +354,30 @@ def active_wins(active: int, passive: int) -> bool:
     return active >= 1 and active >= passive
 
 
+_NONZERO = bytes(min(value, 1) for value in range(256))
+"""A byte to 1 where it is not 0 (`bytes.translate`)."""
+
+
+def active_wins_each(successes: Sequence[int]) -> bytes:
+    """DICE-5 for each contest of a list of pairs of rolls (the active side's successes, then the
+    passive side's, pair after pair): a byte a pair, 1 where the active side wins (`active_wins`).
+    In C: `256 + active - passive` in two-byte lanes of one big-integer sum (never below 1, so no
+    lane borrows) has its high byte 1 exactly where active >= passive; that, and a success at all."""
+    active_ints, passive_ints = successes[0::2], successes[1::2]
+    try:
+        active, passive = bytes(active_ints), bytes(passive_ints)
+    except ValueError:  # a roll of 256 successes or more
+        return bytes(map(active_wins, active_ints, passive_ints))
+    count = len(active)
+    lanes = (
+        int.from_bytes(active.decode("latin-1").encode("utf-16-le"), "little")
+        + int.from_bytes(b"\0\1" * count, "little")
+        - int.from_bytes(passive.decode("latin-1").encode("utf-16-le"), "little")
+    )
+    at_least = int.from_bytes(lanes.to_bytes(2 * count, "little")[1::2], "little")
+    return (at_least & int.from_bytes(active.translate(_NONZERO), "little")).to_bytes(count, "little")
+
+
 # --- DICE-4: bonuses ------------------------------------------------------------------------------
 
 PERFECT = "perfect"
