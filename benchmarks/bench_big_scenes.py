@@ -147,12 +147,15 @@ WIRE_RULINGS: tuple[tuple[str, dict[str, Any]], ...] = (
 """The long rulings the wire part times, in order, each on the world the last one left (its action
 id is its name: the undo names round 3's)."""
 
+SYNC_NAME = "the sync in parts"
+"""The first long ruling the wire part times: the big world's sync, sent in parts."""
+
 
 def _big_world(port: int, tokens: int, hide_every: int | None, conn: Any) -> None:
     """In a process of its own (so that what its clients read and parse never delays the damages
     being timed): the big world's two clients, its sync in parts, then each of `WIRE_RULINGS`,
-    reported on `conn` as ("synced", seconds, 0), ("start", name, 0) and ("done", name, seconds),
-    each ruling sent once `conn` says go."""
+    reported on `conn` as ("start", name, 0) and ("done", name, seconds) (the sync's name is
+    `SYNC_NAME`), each sent once `conn` says go."""
 
     async def run() -> None:
         state = scene(tokens, seed=7, hide_every=hide_every).model_dump(mode="json")
@@ -173,13 +176,16 @@ def _big_world(port: int, tokens: int, hide_every: int | None, conn: Any) -> Non
                     pushed += 1
 
             watching = asyncio.ensure_future(watch())
+            loop = asyncio.get_running_loop()
+            frames = _sync_frames(state, limit=900_000)
+            await loop.run_in_executor(None, conn.recv)
+            conn.send(("start", SYNC_NAME, 0))
             start = time.perf_counter()
-            for frame in _sync_frames(state, limit=900_000):
+            for frame in frames:
                 await big.send_str(frame)
                 reply = json.loads((await big.receive()).data)
                 assert reply["type"] == "result", reply["payload"]
-            conn.send(("synced", time.perf_counter() - start, 0))
-            loop = asyncio.get_running_loop()
+            conn.send(("done", SYNC_NAME, time.perf_counter() - start))
             for name, payload in WIRE_RULINGS:
                 await loop.run_in_executor(None, conn.recv)  # the timing side's go
                 conn.send(("start", name, 0))
@@ -244,14 +250,10 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
                 received: tuple[str, Any, float] = ours.recv()
                 return received
 
-            kind, sync_s, _ = await message()
-            assert kind == "synced"
             idle = [await damage() for _ in range(50)]
             during: list[tuple[str, float, list[tuple[float, float, float]]]] = []
             settled: list[float] = []
-            await asyncio.sleep(SETTLE_S)
-            synced_mb = _rss_mb(bridge_server.pid)
-            for _ in WIRE_RULINGS:
+            for _ in [SYNC_NAME, *WIRE_RULINGS]:
                 ours.send("go")
                 kind, name, _ = await message()
                 assert kind == "start"
@@ -264,6 +266,7 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
                 during.append((name, seconds, times))
                 await asyncio.sleep(SETTLE_S)
                 settled.append(_rss_mb(bridge_server.pid))
+            synced_mb = settled.pop(0)
             kind, pushed, _ = await message()
             for ws in (small, base):
                 await ws.close()
@@ -284,7 +287,7 @@ async def wire(tokens: int, hide_every: int | None = None) -> None:
     label = f"{tokens}-token" if hide_every is None else f"harsher {tokens}-token"
     print(
         f"damage round trip in another world while a {label} world's long rulings run on the wire "
-        f"(sync in parts {sync_s:.1f} s; a second client of that world took {pushed} pushed patches), one run"
+        f"(a second client of that world took {pushed} pushed patches), one run"
     )
     print(row("idle", idle))
     for name, seconds, times in during:

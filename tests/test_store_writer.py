@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tests.conftest import Connect, world_state
 from vtt_bridge import history, server
 from vtt_bridge import server as server_module
+from vtt_bridge import store as store_module
 from vtt_bridge.bridge import BRIDGE
 
 json_values = st.recursive(
@@ -108,17 +109,21 @@ async def test_the_checkpoint_runs_in_the_writer_thread(
 async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
     server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The ops and inverse of a ruling written in the store's thread are dumped and decoded in a
-    worker (not on the event loop) before the store's lock is taken (a round's are tens of MB): the
-    lock, which every other world's ruling waits for, is held for the write alone. Every ruling takes
-    that path here."""
+    """The ops and inverse of a ruling written in the store's thread are dumped, and the inverse and
+    the reply packed (`store.pack`), in workers (not on the event loop) before the store's lock is
+    taken (a round's are tens of MB): the lock, which every other world's ruling waits for, is held
+    for the write alone. Every ruling takes that path here, and is packed."""
     bridge = server.app[BRIDGE]
-    real_ops, real_append = history.stored_ops, bridge.store.append
+    real_ops, real_append, real_pack = history.stored_ops, bridge.store.append, store_module.pack
     seen: list[tuple[str, str, bool]] = []
 
     def stored_ops(entry: Any) -> Any:
         seen.append(("ops", threading.current_thread().name, bridge.store_lock.locked()))
         return real_ops(entry)
+
+    def pack(data: bytes) -> bytes:
+        seen.append(("pack", threading.current_thread().name, bridge.store_lock.locked()))
+        return real_pack(data)
 
     def append(*args: Any, **kwargs: Any) -> None:
         seen.append(("append", threading.current_thread().name, bridge.store_lock.locked()))
@@ -126,18 +131,62 @@ async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
 
     monkeypatch.setattr(server_module, "STORE_THREAD_BYTES", 0)
     monkeypatch.setattr(server_module, "stored_ops", stored_ops)
+    monkeypatch.setattr(server_module, "pack", pack)
+    monkeypatch.setattr(store_module, "PACK_FROM", 0)
     monkeypatch.setattr(bridge.store, "append", append)
     peer = await connect("w1")
     assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
     seen.clear()
     assert (await peer.action(damage(), "hit"))["type"] == "result"
-    assert [what for what, _, _ in seen] == ["ops", "append"]
-    (_, made_in, locked), (_, written_in, held) = seen
-    assert not locked and not made_in.startswith("vtt-bridge-store"), "made with the store taken"
-    assert made_in != threading.main_thread().name, "made on the event loop, not in a worker"
+    assert sorted(what for what, _, _ in seen[:3]) == ["ops", "pack", "pack"] and seen[3][0] == "append"
+    for _, made_in, locked in seen[:3]:
+        assert not locked and not made_in.startswith("vtt-bridge-store"), "made with the store taken"
+        assert made_in != threading.main_thread().name, "made on the event loop, not in a worker"
+    _, written_in, held = seen[3]
     assert held and written_in.startswith("vtt-bridge-store")
+    (reply, inverse) = bridge.store._db.execute(
+        "SELECT typeof(reply), typeof(inverse) FROM log WHERE action_id = 'hit'"
+    ).fetchone()
+    assert (reply, inverse) == ("blob", "blob")
+    assert bridge.store.reply("w1", "hit") == (
+        bridge.worlds["w1"].replies["hit"],
+        bridge.worlds["w1"].digests["hit"],
+    )
     undo = await peer.action({"kind": "undo", "action": "hit"})
     assert undo["type"] == "result", undo
+
+
+async def test_a_syncs_snapshot_is_dumped_and_packed_before_the_store_is_taken(
+    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync's snapshot (a 1,000-token world's JSON is 5-7 MB, 130-180 ms to dump) is dumped and
+    packed (`store.snapshot_of`) in a worker before the store's lock is taken; its reply, which the
+    store does not keep (`store.keeps_reply`), is not packed at all. The world recovers from it."""
+    bridge = server.app[BRIDGE]
+    real_snapshot, real_pack = store_module.snapshot_of, store_module.pack
+    seen: list[tuple[str, str, bool]] = []
+
+    def snapshot_of(state: Any) -> bytes:
+        seen.append(("snapshot", threading.current_thread().name, bridge.store_lock.locked()))
+        return real_snapshot(state)
+
+    def pack(data: bytes) -> bytes:
+        seen.append(("pack", threading.current_thread().name, bridge.store_lock.locked()))
+        return real_pack(data)
+
+    monkeypatch.setattr(server_module, "snapshot_of", snapshot_of)
+    monkeypatch.setattr(server_module, "pack", pack)
+    monkeypatch.setattr(store_module, "PACK_FROM", 100)
+    peer = await connect("w1")
+    assert (await peer.request("sync", {"state": world_state(20)}))["type"] == "result"
+    assert [what for what, _, _ in seen] == ["snapshot"]
+    (_, made_in, locked) = seen[0]
+    assert (
+        not locked and made_in != threading.main_thread().name and not made_in.startswith("vtt-bridge-store")
+    )
+    (kind,) = bridge.store._db.execute("SELECT typeof(snapshot) FROM worlds WHERE world = 'w1'").fetchone()
+    assert kind == "blob"
+    assert bridge.store.recover("w1", 1).state == bridge.worlds["w1"].state
 
 
 @settings(max_examples=100, deadline=None)

@@ -116,7 +116,7 @@ def test_a_file_of_layout_5_is_migrated_and_its_rulings_say_why_they_cannot_be_u
 
     store, world = reopened(path)
     try:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 7
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 8
         assert world.state == earlier.state
         with pytest.raises(RequestError) as caught:
             world.prepare_action("u", {"kind": "undo", "action": "old1"}, SeededRoller(1))
@@ -247,8 +247,9 @@ def test_a_conflict_names_the_sync_that_caused_it_before_and_after_a_restart(tmp
 
 
 def test_a_layout_6_file_with_state_names_reads_back_and_is_written_with_codes(tmp_path: Path) -> None:
-    """0.3.0 (layout 6) wrote each visibility pair's state name; 0.4.0 reads them as they are, brings
-    the file to layout 7 and writes codes from then on (the old reply kept for a retry included)."""
+    """0.3.0 (layout 6) wrote each visibility pair's state name; 0.4.0 and later read them as they
+    are, bring the file to the current layout and write codes from then on (the old reply kept for a
+    retry included)."""
     path = tmp_path / "vtt-bridge.sqlite3"
     ghost = {"name": "Ghost", "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}]}
     state = {
@@ -268,7 +269,7 @@ def test_a_layout_6_file_with_state_names_reads_back_and_is_written_with_codes(t
     db.close()
     store, again = reopened(path)
     try:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 7
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 8
         assert again.state.visibility == before.visibility
         store_ruling(store, again, again.prepare_sync({"state": state}, "sync-2"))
     finally:

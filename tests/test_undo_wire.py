@@ -8,6 +8,7 @@ import copy
 import json
 import os
 import signal
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from aiohttp.test_utils import TestClient
 from tests.conftest import Connect, Peer, world_state
 from tests.detection_scenes import guard_among_hiders
 from tests.test_crash import _hello, free_port, sidecar
+from vtt_bridge import store
 from vtt_bridge.bridge import BRIDGE
 from vtt_bridge.document.models import WorldState, sparse_visibility
 from vtt_bridge.document.visibility import VisibilityIndex
@@ -178,6 +180,84 @@ async def test_an_undo_survives_a_sigkill_and_restart(tmp_path: Path) -> None:
             redone = await request(ws, "r", "action", {"kind": "redo", "action": "hit"})
             assert redone["type"] == "result", redone
             await asyncio.sleep(0)
+
+
+async def test_a_packed_round_survives_a_sigkill_and_answers_its_retry_and_its_undo_after_the_restart(
+    tmp_path: Path,
+) -> None:
+    """A round whose reply is larger than `store.PACK_FROM` (a guard among 200 hiders: 2 MB) is
+    stored packed; SIGKILL after its acknowledgement and a damage: after the restart its retry is
+    answered with the same reply (read back from the packed row), and its undo restores the world
+    as it was before it; after another SIGKILL its redo (the undo's packed inverse read back) the
+    world as the round left it."""
+    port = free_port()
+    hit = {"kind": "damage", "target": "guard", "instances": [{"amount": 1, "grade": "B"}]}
+    state = guard_among_hiders([f"h{i}" for i in range(200)], 100, 10)
+
+    async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, payload: Any) -> Any:
+        await ws.send_str(json.dumps({"v": 1, "id": msg_id, "type": type_, "payload": payload}))
+        return json.loads((await ws.receive(timeout=30)).data)
+
+    with sidecar(tmp_path, port) as process:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws", max_msg_size=0) as ws,
+        ):
+            await _hello(ws, "w")
+            assert (await request(ws, "s", "sync", {"state": state}))["type"] == "result"
+            before = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
+            ruled = await request(ws, "r2", "action", {"kind": "round", "round": 2})
+            assert ruled["type"] == "result" and len(json.dumps(ruled["payload"])) > store.PACK_FROM
+            after_round = (await request(ws, "q2", "query", {"kind": "state"}))["payload"]["state"]
+            assert (await request(ws, "hit", "action", hit))["type"] == "result"
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    with sidecar(tmp_path, port) as process:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws", max_msg_size=0) as ws,
+        ):
+            await _hello(ws, "w")
+            again = await request(ws, "r2", "action", {"kind": "round", "round": 2})
+            assert again["payload"] == {"replayed": True, **ruled["payload"]}
+            assert (await request(ws, "u-hit", "action", {"kind": "undo", "action": "hit"}))[
+                "type"
+            ] == "result"
+            undone = await request(ws, "u-r2", "action", {"kind": "undo", "action": "r2"})
+            assert undone["type"] == "result", undone
+            after = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
+            assert without_rev(after) == without_rev(before)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    with sidecar(tmp_path, port) as process:  # the undo's packed inverse (the round's ops) read back
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(f"http://127.0.0.1:{port}/ws", max_msg_size=0) as ws,
+        ):
+            await _hello(ws, "w")
+            redone = await request(ws, "re-r2", "action", {"kind": "redo", "action": "r2"})
+            assert redone["type"] == "result", redone
+            again_after = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
+            assert without_rev(again_after) == without_rev(after_round)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    db = sqlite3.connect(tmp_path / "vtt-bridge.sqlite3")
+    try:
+        stored = {
+            action_id: (reply, inverse)
+            for action_id, reply, inverse in db.execute(
+                "SELECT action_id, typeof(reply), typeof(inverse) FROM log WHERE action_id IS NOT NULL"
+            )
+        }
+    finally:
+        db.close()
+    assert stored == {  # the round's reply and the undo's inverse (the round's ops) packed
+        "r2": ("blob", "text"),
+        "hit": ("text", "text"),
+        "u-hit": ("text", "text"),
+        "u-r2": ("text", "blob"),
+        "re-r2": ("blob", "text"),
+    }
 
 
 async def test_undo_across_a_restart_and_a_sigkill_refuses_sync_and_upsert_ids_and_undoes_each_ruling(

@@ -16,7 +16,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -34,9 +34,12 @@ from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.module_files import version_mismatch
 from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
 from vtt_bridge.sendqueue import Outbox, Part
+from vtt_bridge.store import keeps_reply, pack, snapshot_of
 from vtt_bridge.world import Pending, World
 
 P = TypeVar("P")
+A = TypeVar("A")
+R = TypeVar("R")
 
 log = logging.getLogger("vtt_bridge")
 
@@ -327,37 +330,38 @@ thread switches a hand-off costs."""
 
 Made = tuple[tuple[JsonOps, JsonOps] | None, bytes | None]
 """What a ruling's row needs besides its reply (`_made`): its ops and inverse as JSON in parts, and
-its inverse's JSON as one UTF-8 text."""
+its inverse as the store writes it (its JSON's UTF-8, packed when large: `store.pack`)."""
 
 
 def _made(pending: Pending) -> Made:
     """A ruling's ops and inverse as JSON in parts (`stored_ops`: what undo keeps of it,
-    `World.commit`; None: it has no inverse) and its inverse's UTF-8 (what the store writes, as
-    text). Made before the store is taken (for a long ruling in a worker: a round's inverse is tens
-    of MB), so that the store's lock is held for the write alone and another world's ruling waits
-    for no more."""
+    `World.commit`; None: it has no inverse) and its inverse as the store writes it (`store.pack`).
+    Made before the store is taken (for a long ruling in a worker: a round's inverse is tens of MB),
+    so that the store's lock is held for the write alone and another world's ruling waits for no
+    more."""
     entry = pending.entry
     kept = None if entry is None else stored_ops(entry)
-    return kept, None if kept is None else kept[1].data()
+    return kept, None if kept is None else pack(kept[1].data())
 
 
 def _stored(
     bridge: Bridge,
     world_id: str,
     pending: Pending,
-    result_json: bytes,
-    snapshot: WorldState | None,
+    reply: bytes | None,
+    snapshot: bytes | None,
     made: Made,
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (in whichever thread runs the store's work); returns its ops
-    and inverse as JSON in parts (`_made`)."""
+    """Write one ruling to the store (in whichever thread runs the store's work), its reply and
+    snapshot as the store takes them (`store.pack`, `store.snapshot_of`; a reply the store does not
+    keep may be None: `store.keeps_reply`); returns its ops and inverse as JSON in parts (`_made`)."""
     entry = pending.entry
     kept, inverse = made
     bridge.store.append(
         world_id,
         pending.result["rev"],
         pending.action_id,
-        result_json,
+        b"" if reply is None else reply,
         snapshot,
         pending.digest,
         kind=None if entry is None else entry.kind,
@@ -365,6 +369,13 @@ def _stored(
         inverse=inverse,
     )
     return kept
+
+
+def _in_worker(work: Callable[[A], R], value: A | None) -> Awaitable[R | None]:
+    """`work(value)` in a worker thread, or None at once for no value."""
+    if value is None:
+        return asyncio.sleep(0)
+    return asyncio.to_thread(work, value)
 
 
 async def _store(
@@ -375,14 +386,24 @@ async def _store(
     snapshot: WorldState | None,
     off_loop: bool,
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (`off_loop`: its row made in a worker, then written in the
-    store's writer thread), or raise `StorageError` (nothing written); returns what `_stored` does."""
+    """Write one ruling to the store (`off_loop`: its row made in workers, the reply packed in one
+    while the inverse is made and packed in another and the snapshot dumped and packed in a third,
+    then written in the store's writer thread), or raise `StorageError` (nothing written); returns
+    what `_stored` does."""
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
-    made = await asyncio.to_thread(_made, pending) if off_loop else _made(pending)
+    kept = result_json if keeps_reply(pending.action_id, snapshot is not None) else None
+    if off_loop:
+        made, reply, dumped = await asyncio.gather(
+            asyncio.to_thread(_made, pending), _in_worker(pack, kept), _in_worker(snapshot_of, snapshot)
+        )
+    else:
+        made = _made(pending)
+        reply = None if kept is None else pack(kept)
+        dumped = None if snapshot is None else snapshot_of(snapshot)
     try:
         return await bridge.in_store(
-            _stored, bridge, world.id, pending, result_json, snapshot, made, off_loop=off_loop
+            _stored, bridge, world.id, pending, reply, dumped, made, off_loop=off_loop
         )
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None

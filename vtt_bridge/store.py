@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import zstandard
+
 from vtt_bridge import __version__
 from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
@@ -36,7 +38,7 @@ from vtt_bridge.rules.common import STORED
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
-LAYOUT = 7
+LAYOUT = 8
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
@@ -44,9 +46,11 @@ payload digest and checksum (NOT NULL: a version that does not write them cannot
 6 adds each ruling's kind, the ruling an undo or redo names (or a sync's or upsert's message id) and
 its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone. 7 writes
 the snapshots' and replies' visibility pairs as codes (`a`, `u`: `document.models.LOCATE_CODES`),
-which a version before it cannot read; it reads layout 6's state names as they are."""
+which a version before it cannot read; it reads layout 6's state names as they are. 8 stores a
+reply or an inverse of more than `PACK_FROM` bytes packed (`pack`: a BLOB, a Zstandard frame), which a
+version before it cannot read; it reads the text rows of earlier layouts as they are."""
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0"}
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 SCHEMA = """
@@ -92,17 +96,124 @@ CHANGES_TABLE = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS changes") :]
 """The table a file of layout 6 written before it gets when it is opened (nothing else changes: a
 version that does not know it leaves it alone)."""
 
+PACK_FROM = 1 << 20
+"""Bytes of a reply or an inverse (its UTF-8) beyond which `pack` compresses it: a round's 30-55 MB
+row would hold the store's one connection 40-140 ms to write and as long again to checkpoint, and
+every other world's ruling waits for it; packed it is a twentieth of that."""
+
+PACK_LEVEL = 1
+"""Zstandard's level for `pack`: its fastest standard one (a round's 30 MB reply in about 40 ms, to
+4%; zlib's fastest took 130 ms, to 6%)."""
+
+PACKED_MARK = b"\x28\xb5\x2f\xfd"
+"""The first bytes of every packed value (a Zstandard frame's magic number, RFC 8878 3.1.1); the
+JSON text of a reply (`{`) or an inverse (`[`) never starts with them."""
+
+LARGEST_UNPACKED = 1 << 30
+"""A packed value claiming to unpack to more bytes than this is damaged (the sidecar never writes
+one: a client's messages are bounded far below it)."""
+
+
+def _stored_value(param: int) -> str:
+    """SQL for a reply or inverse bound as parameter `param`: packed bytes stay a BLOB; text, or UTF-8
+    bound as a blob, is stored as the text it is (a NULL stays NULL)."""
+    mark = PACKED_MARK.hex().upper()
+    return f"CASE WHEN substr(?{param}, 1, 4) = X'{mark}' THEN ?{param} ELSE CAST(?{param} AS TEXT) END"
+
+
 INSERT_RULING = (
     "INSERT INTO log (key, action_id, reply, digest, checksum, kind, target, inverse) "
-    "VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, CAST(? AS TEXT))"
+    f"VALUES (?1, ?2, {_stored_value(3)}, ?4, ?5, ?6, ?7, {_stored_value(8)})"
 )
-"""The reply and the inverse may come as their UTF-8 (bytes, bound as blobs): the casts store each as
-the text it is (a NULL inverse stays NULL)."""
+"""The reply and the inverse may come as text, as their UTF-8 (bytes, bound as blobs) or packed
+(`pack`); see `_stored_value`."""
+
+
+def pack(data: bytes) -> bytes:
+    """A reply's or an inverse's UTF-8 as `Store.append` best takes it: longer than `PACK_FROM`,
+    compressed (one Zstandard frame at `PACK_LEVEL`, its content size in its header and its
+    content's checksum at its end; it starts with `PACKED_MARK`); else as it is. Pure and
+    thread-safe: call it before the store is taken (Zstandard lets go of the interpreter meanwhile)."""
+    if len(data) <= PACK_FROM:
+        return data
+    return zstandard.ZstdCompressor(level=PACK_LEVEL, write_checksum=True, write_content_size=True).compress(
+        data
+    )
+
+
+def keeps_reply(action_id: str | None, snapshot: bool) -> bool:
+    """Whether `Store.append` writes a ruling's row, its reply: always, but for a ruling without an
+    action id that carries a snapshot (a sync: its snapshot holds it)."""
+    return action_id is not None or not snapshot
+
+
+def snapshot_of(state: WorldState) -> bytes:
+    """A snapshot as `Store.append` best takes it: the state's JSON, packed when large (`pack`).
+    Pure and thread-safe: a 1,000-token world's is dumped and packed before the store is taken."""
+    return pack(state.model_dump_json().encode())
+
+
+def is_packed(value: str | bytes | None) -> bool:
+    """Whether a stored reply or inverse (text, or bytes as read back) is packed (`pack`)."""
+    return isinstance(value, bytes) and value[:4] == PACKED_MARK
+
+
+class NotUnpacked(Exception):
+    """Packed bytes that do not unpack (a damaged row that still holds its checksum)."""
+
+
+def unpacked_length(value: bytes) -> int:
+    """How many bytes a stored value (bytes as read back) unpacks to, read from a packed one's
+    header (nothing unpacked); `NotUnpacked` when the header says none or too many."""
+    if not is_packed(value):
+        return len(value)
+    try:
+        length = zstandard.frame_content_size(value)
+    except zstandard.ZstdError as exc:
+        raise NotUnpacked(str(exc)) from None
+    if not 0 <= length <= LARGEST_UNPACKED:
+        raise NotUnpacked(f"its header names {length} bytes")
+    return int(length)
+
+
+def unpacked(value: bytes) -> bytes:
+    """A stored reply's or inverse's UTF-8, read back as bytes: unpacked when packed (`pack`);
+    `NotUnpacked` unless it is one whole frame that unpacks to the length its header names."""
+    if not is_packed(value):
+        return value
+    length = unpacked_length(value)
+    unpacker = zstandard.ZstdDecompressor().decompressobj()
+    try:
+        data = unpacker.decompress(value)
+    except zstandard.ZstdError as exc:
+        raise NotUnpacked(str(exc)) from None
+    if not unpacker.eof or unpacker.unused_data or len(data) != length:
+        raise NotUnpacked(f"{len(data)} bytes of a frame cut short or running on; its header names {length}")
+    return data
+
+
+def _unreadable(error: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused a stored value itself: `vtt_text` failed on it (`NotUnpacked`), or
+    it is no JSON."""
+    return str(error) in ("user-defined function raised exception", "malformed JSON")
+
+
+def _as_text(value: str | bytes) -> str:  # raises NotUnpacked, which SQLite reports as its own error
+    """`vtt_text`: a packed value's JSON text, for SQLite's JSON functions (`TEXT_OF`)."""
+    return unpacked(value).decode() if isinstance(value, bytes) else value
+
+
+def _text_of(column: str) -> str:
+    """SQL for a column of `log` (the reply or the inverse) as JSON text: a text row read as it is,
+    a packed one (the only BLOBs) unpacked by `vtt_text`."""
+    return f"(CASE WHEN typeof({column}) = 'blob' THEN vtt_text({column}) ELSE {column} END)"
+
 
 WRITE_SNAPSHOT = (
-    "INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?, ?, ?) ON CONFLICT (world) "
-    "DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot"
+    f"INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?1, ?2, {_stored_value(3)}) "
+    "ON CONFLICT (world) DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot"
 )
+"""A world's snapshot, as text, its UTF-8 or packed (`snapshot_of`)."""
 
 UNBIND_FROM = 1 << 20
 """Bytes bound to a statement from which `Store.append` frees SQLite's copy of them (`_unbind`)."""
@@ -145,9 +256,10 @@ def checksum(
     inverse: str | bytes | None = None,
 ) -> int:
     """CRC-32 of a stored ruling's fields: a row changed on disk fails it. Without the fields of
-    layout 6 it is layout 5's (so rows migrated keep theirs). The reply and the inverse count as
-    their UTF-8, however they come (the CRC runs on from one field to the next: the same value as
-    over the joined text, without a copy of a round's megabytes)."""
+    layout 6 it is layout 5's (so rows migrated keep theirs). The reply and the inverse count as the
+    bytes stored: their UTF-8, however they come, or their packed bytes (`pack`; the CRC runs on
+    from one field to the next: the same value as over the joined text, without a copy of a round's
+    megabytes)."""
     head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
     crc = zlib.crc32(reply if isinstance(reply, bytes) else reply.encode(), zlib.crc32(head))
     if kind is None and target is None and inverse is None:
@@ -168,14 +280,24 @@ ROW_AS_UTF8 = "key, action_id, CAST(reply AS BLOB), digest, checksum, kind, targ
 again)."""
 
 FORWARD_OPS = (
-    "SELECT op.value FROM log, json_each(log.reply, '$.patch') AS op WHERE log.key = ? "
+    f"SELECT op.value FROM log, json_each({_text_of('log.reply')}, '$.patch') AS op WHERE log.key = ? "
     "AND json_extract(op.value, '$.path') IS NOT '/rev' ORDER BY op.key"
 )
 """The JSON of each op of a stored ruling's patch but the rev's (`history.forward_ops`), read from
 its row: a reply bound as a parameter would stay with the cached statement (a round's megabytes)."""
 
-INVERSE_OPS = "SELECT op.value FROM log, json_each(log.inverse) AS op WHERE log.key = ? ORDER BY op.key"
+INVERSE_OPS = (
+    f"SELECT op.value FROM log, json_each({_text_of('log.inverse')}) AS op WHERE log.key = ? ORDER BY op.key"
+)
 """The JSON of each op of a stored ruling's inverse, read from its row."""
+
+LOG_STEPS = (
+    f"WITH ruling AS MATERIALIZED (SELECT {_text_of('log.reply')} AS reply FROM log WHERE key = ?2) "
+    "SELECT json_array_length(reply, '$.log'), (SELECT json_group_array(json(value)) FROM "
+    "(SELECT value FROM json_each(ruling.reply, '$.log') ORDER BY key LIMIT ?1)) FROM ruling"
+)
+"""How many steps a stored ruling's log has, and the first ?1 of them, read from its row ?2 (unpacked
+once when packed)."""
 
 
 @dataclass(frozen=True)
@@ -278,6 +400,7 @@ class Store:
             raise StoreDamaged(f"{path} cannot be opened ({exc}): {_what_to_do(path)}") from None
         self._db.create_function("vtt_checksum", 4, checksum, deterministic=True)
         self._db.create_function("vtt_change_checksum", 3, change_checksum, deterministic=True)
+        self._db.create_function("vtt_text", 1, _as_text, deterministic=True)
         try:
             # One process owns the file for as long as it runs: no file locking per transaction (six
             # fcntl calls a ruling saved), no shared-memory WAL index, and a second sidecar on the
@@ -476,15 +599,18 @@ class Store:
         rev: int,
         action_id: str | None,
         reply: str | bytes,
-        snapshot: WorldState | None,
+        snapshot: WorldState | bytes | None,
         digest: str | None = None,
         kind: str | None = None,
         target: str | None = None,
         inverse: str | bytes | None = None,
     ) -> None:
-        """Write one ruling (and, when given, a snapshot of the state after it) in one transaction;
-        `digest`: of the action's payload; `kind`, `target`, `inverse`: see `SCHEMA`; `reply` (the
-        result's JSON) and `inverse`, each as text or as its UTF-8 (stored as text either way)."""
+        """Write one ruling (and, when given, a snapshot of the state after it: the state, or
+        `snapshot_of` it, at rev `rev`) in one transaction; `digest`: of the action's payload;
+        `kind`, `target`, `inverse`: see `SCHEMA`; `reply` (the result's JSON; not written when
+        `keeps_reply` says so) and `inverse`, each as text, as its UTF-8 (stored as text either way)
+        or packed (`pack`, stored so: a large ruling's row and snapshot are best packed before the
+        store is taken)."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
@@ -510,7 +636,7 @@ class Store:
             return
         db.execute("BEGIN")
         try:
-            if action_id is not None:
+            if keeps_reply(action_id, snapshot=True):
                 db.execute(INSERT_RULING, row)
                 if large:
                     self._unbind(INSERT_RULING, (key, *(None,) * 7))
@@ -519,7 +645,7 @@ class Store:
                     "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) VALUES (?, ?, ?, ?)",
                     (key, target, kind, change_checksum(key, target, kind)),
                 )
-            self._write_snapshot(world, base, snapshot)
+            self._write_snapshot(world, base, rev, snapshot)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -541,11 +667,16 @@ class Store:
         """Whether the next ruling of this world should carry a snapshot (to bound replay)."""
         return self._since_snapshot.get(world, 0) + 1 >= SNAPSHOT_EVERY
 
-    def _write_snapshot(self, world: str, base: int, state: WorldState) -> None:
+    def _write_snapshot(self, world: str, base: int, rev: int, state: WorldState | bytes) -> None:
         row = self._db.execute("SELECT snapshot_rev FROM worlds WHERE world = ?", (world,)).fetchone()
         previous = -1 if row is None else int(row[0])
-        snapshot = state.model_dump_json()
-        self._db.execute(WRITE_SNAPSHOT, (world, state.rev, snapshot))
+        if isinstance(state, WorldState):
+            if state.rev != rev:
+                raise ValueError(f"a snapshot at rev {state.rev} given with the ruling at rev {rev}")
+            snapshot = snapshot_of(state)
+        else:
+            snapshot = state
+        self._db.execute(WRITE_SNAPSHOT, (world, rev, snapshot))
         if len(snapshot) > UNBIND_FROM:
             self._unbind(WRITE_SNAPSHOT, (None, None, None))
         # The rulings the snapshot now holds, but for the actions' (kept for their replies). Those up
@@ -556,11 +687,11 @@ class Store:
             "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) "
             "SELECT key, target, kind, vtt_change_checksum(key, target, kind) FROM log "
             "WHERE key > ? AND key <= ? AND action_id IS NULL AND target IS NOT NULL AND kind IS NOT NULL",
-            (base + previous, base + state.rev),
+            (base + previous, base + rev),
         )
         self._db.execute(
             "DELETE FROM log WHERE key > ? AND key <= ? AND action_id IS NULL",
-            (base + previous, base + state.rev),
+            (base + previous, base + rev),
         )
 
     def worlds(self) -> list[str]:
@@ -568,14 +699,33 @@ class Store:
         rows = self._db.execute("SELECT world FROM worlds UNION SELECT world FROM world_keys").fetchall()
         return sorted(row[0] for row in rows)
 
-    def _verified(self, world: str, row: tuple[Any, ...]) -> str:
-        """A ruling's reply, after its checksum: `StoreDamaged` when the row changed on disk."""
+    def _verified(self, world: str, row: tuple[Any, ...]) -> bytes:
+        """A ruling's reply's UTF-8 (its row as `ROW_AS_UTF8` lists it), unpacked, after its
+        checksum: `StoreDamaged` when the row changed on disk."""
         self._check(world, row)
-        return str(row[2])
+        try:
+            return unpacked(bytes(row[2]))
+        except NotUnpacked as exc:  # packed bytes that hold their checksum yet do not unpack
+            raise self._not_unpacked(world, row[0], exc) from None
+
+    def _length(self, world: str, row: tuple[Any, ...]) -> int:
+        """How many bytes a ruling's reply (its row as `ROW_AS_UTF8` lists it, checksummed) unpacks
+        to, from a packed one's header: `StoreDamaged` when the header names none or too many."""
+        try:
+            return unpacked_length(bytes(row[2]))
+        except NotUnpacked as exc:
+            raise self._not_unpacked(world, row[0], exc) from None
+
+    def _not_unpacked(self, world: str, key: int, why: Exception) -> StoreDamaged:
+        base = self._bases.get(world, 0)
+        return StoreDamaged(
+            f"{self.path}: the ruling at rev {key - base} of world {world!r} cannot be read back ({why}): "
+            f"{_what_to_do(self.path)}"
+        )
 
     def _check(self, world: str, row: tuple[Any, ...]) -> None:
         """`StoreDamaged` when a row of `log` (its columns as `ROW_AS_UTF8` lists them, the reply as
-        text or as its UTF-8) fails its checksum: it changed on disk."""
+        text or as the bytes stored) fails its checksum: it changed on disk."""
         key, action_id, reply, digest, stored, *more = row
         if checksum(key, action_id, reply, digest, *more) != stored:
             base = self._bases.get(world, 0)
@@ -598,8 +748,7 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        self._check(world, row)
-        return bytes(row[2]), row[3]
+        return self._verified(world, row), row[3]
 
     def recover(
         self, world: str, recent: int, budget: int = LATEST_BYTES, largest: int | None = None
@@ -615,7 +764,7 @@ class Store:
         snapshot_rev = -1
         document: dict[str, Any] = WorldState().model_dump(mode="json")
         if row is not None:
-            snapshot_rev, document = row[0], json.loads(row[1])
+            snapshot_rev, document = row[0], json.loads(self._snapshot_text(world, row[1]))
         replayed = 0
         base = self._bases.get(world)
         if base is None:
@@ -625,9 +774,7 @@ class Store:
             )
         after, end = base + snapshot_rev + 1, base + REV_SPAN
         for stored in self._db.execute(
-            "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-            "WHERE key >= ? AND key < ? ORDER BY key",
-            (after, end),
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? ORDER BY key", (after, end)
         ):
             patches.apply(document, json.loads(self._verified(world, stored))["patch"])
             replayed += 1
@@ -649,12 +796,12 @@ class Store:
             (base, end, recent),
         ):
             self._check(world, stored)
-            reply = bytes(stored[2])
-            read += len(reply)
+            length = self._length(world, stored)
+            read += length
             if read > budget and latest:
                 break
-            if largest is None or len(reply) <= largest:
-                latest.append((stored[1], reply))
+            if largest is None or length <= largest:
+                latest.append((stored[1], self._verified(world, stored)))
         replies = dict(reversed(latest))
         return Recovered(
             state=WorldState.model_validate(document, context=STORED),
@@ -663,6 +810,18 @@ class Store:
             digests=digests,
             history=self._history(world, base),
         )
+
+    def _snapshot_text(self, world: str, stored: str | bytes) -> str | bytes:
+        """A world's snapshot as stored, its JSON (unpacked when packed: `snapshot_of`)."""
+        if not isinstance(stored, bytes) or not is_packed(stored):
+            return stored
+        try:
+            return unpacked(stored)
+        except NotUnpacked as exc:
+            raise StoreDamaged(
+                f"{self.path}: the snapshot of world {world!r} does not unpack ({exc}): "
+                f"{_what_to_do(self.path)}"
+            ) from None
 
     def _history(self, world: str, base: int) -> History:
         """The last rulings of a world for undo (`HISTORY_KEPT`, `HISTORY_BYTES`), which stand undone,
@@ -676,8 +835,8 @@ class Store:
             (base, end, HISTORY_KEPT),
         ):
             self._check(world, row)
-            key, action_id, reply, kind, target, inverse = row[0], row[1], row[2], row[5], row[6], row[7]
-            weight = 0 if action_id is None else len(reply)  # as `World.commit` counts it
+            key, action_id, kind, target, inverse = row[0], row[1], row[5], row[6], row[7]
+            weight = 0 if action_id is None else self._length(world, row)  # as `World.commit` counts it
             size += weight
             if size > HISTORY_BYTES and entries:
                 break
@@ -687,8 +846,8 @@ class Store:
                     action_id,
                     key - base,
                     kind or "ruling",
-                    self._ops(FORWARD_OPS, key),
-                    self._ops(INVERSE_OPS, key) if undoable else None,
+                    self._ops(world, FORWARD_OPS, key),
+                    self._ops(world, INVERSE_OPS, key) if undoable else None,
                     target if action_id is not None else None,
                     None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
                     weight,
@@ -730,12 +889,17 @@ class Store:
             entries = sorted([*entries, *syncs], key=lambda entry: entry.rev)
         return History(entries, undone, changes, old)
 
-    def _ops(self, query: str, key: int) -> JsonOps:
+    def _ops(self, world: str, query: str, key: int) -> JsonOps:
         """A ruling's ops read back for undo (`FORWARD_OPS` from its reply, `INVERSE_OPS`; `key`: its
         row, checksummed already), in the form undo keeps them once a ruling is acknowledged
         (`history.packed_ops`): gathered into parts op by op as SQLite's JSON functions cut them (no
-        Python object per value), packed."""
-        return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
+        Python object per value), packed. `StoreDamaged` when its row does not unpack or parse."""
+        try:
+            return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
+        except sqlite3.OperationalError as exc:
+            if not _unreadable(exc):
+                raise
+            raise self._not_unpacked(world, key, exc) from None
 
     def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:
         """A world's last `count` rulings, oldest first, each with its first `steps` steps, its
@@ -755,19 +919,15 @@ class Store:
             if spent >= budget:
                 read.append(StoredRuling(key - base, action_id, kind, [], -1))
                 continue
-            row = self._db.execute(
-                "SELECT key, action_id, reply, digest, checksum, kind, target, inverse FROM log "
-                "WHERE key = ?",
-                (key,),
-            ).fetchone()
+            row = self._db.execute(f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?", (key,)).fetchone()
             spent += len(self._verified(world, row))
             # from the row, not the reply bound again: the cached statement would keep it
-            total, shown = self._db.execute(
-                "SELECT json_array_length(log.reply, '$.log'), (SELECT json_group_array(json(value)) "
-                "FROM (SELECT value FROM json_each(log.reply, '$.log') ORDER BY key LIMIT ?)) "
-                "FROM log WHERE key = ?",
-                (max(0, steps), key),
-            ).fetchone()
+            try:
+                total, shown = self._db.execute(LOG_STEPS, (max(0, steps), key)).fetchone()
+            except sqlite3.OperationalError as exc:
+                if not _unreadable(exc):
+                    raise
+                raise self._not_unpacked(world, key, exc) from None
             read.append(StoredRuling(key - base, action_id, kind, json.loads(shown), int(total or 0)))
         read.reverse()
         return read

@@ -31,6 +31,7 @@ from vtt_bridge.document.models import (
     Token,
     TokenId,
     WorldState,
+    dumped_in_parts,
     seal,
     settled,
 )
@@ -250,7 +251,7 @@ class World:
         olds: patches.Olds = {}
         """What the diff read of `before` (the inverse takes it from there)."""
         if full:
-            document = settled(after).model_dump(mode="json")
+            document = dumped_in_parts(settled(after))
             ops: list[patches.Op] = [
                 {"op": "replace", "path": f"/{name}", "value": document[name]} for name in SYNC_PARTS
             ]

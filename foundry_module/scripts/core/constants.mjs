@@ -14,7 +14,7 @@ export const SOCKET_CHANNEL = `module.${MODULE_ID}`;
 export const PROTOCOL_VERSION = 1;
 
 /** The module version sent in `hello` (kept equal to module.json by a test). */
-export const MODULE_VERSION = "0.4.0";
+export const MODULE_VERSION = "0.5.0";
 
 /**
  * The update option that marks a write as the module's own, so the hooks that forward Foundry
