@@ -229,7 +229,7 @@ def _lane_differences(counts: bytes) -> bytes:
 
 
 def _counted(
-    dice: bytes, again: int, sizes: bytes, totals: list[int]
+    dice: bytes, adds: bytes, again: int, sizes: bytes, totals: list[int]
 ) -> tuple[list[int], tuple[int, ...]] | None:
     """DICE-1/2: each pool's end and successes in the stream of a `roll_pools` (`sizes` a byte a
     pool, each below 128), or None where a pool rolled 128 or more adding dice (then `_searched`
@@ -241,9 +241,8 @@ def _counted(
     such die holds the run's number (mod 256), so the adding dice before each pool's end are one
     lookup and a pool's own the difference of two: no search per pool. Its successes below `again`
     are a count over its run of `totals` in those dice alone, found without its end."""
-    below = dice.translate(None, _ADDING_FACES[again])
     if again <= 10:
-        runs = dice.translate(_ADDING_TABLES[again]).split(b"\x01")
+        runs = adds.split(b"\x01")
         numbers = cycle(_BYTES)
         table = [b"\0"]
         for at in range(0, len(runs), 4 * _CHUNK):
@@ -257,7 +256,7 @@ def _counted(
     ends = list(accumulate(_lane_sums(sizes, extra)))
     if ends[-1] != len(dice):  # a pool's adding dice were counted mod 256: their sum tells
         return None
-    count = below.translate(_SUCCESS_TABLE).count
+    count = dice.translate(_SUCCESS_TABLE, _ADDING_FACES[again]).count  # the dice below `again`
     parts = []
     for at in range(0, len(totals), _CHUNK):
         starts = totals[at - 1 : at + _CHUNK - 1] if at else [0, *totals[: _CHUNK - 1]]
@@ -265,12 +264,12 @@ def _counted(
     return ends, tuple(_lane_sums(extra, b"".join(parts)))
 
 
-def _searched(dice: bytes, again: int, totals: list[int]) -> tuple[list[int], list[int]]:
+def _searched(dice: bytes, adds: bytes, again: int, totals: list[int]) -> tuple[list[int], list[int]]:
     """`_counted` for any pools: each pool's end by a search in the running counts of the dice
     between two adding ones, its successes by a count of its dice."""
     ends = totals
     if again <= 10:
-        runs = list(accumulate(map(len, dice.translate(_ADDING_TABLES[again]).split(b"\x01"))))
+        runs = list(accumulate(map(len, adds.split(b"\x01"))))
         """The dice below `again` up to each adding die (and to the end)."""
         ends = []
         for at in range(0, len(totals), _CHUNK):
@@ -324,15 +323,19 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
         lanes = _lanes(sizes)
     totals = list(accumulate(sizes))
     owed = totals[-1] if totals else 0
-    drawn = bytearray()
+    drawn, flags = bytearray(), bytearray()
     below = 0
     while below < owed:
         batch = faces(owed - below)
         drawn += batch
-        below += len(batch) - batch.translate(adding).count(1)
+        flagged = batch.translate(adding)
+        flags += flagged
+        below += len(batch) - flagged.count(1)
     dice = bytes(drawn)
-    counted = _counted(dice, again, lanes, totals) if lanes and lanes.isascii() else None
-    ends, successes = counted if counted is not None else _searched(dice, again, totals)
+    adds = bytes(flags)
+    """A byte a die: 1 where it adds a die (`_ADDING_TABLES`), as the draw found them."""
+    counted = _counted(dice, adds, again, lanes, totals) if lanes and lanes.isascii() else None
+    ends, successes = counted if counted is not None else _searched(dice, adds, again, totals)
     return PoolRolls(pools, again, dice, tuple(ends), tuple(successes))
 
 
