@@ -231,9 +231,9 @@ def _lane_differences(counts: bytes) -> bytes:
 def _counted(
     dice: bytes, adds: bytes, again: int, sizes: bytes, totals: list[int]
 ) -> tuple[list[int], tuple[int, ...]] | None:
-    """DICE-1/2: each pool's end and successes in the stream of a `roll_pools` (`sizes` a byte a
-    pool, each below 128), or None where a pool rolled 128 or more adding dice (then `_searched`
-    finds them).
+    """DICE-1/2: each pool's end and successes in the stream of a `roll_pools` (`adds` a byte a die,
+    1 where it adds a die; `sizes` a byte a pool, each below 128), or None where a pool rolled 128
+    or more adding dice (then `_searched` finds them).
 
     Pool k ends on its `totals[k]`-th die below `again`, so it holds the dice below `again` from
     the `totals[k - 1]`-th on, and the adding dice among them, every one a success (`again` is 8 or
