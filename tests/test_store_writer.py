@@ -189,6 +189,32 @@ async def test_a_syncs_snapshot_is_dumped_and_packed_before_the_store_is_taken(
     assert bridge.store.recover("w1", 1).state == bridge.worlds["w1"].state
 
 
+async def test_a_big_worlds_state_query_is_answered_from_a_worker_with_the_world_locked(
+    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `state` query of a world of more than `OFFLOAD_TOKENS` tokens (3 here; a 1,000-token world's
+    state is tens of MB of JSON) is dumped in a worker, with the world's lock held so that no ruling
+    commits meanwhile, and answers what it answers on the event loop: the state document."""
+    bridge = server.app[BRIDGE]
+    real = server_module._query_dumped
+    seen: list[tuple[str, bool]] = []
+
+    def query_dumped(world: Any, payload: dict[str, Any]) -> bytes:
+        seen.append((threading.current_thread().name, bridge.lock(world.id).locked()))
+        return real(world, payload)
+
+    monkeypatch.setattr(server_module, "_query_dumped", query_dumped)
+    monkeypatch.setattr(server_module, "OFFLOAD_TOKENS", 3)
+    small, big = await connect("small"), await connect("big")
+    assert (await small.request("sync", {"state": world_state(2)}))["type"] == "result"
+    assert (await big.request("sync", {"state": world_state(6)}))["type"] == "result"
+    assert (await small.action(damage(), "hit"))["type"] == "result"
+    assert (await small.state()) == bridge.worlds["small"].state.model_dump(mode="json") and not seen
+    assert (await big.state()) == bridge.worlds["big"].state.model_dump(mode="json")
+    [(thread, locked)] = seen
+    assert thread != threading.main_thread().name and locked
+
+
 @settings(max_examples=100, deadline=None)
 @given(json_values, st.text(min_size=1, max_size=20), st.none() | st.text(min_size=1, max_size=20))
 def test_a_long_rulings_result_is_sent_as_the_same_text(value: Any, msg_id: str, re: str | None) -> None:

@@ -39,7 +39,7 @@ def share_one_arena() -> bool:
     from its worker's arena, their copies and replies from the event loop's, and each kept the
     pages the other could not reuse: the sidecar held some 70 MB more after three 1,000-token rounds
     than the same rounds ruled in one thread. The threads allocate under the interpreter lock all
-    but a few C calls (zlib, SQLite), so they hardly contend for the one arena."""
+    but a few C calls (Zstandard, SQLite), so they hardly contend for the one arena."""
     libc = _glibc()
     return libc is not None and libc.mallopt(M_ARENA_MAX, 1) == 1
 

@@ -471,7 +471,7 @@ async def _stored_then_committed(
 
 def _pack_later(bridge: Bridge, world: World, rev: int, kept: tuple[JsonOps, JsonOps]) -> None:
     """After a large ruling is acknowledged: its ops and inverse packed in a worker thread
-    (`packed_ops`: zlib, which releases the interpreter a part at a time; off the acknowledgement's
+    (`packed_ops`: Zstandard, which releases the interpreter a part at a time; off the acknowledgement's
     path), then kept so for undo (`History.repack`, on the loop, unless a later ruling dropped the
     entry meanwhile), and the memory the plain JSON held given back (`_release_later`)."""
 
@@ -622,6 +622,21 @@ def _long(type_: str, payload: dict[str, Any], world: World) -> bool:
     )
 
 
+def _long_query(payload: dict[str, Any], world: World) -> bool:
+    """Whether a query is expected to take long enough to hold other worlds up: a big world's whole
+    state (a 1,000-token world's after a round is tens of MB of JSON)."""
+    return payload.get("kind") == "state" and len(world.state.tokens) > OFFLOAD_TOKENS
+
+
+def _query_dumped(world: World, payload: dict[str, Any]) -> bytes:
+    """In a worker: a query answered (`World.query`) and its result's JSON (one `orjson` call: the
+    state is dumped in parts already, `dumped_in_parts`), the cycle collector paused as for a long
+    ruling (`_dumped`)."""
+    gc.freeze()
+    with COLLECTOR.paused():
+        return orjson.dumps(world.query(payload), default=_json_default)
+
+
 async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
     """One text frame: exactly one reply. False: the connection is to be closed.
 
@@ -647,6 +662,11 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
         if type_ == "hello":
             raise RequestError(ErrorCode.BAD_REQUEST, "already welcomed")
         if type_ == "query":
+            if _long_query(payload, world):
+                async with bridge.lock(world.id):  # its state stays the world's while it is dumped
+                    data = await asyncio.to_thread(_query_dumped, world, payload)
+                client.send(envelope_parts("result", data, bridge.next_id(), re))
+                return True
             result = world.query(payload)
             client.send(envelope("result", dumps(result), bridge.next_id(), re))
             return True

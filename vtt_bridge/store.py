@@ -97,13 +97,12 @@ CHANGES_TABLE = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS changes") :]
 version that does not know it leaves it alone)."""
 
 PACK_FROM = 1 << 20
-"""Bytes of a reply or an inverse (its UTF-8) beyond which `pack` compresses it: a round's 30-55 MB
-row would hold the store's one connection 40-140 ms to write and as long again to checkpoint, and
-every other world's ruling waits for it; packed it is a twentieth of that."""
+"""Bytes of a reply, an inverse or a snapshot (its UTF-8) beyond which `pack` compresses it: the
+store's one connection is held while a row is written and checkpointed, and every other world's
+ruling waits for it (docs/benchmarks.md, "The store's large rows packed")."""
 
 PACK_LEVEL = 1
-"""Zstandard's level for `pack`: its fastest standard one (a round's 30 MB reply in about 40 ms, to
-4%; zlib's fastest took 130 ms, to 6%)."""
+"""Zstandard's level for `pack`: its fastest standard one (a round's reply shrinks to some 4%)."""
 
 PACKED_MARK = b"\x28\xb5\x2f\xfd"
 """The first bytes of every packed value (a Zstandard frame's magic number, RFC 8878 3.1.1); the

@@ -562,7 +562,7 @@ class World:
                 "patch": [],
                 "log": [],
                 "rolls": [],
-                "state": self.state.model_dump(mode="json"),
+                "state": dumped_in_parts(self.state),
             }
         _, handler = QUERIES[kind]
         with _Refusals(f"{kind} query"):
