@@ -47,8 +47,8 @@ payload digest and checksum (NOT NULL: a version that does not write them cannot
 its inverse, for undo; rows of earlier layouts have none of them, and cannot be undone. 7 writes
 the snapshots' and replies' visibility pairs as codes (`a`, `u`: `document.models.LOCATE_CODES`),
 which a version before it cannot read; it reads layout 6's state names as they are. 8 stores a
-reply or an inverse of more than `PACK_FROM` bytes packed (`pack`: a BLOB, a Zstandard frame), which a
-version before it cannot read; it reads the text rows of earlier layouts as they are."""
+reply, an inverse or a snapshot of more than `PACK_FROM` bytes packed (`pack`: a BLOB, a Zstandard
+frame), which a version before it cannot read; it reads the text rows of earlier layouts as they are."""
 
 LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
@@ -170,7 +170,7 @@ def unpacked_length(value: bytes) -> int:
         length = zstandard.frame_content_size(value)
     except zstandard.ZstdError as exc:
         raise NotUnpacked(str(exc)) from None
-    if not 0 <= length <= LARGEST_UNPACKED:
+    if not 0 < length <= LARGEST_UNPACKED:  # `pack` never packs an empty value
         raise NotUnpacked(f"its header names {length} bytes")
     return int(length)
 
@@ -181,13 +181,12 @@ def unpacked(value: bytes) -> bytes:
     if not is_packed(value):
         return value
     length = unpacked_length(value)
-    unpacker = zstandard.ZstdDecompressor().decompressobj()
-    try:
-        data = unpacker.decompress(value)
-    except zstandard.ZstdError as exc:
+    try:  # one frame, unpacked into one buffer of the length its header names (nothing after it)
+        data = zstandard.ZstdDecompressor().decompress(value, allow_extra_data=False)
+    except zstandard.ZstdError as exc:  # cut short, running on, or its own checksum failed
         raise NotUnpacked(str(exc)) from None
-    if not unpacker.eof or unpacker.unused_data or len(data) != length:
-        raise NotUnpacked(f"{len(data)} bytes of a frame cut short or running on; its header names {length}")
+    if len(data) != length:
+        raise NotUnpacked(f"it unpacks to {len(data)} bytes; its header names {length}")
     return data
 
 
@@ -198,7 +197,7 @@ def _unreadable(error: sqlite3.OperationalError) -> bool:
 
 
 def _as_text(value: str | bytes) -> str:  # raises NotUnpacked, which SQLite reports as its own error
-    """`vtt_text`: a packed value's JSON text, for SQLite's JSON functions (`TEXT_OF`)."""
+    """`vtt_text`: a packed value's JSON text, for SQLite's JSON functions (`_text_of`)."""
     return unpacked(value).decode() if isinstance(value, bytes) else value
 
 
@@ -399,7 +398,17 @@ class Store:
             raise StoreDamaged(f"{path} cannot be opened ({exc}): {_what_to_do(path)}") from None
         self._db.create_function("vtt_checksum", 4, checksum, deterministic=True)
         self._db.create_function("vtt_change_checksum", 3, change_checksum, deterministic=True)
-        self._db.create_function("vtt_text", 1, _as_text, deterministic=True)
+        self._unreadable_why: Exception | None = None
+        """Why `vtt_text` last refused a value (SQLite reports only that the function raised)."""
+
+        def as_text(value: str | bytes) -> str:
+            try:
+                return _as_text(value)
+            except (NotUnpacked, UnicodeDecodeError) as exc:
+                self._unreadable_why = exc
+                raise
+
+        self._db.create_function("vtt_text", 1, as_text, deterministic=True)
         try:
             # One process owns the file for as long as it runs: no file locking per transaction (six
             # fcntl calls a ruling saved), no shared-memory WAL index, and a second sidecar on the
@@ -613,6 +622,15 @@ class Store:
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
+        # What cannot be read back is not written (the server refuses the ruling, nothing changed): a
+        # packed value's text must fit SQLite's own bound on a value (`vtt_text` hands it to SQLite)
+        # and `LARGEST_UNPACKED`, as a text value had to fit SQLite's bound to be written at all.
+        bound = min(LARGEST_UNPACKED, db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH))
+        for value in (reply, inverse, snapshot):
+            if isinstance(value, bytes) and is_packed(value) and unpacked_length(value) > bound:
+                raise sqlite3.DataError(
+                    f"a value of {unpacked_length(value)} bytes is beyond what the store reads back ({bound})"
+                )
         base = self._world_key(world)  # before the transaction: a number once given stays given
         key = base + rev
         row = (
@@ -763,7 +781,7 @@ class Store:
         snapshot_rev = -1
         document: dict[str, Any] = WorldState().model_dump(mode="json")
         if row is not None:
-            snapshot_rev, document = row[0], json.loads(self._snapshot_text(world, row[1]))
+            snapshot_rev, document = row[0], self._snapshot_document(world, row[1])
         replayed = 0
         base = self._bases.get(world)
         if base is None:
@@ -810,15 +828,16 @@ class Store:
             history=self._history(world, base),
         )
 
-    def _snapshot_text(self, world: str, stored: str | bytes) -> str | bytes:
-        """A world's snapshot as stored, its JSON (unpacked when packed: `snapshot_of`)."""
-        if not isinstance(stored, bytes) or not is_packed(stored):
-            return stored
+    def _snapshot_document(self, world: str, stored: str | bytes) -> Any:
+        """A world's snapshot as stored, parsed (unpacked when packed: `snapshot_of`; a BLOB is always
+        packed, a smaller snapshot is text): `StoreDamaged` when it does not unpack or parse."""
         try:
-            return unpacked(stored)
-        except NotUnpacked as exc:
+            if isinstance(stored, bytes) and not is_packed(stored):
+                raise NotUnpacked("a BLOB that is no Zstandard frame")
+            return json.loads(unpacked(stored) if isinstance(stored, bytes) else stored)
+        except (NotUnpacked, ValueError) as exc:  # ValueError: JSONDecodeError, UnicodeDecodeError
             raise StoreDamaged(
-                f"{self.path}: the snapshot of world {world!r} does not unpack ({exc}): "
+                f"{self.path}: the snapshot of world {world!r} cannot be read back ({exc}): "
                 f"{_what_to_do(self.path)}"
             ) from None
 
@@ -893,12 +912,13 @@ class Store:
         row, checksummed already), in the form undo keeps them once a ruling is acknowledged
         (`history.packed_ops`): gathered into parts op by op as SQLite's JSON functions cut them (no
         Python object per value), packed. `StoreDamaged` when its row does not unpack or parse."""
+        self._unreadable_why = None
         try:
             return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
         except sqlite3.OperationalError as exc:
             if not _unreadable(exc):
                 raise
-            raise self._not_unpacked(world, key, exc) from None
+            raise self._not_unpacked(world, key, self._unreadable_why or exc) from None
 
     def latest(self, world: str, count: int, steps: int, budget: int = LATEST_BYTES) -> list[StoredRuling]:
         """A world's last `count` rulings, oldest first, each with its first `steps` steps, its
@@ -919,14 +939,16 @@ class Store:
                 read.append(StoredRuling(key - base, action_id, kind, [], -1))
                 continue
             row = self._db.execute(f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?", (key,)).fetchone()
-            spent += len(self._verified(world, row))
+            self._check(world, row)
+            spent += self._length(world, row)  # from a packed reply's header: unpacked once, below
             # from the row, not the reply bound again: the cached statement would keep it
+            self._unreadable_why = None
             try:
                 total, shown = self._db.execute(LOG_STEPS, (max(0, steps), key)).fetchone()
             except sqlite3.OperationalError as exc:
                 if not _unreadable(exc):
                     raise
-                raise self._not_unpacked(world, key, exc) from None
+                raise self._not_unpacked(world, key, self._unreadable_why or exc) from None
             read.append(StoredRuling(key - base, action_id, kind, json.loads(shown), int(total or 0)))
         read.reverse()
         return read
