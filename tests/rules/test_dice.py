@@ -14,6 +14,7 @@ from vtt_bridge.rules.detection import ContestModifier, contest
 from vtt_bridge.rules.dice import (
     SuppliedDice,
     active_wins,
+    active_wins_each,
     kept_extra_successes,
     opposed,
     roll_pool,
@@ -82,6 +83,20 @@ def test_DICE_5_opposed_roll(active: int, passive: int, wins: bool) -> None:
     assert active_wins(active, passive) is wins
     outcome = opposed(active, passive)
     assert outcome.active_wins is wins and outcome.dc == passive
+
+
+@given(st.lists(st.tuples(st.integers(0, 300), st.integers(0, 300)), max_size=40), st.booleans())
+def test_DICE_5_every_pair_of_a_round_is_the_opposed_roll(pairs: list[tuple[int, int]], small: bool) -> None:
+    """DICE-5 over many pairs at once (`active_wins_each`, a byte a pair): each is `active_wins` of
+    its pair, with successes below 256 (two-byte lanes of one big-integer sum) and past it."""
+    if small:
+        pairs = [(active % 256, passive % 256) for active, passive in pairs]
+    successes = [count for pair in pairs for count in pair]
+    assert list(active_wins_each(successes)) == [int(active_wins(a, p)) for a, p in pairs]
+    edges = [(0, 0), (1, 0), (0, 1), (1, 1), (255, 255), (255, 0), (0, 255), (254, 255), (255, 254)]
+    assert list(active_wins_each([n for pair in edges for n in pair])) == [
+        int(active_wins(a, p)) for a, p in edges
+    ]
 
 
 @pytest.mark.parametrize(

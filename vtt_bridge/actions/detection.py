@@ -69,7 +69,7 @@ from vtt_bridge.rules.detection import (
     spots_nothing,
     standing_steps,
 )
-from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice, active_wins, roll_pools
+from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice, active_wins, active_wins_each, roll_pools
 from vtt_bridge.rules.energy import Attribute
 
 TokenId = Id
@@ -722,9 +722,6 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     # pass 1: every contest of the round, in columns
     tables: dict[tuple[int, int], _Pools] = {}
     targets: list[str] = []
-    steps: list[_Step] = []
-    step_of: list[_Step] = []
-    """Per doubled entry id (and plus one): its step."""
     found_mods: list[_Found] = []
     observers: list[tuple[str, int, int]] = []
     """Each observer that contests and the range of its contests in the columns."""
@@ -760,9 +757,6 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         first = len(targets)
         found_mods += map(pools_of.__getitem__, pair_codes)
         targets += their_targets
-        if len(step_of) < 2 * len(geometry.entries):
-            step_of = [step for step in geometry.entries for _ in (False, True)]
-        steps += map(step_of.__getitem__, their_codes)
         observers.append((observer, first, len(targets)))
         theirs.append((their_targets, their_codes, currents))
     pools = [0] * (2 * len(found_mods))
@@ -772,7 +766,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     rolled = roll_pools(pools, ctx.roller)
     successes = rolled.successes
     # pass 3: the results
-    won = bytes(map(active_wins, successes[0::2], successes[1::2]))
+    won = active_wins_each(successes)
     """Per contest, 1 where the observer won (bytes: nothing for the cycle collector to walk)."""
     leaves: list[LocateState] = []
     """Per doubled entry id plus won: the pair's state after the contest."""
@@ -785,8 +779,9 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
             kept.append(index.result(STATES[step[0]], round_number, wins_it) if keeps else None)
     keep_all = keeps_result(True, round_number) and keeps_result(False, round_number)
     cells: Pairs = []
-    changed: list[tuple[str, int]] = []
-    """The contests that changed a pair's state: observer and column index."""
+    changed: list[tuple[str, int, int]] = []
+    """The contests that changed a pair's state: observer, column index and the pair's code (its
+    step's doubled entry id: each step is looked up for the detailed contests alone)."""
     fresh: dict[str, int] = {}
     """Observer -> how many of its results this round wrote."""
     for (observer, first, end), (their_targets, their_codes, currents) in zip(observers, theirs, strict=True):
@@ -824,7 +819,9 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
                 row_now = visibility[observer] = dict(old_visibility[observer])
                 row_now.update(zip(moved_targets, compress(now, moved), strict=True))
                 cells.extend(zip(repeat(observer), moved_targets))
-            changed.extend(zip(repeat(observer), compress(range(first, end), moved)))
+            changed.extend(
+                zip(repeat(observer), compress(range(first, end), moved), compress(their_codes, moved))
+            )
     ran = len(targets)
     lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells, unapplied, fresh)
     changed_count = len(cells) + sum(map(len, unapplied.values())) if unapplied is not None else len(cells)
@@ -841,7 +838,15 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         )
     if ran:
         every = ran <= ROUND_DETAIL_LIMIT
-        shown = [(o, i) for o, first, end in observers for i in range(first, end)] if every else changed
+        shown = (
+            [
+                (o, i, code)
+                for (o, first, end), (_, codes, _) in zip(observers, theirs, strict=True)
+                for i, code in zip(range(first, end), codes, strict=True)
+            ]
+            if every
+            else changed
+        )
         log.append(
             Step(
                 rule="DET-8",
@@ -857,8 +862,9 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
             )
         )
         named = rolled.named
-        for observer, i in shown:
-            step = steps[i]
+        entries = geometry.entries
+        for observer, i, code in shown:
+            step = entries[code >> 1]
             target = targets[i]
             observer_roll = named(2 * i, observer, "spot")
             hider_roll = named(2 * i + 1, target, "hide")

@@ -229,10 +229,11 @@ def _lane_differences(counts: bytes) -> bytes:
 
 
 def _counted(
-    dice: bytes, again: int, sizes: Sequence[int], totals: list[int]
+    dice: bytes, adds: bytes, again: int, sizes: bytes, totals: list[int]
 ) -> tuple[list[int], tuple[int, ...]] | None:
-    """DICE-1/2: each pool's end and successes in the stream of a `roll_pools` (sizes below 128),
-    or None where a pool rolled 128 or more adding dice (then `_searched` finds them).
+    """DICE-1/2: each pool's end and successes in the stream of a `roll_pools` (`adds` a byte a die,
+    1 where it adds a die; `sizes` a byte a pool, each below 128), or None where a pool rolled 128
+    or more adding dice (then `_searched` finds them).
 
     Pool k ends on its `totals[k]`-th die below `again`, so it holds the dice below `again` from
     the `totals[k - 1]`-th on, and the adding dice among them, every one a success (`again` is 8 or
@@ -240,9 +241,8 @@ def _counted(
     such die holds the run's number (mod 256), so the adding dice before each pool's end are one
     lookup and a pool's own the difference of two: no search per pool. Its successes below `again`
     are a count over its run of `totals` in those dice alone, found without its end."""
-    below = dice.translate(None, _ADDING_FACES[again])
     if again <= 10:
-        runs = dice.translate(_ADDING_TABLES[again]).split(b"\x01")
+        runs = adds.split(b"\x01")
         numbers = cycle(_BYTES)
         table = [b"\0"]
         for at in range(0, len(runs), 4 * _CHUNK):
@@ -251,12 +251,12 @@ def _counted(
         """Byte k: pool k's adding dice (mod 256)."""
     else:
         extra = bytes(len(sizes))
-    if max(extra) >= 128:
+    if not extra.isascii():  # a byte of 128 or more: no `max` over every pool's int
         return None
-    ends = list(accumulate(_lane_sums(bytes(sizes), extra)))
+    ends = list(accumulate(_lane_sums(sizes, extra)))
     if ends[-1] != len(dice):  # a pool's adding dice were counted mod 256: their sum tells
         return None
-    count = below.translate(_SUCCESS_TABLE).count
+    count = dice.translate(_SUCCESS_TABLE, _ADDING_FACES[again]).count  # the dice below `again`
     parts = []
     for at in range(0, len(totals), _CHUNK):
         starts = totals[at - 1 : at + _CHUNK - 1] if at else [0, *totals[: _CHUNK - 1]]
@@ -264,12 +264,12 @@ def _counted(
     return ends, tuple(_lane_sums(extra, b"".join(parts)))
 
 
-def _searched(dice: bytes, again: int, totals: list[int]) -> tuple[list[int], list[int]]:
+def _searched(dice: bytes, adds: bytes, again: int, totals: list[int]) -> tuple[list[int], list[int]]:
     """`_counted` for any pools: each pool's end by a search in the running counts of the dice
     between two adding ones, its successes by a count of its dice."""
     ends = totals
     if again <= 10:
-        runs = list(accumulate(map(len, dice.translate(_ADDING_TABLES[again]).split(b"\x01"))))
+        runs = list(accumulate(map(len, adds.split(b"\x01"))))
         """The dice below `again` up to each adding die (and to the end)."""
         ends = []
         for at in range(0, len(totals), _CHUNK):
@@ -281,6 +281,15 @@ def _searched(dice: bytes, again: int, totals: list[int]) -> tuple[list[int], li
         starts = ends[at - 1 : at + _CHUNK - 1] if at else [0, *ends[: _CHUNK - 1]]
         successes.extend(map(hits, repeat(b"\x01"), starts, ends[at : at + _CHUNK]))
     return ends, successes
+
+
+def _lanes(sizes: Sequence[int]) -> bytes | None:
+    """The sizes as a byte each (one C loop), or None when one is negative or 256 or more: then
+    `isascii` tells in C whether every one is below 128, with no `min` or `max` over the ints."""
+    try:
+        return bytes(sizes)
+    except ValueError:
+        return None
 
 
 def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRolls:
@@ -308,18 +317,25 @@ def roll_pools(pools: Sequence[int], roller: Roller, again: int = 10) -> PoolRol
     # loops (bytes methods, big-integer sums, `itemgetter`) over at most `_CHUNK` items: no Python
     # step per die or per pool.
     adding = _ADDING_TABLES[again]
-    sizes = pools if not pools or min(pools) >= 0 else tuple(pool if pool > 0 else 0 for pool in pools)
+    sizes, lanes = pools, _lanes(pools)
+    if lanes is None and pools and min(pools) < 0:
+        sizes = tuple(pool if pool > 0 else 0 for pool in pools)
+        lanes = _lanes(sizes)
     totals = list(accumulate(sizes))
     owed = totals[-1] if totals else 0
-    drawn = bytearray()
+    drawn, flags = bytearray(), bytearray()
     below = 0
     while below < owed:
         batch = faces(owed - below)
         drawn += batch
-        below += len(batch) - batch.translate(adding).count(1)
+        flagged = batch.translate(adding)
+        flags += flagged
+        below += len(batch) - flagged.count(1)
     dice = bytes(drawn)
-    counted = _counted(dice, again, sizes, totals) if sizes and max(sizes) < 128 else None
-    ends, successes = counted if counted is not None else _searched(dice, again, totals)
+    adds = bytes(flags)
+    """A byte a die: 1 where it adds a die (`_ADDING_TABLES`), as the draw found them."""
+    counted = _counted(dice, adds, again, lanes, totals) if lanes and lanes.isascii() else None
+    ends, successes = counted if counted is not None else _searched(dice, adds, again, totals)
     return PoolRolls(pools, again, dice, tuple(ends), tuple(successes))
 
 
@@ -339,6 +355,30 @@ def active_wins(active: int, passive: int) -> bool:
     """DICE-5: the DC is the opponent's successes; the active side needs at least one success and at
     least the DC, so a tie is the active side's."""
     return active >= 1 and active >= passive
+
+
+_NONZERO = bytes(min(value, 1) for value in range(256))
+"""A byte to 1 where it is not 0 (`bytes.translate`)."""
+
+
+def active_wins_each(successes: Sequence[int]) -> bytes:
+    """DICE-5 for each contest of a list of pairs of rolls (the active side's successes, then the
+    passive side's, pair after pair): a byte a pair, 1 where the active side wins (`active_wins`).
+    In C: `256 + active - passive` in two-byte lanes of one big-integer sum (never below 1, so no
+    lane borrows) has its high byte 1 exactly where active >= passive; that, and a success at all."""
+    active_ints, passive_ints = successes[0::2], successes[1::2]
+    try:
+        active, passive = bytes(active_ints), bytes(passive_ints)
+    except ValueError:  # a roll of 256 successes or more
+        return bytes(map(active_wins, active_ints, passive_ints))
+    count = len(active)
+    lanes = (
+        int.from_bytes(active.decode("latin-1").encode("utf-16-le"), "little")
+        + int.from_bytes(b"\0\1" * count, "little")
+        - int.from_bytes(passive.decode("latin-1").encode("utf-16-le"), "little")
+    )
+    at_least = int.from_bytes(lanes.to_bytes(2 * count, "little")[1::2], "little")
+    return (at_least & int.from_bytes(active.translate(_NONZERO), "little")).to_bytes(count, "little")
 
 
 # --- DICE-4: bonuses ------------------------------------------------------------------------------
