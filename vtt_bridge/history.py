@@ -110,7 +110,7 @@ class JsonOps:
         if self._packed or self.nbytes <= PACKED_FROM:
             return self
         packer = zstandard.ZstdCompressor(level=PACK_LEVEL)
-        return JsonOps(tuple(packer.compress(part) for part in self._parts), packed=True)
+        return JsonOps(tuple(_packed_part(packer, part) for part in self._parts), packed=True)
 
     def _json_parts(self) -> Iterator[bytes]:
         """Each part's JSON (decompressed, when packed)."""
@@ -137,6 +137,14 @@ class JsonOps:
         return isinstance(other, tuple) and self.ops() == other
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _packed_part(packer: zstandard.ZstdCompressor, part: bytes) -> bytes:
+    """One part as a Zstandard frame, made through a stream: its output comes in pieces of the
+    frame's own size (`compress` would first take room for the whole part, and the small frames
+    that stay alive in such room keep the heap from shrinking after a round)."""
+    stream = packer.compressobj(size=len(part))
+    return b"".join((stream.compress(part), stream.flush()))
 
 
 def stored_ops(entry: Entry) -> tuple[JsonOps, JsonOps] | None:
