@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.detection_scenes import guard_among_hiders
+from tests.test_undo_store import reopened
 from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
 from vtt_bridge.errors import StoreDamaged
@@ -59,19 +60,19 @@ def store_ruling(store: Store, world: World, pending: Pending | bytes) -> bytes:
     return reply
 
 
-def reopened(path: Path) -> tuple[Store, World]:
-    store = Store(path)
-    recovered = store.recover("w", recent=10)
-    world = World(
-        "w", recovered.state, recovered.replies, recovered.answered, 10, recovered.digests, recovered.history
-    )
-    return store, world
-
-
 def hiders_world(store: Store, world: World) -> None:
     """A guard among 30 hiders, synced: a round contests every pair."""
     state = guard_among_hiders([f"h{i}" for i in range(30)], 100, 10)
     store_ruling(store, world, world.prepare_sync({"state": state}, "sync-1"))
+
+
+def stored_round(path: Path) -> World:
+    """A store at `path` with the hiders' world synced and its round 2 (id "r2") stored, closed."""
+    store, world = reopened(path)
+    hiders_world(store, world)
+    store_ruling(store, world, world.prepare_action("r2", {"kind": "round", "round": 2}, SeededRoller(1)))
+    store.close()
+    return world
 
 
 def kinds(path: Path) -> list[tuple[str | None, str, str | None]]:
@@ -204,11 +205,8 @@ def test_a_packed_row_changed_on_disk_is_refused_naming_world_and_rev(
     naming the world and rev."""
     monkeypatch.setattr("vtt_bridge.store.PACK_FROM", 1000)
     path = tmp_path / "vtt-bridge.sqlite3"
-    store, world = reopened(path)
-    hiders_world(store, world)
-    store_ruling(store, world, world.prepare_action("r2", {"kind": "round", "round": 2}, SeededRoller(1)))
+    world = stored_round(path)
     rev = world.state.rev
-    store.close()
     db = sqlite3.connect(path)
     (stored,) = db.execute("SELECT reply FROM log WHERE action_id = 'r2'").fetchone()
     db.close()
@@ -308,11 +306,8 @@ def test_a_packed_inverse_that_holds_its_checksum_yet_does_not_unpack_is_refused
     checksum to fit stops the start naming the world, the rev and the frame's own complaint."""
     monkeypatch.setattr("vtt_bridge.store.PACK_FROM", 100)
     path = tmp_path / "vtt-bridge.sqlite3"
-    store, world = reopened(path)
-    hiders_world(store, world)
-    store_ruling(store, world, world.prepare_action("r2", {"kind": "round", "round": 2}, SeededRoller(1)))
+    world = stored_round(path)
     rev = world.state.rev
-    store.close()
     db = sqlite3.connect(path, isolation_level=None)
     try:
         key, reply, digest, kind, target, inverse = db.execute(

@@ -4,12 +4,14 @@ SIGKILL and restart of the sidecar."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import os
 import signal
 import sqlite3
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -144,13 +146,26 @@ async def test_an_undo_of_a_move_leaves_the_matrix_a_full_recompute_gives(connec
     assert await peer.state() == document  # the conflict changed nothing
 
 
+async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, payload: Any) -> Any:
+    """One envelope to a sidecar in a process of its own, and its answer (30 s at most)."""
+    await ws.send_str(json.dumps({"v": 1, "id": msg_id, "type": type_, "payload": payload}))
+    return json.loads((await ws.receive(timeout=30)).data)
+
+
+@contextlib.asynccontextmanager
+async def welcomed_ws(port: int) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
+    """A websocket to the sidecar on `port`, welcomed into world "w" (no bound on its messages)."""
+    async with (
+        aiohttp.ClientSession() as session,
+        session.ws_connect(f"http://127.0.0.1:{port}/ws", max_msg_size=0) as ws,
+    ):
+        await _hello(ws, "w")
+        yield ws
+
+
 async def test_an_undo_survives_a_sigkill_and_restart(tmp_path: Path) -> None:
     port = free_port()
     hit = {"kind": "damage", "target": "actor0", "instances": [{"amount": 2, "grade": "L"}]}
-
-    async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, payload: Any) -> Any:
-        await ws.send_str(json.dumps({"v": 1, "id": msg_id, "type": type_, "payload": payload}))
-        return json.loads((await ws.receive(timeout=10)).data)
 
     with sidecar(tmp_path, port) as process:
         async with (
@@ -194,16 +209,8 @@ async def test_a_packed_round_survives_a_sigkill_and_answers_its_retry_and_its_u
     hit = {"kind": "damage", "target": "guard", "instances": [{"amount": 1, "grade": "B"}]}
     state = guard_among_hiders([f"h{i}" for i in range(200)], 100, 10)
 
-    async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, payload: Any) -> Any:
-        await ws.send_str(json.dumps({"v": 1, "id": msg_id, "type": type_, "payload": payload}))
-        return json.loads((await ws.receive(timeout=30)).data)
-
     with sidecar(tmp_path, port) as process:
-        async with (
-            aiohttp.ClientSession() as session,
-            session.ws_connect(f"http://127.0.0.1:{port}/ws", max_msg_size=0) as ws,
-        ):
-            await _hello(ws, "w")
+        async with welcomed_ws(port) as ws:
             assert (await request(ws, "s", "sync", {"state": state}))["type"] == "result"
             before = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
             ruled = await request(ws, "r2", "action", {"kind": "round", "round": 2})
@@ -213,11 +220,7 @@ async def test_a_packed_round_survives_a_sigkill_and_answers_its_retry_and_its_u
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
     with sidecar(tmp_path, port) as process:
-        async with (
-            aiohttp.ClientSession() as session,
-            session.ws_connect(f"http://127.0.0.1:{port}/ws", max_msg_size=0) as ws,
-        ):
-            await _hello(ws, "w")
+        async with welcomed_ws(port) as ws:
             again = await request(ws, "r2", "action", {"kind": "round", "round": 2})
             assert again["payload"] == {"replayed": True, **ruled["payload"]}
             assert (await request(ws, "u-hit", "action", {"kind": "undo", "action": "hit"}))[
@@ -230,11 +233,7 @@ async def test_a_packed_round_survives_a_sigkill_and_answers_its_retry_and_its_u
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
     with sidecar(tmp_path, port) as process:  # the undo's packed inverse (the round's ops) read back
-        async with (
-            aiohttp.ClientSession() as session,
-            session.ws_connect(f"http://127.0.0.1:{port}/ws", max_msg_size=0) as ws,
-        ):
-            await _hello(ws, "w")
+        async with welcomed_ws(port) as ws:
             redone = await request(ws, "re-r2", "action", {"kind": "redo", "action": "r2"})
             assert redone["type"] == "result", redone
             again_after = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
@@ -268,10 +267,6 @@ async def test_undo_across_a_restart_and_a_sigkill_refuses_sync_and_upsert_ids_a
     id `not_found`; a round with stage-three results, a move and a damage made before the kill are
     undone after it, each restoring what it changed (the visibility equal to a full recompute)."""
     port = free_port()
-
-    async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, payload: Any) -> Any:
-        await ws.send_str(json.dumps({"v": 1, "id": msg_id, "type": type_, "payload": payload}))
-        return json.loads((await ws.receive(timeout=10)).data)
 
     async def state(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
         document: dict[str, Any] = (await request(ws, "q", "query", {"kind": "state"}))["payload"]["state"]
