@@ -22,6 +22,8 @@ import sqlite3
 import struct
 import time
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,7 +131,7 @@ INSERT_RULING = (
 
 
 def pack(data: bytes) -> bytes:
-    """A reply's or an inverse's UTF-8 as `Store.append` best takes it: longer than `PACK_FROM`,
+    """A reply's, an inverse's or a snapshot's UTF-8 as `Store.append` best takes it: longer than `PACK_FROM`,
     compressed (one Zstandard frame at `PACK_LEVEL`, its content size in its header and its
     content's checksum at its end; it starts with `PACKED_MARK`); else as it is. Pure and
     thread-safe: call it before the store is taken (Zstandard lets go of the interpreter meanwhile)."""
@@ -627,9 +629,10 @@ class Store:
         # and `LARGEST_UNPACKED`, as a text value had to fit SQLite's bound to be written at all.
         bound = min(LARGEST_UNPACKED, db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH))
         for value in (reply, inverse, snapshot):
-            if isinstance(value, bytes) and is_packed(value) and unpacked_length(value) > bound:
+            length = unpacked_length(value) if isinstance(value, bytes) and is_packed(value) else 0
+            if length > bound:
                 raise sqlite3.DataError(
-                    f"a value of {unpacked_length(value)} bytes is beyond what the store reads back ({bound})"
+                    f"a value of {length} bytes is beyond what the store reads back ({bound})"
                 )
         base = self._world_key(world)  # before the transaction: a number once given stays given
         key = base + rev
@@ -720,6 +723,10 @@ class Store:
         """A ruling's reply's UTF-8 (its row as `ROW_AS_UTF8` lists it), unpacked, after its
         checksum: `StoreDamaged` when the row changed on disk."""
         self._check(world, row)
+        return self._reply(world, row)
+
+    def _reply(self, world: str, row: tuple[Any, ...]) -> bytes:
+        """A ruling's reply's UTF-8 (its row as `ROW_AS_UTF8` lists it, checksummed), unpacked."""
         try:
             return unpacked(bytes(row[2]))
         except NotUnpacked as exc:  # packed bytes that hold their checksum yet do not unpack
@@ -818,7 +825,7 @@ class Store:
             if read > budget and latest:
                 break
             if largest is None or length <= largest:
-                latest.append((stored[1], self._verified(world, stored)))
+                latest.append((stored[1], self._reply(world, stored)))
         replies = dict(reversed(latest))
         return Recovered(
             state=WorldState.model_validate(document, context=STORED),
@@ -912,9 +919,16 @@ class Store:
         row, checksummed already), in the form undo keeps them once a ruling is acknowledged
         (`history.packed_ops`): gathered into parts op by op as SQLite's JSON functions cut them (no
         Python object per value), packed. `StoreDamaged` when its row does not unpack or parse."""
+        with self._read_back(world, key):
+            return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
+
+    @contextmanager
+    def _read_back(self, world: str, key: int) -> Iterator[None]:
+        """Around SQLite's JSON functions over a stored row (`key`): `StoreDamaged` naming why, when
+        SQLite refuses the row's value itself (it does not unpack, `vtt_text`, or is no JSON)."""
         self._unreadable_why = None
         try:
-            return JsonOps.of_json(value for (value,) in self._db.execute(query, (key,))).packed()
+            yield
         except sqlite3.OperationalError as exc:
             if not _unreadable(exc):
                 raise
@@ -942,13 +956,8 @@ class Store:
             self._check(world, row)
             spent += self._length(world, row)  # from a packed reply's header: unpacked once, below
             # from the row, not the reply bound again: the cached statement would keep it
-            self._unreadable_why = None
-            try:
+            with self._read_back(world, key):
                 total, shown = self._db.execute(LOG_STEPS, (max(0, steps), key)).fetchone()
-            except sqlite3.OperationalError as exc:
-                if not _unreadable(exc):
-                    raise
-                raise self._not_unpacked(world, key, self._unreadable_why or exc) from None
             read.append(StoredRuling(key - base, action_id, kind, json.loads(shown), int(total or 0)))
         read.reverse()
         return read
