@@ -238,11 +238,14 @@ class Outbox:
             self._writer = None
             self._idle.set()
 
+    def fragmented(self, message: Message) -> bool:
+        """Whether `message` is written in fragments (longer than `fragment_bytes`, when set)."""
+        return 0 < self.fragment_bytes < message_size(message)
+
     def _sent(self, message: Message) -> Coroutine[Any, Any, None]:
         """The write of one text message: one frame (aiohttp's `send_str` or `send_frame`), or, past
         `fragment_bytes`, its fragments (`_fragmented`)."""
-        size = self.fragment_bytes
-        if size and message_size(message) > size:
+        if self.fragmented(message):
             if isinstance(message, str):
                 message = [message.encode()]
             elif isinstance(message, bytes):

@@ -392,14 +392,14 @@ async def _store(
     what `_stored` does."""
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
-    kept = result_json if keeps_reply(pending.action_id, snapshot is not None) else None
+    written = result_json if keeps_reply(pending.action_id, snapshot is not None) else None
     if off_loop:
         made, reply, dumped = await asyncio.gather(
-            asyncio.to_thread(_made, pending), _in_worker(pack, kept), _in_worker(snapshot_of, snapshot)
+            asyncio.to_thread(_made, pending), _in_worker(pack, written), _in_worker(snapshot_of, snapshot)
         )
     else:
         made = _made(pending)
-        reply = None if kept is None else pack(kept)
+        reply = None if written is None else pack(written)
         dumped = None if snapshot is None else snapshot_of(snapshot)
     try:
         return await bridge.in_store(
@@ -509,7 +509,7 @@ def _committed(
     bridge.dirty = True
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     answer = envelope_parts("result", result_json, bridge.next_id(), msg_id)
-    fragmented = client.outbox is not None and 0 < client.outbox.fragment_bytes < len(result_json)
+    fragmented = client.outbox is not None and client.outbox.fragmented(answer)
     answered = asyncio.get_running_loop().create_future() if others and fragmented else None
     client.send(answer, written=answered)
     world.commit(pending, result_json, kept)
