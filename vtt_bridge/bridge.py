@@ -26,7 +26,7 @@ from vtt_bridge.limits import Backoff, Limits, RateLimitedLog
 from vtt_bridge.sendqueue import Message, Outbox
 from vtt_bridge.store import Store
 from vtt_bridge.tokenfile import load_or_create_token
-from vtt_bridge.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World
+from vtt_bridge.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World, area_dice
 
 log = logging.getLogger("vtt_bridge")
 
@@ -301,6 +301,7 @@ class Bridge:
                 self.config.recent_replies,
                 recovered.digests,
                 recovered.history,
+                dice=area_dice(world_id, self.config.seed),
             )
             self.worlds[world_id] = world
         return world

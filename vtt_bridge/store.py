@@ -789,6 +789,7 @@ class Store:
         document: dict[str, Any] = WorldState().model_dump(mode="json")
         if row is not None:
             snapshot_rev, document = row[0], self._snapshot_document(world, row[1])
+            document.setdefault("areas", {})  # a snapshot written before areas were kept (DET-4)
         replayed = 0
         base = self._bases.get(world)
         if base is None:
