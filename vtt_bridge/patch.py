@@ -284,7 +284,7 @@ def diff_states(
             {t: {o: v.value for o, v in row.items()} for t, row in after.reveals.items()},
             ops,
         )
-    ops.extend(area_ops(before.areas, after.areas))
+    ops.extend(area_ops(before.areas, after.areas, olds, MISSING))
     if before.pins is not after.pins:
         _diff_json(
             "/pins",

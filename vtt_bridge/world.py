@@ -133,15 +133,33 @@ def _validated(
         ) from None
 
 
+_AREA_FACES = bytes((byte % 10) + 1 if byte < 250 else 0 for byte in range(256))
+"""A random byte as a d10: 0..249 give each face 25 ways; 250..255 (0 here) are dropped."""
+
+
 class _AreaDice:
-    """d10s from a Python generator: the dice a world draws its areas with (`area_dice`)."""
+    """d10s from a Python generator, drawn as random bytes in blocks (a `FaceSource`: a sync of a
+    big scene draws hundreds of thousands of areas): the dice a world draws its areas with."""
 
     def __init__(self, source: random.Random) -> None:
         self._random = source
+        self._buffer = b""
+        self._at = 0
+
+    def faces(self, count: int) -> bytes:
+        """The next `count` dice, as bytes of faces 1..10."""
+        end = self._at + count
+        if end > len(self._buffer):
+            rest = self._buffer[self._at :]
+            while len(rest) < count:
+                rest += self._random.randbytes(4096).translate(_AREA_FACES).replace(b"\0", b"")
+            self._buffer, self._at, end = rest, 0, count
+        at, self._at = self._at, end
+        return self._buffer[at:end]
 
     def d10(self) -> int:
         """One die, 1..10."""
-        return self._random.randint(1, 10)
+        return self.faces(1)[0]
 
 
 def area_dice(world_id: str, seed: int | None = 0) -> Roller:

@@ -12,10 +12,11 @@ targets, sorted), so a world with seeded dice draws the same areas for the same 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from itertools import islice
 from typing import Any
 
 from vtt_bridge.document.models import Scene, Token, WorldState, edited_keys, pending_cells
-from vtt_bridge.rules.areas import Area, area_radius, draw_area, still_holds
+from vtt_bridge.rules.areas import Area, area_radius, draw_area, draw_areas, still_holds
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.detection import LocateState
 from vtt_bridge.rules.dice import Roller
@@ -56,21 +57,15 @@ def _moved_tokens(before: WorldState, after: WorldState) -> set[str] | None:
     return moved
 
 
-def _drawn(row: Mapping[str, Area] | None, target: str, token: Token, radius: float, dice: Roller) -> Area:
-    area = None if row is None else row.get(target)
-    if area is not None and still_holds(area, token.x, token.y, radius):
-        return area
-    return draw_area(token.x, token.y, radius, dice)
-
-
 def _every_pair(state: WorldState, dice: Roller) -> Areas:
-    """Every approximate pair's area, each kept when it still stands (rows equal to the old ones
-    are the old ones)."""
+    """Every approximate pair's area, each kept when it still stands, the others drawn at once in
+    the order of the pairs (rows equal to the old ones are the old ones)."""
     radius = area_radius_of(state)
     tokens = state.tokens
     old = state.areas
     pending = pending_cells(state.visibility)
-    out: Areas = {}
+    plan: list[tuple[str, list[str], list[Area | None] | None]] = []
+    points: list[tuple[float, float]] = []
     for observer in sorted(state.visibility):
         if observer not in tokens:
             continue
@@ -82,9 +77,35 @@ def _every_pair(state: WorldState, dice: Roller) -> Areas:
         if not targets:
             continue
         old_row = old.get(observer)
-        new_row = {t: _drawn(old_row, t, tokens[t], radius, dice) for t in targets}
-        out[observer] = old_row if old_row == new_row and old_row is not None else new_row
+        if not old_row:
+            plan.append((observer, targets, None))
+            points.extend((tokens[t].x, tokens[t].y) for t in targets)
+            continue
+        kept: list[Area | None] = []
+        for target in targets:
+            token = tokens[target]
+            area = old_row.get(target)
+            if area is None or not still_holds(area, token.x, token.y, radius):
+                area = None
+                points.append((token.x, token.y))
+            kept.append(area)
+        plan.append((observer, targets, kept))
+    drawn = iter(draw_areas(points, radius, dice))
+    out: Areas = {}
+    for observer, targets, kept_areas in plan:
+        if kept_areas is None:
+            out[observer] = dict(zip(targets, islice(drawn, len(targets)), strict=True))
+            continue
+        new_row = {t: next(drawn) if a is None else a for t, a in zip(targets, kept_areas, strict=True)}
+        out[observer] = old[observer] if old[observer] == new_row else new_row
     return out
+
+
+def _drawn(row: Mapping[str, Area] | None, target: str, token: Token, radius: float, dice: Roller) -> Area:
+    area = None if row is None else row.get(target)
+    if area is not None and still_holds(area, token.x, token.y, radius):
+        return area
+    return draw_area(token.x, token.y, radius, dice)
 
 
 def rule_areas(
@@ -117,7 +138,7 @@ def rule_areas(
         by_observer.setdefault(observer, set()).update(cells)
     if moved:
         for observer, row in after.areas.items():
-            near = moved.intersection(row)
+            near = [t for t in moved if t in row]
             if near:
                 by_observer.setdefault(observer, set()).update(near)
         # a moved target whose pair stayed approximate without an area cannot be (the invariant
@@ -161,35 +182,51 @@ def _json(area: Area) -> list[float]:
 
 
 def area_ops(
-    before: Mapping[str, Mapping[str, Area]], after: Mapping[str, Mapping[str, Area]]
+    before: Mapping[str, Mapping[str, Area]],
+    after: Mapping[str, Mapping[str, Area]],
+    olds: dict[str, Any] | None = None,
+    missing: Any = None,
 ) -> list[dict[str, Any]]:
     """The RFC 6902 ops turning one areas map into the other: a row that appears or goes whole, in a
-    row that changed only its areas that changed (added, removed, replaced), in sorted order. Rows
-    that are the very same dict are skipped unread."""
+    row that changed only its areas that changed (added, removed, replaced: an area is a new tuple
+    when it changes, so entries are compared by identity), in sorted order. Rows that are the very
+    same dict are skipped unread. `olds` gets what `before` held at each op's path (`missing`: none),
+    for the inverse."""
     if before is after:
         return []
     ops: list[dict[str, Any]] = []
     for observer in sorted(before.keys() - after.keys()):
         ops.append({"op": "remove", "path": f"/areas/{observer}"})
+        if olds is not None:
+            olds[f"/areas/{observer}"] = {t: _json(a) for t, a in before[observer].items()}
     for observer in sorted(after.keys() - before.keys()):
         row = after[observer]
         ops.append(
             {"op": "add", "path": f"/areas/{observer}", "value": {t: _json(a) for t, a in row.items()}}
         )
-    for observer in sorted(after.keys() & before.keys()):
+        if olds is not None:
+            olds[f"/areas/{observer}"] = missing
+    old_get = before.get
+    for observer in sorted(o for o, row in after.items() if old_get(o, row) is not row):
         old, new = before[observer], after[observer]
-        if old is new:
-            continue
         prefix = f"/areas/{observer}/"
-        for target in sorted(old.keys() - new.keys()):
+        cell_get = old.get
+        changed = [t for t, area in new.items() if cell_get(t) is not area]
+        gone = old.keys() - new.keys() if len(old) + len(changed) != len(new) else ()
+        for target in sorted(gone):
             ops.append({"op": "remove", "path": prefix + target})
-        for target in sorted(new):
-            area = new[target]
-            was = old.get(target)
+            if olds is not None:
+                olds[prefix + target] = _json(old[target])
+        for target in sorted(changed):
+            area, was = new[target], cell_get(target)
             if was is None:
                 ops.append({"op": "add", "path": prefix + target, "value": _json(area)})
             elif was != area:
                 ops.append({"op": "replace", "path": prefix + target, "value": _json(area)})
+            else:
+                continue
+            if olds is not None:
+                olds[prefix + target] = missing if was is None else _json(was)
     return ops
 
 

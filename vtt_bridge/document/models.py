@@ -405,6 +405,8 @@ def dumped_in_parts(state: WorldState) -> dict[str, Any]:
         value = getattr(state, name)
         if name == "visibility":
             out[name] = sparse_visibility(value)
+        elif name == "areas":  # plain tuples of numbers: no model to dump (DET-4)
+            out[name] = {o: {t: list(area) for t, area in row.items()} for o, row in value.items()}
         elif isinstance(value, dict) and len(value) > DUMP_KEYS:
             keys = list(value)
             part: dict[str, Any] = {}

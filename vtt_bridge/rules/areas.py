@@ -13,6 +13,7 @@ Pure: the dice are handed in (`Roller`), the coordinates are the tokens' own (ca
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import Field
@@ -47,28 +48,39 @@ def holds(area: Area, x: float, y: float) -> bool:
     return dx * dx + dy * dy <= area[2] * area[2]
 
 
-def _fraction(dice: Roller) -> float:
-    """A number in [0, 1) from `DIGITS` d10s, each a decimal digit, plus half a step (the middle
-    of the step the dice name, so 0 and 1 are never drawn exactly)."""
-    value = 0
-    for _ in range(DIGITS):
-        value = value * 10 + dice.d10() % 10
-    return (value + 0.5) / _STEPS
+_DIGIT = bytes(face % 10 for face in range(256))
+"""A d10's face as a decimal digit (10 reads as 0; `bytes.translate`)."""
+
+
+def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Roller) -> list[Area]:
+    """A new area of `radius` holding each point, in order: its centre drawn uniformly from the
+    disc around the point, from `2 * DIGITS` dice (an angle and the square root of a fraction,
+    each a number of `DIGITS` decimal digits, the middle of the step they name), so where the
+    target stands within its area is as likely anywhere. The dice are taken at once from a
+    `FaceSource` (a sync of a big scene draws hundreds of thousands). The centre is a whole pixel
+    when the radius leaves room for the rounding (the drawn offset is then kept within `radius - 1`)."""
+    count = 2 * DIGITS * len(points)
+    faces = getattr(dice, "faces", None)
+    rolled: bytes = faces(count) if faces is not None else bytes(dice.d10() for _ in range(count))
+    digits = rolled.translate(_DIGIT)
+    whole = radius >= 2
+    span = radius - 1 if whole else radius
+    tau, cos, sin, sqrt = 2 * math.pi, math.cos, math.sin, math.sqrt
+    out: list[Area] = []
+    at = 0
+    for x, y in points:
+        d = digits[at : at + 6]
+        at += 6
+        angle = tau * (d[0] * 100 + d[1] * 10 + d[2] + 0.5) / _STEPS
+        reach = span * sqrt((d[3] * 100 + d[4] * 10 + d[5] + 0.5) / _STEPS)
+        cx, cy = x + reach * cos(angle), y + reach * sin(angle)
+        out.append((round(cx), round(cy), radius) if whole else (cx, cy, radius))
+    return out
 
 
 def draw_area(x: float, y: float, radius: float, dice: Roller) -> Area:
-    """A new area of `radius` holding the point (x, y): its centre drawn uniformly from the disc
-    around the point (an angle and the square root of a fraction, `2 * DIGITS` dice), so where the
-    target stands within its area is as likely anywhere. The centre is a whole pixel when the radius
-    leaves room for the rounding (the drawn offset is then kept within `radius - 1`)."""
-    angle = 2 * math.pi * _fraction(dice)
-    spread = math.sqrt(_fraction(dice))
-    whole = radius >= 2
-    reach = (radius - 1 if whole else radius) * spread
-    cx, cy = x + reach * math.cos(angle), y + reach * math.sin(angle)
-    if whole:
-        return (round(cx), round(cy), radius)
-    return (cx, cy, radius)
+    """One area of `radius` holding the point (x, y) (`draw_areas`)."""
+    return draw_areas([(x, y)], radius, dice)[0]
 
 
 def still_holds(area: Area | None, x: float, y: float, radius: float) -> bool:
@@ -83,6 +95,7 @@ __all__ = [
     "Squares",
     "area_radius",
     "draw_area",
+    "draw_areas",
     "holds",
     "still_holds",
 ]
