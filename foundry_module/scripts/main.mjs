@@ -22,7 +22,8 @@ import {
 import { installChatCards } from "./foundry/ruling-messages.mjs";
 import { installTableTools } from "./foundry/attack-tools.mjs";
 import { installHealthTrack } from "./foundry/health-canvas.mjs";
-import { actorFlags, buildState, tokenVisibilityFlags } from "./core/messages.mjs";
+import { actorFlags, buildState, tokenAreaFlags, tokenVisibilityFlags } from "./core/messages.mjs";
+import { installAreaMarkers } from "./foundry/area-markers.mjs";
 import { askBridge, listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
@@ -165,6 +166,10 @@ function startBridge() {
       const scene = sceneId ? game.scenes.get(sceneId) : null;
       return scene ? tokenVisibilityFlags(scene) : {};
     },
+    foundryAreas: (sceneId) => {
+      const scene = sceneId ? game.scenes.get(sceneId) : null;
+      return scene ? tokenAreaFlags(scene) : {};
+    },
     foundryActors: (sceneId) => {
       const scene = sceneId ? game.scenes.get(sceneId) : null;
       return scene ? actorFlags(scene) : {};
@@ -249,6 +254,7 @@ Hooks.once("init", () => {
     else connection?.resync("settings");
   });
   visibilityRuntime = installVisibility({ localize: t });
+  installAreaMarkers({ runtime: visibilityRuntime });
   composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
