@@ -22,7 +22,7 @@ from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER, StateQuery
 from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
-from vtt_bridge.document.areas import rule_areas
+from vtt_bridge.document.areas import rule_areas, seal_areas
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import (
     SERVER_WRITTEN_ACTOR_FIELDS,
@@ -629,6 +629,7 @@ class World:
         undo then keeps instead (packed once the ruling is answered: `History.repack`)."""
         self.state = pending.state
         seal(pending.state)
+        seal_areas(pending.state)
         self._areas_checked = True
         self.visibility.committed(pending.state)
         data = _utf8(reply)

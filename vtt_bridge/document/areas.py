@@ -23,6 +23,27 @@ from vtt_bridge.rules.dice import Roller
 
 Areas = dict[str, dict[str, Area]]
 
+
+class EditedRow(dict[str, Area]):
+    """A row of areas made from `base` by a ruling that changed only `changed` (targets added,
+    redrawn or dropped): the patch builder reads those instead of comparing the whole row. A plain
+    dict in every other respect; `seal_areas` forgets `base` once the ruling is committed."""
+
+    __slots__ = ("base", "changed")
+
+    def __init__(self, base: Mapping[str, Area]) -> None:
+        super().__init__(base)
+        self.base: Mapping[str, Area] | None = base
+        self.changed: set[str] = set()
+
+
+def seal_areas(state: WorldState) -> None:
+    """Forget the base rows of a committed state's edited rows (so old rows can be freed)."""
+    for row in state.areas.values():
+        if type(row) is EditedRow:
+            row.base = None
+
+
 _APPROXIMATE = LocateState.APPROXIMATE
 _DEFAULT_SCENE = Scene(id="default")
 
@@ -149,7 +170,7 @@ def rule_areas(
     areas: Areas | None = None
     for observer in sorted(by_observer):
         old_row = after.areas.get(observer)
-        new_row: dict[str, Area] | None = None
+        new_row: EditedRow | None = None
         for target in sorted(by_observer[observer]):
             located = _state_of(after, observer, target)
             area = None if old_row is None else old_row.get(target)
@@ -158,12 +179,14 @@ def rule_areas(
                 if kept is area:
                     continue
                 if new_row is None:
-                    new_row = dict(old_row or {})
+                    new_row = EditedRow(old_row or {})
                 new_row[target] = kept
+                new_row.changed.add(target)
             elif area is not None:
                 if new_row is None:
-                    new_row = dict(old_row or {})
+                    new_row = EditedRow(old_row or {})
                 del new_row[target]
+                new_row.changed.add(target)
         if new_row is None:
             continue
         if areas is None:
@@ -211,8 +234,12 @@ def area_ops(
         old, new = before[observer], after[observer]
         prefix = f"/areas/{observer}/"
         cell_get = old.get
-        changed = [t for t, area in new.items() if cell_get(t) is not area]
-        gone = old.keys() - new.keys() if len(old) + len(changed) != len(new) else ()
+        if type(new) is EditedRow and new.base is old:  # the ruling said which it changed
+            changed = [t for t in new.changed if t in new]
+            gone: Iterable[str] = [t for t in new.changed if t not in new and t in old]
+        else:
+            changed = [t for t, area in new.items() if cell_get(t) is not area]
+            gone = old.keys() - new.keys() if len(old) + len(changed) != len(new) else ()
         for target in sorted(gone):
             ops.append({"op": "remove", "path": prefix + target})
             if olds is not None:
@@ -258,4 +285,4 @@ def area_steps(state: WorldState, observer: str, target: str) -> list[Step]:
     ]
 
 
-__all__ = ["Areas", "area_ops", "area_radius_of", "area_steps", "rule_areas"]
+__all__ = ["Areas", "EditedRow", "area_ops", "area_radius_of", "area_steps", "rule_areas", "seal_areas"]
