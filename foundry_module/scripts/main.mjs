@@ -24,6 +24,7 @@ import { installTableTools } from "./foundry/attack-tools.mjs";
 import { installHealthTrack } from "./foundry/health-canvas.mjs";
 import { actorFlags, buildState, tokenAreaFlags, tokenVisibilityFlags } from "./core/messages.mjs";
 import { installAreaMarkers } from "./foundry/area-markers.mjs";
+import { installGmBadges } from "./foundry/gm-badges.mjs";
 import { askBridge, listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
@@ -255,6 +256,7 @@ Hooks.once("init", () => {
   });
   visibilityRuntime = installVisibility({ localize: t });
   installAreaMarkers({ runtime: visibilityRuntime });
+  installGmBadges({ localize: t });
   composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
