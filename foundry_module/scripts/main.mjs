@@ -7,11 +7,13 @@
 import { isOwnWrite } from "./core/apply-patch.mjs";
 import { executeBatches, PatchApplier } from "./foundry/bridge.mjs";
 import { deletionOperator, statusEffectIds } from "./foundry/compat.mjs";
-import { BridgeConnection, randomId } from "./core/connection.mjs";
+import { BridgeConnection } from "./core/connection.mjs";
 import { MODULE_ID } from "./core/constants.mjs";
-import { actionCardHtml } from "./core/damage.mjs";
+import { BRIDGE_FLAG } from "./core/bridge-election.mjs";
+import { actionCardHtml, CARD_FLAG } from "./core/damage.mjs";
 import { installDamageTools } from "./foundry/damage-tools.mjs";
-import { activeGMs, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
+import { makeRelayQueue, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
+import { BridgeHost } from "./foundry/bridge-host.mjs";
 import {
   moveFromTokenUpdate,
   roundFromCombatUpdate,
@@ -23,7 +25,7 @@ import { installChatCards } from "./foundry/ruling-messages.mjs";
 import { installTableTools } from "./foundry/attack-tools.mjs";
 import { installHealthTrack } from "./foundry/health-canvas.mjs";
 import { actorFlags, buildState, tokenVisibilityFlags } from "./core/messages.mjs";
-import { askBridge, listenAsBridge } from "./foundry/player-requests.mjs";
+import { listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
 import { defineRulesSheet } from "./foundry/rules-sheet.mjs";
@@ -128,17 +130,27 @@ function currentState() {
   return buildState({ scene, round: combat?.round ?? 0, settings: readRuleSettings(setting), stateOf });
 }
 
-/** @param {string} status */
-function setIndicator(status) {
+/**
+ * Every user's indicator: whether a bridge is up and in whose browser, and how many of this
+ * browser's requests wait for it.
+ * @param {{state: "up"|"down"|"none", name: string, waiting: number}} shown
+ */
+function setIndicator(shown) {
   if (!indicator) {
     indicator = document.createElement("div");
     indicator.id = `${MODULE_ID}-indicator`;
     document.body.append(indicator);
   }
-  indicator.dataset.status = status;
-  indicator.textContent = `⬤ ${t(`VTTBRIDGE.Status.${status}`)}`;
-  indicator.title = t("VTTBRIDGE.Status.Title");
+  indicator.dataset.status = shown.state;
+  const waiting = shown.waiting ? ` · ${t("VTTBRIDGE.Bridge.Waiting", { count: String(shown.waiting) })}` : "";
+  indicator.textContent = `⬤ ${t(`VTTBRIDGE.Bridge.${shown.state}`, { name: shown.name })}${waiting}`;
+  indicator.title = t("VTTBRIDGE.Bridge.Title");
 }
+
+/** @type {BridgeHost|null} this browser's part in the bridge election (set in `ready`) */
+let host = null;
+/** @type {ReturnType<typeof makeRelayQueue>|null} this browser's requests to the bridge (set in `ready`) */
+let relay = null;
 
 function stopBridge() {
   connection?.stop();
@@ -146,18 +158,30 @@ function stopBridge() {
   applier = null;
 }
 
+/** Whether this browser may run the bridge: a GM with the client setting, a token and a valid URL. */
+function eligible() {
+  const conn = readConnectionSettings(setting);
+  return shouldRunBridge({ isGM: game.user.isGM, runsBridge: conn.runsBridge, token: conn.token }) && checkSidecarUrl(conn.url).ok;
+}
+
+/** The connection settings changed: withdraw or renew this browser's claim (a running link restarts). */
+function reclaim() {
+  const conn = readConnectionSettings(setting);
+  if (game.user.isGM && conn.runsBridge && !conn.token) ui.notifications.warn(t("VTTBRIDGE.Notice.NoToken"));
+  const urlCheck = checkSidecarUrl(conn.url);
+  if (game.user.isGM && conn.runsBridge && !urlCheck.ok) ui.notifications.error(t(`VTTBRIDGE.Notice.BadUrl.${urlCheck.reason}`));
+  if (!host) return;
+  if (host.running) {
+    host.running = false;
+    stopBridge();
+  }
+  void host.publish();
+}
+
+/** Open the link to the sidecar (the election chose this browser: bridge-host.mjs). */
 function startBridge() {
   stopBridge();
   const conn = readConnectionSettings(setting);
-  if (!shouldRunBridge({ isGM: game.user.isGM, runsBridge: conn.runsBridge, token: conn.token })) {
-    if (game.user.isGM && conn.runsBridge) ui.notifications.warn(t("VTTBRIDGE.Notice.NoToken"));
-    return;
-  }
-  const urlCheck = checkSidecarUrl(conn.url);
-  if (!urlCheck.ok) {
-    ui.notifications.error(t(`VTTBRIDGE.Notice.BadUrl.${urlCheck.reason}`));
-    return;
-  }
   applier = new PatchApplier({
     statusIds: () => statusEffectIds(CONFIG.statusEffects),
     deletion: deletionOperator(globalThis),
@@ -186,7 +210,8 @@ function startBridge() {
     getState: currentState,
     apply: (incoming) => active.apply(incoming),
   });
-  connection.on("status", setIndicator);
+  // every user's indicator reads this browser's claim: up while the link is connected
+  connection.on("status", (/** @type {string} */ status) => void host?.setUp(status === "connected"));
   connection.on("notice", (/** @type {{kind: string, module?: string, sidecar?: string}} */ notice) => {
     const key = `VTTBRIDGE.Notice.${notice.kind}`;
     if (notice.kind === "restored") ui.notifications.info(t(key));
@@ -201,8 +226,8 @@ function startBridge() {
   connection.start();
 }
 
-/** Send an action from this browser: directly when it runs the bridge, else through the relay. */
-const sendAction = makeSendAction({ connection: () => connection, localize: t });
+/** Send an action from this browser: directly when it runs the bridge, else through the relay queue. */
+const sendAction = makeSendAction({ connection: () => connection, localize: t, relay: () => /** @type {any} */ (relay) });
 
 /**
  * The attack dialog's DET-10 check (`attackCheck`, the attacker's view): asked directly when this
@@ -212,7 +237,8 @@ const sendAction = makeSendAction({ connection: () => connection, localize: t })
  */
 async function checkAttack(query) {
   if (connection) return attackerAnswer((await connection.query(query))?.data);
-  const answer = await askBridge(query, { generation: game.release?.generation ?? 12, userId: game.user.id, gms: () => activeGMs(globalThis), socket: game.socket, newId: randomId });
+  if (!relay) return null;
+  const answer = await relay.submit(query);
   return answer.ok ? (answer.data ?? null) : null;
 }
 
@@ -240,19 +266,21 @@ const openDamageDialog = (actor, mode = "damage") => damageTools?.openDamageDial
  * @param {string} summary
  */
 function postActionCard(action, summary) {
-  return ChatMessage.create({ content: actionCardHtml(action, t("VTTBRIDGE.Chat.Apply"), summary) });
+  // the card flag makes its button act (damage-tools.mjs), for a damage or a heal only, on a GM's card
+  if (!game.user.isGM) throw new Error(`${MODULE_ID} | postActionCard is for Game Masters`);
+  return ChatMessage.create({ content: actionCardHtml(action, t("VTTBRIDGE.Chat.Apply"), summary), flags: { [MODULE_ID]: { [CARD_FLAG]: "apply" } } });
 }
 
 Hooks.once("init", () => {
   registerSettings(game.settings, (group) => {
-    if (group === "connection") startBridge();
+    if (group === "connection") reclaim();
     else connection?.resync("settings");
   });
   visibilityRuntime = installVisibility({ localize: t });
   composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
-  installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
+  installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG, relay: (action) => sendAction(action) });
   installRoll({ hooks: Hooks, ...rollDeps });
   // the attack dialog and square pick (DET-10), the overlay's right click on a line (pins)
   installTableTools({ sendAction: (action) => sendAction(action), localize: t, overlay: visibilityRuntime, checkAttack });
@@ -277,7 +305,10 @@ Hooks.once("init", () => {
       sendAction,
       openDamageDialog,
       openRollDialog: (/** @type {any} */ actor) => openRollDialog(actor, rollDeps),
-      postActionCard,
+      // handed to Game Masters only (read when asked: `game.user` is not known at init)
+      get postActionCard() {
+        return game.user?.isGM ? postActionCard : undefined;
+      },
       openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ document: actor }).render({ force: true }),
     };
   }
@@ -293,18 +324,36 @@ Hooks.on("updateSetting", (/** @type {any} */ changed) => {
 });
 
 Hooks.once("ready", () => {
-  // every browser answers: one that does not run the bridge says so (queries) or stays silent (v12)
+  relay = makeRelayQueue(globalThis, { onWaiting: () => host?.refreshIndicator() });
+  host = new BridgeHost({
+    hooks: Hooks,
+    self: () => game.user,
+    users: () => game.users,
+    writeClaim: (claim) => (claim ? game.user.setFlag(MODULE_ID, BRIDGE_FLAG, claim) : game.user.unsetFlag(MODULE_ID, BRIDGE_FLAG)),
+    eligible,
+    start: startBridge,
+    stop: stopBridge,
+    subtle: globalThis.crypto?.subtle,
+    onIndicator: setIndicator,
+    onBridgeChange: () => relay?.wake(),
+    waiting: () => relay?.waiting ?? 0,
+  });
+  const bridgeHost = host;
+  // only the elected browser answers: v13 a query to its user, v12 requests addressed and sealed to it
   listenAsBridge(
     { generation: game.release?.generation ?? 12, queries: CONFIG.queries, socket: game.socket },
     {
       runsBridge: () => !!connection?.connected,
       user: (id) => game.users.get(id),
       owns: ownsSubject(globalThis, () => applier?.state?.scene?.id),
-      send: (action) => /** @type {BridgeConnection} */ (connection).action(action),
+      send: (action, options) => /** @type {BridgeConnection} */ (connection).action(action, options),
       query: (query) => /** @type {BridgeConnection} */ (connection).query(query),
+      selfId: game.user.id,
+      privateKey: () => bridgeHost.privateKey,
+      subtle: globalThis.crypto?.subtle,
     },
   );
-  startBridge();
+  void host.publish();
 });
 
 Hooks.on("canvasReady", () => connection?.resync("scene"));

@@ -106,12 +106,16 @@ test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo
   assert.equal(flagOf(card).undone, true);
 
   // 6. a player's damage, relayed by the GM's browser (the bridge): its card has Undo too
-  const relayed = await answerRequest(relayRequest("p1", damageAction(gm.bob.uuid, [{ amount: 1, grade: "B" }]), "ask-1"), {
-    runsBridge: () => true,
-    user: () => ({ isGM: false }),
-    owns: () => true,
-    send: (action) => gm.connection.action(action),
-  });
+  const relayed = await answerRequest(
+    relayRequest(damageAction(gm.bob.uuid, [{ amount: 1, grade: "B" }]), "ask-1"),
+    {
+      runsBridge: () => true,
+      user: () => ({ isGM: false }),
+      owns: () => true,
+      send: (action, options) => gm.connection.action(action, options),
+    },
+    "p1",
+  );
   assert.deepEqual(relayed, { ok: true, code: "sent" });
   await gm.connection.idle();
   const players = [...gm.w.messages.values()].find((m) => flagOf(m) && ![made.action, flagOf(own).id].includes(flagOf(m).id));
