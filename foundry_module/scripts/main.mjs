@@ -29,7 +29,7 @@ import { listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
 import { defineRulesSheet } from "./foundry/rules-sheet.mjs";
-import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./foundry/settings.mjs";
+import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, SETTING_CHANGED_HOOK, shouldRunBridge } from "./foundry/settings.mjs";
 import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
 import {
   actorDataOf,
@@ -272,9 +272,11 @@ function postActionCard(action, summary) {
 }
 
 Hooks.once("init", () => {
-  registerSettings(game.settings, (group) => {
+  registerSettings(game.settings, (group, key, value) => {
     if (group === "connection") reclaim();
-    else connection?.resync("settings");
+    else if (group === "rules") connection?.resync("settings");
+    // L1, F4: a client setting fires no Setting hook, and a world setting's first change is a create
+    else Hooks.callAll(SETTING_CHANGED_HOOK, { key: `${MODULE_ID}.${key}`, value });
   });
   visibilityRuntime = installVisibility({ localize: t });
   composeTokenClasses();
@@ -317,8 +319,9 @@ Hooks.once("init", () => {
 // a system that configures its Token class after the module's `init` still gets our mixins
 Hooks.once("setup", () => composeTokenClasses());
 
-// "the game system's Health bar" changed: redraw the bars (Token render flag `refreshBars`)
-Hooks.on("updateSetting", (/** @type {any} */ changed) => {
+// "the game system's Health bar" changed: redraw the bars (Token render flag `refreshBars`); told by
+// the registration's onChange, as the first change of a world setting is a createSetting (F4)
+Hooks.on(SETTING_CHANGED_HOOK, (/** @type {any} */ changed) => {
   if (changed?.key !== `${MODULE_ID}.systemBar`) return;
   for (const token of /** @type {any} */ (canvas)?.tokens?.placeables ?? []) token.renderFlags?.set({ refreshBars: true });
 });

@@ -17,7 +17,7 @@
  * @module visibility-canvas
  */
 
-import { MODULE_ID } from "../core/constants.mjs";
+import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
 import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { composeOnce, TOKEN_MIXIN_TAGS } from "../systems/canvas.mjs";
@@ -297,7 +297,8 @@ export class VisibilityRuntime {
     Hooks.on("canvasTearDown", () => {
       this.overlay = null;
     });
-    for (const hook of ["updateSetting", "createSetting"]) {
+    // SETTING_CHANGED_HOOK: the registration's onChange (the palette is a client setting: L1)
+    for (const hook of ["updateSetting", "createSetting", SETTING_CHANGED_HOOK]) {
       Hooks.on(hook, (/** @type {any} */ setting) => {
         if (setting?.key === `${MODULE_ID}.${PALETTE_SETTING}`) this.scheduleOverlay();
       });

@@ -56,7 +56,7 @@ export function client({ WebSocket, url, token, world, foundry = null }) {
 /**
  * A bridge's link (applier, connection) over a Foundry world: a new one, or (`foundry`) the world of
  * another client's link, as a second GM browser of the same world sees it.
- * @param {{w: FakeWorld, ann: any, bob: any, t1: any, t2: any}} foundry
+ * @param {{w: FakeWorld, ann: import("./fake-foundry.mjs").FakeDocument, bob: import("./fake-foundry.mjs").FakeDocument, t1: import("./fake-foundry.mjs").FakeDocument, t2: import("./fake-foundry.mjs").FakeDocument}} foundry
  * @param {{WebSocket: any, url: string, token: string, world: string}} options
  */
 function link({ w, ann, bob, t1, t2 }, { WebSocket, url, token, world }) {

@@ -86,7 +86,7 @@ test("F1: a player may not relay a GM's kinds (undo, a held reveal's Accept), wh
     const answer = await /** @type {any} */ (cogm.users().get("gm")).query(QUERY_NAME, { ...request, from: "pia" }, { timeout: 500 });
     assert.deepEqual(answer, { ok: true, code: "sent" });
   }
-  assert.deepEqual(sent.map((a) => a.kind), ["undo", "approveReveal"]);
+  assert.deepEqual(sent.map((/** @type {any} */ a) => a.kind), ["undo", "approveReveal"]);
 });
 
 test("F2: a card a player created, with an action button (even with the module's card flag), does nothing when the GM clicks it, and says why", async () => {
@@ -108,7 +108,7 @@ test("F2: a card a player created, with an action button (even with the module's
   // the GM's chat log renders it and the GM clicks
   w.loginAs("gm");
   const root = w.renderMessage(forged, FakeElement);
-  bindChatButtons(root, options, forged);
+  bindChatButtons(/** @type {any} */ (root), options, forged);
   root.querySelector(`[data-${MODULE_ID}-action]`).click();
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(sentByGM, [], "nothing sent");
@@ -116,7 +116,7 @@ test("F2: a card a player created, with an action button (even with the module's
   // the GM's own Apply card carrying an undo (not a kind an Apply card has): nothing either
   const odd = await w.ChatMessage.create({ content: actionCardHtml(undo, "Apply", "x"), flags: { [MODULE_ID]: { card: "apply" } } });
   const oddRoot = w.renderMessage(odd, FakeElement);
-  bindChatButtons(oddRoot, options, odd);
+  bindChatButtons(/** @type {any} */ (oddRoot), options, odd);
   oddRoot.querySelector(`[data-${MODULE_ID}-action]`).click();
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(sentByGM, []);
@@ -124,7 +124,7 @@ test("F2: a card a player created, with an action button (even with the module's
   // the GM's Apply card with a heal: sent
   const good = await w.ChatMessage.create({ content: actionCardHtml(heal, "Apply", "heal"), flags: { [MODULE_ID]: { card: "apply" } } });
   const goodRoot = w.renderMessage(good, FakeElement);
-  bindChatButtons(goodRoot, options, good);
+  bindChatButtons(/** @type {any} */ (goodRoot), options, good);
   goodRoot.querySelector(`[data-${MODULE_ID}-action]`).click();
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.deepEqual(sentByGM, [heal]);
