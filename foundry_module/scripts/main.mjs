@@ -199,6 +199,7 @@ function startBridge() {
         Actor: /** @type {any} */ (CONFIG.Actor.documentClass),
         scene: (id) => (id ? game.scenes.get(id) : null),
         fromUuid: (uuid) => fromUuid(uuid),
+        actors: /** @type {any} */ (game).actors,
       }),
   });
   const active = applier;

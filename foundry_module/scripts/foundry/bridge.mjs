@@ -22,6 +22,8 @@ import { planPatch, toFoundryBatches } from "../core/apply-patch.mjs";
  * @property {(id: string|undefined) => ({tokens?: Iterable<{id: string|null}>, updateEmbeddedDocuments: (name: string, updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}|null|undefined)} scene
  *   the scene of that id (`game.scenes.get(id)`): the synced scene, whichever one is viewed now
  * @property {(uuid: string) => (DocumentLike|null|Promise<DocumentLike|null>)} fromUuid
+ * @property {{has: (id: string) => boolean}} [actors] `game.actors`: a world actor deleted meanwhile is
+ *   skipped (`Actor.updateDocuments` would fail the whole batch on its id)
  */
 
 /**
@@ -32,7 +34,10 @@ import { planPatch, toFoundryBatches } from "../core/apply-patch.mjs";
  */
 export async function executeBatches(batches, target) {
   const { options } = batches;
-  if (batches.worldActors.length) await target.Actor.updateDocuments(batches.worldActors, options);
+  // F5: only world actors that still exist (one deleted while its patch was in flight would fail
+  // every update of the batch, and the ruling's token updates and statuses after it)
+  const actors = target.actors ? batches.worldActors.filter((u) => target.actors?.has(String(u._id))) : batches.worldActors;
+  if (actors.length) await target.Actor.updateDocuments(actors, options);
   for (const { uuid, update } of batches.syntheticActors) {
     const doc = await target.fromUuid(uuid);
     if (doc) await doc.update(update, options);

@@ -83,7 +83,8 @@ test("module.json: id, version, compatibility, socket, every named file present"
   assert.equal(manifest.socket, true);
   assert.equal(SOCKET_CHANNEL, "module.vtt-bridge");
   assert.deepEqual(manifest.esmodules, ["scripts/main.mjs"]);
-  assert.deepEqual(manifest.languages.map((/** @type {any} */ l) => l.lang), ["en", "de", "zh-CN"]);
+  // L2: Foundry's Simplified-Chinese code is `cn`; both point at the one file
+  assert.deepEqual(manifest.languages.map((/** @type {any} */ l) => l.lang), ["en", "de", "zh-CN", "cn"]);
   for (const file of [...manifest.esmodules, ...manifest.styles, ...manifest.languages.map((/** @type {any} */ l) => l.path)]) {
     assert.ok(existsSync(join(root, file)), file);
   }
