@@ -288,6 +288,14 @@ export class VisibilityRuntime {
     Hooks.on("updateActor", (/** @type {any} */ _actor, /** @type {any} */ changes) => {
       if (changes && (Object.hasOwn(changes, "ownership") || Object.hasOwn(changes, "permission"))) this.invalidateObservers();
     });
+    // F19: the viewed scene's token vision switched: who this browser looks through changes
+    // (`tokenVision`, a Scene field — https://foundryvtt.com/api/v14/interfaces/foundry.documents.types.SceneData.html)
+    Hooks.on("updateScene", (/** @type {any} */ scene, /** @type {any} */ changes) => {
+      if (changes && Object.hasOwn(changes, "tokenVision") && scene?.id === this.canvas?.scene?.id) {
+        this.invalidateObservers();
+        this.scheduleOverlay();
+      }
+    });
     Hooks.on("canvasReady", () => {
       // observers computed while the layer was still being drawn may be partial
       this.invalidateObservers();

@@ -6,6 +6,7 @@ import {
   moveFromTokenUpdate,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
+  upsertsFromEffectEvent,
   upsertsFromStatusChange,
   upsertsFromTokenLifecycle,
 } from "../../scripts/core/forward.mjs";
@@ -76,3 +77,17 @@ test("tokens placed or removed on the synced scene become upserts", () => {
   assert.deepEqual(upsertsFromTokenLifecycle({ id: "t9", x: 0, y: 0, actor, parent: { id: "other" } }, true, mirror), []);
 });
 
+
+test("F18: a status granted by an Item's transferred ActiveEffect is forwarded for the Item's actor; one that does not transfer is not", () => {
+  const actor = { uuid: "Actor.a", name: "Ann", effects: [], allApplicableEffects: () => [] };
+  const item = { documentName: "Item", uuid: "Actor.a.Item.i1", parent: actor };
+  const effect = { id: "e1", parent: item, statuses: new Set(["blind"]) };
+  assert.deepEqual(upsertsFromEffectEvent(effect, true, mirror), [{ path: "/actors/Actor.a/conditions/blinded", value: true }]);
+  assert.deepEqual(upsertsFromEffectEvent({ ...effect, transfer: false }, true, mirror), [], "not transferred: not the actor's");
+  // deleted while another Item's effect still grants it: the actor stays blinded
+  const other = { id: "e2", parent: { documentName: "Item", parent: actor }, statuses: new Set(["blind"]) };
+  const still = { ...actor, allApplicableEffects: () => [effect, other] };
+  const mirrorBlind = { ...mirror, actors: { "Actor.a": { ...mirror.actors["Actor.a"], conditions: { blinded: true } } } };
+  assert.deepEqual(upsertsFromEffectEvent({ ...effect, parent: { ...item, parent: still } }, false, mirrorBlind), []);
+  assert.deepEqual(upsertsFromEffectEvent({ ...effect, parent: item }, false, mirrorBlind), [{ path: "/actors/Actor.a/conditions/blinded", value: false }]);
+});
