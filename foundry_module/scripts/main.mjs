@@ -16,6 +16,7 @@ import { makeRelayQueue, makeSendAction, ownsSubject } from "./foundry/send-acti
 import { BridgeHost } from "./foundry/bridge-host.mjs";
 import {
   moveFromTokenUpdate,
+  oncePerTick,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
   upsertsFromEffectEvent,
@@ -99,9 +100,14 @@ const amendPlan = systemPlanAmender(
 /** A change outside the module to an actor's system data → the upserts it means. @param {any} actor */
 function forwardSystemChange(actor) {
   if (!connection || !actor?.uuid) return;
+  forwardOnce(actor.uuid, actor);
+}
+/** F22: an unlinked token's edit arrives as updateActor and as updateToken's delta: forwarded once. */
+const forwardOnce = oncePerTick((/** @type {any} */ actor) => {
+  if (!connection) return;
   const { adapter, actorData } = systemOf(actor);
   sendUpserts(upsertsFromSystemChange(adapter, actorData, actor.uuid, applier?.state));
-}
+});
 /** Our Token mixins over the configured class (a system's own), once each. */
 function composeTokenClasses() {
   const config = /** @type {any} */ (CONFIG);
@@ -383,7 +389,8 @@ Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /
   if (touchesSystemData(changes) && !isOwnWrite(options)) forwardSystemChange(actor);
 });
 
-// an unlinked token's own actor: its system changes arrive in updateToken (`delta`)
+// an unlinked token's own actor: its system changes arrive in updateToken (`delta`), and (v11+) as
+// updateActor of the synthetic actor too; forwardSystemChange sends them once (F22)
 Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /** @type {any} */ options) => {
   if (touchesSystemData(changes?.delta) && !isOwnWrite(options)) forwardSystemChange(token.actor);
 });
@@ -414,9 +421,22 @@ function rulesControls(actor) {
   ];
 }
 
-// v13+: ApplicationV2 actor sheets
+// ApplicationV2 actor sheets. v13+: an entry's `onClick` runs it —
+// https://foundryvtt.com/api/interfaces/foundry.applications.types.ApplicationHeaderControlsEntry.html;
+// v12's entry has no onClick (icon, label, action, visible, ownership —
+// https://foundryvtt.com/api/v12/interfaces/foundry.applications.types.ApplicationHeaderControlsEntry.html):
+// its `action` is dispatched to the application's `options.actions` (F6)
 Hooks.on("getHeaderControlsActorSheetV2", (/** @type {any} */ app, /** @type {any[]} */ controls) => {
-  if (app.document?.isOwner) controls.push(...rulesControls(app.document));
+  if (!app.document?.isOwner) return;
+  for (const control of rulesControls(app.document)) {
+    if ((game.release?.generation ?? 12) >= 13) {
+      controls.push(control);
+      continue;
+    }
+    const { onClick, ...entry } = control;
+    if (app.options) app.options.actions = { ...(app.options.actions ?? {}), [control.action]: () => onClick() };
+    controls.push(entry);
+  }
 });
 
 // v12: Application (v1) actor sheets

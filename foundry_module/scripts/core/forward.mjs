@@ -168,3 +168,28 @@ export function upsertsFromTokenLifecycle(token, created, mirror, stateOf = acto
   });
   return upserts;
 }
+
+/**
+ * One call per key per tick: `fn(value)` runs once, on the next microtask, with the value of the
+ * last call for that key. An unlinked token's system edit reaches the module twice, as updateActor of
+ * its synthetic actor (v11+: foundryvtt/foundryvtt#9131) and as updateToken's `delta` (F22); both
+ * name the same actor, so it is forwarded once, read after both.
+ * @template T
+ * @param {(value: T) => void} fn
+ * @param {(job: () => void) => void} [schedule] `queueMicrotask`
+ * @returns {(key: string, value: T) => void}
+ */
+export function oncePerTick(fn, schedule = (job) => queueMicrotask(job)) {
+  /** @type {Map<string, T>} */
+  const waiting = new Map();
+  return (key, value) => {
+    const first = !waiting.has(key);
+    waiting.set(key, value);
+    if (!first) return;
+    schedule(() => {
+      const last = /** @type {T} */ (waiting.get(key));
+      waiting.delete(key);
+      fn(last);
+    });
+  };
+}

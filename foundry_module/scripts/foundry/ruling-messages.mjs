@@ -34,7 +34,7 @@ import { LOCATE_STATES } from "../core/constants.mjs";
 
 /**
  * @typedef {object} ChatCardsOptions
- * @property {{on(hook: string, fn: (...args: any[]) => unknown): number}} hooks usually `Hooks`
+ * @property {{on(hook: string, fn: (...args: any[]) => unknown): unknown, once?: (hook: string, fn: (...args: any[]) => unknown) => unknown}} hooks usually `Hooks`
  * @property {(key: string) => unknown} getSetting reads a setting of this module
  * @property {any} [config] usually `CONFIG` (for `statusEffects`)
  * @property {(action: Record<string, any>) => Promise<unknown>} [relay] a co-GM without the bridge:
@@ -467,8 +467,14 @@ function hudButton(root, name, icon, label, onClick) {
  * @param {ChatCardsOptions} options
  */
 export function installChatCards({ hooks, getSetting, config, relay }) {
-  const statusEffects = config?.statusEffects;
-  if (statusEffects) addStatusEffects(statusEffects, missingStatusEffects(statusEffects));
+  // F10: added now, and again at setup and ready: a system that replaces CONFIG.statusEffects after
+  // the module's init would otherwise drop them (and the conditions would be skipped silently)
+  const addMissing = () => {
+    const statusEffects = config?.statusEffects;
+    if (statusEffects) addStatusEffects(statusEffects, missingStatusEffects(statusEffects));
+  };
+  addMissing();
+  for (const later of ["setup", "ready"]) (hooks.once ?? hooks.on).call(hooks, later, addMissing);
   /** @type {any} */
   let connection = null;
   hooks.on(`${MODULE_ID}.connection`, (/** @type {any} */ conn) => {

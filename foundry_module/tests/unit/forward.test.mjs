@@ -4,6 +4,7 @@ import { test } from "node:test";
 import { updateOptions } from "../../scripts/core/apply-patch.mjs";
 import {
   moveFromTokenUpdate,
+  oncePerTick,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
   upsertsFromEffectEvent,
@@ -90,4 +91,19 @@ test("F18: a status granted by an Item's transferred ActiveEffect is forwarded f
   const mirrorBlind = { ...mirror, actors: { "Actor.a": { ...mirror.actors["Actor.a"], conditions: { blinded: true } } } };
   assert.deepEqual(upsertsFromEffectEvent({ ...effect, parent: { ...item, parent: still } }, false, mirrorBlind), []);
   assert.deepEqual(upsertsFromEffectEvent({ ...effect, parent: item }, false, mirrorBlind), [{ path: "/actors/Actor.a/conditions/blinded", value: false }]);
+});
+
+test("F22: an unlinked token's system edit, told as updateActor and as updateToken's delta in one tick, is forwarded once, read after both", async () => {
+  /** @type {string[]} */
+  const forwarded = [];
+  const forward = oncePerTick((/** @type {{uuid: string, wp: number}} */ actor) => void forwarded.push(`${actor.uuid}:${actor.wp}`));
+  forward("Scene.s.Token.t.Actor.a", { uuid: "Scene.s.Token.t.Actor.a", wp: 3 }); // updateActor (synthetic)
+  forward("Scene.s.Token.t.Actor.a", { uuid: "Scene.s.Token.t.Actor.a", wp: 3 }); // updateToken delta
+  forward("Actor.b", { uuid: "Actor.b", wp: 1 });
+  assert.deepEqual(forwarded, [], "not before the tick ends");
+  await Promise.resolve();
+  assert.deepEqual(forwarded, ["Scene.s.Token.t.Actor.a:3", "Actor.b:1"]);
+  forward("Actor.b", { uuid: "Actor.b", wp: 2 });
+  await Promise.resolve();
+  assert.deepEqual(forwarded.at(-1), "Actor.b:2", "a later edit is forwarded again");
 });
