@@ -66,8 +66,9 @@ export async function executeBatches(batches, target) {
  * @property {(sceneId: string|undefined) => Record<string, Record<string, unknown>>} [foundryActors]
  *   the rules flags of that scene's actors now (uuid → `flags.vtt-bridge`), read on a sync to delete
  *   keys the result lacks
- * @property {(plan: import("../core/apply-patch.mjs").PatchPlan) => void} [amendPlan] adds to the plan's
- *   actor updates before they are written (the game system's own fields: systems/index.mjs)
+ * @property {(plan: import("../core/apply-patch.mjs").PatchPlan, previous: any) => void} [amendPlan] adds to the plan's
+ *   actor updates before they are written (the game system's own fields: systems/index.mjs);
+ *   `previous`: the mirror before a patch, null for a sync
  */
 
 /** Holds the mirror and applies incoming results/patches to it and to Foundry. */
@@ -97,8 +98,10 @@ export class PatchApplier {
     });
     if (plan.resync) return false;
     if (plan.state && typeof plan.state === "object") plan.state.rev = incoming.rev;
+    // a patch: the mirror before it tells what changed (a sync aligns everything)
+    const previous = sync ? null : this.state;
     this.state = plan.state;
-    this.options.amendPlan?.(plan);
+    this.options.amendPlan?.(plan, previous);
     await this.options.execute(toFoundryBatches(plan), incoming);
     return true;
   }
