@@ -13,7 +13,7 @@ import { BRIDGE_FLAG } from "./core/bridge-election.mjs";
 import { actionCardHtml, CARD_FLAG } from "./core/damage.mjs";
 import { installDamageTools } from "./foundry/damage-tools.mjs";
 import { makeRelayQueue, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
-import { BridgeHost } from "./foundry/bridge-host.mjs";
+import { BridgeHost, renderIndicator } from "./foundry/bridge-host.mjs";
 import {
   moveFromTokenUpdate,
   oncePerTick,
@@ -51,8 +51,6 @@ let connection = null;
 let applier = null;
 /** @type {any} */
 let RulesSheet = null;
-/** @type {HTMLElement|null} */
-let indicator = null;
 
 /** @param {string} key @param {Record<string, string>} [data] */
 const t = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localize(key));
@@ -137,20 +135,11 @@ function currentState() {
 }
 
 /**
- * Every user's indicator: whether a bridge is up and in whose browser, and how many of this
- * browser's requests wait for it.
+ * Every user's indicator (bridge-host.mjs `renderIndicator`).
  * @param {{state: "up"|"down"|"none", name: string, waiting: number}} shown
  */
 function setIndicator(shown) {
-  if (!indicator) {
-    indicator = document.createElement("div");
-    indicator.id = `${MODULE_ID}-indicator`;
-    document.body.append(indicator);
-  }
-  indicator.dataset.status = shown.state;
-  const waiting = shown.waiting ? ` · ${t("VTTBRIDGE.Bridge.Waiting", { count: String(shown.waiting) })}` : "";
-  indicator.textContent = `⬤ ${t(`VTTBRIDGE.Bridge.${shown.state}`, { name: shown.name })}${waiting}`;
-  indicator.title = t("VTTBRIDGE.Bridge.Title");
+  renderIndicator(document, shown, t);
 }
 
 /** @type {BridgeHost|null} this browser's part in the bridge election (set in `ready`) */

@@ -165,3 +165,28 @@ export class BridgeHost {
     };
   }
 }
+
+/**
+ * Every user's indicator (a small fixed element, `#vtt-bridge-indicator`, styled by the module's
+ * stylesheet): whether a bridge is up and in whose browser, and how many of this browser's requests
+ * wait for it; made on first use, updated after.
+ * @param {Document} doc
+ * @param {ReturnType<typeof bridgeIndicator>} shown
+ * @param {(key: string, data?: Record<string, string>) => string} t localize / format
+ * @returns {HTMLElement}
+ */
+export function renderIndicator(doc, shown, t) {
+  const id = `${MODULE_ID}-indicator`;
+  let element = doc.getElementById(id);
+  if (!element) {
+    element = doc.createElement("div");
+    element.id = id;
+    element.setAttribute("role", "status");
+    doc.body.append(element);
+  }
+  element.dataset.status = shown.state;
+  const waiting = shown.waiting ? ` · ${t("VTTBRIDGE.Bridge.Waiting", { count: String(shown.waiting) })}` : "";
+  element.textContent = `⬤ ${t(`VTTBRIDGE.Bridge.${shown.state}`, { name: shown.name })}${waiting}`;
+  element.title = t("VTTBRIDGE.Bridge.Title");
+  return element;
+}

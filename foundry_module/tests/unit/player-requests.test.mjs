@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { answerRequest, listenAsBridge, ownedSubject, parseRequest, RelayQueue, relayRequest } from "../../scripts/foundry/player-requests.mjs";
+import { listenAsBridge, ownedSubject, parseRequest, RelayQueue, relayRequest } from "../../scripts/foundry/player-requests.mjs";
 import { FakeNetwork, FakeWorld } from "../helpers/fake-foundry.mjs";
 
 const damage = { kind: "damage", target: "Actor.b", instances: [{ amount: 1, grade: "B" }] };
