@@ -358,9 +358,16 @@ export class FakeDocument {
   set flags(value) {
     this._source.flags = value;
   }
-  /** a game system's data (`system`) and subtype (`type`) are stored data too */
+  /**
+   * a game system's data (`system`) and subtype (`type`) are stored data; what a document shows is
+   * its PREPARED data — https://foundryvtt.com/api/classes/foundry.abstract.DataModel.html (`_source`
+   * "the source data object for this DataModel instance", prepared on it by `prepareData`): with
+   * `world.prepareSystem` set (a game system's derived data, e.g. mta's `willpower.max` from a derived
+   * trait), `system` is that function of the stored data, recomputed on every read (after each update)
+   */
   get system() {
-    return this._source.system;
+    const prepare = this.world.prepareSystem;
+    return prepare && this.documentName === "Actor" && this._source.system ? prepare(structuredClone(this._source.system), this) : this._source.system;
   }
   set system(value) {
     this._source.system = value;
@@ -643,6 +650,8 @@ export class FakeWorld {
     /** [chat] the world's chat messages, in creation order */
     this.messages = new Map();
     this.keybindings = new FakeKeybindings();
+    /** @type {((system: Record<string, any>, actor: FakeDocument) => Record<string, any>)|null} a game system's data preparation (K14) */
+    this.prepareSystem = null;
     /** [settings] the world's Setting documents: key → value */
     /** @type {Map<string, unknown>} */
     this.settings = new Map();

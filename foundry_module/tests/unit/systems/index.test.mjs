@@ -237,3 +237,30 @@ test("F11, F12: a patch writes the system's Health or Willpower only when it cha
   );
   assert.equal(ann.system.willpower.value, current - 1);
 });
+
+test("F12 K14: an mta brief nightmare's prepared Willpower max is 0 (its derived trait is never computed) while its stored Willpower is 2: a Health ruling leaves the stored Willpower alone", async () => {
+  const w = new FakeWorld();
+  // the system prepares willpower.max from derivedTraits.willpower for every actor type; a brief
+  // nightmare's is never computed, so it stays at its stored value (0) + mod
+  w.prepareSystem = (system) => ({ ...system, willpower: { ...system.willpower, max: Number(system.derivedTraits?.willpower?.value ?? 0) } });
+  const night = /** @type {any} */ (w.addActor("night", "Nightmare", {}));
+  const base = mtaEphemeral("0.16").system;
+  Object.assign(night, { type: "brief_nightmare" });
+  night._source.system = { ...base, derivedTraits: { ...base.derivedTraits, willpower: { value: 0, final: 0 } }, willpower: { value: 2, max: 2 } };
+  assert.equal(night.system.willpower.max, 0, "prepared");
+  assert.equal(night._source.system.willpower.value, 2, "stored");
+  const pick = adapterSelection({ choice: "auto", mapping: "" }).pick;
+  const state = withSystemFields(actorState(night), readSystem(pick(actorDataOf(night)), actorDataOf(night)).fields);
+  const applier = new PatchApplier({
+    statusIds: () => new Set(),
+    deletion: deletionOperator({}),
+    amendPlan: systemPlanAmender(pick, (uuid) => w.byUuid.get(uuid) ?? null),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+  });
+  const doc = { rev: 0, scene: null, settings: {}, actors: { "Actor.night": state }, tokens: {}, visibility: {} };
+  assert.ok(await applier.apply({ mode: "sync", rev: 1, patch: [{ op: "add", path: "", value: doc }], log: [], source: "result" }));
+  night._source.system.willpower.value = 2; // the stored value, whatever the sync aligned
+  assert.ok(await applier.apply({ mode: "patch", rev: 2, patch: [{ op: "replace", path: "/actors/Actor.night/health/bashing", value: 1 }], log: [], source: "result" }));
+  assert.ok(!Object.hasOwn(night.updates.at(-1).changes, "system.willpower.value"), "no Willpower write for a Health ruling");
+  assert.equal(night._source.system.willpower.value, 2, "the stored Willpower the sheet shows is kept");
+});
