@@ -335,6 +335,7 @@ Hooks.once("ready", () => {
     subtle: globalThis.crypto?.subtle,
     onIndicator: setIndicator,
     onBridgeChange: () => relay?.wake(),
+    onStandby: (name) => ui.notifications.info(t("VTTBRIDGE.Notice.Standby", { name })),
     waiting: () => relay?.waiting ?? 0,
   });
   const bridgeHost = host;

@@ -33,6 +33,8 @@ for (const generation of /** @type {const} */ ([12, 13])) {
     const links = { gm: null, gm2: null };
     /** @type {string[]} */
     const starts = [];
+    /** @type {string[]} each standing-by browser says whose browser runs it */
+    const standby = [];
     /** @type {Array<{browser: string, action?: string}>} every ruling's log event, per browser (a card each) */
     const cards = [];
     /** @type {Record<string, BridgeHost>} */
@@ -65,6 +67,7 @@ for (const generation of /** @type {const} */ ([12, 13])) {
         },
         subtle: globalThis.crypto.subtle,
         settleMs: 150,
+        onStandby: (name) => void standby.push(`${id}: ${name}`),
       });
       hosts[id] = host;
       sendVia[id] = (action, options) => /** @type {any} */ (links[id]).connection.action(action, options);
@@ -108,7 +111,8 @@ for (const generation of /** @type {const} */ ([12, 13])) {
     assert.equal(starts.length, 1, `one browser opened the link, not ${starts.join(", ")}`);
     const [first] = starts;
     const second = first === "gm" ? "gm2" : "gm";
-    assert.equal(hosts[second].elected()?.id, first, "the other browser says whose browser runs it");
+    assert.equal(hosts[second].elected()?.id, first);
+    assert.deepEqual(standby, [`${second}: ${first === "gm" ? "Gamemaster" : "Gwen"}`], "the other browser says whose browser runs it");
 
     // a player's damage: one ruling, one card
     const damage = (/** @type {number} */ amount) => ({ kind: "damage", target: BOB, instances: [{ amount, grade: "B" }] });

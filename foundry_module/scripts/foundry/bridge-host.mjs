@@ -32,6 +32,7 @@ import { bridgeKeys } from "./player-requests.mjs";
  * @property {() => number} [now]
  * @property {(indicator: ReturnType<typeof bridgeIndicator>) => void} [onIndicator]
  * @property {() => void} [onBridgeChange] the elected bridge changed or came up (the queue retries)
+ * @property {(name: string) => void} [onStandby] this browser may run the bridge, but another (named) runs it
  * @property {() => number} [waiting] requests of this browser waiting for a bridge
  * @property {number} [settleMs] how long an elected browser waits before it starts (two claims made
  *   at the same moment both reach every browser within it; the later one then stands down)
@@ -59,6 +60,8 @@ export class BridgeHost {
     this.claim = null;
     /** @type {string} the last elected bridge and its state, to tell changes */
     this.lastSeen = "";
+    /** @type {string|null} the bridge this browser last said it stands by for */
+    this.standingBy = null;
     /** @type {any} a start waiting for the election to settle */
     this.starting = null;
     this.clock = parts.clock ?? { setTimeout: globalThis.setTimeout.bind(globalThis), clearTimeout: globalThis.clearTimeout.bind(globalThis) };
@@ -140,6 +143,10 @@ export class BridgeHost {
       this.lastSeen = seen;
       this.parts.onBridgeChange?.();
     }
+    // a browser that may run the bridge says once whose browser runs it instead
+    const standingBy = this.claim && elected && elected.id !== self.id ? elected.id : null;
+    if (standingBy && standingBy !== this.standingBy) this.parts.onStandby?.(/** @type {any} */ (elected).name);
+    this.standingBy = standingBy;
     this.refreshIndicator();
   }
 
