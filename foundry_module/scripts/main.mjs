@@ -159,12 +159,18 @@ function eligible() {
   return shouldRunBridge({ isGM: game.user.isGM, runsBridge: conn.runsBridge, token: conn.token }) && checkSidecarUrl(conn.url).ok;
 }
 
+/** A GM who ticked "this browser runs the bridge" is told what keeps it from being able to. */
+function warnConnectionSettings() {
+  const conn = readConnectionSettings(setting);
+  if (!game.user.isGM || !conn.runsBridge) return;
+  if (!conn.token) ui.notifications.warn(t("VTTBRIDGE.Notice.NoToken"));
+  const urlCheck = checkSidecarUrl(conn.url);
+  if (!urlCheck.ok) ui.notifications.error(t(`VTTBRIDGE.Notice.BadUrl.${urlCheck.reason}`));
+}
+
 /** The connection settings changed: withdraw or renew this browser's claim (a running link restarts). */
 function reclaim() {
-  const conn = readConnectionSettings(setting);
-  if (game.user.isGM && conn.runsBridge && !conn.token) ui.notifications.warn(t("VTTBRIDGE.Notice.NoToken"));
-  const urlCheck = checkSidecarUrl(conn.url);
-  if (game.user.isGM && conn.runsBridge && !urlCheck.ok) ui.notifications.error(t(`VTTBRIDGE.Notice.BadUrl.${urlCheck.reason}`));
+  warnConnectionSettings();
   if (!host) return;
   if (host.running) {
     host.running = false;
@@ -353,6 +359,7 @@ Hooks.once("ready", () => {
       subtle: globalThis.crypto?.subtle,
     },
   );
+  warnConnectionSettings();
   void host.publish();
 });
 
