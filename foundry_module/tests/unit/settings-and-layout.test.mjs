@@ -116,7 +116,8 @@ test("every language has the same keys, and every key the code and templates use
     }
   }
   assert.deepEqual(missing, []);
-  for (const status of ["idle", "connecting", "connected", "reconnecting", "unauthorized", "stopped"]) assert.ok(en.has(`VTTBRIDGE.Status.${status}`));
+  // the bridge indicator's states (bridge-election.mjs `bridgeIndicator`, composed keys)
+  for (const state of ["up", "down", "none", "Waiting", "Title"]) assert.ok(en.has(`VTTBRIDGE.Bridge.${state}`), state);
   for (const s of SETTINGS) {
     const { name, hint } = settingLabels(s.key, s.i18n);
     assert.ok(en.has(name) && en.has(hint), s.key);
