@@ -24,7 +24,7 @@ TARGET = Path("vtt_bridge", "foundry_module")
 
 
 def _module_files() -> ModuleType:
-    path = ROOT / "vtt_bridge" / "module_files.py"
+    path = ROOT / "vtt_bridge" / "web" / "module_files.py"
     spec = importlib.util.spec_from_file_location("_vtt_bridge_module_files", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

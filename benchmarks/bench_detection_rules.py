@@ -14,7 +14,6 @@ import time
 
 from vtt_bridge.actions import Context
 from vtt_bridge.actions.detection import MoveAction, move
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import Actor, Scene, Token, WorldState
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.detection import (
@@ -26,6 +25,7 @@ from vtt_bridge.rules.detection import (
     Sense,
 )
 from vtt_bridge.rules.ranks import Rank
+from vtt_bridge.server.bridge import SeededRoller
 
 WIDTH_PX = 6000.0
 """The generated scene is 6000 by 6000 px: 60 by 60 squares of 1.5 m (90 m a side)."""

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from vtt_bridge.bridge import SeededRoller
-from vtt_bridge.server import CollectorPause, _dumped
-from vtt_bridge.world import Pending, World
+from vtt_bridge.engine.world import Pending, World
+from vtt_bridge.server.bridge import SeededRoller
+from vtt_bridge.server.endpoint import CollectorPause, _dumped
 
 
 @pytest.fixture(autouse=True)

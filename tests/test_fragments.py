@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import TOKEN, client_frame, welcomed, world_state
-from vtt_bridge.bridge import BRIDGE, Client
-from vtt_bridge.sendqueue import OPCODE_CONTINUATION, OPCODE_TEXT, Outbox, fragments, frame_header
+from vtt_bridge.server.bridge import BRIDGE, Client
+from vtt_bridge.server.outbox import OPCODE_CONTINUATION, OPCODE_TEXT, Outbox, fragments, frame_header
 
 OPCODE_CLOSE, OPCODE_PING, OPCODE_PONG = 0x8, 0x9, 0xA
 """RFC 6455 section 5.2's control opcodes."""
@@ -463,7 +463,7 @@ async def test_a_frozen_asker_holds_the_world_s_other_clients_up_for_a_bounded_t
 ) -> None:
     """The client that asked stops reading mid-answer: the other clients get the ruling's patch
     once `AFTER_WAIT_S` has passed (0.3 s here), not when (or if) that answer is ever written."""
-    monkeypatch.setattr("vtt_bridge.sendqueue.AFTER_WAIT_S", 0.3)
+    monkeypatch.setattr("vtt_bridge.server.outbox.AFTER_WAIT_S", 0.3)
     server = await start(max_frame=8 << 20, limits={"fragment_bytes": 16 << 10})
     other = await welcomed(server, max_msg_size=0)
     frozen = await raw_welcomed(server, rcvbuf=16 << 10)

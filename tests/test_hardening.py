@@ -24,12 +24,12 @@ import aiohttp
 import pytest
 
 from tests.conftest import TOKEN, Peer, client_frame, welcomed, world_state
-from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, RulingRecord
 from vtt_bridge.errors import StoreDamaged
-from vtt_bridge.limits import Limits, too_deep
-from vtt_bridge.server import origin_allowed
-from vtt_bridge.store import LAYOUT, Store
-from vtt_bridge.tokenfile import load_or_create_token
+from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, RulingRecord
+from vtt_bridge.server.endpoint import origin_allowed
+from vtt_bridge.server.limits import Limits, too_deep
+from vtt_bridge.server.tokenfile import load_or_create_token
+from vtt_bridge.store.log import LAYOUT, Store
 
 
 def damage(target: str = "actor0", amount: int = 1) -> dict[str, Any]:
@@ -570,7 +570,7 @@ async def test_7_the_status_page_is_cached_per_change_and_keeps_100_steps_a_ruli
     )
     assert len(record.log) == RECORD_STEPS and record.steps == 5000
     first = await (await server.get("/")).text()
-    from vtt_bridge import pages
+    from vtt_bridge.web import pages
 
     built = server.app[pages.STATUS_CACHE]["en"][1]
     assert await (await server.get("/")).text() == first

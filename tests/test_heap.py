@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from vtt_bridge import heap, server
-from vtt_bridge.bridge import Bridge, Config
+from vtt_bridge.server import endpoint as server
+from vtt_bridge.server import heap
+from vtt_bridge.server.bridge import Bridge, Config
 
 pytestmark = pytest.mark.skipif(heap._glibc() is None, reason="glibc's allocator only")
 
@@ -41,7 +42,7 @@ def test_the_pages_freed_blocks_held_go_back_to_the_system() -> None:
 
 ARENAS = """
 import ctypes, sys, threading
-from vtt_bridge import heap
+from vtt_bridge.server import heap
 if sys.argv[1] == "one":
     assert heap.share_one_arena()
 

@@ -17,28 +17,35 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "vtt_bridge"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("vtt_bridge",),
+    (
+        "vtt_bridge",
+        "vtt_bridge.engine",
+        "vtt_bridge.store",
+        "vtt_bridge.server",
+        "vtt_bridge.web",
+        "vtt_bridge.cli",
+    ),
     ("vtt_bridge.rules",),
     ("vtt_bridge.document",),
-    ("vtt_bridge.actions", "vtt_bridge.protocol", "vtt_bridge.patch"),
+    ("vtt_bridge.actions", "vtt_bridge.engine.protocol", "vtt_bridge.engine.patch"),
     ("vtt_bridge.errors",),
-    ("vtt_bridge.history",),
-    ("vtt_bridge.world", "vtt_bridge.store"),
+    ("vtt_bridge.engine.history",),
+    ("vtt_bridge.engine.world", "vtt_bridge.store.log"),
     (
-        "vtt_bridge.limits",
-        "vtt_bridge.tokenfile",
-        "vtt_bridge.sendqueue",
-        "vtt_bridge.hostcheck",
-        "vtt_bridge.framecap",
-        "vtt_bridge.heap",
-        "vtt_bridge.module_files",
-        "vtt_bridge.step_words",
-        "vtt_bridge.startup",
+        "vtt_bridge.server.limits",
+        "vtt_bridge.server.tokenfile",
+        "vtt_bridge.server.outbox",
+        "vtt_bridge.server.hostcheck",
+        "vtt_bridge.server.framecap",
+        "vtt_bridge.server.heap",
+        "vtt_bridge.web.module_files",
+        "vtt_bridge.web.step_words",
+        "vtt_bridge.cli.startup",
     ),
-    ("vtt_bridge.bridge",),
-    ("vtt_bridge.server", "vtt_bridge.pages"),
-    ("vtt_bridge.app",),
-    ("vtt_bridge.cli",),
+    ("vtt_bridge.server.bridge",),
+    ("vtt_bridge.server.endpoint", "vtt_bridge.web.pages"),
+    ("vtt_bridge.cli.app",),
+    ("vtt_bridge.cli.main",),
     ("vtt_bridge.__main__",),
 )
 """Bottom to top. A module may import a unit of a lower row, or a module of its own folder; units of
@@ -117,9 +124,15 @@ def _imports(name: str, path: Path, known: dict[str, Path]) -> Iterator[Import]:
 
 
 def unit(name: str) -> str:
-    """The layer unit a module belongs to: its folder under `vtt_bridge`, or itself at the top."""
-    parts = name.split(".")
-    return ".".join(parts[:2])
+    """The layer unit a module belongs to: the longest member of LAYERS it is or lies under, else its
+    folder under `vtt_bridge` (or itself at the top)."""
+    placed = [
+        member
+        for row in LAYERS
+        for member in row
+        if name == member or (member != "vtt_bridge" and name.startswith(member + "."))
+    ]
+    return max(placed, key=len) if placed else ".".join(name.split(".")[:2])
 
 
 def layer(name: str) -> int:
@@ -231,15 +244,21 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
         pytest.param(
             {
                 "rules/__init__.py": "",
-                "rules/a.py": "def f():\n    from vtt_bridge import world\n",
-                "world.py": "",
+                "rules/a.py": "def f():\n    from vtt_bridge.engine import world\n",
+                "engine/__init__.py": "",
+                "engine/world.py": "",
             },
-            "vtt_bridge.rules.a (layer 1) imports vtt_bridge.world (layer 6)",
+            "vtt_bridge.rules.a (layer 1) imports vtt_bridge.engine.world (layer 6)",
             id="a function-local import of a higher layer",
         ),
         pytest.param(
-            {"server.py": "import vtt_bridge.pages\n", "pages.py": ""},
-            "vtt_bridge.server (layer 9) imports vtt_bridge.pages (layer 9)",
+            {
+                "server/__init__.py": "",
+                "server/endpoint.py": "import vtt_bridge.web.pages\n",
+                "web/__init__.py": "",
+                "web/pages.py": "",
+            },
+            "vtt_bridge.server.endpoint (layer 9) imports vtt_bridge.web.pages (layer 9)",
             id="two units of one row",
         ),
         pytest.param(

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vtt_bridge.limits import too_deep
+from vtt_bridge.server.limits import too_deep
 
 _TRICKY = st.text(alphabet=st.sampled_from('{}[]"\\/:,ab é\n'), max_size=8)
 _VALUES: st.SearchStrategy[Any] = st.recursive(

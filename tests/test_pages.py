@@ -23,9 +23,10 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from tests.conftest import TOKEN, Peer, world_state
-from vtt_bridge import __version__, module_files, pages
-from vtt_bridge.app import create_app
-from vtt_bridge.bridge import BRIDGE, RESTORED_PER_WORLD, Config, RulingRecord
+from vtt_bridge import __version__
+from vtt_bridge.cli.app import create_app
+from vtt_bridge.server.bridge import BRIDGE, RESTORED_PER_WORLD, Config, RulingRecord
+from vtt_bridge.web import module_files, pages
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE_DIR = ROOT / "foundry_module"

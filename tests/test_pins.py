@@ -9,8 +9,8 @@ from typing import Any
 from aiohttp.test_utils import TestClient, TestServer
 
 from tests.conftest import TOKEN, Connect, Peer, world_state
-from vtt_bridge.app import create_app
-from vtt_bridge.bridge import Config
+from vtt_bridge.cli.app import create_app
+from vtt_bridge.server.bridge import Config
 
 INVISIBLE = [{"name": "invisibility", "essence": "magical", "rank": "C"}]
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import Connect, world_state
 from vtt_bridge.actions.registry import HANDLERS, QUERIES, StateQuery
-from vtt_bridge.protocol import ID_FIELDS, id_kind
+from vtt_bridge.engine.protocol import ID_FIELDS, id_kind
 
 IDS = {"actor": ["actor0", "actor1"], "token": ["token0", "token1"]}
 """In `world_state()`: actors actor0 and actor1, tokens token0 and token1 (no id is both)."""

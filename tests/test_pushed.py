@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import orjson
 
-from vtt_bridge.bridge import SeededRoller
-from vtt_bridge.server import _dumped_in_turns, _pushed_parts, dumps, pushed_patch
-from vtt_bridge.world import Pending, World
+from vtt_bridge.engine.world import Pending, World
+from vtt_bridge.server.bridge import SeededRoller
+from vtt_bridge.server.endpoint import _dumped_in_turns, _pushed_parts, dumps, pushed_patch
 
 STATE = {
     "scene": {"id": "s"},

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import CLIENT_MESSAGE, SERVER_MESSAGE, Connect, FrameCheck, schema_error, world_state
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER
 from vtt_bridge.document.models import SERVER_WRITTEN_ACTOR_FIELDS
-from vtt_bridge.protocol import json_schema
+from vtt_bridge.engine.protocol import json_schema
 from vtt_bridge.rules.conditions import DERIVED, Condition
 
 

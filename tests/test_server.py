@@ -17,10 +17,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from tests.conftest import TOKEN, Connect, Peer, world_state
 from vtt_bridge import actions
 from vtt_bridge.actions import registry
-from vtt_bridge.app import create_app
-from vtt_bridge.bridge import BRIDGE, Config
-from vtt_bridge.server import origin_allowed
-from vtt_bridge.store import REV_SPAN
+from vtt_bridge.cli.app import create_app
+from vtt_bridge.server.bridge import BRIDGE, Config
+from vtt_bridge.server.endpoint import origin_allowed
+from vtt_bridge.store.log import REV_SPAN
 
 
 async def synced(connect: Connect, world: str = "w1", **kwargs: Any) -> Peer:
@@ -150,7 +150,7 @@ async def test_periodic_snapshots_keep_every_ruling_and_every_action_reply_acros
     """A snapshot every 2 rulings (`store.SNAPSHOT_EVERY`, 1,000 in use): after moves, damage and
     upserts the restarted server has the very same document, every action id still gets its reply,
     and the rulings without an action id (upserts) before the last snapshot are gone from the log."""
-    from vtt_bridge import store as store_module
+    from vtt_bridge.store import log as store_module
 
     monkeypatch.setattr(store_module, "SNAPSHOT_EVERY", 2)
     state = world_state(actors=4)

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vtt_bridge import heap
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
+from vtt_bridge.engine.world import World
 from vtt_bridge.errors import StoreDamaged
-from vtt_bridge.server import dumps
-from vtt_bridge.store import REV_SPAN, Store, checksum
-from vtt_bridge.world import World
+from vtt_bridge.server import heap
+from vtt_bridge.server.bridge import SeededRoller
+from vtt_bridge.server.endpoint import dumps
+from vtt_bridge.store.log import REV_SPAN, Store, checksum
 
 EARLIER_LOG = """
 CREATE TABLE rulings (
@@ -281,7 +281,7 @@ def test_a_large_snapshot_is_not_held_by_the_store_once_written(
 ) -> None:
     """The same for a snapshot's text (a 1,000-token world's is megabytes), at every size here
     (`UNBIND_FROM` 0): every ruling and snapshot written reads back as the world it was."""
-    monkeypatch.setattr("vtt_bridge.store.UNBIND_FROM", 0)
+    monkeypatch.setattr("vtt_bridge.store.log.UNBIND_FROM", 0)
     path = tmp_path / "vtt-bridge.sqlite3"
     world = World("w")
     store = Store(path)

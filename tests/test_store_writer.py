@@ -16,10 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Connect, world_state
-from vtt_bridge import history, server
-from vtt_bridge import server as server_module
-from vtt_bridge import store as store_module
-from vtt_bridge.bridge import BRIDGE
+from vtt_bridge.engine import history
+from vtt_bridge.server import endpoint as server
+from vtt_bridge.server import endpoint as server_module
+from vtt_bridge.server.bridge import BRIDGE
+from vtt_bridge.store import log as store_module
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False) | st.text(),

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.detection_scenes import guard_among_hiders
-from vtt_bridge import patch as patch_module
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.engine import patch as patch_module
+from vtt_bridge.engine.world import World
 from vtt_bridge.errors import RequestError
-from vtt_bridge.world import World
+from vtt_bridge.server.bridge import SeededRoller
 
 from .test_world import synced_world
 
@@ -398,7 +398,7 @@ def test_an_undo_is_idempotent_by_its_own_id() -> None:
 def test_the_inverse_reads_one_field_of_an_actor_or_token_as_the_whole_dump_holds_it() -> None:
     """`patch.Reader` dumps only the field a path names (the undo's inverse of a damage reads one
     actor's health, not the whole actor): each field equals the whole member's dump of it."""
-    from vtt_bridge import patch
+    from vtt_bridge.engine import patch
 
     world = synced_world()
     rule(world, "hit", HIT)
@@ -420,7 +420,7 @@ def test_the_inverse_the_diff_reads_along_equals_the_one_read_from_the_state_bef
     """A ruling's inverse takes the old values the diff read anyway (scalar fields, visibility cells;
     `patch.Olds`) and reads the rest: op for op it is what a `Reader` of the state before gives, for
     rulings, undos and redos alike."""
-    from vtt_bridge import patch
+    from vtt_bridge.engine import patch
 
     world = synced_world()
     made: list[str] = []

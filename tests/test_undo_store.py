@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.detection_scenes import guard_among_hiders
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import settled
+from vtt_bridge.engine.history import PACKED_FROM, JsonOps, packed_ops, stored_ops
+from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import RequestError, StoreDamaged
-from vtt_bridge.history import PACKED_FROM, JsonOps, packed_ops, stored_ops
-from vtt_bridge.server import dumps
-from vtt_bridge.store import APPLICATION_ID, LAYOUT, Store, checksum
-from vtt_bridge.world import Pending, World
+from vtt_bridge.server.bridge import SeededRoller
+from vtt_bridge.server.endpoint import dumps
+from vtt_bridge.store.log import APPLICATION_ID, LAYOUT, Store, checksum
 
 HIT = {"kind": "damage", "target": "hero", "instances": [{"amount": 2, "grade": "L"}]}
 STATE = {"actors": {"hero": {"name": "Hero", "health": {"max": 9}}}, "tokens": {"t": {"actor": "hero"}}}
@@ -297,8 +297,8 @@ def test_the_rulings_kept_for_undo_are_bounded_by_their_replies_bytes_alike_befo
         store_ruling(store, world, pending)
     store.close()
     budget = sum(sizes[-3:]) + 1  # room for the last three replies, not four
-    monkeypatch.setattr("vtt_bridge.history.HISTORY_BYTES", budget)
-    monkeypatch.setattr("vtt_bridge.store.HISTORY_BYTES", budget)
+    monkeypatch.setattr("vtt_bridge.engine.history.HISTORY_BYTES", budget)
+    monkeypatch.setattr("vtt_bridge.store.log.HISTORY_BYTES", budget)
     store, again = reopened(path)
     try:
         assert sorted(again.history.by_id) == ["hit3", "hit4", "hit5"]
@@ -338,7 +338,7 @@ def test_the_rulings_kept_for_undo_are_bounded_by_their_replies_bytes_alike_befo
 
 def test_the_newest_ruling_stays_undoable_however_large_its_reply(monkeypatch: pytest.MonkeyPatch) -> None:
     """`HISTORY_BYTES` never drops the last ruling: a round larger than the bound can be undone."""
-    monkeypatch.setattr("vtt_bridge.history.HISTORY_BYTES", 10)
+    monkeypatch.setattr("vtt_bridge.engine.history.HISTORY_BYTES", 10)
     world = World("w")
     pending = world.prepare_sync({"state": STATE})
     world.commit(pending, dumps(pending.result))
@@ -359,7 +359,7 @@ def test_undo_keeps_a_stored_rulings_ops_as_their_json_and_decodes_the_same_ops(
     """`JsonOps`: committed with its ops and inverse as JSON in parts (as the server's store write
     makes them), a ruling's ops decode to the very ops it made, part by part, and undo works; the
     text the store writes is the inverse's one JSON array."""
-    monkeypatch.setattr("vtt_bridge.history.OPS_CHUNK", 1)  # a part per op: several parts
+    monkeypatch.setattr("vtt_bridge.engine.history.OPS_CHUNK", 1)  # a part per op: several parts
     world = World("w")
     pending = world.prepare_sync({"state": STATE})
     world.commit(pending, dumps(pending.result))

@@ -24,12 +24,12 @@ from aiohttp.test_utils import TestClient
 from tests.conftest import Connect, Peer, world_state
 from tests.detection_scenes import guard_among_hiders
 from tests.test_crash import _hello, free_port, sidecar
-from vtt_bridge import store
-from vtt_bridge.bridge import BRIDGE
 from vtt_bridge.document.models import WorldState, sparse_visibility
 from vtt_bridge.document.visibility import VisibilityIndex
-from vtt_bridge.history import JsonOps
+from vtt_bridge.engine.history import JsonOps
 from vtt_bridge.rules.common import STORED
+from vtt_bridge.server.bridge import BRIDGE
+from vtt_bridge.store import log as store
 
 HIDER = {
     "name": "Hider",
@@ -425,7 +425,7 @@ async def test_a_large_round_is_packed_for_undo_once_answered_and_its_retry_is_r
     MB) is not kept for retries: a retry is answered from the store, read in the store's thread,
     the same reply marked `replayed`. Its ops and inverse are packed for undo after it is answered
     (`server._pack_later`), and its undo restores the document before it."""
-    monkeypatch.setattr("vtt_bridge.world.LARGEST_KEPT_REPLY", 10_000)
+    monkeypatch.setattr("vtt_bridge.engine.world.LARGEST_KEPT_REPLY", 10_000)
     bridge = server.app[BRIDGE]
     threads: list[str] = []
     reply = bridge.store.reply

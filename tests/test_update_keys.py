@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from tests.conftest import Connect, world_state
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.rules.common import STORED
-from vtt_bridge.store import Store
+from vtt_bridge.store.log import Store
 
 POOL = {
     "name": "Potion",

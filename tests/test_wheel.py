@@ -19,7 +19,8 @@ import pytest
 
 from tests.test_cli import Running
 from tests.test_pages import named_files
-from vtt_bridge import __version__, module_files
+from vtt_bridge import __version__
+from vtt_bridge.web import module_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -116,7 +117,7 @@ def test_the_wheel_serves_the_module_and_the_zip_holds_every_file_the_manifest_n
 def test_the_installed_package_serves_its_own_copy_of_the_module(
     installed: Installed, tmp_path: Path
 ) -> None:
-    code = "from vtt_bridge import module_files; print(module_files.default_module_dir())"
+    code = "from vtt_bridge.web import module_files; print(module_files.default_module_dir())"
     found = subprocess.run(
         [installed.bin / "python", "-c", code],
         capture_output=True,
@@ -135,8 +136,8 @@ def test_the_installed_wheel_words_a_step_from_the_module_it_carries(
 ) -> None:
     """The status page's sentences come from the wheel's own copy of the module's language files."""
     script = (
-        "from vtt_bridge.module_files import default_module_dir\n"
-        "from vtt_bridge.step_words import StepWords\n"
+        "from vtt_bridge.web.module_files import default_module_dir\n"
+        "from vtt_bridge.web.step_words import StepWords\n"
         "folder = default_module_dir()\n"
         "step = {'key': 'DICE-1.toRoll', 'rule': 'DICE-1', 'text': '', 'data': {'actor': 'a', 'pool': 1}}\n"
         "print(folder)\n"

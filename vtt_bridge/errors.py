@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from vtt_bridge.document.models import NotFound
-from vtt_bridge.protocol import ErrorCode, ErrorDetail, error_details
+from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, error_details
 from vtt_bridge.rules.common import RuleViolation
 
 __all__ = [

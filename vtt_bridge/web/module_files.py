@@ -42,10 +42,10 @@ EXCLUDED_FILES = ("package*.json", "tsconfig*.json", "jsconfig*.json", "eslint.c
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 """The timestamp of every zip entry, so the same files always make the same zip."""
 
-PACKAGED_DIR = Path(__file__).resolve().parent / "foundry_module"
+PACKAGED_DIR = Path(__file__).resolve().parent.parent / "foundry_module"
 """Where a wheel carries the module's runtime files (absent in a source checkout)."""
 
-CHECKOUT_DIR = Path(__file__).resolve().parent.parent / "foundry_module"
+CHECKOUT_DIR = Path(__file__).resolve().parent.parent.parent / "foundry_module"
 """The module's source folder beside the package (a source checkout, an editable install)."""
 
 

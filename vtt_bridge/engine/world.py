@@ -17,7 +17,6 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER, StateQuery
 from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
@@ -37,9 +36,10 @@ from vtt_bridge.document.models import (
 )
 from vtt_bridge.document.pins import apply_pins, held_steps
 from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.engine import patch as patches
+from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, step_data
+from vtt_bridge.engine.protocol import ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
-from vtt_bridge.history import SYNC_PARTS, Entry, History, JsonOps, step_data
-from vtt_bridge.protocol import ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller

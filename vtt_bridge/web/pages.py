@@ -25,11 +25,11 @@ from typing import Any
 from aiohttp import web
 
 from vtt_bridge import __version__
-from vtt_bridge.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
-from vtt_bridge.hostcheck import is_loopback, token_given
-from vtt_bridge.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
-from vtt_bridge.step_words import Language, StepWords, best_language
-from vtt_bridge.world import World
+from vtt_bridge.engine.world import World
+from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
+from vtt_bridge.server.hostcheck import is_loopback, token_given
+from vtt_bridge.web.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
+from vtt_bridge.web.step_words import Language, StepWords, best_language
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
 """A Host header fit to go into a URL: a name or IPv4 address or [IPv6], and a port."""

@@ -23,10 +23,10 @@ from typing import Any, Literal
 import orjson
 import zstandard
 
-from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
+from vtt_bridge.engine import patch as patches
+from vtt_bridge.engine.protocol import ErrorDetail, RulingRef
 from vtt_bridge.errors import ErrorCode, RequestError
-from vtt_bridge.protocol import ErrorDetail, RulingRef
 
 UNDOABLE_SINCE = "0.3.0"
 """The first version whose store keeps each ruling's inverse (store layout 6)."""

@@ -31,10 +31,10 @@ from typing import Any
 import zstandard
 
 from vtt_bridge import __version__
-from vtt_bridge import patch as patches
 from vtt_bridge.document.models import WorldState
+from vtt_bridge.engine import patch as patches
+from vtt_bridge.engine.history import HISTORY_BYTES, HISTORY_KEPT, Entry, History, JsonOps, sync_entry
 from vtt_bridge.errors import StoreBusy, StoreDamaged
-from vtt_bridge.history import HISTORY_BYTES, HISTORY_KEPT, Entry, History, JsonOps, sync_entry
 from vtt_bridge.rules.common import STORED
 
 APPLICATION_ID = 0x56545442

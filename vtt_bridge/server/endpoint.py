@@ -24,18 +24,19 @@ import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import BaseModel, ValidationError
 
-from vtt_bridge import __version__, heap
-from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
+from vtt_bridge import __version__
 from vtt_bridge.document.models import WorldState, settled
+from vtt_bridge.engine.history import JsonOps, packed_ops, stored_ops
+from vtt_bridge.engine.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
+from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
-from vtt_bridge.framecap import raise_frame_cap
-from vtt_bridge.history import JsonOps, packed_ops, stored_ops
-from vtt_bridge.limits import Limits, too_deep
-from vtt_bridge.module_files import version_mismatch
-from vtt_bridge.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
-from vtt_bridge.sendqueue import Outbox, Part
-from vtt_bridge.store import keeps_reply, pack, snapshot_of
-from vtt_bridge.world import Pending, World
+from vtt_bridge.server import heap
+from vtt_bridge.server.bridge import BRIDGE, Bridge, Client, RulingRecord
+from vtt_bridge.server.framecap import raise_frame_cap
+from vtt_bridge.server.limits import Limits, too_deep
+from vtt_bridge.server.outbox import Outbox, Part
+from vtt_bridge.store.log import keeps_reply, pack, snapshot_of
+from vtt_bridge.web.module_files import version_mismatch
 
 P = TypeVar("P")
 A = TypeVar("A")

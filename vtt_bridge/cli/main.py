@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from vtt_bridge import __version__
-from vtt_bridge.limits import Limits, token_problem
-from vtt_bridge.startup import (
+from vtt_bridge.cli.startup import (
     EXIT_STARTUP,
     LOG_LEVELS,
     StartupError,
@@ -33,6 +32,7 @@ from vtt_bridge.startup import (
     prepare_data_dir,
     token_file_error,
 )
+from vtt_bridge.server.limits import Limits, token_problem
 
 DEFAULT_PORT = 30500
 DEFAULT_MAX_FRAME = 1 << 20
@@ -149,9 +149,9 @@ def serve(args: argparse.Namespace) -> int:
 
     from aiohttp import web
 
-    from vtt_bridge.app import create_app
-    from vtt_bridge.bridge import BRIDGE, Config
+    from vtt_bridge.cli.app import create_app
     from vtt_bridge.errors import StoreBusy, StoreDamaged
+    from vtt_bridge.server.bridge import BRIDGE, Config
 
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     sockets = bind(host, port)
@@ -202,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "schema":
         from vtt_bridge.actions.registry import ACTION_ADAPTER, ACTION_KINDS, QUERY_ADAPTER, QUERY_KINDS
-        from vtt_bridge.protocol import json_schema, reference_markdown
+        from vtt_bridge.engine.protocol import json_schema, reference_markdown
 
         if args.markdown:
             print(reference_markdown(ACTION_KINDS, QUERY_KINDS))

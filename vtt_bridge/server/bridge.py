@@ -22,11 +22,11 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from vtt_bridge.limits import Backoff, Limits, RateLimitedLog
-from vtt_bridge.sendqueue import Message, Outbox
-from vtt_bridge.store import Store
-from vtt_bridge.tokenfile import load_or_create_token
-from vtt_bridge.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World
+from vtt_bridge.engine.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World
+from vtt_bridge.server.limits import Backoff, Limits, RateLimitedLog
+from vtt_bridge.server.outbox import Message, Outbox
+from vtt_bridge.server.tokenfile import load_or_create_token
+from vtt_bridge.store.log import Store
 
 log = logging.getLogger("vtt_bridge")
 

@@ -12,8 +12,10 @@ from collections.abc import AsyncIterator
 
 from aiohttp import WSCloseCode, web
 
-from vtt_bridge import heap, hostcheck, pages, server
-from vtt_bridge.bridge import BRIDGE, Bridge, Config
+from vtt_bridge.server import endpoint as server
+from vtt_bridge.server import heap, hostcheck
+from vtt_bridge.server.bridge import BRIDGE, Bridge, Config
+from vtt_bridge.web import pages
 
 log = logging.getLogger("vtt_bridge")
 
