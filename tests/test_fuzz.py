@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from tests.test_world import synced_world
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER
+from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import World
-from vtt_bridge.errors import RequestError
 from vtt_bridge.server.bridge import SeededRoller
 
 

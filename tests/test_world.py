@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from tests.detection_scenes import guard_among_hiders
 from vtt_bridge.engine import patch as patches
 from vtt_bridge.engine import world as world_module
+from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import World
-from vtt_bridge.errors import AnsweredLongAgo, RequestError
+from vtt_bridge.errors import AnsweredLongAgo
 from vtt_bridge.server.bridge import SeededRoller
 
 ACTORS = ("hero", "guard", "cat")

@@ -15,6 +15,8 @@ import socket
 import tempfile
 from pathlib import Path
 
+from vtt_bridge.errors import VttBridgeError
+
 ENV_PREFIX = "VTT_BRIDGE_"
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -23,7 +25,7 @@ EXIT_STARTUP = 2
 """The exit status of a start-up mistake (the status argparse gives a usage error)."""
 
 
-class StartupError(Exception):
+class StartupError(VttBridgeError):
     """A start-up mistake; the message is one line: what is wrong, then what to do."""
 
 

@@ -25,8 +25,8 @@ import zstandard
 
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.engine import patch as patches
-from vtt_bridge.engine.protocol import ErrorDetail, RulingRef
-from vtt_bridge.errors import ErrorCode, RequestError
+from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, RulingRef
+from vtt_bridge.engine.refusals import RequestError
 
 UNDOABLE_SINCE = "0.3.0"
 """The first version whose store keeps each ruling's inverse (store layout 6)."""

@@ -2,7 +2,7 @@
 
 `World.prepare_*` turn a validated request into a `Pending` (the next state and the reply); the
 server makes the pending ruling durable in the store and only then calls `World.commit` and
-acknowledges it. A request that fails raises `errors.RequestError` and leaves the world as it was.
+acknowledges it. A request that fails raises `refusals.RequestError` and leaves the world as it was.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ from vtt_bridge.document.pins import apply_pins, held_steps
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine import patch as patches
 from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, step_data
-from vtt_bridge.engine.protocol import ErrorDetail, Sync, Upsert, error_details
-from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError, path_details, refusal
+from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, Sync, Upsert, error_details
+from vtt_bridge.engine.refusals import RequestError, path_details, refusal
+from vtt_bridge.errors import AnsweredLongAgo
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller
@@ -132,7 +133,7 @@ def _validated(
 
 
 class _Refusals:
-    """A handler's refusals as request errors (`errors.refusal`). A plain context manager (no
+    """A handler's refusals as request errors (`refusals.refusal`). A plain context manager (no
     generator): it wraps every ruling."""
 
     __slots__ = ("what",)

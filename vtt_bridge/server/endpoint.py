@@ -27,9 +27,10 @@ from pydantic import BaseModel, ValidationError
 from vtt_bridge import __version__
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.engine.history import JsonOps, packed_ops, stored_ops
-from vtt_bridge.engine.protocol import CLIENT_TYPES, ErrorDetail, Hello, error_details
+from vtt_bridge.engine.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
+from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
+from vtt_bridge.errors import AnsweredLongAgo
 from vtt_bridge.server import heap
 from vtt_bridge.server.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.server.framecap import raise_frame_cap

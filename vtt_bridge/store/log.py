@@ -34,7 +34,7 @@ from vtt_bridge import __version__
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.engine import patch as patches
 from vtt_bridge.engine.history import HISTORY_BYTES, HISTORY_KEPT, Entry, History, JsonOps, sync_entry
-from vtt_bridge.errors import StoreBusy, StoreDamaged
+from vtt_bridge.errors import StoreBusy, StoreDamaged, StoreError
 from vtt_bridge.rules.common import STORED
 
 APPLICATION_ID = 0x56545442
@@ -159,7 +159,7 @@ def is_packed(value: str | bytes | None) -> bool:
     return isinstance(value, bytes) and value[:4] == PACKED_MARK
 
 
-class NotUnpacked(Exception):
+class NotUnpacked(StoreError):
     """Packed bytes that do not unpack (a damaged row that still holds its checksum)."""
 
 

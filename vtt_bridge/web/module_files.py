@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from vtt_bridge.errors import VttBridgeError
+
 MODULE_DIR_ENV = "VTT_BRIDGE_MODULE_DIR"
 """Environment variable naming the Foundry module folder (overrides the source-checkout location)."""
 
@@ -74,7 +76,7 @@ def default_module_dir() -> Path:
     return CHECKOUT_DIR
 
 
-class ModuleUnavailable(Exception):
+class ModuleUnavailable(VttBridgeError):
     """The module cannot be served; the message says why and how to fix it."""
 
     def __init__(self, message: str, status: int) -> None:
