@@ -10,7 +10,7 @@ from aiohttp.test_utils import TestClient
 
 from tests.conftest import TOKEN, Peer
 from vtt_bridge import __version__
-from vtt_bridge.web.module_files import MODULE_CLIENT
+from vtt_bridge.server.hello import MODULE_CLIENT
 
 Client = TestClient[web.Request, web.Application]
 

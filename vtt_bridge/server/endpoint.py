@@ -34,10 +34,10 @@ from vtt_bridge.errors import AnsweredLongAgo
 from vtt_bridge.server import heap
 from vtt_bridge.server.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.server.framecap import raise_frame_cap
+from vtt_bridge.server.hello import version_mismatch
 from vtt_bridge.server.limits import Limits, too_deep
 from vtt_bridge.server.outbox import Outbox, Part
 from vtt_bridge.store.log import keeps_reply, pack, snapshot_of
-from vtt_bridge.web.module_files import version_mismatch
 
 P = TypeVar("P")
 A = TypeVar("A")
