@@ -128,7 +128,7 @@ class Outbox:
     writes each frame to the same transport in one synchronous call (`_write_websocket_frame`,
     aiohttp 3.x), so its control frames land between our frames, never inside one. The tests read
     the raw frames of a fragmented message with a ping answered meanwhile
-    (tests/test_fragments.py), so an aiohttp that broke this fails them."""
+    (tests/server/test_fragments.py), so an aiohttp that broke this fails them."""
 
     def __init__(
         self,

@@ -162,9 +162,9 @@ test("counts take the language's plural form: 1 success, 2 successes; zh-CN has 
   assert.match(html("zh-CN", 1), /Bran：1 个成功</);
 });
 
-/** Every step the sidecar's own step scripts write (tests/test_steps.py: six scenes through its World). */
+/** Every step the sidecar's own step scripts write (tests/engine/test_steps.py: six scenes through its World). */
 function everyStep() {
-  const script = "import json\nfrom tests.test_steps import written\nprint(json.dumps(written()))";
+  const script = "import json\nfrom tests.engine.test_steps import written\nprint(json.dumps(written()))";
   return JSON.parse(execFileSync(python(), ["-c", script], { cwd: repo, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
 }
 
@@ -197,7 +197,7 @@ function pageSentences() {
   const script = `
 import json
 from pathlib import Path
-from tests.test_steps import written
+from tests.engine.test_steps import written
 from vtt_bridge.web.step_words import LANGS, StepWords
 words = StepWords(lambda: Path("foundry_module/lang"))
 steps = written()

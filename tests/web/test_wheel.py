@@ -17,12 +17,12 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from tests.test_cli import Running
-from tests.test_pages import named_files
+from tests.cli.test_cli import Running
+from tests.web.test_pages import named_files
 from vtt_bridge import __version__
 from vtt_bridge.web import module_files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".venv", "node_modules", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.detection_scenes import guard_among_hiders
-from tests.test_undo_store import reopened
+from tests.store.test_undo_store import reopened
 from vtt_bridge.document.models import settled
 from vtt_bridge.engine.history import stored_ops
 from vtt_bridge.engine.world import Pending, World

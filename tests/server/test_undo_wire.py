@@ -23,7 +23,7 @@ from aiohttp.test_utils import TestClient
 
 from tests.conftest import Connect, Peer, world_state
 from tests.detection_scenes import guard_among_hiders
-from tests.test_crash import _hello, free_port, sidecar
+from tests.server.test_crash import _hello, free_port, sidecar
 from vtt_bridge.document.models import WorldState, sparse_visibility
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine.history import JsonOps

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.conftest import Connect, Peer, world_state
-from tests.test_pins import INVISIBLE, ok, pin
+from tests.server.test_pins import INVISIBLE, ok, pin
 from vtt_bridge.actions.batch import BATCH_LIMIT
 
 

@@ -336,7 +336,7 @@ async def test_the_fragment_size_is_the_flags_or_the_variables(
     """A sync's reply of some 10 KB: in fragments of at most 512 bytes with `--fragment-bytes 512`,
     in one frame with `VTT_BRIDGE_FRAGMENT_BYTES=0`."""
     from tests.conftest import world_state
-    from tests.test_fragments import RawPeer
+    from tests.server.test_fragments import RawPeer
 
     running = Running(["--port", "0", "--data-dir", str(tmp_path), *args], clean_env(**env))
     try:

@@ -16,7 +16,7 @@ import jsonpatch
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.test_world import synced_world
+from tests.engine.test_world import synced_world
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import World

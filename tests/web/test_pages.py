@@ -28,7 +28,7 @@ from vtt_bridge.cli.app import create_app
 from vtt_bridge.server.bridge import BRIDGE, RESTORED_PER_WORLD, Config, RulingRecord
 from vtt_bridge.web import module_files, pages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MODULE_DIR = ROOT / "foundry_module"
 
 Client = TestClient[web.Request, web.Application]
