@@ -57,9 +57,9 @@ def _ruled_round(world: Any, number: int) -> dict[str, float]:
     reply dropped (sent), and the freed memory given back (`server._release_later`). Its time
     (`seconds`) covers the ruling and its reply; the packing's is `pack_s`."""
     from vtt_bridge.engine.history import packed_ops, stored_ops
+    from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.engine.world import Pending
     from vtt_bridge.server import heap
-    from vtt_bridge.server.bridge import SeededRoller
     from vtt_bridge.server.endpoint import _dumped
 
     start = time.perf_counter()

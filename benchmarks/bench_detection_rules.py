@@ -16,6 +16,7 @@ from vtt_bridge.actions import Context
 from vtt_bridge.actions.detection import MoveAction, move
 from vtt_bridge.document.models import Actor, Scene, Token, WorldState
 from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.detection import (
     ORDINARY_SENSES,
     AntiDetectionMeans,
@@ -25,7 +26,6 @@ from vtt_bridge.rules.detection import (
     Sense,
 )
 from vtt_bridge.rules.ranks import Rank
-from vtt_bridge.server.bridge import SeededRoller
 
 WIDTH_PX = 6000.0
 """The generated scene is 6000 by 6000 px: 60 by 60 squares of 1.5 m (90 m a side)."""

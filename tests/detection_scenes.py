@@ -9,8 +9,8 @@ from typing import Any
 from vtt_bridge.actions import Context
 from vtt_bridge.document.models import Actor, Scene, Token, WorldState
 from vtt_bridge.document.visibility import Contests, Pairs, Visibility, VisibilityIndex
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.detection import ORDINARY_SENSES, LocateState
-from vtt_bridge.server.bridge import SeededRoller
 
 
 def recompute_visibility(state: WorldState) -> Visibility:

@@ -11,8 +11,8 @@ from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.effects import ACTIONS
 from vtt_bridge.actions.round import RoundAction, new_round
 from vtt_bridge.document.models import Actor, NotFound, WorldState
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.common import RuleViolation
-from vtt_bridge.server.bridge import SeededRoller
 
 
 def world(round: int = 1, **hero: Any) -> WorldState:

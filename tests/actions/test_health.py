@@ -12,9 +12,9 @@ from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.health import ACTIONS, round_health
 from vtt_bridge.document.derive import derive_actor
 from vtt_bridge.document.models import Actor, NotFound, Scene, Settings, WorldState
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.health import HealthStatus
-from vtt_bridge.server.bridge import SeededRoller
 
 CTX = Context(roller=SeededRoller(0))
 

@@ -16,9 +16,9 @@ from pydantic import BaseModel
 import vtt_bridge
 from tests.engine.test_undo import next_round, scenes
 from vtt_bridge.document.models import Actor, Token, WorldState, dumped_in_parts
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 from vtt_bridge.rules.common import RuleModel
-from vtt_bridge.server.bridge import SeededRoller
 
 
 def every_model_class() -> list[type[RuleModel]]:

@@ -49,9 +49,9 @@ from vtt_bridge.document.models import (
 )
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine import patch as patches
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.common import STORED, RuleViolation
 from vtt_bridge.rules.ranks import Rank
-from vtt_bridge.server.bridge import SeededRoller
 
 # --- the matrix --------------------------------------------------------------------------------------
 

@@ -22,8 +22,8 @@ from vtt_bridge.document.models import (
     settled,
 )
 from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
-from vtt_bridge.server.bridge import SeededRoller
 
 
 def test_replaced_is_the_base_with_one_member_set_and_says_which() -> None:

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from tests.engine.test_world import synced_world
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER
 from vtt_bridge.engine.refusals import RequestError
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
-from vtt_bridge.server.bridge import SeededRoller
 
 
 def _field_names(schema: Any, into: set[str]) -> set[str]:

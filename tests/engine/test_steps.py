@@ -14,9 +14,9 @@ import pytest
 from vtt_bridge.actions.registry import ACTION_ADAPTER, QUERY_ADAPTER
 from vtt_bridge.engine.protocol import json_schema
 from vtt_bridge.engine.refusals import RequestError
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 from vtt_bridge.rules.steps import EVERY, STEPS
-from vtt_bridge.server.bridge import SeededRoller
 from vtt_bridge.web.pages import SUBJECTS
 
 ASSASSIN = {

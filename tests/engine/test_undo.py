@@ -15,8 +15,8 @@ from tests.detection_scenes import guard_among_hiders
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine import patch as patch_module
 from vtt_bridge.engine.refusals import RequestError
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
-from vtt_bridge.server.bridge import SeededRoller
 
 from .test_world import synced_world
 

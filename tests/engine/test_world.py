@@ -17,9 +17,9 @@ from tests.detection_scenes import guard_among_hiders
 from vtt_bridge.engine import patch as patches
 from vtt_bridge.engine import world as world_module
 from vtt_bridge.engine.refusals import RequestError
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 from vtt_bridge.errors import AnsweredLongAgo
-from vtt_bridge.server.bridge import SeededRoller
 
 ACTORS = ("hero", "guard", "cat")
 TOKENS = {"t-hero": "hero", "t-guard": "guard", "t-cat": "cat"}
@@ -294,7 +294,7 @@ def test_a_row_changed_in_fewer_than_half_its_entries_is_patched_entry_by_entry(
 ORDER_SCRIPT = """
 import hashlib
 import orjson
-from vtt_bridge.server.bridge import SeededRoller
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 hider = {"attributes": {"DEX": 2}, "skills": {"stealth": 1},
          "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}]}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.dice import roll_pool
-from vtt_bridge.server.bridge import SeededRoller
 
 
 def test_DICE_6_a_seed_reproduces_the_engine_dice() -> None:

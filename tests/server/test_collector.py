@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server.bridge import SeededRoller
 from vtt_bridge.server.endpoint import CollectorPause, _dumped
 
 

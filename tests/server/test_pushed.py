@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import orjson
 
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server.bridge import SeededRoller
 from vtt_bridge.server.endpoint import _dumped_in_turns, _pushed_parts, dumps, pushed_patch
 
 STATE = {

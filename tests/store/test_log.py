@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vtt_bridge.document.models import settled
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server import heap
-from vtt_bridge.server.bridge import SeededRoller
 from vtt_bridge.server.endpoint import dumps
 from vtt_bridge.store.log import REV_SPAN, Store, checksum
 

@@ -16,9 +16,9 @@ from tests.detection_scenes import guard_among_hiders
 from tests.store.test_undo_store import reopened
 from vtt_bridge.document.models import settled
 from vtt_bridge.engine.history import stored_ops
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import StoreDamaged
-from vtt_bridge.server.bridge import SeededRoller
 from vtt_bridge.server.endpoint import dumps
 from vtt_bridge.store.log import (
     LAYOUT,

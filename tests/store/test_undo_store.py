@@ -13,9 +13,9 @@ from tests.detection_scenes import guard_among_hiders
 from vtt_bridge.document.models import settled
 from vtt_bridge.engine.history import PACKED_FROM, JsonOps, packed_ops, stored_ops
 from vtt_bridge.engine.refusals import RequestError
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import StoreDamaged
-from vtt_bridge.server.bridge import SeededRoller
 from vtt_bridge.server.endpoint import dumps
 from vtt_bridge.store.log import APPLICATION_ID, LAYOUT, Store, checksum
 

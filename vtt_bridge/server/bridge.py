@@ -1,6 +1,7 @@
 """The bridge: the sidecar's configuration, its worlds and the store they are kept in, who is
-connected to which, and the engine's own seeded dice (DICE-6). The websocket server (`server.py`) and
-the pages (`pages.py`) each work on the bridge; neither imports the other. `app.py` puts them together.
+connected to which, and the engine's seeded dice (`engine/roller.py`, DICE-6). The websocket endpoint
+(`endpoint.py`) and the pages (`web/pages.py`) each work on the bridge; the pages are a layer above the
+server, which never imports them. `cli/app.py` puts them together.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import asyncio
 import dataclasses
 import itertools
 import logging
-import random
 import sqlite3
 import time
 import weakref
@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World
 from vtt_bridge.server.limits import Backoff, Limits, RateLimitedLog
 from vtt_bridge.server.outbox import Message, Outbox
@@ -31,40 +32,6 @@ from vtt_bridge.store.log import Store
 log = logging.getLogger("vtt_bridge")
 
 T = TypeVar("T")
-
-
-_FACES = bytes(byte % 10 + 1 if byte < 250 else 0 for byte in range(256))
-"""A random byte as a d10: 0..249 give each face 25 ways; 250..255 (0 here) are dropped."""
-
-
-class SeededRoller:
-    """DICE-6: the engine's own dice, reproducible from a seed (the rules take any `Roller`). Dice
-    are drawn as random bytes in blocks (`FaceSource`), each byte below 250 a face, so that a round's
-    hundreds of thousands of dice cost a few C calls; `d10` takes the next of the same dice."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self._random = random.Random(seed)
-        self._buffer = b""
-        self._at = 0
-
-    def faces(self, count: int) -> bytes:
-        """The next `count` dice, as bytes of faces 1..10."""
-        at = self._at
-        end = at + count
-        if end > len(self._buffer):
-            blocks = [self._buffer[at:]]
-            have = len(blocks[0])
-            while have < count:  # joined once: a round asks for a million dice at a time
-                block = self._random.randbytes(4096).translate(_FACES).replace(b"\0", b"")
-                blocks.append(block)
-                have += len(block)
-            self._buffer, at, end = b"".join(blocks), 0, count
-        self._at = end
-        return self._buffer[at:end]
-
-    def d10(self) -> int:
-        """One die, 1..10."""
-        return self.faces(1)[0]
 
 
 DEFAULT_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*")
@@ -123,7 +90,7 @@ class Client:
     seen: float = field(default_factory=time.monotonic)
     """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
     outbox: Outbox | None = None
-    """The connection's bounded outgoing queue (`sendqueue.py`)."""
+    """The connection's bounded outgoing queue (`outbox.py`)."""
     request: web.Request | None = None
     transport: asyncio.Transport | None = None
     unauthenticated: bool = False

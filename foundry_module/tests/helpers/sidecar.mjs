@@ -57,7 +57,7 @@ export async function sidecarRulings(state, actions) {
   const script = `
 import json, sys
 from vtt_bridge.engine.world import World
-from vtt_bridge.server.bridge import SeededRoller
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.refusals import RequestError
 state, actions = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 w = World("w")

@@ -69,7 +69,7 @@ function sidecarRulings() {
   const script = `
 import json
 from vtt_bridge.engine.world import World
-from vtt_bridge.server.bridge import SeededRoller
+from vtt_bridge.engine.roller import SeededRoller
 guard = {"health": {"max": 7}, "attributes": {"PER": 3}, "skills": {"investigation": 2}}
 w = World("w")
 w.commit(w.prepare_sync({"state": {"scene": {"id": "s", "gridDistance": 1.5, "gridSize": 100}, "actors": {
