@@ -203,7 +203,7 @@ def test_a_second_sidecar_on_the_same_data_folder_is_refused_and_the_first_keeps
             text=True,
             timeout=30,
         )
-        assert second.returncode == 2, second  # a start-up mistake (cli.py)
+        assert second.returncode == 2, second  # a start-up mistake (cli/main.py)
         assert "in use by another vtt-bridge" in second.stderr, second.stderr
         assert first.poll() is None
 

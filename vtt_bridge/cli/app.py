@@ -1,4 +1,4 @@
-"""The app factory: the bridge, the websocket route of `server.py`, the pages of `pages.py`, the
+"""The app factory: the bridge, the websocket route of `server/endpoint.py`, the pages of `web/pages.py`, the
 store's checkpoints in the background, and the sockets closed on shutdown (aiohttp's idioms).
 """
 
@@ -77,7 +77,7 @@ async def _close_sockets(app: web.Application) -> None:
 
 
 def create_app(config: Config) -> web.Application:
-    """The aiohttp application: `/ws`, and the pages of `pages.py`."""
+    """The aiohttp application: `/ws`, and the pages of `web/pages.py`."""
     heap.share_one_arena()  # before any thread allocates
     app = web.Application(middlewares=[hostcheck.middleware(config.allow_hosts)])
     app[BRIDGE] = Bridge(config)

@@ -1,6 +1,6 @@
 """The websocket endpoint on the bridge: authentication, the envelope, one reply per message.
 
-One event loop owns every world. A request is validated, ruled on (pure code in `world.py`),
+One event loop owns every world. A request is validated, ruled on (pure code in `engine/world.py`),
 written to the store, and only then committed and acknowledged; a request that fails at any step
 changes nothing. Every message gets exactly one reply.
 """
