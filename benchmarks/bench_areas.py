@@ -28,10 +28,10 @@ def _area_bytes(patch: list[dict[str, Any]]) -> tuple[int, int]:
 
 def one(tokens: int, areas: bool) -> dict[str, Any]:
     """Sync, rounds 1..3 and a move of the generated scene (seed 7) in this process."""
-    from vtt_bridge import world as world_module
-    from vtt_bridge.bridge import SeededRoller
-    from vtt_bridge.server import _dumped
-    from vtt_bridge.world import Pending, World
+    from vtt_bridge.engine import world as world_module
+    from vtt_bridge.engine.roller import SeededRoller
+    from vtt_bridge.engine.world import Pending, World
+    from vtt_bridge.server.endpoint import _dumped
 
     if not areas:
         setattr(world_module, "rule_areas", lambda before, after, *args, **kwargs: after)  # noqa: B010
