@@ -120,6 +120,9 @@ class Client:
     sync_parts: dict[str, Any] | None = None
     """The parts of a `sync` sent in several frames (`more: true`), merged so far."""
     sync_bytes: int = 0
+    sync_refused: str | None = None
+    """Why a part of the connection's sync in parts was refused: its later parts, up to its last,
+    are refused too (`server._merge_sync_part`)."""
     seen: float = field(default_factory=time.monotonic)
     """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
     outbox: Outbox | None = None
@@ -312,7 +315,7 @@ class Bridge:
             self._writer = None
         try:
             self.store.close()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             log.warning("could not checkpoint the store on shutdown (%s); its WAL keeps every ruling", exc)
 
 

@@ -196,8 +196,26 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constants)
 """One decoder for every frame (`json.loads` with a hook would build a new one each time)."""
 
 
+def _scalars(text: str) -> bool:
+    """Whether a string is Unicode scalar values only (no lone surrogate, which JSON's `\\ud800`
+    escape can carry and no reply could echo: UTF-8 has no encoding of it)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _good_id(msg_id: Any) -> bool:
+    """An envelope id the server can echo: 1 to 200 Unicode scalar values."""
+    return type(msg_id) is str and 0 < len(msg_id) <= 200 and _scalars(msg_id)
+
+
 def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
-    """The envelope's id, type and payload, or `RequestError(bad_request)` (id kept when there is one)."""
+    """The envelope's id, type and payload, or `RequestError(bad_request)` (id kept when there is one
+    it can be echoed as)."""
     try:
         message = _DECODER.decode(text)
     except (ValueError, RecursionError):
@@ -208,8 +226,7 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
     type_ = message.get("type")
     payload = message.get("payload", {})
     if (
-        type(msg_id) is str
-        and 0 < len(msg_id) <= 200
+        _good_id(msg_id)
         and type(type_) is str
         and type_ in CLIENT_TYPES
         and type(payload) is dict
@@ -218,12 +235,12 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
         and message.keys() <= ENVELOPE_FIELDS
     ):
         return msg_id, type_, payload  # the well-formed message, checked in one go
-    re = msg_id if isinstance(msg_id, str) and 0 < len(msg_id) <= 200 else None
+    re = msg_id if _good_id(msg_id) else None
     problems: list[tuple[list[str | int], str]] = []
     if message.get("v") != 1 or type(message.get("v")) is not int:
         problems.append((["v"], "the protocol version must be 1"))
     if re is None:
-        problems.append((["id"], "a string of 1 to 200 characters"))
+        problems.append((["id"], "a string of 1 to 200 Unicode characters (no lone surrogate)"))
     if not isinstance(type_, str):
         problems.append((["type"], "a string"))
     if not isinstance(payload, dict):
@@ -551,30 +568,77 @@ def _drop_sync_parts(client: Client, why: str | None = None) -> None:
     if client.sync_timer is not None:
         client.sync_timer.cancel()
         client.sync_timer = None
-    if why is not None and client.sync_parts is not None:
+    if why is not None and (client.sync_parts is not None or client.sync_refused is not None):
         log.warning("dropped the unfinished sync of %s (%d bytes): %s", client.remote, client.sync_bytes, why)
-    client.sync_parts, client.sync_bytes = None, 0
+    client.sync_parts, client.sync_bytes, client.sync_refused = None, 0, None
+
+
+SYNC_FIELDS = frozenset(("state", "more"))
+
+
+def _part_problem(payload: dict[str, Any]) -> str | None:
+    """Why one part of a sync in parts is refused as it comes (its state's content is validated with
+    the whole, at the last part)."""
+    unknown = payload.keys() - SYNC_FIELDS
+    if unknown:
+        return f"{sorted(unknown)[0]!r} is not a field of a sync (state, more)"
+    if type(payload.get("more", False)) is not bool:
+        return "more is true or false"
+    if not isinstance(payload.get("state"), dict):
+        return "state is an object"
+    return None
+
+
+def _refuse_part(bridge: Bridge, client: Client, error: RequestError, last: bool) -> RequestError:
+    """A part of a sync in parts refused: the parts before it are dropped, and unless it was the last
+    the connection remembers the refusal, so that the sync's last part is refused too (a sync is
+    ruled whole or not at all: its later parts never stand alone)."""
+    _drop_sync_parts(client)
+    if not last:
+        client.sync_refused = error.message
+        limits = bridge.config.limits
+        client.sync_timer = asyncio.get_running_loop().call_later(
+            limits.sync_timeout, _drop_sync_parts, client, f"no part for {limits.sync_timeout:.0f} s"
+        )
+    return error
 
 
 def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], size: int) -> dict[str, Any]:
     """Merge a `sync` part (`size` bytes of frame) into what the connection sent before; the merged
     payload when it is the last. The parts count against `Limits.sync_budget` and the world's
-    token and actor limits as they come, and are dropped when the next is `Limits.sync_timeout` late."""
+    token and actor limits as they come, and are dropped when the next is `Limits.sync_timeout` late.
+    A refused part refuses the whole sync: every later part of it up to its last is refused too."""
     limits = bridge.config.limits
-    state = payload.get("state")
-    if not isinstance(state, dict):
-        _drop_sync_parts(client)
-        return payload  # validation reports it
-    if client.sync_parts is None and payload.get("more") is not True:
-        check_counts(limits, state)
-        return payload
+    more = payload.get("more")
+    last = more is None or more is False
+    if client.sync_refused is not None:
+        earlier = client.sync_refused
+        if last:
+            _drop_sync_parts(client)
+        raise RequestError(
+            ErrorCode.INVALID,
+            f"an earlier part of this sync was refused ({earlier}): the whole sync is refused and "
+            "nothing was changed; send it again from its first part",
+            [ErrorDetail(path=["more"], message="a part of a refused sync")],
+        )
+    in_parts = client.sync_parts is not None or not last
+    if not in_parts:
+        state = payload.get("state")
+        if isinstance(state, dict):
+            check_counts(limits, state)
+        return payload  # one whole sync: validation reports what is wrong with it
+    problem = _part_problem(payload)
+    if problem is not None:
+        error = RequestError(ErrorCode.INVALID, f"a part of a sync in parts is refused: {problem}")
+        raise _refuse_part(bridge, client, error, last)
+    state = payload["state"]
     merged = client.sync_parts if client.sync_parts is not None else {"actors": {}, "tokens": {}}
     client.sync_bytes += size
     if client.sync_bytes > limits.sync_budget:
-        _drop_sync_parts(client)
-        raise RequestError(
+        error = RequestError(
             ErrorCode.TOO_LARGE, f"a sync is at most {limits.sync_budget} bytes in all its parts (budget)"
         )
+        raise _refuse_part(bridge, client, error, last)
     for key, value in state.items():
         if key in ("actors", "tokens") and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key].update(value)
@@ -582,10 +646,9 @@ def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], si
             merged[key] = value
     try:
         check_counts(limits, merged)
-    except RequestError:
-        _drop_sync_parts(client)
-        raise
-    if payload.get("more") is True:
+    except RequestError as error:
+        raise _refuse_part(bridge, client, error, last) from None
+    if not last:
         client.sync_parts = merged
         if client.sync_timer is not None:
             client.sync_timer.cancel()

@@ -14,6 +14,7 @@ aside before the file is opened, and kept when recovery could not read all of it
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -26,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import zstandard
 
@@ -157,6 +158,10 @@ def snapshot_of(state: WorldState) -> bytes:
 def is_packed(value: str | bytes | None) -> bool:
     """Whether a stored reply or inverse (text, or bytes as read back) is packed (`pack`)."""
     return isinstance(value, bytes) and value[:4] == PACKED_MARK
+
+
+class StoreGone(OSError):
+    """The store's file was deleted or replaced under the running sidecar (`Store.check_file`)."""
 
 
 class NotUnpacked(Exception):
@@ -385,10 +390,18 @@ class Store:
         self.warnings: list[str] = []
         """What the opening found and the sidecar must say (a WAL recovery could not read whole)."""
         _make_private_dirs(path.parent)
+        self._lock = self._take_lock()
+        """Held (an advisory lock on the `.lock` file beside the store) until `close`: taken before
+        the files are looked at, so a second sidecar is refused before it reads, copies or opens
+        anything of the first one's."""
         self._marker = path.with_name(path.name + ".open")
         """Made once the file is open, removed when it is closed: an unclean stop leaves it."""
         unclean = self._marker.exists() and path.exists()
-        wal_copy = self._check_files()
+        try:
+            wal_copy = self._check_files()
+        except BaseException:
+            self._lock.close()
+            raise
         if unclean and not path.with_name(path.name + "-wal").exists():
             self.warnings.append(
                 f"the WAL of {path.name} is missing after an unclean stop: the rulings committed since "
@@ -397,6 +410,7 @@ class Store:
         try:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=1.0)
         except sqlite3.Error as exc:
+            self._lock.close()
             raise StoreDamaged(f"{path} cannot be opened ({exc}): {_what_to_do(path)}") from None
         self._db.create_function("vtt_checksum", 4, checksum, deterministic=True)
         self._db.create_function("vtt_change_checksum", 3, change_checksum, deterministic=True)
@@ -429,6 +443,7 @@ class Store:
             moved = self._migrate()
         except sqlite3.OperationalError as exc:
             self._db.close()
+            self._lock.close()
             if "locked" in str(exc):
                 raise StoreBusy(
                     f"{path} is in use by another vtt-bridge (one sidecar per data folder)"
@@ -436,20 +451,40 @@ class Store:
             raise StoreDamaged(f"{path} cannot be read ({exc}): {_what_to_do(path)}") from None
         except sqlite3.DatabaseError as exc:
             self._db.close()
+            self._lock.close()
             raise StoreDamaged(f"{path} is damaged ({exc}): {_what_to_do(path)}") from None
         except BaseException:
             self._db.close()
+            self._lock.close()
             raise
         for name in (path, path.with_name(path.name + "-wal")):
             if name.exists():
                 os.chmod(name, 0o600)
         os.close(os.open(self._marker, os.O_WRONLY | os.O_CREAT, 0o600))
+        self._file = os.open(path, os.O_RDONLY)
+        """The store's file, open to tell (`check_file`) whether it is still the one at `path`."""
         self._since_snapshot: dict[str, int] = {}
         self.moved = moved
         """Rulings moved from an earlier version's log when the file was opened (0: none)."""
         self._bases: dict[str, int] = {
             world: n * REV_SPAN for n, world in self._db.execute("SELECT n, world FROM world_keys")
         }
+
+    def _take_lock(self) -> BinaryIO:
+        """The store's lock file, opened and locked (`StoreBusy` when another process holds it)."""
+        lock = open(self.path.with_name(self.path.name + ".lock"), "ab")  # noqa: SIM115 (held open)
+        try:
+            os.chmod(lock.name, 0o600)
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise StoreBusy(
+                f"{self.path} is in use by another vtt-bridge (one sidecar per data folder)"
+            ) from None
+        except BaseException:
+            lock.close()
+            raise
+        return lock
 
     def _check_files(self) -> Path | None:
         """Refuse a file that is no SQLite database (a 0-byte one included); create a new one with
@@ -585,14 +620,41 @@ class Store:
         """Checkpoint and fsync the WAL, then close the file; closed even when the checkpoint fails
         (the WAL keeps every committed ruling, and the next start reads it)."""
         try:
-            self.flush()
+            try:
+                self.flush()
+            finally:
+                self._db.close()
+            self._marker.unlink(missing_ok=True)
         finally:
-            self._db.close()
-        self._marker.unlink(missing_ok=True)
+            os.close(self._file)
+            self._lock.close()
 
     def flush(self) -> None:
-        """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing."""
+        """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing.
+        `StoreGone` (nothing checkpointed) when the file was deleted or replaced meanwhile."""
+        self.check_file()
         self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    def check_file(self) -> None:
+        """`StoreGone` when the store's file is no longer the one opened: deleted (the open file has
+        no name left, and every ruling written to it is lost when the process ends), replaced, or
+        moved away with its folder."""
+        try:
+            named = os.stat(self.path)
+        except FileNotFoundError:
+            named = None
+        opened = os.fstat(self._file)
+        if named is not None and opened.st_nlink > 0 and (named.st_dev, named.st_ino) == (
+            opened.st_dev,
+            opened.st_ino,
+        ):
+            return
+        what = "deleted" if opened.st_nlink == 0 else "replaced or moved away"
+        raise StoreGone(
+            f"the store file {self.path} was {what} while the sidecar ran: a ruling written now would "
+            "be lost when it stops, so none is taken; restore the file from a copy or stop the sidecar "
+            "(a restart serves what the file at that path holds)"
+        )
 
     def _world_key(self, world: str) -> int:
         """The first key of a world's range in `log` (a world gets its number with its first ruling)."""
