@@ -49,6 +49,110 @@ def _listening(process: subprocess.Popen[str]) -> str:
     return line
 
 
+# --- 1. silent sockets before `welcome` ------------------------------------------------------
+
+
+async def _squat(server: Any, stop: asyncio.Event, opened: list[int]) -> None:
+    """One task of a local squatter: a socket that never says a word, opened again as soon as it is
+    closed (or refused)."""
+    while not stop.is_set():
+        try:
+            ws = await server.ws_connect("/ws")
+        except aiohttp.WSServerHandshakeError:
+            await asyncio.sleep(0)
+            continue
+        opened.append(1)
+        await ws.receive()  # until the server closes it
+        await ws.close()
+
+
+async def test_1_sockets_kept_silent_before_welcome_never_keep_the_gm_out(start: Any) -> None:
+    """Twice as many squatter tasks as there are pre-`welcome` slots keep them filled, reopening each
+    socket as soon as it closes; the GM connects five times and is welcomed each time (before, every
+    GM connect was answered HTTP 503 while the slots were taken)."""
+    server = await start(limits={"max_unauthenticated": 4})
+    bridge = server.app[BRIDGE]
+    stop = asyncio.Event()
+    opened: list[int] = []
+    squatters = [asyncio.create_task(_squat(server, stop, opened)) for _ in range(8)]
+    try:
+        for _ in range(200):
+            if bridge.unauthenticated >= 4:
+                break
+            await asyncio.sleep(0.01)
+        assert bridge.unauthenticated == 4
+        for _ in range(5):
+            gm = await welcomed(server)
+            assert (await gm.state())["rev"] == 0
+            await gm.ws.close()
+        assert bridge.unauthenticated <= 4
+    finally:
+        stop.set()
+        for task in squatters:
+            task.cancel()
+        await asyncio.gather(*squatters, return_exceptions=True)
+    assert len(opened) > 8  # the squatters did reopen what was closed
+
+
+# --- 2. parallel token guessers ----------------------------------------------------------------
+
+
+async def test_2_a_right_token_is_welcomed_at_once_while_guessers_wait_out_their_back_off(
+    start: Any,
+) -> None:
+    """Eight guessers from the same address, each wrong token waiting a back-off longer than the
+    hello deadline; the GM's right `hello` is welcomed while they all still wait (before, it queued
+    behind them and the deadline closed it). The guessers are refused afterwards, one per back-off."""
+    server = await start(limits={"auth_backoff": 30.0, "auth_backoff_max": 30.0, "hello_timeout": 60.0})
+    bridge = server.app[BRIDGE]
+    bridge.backoff.failed("127.0.0.1")  # an earlier wrong token: every hello now waits 30 s
+    guessers = []
+    for i in range(8):
+        peer = Peer(await server.ws_connect("/ws"))
+        await peer.send("hello", {"token": f"wrong-token-{i:08d}", "world": "w1", "client": {"name": "g"}})
+        guessers.append(peer)
+    for _ in range(200):
+        if sum(1 for c in bridge.waiting if c.refused) == 8:
+            break
+        await asyncio.sleep(0.01)
+    assert sum(1 for c in bridge.waiting if c.refused) == 8
+    gm = Peer(await server.ws_connect("/ws"))
+    sent = await gm.send("hello", {"token": TOKEN, "world": "w1", "client": {"name": "gm"}})
+    reply = await gm.receive()
+    assert reply["type"] == "welcome" and reply["re"] == sent, reply
+    assert sum(1 for c in bridge.waiting if c.refused) == 8  # the guessers still wait
+    assert bridge.backoff.wait("127.0.0.1") > 0
+    _end_back_off(bridge)
+
+
+def _end_back_off(bridge: Any) -> None:
+    """The guessers' refusals sent now (the test ends; else each waits out its 30 s)."""
+    for waiting in list(bridge.waiting):
+        waiting.closing.set()
+
+
+async def test_2_guessers_waiting_out_their_back_off_make_room_for_the_gm(start: Any) -> None:
+    """The pre-`welcome` slots all held by wrong tokens waiting their turn: the GM's socket takes the
+    place of the oldest, which is closed unanswered."""
+    server = await start(limits={"auth_backoff": 30.0, "auth_backoff_max": 30.0, "max_unauthenticated": 3})
+    bridge = server.app[BRIDGE]
+    bridge.backoff.failed("127.0.0.1")
+    guessers = []
+    for i in range(3):
+        peer = Peer(await server.ws_connect("/ws"))
+        await peer.send("hello", {"token": f"wrong-token-{i:08d}", "world": "w1", "client": {"name": "g"}})
+        guessers.append(peer)
+    for _ in range(200):
+        if sum(1 for c in bridge.waiting if c.refused) == 3:
+            break
+        await asyncio.sleep(0.01)
+    gm = await welcomed(server)
+    closed = await guessers[0].ws.receive(timeout=10)
+    assert closed.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+    assert (await gm.state())["rev"] == 0
+    _end_back_off(bridge)
+
+
 # --- 5. a bad part of a sync in parts ---------------------------------------------------------
 
 

@@ -131,6 +131,15 @@ class Client:
     transport: asyncio.Transport | None = None
     unauthenticated: bool = False
     """Counted in `Bridge.unauthenticated` (until welcomed or closed)."""
+    spoke: bool = False
+    """A frame came in (before `welcome`: its `hello`); a silent socket is the first to make room
+    for a new one (`server._evictable`)."""
+    refused: bool = False
+    """Its `hello` had a wrong token: it waits out the address's back-off before it is refused."""
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the server starts closing the socket (a wrong token's back-off ends early)."""
+    evicted: bool = False
+    """Closed to make room for a new socket while it waited for `welcome`: never welcomed."""
     hello_timer: asyncio.TimerHandle | None = None
     """Closes the socket when no good `hello` came within `Limits.hello_timeout`."""
     sync_timer: asyncio.TimerHandle | None = None
@@ -211,6 +220,8 @@ class Bridge:
         self.dirty = False
         self.unauthenticated = 0
         """Sockets open now that have not been welcomed (at most `Limits.max_unauthenticated`)."""
+        self.waiting: dict[Client, None] = {}
+        """Those sockets, oldest first."""
         self.backoff = Backoff(config.limits.auth_backoff, config.limits.auth_backoff_max)
         self.storage_fault: str | None = None
         """Why the last checkpoint failed (None: the disk took it): no ruling is acknowledged until

@@ -160,6 +160,7 @@ async def close_client(client: Client, code: int, message: bytes) -> None:
     """Close a connection once what is queued to it is written (at most a second), or at once when
     its peer does not read: a frozen socket (its queue overflowed, or bytes still unread after the
     close) is aborted, never waited on."""
+    client.closing.set()
     if client.outbox is not None and not client.outbox.overflowed:
         await client.outbox.flush(1.0)
     if client.outbox is not None:
@@ -261,8 +262,9 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
 async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str, Any]) -> bool:
     """Check the token; welcome the client into its world. False: refused (and closed).
 
-    Wrong tokens back off per address (`limits.Backoff`): a `hello` from an address that sent one
-    waits its turn before its token is compared, whatever the token."""
+    The token is compared at once: a right one is welcomed without waiting, whoever else guesses
+    from the same address. Wrong tokens back off per address (`limits.Backoff`): a wrong one waits
+    its turn before it is refused (and may be closed meanwhile to free its slot: `_evictable`)."""
     try:
         hello = Hello.model_validate(payload)
     except ValidationError as exc:
@@ -272,17 +274,18 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
         await _error(bridge, client, refusal, msg_id)
         await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
         return False
-    while (wait := bridge.backoff.wait(client.remote)) > 0:
-        await asyncio.sleep(wait)
-    if client.ws.closed:
-        return False
     if not hmac.compare_digest(hello.token.encode(), bridge.config.token.encode()):
+        client.refused = True
+        while (wait := bridge.backoff.wait(client.remote)) > 0 and not client.closing.is_set():
+            with contextlib.suppress(TimeoutError):  # woken early when the socket is closed
+                await asyncio.wait_for(client.closing.wait(), wait)
+        if client.ws.closed or client.evicted or client.closing.is_set():
+            return False
         bridge.backoff.failed(client.remote)
         await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "wrong token"), msg_id)
         await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
         log.warning("refused a client from %s: wrong token", client.remote)
         return False
-    bridge.backoff.passed(client.remote)
     world = bridge.worlds.get(hello.world)
     if world is None:  # recovered from the store (read on the loop, between the store's other work)
         world = await bridge.in_store(bridge.world, hello.world)
@@ -306,14 +309,49 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
     return True
 
 
-def _authenticated(bridge: Bridge, client: Client) -> None:
-    """The socket is welcomed: it leaves the unauthenticated count and may send full-size frames."""
+def _leave_waiting(bridge: Bridge, client: Client) -> None:
+    """The socket no longer waits for its `welcome` (welcomed, evicted or closed): it leaves the
+    unauthenticated count, and its deadline is cancelled."""
     if client.unauthenticated:
         client.unauthenticated = False
         bridge.unauthenticated -= 1
+        bridge.waiting.pop(client, None)
     if client.hello_timer is not None:
         client.hello_timer.cancel()
         client.hello_timer = None
+
+
+def _evictable(bridge: Bridge) -> Client | None:
+    """The socket a new one takes the place of when `Limits.max_unauthenticated` wait for `welcome`:
+    the oldest whose token was wrong (waiting out its back-off), else the oldest that sent nothing
+    yet; None when every one is being welcomed (its right token is loading its world). So no number
+    of silent or guessing sockets keeps the GM out: its socket is the newest, and its right token is
+    welcomed at once."""
+    silent = None
+    for waiting in bridge.waiting:
+        if waiting.refused:
+            return waiting
+        if silent is None and not waiting.spoke:
+            silent = waiting
+    return silent
+
+
+def _evict(bridge: Bridge, client: Client, remote: str) -> None:
+    """Close a socket waiting for `welcome` to free its slot for a new one (from `remote`)."""
+    _leave_waiting(bridge, client)
+    client.evicted = True
+    bridge.unauth_log.warn(
+        f"{bridge.config.limits.max_unauthenticated} sockets are waiting for hello: closing the oldest "
+        f"(from {client.remote}) for a new one (from {remote})"
+    )
+    asyncio.get_running_loop().create_task(
+        close_client(client, CLOSE_UNAUTHORIZED, b"too many sockets waiting for hello")
+    )
+
+
+def _authenticated(bridge: Bridge, client: Client) -> None:
+    """The socket is welcomed: it leaves the unauthenticated count and may send full-size frames."""
+    _leave_waiting(bridge, client)
     if client.request is not None:
         raise_frame_cap(client.request, client.ws, 4 * bridge.config.max_frame)
 
@@ -884,10 +922,13 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         log.warning("refused a browser page from origin %s", origin)
         raise web.HTTPForbidden(text=f"origin {origin} is not allowed; start the sidecar with --allow-origin")
     if bridge.unauthenticated >= limits.max_unauthenticated:
-        bridge.unauth_log.warn(
-            f"refused a socket from {request.remote}: {limits.max_unauthenticated} are waiting for hello"
-        )
-        raise web.HTTPServiceUnavailable(text="too many connections waiting for hello; try again\n")
+        victim = _evictable(bridge)
+        if victim is None:
+            bridge.unauth_log.warn(
+                f"refused a socket from {request.remote}: {limits.max_unauthenticated} are being welcomed"
+            )
+            raise web.HTTPServiceUnavailable(text="too many connections waiting for hello; try again\n")
+        _evict(bridge, victim, request.remote or "?")
     # Pings are ours (`_watch`): aiohttp's heartbeat re-arms a timer on every frame received, one
     # more turn of the event loop per request; ours looks once per interval. Until `welcome` a
     # frame is at most `hello_max_frame` bytes (`_authenticated` raises the cap).
@@ -906,6 +947,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     )
     client.unauthenticated = True
     bridge.unauthenticated += 1
+    bridge.waiting[client] = None
     client.hello_timer = asyncio.get_running_loop().call_later(
         limits.hello_timeout, _hello_late, bridge, client
     )
@@ -914,6 +956,9 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     try:
         async for msg in ws:
             client.seen = time.monotonic()
+            if client.evicted:
+                break
+            client.spoke = True
             if msg.type == WSMsgType.TEXT:
                 if not await _handle(bridge, client, msg.data):
                     break
@@ -930,11 +975,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     finally:
         if watch is not None:
             watch.cancel()
-        if client.hello_timer is not None:
-            client.hello_timer.cancel()
-        if client.unauthenticated:
-            client.unauthenticated = False
-            bridge.unauthenticated -= 1
+        _leave_waiting(bridge, client)
         _drop_sync_parts(client)
         client.outbox.close()
         if client.world is not None:
