@@ -20,6 +20,7 @@ import aiohttp
 import pytest
 
 from tests.conftest import TOKEN, Peer, welcomed, world_state
+from vtt_bridge import pages
 from vtt_bridge.bridge import BRIDGE
 from vtt_bridge.errors import StoreBusy, StoreDamaged
 from vtt_bridge.store import Store
@@ -151,6 +152,85 @@ async def test_2_guessers_waiting_out_their_back_off_make_room_for_the_gm(start:
     assert closed.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
     assert (await gm.state())["rev"] == 0
     _end_back_off(bridge)
+
+
+# --- 3. the module zip's cache ----------------------------------------------------------------
+
+
+async def test_3_the_module_zip_is_cached_for_a_few_host_names_only(start: Any) -> None:
+    """Sixty spellings of the loopback Host (any case, any port, as a local process may send): each
+    is served, and the zips kept stay a handful; the case of a name makes no new zip."""
+    server = await start()
+    source = server.app[pages.MODULE]
+    first = await server.get("/module.zip", headers={"Host": "localhost:30500"})
+    assert first.status == 200
+    body = await first.read()
+    builds = source.builds
+    same = await server.get("/module.zip", headers={"Host": "LoCaLhOsT:30500"})
+    assert await same.read() == body and source.builds == builds
+    for port in range(1, 61):
+        response = await server.get("/module.zip", headers={"Host": f"localhost:{port}"})
+        assert response.status == 200
+        await response.read()
+    assert len(source._cache) <= 4
+
+
+# --- 4. the status page's size ------------------------------------------------------------------
+
+
+async def test_4_the_status_page_of_huge_health_tracks_stays_small(start: Any) -> None:
+    """Sixty actors of 10,000 Health and 300 more actors: a Health track past a few dozen boxes is
+    drawn as counts, a world's actors past `PAGE_ACTORS` are counted; every language's page stays
+    some kilobytes (before: a span per box, 22 MB a page, three languages kept)."""
+    server = await start()
+    peer = await welcomed(server)
+    state = world_state(actors=360, max_health=7)
+    for i in range(60):
+        state["actors"][f"actor{i}"]["health"] = {"max": 10_000}
+    assert (await peer.request("sync", {"state": state}))["type"] == "result"
+    hit = {"kind": "damage", "target": "actor1", "instances": [{"amount": 600, "grade": "L"}]}
+    assert (await peer.action(hit))["type"] == "result"
+    for lang in ("en", "de", "zh-CN"):
+        response = await server.get("/", headers={"Accept-Language": lang})
+        page = await response.text()
+        assert len(page.encode()) < 400_000, (lang, len(page))
+        assert page.count('class="box ') < 300 * 30
+        assert "×9,400" in page and "×600" in page  # actor1's track as counts
+        assert "and 160 more actors" in page  # 200 listed
+
+
+# --- 12. a big world's page is not rebuilt after every ruling ------------------------------------
+
+
+async def test_12_a_slow_page_is_rebuilt_at_most_a_share_of_the_time(
+    start: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page that was slow to build (here: any page, the threshold set to 0) is shown again after a
+    ruling until its cost share has passed; a fast one is rebuilt after every change."""
+    server = await start()
+    peer = await welcomed(server)
+    assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+    built = []
+    real = pages.status_html
+
+    def counted(*args: Any) -> str:
+        built.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(pages, "status_html", counted)
+    await (await server.get("/")).text()
+    assert (await peer.action(damage()))["type"] == "result"
+    await (await server.get("/")).text()
+    assert len(built) == 2  # fast: rebuilt after the ruling
+    monkeypatch.setattr(pages, "PAGE_SLOW", 0.0)
+    monkeypatch.setattr(pages, "PAGE_COST_SHARE", 10**9)
+    await (await server.get("/")).text()  # built again? nothing changed: no
+    assert (await peer.action(damage()))["type"] == "result"
+    page = await (await server.get("/")).text()
+    assert len(built) == 2 and "rev 3" not in page  # slow: shown as it was
+    monkeypatch.setattr(pages, "PAGE_COST_SHARE", 0)
+    page = await (await server.get("/")).text()
+    assert len(built) == 3 and "rev 3" in page
 
 
 # --- 5. a bad part of a sync in parts ---------------------------------------------------------
