@@ -199,6 +199,48 @@ async def test_4_the_status_page_of_huge_health_tracks_stays_small(start: Any) -
         assert "and 160 more actors" in page  # 200 listed
 
 
+# --- 11. undo by cause ---------------------------------------------------------------------------
+
+
+async def test_11_an_undo_never_takes_back_a_later_ruling_that_set_the_same_values(start: Any) -> None:
+    """d1 (0 -> 1 lethal), a heal back to 0, d3 (0 -> 1 lethal): the boxes are what d1 set, but d3
+    set them. Undoing d1 is refused `conflict` naming the heal and d3 (before: accepted, and it took
+    d3's damage back while d3 still showed as standing); once both are undone, d1 is undone."""
+    server = await start()
+    peer = await welcomed(server)
+    assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+    heal = {"kind": "heal", "target": "actor0", "amount": 1, "source": "overseer"}
+    for msg_id, payload in (("d1", damage()), ("h2", heal), ("d3", damage())):
+        assert (await peer.action(payload, msg_id))["type"] == "result", msg_id
+    before = await peer.state()
+    refused = await peer.action({"kind": "undo", "action": "d1"}, "u-d1")
+    assert refused["type"] == "error" and refused["payload"]["code"] == "conflict", refused
+    message = refused["payload"]["message"]
+    assert "'d3' (rev 4)" in message and "'h2' (rev 3)" in message, message
+    named = {ref["action"] for detail in refused["payload"]["details"] for ref in detail.get("rulings", [])}
+    assert named == {"h2", "d3"}
+    assert await peer.state() == before
+    # a later ruling that was undone stands no more: the undo of d1 goes through once both are
+    for msg_id in ("d3", "h2"):
+        assert (await peer.action({"kind": "undo", "action": msg_id}, f"u-{msg_id}"))["type"] == "result"
+    undone = await peer.action({"kind": "undo", "action": "d1"}, "u-d1-again")
+    assert undone["type"] == "result", undone
+    assert (await peer.state())["actors"]["actor0"]["health"]["lethal"] == 0
+
+
+async def test_11_an_undo_of_a_ruling_whose_paths_no_later_ruling_wrote_goes_through(start: Any) -> None:
+    """Later rulings on another actor keep nothing from being undone."""
+    server = await start()
+    peer = await welcomed(server)
+    assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+    assert (await peer.action(damage("actor0"), "a"))["type"] == "result"
+    assert (await peer.action(damage("actor1"), "b"))["type"] == "result"
+    assert (await peer.action({"kind": "undo", "action": "a"}))["type"] == "result"
+    state = await peer.state()
+    assert state["actors"]["actor0"]["health"]["lethal"] == 0
+    assert state["actors"]["actor1"]["health"]["lethal"] == 1
+
+
 # --- 12. a big world's page is not rebuilt after every ruling ------------------------------------
 
 
@@ -273,6 +315,62 @@ async def test_5_a_refused_middle_part_refuses_the_whole_sync_at_its_last_part(
 
 
 # --- 6. a world's snapshot has a checksum ---------------------------------------------------------
+
+
+def _synced_store(path: Path) -> None:
+    """A store holding one world's snapshot (a sync) and a ruling after it, closed."""
+    from vtt_bridge.world import World
+
+    store = Store(path)
+    world = World("w")
+    state = {"actors": {"bag7": {"name": "Bag", "health": {"max": 7}, "willpower": {"max": 4, "current": 4}}}}
+    pending = world.prepare_sync({"state": state}, "sync-1")
+    store.append("w", 1, None, b"", pending.state, None, kind="sync", target="sync-1")
+    store.close()
+
+
+@pytest.mark.parametrize("how", ["sql", "bytes"])
+def test_6_a_snapshot_changed_on_disk_fails_its_checksum(tmp_path: Path, how: str) -> None:
+    """A valid edit inside a world's snapshot (SQL's json_set, or the same bytes changed in the file)
+    stops the start naming the world, as a changed ruling does (before: served as it was edited)."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    _synced_store(path)
+    if how == "sql":
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("UPDATE worlds SET snapshot = json_set(snapshot, '$.actors.bag7.health.aggravated', 9)")
+        db.close()
+    else:
+        data = path.read_bytes()
+        assert data.count(b'"current":4') == 1
+        path.write_bytes(data.replace(b'"current":4', b'"current":1'))
+    with pytest.raises(StoreDamaged, match="the snapshot of world 'w' .*fails its checksum"):
+        Store(path).recover("w", 10)
+
+
+def test_6_an_earlier_layouts_snapshots_get_their_checksum_once(tmp_path: Path) -> None:
+    """A layout-8 file (no checksum column) is migrated: each snapshot gets its checksum, the world
+    reads back as it was, and a second opening changes nothing."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    _synced_store(path)
+    store = Store(path)
+    before = store.recover("w", 10).state
+    store.close()
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(
+        "CREATE TABLE old (world TEXT PRIMARY KEY, snapshot_rev INTEGER NOT NULL, snapshot TEXT NOT NULL);"
+        "INSERT INTO old SELECT world, snapshot_rev, snapshot FROM worlds; DROP TABLE worlds;"
+        "ALTER TABLE old RENAME TO worlds; PRAGMA user_version = 8;"
+    )
+    db.close()
+    for _ in range(2):
+        store = Store(path)
+        try:
+            assert store.recover("w", 10).state == before
+            assert store._db.execute("PRAGMA user_version").fetchone()[0] == 9
+            (stored,) = store._db.execute("SELECT checksum FROM worlds").fetchone()
+            assert stored is not None
+        finally:
+            store.close()
 
 
 # --- 7. the store's file deleted under a running sidecar --------------------------------------------

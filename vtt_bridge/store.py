@@ -41,7 +41,7 @@ from vtt_bridge.rules.common import STORED
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
-LAYOUT = 8
+LAYOUT = 9
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
@@ -51,16 +51,19 @@ its inverse, for undo; rows of earlier layouts have none of them, and cannot be 
 the snapshots' and replies' visibility pairs as codes (`a`, `u`: `document.models.LOCATE_CODES`),
 which a version before it cannot read; it reads layout 6's state names as they are. 8 stores a
 reply, an inverse or a snapshot of more than `PACK_FROM` bytes packed (`pack`: a BLOB, a Zstandard
-frame), which a version before it cannot read; it reads the text rows of earlier layouts as they are."""
+frame), which a version before it cannot read; it reads the text rows of earlier layouts as they are.
+9 adds each snapshot's checksum (`snapshot_checksum`, verified whenever a world is recovered); the
+snapshots of earlier layouts get theirs when the file is opened."""
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0"}
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0", 9: "0.6.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS worlds (
     world TEXT PRIMARY KEY,
     snapshot_rev INTEGER NOT NULL,
-    snapshot TEXT NOT NULL
+    snapshot TEXT NOT NULL,
+    checksum INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS world_keys (
     n INTEGER PRIMARY KEY,
@@ -215,10 +218,11 @@ def _text_of(column: str) -> str:
 
 
 WRITE_SNAPSHOT = (
-    f"INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?1, ?2, {_stored_value(3)}) "
-    "ON CONFLICT (world) DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot"
+    f"INSERT INTO worlds (world, snapshot_rev, snapshot, checksum) VALUES (?1, ?2, {_stored_value(3)}, ?4) "
+    "ON CONFLICT (world) DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot, "
+    "checksum = excluded.checksum"
 )
-"""A world's snapshot, as text, its UTF-8 or packed (`snapshot_of`)."""
+"""A world's snapshot, as text, its UTF-8 or packed (`snapshot_of`), and its `snapshot_checksum`."""
 
 UNBIND_FROM = 1 << 20
 """Bytes bound to a statement from which `Store.append` frees SQLite's copy of them (`_unbind`)."""
@@ -273,6 +277,13 @@ def checksum(
     if inverse is None:
         return crc
     return zlib.crc32(inverse if isinstance(inverse, bytes) else inverse.encode(), crc)
+
+
+def snapshot_checksum(world: str, rev: int, snapshot: str | bytes) -> int:
+    """CRC-32 of a world's snapshot row: its world, rev and the snapshot's bytes as stored (the text's
+    UTF-8, or the packed bytes). A snapshot changed on disk fails it."""
+    head = zlib.crc32(f"{world}\0{rev}\0".encode())
+    return zlib.crc32(snapshot if isinstance(snapshot, bytes) else snapshot.encode(), head)
 
 
 def change_checksum(key: int, message_id: str, kind: str) -> int:
@@ -414,6 +425,7 @@ class Store:
             raise StoreDamaged(f"{path} cannot be opened ({exc}): {_what_to_do(path)}") from None
         self._db.create_function("vtt_checksum", 4, checksum, deterministic=True)
         self._db.create_function("vtt_change_checksum", 3, change_checksum, deterministic=True)
+        self._db.create_function("vtt_snapshot_checksum", 3, snapshot_checksum, deterministic=True)
         self._unreadable_why: Exception | None = None
         """Why `vtt_text` last refused a value (SQLite reports only that the function raised)."""
 
@@ -561,6 +573,8 @@ class Store:
         moved = 0
         db.execute("BEGIN IMMEDIATE")
         try:
+            if "worlds" in tables and "checksum" not in {row[1] for row in db.execute("PRAGMA table_info(worlds)")}:
+                db.execute("ALTER TABLE worlds RENAME TO worlds_layout8")  # rebuilt with the checksum
             if "log" in tables:
                 columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
                 if "checksum" not in columns:  # layout 4: rebuilt with digest and checksum
@@ -578,6 +592,12 @@ class Store:
                     "FROM log_layout4"
                 )
                 db.execute("DROP TABLE log_layout4")
+            if "worlds_layout8" in {n for (n,) in db.execute("SELECT name FROM sqlite_master")}:
+                db.execute(
+                    "INSERT INTO worlds (world, snapshot_rev, snapshot, checksum) SELECT world, snapshot_rev, "
+                    "snapshot, vtt_snapshot_checksum(world, snapshot_rev, snapshot) FROM worlds_layout8"
+                )
+                db.execute("DROP TABLE worlds_layout8")
             if "rulings" in tables:
                 moved = self._move_rulings()
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
@@ -758,9 +778,9 @@ class Store:
             snapshot = snapshot_of(state)
         else:
             snapshot = state
-        self._db.execute(WRITE_SNAPSHOT, (world, rev, snapshot))
+        self._db.execute(WRITE_SNAPSHOT, (world, rev, snapshot, snapshot_checksum(world, rev, snapshot)))
         if len(snapshot) > UNBIND_FROM:
-            self._unbind(WRITE_SNAPSHOT, (None, None, None))
+            self._unbind(WRITE_SNAPSHOT, (None, None, None, None))
         # The rulings the snapshot now holds, but for the actions' (kept for their replies). Those up
         # to the previous snapshot went with it: the range stays that of one interval, however long
         # the world's history. The message ids and kinds of the syncs and upserts among them stay,
@@ -845,12 +865,17 @@ class Store:
         `budget` bytes, but for those larger than `largest` (as `World.commit` keeps them; each
         read counts against the budget, so a history of big rounds is not read back whole)."""
         row = self._db.execute(
-            "SELECT snapshot_rev, snapshot FROM worlds WHERE world = ?", (world,)
+            "SELECT snapshot_rev, snapshot, checksum FROM worlds WHERE world = ?", (world,)
         ).fetchone()
         snapshot_rev = -1
         document: dict[str, Any] = WorldState().model_dump(mode="json")
         if row is not None:
             snapshot_rev, document = row[0], self._snapshot_document(world, row[1])
+            if snapshot_checksum(world, snapshot_rev, row[1]) != row[2]:
+                raise StoreDamaged(
+                    f"{self.path}: the snapshot of world {world!r} (rev {snapshot_rev}) fails its checksum "
+                    f"(changed on disk): {_what_to_do(self.path)}"
+                )
         replayed = 0
         base = self._bases.get(world)
         if base is None:
