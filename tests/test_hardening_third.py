@@ -499,5 +499,115 @@ async def test_10_before_welcome_a_lone_surrogate_id_is_refused_with_a_reply(sta
     assert ws.close_code == 4401
 
 
-def _unused() -> tuple[Any, ...]:
-    return (StoreDamaged, sqlite3, time)
+
+
+async def test_12_a_long_batch_is_ruled_off_the_loop_and_another_world_is_answered_meanwhile(
+    start: Any,
+) -> None:
+    """A batch of 6,400 damage instances (its most) in world A; world B's query sent right after it
+    is answered before A's result (before, the batch held the event loop for its whole ruling)."""
+    server = await start()
+    a = await welcomed(server, "big", max_msg_size=0)
+    b = await welcomed(server, "small")
+    assert (await a.request("sync", {"state": world_state(actors=64)}))["type"] == "result"
+    assert (await b.request("sync", {"state": world_state()}))["type"] == "result"
+    batch = {
+        "kind": "batch",
+        "actions": [
+            {"kind": "damage", "target": f"actor{i}", "instances": [{"amount": 10**6, "grade": "L"}] * 100}
+            for i in range(64)
+        ],
+    }
+    world = server.app[BRIDGE].worlds["big"]
+    real = world.prepare_action
+    ruling = {"started": False, "ended": False}
+
+    def prepare(*args: Any) -> Any:
+        ruling["started"] = True
+        try:
+            return real(*args)
+        finally:
+            ruling["ended"] = True
+
+    world.prepare_action = prepare  # type: ignore[method-assign]
+    await a.send("action", batch, "big-batch")
+    for _ in range(500):
+        if ruling["started"]:
+            break
+        await asyncio.sleep(0.002)
+    await b.send("query", {"kind": "state"})
+    other = await b.receive()
+    assert other["type"] == "result"
+    assert not ruling["ended"], "the other world was answered only after the batch was ruled"
+    assert (await a.receive())["type"] == "result"
+
+
+async def test_12_DICE_1_MAX_POOL_bounds_the_pool_after_its_modifiers(start: Any) -> None:
+    """DICE-1: 1,000 dice given and a perfect +5: 1,005 dice to roll, past `MAX_POOL` (before: rolled;
+    50 modifiers of +1,000 made a pool of 51,000)."""
+    server = await start()
+    peer = await welcomed(server)
+    assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+    roll = {"kind": "roll", "actor": "actor0", "pool": 1000}
+    big = {**roll, "modifiers": [{"type": "equipment", "value": 5, "perfect": True}]}
+    refused = await peer.action(big)
+    assert refused["type"] == "error" and refused["payload"]["code"] == "invalid", refused
+    assert "1005" in refused["payload"]["message"] and "1000" in refused["payload"]["message"]
+    assert (await peer.action(roll))["type"] == "result"  # 1,000 is still a pool
+
+
+async def test_12_welcomed_connections_are_bounded(start: Any) -> None:
+    server = await start(limits={"max_clients": 2})
+    await welcomed(server, "w1")
+    await welcomed(server, "w2")
+    third = Peer(await server.ws_connect("/ws"))
+    reply = await third.request("hello", {"token": TOKEN, "world": "w1", "client": {"name": "third"}})
+    assert reply["type"] == "error" and reply["payload"]["code"] == "too_large", reply
+    closing = await third.ws.receive(timeout=5)
+    assert closing.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+    assert third.ws.close_code == 1013
+
+
+async def test_12_unfinished_sync_parts_are_bounded_over_all_connections(start: Any) -> None:
+    """Each connection under its own budget, but together past the sidecar's: the part that passes it
+    is refused, naming the total; once the first connection is gone its bytes are free again."""
+    server = await start(limits={"sync_budget": 20_000, "sync_budget_total": 23_000})
+    bridge = server.app[BRIDGE]
+    one, two = await welcomed(server), await welcomed(server)
+    part = {"state": world_state(actors=60), "more": True}  # about 6.5 KB a frame
+    for _ in range(2):
+        assert (await one.request("sync", part))["type"] == "result"
+    assert (await two.request("sync", part))["type"] == "result"
+    refused = await two.request("sync", part)
+    assert refused["type"] == "error" and refused["payload"]["code"] == "too_large", refused
+    assert "all connections together" in refused["payload"]["message"]
+    await one.ws.close()
+    for _ in range(200):
+        if bridge.sync_bytes == 0:
+            break
+        await asyncio.sleep(0.01)
+    assert bridge.sync_bytes == 0
+    assert (await two.request("sync", {"state": world_state()}))["type"] == "error"  # the refused sync's last
+    assert (await two.request("sync", part))["type"] == "result"
+
+
+async def test_12_memory_freed_by_a_burst_is_given_back_once_the_sidecar_is_idle(
+    start: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vtt_bridge import app as app_module
+
+    released: list[int] = []
+    monkeypatch.setattr(app_module, "IDLE_RELEASE", 0.2)
+    monkeypatch.setattr(app_module.heap, "release_freed_memory", lambda: released.append(1) or True)
+    server = await start(sync_interval=0.05)
+    peer = await welcomed(server)
+    assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+    for _ in range(20):
+        assert (await peer.action(damage(grade="B")))["type"] == "result"
+    for _ in range(300):
+        if released:
+            break
+        await asyncio.sleep(0.02)
+    assert len(released) == 1
+    await asyncio.sleep(0.5)
+    assert len(released) == 1  # once a quiet spell, not every interval

@@ -19,14 +19,27 @@ from vtt_bridge.store import StoreGone
 log = logging.getLogger("vtt_bridge")
 
 
+IDLE_RELEASE = 5.0
+"""Seconds without a change (a ruling, a join or a leave) after which the memory the work before
+freed is given back to the system (`heap.release_freed_memory`, once per quiet spell: a burst of
+small rulings leaves freed pages in the allocator's heap, which it keeps for reuse otherwise)."""
+
+
 async def _checkpoints(app: web.Application) -> AsyncIterator[None]:
     """Fsync the WAL every `sync_interval` seconds when something was written (bounds power-loss
     cost). A failed checkpoint stops rulings being acknowledged until one succeeds again."""
     bridge = app[BRIDGE]
 
     async def loop() -> None:
+        seen, quiet, released = bridge.changes, 0.0, bridge.changes
         while True:
             await asyncio.sleep(bridge.config.sync_interval)
+            # a burst's freed memory given back once it is over (`IDLE_RELEASE` without a change)
+            quiet = quiet + bridge.config.sync_interval if bridge.changes == seen else 0.0
+            seen = bridge.changes
+            if quiet >= IDLE_RELEASE and released != seen:
+                released = seen
+                heap.release_freed_memory()
             if bridge.dirty or bridge.storage_fault is not None:
                 await checkpoint(bridge)
             else:  # idle: still look that the file is there (a stat, on the loop)

@@ -220,6 +220,8 @@ class Bridge:
         self.dirty = False
         self.unauthenticated = 0
         """Sockets open now that have not been welcomed (at most `Limits.max_unauthenticated`)."""
+        self.sync_bytes = 0
+        """Bytes of sync parts all connections hold buffered (at most `Limits.sync_budget_total`)."""
         self.waiting: dict[Client, None] = {}
         """Those sockets, oldest first."""
         self.backoff = Backoff(config.limits.auth_backoff, config.limits.auth_backoff_max)

@@ -42,6 +42,10 @@ class Limits:
     """Actors one world may hold."""
     sync_budget: int = 32 << 20
     """Bytes of `sync` parts (`more: true`) one connection may have buffered."""
+    sync_budget_total: int = 64 << 20
+    """...and all connections together (buffered parts take some twice their bytes in memory)."""
+    max_clients: int = 256
+    """Welcomed connections at once, all worlds together; a right `hello` past it is refused."""
     sync_timeout: float = 60.0
     """Seconds between two parts of a `sync` after which the buffered parts are dropped."""
     max_depth: int = 32

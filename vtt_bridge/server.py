@@ -286,6 +286,16 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
         await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
         log.warning("refused a client from %s: wrong token", client.remote)
         return False
+    welcomed = sum(len(clients) for clients in bridge.clients.values())
+    if welcomed >= bridge.config.limits.max_clients:
+        busy = RequestError(
+            ErrorCode.TOO_LARGE,
+            f"the sidecar has {welcomed} connections, as many as it takes; close one and connect again",
+        )
+        await _error(bridge, client, busy, msg_id)
+        await close_client(client, WSCloseCode.TRY_AGAIN_LATER, b"too many connections")
+        bridge.unauth_log.warn(f"refused a client from {client.remote}: {welcomed} connections already")
+        return False
     world = bridge.worlds.get(hello.world)
     if world is None:  # recovered from the store (read on the loop, between the store's other work)
         world = await bridge.in_store(bridge.world, hello.world)
@@ -602,7 +612,9 @@ class FrameTooLarge(RequestError):
         super().__init__(ErrorCode.TOO_LARGE, message)
 
 
-def _drop_sync_parts(client: Client, why: str | None = None) -> None:
+def _drop_sync_parts(bridge: Bridge, client: Client, why: str | None = None) -> None:
+    """Drop the connection's buffered sync parts (and a refused sync's memory of its refusal)."""
+    bridge.sync_bytes -= client.sync_bytes
     if client.sync_timer is not None:
         client.sync_timer.cancel()
         client.sync_timer = None
@@ -631,12 +643,12 @@ def _refuse_part(bridge: Bridge, client: Client, error: RequestError, last: bool
     """A part of a sync in parts refused: the parts before it are dropped, and unless it was the last
     the connection remembers the refusal, so that the sync's last part is refused too (a sync is
     ruled whole or not at all: its later parts never stand alone)."""
-    _drop_sync_parts(client)
+    _drop_sync_parts(bridge, client)
     if not last:
         client.sync_refused = error.message
         limits = bridge.config.limits
         client.sync_timer = asyncio.get_running_loop().call_later(
-            limits.sync_timeout, _drop_sync_parts, client, f"no part for {limits.sync_timeout:.0f} s"
+            limits.sync_timeout, _drop_sync_parts, bridge, client, f"no part for {limits.sync_timeout:.0f} s"
         )
     return error
 
@@ -652,7 +664,7 @@ def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], si
     if client.sync_refused is not None:
         earlier = client.sync_refused
         if last:
-            _drop_sync_parts(client)
+            _drop_sync_parts(bridge, client)
         raise RequestError(
             ErrorCode.INVALID,
             f"an earlier part of this sync was refused ({earlier}): the whole sync is refused and "
@@ -672,9 +684,17 @@ def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], si
     state = payload["state"]
     merged = client.sync_parts if client.sync_parts is not None else {"actors": {}, "tokens": {}}
     client.sync_bytes += size
+    bridge.sync_bytes += size
     if client.sync_bytes > limits.sync_budget:
         error = RequestError(
             ErrorCode.TOO_LARGE, f"a sync is at most {limits.sync_budget} bytes in all its parts (budget)"
+        )
+        raise _refuse_part(bridge, client, error, last)
+    if bridge.sync_bytes > limits.sync_budget_total:
+        error = RequestError(
+            ErrorCode.TOO_LARGE,
+            f"the sidecar holds at most {limits.sync_budget_total} bytes of unfinished syncs, all "
+            "connections together; send it again once the others are done",
         )
         raise _refuse_part(bridge, client, error, last)
     for key, value in state.items():
@@ -691,10 +711,10 @@ def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], si
         if client.sync_timer is not None:
             client.sync_timer.cancel()
         client.sync_timer = asyncio.get_running_loop().call_later(
-            limits.sync_timeout, _drop_sync_parts, client, f"no part for {limits.sync_timeout:.0f} s"
+            limits.sync_timeout, _drop_sync_parts, bridge, client, f"no part for {limits.sync_timeout:.0f} s"
         )
         return payload
-    _drop_sync_parts(client)
+    _drop_sync_parts(bridge, client)
     return {**payload, "state": merged}
 
 
@@ -720,11 +740,30 @@ def _long(type_: str, payload: dict[str, Any], world: World) -> bool:
     if type_ == "sync":
         tokens = payload.get("state", {}).get("tokens") if isinstance(payload.get("state"), dict) else None
         return isinstance(tokens, dict) and len(tokens) > OFFLOAD_TOKENS
+    if type_ == "action" and payload.get("kind") == "batch":
+        return _batch_damages(payload) > OFFLOAD_DAMAGES
     # an undo or redo may restore a whole round's results
     return (
         type_ == "action"
         and payload.get("kind") in ("round", "undo", "redo")
         and len(world.state.tokens) > OFFLOAD_TOKENS
+    )
+
+
+OFFLOAD_DAMAGES = 500
+"""A `batch` of more damage instances than this is ruled in a worker thread (6,400, its most, took
+0.42 s on the loop; other worlds then waited up to 459 ms: docs/benchmarks.md)."""
+
+
+def _batch_damages(payload: dict[str, Any]) -> int:
+    """How many damage instances a batch's payload names (its validation comes later)."""
+    actions = payload.get("actions")
+    if not isinstance(actions, list):
+        return 0
+    return sum(
+        len(item["instances"])
+        for item in actions
+        if isinstance(item, dict) and isinstance(item.get("instances"), list)
     )
 
 
@@ -976,7 +1015,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         if watch is not None:
             watch.cancel()
         _leave_waiting(bridge, client)
-        _drop_sync_parts(client)
+        _drop_sync_parts(bridge, client)
         client.outbox.close()
         if client.world is not None:
             bridge.clients.get(client.world.id, set()).discard(client)
