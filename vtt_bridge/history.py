@@ -378,7 +378,11 @@ class History:
         """The paths `checked` wrote (a whole row's replace: the entries it set) that a later ruling
         still standing wrote too, whatever the values now: undo goes by cause, so a later ruling
         that happens to have set the same values is never taken back by an undo of an earlier one."""
-        standing = [_Touched(entry) for rev, entry in self.by_rev.items() if rev > checked.rev and _stands(self, entry)]
+        standing = [
+            _Touched(entry)
+            for rev, entry in self.by_rev.items()
+            if rev > checked.rev and _stands(self, entry)
+        ]
         if not standing:
             return []
         return sorted(path for path in _Touched(checked).paths if any(t.touches(path) for t in standing))

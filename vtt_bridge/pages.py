@@ -222,7 +222,9 @@ def _boxes_html(health: Any) -> str:
         )
     else:
         marks = " ".join(
-            f'<span class="box {kind}">{BOX_MARKS[kind]}</span>×{n:,}' for kind, n in counts.items() if n
+            f'<span class="box {kind}">{BOX_MARKS[kind]}</span>&times;{n:,}'
+            for kind, n in counts.items()
+            if n
         )
     label = f"{health.healthy} healthy, {health.bashing} B, {health.lethal} L, {health.aggravated} A"
     return f'<span class="track" title="{label}" aria-label="{label}">{marks}</span>'

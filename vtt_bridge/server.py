@@ -235,7 +235,7 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
         and type(message["v"]) is int
         and message.keys() <= ENVELOPE_FIELDS
     ):
-        return msg_id, type_, payload  # the well-formed message, checked in one go
+        return str(msg_id), type_, payload  # the well-formed message, checked in one go
     re = msg_id if _good_id(msg_id) else None
     problems: list[tuple[list[str | int], str]] = []
     if message.get("v") != 1 or type(message.get("v")) is not int:

@@ -573,7 +573,9 @@ class Store:
         moved = 0
         db.execute("BEGIN IMMEDIATE")
         try:
-            if "worlds" in tables and "checksum" not in {row[1] for row in db.execute("PRAGMA table_info(worlds)")}:
+            if "worlds" in tables and "checksum" not in {
+                row[1] for row in db.execute("PRAGMA table_info(worlds)")
+            }:
                 db.execute("ALTER TABLE worlds RENAME TO worlds_layout8")  # rebuilt with the checksum
             if "log" in tables:
                 columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
@@ -594,8 +596,9 @@ class Store:
                 db.execute("DROP TABLE log_layout4")
             if "worlds_layout8" in {n for (n,) in db.execute("SELECT name FROM sqlite_master")}:
                 db.execute(
-                    "INSERT INTO worlds (world, snapshot_rev, snapshot, checksum) SELECT world, snapshot_rev, "
-                    "snapshot, vtt_snapshot_checksum(world, snapshot_rev, snapshot) FROM worlds_layout8"
+                    "INSERT INTO worlds (world, snapshot_rev, snapshot, checksum) SELECT world, "
+                    "snapshot_rev, snapshot, vtt_snapshot_checksum(world, snapshot_rev, snapshot) "
+                    "FROM worlds_layout8"
                 )
                 db.execute("DROP TABLE worlds_layout8")
             if "rulings" in tables:
@@ -664,9 +667,14 @@ class Store:
         except FileNotFoundError:
             named = None
         opened = os.fstat(self._file)
-        if named is not None and opened.st_nlink > 0 and (named.st_dev, named.st_ino) == (
-            opened.st_dev,
-            opened.st_ino,
+        if (
+            named is not None
+            and opened.st_nlink > 0
+            and (named.st_dev, named.st_ino)
+            == (
+                opened.st_dev,
+                opened.st_ino,
+            )
         ):
             return
         what = "deleted" if opened.st_nlink == 0 else "replaced or moved away"
