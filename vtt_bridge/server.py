@@ -665,6 +665,8 @@ def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], si
         earlier = client.sync_refused
         if last:
             _drop_sync_parts(bridge, client)
+        else:  # remembered while its parts keep coming, as the parts of a sync are
+            _refuse_part(bridge, client, RequestError(ErrorCode.INVALID, earlier), last)
         raise RequestError(
             ErrorCode.INVALID,
             f"an earlier part of this sync was refused ({earlier}): the whole sync is refused and "
