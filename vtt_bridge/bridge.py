@@ -132,8 +132,8 @@ class Client:
     unauthenticated: bool = False
     """Counted in `Bridge.unauthenticated` (until welcomed or closed)."""
     spoke: bool = False
-    """A frame came in (before `welcome`: its `hello`); a silent socket is the first to make room
-    for a new one (`server._evictable`)."""
+    """A text frame came in (before `welcome`: its `hello`); a socket that sent none (pings aside) is
+    among the first to make room for a new one (`server._evictable`)."""
     refused: bool = False
     """Its `hello` had a wrong token: it waits out the address's back-off before it is refused."""
     closing: asyncio.Event = field(default_factory=asyncio.Event)

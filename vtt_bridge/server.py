@@ -999,8 +999,8 @@ async def websocket(request: web.Request) -> web.StreamResponse:
             client.seen = time.monotonic()
             if client.evicted:
                 break
-            client.spoke = True
             if msg.type == WSMsgType.TEXT:
+                client.spoke = True  # before `welcome`: its hello (a ping does not count)
                 if not await _handle(bridge, client, msg.data):
                     break
             elif msg.type == WSMsgType.PING:
