@@ -85,7 +85,7 @@ async def _gm_connects(server: Any) -> bool:
         }
     )
     msg = await ws.receive(timeout=10)
-    welcomed = msg.type == aiohttp.WSMsgType.TEXT and json.loads(msg.data)["type"] == "welcome"
+    welcomed = bool(msg.type == aiohttp.WSMsgType.TEXT and json.loads(msg.data)["type"] == "welcome")
     await ws.close()
     return welcomed
 
