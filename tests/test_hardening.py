@@ -186,13 +186,14 @@ async def test_3_the_first_frame_that_is_not_a_good_hello_closes_the_socket(star
 
 
 async def test_3_at_most_a_few_unauthenticated_sockets_at_once(start: Any) -> None:
-    """A fifth silent socket takes the place of the oldest (closed, 4401): never more than four wait
-    (issue 34: refusing the newest let a squatter keep the GM out)."""
+    """A fifth silent socket takes the place of the oldest (closed 1013, "try again later": the
+    module reconnects): never more than four wait (issue 34: refusing the newest let a squatter keep
+    the GM out)."""
     server = await start(limits={"max_unauthenticated": 4})
     idle = [await server.ws_connect("/ws") for _ in range(4)]
     await server.ws_connect("/ws")
     closed = await idle[0].receive(timeout=5)
-    assert closed.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and idle[0].close_code == 4401
+    assert closed.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and idle[0].close_code == 1013
     assert server.app[BRIDGE].unauthenticated == 4
     await welcomed(server)  # its socket took idle[1]'s place, then left the count once welcomed
     assert server.app[BRIDGE].unauthenticated == 3

@@ -354,8 +354,8 @@ def _evict(bridge: Bridge, client: Client, remote: str) -> None:
         f"{bridge.config.limits.max_unauthenticated} sockets are waiting for hello: closing the oldest "
         f"(from {client.remote}) for a new one (from {remote})"
     )
-    asyncio.get_running_loop().create_task(
-        close_client(client, CLOSE_UNAUTHORIZED, b"too many sockets waiting for hello")
+    asyncio.get_running_loop().create_task(  # not 4401: the module stops reconnecting after that
+        close_client(client, WSCloseCode.TRY_AGAIN_LATER, b"too many sockets waiting for hello")
     )
 
 
