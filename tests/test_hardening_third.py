@@ -274,18 +274,19 @@ async def test_12_a_slow_page_is_rebuilt_at_most_a_share_of_the_time(
     start: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A page that was slow to build (here: any page, the threshold set to 0) is shown again after a
-    ruling until its cost share has passed; a fast one is rebuilt after every change."""
+    ruling until its cost share has passed, whatever Host it is asked by (only its head names the
+    URL); a fast one is rebuilt after every change."""
     server = await start()
     peer = await welcomed(server)
     assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
     built = []
-    real = pages.status_html
+    real = pages.status_body
 
     def counted(*args: Any) -> str:
         built.append(1)
         return real(*args)
 
-    monkeypatch.setattr(pages, "status_html", counted)
+    monkeypatch.setattr(pages, "status_body", counted)
     await (await server.get("/")).text()
     assert (await peer.action(damage()))["type"] == "result"
     await (await server.get("/")).text()
@@ -296,6 +297,8 @@ async def test_12_a_slow_page_is_rebuilt_at_most_a_share_of_the_time(
     assert (await peer.action(damage()))["type"] == "result"
     page = await (await server.get("/")).text()
     assert len(built) == 2 and "rev 3" not in page  # slow: shown as it was
+    other = await (await server.get("/", headers={"Host": "localhost:4242"})).text()
+    assert len(built) == 2 and "http://localhost:4242/module.json" in other  # another Host: no rebuild
     monkeypatch.setattr(pages, "PAGE_COST_SHARE", 0)
     page = await (await server.get("/")).text()
     assert len(built) == 3 and "rev 3" in page

@@ -90,8 +90,9 @@ async def module_zip(request: web.Request) -> web.Response:
 # --- the status page ---------------------------------------------------------------------------
 
 STATUS_CACHE = web.AppKey("status_cache", dict)
-"""Language → ((`Bridge.changes`, the base URL, the language), the page's HTML, when it was built,
-how long that took): the latest page of each language."""
+"""Language → ((`Bridge.changes`, the language), the page's body (`status_body`: the head, which
+names the base URL the browser reached, is made for each request), when it was built, how long that
+took): the latest page of each language."""
 
 _CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
@@ -385,6 +386,11 @@ def status_html(bridge: Bridge, base: str = "", words: Language | None = None) -
     """The status page: how to install the module (`base`: this server's URL as the browser reached
     it), worlds with their rev and connected clients, then the latest rulings, newest first, their
     steps worded in `words` (the module's language file; None: the sidecar's English text)."""
+    return status_head(bridge, base) + status_body(bridge, words)
+
+
+def status_head(bridge: Bridge, base: str) -> str:
+    """The status page up to how to install the module (all of it that names `base`: cheap)."""
     _e = _Escaper(bridge.config.token)
     parts = [
         "<!doctype html>",
@@ -403,6 +409,14 @@ def status_html(bridge: Bridge, base: str = "", words: Language | None = None) -
         f'<a href="/module.zip" download id="module-zip"><code>{_e(base)}/module.zip</code></a> and upload '
         "it to the host, or unzip it into the server's <code>Data/modules/</code>.</p>",
     ]
+    return "\n".join(parts) + "\n"
+
+
+def status_body(bridge: Bridge, words: Language | None = None) -> str:
+    """The status page after its head (`status_head`): faults, worlds and rulings; what a big world
+    makes costly to build, and the same for any base URL."""
+    _e = _Escaper(bridge.config.token)
+    parts: list[str] = []
     if bridge.storage_fault is not None:
         parts.append(
             f'<p class="fault"><strong>Storage fault:</strong> {_e(bridge.storage_fault)}. No ruling is '
@@ -459,12 +473,12 @@ built: a page reloaded in a loop takes at most a tenth of the event loop from th
 (it is shown up to that long behind them). A fast page is rebuilt after every change."""
 
 
-def _too_soon(built: tuple[Any, ...], key: tuple[Any, ...], now: float) -> bool:
-    """Whether the page built (key, html, when, how long it took) is shown again, though something it
-    shows changed since: it was slow to build and was built too recently (`PAGE_COST_SHARE`). The
-    base URL and language always match (a page is cached per language; one base URL a browser)."""
+def _too_soon(built: tuple[Any, ...], now: float) -> bool:
+    """Whether the page's body built (key, html, when, how long it took) is shown again, though
+    something it shows changed since: it was slow to build and was built too recently
+    (`PAGE_COST_SHARE`)."""
     _, _, when, took = built
-    return bool(built[0][1:] == key[1:] and took >= PAGE_SLOW and now - when < took * PAGE_COST_SHARE)
+    return bool(took >= PAGE_SLOW and now - when < took * PAGE_COST_SHARE)
 
 
 async def status(request: web.Request) -> web.Response:
@@ -479,14 +493,15 @@ async def status(request: web.Request) -> web.Response:
     cache = request.app[STATUS_CACHE]
     lang = best_language(request.headers.get("Accept-Language", ""))
     # the page shows the manifest URL the browser reached, and the steps in its language
-    key = (bridge.changes, base_url(request), lang)
+    key = (bridge.changes, lang)
     built = cache.get(lang)
     now = time.monotonic()
-    if built is None or (built[0] != key and not _too_soon(built, key, now)):
-        html_text = status_html(bridge, key[1], request.app[WORDS].language(lang))
-        built = cache[lang] = (key, html_text, now, time.monotonic() - now)
+    if built is None or (built[0] != key and not _too_soon(built, now)):
+        body = status_body(bridge, request.app[WORDS].language(lang))
+        built = cache[lang] = (key, body, now, time.monotonic() - now)
     headers = {**PAGE_HEADERS, "Content-Language": lang, "Vary": "Accept-Language"}
-    return web.Response(text=str(built[1]), content_type="text/html", charset="utf-8", headers=headers)
+    page = status_head(bridge, base_url(request)) + str(built[1])
+    return web.Response(text=page, content_type="text/html", charset="utf-8", headers=headers)
 
 
 async def status_script(request: web.Request) -> web.Response:
