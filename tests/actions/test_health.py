@@ -371,6 +371,21 @@ def test_HEALTH_10_round_fast_healing_3_and_2_never_heals_a() -> None:
     assert boxes(ruling.state.actors["hero"]) == (7, 0, 1, 2)
 
 
+def test_HEALTH_10_round_spends_fast_4_and_regeneration_6_to_leave_1_a() -> None:
+    """The careful Storyteller's split: the 4 buys an A; the 6 buys an A and mends the L."""
+    state = world(
+        {"max": 10, "lethal": 1, "aggravated": 3}, healing={"fastHealing": [4], "regeneration": [6]}
+    )
+    ruling = round_health(state, CTX)
+    assert boxes(ruling.state.actors["hero"]) == (9, 0, 0, 1)
+
+
+def test_HEALTH_10_a_heal_by_fast_healing_buys_the_a_before_the_b() -> None:
+    state = world({"max": 10, "bashing": 1, "aggravated": 2})
+    ruling = run(state, {"kind": "heal", "target": "hero", "amount": 4, "source": "fastHealing"})
+    assert boxes(hero(ruling)) == (8, 1, 0, 1)
+
+
 @pytest.mark.parametrize(
     "source", ["firstAid", "magic", "fastHealing", "regeneration", "shortRest", "longRest"]
 )
