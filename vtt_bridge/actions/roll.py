@@ -100,7 +100,8 @@ class RollSide(RuleModel):
     """What one side rolls: its pool, again, Willpower, modifiers, extra successes, supplied dice."""
 
     pool: Pool
-    """Traits (`["DEX", "stealth"]`, 1 to 10, each once) or a number of dice (0..1000)."""
+    """Traits whose dots add up (`["DEX", "stealth"]`: an Attribute by its upper-case abbreviation, a
+    skill by its key; 1 to 10, each once) or a number of dice (0..1000)."""
     again: Literal[8, 9, 10] | None = 10
     """DICE-2: 10-again by default; 9 or 8; null: no rerolls."""
     willpower: Flag = False

@@ -64,6 +64,7 @@ class RuleModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         allow_inf_nan=False,
+        use_attribute_docstrings=True,
     )
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:

@@ -92,8 +92,9 @@ class LocateState(StrEnum):
 
 
 class DetectionMeans(Priced):
-    """DET-1/3: a means of detection; `range` in scene units, None for unlimited; `rank` also takes
-    a price (RANK-2)."""
+    """DET-1/3: a means of detection; `name` is the table's own word for it (only `sense`, `essence`,
+    `rank`, `capability` and `range` decide); `range` in scene units, None for unlimited; `rank` also
+    takes a price (RANK-2)."""
 
     name: MeansName
     sense: Sense
@@ -104,7 +105,8 @@ class DetectionMeans(Priced):
 
 
 class AntiDetectionMeans(Priced):
-    """DET-1: a means of anti-detection `{name, essence, rank}`; `rank` also takes a price (RANK-2)."""
+    """DET-1: a means of anti-detection `{name, essence, rank}`; `name` is the table's own word for it
+    ("invisibility"): only `essence` and `rank` decide; `rank` also takes a price (RANK-2)."""
 
     name: MeansName
     essence: Essence = Essence.NATURAL
