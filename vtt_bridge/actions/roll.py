@@ -20,7 +20,7 @@ from vtt_bridge.document.derive import is_unconscious
 from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Slug, Step
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Slug, Step, counted
 from vtt_bridge.rules.dice import (
     MAX_POOL,
     NO_AGAIN,
@@ -283,7 +283,8 @@ def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:
         log.append(
             Step(
                 rule="DICE-1",
-                text=f"{mine.successes} success(es)" + (" (a failure)" if mine.successes == 0 else ""),
+                text=counted(mine.successes, "success", "successes")
+                + (" (a failure)" if mine.successes == 0 else ""),
                 data={"actor": action.actor, "successes": mine.successes, "wins": mine.successes >= 1},
                 key="DICE-1.result",
             )

@@ -111,6 +111,12 @@ _set_data: Callable[[Step, dict[str, Any]], None] = getattr(Step, "data").__set_
 _set_key: Callable[[Step, str], None] = getattr(Step, "key").__set__  # noqa: B009
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """A count in a step's English `text`: `counted(1, "success", "successes")` is "1 success",
+    `counted(2, "contest")` "2 contests" (the module words each step in its own language)."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
     """`Step(rule=rule, text=text, data=data, key=key)` for the loops that build thousands (a round's
     detailed contests): the same frozen step, its slots filled directly instead of through the

@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step, make_step
+from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step, counted, make_step
 from vtt_bridge.rules.dice import Roll, Roller, active_wins, kept_extra_successes, roll_pool
 from vtt_bridge.rules.ranks import Priced, PricedRank, Rank
 
@@ -741,8 +741,9 @@ def pair_contest_steps(
     steps.append(
         make_step(
             "DET-8",
-            f"{observer} PER + Investigation {observer_pool} DP: {spotted} successes vs "
-            f"{target} DEX + Stealth {hider_pool} DP: {hidden} successes",
+            f"{observer} PER + Investigation {observer_pool} DP: "
+            f"{counted(spotted, 'success', 'successes')} vs "
+            f"{target} DEX + Stealth {hider_pool} DP: {counted(hidden, 'success', 'successes')}",
             {
                 "observer": observer,
                 "target": target,

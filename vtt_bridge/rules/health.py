@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, update_path_segment
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, counted, update_path_segment
 
 MAX_HEALTH = 10_000
 """The largest Health track the engine accepts (a sane bound; no rulebook creature comes near)."""
@@ -547,13 +547,13 @@ def _heal_plan(
         if chosen not in (None, Grade.BASHING):
             raise RuleViolation("HEALTH-8", "a short rest heals only B (1 per 15-minute rest)", ("grade",))
         minutes = recovery_time(RecoveryKind.SHORT_REST, double)
-        return amount, (Grade.BASHING,), 1, f"{amount} short rest(s) of {minutes} minutes: 1 B each"
+        return amount, (Grade.BASHING,), 1, f"{counted(amount, 'short rest')} of {minutes} minutes: 1 B each"
     if source is HealSource.LONG_REST:
         chosen, kind, period, rested = rest or _long_rest(first, second, amount, grade, double)
         points = rested // period
         carried = f" + {first.rest_minutes // 60} hours carried" if first.rest_minutes else ""
         how = (
-            f"{amount} day(s) of rest{carried} ({recovery_long_rests(kind, double)} long rests per "
+            f"{counted(amount, 'day')} of rest{carried} ({recovery_long_rests(kind, double)} long rests per "
             f"{period // 60} hours): {points} {chosen.value}; recovery periods do not combine"
         )
         return points, (chosen,), 1, how
@@ -572,7 +572,7 @@ def _heal_plan(
             f"{source.value} {amount}: {amount} points of B/L, 4 points buy 1 A",
         )
     order = LIGHTEST_FIRST if chosen is None else (chosen,)
-    return amount, order, 1, f"{source.value}: {amount} box(es)"
+    return amount, order, 1, f"{source.value}: {counted(amount, 'box', 'boxes')}"
 
 
 def _long_rest(
@@ -909,7 +909,7 @@ def change_max(track: HealthTrack, delta: int, effect: str | None = None) -> Hea
         if new_max > MAX_HEALTH:
             raise RuleViolation("HEALTH-12", f"max Health {new_max} exceeds {MAX_HEALTH}", ("delta",))
         update["max"] = new_max
-        text = f"max Health {track.max} → {new_max}: {delta} healthy box(es) gained"
+        text = f"max Health {track.max} → {new_max}: {counted(delta, 'healthy box', 'healthy boxes')} gained"
         removed = {"healthy": 0, "B": 0, "L": 0, "A": 0}
     else:
         loss = min(-delta, track.max)
