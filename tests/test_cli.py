@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -465,3 +466,54 @@ async def test_the_fragment_size_is_the_flags_or_the_variables(
             assert len(frames) > 5 and all(len(frame.data) <= most for frame in frames)
     finally:
         running.stop()
+
+
+def test_every_serve_option_names_its_variable() -> None:
+    """The README: every option also reads an environment variable (`--seed` had none)."""
+    from vtt_bridge.cli import _parser
+
+    serve = next(
+        action.choices["serve"]
+        for action in _parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    for action in serve._actions:
+        if action.option_strings == ["-h", "--help"]:
+            continue
+        name = action.option_strings[0].removeprefix("--").upper().replace("-", "_")
+        assert f"[$VTT_BRIDGE_{name}" in (action.help or ""), action.option_strings
+
+
+async def _first_roll(port: int, token: str) -> list[int]:
+    from tests.conftest import world_state
+    from tests.test_fragments import RawPeer
+
+    peer = await RawPeer.open(port)
+    try:
+        await peer.request("hello", {"token": token, "world": "w", "client": {"name": "raw"}}, "h")
+        await peer.message()
+        await peer.request("sync", {"state": world_state(actors=1)}, "s")
+        await peer.message()
+        roll = {"kind": "roll", "actor": "actor0", "pool": 20}
+        await peer.request("action", roll, "r")
+        reply = json.loads((await peer.message())[0])
+        assert reply["type"] == "result", reply
+        dice: list[int] = reply["payload"]["rolls"][0]["dice"]
+        return dice
+    finally:
+        peer.close()
+
+
+async def test_the_seed_is_the_flags_or_the_variables(tmp_path: Path) -> None:
+    """The same seed, as `--seed` or `VTT_BRIDGE_SEED`, rolls the same dice; a bad one is refused."""
+    rolls = []
+    for i, (args, env) in enumerate(((["--seed", "7"], {}), ([], {"VTT_BRIDGE_SEED": "7"}))):
+        running = Running(["--port", "0", "--data-dir", str(tmp_path / str(i)), *args], clean_env(**env))
+        try:
+            port = int(running.field("status page").rsplit(":", 1)[1].strip("/"))
+            rolls.append(await _first_roll(port, running.field("token").split()[0]))
+        finally:
+            running.stop()
+    assert rolls[0] == rolls[1] and len(rolls[0]) >= 20
+    bad = run("serve", "--port", "0", "--data-dir", str(tmp_path), env=clean_env(VTT_BRIDGE_SEED="x"))
+    assert_startup_mistake(bad, "VTT_BRIDGE_SEED=x", "whole number")

@@ -34,6 +34,7 @@ from vtt_bridge.startup import (
     prepare_data_dir,
     store_busy_hint,
     token_file_error,
+    whole_number,
 )
 
 DEFAULT_PORT = 30500
@@ -83,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
         help="send a message longer than this as websocket fragments of this size (default 1 MiB; 0: "
         "never) [$VTT_BRIDGE_FRAGMENT_BYTES]",
     )
-    serve.add_argument("--seed", type=int, default=None, help="seed the engine's dice (reproducible rolls)")
+    serve.add_argument("--seed", help="seed the engine's dice (reproducible rolls) [$VTT_BRIDGE_SEED]")
     serve.add_argument(
         "--module-dir",
         type=Path,
@@ -127,6 +128,8 @@ def serve(args: argparse.Namespace) -> int:
     level = log_level(*level_given) if level_given else logging.INFO
     frame_given = _option(args.max_frame, "MAX_FRAME", "--max-frame")
     max_frame = positive_int(*frame_given) if frame_given else DEFAULT_MAX_FRAME
+    seed_given = _option(args.seed, "SEED", "--seed")
+    seed = whole_number(*seed_given) if seed_given else None
     fragment_given = _option(args.fragment_bytes, "FRAGMENT_BYTES", "--fragment-bytes")
     fragment_bytes = fragment_size(*fragment_given) if fragment_given else DEFAULT_FRAGMENT_BYTES
     host = args.host or os.environ.get(env_name("HOST")) or "127.0.0.1"
@@ -174,7 +177,7 @@ def serve(args: argparse.Namespace) -> int:
         port=real_port,
         allow_origins=tuple(origins),
         max_frame=max_frame,
-        seed=args.seed,
+        seed=seed,
         module_dir=args.module_dir.expanduser() if args.module_dir is not None else None,
         allow_hosts=tuple(hosts),
         limits=Limits(

@@ -64,6 +64,14 @@ def positive_int(text: str, source: str) -> int:
     return value
 
 
+def whole_number(text: str, source: str) -> int:
+    """A whole number, any sign (a seed)."""
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise StartupError(f"{given(source, text)} is not a whole number: give one such as 42") from None
+
+
 MIN_FRAGMENT_BYTES = 256
 """The smallest websocket fragment the sidecar is started with (a 2-to-10-byte header a fragment:
 smaller ones would cut a round's reply into millions of frames)."""
