@@ -104,3 +104,19 @@ def test_the_reference_shows_every_shape_a_client_sends() -> None:
     assert missing == []
     anti = text.split("\n- `AntiDetectionMeans`", 1)[1].split("\n- `", 1)[0]
     assert "`name` (required)" in anti and "`essence` (optional" in anti and "`rank` (optional" in anti
+
+
+def test_the_docs_cite_only_files_the_project_has() -> None:
+    """The readings live in the docs themselves: a page never cites a rules file, a "brief" or any
+    other Markdown file the project does not hold (docs/rules cited RULES.md and "the brief")."""
+    have = {
+        path.name
+        for path in ROOT.rglob("*.md")
+        if not any(part.startswith(".") or part == "node_modules" for part in path.relative_to(ROOT).parts)
+    }
+    pages = [ROOT / "README.md", ROOT / "foundry_module" / "README.md", *(ROOT / "docs").rglob("*.md")]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        cited = set(re.findall(r"\b[\w.-]+\.md\b", text))
+        assert cited <= have, (page.name, sorted(cited - have))
+        assert not re.search(r"\bthe brief\b", text, re.IGNORECASE), page.name
