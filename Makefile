@@ -27,14 +27,18 @@ $(VENV)/.created:
 	$(PY) -m pip install -q --upgrade pip
 	touch $@
 
+# setuptools tells every editable install, as a 10-line warning, that a folder named like the package
+# could shadow it: true of any checkout, and nothing for a user to act on
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 # what serving needs: the package and its dependencies
 $(VENV)/.serve-installed: pyproject.toml setup.py $(VENV)/.created
-	$(PY) -m pip install -q -e .
+	$(QUIET_EDITABLE) $(PY) -m pip install -q -e .
 	touch $@
 
 # what the tests and checks need besides: pytest, mypy, ruff, build, jsonschema
 $(VENV)/.installed: pyproject.toml setup.py $(VENV)/.created
-	$(PY) -m pip install -q -e '.[dev]'
+	$(QUIET_EDITABLE) $(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
 $(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
@@ -49,7 +53,10 @@ deps: system-deps $(VENV)/.installed $(NPM_DIR)/node_modules/.installed
 serve: $(VENV)/.serve-installed
 	$(VENV)/bin/vtt-bridge serve
 
-test: deps test-python test-js
+# both suites run even when the first fails; make test fails when either did
+test: deps
+	@status=0; $(MAKE) --no-print-directory test-python || status=1; \
+	$(MAKE) --no-print-directory test-js || status=1; exit $$status
 
 test-python: $(VENV)/.installed
 	$(PY) -m pytest -q

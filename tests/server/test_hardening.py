@@ -27,6 +27,7 @@ from tests.conftest import TOKEN, Peer, client_frame, welcomed, world_state
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, RulingRecord
 from vtt_bridge.server.endpoint import origin_allowed
+from vtt_bridge.server.hostcheck import host_allowed
 from vtt_bridge.server.limits import Limits, too_deep
 from vtt_bridge.server.tokenfile import load_or_create_token
 from vtt_bridge.store.log import LAYOUT, Store
@@ -57,6 +58,22 @@ async def test_1_off_loopback_the_status_page_asks_for_the_token(start: Any) -> 
     assert (await server.get("/", params={"token": "wrong-token-wrong-token"})).status == 401
     assert (await server.get("/", params={"token": TOKEN})).status == 200
     assert (await server.get("/", headers={"Authorization": f"Bearer {TOKEN}"})).status == 200
+
+
+def test_1_the_address_a_connection_came_in_on_is_served_as_it_is_a_name_is_not() -> None:
+    """`--host 0.0.0.0`: a LAN browser names this computer's own address; a literal cannot rebind."""
+    assert host_allowed("192.0.2.2:30500", (), "192.0.2.2")
+    assert host_allowed("192.0.2.2:30500", (), "::ffff:192.0.2.2")  # a dual-stack socket's name for it
+    assert host_allowed("[fd00::2]:30500", (), "fd00::2")
+    assert not host_allowed("192.0.2.3:30500", (), "192.0.2.2")  # another computer's address
+    assert not host_allowed("gm-pc.example:30500", (), "192.0.2.2")  # a name must be allowed by name
+    assert not host_allowed("192.0.2.2:30500", (), None)
+
+
+def test_1_a_star_origin_matches_no_origin_at_all() -> None:
+    """`*` is refused at start (`cli/startup.py`); given anyway, it never turns the check off."""
+    assert not origin_allowed("https://evil.example", ("*",))
+    assert origin_allowed("https://my.forge-vtt.com", ("*", "https://my.forge-vtt.com/"))
 
 
 def test_7_an_origin_port_is_ascii_digits_only() -> None:

@@ -331,29 +331,91 @@ def id_kind(kind: str, field: str) -> str | None:
     return ID_FIELDS.get(field)
 
 
-def _field_lines(model: type[RuleModel], kind: str) -> list[str]:
+def _summary(model: type[Any]) -> str:
+    """A model's docstring's first paragraph, on one line (never cut mid-sentence)."""
+    paragraph = (model.__doc__ or "").strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split())
+
+
+def _nested(annotation: Any) -> list[type[Any]]:
+    """The models and enums an annotation names, through unions, lists, dicts and `Annotated`."""
+    if isinstance(annotation, type) and issubclass(annotation, RuleModel | StrEnum):
+        return [annotation]
+    return [found for arg in get_args(annotation) for found in _nested(arg)]
+
+
+def _field_lines(model: type[RuleModel], kind: str | None) -> list[str]:
+    """A model's fields, one line each; `kind` None: a shape inside an action, query or sync (its
+    `kind` is a field like any other, and only its `str` fields named for a document are ids)."""
     lines = []
     for name, info in model.model_fields.items():
         wire = info.alias or name
-        if wire == "kind":
+        if wire == "kind" and kind is not None:
             continue
         required = "required" if info.is_required() else "optional"
-        document = id_kind(kind, wire)
-        shown = f"{document} id (a key of `/{document}s`)" if document else f"`{_type_name(info.annotation)}`"
-        lines.append(f"  - `{wire}` ({required}): {shown}")
+        type_name = _type_name(info.annotation)
+        if kind is not None:
+            document = id_kind(kind, wire)
+        else:
+            document = ID_FIELDS.get(wire) if type_name in ("str", "str | null") else None
+        shown = f"{document} id (a key of `/{document}s`)" if document else f"`{type_name}`"
+        default = info.default
+        if not info.is_required() and isinstance(default, str | int | float) and default not in ("", None):
+            required = (
+                f"optional, default {json.dumps(default.value if isinstance(default, StrEnum) else default)}"
+            )
+        said = " ".join((info.description or "").split())
+        lines.append(f"  - `{wire}` ({required}): {shown}" + (f": {said}" if said else ""))
     return lines
 
 
+def _shapes(roots: list[type[RuleModel]]) -> list[str]:
+    """Every model and enum the roots' fields name, nested ones included, by name: each model with
+    its fields, each enum with its values."""
+    seen: dict[str, type[Any]] = {}
+    todo = [
+        found for root in roots for info in root.model_fields.values() for found in _nested(info.annotation)
+    ]
+    while todo:
+        shape = todo.pop()
+        if seen.setdefault(shape.__name__, shape) is not shape or shape in roots:
+            continue
+        if issubclass(shape, RuleModel):
+            todo.extend(found for info in shape.model_fields.values() for found in _nested(info.annotation))
+    out: list[str] = []
+    for name in sorted(seen, key=str.lower):
+        shape = seen[name]
+        if shape in roots:
+            continue
+        summary = _summary(shape)
+        if issubclass(shape, RuleModel):
+            out.append(f"- `{name}`" + (f": {summary}" if summary else ""))
+            out.extend(_field_lines(shape, None))
+        else:
+            values = ", ".join(json.dumps(member.value) for member in shape)
+            out.append(f"- `{name}`: one of {values}" + (f". {summary}" if summary else ""))
+    return out
+
+
 def reference_markdown(actions: Mapping[str, type[RuleModel]], queries: Mapping[str, type[RuleModel]]) -> str:
-    """The generated reference of every action and query kind with its fields (docs/protocol.md)."""
+    """The generated reference of every action and query kind with its fields, and of every shape
+    a client sends inside them or in a `hello` or `sync` (docs/protocol.md)."""
     out = ["### Actions", ""]
     for kind, model in sorted(actions.items()):
-        doc = (model.__doc__ or "").strip().splitlines()[0]
-        out.append(f"- `{kind}`: {doc}")
+        out.append(f"- `{kind}`: {_summary(model)}")
         out.extend(_field_lines(model, kind))
     out += ["", "### Queries", ""]
     for kind, model in sorted(queries.items(), key=lambda item: (item[0] != "state", item[0])):
-        doc = (model.__doc__ or "").strip().splitlines()[0]
-        out.append(f"- `{kind}`: {doc}")
+        out.append(f"- `{kind}`: {_summary(model)}")
         out.extend(_field_lines(model, kind))
+    roots: list[type[RuleModel]] = [Hello, Sync, *actions.values(), *queries.values()]
+    out += [
+        "",
+        "### Shapes inside them",
+        "",
+        "Every object and enumeration the fields above name, nested ones included (the state document a",
+        "`sync` sends among them), in alphabetical order:",
+        "",
+        *_shapes(roots),
+    ]
     return "\n".join(out) + "\n"

@@ -43,7 +43,7 @@ from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, step_
 from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.engine.refusals import RequestError, path_details, refusal
 from vtt_bridge.errors import AnsweredLongAgo
-from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.common import Step, counted
 from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller
 
@@ -388,7 +388,8 @@ class World:
         step = Step(
             rule="UNDO",
             text=f"{origin.kind} {origin.action_id!s:.60} (rev {origin.rev}) {verb}: "
-            f"{len(plan.ops)} changes applied (a row of results counts once), derived fields derived again",
+            f"{counted(len(plan.ops), 'change')} applied (a row of results counts once), "
+            "derived fields derived again",
             data={"key": f"UNDO.{verb}", **step_data(plan.mode, origin)},
             key=f"UNDO.{verb}",
         )
@@ -438,7 +439,8 @@ class World:
         )
         step = Step(
             rule="SYNC",
-            text=f"the world was synced from the VTT: {len(state.actors)} actors, {len(state.tokens)} tokens",
+            text=f"the world was synced from the VTT: {counted(len(state.actors), 'actor')}, "
+            f"{counted(len(state.tokens), 'token')}",
             data={"actors": len(state.actors), "tokens": len(state.tokens)},
             key="SYNC.synced",
         )

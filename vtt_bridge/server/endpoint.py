@@ -53,11 +53,12 @@ CLOSE_TOO_SLOW = 4429
 
 
 def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
-    """Whether a browser `Origin` matches one pattern; `scheme://host:*` allows any port (or none)."""
+    """Whether a browser `Origin` matches one pattern; `scheme://host:*` allows any port (or none).
+    A pattern is an origin (`cli/startup.py`, `browser_origin`): `*` matches nothing, never every origin."""
     origin = origin.rstrip("/").lower()
     for pattern in patterns:
         pattern = pattern.rstrip("/").lower()
-        if pattern == "*" or origin == pattern:
+        if origin == pattern:
             return True
         if pattern.endswith(":*"):
             base = pattern[:-2]
