@@ -72,6 +72,16 @@ def every_frame_received_matches_the_schema() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def status_page_rebuilt_after_every_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded machine may take `PAGE_SLOW` to build even a small status page, and the page would
+    then be shown a while behind the worlds; only the tests of that throttle (which set
+    `PAGE_SLOW` themselves) see it."""
+    from vtt_bridge.web import pages
+
+    monkeypatch.setattr(pages, "PAGE_SLOW", float("inf"))
+
+
 def actor(max_health: int = 7, **extra: Any) -> dict[str, Any]:
     """An actor as the VTT sends it."""
     return {"name": "Guard", "health": {"max": max_health}, **extra}
