@@ -29,7 +29,7 @@ from vtt_bridge import __version__, heap
 from vtt_bridge.bridge import BRIDGE, Bridge, Client, RulingRecord
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.errors import AnsweredLongAgo, ErrorCode, RequestError
-from vtt_bridge.framecap import raise_frame_cap
+from vtt_bridge.framecap import DeflateResponse, raise_frame_cap
 from vtt_bridge.history import JsonOps, packed_ops, stored_ops
 from vtt_bridge.limits import Limits, too_deep
 from vtt_bridge.module_files import version_mismatch
@@ -1014,7 +1014,9 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # Pings are ours (`_watch`): aiohttp's heartbeat re-arms a timer on every frame received, one
     # more turn of the event loop per request; ours looks once per interval. Until `welcome` a
     # frame is at most `hello_max_frame` bytes (`_authenticated` raises the cap).
-    ws = web.WebSocketResponse(autoping=False, compress=False, max_msg_size=limits.hello_max_frame)
+    # permessage-deflate for a client that asks (browsers do): a long message goes compressed, a
+    # short one as it is (`sendqueue.DEFLATE_FROM`); each client message inflates on its own.
+    ws = DeflateResponse(autoping=False, compress=True, max_msg_size=limits.hello_max_frame)
     stream = await ws.prepare(request)
     client = Client(ws=ws, remote=request.remote or "?", tokens=bridge.config.rate_burst)
     client.request, client.transport = request, request.transport
