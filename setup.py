@@ -1,7 +1,7 @@
 """The build step: the wheel carries the Foundry module's runtime files as package data.
 
-`build_py` copies what `/module.zip` ships of `foundry_module/` (`module_files.runtime_files`, loaded
-from its file: the package itself is not importable at build time) into `vtt_bridge/foundry_module/`
+`build_py` copies what `/module.zip` ships of `foundry_module/` (`module_files.runtime_files`, imported
+from the source tree: the package is not installed at build time) into `vtt_bridge/foundry_module/`
 of the build, so any install (`pip install`, `pipx install`, the wheel) serves the module with no flag.
 An editable install copies nothing: it serves the checkout's `foundry_module/` itself.
 Everything else about the project is in pyproject.toml.
@@ -24,13 +24,13 @@ TARGET = Path("vtt_bridge", "foundry_module")
 
 
 def _module_files() -> ModuleType:
-    path = ROOT / "vtt_bridge" / "module_files.py"
-    spec = importlib.util.spec_from_file_location("_vtt_bridge_module_files", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    """`vtt_bridge.web.module_files` of this source tree: it needs only the standard library and the
+    error tree, so it imports before anything is installed."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        return importlib.import_module("vtt_bridge.web.module_files")
+    finally:
+        sys.path.remove(str(ROOT))
 
 
 class BuildWithModule(build_py):

@@ -56,11 +56,11 @@ def _ruled_round(world: Any, number: int) -> dict[str, float]:
     settles it after the acknowledgement: those packed (`server._pack_later`), the ruling and its
     reply dropped (sent), and the freed memory given back (`server._release_later`). Its time
     (`seconds`) covers the ruling and its reply; the packing's is `pack_s`."""
-    from vtt_bridge import heap
-    from vtt_bridge.bridge import SeededRoller
-    from vtt_bridge.history import packed_ops, stored_ops
-    from vtt_bridge.server import _dumped
-    from vtt_bridge.world import Pending
+    from vtt_bridge.engine.history import packed_ops, stored_ops
+    from vtt_bridge.engine.roller import SeededRoller
+    from vtt_bridge.engine.world import Pending
+    from vtt_bridge.server import heap
+    from vtt_bridge.server.endpoint import _dumped
 
     start = time.perf_counter()
     ruled, dumped = _dumped(
@@ -84,7 +84,7 @@ def one(tokens: int, hide_every: int | None = None) -> dict[str, Any]:
     """Sync and combat rounds 1 to `LAST` of the generated scene in this process, as the server
     rules them (`hide_every`: the harsher scene, `bench_detection_rules.scene`); the memory after
     rounds 1, `LATER` and `LAST`, each settled (`_ruled_round`)."""
-    from vtt_bridge.world import World
+    from vtt_bridge.engine.world import World
 
     state = scene(tokens, seed=7, hide_every=hide_every).model_dump(mode="json")
     world = World("bench")

@@ -14,9 +14,9 @@ import time
 
 from vtt_bridge.actions import Context
 from vtt_bridge.actions.detection import MoveAction, move
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import Actor, Scene, Token, WorldState
 from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.detection import (
     ORDINARY_SENSES,
     AntiDetectionMeans,

@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 
 from benchmarks.bench_detection_rules import scene
-from vtt_bridge.bridge import SeededRoller
-from vtt_bridge.world import Pending, World
+from vtt_bridge.engine.roller import SeededRoller
+from vtt_bridge.engine.world import Pending, World
 
 HERE = Path(__file__).resolve().parent
 

@@ -18,9 +18,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from vtt_bridge.actions.registry import ACTION_ADAPTER, QUERY_ADAPTER
-from vtt_bridge.app import create_app
-from vtt_bridge.bridge import Config
-from vtt_bridge.protocol import json_schema
+from vtt_bridge.cli.app import create_app
+from vtt_bridge.engine.protocol import json_schema
+from vtt_bridge.server.bridge import Config
 
 TOKEN = "test-token-0123456789"
 

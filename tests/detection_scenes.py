@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from vtt_bridge.actions import Context
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import Actor, Scene, Token, WorldState
 from vtt_bridge.document.visibility import Contests, Pairs, Visibility, VisibilityIndex
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.detection import ORDINARY_SENSES, LocateState
 
 

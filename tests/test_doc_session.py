@@ -14,8 +14,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from vtt_bridge.actions.registry import ACTION_ADAPTER, QUERY_ADAPTER
-from vtt_bridge.app import create_app
-from vtt_bridge.bridge import Config
+from vtt_bridge.cli.app import create_app
+from vtt_bridge.server.bridge import Config
 
 ROOT = Path(__file__).resolve().parents[1]
 ELIDED = "…"
@@ -100,7 +100,7 @@ async def test_the_example_session_is_what_the_sidecar_says(tmp_path: Path) -> N
 
 def test_the_protocol_doc_and_the_schema_cite_only_files_in_the_repository() -> None:
     """A reader of the repository can open every file the contract names."""
-    from vtt_bridge.protocol import json_schema
+    from vtt_bridge.engine.protocol import json_schema
 
     for name, text in (
         ("docs/protocol.md", (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")),

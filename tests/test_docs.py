@@ -17,7 +17,7 @@ from vtt_bridge.actions.registry import (
     QUERY_ADAPTER,
     QUERY_KINDS,
 )
-from vtt_bridge.protocol import json_schema, reference_markdown
+from vtt_bridge.engine.protocol import json_schema, reference_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,7 +1,8 @@
-"""The layers of ARCHITECTURE.md, kept: every import of every module (function-local and
-type-checking ones too, read with `ast`) goes only to a layer below its own, or within its own folder;
-no two modules import each other, directly or round a circle; the rules import nothing but the
-standard library's pure parts, pydantic and themselves. There is no allow-list.
+"""The layers of ARCHITECTURE.md, kept: the folders are the layers. Every import of every module
+(function-local and type-checking ones too, read with `ast`) goes only to a layer below its own, or
+within its own folder; no two modules import each other, directly or round a circle; the package root
+holds only `__init__`, `__main__` and the error tree; the rules import nothing but the standard
+library's pure parts, pydantic, the error tree and themselves. There is no allow-list.
 """
 
 from __future__ import annotations
@@ -16,33 +17,25 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "vtt_bridge"
 
-LAYERS: tuple[tuple[str, ...], ...] = (
-    ("vtt_bridge",),
-    ("vtt_bridge.rules",),
-    ("vtt_bridge.document",),
-    ("vtt_bridge.actions", "vtt_bridge.protocol", "vtt_bridge.patch"),
-    ("vtt_bridge.errors",),
-    ("vtt_bridge.history",),
-    ("vtt_bridge.world", "vtt_bridge.store"),
-    (
-        "vtt_bridge.limits",
-        "vtt_bridge.tokenfile",
-        "vtt_bridge.sendqueue",
-        "vtt_bridge.hostcheck",
-        "vtt_bridge.framecap",
-        "vtt_bridge.heap",
-        "vtt_bridge.module_files",
-        "vtt_bridge.step_words",
-        "vtt_bridge.startup",
-    ),
-    ("vtt_bridge.bridge",),
-    ("vtt_bridge.server", "vtt_bridge.pages"),
-    ("vtt_bridge.app",),
-    ("vtt_bridge.cli",),
-    ("vtt_bridge.__main__",),
+LAYERS: tuple[str, ...] = (
+    "vtt_bridge",
+    "vtt_bridge.errors",
+    "vtt_bridge.rules",
+    "vtt_bridge.document",
+    "vtt_bridge.actions",
+    "vtt_bridge.engine",
+    "vtt_bridge.store",
+    "vtt_bridge.server",
+    "vtt_bridge.web",
+    "vtt_bridge.cli",
+    "vtt_bridge.__main__",
 )
-"""Bottom to top. A module may import a unit of a lower row, or a module of its own folder; units of
-one row (the server and the pages, say) never import each other. `vtt_bridge` itself is its version."""
+"""Bottom to top, one unit each: a folder (every module in it), or one of the root's modules. A
+module may import a unit below its own, or a module of its own folder. `vtt_bridge` itself is its
+version."""
+
+ROOT_MODULES = frozenset({"vtt_bridge", "vtt_bridge.__main__", "vtt_bridge.errors"})
+"""The only modules at the package root: everything else lives in the folder of its layer."""
 
 RULES_MAY_IMPORT = frozenset({"pydantic", "pydantic_core", "typing_extensions"})
 """Besides the standard library and `vtt_bridge.rules`."""
@@ -124,10 +117,10 @@ def unit(name: str) -> str:
 
 def layer(name: str) -> int:
     """The row of LAYERS a module belongs to (KeyError: a module nobody placed)."""
-    for index, row in enumerate(LAYERS):
-        if unit(name) in row:
-            return index
-    raise KeyError(f"{name} is in no layer of LAYERS: place it")
+    try:
+        return LAYERS.index(unit(name))
+    except ValueError:
+        raise KeyError(f"{name} is in no layer of LAYERS: place it") from None
 
 
 def problems(root: Path) -> list[str]:
@@ -136,6 +129,8 @@ def problems(root: Path) -> list[str]:
     found: list[str] = []
     graph: dict[str, set[str]] = {name: set() for name in known}
     for name, path in known.items():
+        if path.parent == root and name not in ROOT_MODULES:
+            found.append(f"{name} is a module at the package root: only {sorted(ROOT_MODULES)} may be")
         try:
             own = layer(name)
         except KeyError as exc:
@@ -209,11 +204,15 @@ def test_every_import_goes_down_a_layer_and_no_modules_import_each_other() -> No
     assert problems(PACKAGE) == []
 
 
-def test_every_layer_of_the_architecture_has_its_folder() -> None:
+def test_every_layer_is_a_folder_and_the_root_holds_only_three_modules() -> None:
     names = modules(PACKAGE)
-    for row in LAYERS:
-        for member in row:
-            assert member in names, f"{member} is a layer without a module"
+    for member in LAYERS:
+        if member in ROOT_MODULES:
+            assert member in names, f"{member} is a layer without its module"
+        else:
+            folder = PACKAGE / member.removeprefix("vtt_bridge.")
+            assert (folder / "__init__.py").is_file(), f"{member} is a layer without its folder"
+    assert {module_name(path, PACKAGE) for path in PACKAGE.glob("*.py")} == ROOT_MODULES
 
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -231,16 +230,22 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
         pytest.param(
             {
                 "rules/__init__.py": "",
-                "rules/a.py": "def f():\n    from vtt_bridge import world\n",
-                "world.py": "",
+                "rules/a.py": "def f():\n    from vtt_bridge.engine import world\n",
+                "engine/__init__.py": "",
+                "engine/world.py": "",
             },
-            "vtt_bridge.rules.a (layer 1) imports vtt_bridge.world (layer 6)",
+            "vtt_bridge.rules.a (layer 2) imports vtt_bridge.engine.world (layer 5)",
             id="a function-local import of a higher layer",
         ),
         pytest.param(
-            {"server.py": "import vtt_bridge.pages\n", "pages.py": ""},
-            "vtt_bridge.server (layer 9) imports vtt_bridge.pages (layer 9)",
-            id="two units of one row",
+            {
+                "server/__init__.py": "",
+                "server/endpoint.py": "import vtt_bridge.web.pages\n",
+                "web/__init__.py": "",
+                "web/pages.py": "",
+            },
+            "vtt_bridge.server.endpoint (layer 7) imports vtt_bridge.web.pages (layer 8)",
+            id="the server importing the web pages above it",
         ),
         pytest.param(
             {
@@ -264,10 +269,17 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
                 "document/__init__.py": "",
                 "document/models.py": "",
             },
-            "vtt_bridge.rules.x (layer 1) imports vtt_bridge.document.models (layer 2)",
+            "vtt_bridge.rules.x (layer 2) imports vtt_bridge.document.models (layer 3)",
             id="a type-checking import counts too",
         ),
-        pytest.param({"odd.py": ""}, "vtt_bridge.odd is in no layer", id="a module nobody placed"),
+        pytest.param(
+            {"odd.py": ""}, "vtt_bridge.odd is a module at the package root", id="a fourth module at the root"
+        ),
+        pytest.param(
+            {"extra/__init__.py": "", "extra/a.py": ""},
+            "vtt_bridge.extra.a is in no layer",
+            id="a folder nobody placed",
+        ),
     ],
 )
 def test_the_layer_check_finds_each_kind_of_breach(

@@ -2,6 +2,6 @@
 
 import sys
 
-from vtt_bridge.cli import main
+from vtt_bridge.cli.main import main
 
 sys.exit(main())

@@ -25,15 +25,14 @@ from tests.detection_scenes import (
     world,
 )
 from vtt_bridge.actions import Context
+from vtt_bridge.actions.attack import AttackCheckQuery, attack_check
 from vtt_bridge.actions.detection import (
     ACTIONS,
     QUERIES,
     ROUND_DETAIL_LIMIT,
-    AttackCheckQuery,
     ContestAction,
     ExplainQuery,
     MoveAction,
-    attack_check,
     contest_action,
     explain,
     explain_query,

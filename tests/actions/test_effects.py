@@ -10,8 +10,8 @@ from pydantic import ValidationError
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.effects import ACTIONS
 from vtt_bridge.actions.round import RoundAction, new_round
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import Actor, NotFound, WorldState
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.common import RuleViolation
 
 

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.energy import ACTIONS
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import Actor, NotFound, WorldState
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.common import RuleViolation
 
 ATTRIBUTES = {"STR": 2, "DEX": 3, "STA": 3, "INT": 3, "PER": 2, "RES": 2, "PRE": 4, "MAN": 1, "COM": 2}

@@ -10,9 +10,9 @@ from pydantic import ValidationError
 
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.health import ACTIONS, round_health
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.derive import derive_actor
 from vtt_bridge.document.models import Actor, NotFound, Scene, Settings, WorldState
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.health import HealthStatus
 

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 import vtt_bridge
-from tests.test_undo import next_round, scenes
-from vtt_bridge.bridge import SeededRoller
+from tests.engine.test_undo import next_round, scenes
 from vtt_bridge.document.models import Actor, Token, WorldState, dumped_in_parts
+from vtt_bridge.engine.roller import SeededRoller
+from vtt_bridge.engine.world import World
 from vtt_bridge.rules.common import RuleModel
-from vtt_bridge.world import World
 
 
 def every_model_class() -> list[type[RuleModel]]:

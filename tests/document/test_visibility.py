@@ -27,7 +27,6 @@ from tests.detection_scenes import (
     scene_tavern,
     world,
 )
-from vtt_bridge import patch as patches
 from vtt_bridge.actions import Context, detection
 from vtt_bridge.actions.detection import (
     ContestAction,
@@ -38,7 +37,6 @@ from vtt_bridge.actions.detection import (
     move,
     round_contests,
 )
-from vtt_bridge.bridge import SeededRoller
 from vtt_bridge.document.models import (
     LOCATE_OF_CODE,
     NotFound,
@@ -50,6 +48,8 @@ from vtt_bridge.document.models import (
     sparse_visibility,
 )
 from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.engine import patch as patches
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.common import STORED, RuleViolation
 from vtt_bridge.rules.ranks import Rank
 

@@ -202,7 +202,7 @@ def test_DICE_2_pools_rolled_together_are_the_pools_rolled_one_by_one(
 ) -> None:
     """DICE-1/2: `roll_pools` gives each pool the roll `roll_pool` gives it, from the same stream
     (a seeded roller's next die after the pools is the same), from a `FaceSource` or die by die."""
-    from vtt_bridge.bridge import SeededRoller
+    from vtt_bridge.engine.roller import SeededRoller
 
     together, alone = SeededRoller(seed), SeededRoller(seed)
     rolled = roll_pools(pools, together, again)
@@ -221,7 +221,7 @@ def test_DICE_2_pools_rolled_together_are_the_pools_rolled_one_by_one(
 def test_DICE_2_a_round_of_many_pools_rolled_together_is_the_pools_rolled_one_by_one() -> None:
     """DICE-1/2: `roll_pools` over more pools than one of its C loops takes (`_CHUNK`), 8- and
     10-again, some pools empty: each pool's roll as `roll_pool` gives it from the same stream."""
-    from vtt_bridge.bridge import SeededRoller
+    from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.rules import dice
 
     rng = random.Random(5)
@@ -253,7 +253,7 @@ def test_DICE_2_a_pool_with_hundreds_of_rerolls_rolled_together_is_rolled_one_by
 def test_DICE_2_big_pools_rolled_together_are_the_pools_rolled_one_by_one(again: int) -> None:
     """DICE-1/2: pools of 128 dice or more (their ends found another way, by a search per pool)
     beside small ones: each pool's roll as `roll_pool` gives it from the same stream."""
-    from vtt_bridge.bridge import SeededRoller
+    from vtt_bridge.engine.roller import SeededRoller
 
     for pools in ([130, 3, 0, 200, 1], list(range(12)) * 3):
         together, alone = SeededRoller(11), SeededRoller(11)

@@ -1,5 +1,5 @@
 """Action handlers: each takes the world's state and one validated action, calls the pure rules and
-returns a `Ruling` (the new state, the explanation, the dice). They do no I/O; `world.py` runs them,
+returns a `Ruling` (the new state, the explanation, the dice). They do no I/O; `engine/world.py` runs them,
 derives the server-written fields, builds the patch and hands it to the store.
 
 A handler raises `NotFound` for an unknown actor or token and `RuleViolation` for an action the rules

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Ruling
-from vtt_bridge.actions.detection import token_at_guess
+from vtt_bridge.actions.attack import token_at_guess
 from vtt_bridge.actions.health import DamageAction, damage
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import NotFound, WorldState

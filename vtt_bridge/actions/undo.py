@@ -1,5 +1,5 @@
-"""The `undo` and `redo` actions: their payloads. The world rules on them itself (`world.py`,
-`history.py`): they read the world's history of rulings, which no handler sees."""
+"""The `undo` and `redo` actions: their payloads. The world rules on them itself (`engine/world.py`,
+`engine/history.py`): they read the world's history of rulings, which no handler sees."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from vtt_bridge.errors import Refusal
 from vtt_bridge.rules.common import (
     STORED,
     Count,
@@ -162,7 +163,7 @@ def seal(state: WorldState) -> None:
             members.base = None
 
 
-class NotFound(Exception):
+class NotFound(Refusal):
     """A request names an actor or token the world does not have; `path` is the field that named it."""
 
     def __init__(self, path: tuple[str | int, ...], message: str) -> None:

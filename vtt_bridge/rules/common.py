@@ -9,6 +9,7 @@ from typing import Annotated, Any, Self
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
 from pydantic.alias_generators import to_camel
 
+from vtt_bridge.errors import Refusal
 from vtt_bridge.rules.steps import STEPS
 
 MAX_SAFE_INT = 2**53 - 1
@@ -134,7 +135,7 @@ def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     return out
 
 
-class RuleViolation(Exception):
+class RuleViolation(Refusal):
     """An action the rules forbid (spending more than held, a variant of a missing pool, ...).
 
     The server answers it with error code `invalid` and changes nothing.

@@ -1,5 +1,5 @@
 """d10 dice pools (DICE-1..7): successes on 8+, n-again, client-supplied dice. The engine's own seeded
-dice are the shell's (`bridge.SeededRoller`): the rules take any `Roller`."""
+dice are the engine's (`engine.roller.SeededRoller`): the rules take any `Roller`."""
 
 from __future__ import annotations
 

@@ -284,7 +284,7 @@ export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opp
 
 /**
  * Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`); the status
- * page's `vtt_bridge/step_words.py` holds the same table (the module's tests compare the two).
+ * page's `vtt_bridge/web/step_words.py` holds the same table (the module's tests compare the two).
  */
 export const COUNT_FIELDS = Object.freeze({
   observerSuccesses: "success",

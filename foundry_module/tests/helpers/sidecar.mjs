@@ -56,9 +56,9 @@ export async function sidecarRulings(state, actions) {
   const { execFileSync } = await import("node:child_process");
   const script = `
 import json, sys
-from vtt_bridge.world import World
-from vtt_bridge.bridge import SeededRoller
-from vtt_bridge.errors import RequestError
+from vtt_bridge.engine.world import World
+from vtt_bridge.engine.roller import SeededRoller
+from vtt_bridge.engine.refusals import RequestError
 state, actions = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 w = World("w")
 w.commit(w.prepare_sync({"state": state}), "")

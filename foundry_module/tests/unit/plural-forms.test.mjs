@@ -71,9 +71,9 @@ function python() {
   return bin;
 }
 
-/** One real step of each key (tests/test_steps.py: every key the sidecar writes). */
+/** One real step of each key (tests/engine/test_steps.py: every key the sidecar writes). */
 function oneStepPerKey() {
-  const script = "import json\nfrom tests.test_steps import written\nprint(json.dumps(written()))";
+  const script = "import json\nfrom tests.engine.test_steps import written\nprint(json.dumps(written()))";
   const steps = JSON.parse(execFileSync(python(), ["-c", script], { cwd: repo, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
   return new Map(steps.map((/** @type {any} */ s) => [s.key, s]).reverse());
 }

@@ -224,8 +224,8 @@ function python() {
 function sidecarRolls() {
   const script = `
 import json
-from vtt_bridge.world import World
-from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.engine.world import World
+from vtt_bridge.engine.roller import SeededRoller
 w = World("w")
 w.commit(w.prepare_sync({"state": {"scene": {"id": "s"}, "settings": {"woundPenalty": True}, "actors": {
   "Actor.ann": {"name": "Ann", "attributes": {"DEX": 3}, "skills": {"stealth": 2}, "health": {"max": 7, "lethal": 5},

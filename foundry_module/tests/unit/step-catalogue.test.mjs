@@ -68,8 +68,8 @@ test("no language words a step key the sidecar does not declare", () => {
 function sidecarRulings() {
   const script = `
 import json
-from vtt_bridge.world import World
-from vtt_bridge.bridge import SeededRoller
+from vtt_bridge.engine.world import World
+from vtt_bridge.engine.roller import SeededRoller
 guard = {"health": {"max": 7}, "attributes": {"PER": 3}, "skills": {"investigation": 2}}
 w = World("w")
 w.commit(w.prepare_sync({"state": {"scene": {"id": "s", "gridDistance": 1.5, "gridSize": 100}, "actors": {
@@ -162,9 +162,9 @@ test("counts take the language's plural form: 1 success, 2 successes; zh-CN has 
   assert.match(html("zh-CN", 1), /Bran：1 个成功</);
 });
 
-/** Every step the sidecar's own step scripts write (tests/test_steps.py: six scenes through its World). */
+/** Every step the sidecar's own step scripts write (tests/engine/test_steps.py: six scenes through its World). */
 function everyStep() {
-  const script = "import json\nfrom tests.test_steps import written\nprint(json.dumps(written()))";
+  const script = "import json\nfrom tests.engine.test_steps import written\nprint(json.dumps(written()))";
   return JSON.parse(execFileSync(python(), ["-c", script], { cwd: repo, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
 }
 
@@ -192,13 +192,13 @@ test("every step the sidecar writes is worded in en, de and zh-CN: its key's sen
   }
 });
 
-/** Every step the sidecar writes, worded by the status page's port of these sentences (vtt_bridge/step_words.py). */
+/** Every step the sidecar writes, worded by the status page's port of these sentences (vtt_bridge/web/step_words.py). */
 function pageSentences() {
   const script = `
 import json
 from pathlib import Path
-from tests.test_steps import written
-from vtt_bridge.step_words import LANGS, StepWords
+from tests.engine.test_steps import written
+from vtt_bridge.web.step_words import LANGS, StepWords
 words = StepWords(lambda: Path("foundry_module/lang"))
 steps = written()
 seen = {}

@@ -1,0 +1,215 @@
+"""What `vtt-bridge serve` checks before it serves, and the banner it prints.
+
+Each check turns a start-up mistake (a taken port, an unusable data folder or token file, an invalid
+port or log level) into a `StartupError`: one line saying what is wrong and what to do, which the
+CLI prints on stderr before it exits with status 2. Nothing here imports the server.
+"""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import logging
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+from vtt_bridge.errors import VttBridgeError
+
+ENV_PREFIX = "VTT_BRIDGE_"
+
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+EXIT_STARTUP = 2
+"""The exit status of a start-up mistake (the status argparse gives a usage error)."""
+
+
+class StartupError(VttBridgeError):
+    """A start-up mistake; the message is one line: what is wrong, then what to do."""
+
+
+def env_name(name: str) -> str:
+    """The environment variable of an option: `VTT_BRIDGE_<NAME>`."""
+    return ENV_PREFIX + name
+
+
+def given(source: str, text: str) -> str:
+    """How a value is shown in a message: `--port 99999` for a flag, `VTT_BRIDGE_PORT=abc` for a variable."""
+    return f"{source}={text}" if source.startswith(ENV_PREFIX) else f"{source} {text}"
+
+
+def port_number(text: str, source: str) -> int:
+    """A TCP port 0..65535 (0: any free one); `source` is where `text` came from (a flag or a variable)."""
+    try:
+        port = int(text.strip())
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise StartupError(
+            f"{given(source, text)} is not a port: give a number from 0 to 65535 (0 picks a free one)"
+        )
+    return port
+
+
+def positive_int(text: str, source: str) -> int:
+    """A whole number above zero (a byte count)."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise StartupError(f"{given(source, text)} is not a positive whole number of bytes")
+    return value
+
+
+MIN_FRAGMENT_BYTES = 256
+"""The smallest websocket fragment the sidecar is started with (a 2-to-10-byte header a fragment:
+smaller ones would cut a round's reply into millions of frames)."""
+
+
+def fragment_size(text: str, source: str) -> int:
+    """A fragment size in bytes: 0 (never fragment) or at least `MIN_FRAGMENT_BYTES`."""
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise StartupError(f"{given(source, text)} is not a whole number of bytes (0 or more)")
+    if 0 < value < MIN_FRAGMENT_BYTES:
+        raise StartupError(
+            f"{given(source, text)} is too small: a fragment is at least {MIN_FRAGMENT_BYTES} bytes "
+            "(0: never fragment)"
+        )
+    return value
+
+
+def log_level(text: str, source: str) -> int:
+    """A `logging` level from its name, in any case."""
+    name = text.strip().lower()
+    if name not in LOG_LEVELS:
+        raise StartupError(f"{given(source, text)} is not a log level: use one of {', '.join(LOG_LEVELS)}")
+    level: int = logging.getLevelNamesMapping()[name.upper()]
+    return level
+
+
+def _hint(option: str, env: str) -> str:
+    return f"pass {option} or set {env_name(env)}"
+
+
+def prepare_data_dir(path: Path) -> Path:
+    """The data folder, created when missing and checked writable (a file is written and removed)."""
+    hint = f"choose another folder: {_hint('--data-dir', 'DATA_DIR')}"
+    if path.exists() and not path.is_dir():
+        raise StartupError(f"the data folder {path} is a file, not a folder: {hint}")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StartupError(f"cannot create the data folder {path} ({exc.strerror}): {hint}") from None
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise StartupError(f"cannot write in the data folder {path} ({exc.strerror}): {hint}") from None
+    return path
+
+
+def token_file_error(data_dir: Path, exc: OSError | UnicodeDecodeError) -> StartupError:
+    """The one line for a token file that cannot be read or made (`tokenfile.load_or_create_token`)."""
+    path = data_dir / "token"
+    hint = f"fix or delete it (a new token is made), or {_hint('--token', 'TOKEN')}"
+    if isinstance(exc, UnicodeDecodeError):
+        return StartupError(f"the token file {path} is not text: {hint}")
+    return StartupError(f"cannot read the token file {path} ({exc.strerror}): {hint}")
+
+
+def bind(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets for every address of `host` (all on one port, the first one's when `port` is 0)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise StartupError(
+            f"cannot listen on {host!r} ({exc.strerror}): {_hint('--host', 'HOST')} with an address "
+            f"of this computer, e.g. 127.0.0.1"
+        ) from None
+    sockets: list[socket.socket] = []
+    seen: set[tuple[int, str]] = set()
+    try:
+        for family, _, _, _, address in infos:
+            key = (int(family), str(address[0]))
+            if key in seen:
+                continue
+            seen.add(key)
+            chosen = port if port or not sockets else int(sockets[0].getsockname()[1])
+            sockets.append(_listen(family, key[1], chosen, host))
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def _listen(family: int, address: str, port: int, host: str) -> socket.socket:
+    try:
+        return socket.create_server((address, port), family=socket.AddressFamily(family), backlog=128)
+    except OSError as exc:
+        shown = f"[{address}]" if ":" in address else address
+        if exc.errno == errno.EADDRINUSE:
+            local = "127.0.0.1" if _is_wildcard(address) else shown
+            raise StartupError(
+                f"port {port} is taken: is a vtt-bridge already running? open http://{local}:{port}/ "
+                f"or {_hint('--port', 'PORT')}"
+            ) from None
+        if exc.errno == errno.EACCES:
+            raise StartupError(
+                f"not allowed to listen on port {port} of {host}: {_hint('--port', 'PORT')} above 1023"
+            ) from None
+        raise StartupError(
+            f"cannot listen on {shown}:{port} ({exc.strerror}): {_hint('--host', 'HOST')} "
+            f"(an address of this computer) or {_hint('--port', 'PORT')}"
+        ) from None
+
+
+def _is_wildcard(address: str) -> bool:
+    return address in ("0.0.0.0", "::", "")
+
+
+def is_loopback(address: str) -> bool:
+    """Whether an address is reachable only from this computer."""
+    try:
+        return ipaddress.ip_address(address.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def banner(
+    version: str, addresses: list[str], port: int, token: str, data_dir: Path, token_source: str
+) -> list[str]:
+    """What the sidecar prints on stdout once it listens: the websocket URL first (scripts wait for
+    "listening on"), the token, where its data is, the pages, and how to stop."""
+    first = addresses[0]
+    local = "127.0.0.1" if _is_wildcard(first) else first
+    host = f"[{local}]" if ":" in local else local
+    http = f"http://{host}:{port}"
+    return [
+        f"vtt-bridge {version} listening on ws://{host}:{port}/ws",
+        f"  token:         {token}  ({token_source})",
+        f"  data folder:   {data_dir}",
+        f"  status page:   {http}/",
+        f"  manifest URL:  {http}/module.json  (Foundry: Add-on Modules, Install Module)",
+        f"  module zip:    {http}/module.zip  (for a Foundry on another computer: upload or unzip it)",
+        "  stop:          Ctrl-C (or SIGTERM); every acknowledged ruling is kept",
+    ]
+
+
+def exposure_warning(addresses: list[str]) -> str | None:
+    """A warning when the sidecar listens beyond this computer (None on loopback only)."""
+    exposed = [a for a in addresses if not is_loopback(a)]
+    if not exposed:
+        return None
+    shown = ", ".join(f"[{a}]" if ":" in a else a for a in exposed)
+    return (
+        f"vtt-bridge: warning: listening on {shown}, reachable from other computers: anyone with the "
+        f"token can rule on your worlds; use --host 127.0.0.1 unless Foundry's server runs elsewhere"
+    )

@@ -1,0 +1,463 @@
+"""The sidecar's web pages: the Foundry module it serves, and a status page.
+
+- `GET /module.json`: the module's manifest, its `version` the package's and its `manifest` and
+  `download` URLs pointing at this server, so a GM installs the module in Foundry from
+  `http://127.0.0.1:30500/module.json`.
+- `GET /module.zip`: the module as Foundry installs it (which files: `module_files.py`).
+- `GET /`: connected worlds and clients, each world's rev, and the latest rulings with their steps
+  (after a restart, the last ones read back from the store). The token is never shown.
+- `GET /status.js`: the page's script: it refreshes the page while open, and its Undo and Redo
+  buttons ask the GM for the token once (a password field, kept in the tab's `sessionStorage`, never
+  written into the page) and send `undo`/`redo` over `/ws` like the module (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from vtt_bridge import __version__
+from vtt_bridge.engine.world import World
+from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
+from vtt_bridge.server.hostcheck import is_loopback, token_given
+from vtt_bridge.web.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
+from vtt_bridge.web.step_words import Language, StepWords, best_language
+
+_HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
+"""A Host header fit to go into a URL: a name or IPv4 address or [IPv6], and a port."""
+
+
+MODULE = web.AppKey("module", ModuleSource)
+WORDS = web.AppKey("step_words", StepWords)
+"""The module's language files, in which the status page words the steps (`step_words.py`)."""
+
+
+def base_url(request: web.Request) -> str:
+    """`http://<host>:<port>` as the client reached this server (its Host header, when well formed)."""
+    host = request.headers.get("Host", "")
+    if not _HOST.match(host):
+        config = request.app[BRIDGE].config
+        host = f"[{config.host}]" if ":" in config.host else config.host
+        host = f"{host}:{config.port}"
+    return f"{request.scheme}://{host}"
+
+
+def _unavailable(error: ModuleUnavailable) -> web.Response:
+    return web.Response(status=error.status, text=error.message + "\n", content_type="text/plain")
+
+
+async def module_json(request: web.Request) -> web.Response:
+    """`GET /module.json`: the Foundry manifest, pointing at this server."""
+    try:
+        manifest = request.app[MODULE].served_manifest(base_url(request))
+    except ModuleUnavailable as error:
+        return _unavailable(error)
+    return web.Response(
+        body=manifest_bytes(manifest),
+        content_type="application/json",
+        charset="utf-8",
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+async def module_zip(request: web.Request) -> web.Response:
+    """`GET /module.zip`: the module as Foundry installs it."""
+    source = request.app[MODULE]
+    try:
+        data = source.zip(base_url(request))
+    except ModuleUnavailable as error:
+        return _unavailable(error)
+    return web.Response(
+        body=data,
+        content_type="application/zip",
+        headers={
+            "Content-Disposition": 'attachment; filename="module.zip"',
+            "Cache-Control": "no-cache",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+# --- the status page ---------------------------------------------------------------------------
+
+STATUS_CACHE = web.AppKey("status_cache", dict)
+"""(`Bridge.changes`, the base URL, the language) → the page's HTML (the latest of each language)."""
+
+_CSS = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
+       color: #222; background: #fcfcfa; }
+h1 { font-size: 1.4em; margin-bottom: .2em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+.muted { color: #666; } table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid #ddd; vertical-align: top; }
+th { background: #f0efe9; } code { font-size: .92em; }
+.ruling { border: 1px solid #ddd; border-radius: 4px; padding: .5em .8em; margin: .6em 0; background: #fff; }
+.ruling h3 { font-size: 1em; margin: 0 0 .3em; } .ruling ol { margin: 0; padding-left: 1.4em; }
+.fault { color: #8a1010; font-weight: 600; }
+.rule { font-family: ui-monospace, monospace; font-weight: 600; color: #7a2e0e; }
+details { font-size: .88em; color: #555; } pre { white-space: pre-wrap; margin: .2em 0; }
+.track { font-family: ui-monospace, monospace; letter-spacing: .05em; white-space: nowrap; }
+.box { display: inline-block; width: 1.1em; text-align: center; border: 1px solid #555; margin-right: 1px; }
+.box.bashing { background: #e8e2c4; } .box.lethal { background: #e6b8a8; }
+.box.aggravated { background: #8a1010; color: #fff; }
+.locate { font-family: ui-monospace, monospace; padding: 0 .3em; border: 1px solid #555; }
+.locate.unlocated { border-style: dotted; } .locate.approximate { border-style: dashed; }
+.ruling.undone h3 .what, .ruling.undone ol { text-decoration: line-through; color: #666; }
+.tag { font-size: .85em; border: 1px solid #888; border-radius: 3px; padding: 0 .3em; margin-left: .3em; }
+.ruling button { margin-left: .6em; font-size: .85em; }
+#undo-status:empty { display: none; }
+#undo-status { border: 1px solid #888; padding: .4em .7em; background: #fff; }
+dialog { max-width: 32em; } dialog input { width: 100%; margin: .4em 0; }
+"""
+
+
+SCRIPT = Path(__file__).with_name("static") / "status.js"
+"""The status page's script (refresh, Undo and Redo), served as `/status.js`."""
+
+_CSS_HASH = base64.b64encode(hashlib.sha256(_CSS.encode()).digest()).decode()
+
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; connect-src 'self'; "
+        f"style-src 'sha256-{_CSS_HASH}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+}
+"""The page runs only its own script, talks only to its own origin (`/`, `/ws`), and is never
+framed (a hostile page cannot overlay it to steal a click on Undo)."""
+
+NO_BUTTON_KINDS = frozenset(("sync", "upsert", "undo", "redo"))
+"""Kinds without an Undo button: a sync or upsert is no ruling; an undo or redo is undone or
+redone from the ruling it names."""
+
+PAGE_STEPS = RECORD_STEPS
+"""The most steps the status page shows of one ruling (a crowded round has thousands; the server
+keeps no more: `RulingRecord`); the rest are counted. The page is built on the event loop that
+rules, so it stays small, and is rebuilt only when something it shows changed (`Bridge.changes`)."""
+
+
+class _Escaper:
+    """`html.escape`, and the token blanked out first: a client may call itself or its world anything."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def __call__(self, value: object) -> str:
+        text = str(value)
+        if self.token:
+            text = text.replace(self.token, "[token hidden]")
+        return html.escape(text, quote=True)
+
+
+SUBJECTS = ("actor", "target", "observer", "opponent", "token", "attacker")
+"""The step data fields that name a subject (an actor uuid or token id; `rules.steps.SUBJECT`)."""
+
+BOX_MARKS = {"healthy": "□", "bashing": "/", "lethal": "✕", "aggravated": "✱"}
+"""HEALTH-1/2: one mark per box, told apart by shape (not only by colour), as the token's track."""
+
+LOCATE_ORDER = ("unlocated", "approximate", "pinpointed")
+
+
+def world_names(world: World | None) -> dict[str, str]:
+    """Token id and actor uuid → display name (a token by its actor's name), for one world."""
+    if world is None:
+        return {}
+    state = world.state
+    names = {actor_id: actor.name or actor_id for actor_id, actor in state.actors.items()}
+    for token_id, token in state.tokens.items():
+        names[token_id] = names.get(token.actor, token_id)
+    return names
+
+
+def _named(text: str, names: dict[str, str]) -> str:
+    """A step's English text with the ids it names (whole words) turned into names."""
+    present = sorted((i for i in names if i in text), key=len, reverse=True)
+    if not present:
+        return text
+    ids = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, present)) + r")(?![\w-])")
+    return ids.sub(lambda m: names[m.group(1)], text)
+
+
+def ruling_subjects(log: list[dict[str, Any]], names: dict[str, str]) -> list[str]:
+    """The names a ruling is about, in the order its steps name them (each once)."""
+    seen: dict[str, None] = {}
+    for step in log:
+        data = step.get("data") or {}
+        for field in SUBJECTS:
+            ident = data.get(field)
+            if isinstance(ident, str) and ident:
+                seen.setdefault(names.get(ident, ident))
+    return list(seen)
+
+
+def _boxes_html(health: Any) -> str:
+    counts = {
+        "aggravated": health.aggravated,
+        "lethal": health.lethal,
+        "bashing": health.bashing,
+        "healthy": health.healthy,
+    }
+    marks = "".join(f'<span class="box {kind}">{BOX_MARKS[kind]}</span>' * n for kind, n in counts.items())
+    label = f"{health.healthy} healthy, {health.bashing} B, {health.lethal} L, {health.aggravated} A"
+    return f'<span class="track" title="{label}" aria-label="{label}">{marks}</span>'
+
+
+def _actors_html(world: World, _e: _Escaper) -> list[str]:
+    """One world's actors: Health boxes drawn as on the token, status, Willpower, wound penalty and
+    conditions."""
+    state = world.state
+    if not state.actors:
+        return []
+    rows = [
+        "<table><tr><th>Actor</th><th>Health</th><th>Status</th><th>Willpower</th>"
+        "<th>Wound penalty</th><th>Conditions</th></tr>"
+    ]
+    for actor_id, actor in sorted(state.actors.items(), key=lambda kv: (kv[1].name or kv[0]).lower()):
+        tracks = _boxes_html(actor.health)
+        if actor.second_health is not None:
+            tracks += " + " + _boxes_html(actor.second_health)
+        conditions = ", ".join(sorted(c for c, on in actor.conditions.items() if on)) or "—"
+        wp = actor.willpower
+        rows.append(
+            f"<tr><td>{_e(actor.name or actor_id)}</td><td>{tracks}</td><td>{_e(actor.status.value)}</td>"
+            f"<td>{_e(wp.current)}/{_e(wp.max)}</td><td>{_e(-actor.wound_penalty or 0)}</td>"
+            f"<td>{_e(conditions)}</td></tr>"
+        )
+    rows.append("</table>")
+    return rows
+
+
+def _locating_html(world: World, names: dict[str, str], _e: _Escaper) -> list[str]:
+    """For the GM: who locates whom, counted per state, the worst pairs (unlocated first) listed."""
+    pairs = [
+        (state.value, observer, target)
+        for observer, row in world.state.visibility.items()
+        for target, state in row.items()
+    ]
+    if not pairs:
+        return []
+    counts = {state: sum(1 for p in pairs if p[0] == state) for state in LOCATE_ORDER}
+    summary = ", ".join(f"{n} {state}" for state, n in counts.items())
+    worst = sorted((p for p in pairs if p[0] != "pinpointed"), key=lambda p: LOCATE_ORDER.index(p[0]))[:12]
+    items = "".join(
+        f'<li><span class="locate {state}">{_e(state)}</span> '
+        f"{_e(names.get(o, o))} → {_e(names.get(t, t))}</li>"
+        for state, o, t in worst
+    )
+    return [f"<p>Who locates whom: {_e(summary)}.</p>", f"<ul>{items}</ul>" if items else ""]
+
+
+def _step_html(
+    step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None = None, words: Language | None = None
+) -> str:
+    """A step in the reader's language: its key's sentence from the module's language files, its
+    subjects by name; the sidecar's English `text` (ids turned into names) for a key the language
+    does not word."""
+    who = names or {}
+    sentence = words.sentence(step, who.get) if words is not None else None
+    if sentence is None:
+        text, lang = _named(str(step.get("text", "")), who), ' lang="en"'
+    else:
+        text, lang = sentence, f' lang="{_e(words.lang if words else "en")}"'
+    rule = _e(step.get("rule", ""))
+    item = f'<li><span class="rule">{rule}</span> <span class="say"{lang}>{_e(text)}</span>'
+    data = step.get("data")
+    if data:
+        shown = json.dumps(data, indent=1, ensure_ascii=False, default=str)
+        item += f"<details><summary>data</summary><pre>{_e(shown)}</pre></details>"
+    return item + "</li>"
+
+
+_TOKEN_DIALOG = """<dialog id="token-dialog"><form id="token-form">
+<p><strong>The sidecar's token</strong>, to undo or redo a ruling: the one in Foundry's module settings
+(or the sidecar's data folder). It stays in this tab only, until the tab is closed; the page never
+shows it.</p>
+<label>Token <input type="password" name="token" autocomplete="off" required></label>
+<p><button type="submit">Send</button> <button type="button" id="token-cancel">Cancel</button></p>
+</form></dialog>"""
+"""Where the Undo button asks for the token (`status.js`); the page itself never holds it."""
+
+
+def _undid(ruling: RulingRecord) -> tuple[str, str, int] | None:
+    """For an undo or redo: (action id, kind, rev) of the ruling it undid or redid (its UNDO step)."""
+    if ruling.kind not in ("undo", "redo"):
+        return None
+    for step in ruling.log:
+        data = step.get("data") or {}
+        if step.get("rule") == "UNDO" and isinstance(data.get("action"), str):
+            return data["action"], str(data.get("kind", "")), int(data.get("rev", 0))
+    return None
+
+
+def _ruling_html(
+    bridge: Bridge,
+    ruling: RulingRecord,
+    _e: _Escaper,
+    about_rulings: dict[tuple[str, str], list[str]],
+    words: Language | None = None,
+) -> str:
+    """One ruling: its heading naming its subjects (an undo's: those of the ruling it undid), its
+    steps, and (for a ruling the world can undo) an Undo button, or Redo with the ruling struck
+    through when it stands undone."""
+    world = bridge.worlds.get(ruling.world)
+    who = world_names(world)
+    about = ruling_subjects(ruling.log, who)
+    undid = _undid(ruling)
+    if not about and undid is not None:
+        about = about_rulings.get((ruling.world, undid[0]), [])
+    subject = f" → {_e(', '.join(about))}" if about else ""
+    if undid is not None:
+        subject += f' <span class="muted">({_e(undid[1])}, rev {_e(undid[2])})</span>'
+    if ruling.at is None:
+        when = "read back from the store"
+    else:
+        when = "at " + time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ruling.at))
+    undone = world is not None and ruling.action_id is not None and ruling.action_id in world.history.undone
+    button = tag = ""
+    if world is not None and ruling.action_id is not None and ruling.kind not in NO_BUTTON_KINDS:
+        mode = "redo" if undone else "undo"
+        button = (
+            f'<button type="button" hidden data-mode="{mode}" data-world="{_e(ruling.world)}" '
+            f'data-action="{_e(ruling.action_id)}">{mode.capitalize()}</button>'
+        )
+    if undone:
+        tag = '<span class="tag">undone</span>'
+    parts = [
+        f'<div class="ruling{" undone" if undone else ""}"><h3>'
+        f'<span class="what"><code>{_e(ruling.kind)}</code>{subject}</span>{tag} '
+        f'<span class="muted">in <code>{_e(ruling.world)}</code>, rev {_e(ruling.rev)} {_e(when)}</span>'
+        f"{button}</h3>"
+    ]
+    if ruling.log:
+        shown = "".join(_step_html(step, _e, who, words) for step in ruling.log[:PAGE_STEPS])
+        more = ruling.steps - min(len(ruling.log), PAGE_STEPS)
+        if more > 0:
+            shown += f'<li class="muted">… and {more} more steps</li>'
+        parts.append(f"<ol>{shown}</ol>")
+    elif ruling.unread:
+        parts.append('<p class="muted">Its steps were not read back (older than what the page reads).</p>')
+    else:
+        parts.append('<p class="muted">No steps.</p>')
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def status_html(bridge: Bridge, base: str = "", words: Language | None = None) -> str:
+    """The status page: how to install the module (`base`: this server's URL as the browser reached
+    it), worlds with their rev and connected clients, then the latest rulings, newest first, their
+    steps worded in `words` (the module's language file; None: the sidecar's English text)."""
+    _e = _Escaper(bridge.config.token)
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<noscript><meta http-equiv="refresh" content="10"></noscript>',
+        '<script src="/status.js" defer></script>',
+        f"<title>vtt-bridge {_e(__version__)}</title><style>{_CSS}</style></head><body>",
+        "<main>",
+        f"<h1>vtt-bridge {_e(__version__)}</h1>",
+        '<p class="muted">Rules sidecar.</p>',
+        "<h2>Install the Foundry module</h2>",
+        "<p>Foundry on this computer: in Foundry's setup, <b>Add-on Modules → Install Module</b>, paste "
+        f'the manifest URL <a href="/module.json"><code>{_e(base)}/module.json</code></a>.</p>',
+        "<p>Foundry hosted elsewhere (its server cannot reach this computer): download "
+        f'<a href="/module.zip" download id="module-zip"><code>{_e(base)}/module.zip</code></a> and upload '
+        "it to the host, or unzip it into the server's <code>Data/modules/</code>.</p>",
+    ]
+    if bridge.storage_fault is not None:
+        parts.append(
+            f'<p class="fault"><strong>Storage fault:</strong> {_e(bridge.storage_fault)}. No ruling is '
+            "taken until the disk takes a checkpoint again.</p>"
+        )
+    parts.extend(f'<p class="fault">{_e(warning)}</p>' for warning in bridge.store.warnings)
+    parts.append("<h2>Worlds</h2>")
+    world_ids = sorted(set(bridge.worlds) | {w for w, clients in bridge.clients.items() if clients})
+    if world_ids:
+        parts.append("<table><tr><th>World</th><th>Rev</th><th>Connected clients</th></tr>")
+        for world_id in world_ids:
+            world = bridge.worlds.get(world_id)
+            names = sorted(client.name for client in bridge.clients.get(world_id, ()))
+            shown = ", ".join(_e(name or "(unnamed)") for name in names) if names else "none"
+            count = f"{len(names)}: " if names else ""
+            rev = _e(world.rev) if world is not None else "?"
+            parts.append(
+                f"<tr><td><code>{_e(world_id)}</code></td><td>{rev}</td><td>{count}{shown}</td></tr>"
+            )
+        parts.append("</table>")
+        for world_id in world_ids:
+            world = bridge.worlds.get(world_id)
+            if world is None or not world.state.actors:
+                continue
+            parts.append(f"<h3>{_e(world_id)}</h3>")
+            parts.extend(_actors_html(world, _e))
+            parts.extend(_locating_html(world, world_names(world), _e))
+    else:
+        parts.append('<p class="muted">No world yet.</p>')
+    parts.append("<h2>Latest rulings</h2>")
+    parts.append('<p id="undo-status" role="status" aria-live="polite"></p>')
+    rulings = list(reversed(bridge.recent))
+    if not rulings:
+        parts.append('<p class="muted">No ruling yet.</p>')
+    about_rulings = {
+        (r.world, r.action_id): ruling_subjects(r.log, world_names(bridge.worlds.get(r.world)))
+        for r in rulings
+        if r.action_id is not None
+    }
+    for ruling in rulings:
+        parts.append(_ruling_html(bridge, ruling, _e, about_rulings, words))
+    parts.append("</main>")
+    parts.append(_TOKEN_DIALOG)
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+async def status(request: web.Request) -> web.Response:
+    """`GET /`: the status page (off loopback only with the token: `?token=` or a Bearer header)."""
+    bridge = request.app[BRIDGE]
+    if not is_loopback(bridge.config.host) and not token_given(request, bridge.config.token):
+        return web.Response(
+            status=401,
+            text="this sidecar listens beyond this computer: open /?token=<the token> to see its status\n",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    cache = request.app[STATUS_CACHE]
+    lang = best_language(request.headers.get("Accept-Language", ""))
+    # the page shows the manifest URL the browser reached, and the steps in its language
+    key = (bridge.changes, base_url(request), lang)
+    built = cache.get(lang)
+    if built is None or built[0] != key:
+        built = cache[lang] = (key, status_html(bridge, key[1], request.app[WORDS].language(lang)))
+    headers = {**PAGE_HEADERS, "Content-Language": lang, "Vary": "Accept-Language"}
+    return web.Response(text=str(built[1]), content_type="text/html", charset="utf-8", headers=headers)
+
+
+async def status_script(request: web.Request) -> web.Response:
+    """`GET /status.js`: the status page's script (no secret in it: the GM types the token)."""
+    return web.Response(
+        body=SCRIPT.read_bytes(),
+        content_type="text/javascript",
+        charset="utf-8",
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+def setup(app: web.Application, module_dir: Path | None = None) -> None:
+    """Register `/`, `/module.json` and `/module.zip` (module folder: `module_dir` or the default)."""
+    source = ModuleSource(module_dir if module_dir is not None else default_module_dir(), __version__)
+    app[MODULE] = source
+    app[WORDS] = StepWords(lambda: source.folder / "lang")
+    app[STATUS_CACHE] = {}
+    app.router.add_get("/", status)
+    app.router.add_get("/status.js", status_script)
+    app.router.add_get("/module.json", module_json)
+    app.router.add_get("/module.zip", module_zip)
