@@ -83,7 +83,7 @@ test("headless Chromium: a cut round's card counts the steps it leaves out and l
           return { log: whole.log.slice(query.offset, query.offset + query.limit), rolls: whole.rolls.slice(query.offset, query.offset + query.limit) };
         };
         const flag = { id: "round-2", rev: 2, kind: "round", undone: false, steps: summary.steps, rolls: summary.rolls };
-        decorateRulingCard({ getFlag: () => flag }, root, () => {}, read);
+        decorateRulingCard({ getFlag: () => flag, author: { isGM: true } }, root, () => {}, read);
         const button = /** @type {HTMLButtonElement} */ (root.querySelector(".vtt-bridge-read-steps"));
         button.scrollIntoView({ block: "end" });
         w.clickAndList = async () => {

@@ -31,6 +31,7 @@ import {
 } from "../core/chat-cards.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { MODULE_ID } from "../core/constants.mjs";
+import { CARD_FLAG } from "../core/damage.mjs";
 import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
@@ -41,9 +42,11 @@ import { LOCATE_STATES } from "../core/constants.mjs";
 
 /**
  * @typedef {object} ChatCardsOptions
- * @property {{on(hook: string, fn: (...args: any[]) => unknown): number}} hooks usually `Hooks`
+ * @property {{on(hook: string, fn: (...args: any[]) => unknown): unknown, once?: (hook: string, fn: (...args: any[]) => unknown) => unknown}} hooks usually `Hooks`
  * @property {(key: string) => unknown} getSetting reads a setting of this module
  * @property {any} [config] usually `CONFIG` (for `statusEffects`)
+ * @property {(action: Record<string, any>) => Promise<unknown>} [relay] a co-GM without the bridge:
+ *   sends an undo / redo through the bridge's relay (player-requests.mjs, checked there as a GM)
  */
 
 /** @returns {any} */
@@ -204,7 +207,8 @@ export async function askReveals(log) {
       { line: loc.format("VTTBRIDGE.Reveal.Line", names), accept: loc.localize("VTTBRIDGE.Reveal.Accept"), refuse: loc.localize("VTTBRIDGE.Reveal.Refuse") },
       MODULE_ID,
     );
-    await ChatMessage.create({ content, speaker: { alias: "vtt-bridge" }, whisper: gmIds() });
+    // the card flag: its buttons act (damage-tools.mjs `buttonRefusal`), for the reveal's kind only
+    await ChatMessage.create({ content, speaker: { alias: "vtt-bridge" }, whisper: gmIds(), flags: { [MODULE_ID]: { [CARD_FLAG]: "reveal" } } });
   }
 }
 
@@ -258,6 +262,12 @@ function followConnection(connection, getSetting) {
   });
 }
 
+/** @param {any} message whether a Game Master created it (Foundry's author) */
+const byGM = (message) => {
+  const author = typeof message?.author === "object" ? message.author : game.users?.get?.(message?.author ?? message?._source?.author);
+  return !!author?.isGM;
+};
+
 /** @param {any} message @returns {import("../core/chat-cards.mjs").RulingFlag|null} */
 const flagOf = (message) => message?.getFlag?.(MODULE_ID, RULING_FLAG) ?? null;
 
@@ -279,11 +289,14 @@ async function markCard(action, undone) {
  * Send an undo or redo; a refusal (a conflict, say) is shown to the GM.
  * @param {any} connection
  * @param {Record<string, any>} action
+ * @param {((action: Record<string, any>) => Promise<unknown>)|null} [relay]
  */
-async function sendUndo(connection, action) {
+async function sendUndo(connection, action, relay = null) {
   const loc = i18n();
   if (!connection || connection.status === "stopped") {
-    ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
+    // a co-GM without the bridge: relayed to the bridge, which checks that the sender is a GM
+    if (relay) await relay(action);
+    else ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
     return;
   }
   try {
@@ -349,6 +362,9 @@ function addAllSteps(card, flag, read) {
 export function decorateRulingCard(message, root, send, read = null) {
   const flag = flagOf(message);
   if (!flag || !root) return;
+  // a ruling flag on a message a player created is not the bridge's card: no Undo there
+  const author = typeof message?.author === "object" ? message.author : game.users?.get?.(message?.author ?? message?._source?.author);
+  if (!author?.isGM) return;
   const card = root.querySelector(".vtt-bridge-ruling") ?? root;
   if (flag.undone) card.classList.add(`${MODULE_ID}-undone`);
   if (read && hasMoreSteps(flag)) addAllSteps(card, flag, read);
@@ -371,15 +387,16 @@ export const UNDO_LAST_ACTION = "undoLastRuling";
 /**
  * Undo the newest ruling card of the viewed scene that stands.
  * @param {any} connection
+ * @param {((action: Record<string, any>) => Promise<unknown>)|null} [relay] a co-GM's relay
  */
-export async function undoLastRuling(connection) {
-  const flags = [.../** @type {any} */ (game).messages ?? []].map(flagOf);
+export async function undoLastRuling(connection, relay = null) {
+  const flags = [.../** @type {any} */ (game).messages ?? []].filter(byGM).map(flagOf);
   const last = lastStandingRuling(flags, scene()?.id ?? null);
   if (!last) {
     ui.notifications.info(i18n().localize("VTTBRIDGE.Rules.Card.NothingToUndo"));
     return;
   }
-  await sendUndo(connection, undoAction("undo", last));
+  await sendUndo(connection, undoAction("undo", last), relay);
 }
 
 /**
@@ -520,9 +537,15 @@ function hudButton(root, name, icon, label, onClick) {
  * Install everything: status effects now (call in `init`), then the hooks.
  * @param {ChatCardsOptions} options
  */
-export function installChatCards({ hooks, getSetting, config }) {
-  const statusEffects = config?.statusEffects;
-  if (statusEffects) addStatusEffects(statusEffects, missingStatusEffects(statusEffects));
+export function installChatCards({ hooks, getSetting, config, relay }) {
+  // F10: added now, and again at setup and ready: a system that replaces CONFIG.statusEffects after
+  // the module's init would otherwise drop them (and the conditions would be skipped silently)
+  const addMissing = () => {
+    const statusEffects = config?.statusEffects;
+    if (statusEffects) addStatusEffects(statusEffects, missingStatusEffects(statusEffects));
+  };
+  addMissing();
+  for (const later of ["setup", "ready"]) (hooks.once ?? hooks.on).call(hooks, later, addMissing);
   /** @type {any} */
   let connection = null;
   hooks.on(`${MODULE_ID}.connection`, (/** @type {any} */ conn) => {
@@ -540,7 +563,7 @@ export function installChatCards({ hooks, getSetting, config }) {
   hooks.on(hook, (/** @type {any} */ message, /** @type {any} */ html) => {
     const root = html instanceof HTMLElement ? html : html?.[0];
     const read = connection ? (/** @type {Record<string, unknown>} */ query) => connection.query(query) : null;
-    decorateRulingCard(message, root, (action) => sendUndo(connection, action), read);
+    decorateRulingCard(message, root, (action) => sendUndo(connection, action, relay ?? null), read);
   });
   // registered in `init`, as keybindings must be; `restricted`: only a GM may run it
   /** @type {any} */ (game).keybindings?.register?.(MODULE_ID, UNDO_LAST_ACTION, {
@@ -550,7 +573,7 @@ export function installChatCards({ hooks, getSetting, config }) {
     restricted: true,
     onDown: () => {
       if (!game.user?.isGM) return false;
-      void undoLastRuling(connection);
+      void undoLastRuling(connection, relay ?? null);
       return true;
     },
   });
