@@ -18,7 +18,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
@@ -119,8 +118,8 @@ def dumps(value: Any) -> str:
 def _is_contests(op: Any) -> bool:
     """Whether a patch op writes `/contests` (the stage-three wins, DET-8), which a client has in
     its copy of a patch only when it asked for them (`Hello.contests`)."""
-    path = op.get("path") if isinstance(op, dict) else None
-    return isinstance(path, str) and (path == "/contests" or path.startswith("/contests/"))
+    path = op.get("path") if type(op) is dict else None
+    return type(path) is str and path.startswith("/contests") and (len(path) == 9 or path[9] == "/")
 
 
 def summary(log: list[Any], rolls: list[Any]) -> dict[str, Any]:
@@ -156,16 +155,21 @@ def wire_payload(result: dict[str, Any], contests: bool) -> dict[str, Any]:
     return wire
 
 
-@dataclass(frozen=True)
 class Dumped:
     """A result's JSON as the UTF-8 it is stored and kept for retries as (never decoded: a round's
     megabytes of text beyond ASCII would take twice the memory as a str), and the copies clients are
     sent (`wire_payload`) in parts: `wire` for a client that did not ask for `/contests`,
-    `wire_contests` for one that did; None: the copy is `data` itself (nothing left out)."""
+    `wire_contests` for one that did; None: the copy is `data` itself (nothing left out). A plain
+    class with slots: one is made for every ruling, a `damage`'s included."""
 
-    data: bytes
-    wire: list[Part] | None = None
-    wire_contests: list[Part] | None = None
+    __slots__ = ("data", "wire", "wire_contests")
+
+    def __init__(
+        self, data: bytes, wire: list[Part] | None = None, wire_contests: list[Part] | None = None
+    ) -> None:
+        self.data = data
+        self.wire = wire
+        self.wire_contests = wire_contests
 
     def sent(self, contests: bool) -> bytes | list[Part]:
         """The JSON a client is sent (`contests`: it asked for them), whole or in parts."""
@@ -178,13 +182,21 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
     bytes `dumps` gives them), each item dumped once: the copies share the full JSON's pieces (a
     round's `/contests` rows, tens of MB at 1,000 tokens, and its log are not dumped again).
     `in_turns`: dumped as `_dumped_in_turns` does, for a worker thread."""
-    dump = _dumped_in_turns if in_turns else _dumped_at_once
     log, rolls, patch = result.get("log"), result.get("rolls"), result.get("patch")
-    long_log = isinstance(log, list) and len(log) > LOG_SHOWN
-    long_rolls = isinstance(rolls, list) and len(rolls) > ROLLS_SHOWN
-    has_contests = isinstance(patch, list) and any(_is_contests(op) for op in patch)
+    long_log = type(log) is list and len(log) > LOG_SHOWN
+    long_rolls = type(rolls) is list and len(rolls) > ROLLS_SHOWN
+    has_contests = False
+    if type(patch) is list:
+        for op in patch:  # inline, not any() over `_is_contests`: a `damage` is on the hot path
+            path = op.get("path") if type(op) is dict else None
+            if type(path) is str and path.startswith("/contests") and (len(path) == 9 or path[9] == "/"):
+                has_contests = True
+                break
     if not (long_log or long_rolls or has_contests):
-        return Dumped(dump(result))
+        if in_turns:
+            return Dumped(_dumped_in_turns(result))
+        return Dumped(orjson.dumps(result, default=_json_default))
+    dump = _dumped_in_turns if in_turns else _dumped_at_once
     full: list[Part] = []
     wire: list[Part] = []
     wire_contests: list[Part] = []
