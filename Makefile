@@ -1,6 +1,7 @@
 # One place for what people and CI run.
 #   make serve   start the sidecar on its defaults (127.0.0.1:30500, data in ~/.local/share/vtt-bridge)
 #   make test    install everything the tests need, then run every test (Python and JavaScript)
+#   make test-core  the pure rules' tests alone (tests/rules: no I/O, no server; a minute or two)
 #   make check   ruff, mypy --strict, eslint, tsc --checkJs
 #   make bench   the benchmarks (ratios against a reply-only websocket server)
 PYTHON ?= python3
@@ -9,7 +10,7 @@ PY := $(VENV)/bin/python
 NPM_DIR := foundry_module
 NEEDS_PYTHON := import sys; sys.exit(sys.version_info < (3, 11))
 
-.PHONY: serve test test-python test-js check bench deps system-deps clean docs
+.PHONY: serve test test-core test-python test-js check bench deps system-deps clean docs
 .DEFAULT_GOAL := $(VENV)/.installed
 
 # A .venv made by a Python older than 3.11 (or one whose Python is gone) is made again.
@@ -58,6 +59,9 @@ test: deps
 	@status=0; $(MAKE) --no-print-directory test-python || status=1; \
 	$(MAKE) --no-print-directory test-js || status=1; exit $$status
 
+test-core: $(VENV)/.installed
+	$(PY) -m pytest -q tests/rules
+
 test-python: $(VENV)/.installed
 	$(PY) -m pytest -q
 
@@ -74,6 +78,7 @@ bench: $(VENV)/.installed
 	$(PY) -m benchmarks.bench_roundtrip
 	$(PY) -m benchmarks.bench_scene
 	$(PY) -m benchmarks.bench_big_scenes
+	$(PY) -m benchmarks.bench_lean_wire
 	$(PY) -m benchmarks.bench_foundry
 	$(PY) -m benchmarks.bench_areas
 

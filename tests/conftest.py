@@ -158,13 +158,14 @@ async def server(config: Config) -> AsyncIterator[TestClient[web.Request, web.Ap
 def connect(server: TestClient[web.Request, web.Application]) -> Connect:
     """Open a websocket; with `hello=True` (default) send hello and check the welcome."""
 
-    async def _connect(world: str = "w1", token: str = TOKEN, hello: bool = True, **kwargs: Any) -> Peer:
+    async def _connect(
+        world: str = "w1", token: str = TOKEN, hello: bool = True, contests: bool = False, **kwargs: Any
+    ) -> Peer:
         ws = await server.ws_connect("/ws", **kwargs)
         peer = Peer(ws)
         if hello:
-            reply = await peer.request(
-                "hello", {"token": token, "world": world, "client": {"name": "pytest"}}
-            )
+            payload = {"token": token, "world": world, "client": {"name": "pytest"}}
+            reply = await peer.request("hello", {**payload, "contests": True} if contests else payload)
             assert reply["type"] == "welcome", reply
         return peer
 
@@ -195,9 +196,13 @@ async def start(config: Config) -> AsyncIterator[Any]:
         await client.close()
 
 
-async def welcomed(client: Client, world: str = "w1", token: str = TOKEN, **kwargs: Any) -> Peer:
+async def welcomed(
+    client: Client, world: str = "w1", token: str = TOKEN, contests: bool = False, **kwargs: Any
+) -> Peer:
+    """A welcomed connection (`contests`: it asks for `/contests` ops in its patches)."""
     peer = Peer(await client.ws_connect("/ws", **kwargs))
-    reply = await peer.request("hello", {"token": token, "world": world, "client": {"name": "pytest"}})
+    payload = {"token": token, "world": world, "client": {"name": "pytest"}}
+    reply = await peer.request("hello", {**payload, "contests": True} if contests else payload)
     assert reply["type"] == "welcome", reply
     return peer
 

@@ -69,6 +69,10 @@ class Hello(RuleModel):
     token: Annotated[str, Field(strict=True, max_length=500)]
     world: WorldId
     client: ClientInfo
+    contests: Flag = False
+    """True: this connection's results and pushed patches carry the ops of `/contests` (the
+    stage-three wins, DET-8); false (the default): they are left out of its copy of every patch
+    (the store and undo keep them; `query {kind: "state"}` shows them)."""
 
 
 class SyncState(RuleModel):
@@ -119,6 +123,28 @@ class Welcome(RuleModel):
     a client sends a larger `sync` in parts under it."""
 
 
+LOG_SHOWN = 60
+"""The most steps a `result` or `patch` carries (the first ones): what a ruling card shows. The rest
+are read with `query {kind: "ruling"}`."""
+
+ROLLS_SHOWN = 10
+"""The most rolls a `result` or `patch` carries (the first ones): what a ruling card shows."""
+
+
+class Summary(RuleModel):
+    """What a message's `log` and `rolls` leave out: present only when they carry the first
+    `LOG_SHOWN` steps or `ROLLS_SHOWN` rolls of a longer log or list (`query {kind: "ruling"}`
+    reads the rest, in order)."""
+
+    steps: Count
+    """How many steps the ruling's log has."""
+    rolls: Count
+    """How many rolls the ruling made."""
+    keys: dict[str, Count]
+    """Steps per step key (`DET-8.contest`: 1200; a key starts with its rule id): what the left-out
+    steps are."""
+
+
 class Result(RuleModel):
     """The answer to `sync`, `upsert`, `action` and `query`: the new rev, the patch, and why."""
 
@@ -130,6 +156,8 @@ class Result(RuleModel):
     data: dict[str, Any] | None = None
     replayed: Flag | None = None
     """True when this is the stored answer to a retried action id (same id, same payload)."""
+    summary: Summary | None = None
+    """Present when `log` or `rolls` is cut to its first `LOG_SHOWN` steps or `ROLLS_SHOWN` rolls."""
 
 
 class Patch(RuleModel):
@@ -140,6 +168,8 @@ class Patch(RuleModel):
     log: list[Step] = Field(default_factory=list)
     rolls: list[dict[str, Any]] = Field(default_factory=list)
     """The engine's dice, as the `result` lists them."""
+    summary: Summary | None = None
+    """As the `result`'s: present when `log` or `rolls` is cut."""
     kind: str | None = None
     """What made the change: the action's kind (`damage`, `undo`, ...), `sync` or `upsert`."""
     action: str | None = None

@@ -19,7 +19,14 @@ import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from vtt_bridge.actions import Context, Ruling
-from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER, StateQuery
+from vtt_bridge.actions.registry import (
+    ACTION_ADAPTER,
+    HANDLERS,
+    QUERIES,
+    QUERY_ADAPTER,
+    RulingQuery,
+    StateQuery,
+)
 from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
 from vtt_bridge.document.areas import rule_areas, seal_areas
 from vtt_bridge.document.derive import derive
@@ -604,9 +611,19 @@ class World:
 
     # --- queries -------------------------------------------------------------------------------
 
+    @staticmethod
+    def ruling_query(payload: dict[str, Any]) -> RulingQuery:
+        """A `ruling` query validated (the server answers it from the store); `invalid` else."""
+        _, query = _validated(QUERY_ADAPTER, {"ruling"}, "query", payload)
+        assert isinstance(query, RulingQuery)
+        return query
+
     def query(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Answer a query (no state change): the `result` payload."""
-        kind, query = _validated(QUERY_ADAPTER, {"state", *QUERIES}, "query", payload)
+        """Answer a query (no state change): the `result` payload. A `ruling` query is the server's
+        (`ruling_query`: it reads the store)."""
+        kind, query = _validated(QUERY_ADAPTER, {"state", "ruling", *QUERIES}, "query", payload)
+        if isinstance(query, RulingQuery):
+            raise RequestError(ErrorCode.BAD_REQUEST, "a ruling query is answered from the store")
         if isinstance(query, StateQuery):
             return {
                 "rev": self.rev,
