@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from vtt_bridge.document.geometry import ContestGeometry
 from vtt_bridge.document.models import (
     Actor,
     NotFound,
@@ -330,9 +331,9 @@ class VisibilityIndex:
         self.result: Callable[[LocateState, int, bool], ContestWin] = lru_cache(maxsize=64)(self._new_result)
         """DET-8: `result(stage_two, round, won)`: the frozen result of these values, one object shared
         by every pair that has it (a round records one per contest, of a handful of values)."""
-        self.round_geometry: object | None = None
-        """The last round's stage-three geometry (`actions.detection.ContestGeometry`: which pairs
-        contest, at which step of distance), reused by the next round for the tokens that did not move."""
+        self.round_geometry = ContestGeometry()
+        """The last round's stage-three geometry (which pairs contest, at which step of distance),
+        reused by the next round for the tokens that did not move."""
 
     def senses(self, actor: Actor) -> Senses:
         """The actor's detection profile and anti-detection key, memoised by identity (a cache)."""
