@@ -536,7 +536,7 @@ def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> R
 
 def _tag(steps: tuple[Step, ...] | list[Step], actor_id: str, actor: Actor) -> list[Step]:
     who = actor.name or actor_id
-    return [replace(s, text=f"{who}: {s.text}", data={**(s.data or {}), "actor": actor_id}) for s in steps]
+    return [replace(s, text=f"{who}: {s.text}", data={**s.data, "actor": actor_id}) for s in steps]
 
 
 def round_health(state: WorldState, ctx: Context) -> Ruling:
@@ -559,7 +559,7 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
                         s,
                         rule="HEALTH-13",
                         text="second track: " + s.text,
-                        data={**(s.data or {}), "track": "second"},
+                        data={**s.data, "track": "second"},
                         key="HEALTH-13.worsening",
                     )
                     for s in worsened.steps

@@ -35,7 +35,8 @@ def pair_steps(
     circumstances, the level a loss and a win leave), or None where no contest applies
     (`contestable`). The level at d² is `steps[bisect_left(limits, d²)]`. Each lookup merged here is
     constant between two of the merged limits and closed at the upper one, as `Reach.at` and
-    `circumstances.distance_circumstances` are, so its value at a step's upper limit is its value on the whole step."""
+    `distance_circumstances` are, so its value at a step's upper limit is its value on the whole
+    step."""
     ranges = (observer.approximate_range, observer.sensory_range)
     limits = sorted(
         {

@@ -180,8 +180,8 @@ class TokenGroups:
 
 def _in_order(pairs: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
     """`sorted(pairs)`, observer by observer: a sort per observer's targets, not one of every pair
-    (a single sort of an undone round's 300,000 pairs held the interpreter for some 150 ms, and a
-    worker thread hands it to the event loop only between calls)."""
+    (one sort is one call, and a worker thread hands the interpreter to the event loop only between
+    calls)."""
     by_observer: dict[str, list[str]] = {}
     for oid, t in pairs:
         targets = by_observer.get(oid)

@@ -283,7 +283,7 @@ def damage_tracks(
     spill2 = spill_damage(second, overflow)
     steps2 = tuple(
         replace(
-            s, rule="HEALTH-2", text="second track: " + s.text, data={**(s.data or {}), "track": "second"}
+            s, rule="HEALTH-2", text="second track: " + s.text, data={**s.data, "track": "second"}
         )
         for s in spill2.steps
     )

@@ -45,7 +45,7 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
     now = pair.standing(result)
     round_number = state.scene.round if state.scene is not None else 0
     located = STATES[now.level].value
-    best_means = (stages.steps[-1].data or {}).get("means") if stages.steps else None
+    best_means = stages.steps[-1].data.get("means") if stages.steps else None
     decided = (
         "DET-8" if now.level != stages.state.level else (stages.steps[-1].rule if stages.steps else "DET-6")
     )
@@ -108,7 +108,7 @@ class ExplainQuery(RuleModel):
 def explain_query(state: WorldState, query: ExplainQuery, index: VisibilityIndex) -> dict[str, Any]:
     """`explain`: how the observer locates the target, rule by rule: `{observer, target, locate, log}`."""
     steps = explain(state, query.observer, query.target, index)
-    final = steps[-1].data or {}
+    final = steps[-1].data
     return {
         "observer": query.observer,
         "target": query.target,
