@@ -22,7 +22,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from tests.conftest import TOKEN, Peer, world_state
+from tests.conftest import TOKEN, Peer, damage, world_state
 from vtt_bridge import __version__
 from vtt_bridge.cli.app import create_app
 from vtt_bridge.server.bridge import BRIDGE, RESTORED_PER_WORLD, Config, RulingRecord
@@ -41,10 +41,6 @@ async def joined(server: Client, world: str, name: str) -> Peer:
     reply = await peer.request("hello", {"token": TOKEN, "world": world, "client": {"name": name}})
     assert reply["type"] == "welcome", reply
     return peer
-
-
-def damage(target: str, amount: int, grade: str) -> dict[str, Any]:
-    return {"kind": "damage", "target": target, "instances": [{"amount": amount, "grade": grade}]}
 
 
 async def page(server: Client) -> str:
