@@ -9,11 +9,11 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { COUNT_FIELDS, DERIVED_PARAMS, KEY_COUNT_FIELDS, renderCard, STEP_KEY, SUBJECT_FIELDS } from "../../scripts/core/chat-cards.mjs";
-import { i18nFor, LANGS, langs, lookup } from "../helpers/i18n.mjs";
-import { sidecarSchema } from "../helpers/schema-check.mjs";
+import { COUNT_FIELDS, DERIVED_PARAMS, KEY_COUNT_FIELDS, renderCard, STEP_KEY, SUBJECT_FIELDS } from "../scripts/core/chat-cards.mjs";
+import { i18nFor, LANGS, langs, lookup } from "./helpers/i18n.mjs";
+import { sidecarSchema } from "./helpers/schema-check.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repo = join(root, "..");
 
 /** The sidecar's Python: the venv's, or VTT_BRIDGE_PYTHON's. */
