@@ -18,6 +18,7 @@ from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about
 from vtt_bridge.rules.conditions import Condition
 from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
+from vtt_bridge.rules.injury import take_damage
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
 PositiveBoxes = Annotated[int, Field(strict=True, ge=1, le=h.MAX_HEALTH)]
@@ -247,35 +248,15 @@ def _summarized(state: WorldState, actor_id: str, actor: Actor, steps: Iterable[
 
 
 def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[Actor, list[Step]]:
-    """WP-1 recovery; recovering 1 Willpower wakes a character unconscious from injuries (HEALTH-3)."""
-    was_zero = wp.total(actor.willpower) == 0 or actor.willpower.drained
-    gained = wp.gain(actor.willpower, amount)
-    out = list(gained.steps)
-    health = actor.health
-    if (
-        gained.recovered
-        and h.unconscious_from_injuries(actor.health, actor.second_health)
-        and not health.woken
-    ):
-        health = health.model_copy(update={"woken": True})
-        out.append(
-            Step(
-                rule="HEALTH-3",
-                text="recovering Willpower wakes them from their injuries",
-                data={"woken": True},
-                key="HEALTH-3.woken",
-            )
-        )
-    if gained.recovered and was_zero and settings.unconscious_at_zero_willpower:
-        out.append(
-            Step(
-                rule="WP-5",
-                text="Willpower above 0 again: no longer unconscious from it",
-                data={"unconscious": False},
-                key="WP-5.awake",
-            )
-        )
-    return _updated(actor, willpower=gained.willpower, health=health), out
+    """WP-1 recovery and its waking (HEALTH-3, WP-5): `rules.willpower.recover` on the actor."""
+    recovery = wp.recover(
+        actor.willpower,
+        amount,
+        actor.health,
+        actor.second_health,
+        unconscious_at_zero=settings.unconscious_at_zero_willpower,
+    )
+    return _updated(actor, willpower=recovery.willpower, health=recovery.health), list(recovery.steps)
 
 
 # ---- handlers ---------------------------------------------------------------------------------------
@@ -308,72 +289,11 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
         temporary_immunities=actor.temporary_immunities,
         round=state.scene.round if state.scene is not None else 0,
     )
-    steps: list[Step] = [*attack_steps, *resolution.steps]
-    avoidable: dict[h.Grade, int] = {}
-    unavoidable: dict[h.Grade, int] = {}
-    for dealt in resolution.dealt:
-        into = unavoidable if dealt.unavoidable else avoidable
-        into[dealt.grade] = into.get(dealt.grade, 0) + dealt.amount
-    health = actor.health
-    if health.temp_hp:
-        absorbed = h.absorb_temp_hp(health, avoidable)
-        health, avoidable = absorbed.track, absorbed.remaining
-        steps.extend(absorbed.steps)
-        if any(unavoidable.values()) and health.temp_hp:
-            steps.append(
-                Step(
-                    rule="HEALTH-11",
-                    text="temporary HP does not work against unavoidable damage",
-                    data={
-                        "unavoidable": {
-                            g.value: unavoidable[g] for g in h.LIGHTEST_FIRST if unavoidable.get(g)
-                        }
-                    },
-                    key="HEALTH-11.unavoidable",
-                )
-            )
-    amounts = (
-        {g: avoidable.get(g, 0) + unavoidable.get(g, 0) for g in h.LIGHTEST_FIRST}
-        if unavoidable
-        else avoidable
+    taken = take_damage(resolution.dealt, actor.health, actor.second_health, actor.willpower)
+    steps = (*attack_steps, *resolution.steps, *taken.steps)
+    new_actor = _updated(
+        actor, health=taken.health, second_health=taken.second_health, willpower=taken.willpower
     )
-    second = actor.second_health
-    willpower = actor.willpower
-    if any(amounts.values()):
-        taken = h.damage_tracks(health, second, amounts)
-        health, second = taken.health, taken.second_health
-        steps.extend(taken.steps)
-        if health.stabilized or (second is not None and second.stabilized):
-            steps.append(
-                Step(
-                    rule="HEALTH-4",
-                    text="new damage: worsening is checked again",
-                    data={"recheck": True},
-                    key="HEALTH-4.recheck",
-                )
-            )
-        health = h.clear_after_damage(health)
-        second = None if second is None else h.clear_after_damage(second)
-        if willpower.kept_conscious:
-            steps.append(
-                Step(
-                    rule="WP-3",
-                    text="a new blow: Willpower must be paid again to stay conscious",
-                    data={"lapse": "blow"},
-                    key="WP-3.blow",
-                )
-            )
-        willpower = wp.after_blow(willpower)
-    else:
-        steps.append(
-            Step(
-                rule="HEALTH-2",
-                text="no damage reaches the Health track",
-                data={"amount": 0},
-                key="HEALTH-2.none",
-            )
-        )
-    new_actor = _updated(actor, health=health, second_health=second, willpower=willpower)
     return _summarized(state, target, new_actor, steps)
 
 

@@ -236,8 +236,7 @@ def _roll_side(
     successes = with_extra_successes(roll, side.extra_successes)
     who = actor.name or actor_id
     tagged = tuple(
-        replace(step, text=f"{who}: {step.text}", data={**step.data, "actor": actor_id})
-        for step in steps
+        replace(step, text=f"{who}: {step.text}", data={**step.data, "actor": actor_id}) for step in steps
     )
     return _Side(actor=actor, roll=roll, successes=successes, steps=tagged)
 

@@ -282,9 +282,7 @@ def damage_tracks(
     )
     spill2 = spill_damage(second, overflow)
     steps2 = tuple(
-        replace(
-            s, rule="HEALTH-2", text="second track: " + s.text, data={**s.data, "track": "second"}
-        )
+        replace(s, rule="HEALTH-2", text="second track: " + s.text, data={**s.data, "track": "second"})
         for s in spill2.steps
     )
     wasted = _wasted_step(spill2.overflow, "both Health tracks are all A")
