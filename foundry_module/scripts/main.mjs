@@ -7,13 +7,16 @@
 import { isOwnWrite } from "./core/apply-patch.mjs";
 import { executeBatches, PatchApplier } from "./foundry/bridge.mjs";
 import { deletionOperator, statusEffectIds } from "./foundry/compat.mjs";
-import { BridgeConnection, randomId } from "./core/connection.mjs";
+import { BridgeConnection } from "./core/connection.mjs";
 import { MODULE_ID } from "./core/constants.mjs";
-import { actionCardHtml } from "./core/damage.mjs";
+import { BRIDGE_FLAG } from "./core/bridge-election.mjs";
+import { actionCardHtml, CARD_FLAG } from "./core/damage.mjs";
 import { installDamageTools } from "./foundry/damage-tools.mjs";
-import { activeGMs, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
+import { makeRelayQueue, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
+import { BridgeHost, renderIndicator } from "./foundry/bridge-host.mjs";
 import {
   moveFromTokenUpdate,
+  oncePerTick,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
   upsertsFromEffectEvent,
@@ -23,11 +26,11 @@ import { installChatCards } from "./foundry/ruling-messages.mjs";
 import { installTableTools } from "./foundry/attack-tools.mjs";
 import { installHealthTrack } from "./foundry/health-canvas.mjs";
 import { actorFlags, buildState, tokenVisibilityFlags } from "./core/messages.mjs";
-import { askBridge, listenAsBridge } from "./foundry/player-requests.mjs";
+import { listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
 import { defineRulesSheet } from "./foundry/rules-sheet.mjs";
-import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, shouldRunBridge } from "./foundry/settings.mjs";
+import { checkSidecarUrl, readConnectionSettings, readRuleSettings, registerSettings, SETTING_CHANGED_HOOK, shouldRunBridge } from "./foundry/settings.mjs";
 import { composeOnce, replacesSystemBar, systemBarMixin, TOKEN_MIXIN_TAGS } from "./systems/canvas.mjs";
 import {
   actorDataOf,
@@ -48,8 +51,6 @@ let connection = null;
 let applier = null;
 /** @type {any} */
 let RulesSheet = null;
-/** @type {HTMLElement|null} */
-let indicator = null;
 
 /** @param {string} key @param {Record<string, string>} [data] */
 const t = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localize(key));
@@ -97,9 +98,14 @@ const amendPlan = systemPlanAmender(
 /** A change outside the module to an actor's system data → the upserts it means. @param {any} actor */
 function forwardSystemChange(actor) {
   if (!connection || !actor?.uuid) return;
+  forwardOnce(actor.uuid, actor);
+}
+/** F22: an unlinked token's edit arrives as updateActor and as updateToken's delta: forwarded once. */
+const forwardOnce = oncePerTick((/** @type {any} */ actor) => {
+  if (!connection) return;
   const { adapter, actorData } = systemOf(actor);
   sendUpserts(upsertsFromSystemChange(adapter, actorData, actor.uuid, applier?.state));
-}
+});
 /** Our Token mixins over the configured class (a system's own), once each. */
 function composeTokenClasses() {
   const config = /** @type {any} */ (CONFIG);
@@ -128,17 +134,18 @@ function currentState() {
   return buildState({ scene, round: combat?.round ?? 0, settings: readRuleSettings(setting), stateOf });
 }
 
-/** @param {string} status */
-function setIndicator(status) {
-  if (!indicator) {
-    indicator = document.createElement("div");
-    indicator.id = `${MODULE_ID}-indicator`;
-    document.body.append(indicator);
-  }
-  indicator.dataset.status = status;
-  indicator.textContent = `⬤ ${t(`VTTBRIDGE.Status.${status}`)}`;
-  indicator.title = t("VTTBRIDGE.Status.Title");
+/**
+ * Every user's indicator (bridge-host.mjs `renderIndicator`).
+ * @param {{state: "up"|"down"|"none", name: string, waiting: number}} shown
+ */
+function setIndicator(shown) {
+  renderIndicator(document, shown, t);
 }
+
+/** @type {BridgeHost|null} this browser's part in the bridge election (set in `ready`) */
+let host = null;
+/** @type {ReturnType<typeof makeRelayQueue>|null} this browser's requests to the bridge (set in `ready`) */
+let relay = null;
 
 function stopBridge() {
   connection?.stop();
@@ -146,18 +153,36 @@ function stopBridge() {
   applier = null;
 }
 
+/** Whether this browser may run the bridge: a GM with the client setting, a token and a valid URL. */
+function eligible() {
+  const conn = readConnectionSettings(setting);
+  return shouldRunBridge({ isGM: game.user.isGM, runsBridge: conn.runsBridge, token: conn.token }) && checkSidecarUrl(conn.url).ok;
+}
+
+/** A GM who ticked "this browser runs the bridge" is told what keeps it from being able to. */
+function warnConnectionSettings() {
+  const conn = readConnectionSettings(setting);
+  if (!game.user.isGM || !conn.runsBridge) return;
+  if (!conn.token) ui.notifications.warn(t("VTTBRIDGE.Notice.NoToken"));
+  const urlCheck = checkSidecarUrl(conn.url);
+  if (!urlCheck.ok) ui.notifications.error(t(`VTTBRIDGE.Notice.BadUrl.${urlCheck.reason}`));
+}
+
+/** The connection settings changed: withdraw or renew this browser's claim (a running link restarts). */
+function reclaim() {
+  warnConnectionSettings();
+  if (!host) return;
+  if (host.running) {
+    host.running = false;
+    stopBridge();
+  }
+  void host.publish();
+}
+
+/** Open the link to the sidecar (the election chose this browser: bridge-host.mjs). */
 function startBridge() {
   stopBridge();
   const conn = readConnectionSettings(setting);
-  if (!shouldRunBridge({ isGM: game.user.isGM, runsBridge: conn.runsBridge, token: conn.token })) {
-    if (game.user.isGM && conn.runsBridge) ui.notifications.warn(t("VTTBRIDGE.Notice.NoToken"));
-    return;
-  }
-  const urlCheck = checkSidecarUrl(conn.url);
-  if (!urlCheck.ok) {
-    ui.notifications.error(t(`VTTBRIDGE.Notice.BadUrl.${urlCheck.reason}`));
-    return;
-  }
   applier = new PatchApplier({
     statusIds: () => statusEffectIds(CONFIG.statusEffects),
     deletion: deletionOperator(globalThis),
@@ -175,6 +200,7 @@ function startBridge() {
         Actor: /** @type {any} */ (CONFIG.Actor.documentClass),
         scene: (id) => (id ? game.scenes.get(id) : null),
         fromUuid: (uuid) => fromUuid(uuid),
+        actors: /** @type {any} */ (game).actors,
       }),
   });
   const active = applier;
@@ -186,7 +212,8 @@ function startBridge() {
     getState: currentState,
     apply: (incoming) => active.apply(incoming),
   });
-  connection.on("status", setIndicator);
+  // every user's indicator reads this browser's claim: up while the link is connected
+  connection.on("status", (/** @type {string} */ status) => void host?.setUp(status === "connected"));
   connection.on("notice", (/** @type {{kind: string, module?: string, sidecar?: string}} */ notice) => {
     const key = `VTTBRIDGE.Notice.${notice.kind}`;
     if (notice.kind === "restored") ui.notifications.info(t(key));
@@ -201,8 +228,8 @@ function startBridge() {
   connection.start();
 }
 
-/** Send an action from this browser: directly when it runs the bridge, else through the relay. */
-const sendAction = makeSendAction({ connection: () => connection, localize: t });
+/** Send an action from this browser: directly when it runs the bridge, else through the relay queue. */
+const sendAction = makeSendAction({ connection: () => connection, localize: t, relay: () => /** @type {any} */ (relay) });
 
 /**
  * The attack dialog's DET-10 check (`attackCheck`, the attacker's view): asked directly when this
@@ -212,7 +239,8 @@ const sendAction = makeSendAction({ connection: () => connection, localize: t })
  */
 async function checkAttack(query) {
   if (connection) return attackerAnswer((await connection.query(query))?.data);
-  const answer = await askBridge(query, { generation: game.release?.generation ?? 12, userId: game.user.id, gms: () => activeGMs(globalThis), socket: game.socket, newId: randomId });
+  if (!relay) return null;
+  const answer = await relay.submit(query);
   return answer.ok ? (answer.data ?? null) : null;
 }
 
@@ -240,19 +268,23 @@ const openDamageDialog = (actor, mode = "damage") => damageTools?.openDamageDial
  * @param {string} summary
  */
 function postActionCard(action, summary) {
-  return ChatMessage.create({ content: actionCardHtml(action, t("VTTBRIDGE.Chat.Apply"), summary) });
+  // the card flag makes its button act (damage-tools.mjs), for a damage or a heal only, on a GM's card
+  if (!game.user.isGM) throw new Error(`${MODULE_ID} | postActionCard is for Game Masters`);
+  return ChatMessage.create({ content: actionCardHtml(action, t("VTTBRIDGE.Chat.Apply"), summary), flags: { [MODULE_ID]: { [CARD_FLAG]: "apply" } } });
 }
 
 Hooks.once("init", () => {
-  registerSettings(game.settings, (group) => {
-    if (group === "connection") startBridge();
-    else connection?.resync("settings");
+  registerSettings(game.settings, (group, key, value) => {
+    if (group === "connection") reclaim();
+    else if (group === "rules") connection?.resync("settings");
+    // L1, F4: a client setting fires no Setting hook, and a world setting's first change is a create
+    else Hooks.callAll(SETTING_CHANGED_HOOK, { key: `${MODULE_ID}.${key}`, value });
   });
   visibilityRuntime = installVisibility({ localize: t });
   composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
-  installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG });
+  installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG, relay: (action) => sendAction(action) });
   installRoll({ hooks: Hooks, ...rollDeps });
   // the attack dialog and square pick (DET-10), the overlay's right click on a line (pins)
   installTableTools({ sendAction: (action) => sendAction(action), localize: t, overlay: visibilityRuntime, checkAttack });
@@ -277,7 +309,10 @@ Hooks.once("init", () => {
       sendAction,
       openDamageDialog,
       openRollDialog: (/** @type {any} */ actor) => openRollDialog(actor, rollDeps),
-      postActionCard,
+      // handed to Game Masters only (read when asked: `game.user` is not known at init)
+      get postActionCard() {
+        return game.user?.isGM ? postActionCard : undefined;
+      },
       openRulesSheet: (/** @type {any} */ actor) => new RulesSheet({ document: actor }).render({ force: true }),
     };
   }
@@ -286,25 +321,46 @@ Hooks.once("init", () => {
 // a system that configures its Token class after the module's `init` still gets our mixins
 Hooks.once("setup", () => composeTokenClasses());
 
-// "the game system's Health bar" changed: redraw the bars (Token render flag `refreshBars`)
-Hooks.on("updateSetting", (/** @type {any} */ changed) => {
+// "the game system's Health bar" changed: redraw the bars (Token render flag `refreshBars`); told by
+// the registration's onChange, as the first change of a world setting is a createSetting (F4)
+Hooks.on(SETTING_CHANGED_HOOK, (/** @type {any} */ changed) => {
   if (changed?.key !== `${MODULE_ID}.systemBar`) return;
   for (const token of /** @type {any} */ (canvas)?.tokens?.placeables ?? []) token.renderFlags?.set({ refreshBars: true });
 });
 
 Hooks.once("ready", () => {
-  // every browser answers: one that does not run the bridge says so (queries) or stays silent (v12)
+  relay = makeRelayQueue(globalThis, { onWaiting: () => host?.refreshIndicator() });
+  host = new BridgeHost({
+    hooks: Hooks,
+    self: () => game.user,
+    users: () => game.users,
+    writeClaim: (claim) => (claim ? game.user.setFlag(MODULE_ID, BRIDGE_FLAG, claim) : game.user.unsetFlag(MODULE_ID, BRIDGE_FLAG)),
+    eligible,
+    start: startBridge,
+    stop: stopBridge,
+    subtle: globalThis.crypto?.subtle,
+    onIndicator: setIndicator,
+    onBridgeChange: () => relay?.wake(),
+    onStandby: (name) => ui.notifications.info(t("VTTBRIDGE.Notice.Standby", { name })),
+    waiting: () => relay?.waiting ?? 0,
+  });
+  const bridgeHost = host;
+  // only the elected browser answers: v13 a query to its user, v12 requests addressed and sealed to it
   listenAsBridge(
     { generation: game.release?.generation ?? 12, queries: CONFIG.queries, socket: game.socket },
     {
       runsBridge: () => !!connection?.connected,
       user: (id) => game.users.get(id),
       owns: ownsSubject(globalThis, () => applier?.state?.scene?.id),
-      send: (action) => /** @type {BridgeConnection} */ (connection).action(action),
+      send: (action, options) => /** @type {BridgeConnection} */ (connection).action(action, options),
       query: (query) => /** @type {BridgeConnection} */ (connection).query(query),
+      selfId: game.user.id,
+      privateKey: () => bridgeHost.privateKey,
+      subtle: globalThis.crypto?.subtle,
     },
   );
-  startBridge();
+  warnConnectionSettings();
+  void host.publish();
 });
 
 Hooks.on("canvasReady", () => connection?.resync("scene"));
@@ -330,7 +386,8 @@ Hooks.on("updateActor", (/** @type {any} */ actor, /** @type {any} */ changes, /
   if (touchesSystemData(changes) && !isOwnWrite(options)) forwardSystemChange(actor);
 });
 
-// an unlinked token's own actor: its system changes arrive in updateToken (`delta`)
+// an unlinked token's own actor: its system changes arrive in updateToken (`delta`), and (v11+) as
+// updateActor of the synthetic actor too; forwardSystemChange sends them once (F22)
 Hooks.on("updateToken", (/** @type {any} */ token, /** @type {any} */ changes, /** @type {any} */ options) => {
   if (touchesSystemData(changes?.delta) && !isOwnWrite(options)) forwardSystemChange(token.actor);
 });
@@ -361,9 +418,22 @@ function rulesControls(actor) {
   ];
 }
 
-// v13+: ApplicationV2 actor sheets
+// ApplicationV2 actor sheets. v13+: an entry's `onClick` runs it —
+// https://foundryvtt.com/api/interfaces/foundry.applications.types.ApplicationHeaderControlsEntry.html;
+// v12's entry has no onClick (icon, label, action, visible, ownership —
+// https://foundryvtt.com/api/v12/interfaces/foundry.applications.types.ApplicationHeaderControlsEntry.html):
+// its `action` is dispatched to the application's `options.actions` (F6)
 Hooks.on("getHeaderControlsActorSheetV2", (/** @type {any} */ app, /** @type {any[]} */ controls) => {
-  if (app.document?.isOwner) controls.push(...rulesControls(app.document));
+  if (!app.document?.isOwner) return;
+  for (const control of rulesControls(app.document)) {
+    if ((game.release?.generation ?? 12) >= 13) {
+      controls.push(control);
+      continue;
+    }
+    const { onClick, ...entry } = control;
+    if (app.options) app.options.actions = { ...(app.options.actions ?? {}), [control.action]: () => onClick() };
+    controls.push(entry);
+  }
 });
 
 // v12: Application (v1) actor sheets

@@ -61,6 +61,8 @@ function table(as, { lang = "en" } = {}) {
   world.addToken("tT", thief, 800, 400, world.scene, { disposition: -1 });
   world.addToken("tO", ogre, 400, 800, world.scene, { disposition: -1 });
   world.addToken("tG", ghost, 1200, 400, world.scene, { disposition: -1, flags: { [MODULE_ID]: { visibility: { tA: "approximate" } } } });
+  // the GM's browser runs the bridge: its claim (bridge-election.mjs) is what a player's relay asks
+  /** @type {any} */ (world.users.get("gm")).flags[MODULE_ID] = { bridge: { since: 1, up: true, key: null } };
   const network = new FakeNetwork(world);
   const browsers = { gm: network.connect("gm"), ann: network.connect("ann") };
   /** @type {Record<string, unknown>[]} what the bridge sent to the sidecar */
@@ -118,7 +120,15 @@ function table(as, { lang = "en" } = {}) {
     button.click();
     await settle();
   };
-  return { world, dialogs, notes, sidecar, tools, token, press, ayla, sendAction };
+  /** A card the GM (the bridge) posted with the module's card flag (main.mjs postActionCard, askReveals). */
+  const post = async (/** @type {string} */ content, /** @type {string} */ type = "apply") => {
+    const was = world.user;
+    world.loginAs("gm");
+    const message = await world.ChatMessage.create({ content, flags: { [MODULE_ID]: { card: type } } });
+    world.user = was;
+    return message;
+  };
+  return { world, dialogs, notes, sidecar, tools, token, press, ayla, sendAction, post };
 }
 
 /** Let a click's relay (queries between the browsers) finish. */
@@ -186,9 +196,9 @@ test("a chat card's Apply: the player's targets, or the GM's selection, get one 
   // the GM announces 6 fire (main.mjs postActionCard: actionCardHtml), for whoever is targeted
   const card = actionCardHtml({ kind: "damage", instances }, "Apply", "6 fire");
   {
-    const { world, token, press, sidecar, notes } = table("ann");
+    const { world, token, press, sidecar, notes, post } = table("ann");
     const ann = /** @type {any} */ (world.users.get("ann"));
-    const message = await world.ChatMessage.create({ content: card });
+    const message = await post(card);
     token("tT").setTarget(true, { user: ann });
     token("tO").setTarget(true, { user: ann, releaseOthers: false });
     await press(message);
@@ -199,8 +209,8 @@ test("a chat card's Apply: the player's targets, or the GM's selection, get one 
   }
   await cleanup();
   {
-    const { world, token, press, sidecar } = table("gm");
-    const message = await world.ChatMessage.create({ content: card });
+    const { token, press, sidecar, post } = table("gm");
+    const message = await post(card);
     token("tT").control();
     token("tO").control();
     await press(message);
@@ -208,7 +218,7 @@ test("a chat card's Apply: the player's targets, or the GM's selection, get one 
     // a card with its own target, nothing selected: that target alone
     token("tT").controlled = false;
     token("tO").controlled = false;
-    const own = await world.ChatMessage.create({ content: actionCardHtml({ kind: "damage", target: "Actor.ogre", instances }, "Apply", "6 fire") });
+    const own = await post(actionCardHtml({ kind: "damage", target: "Actor.ogre", instances }, "Apply", "6 fire"));
     await press(own);
     assert.deepEqual(sidecar.at(-1), { kind: "damage", target: "Actor.ogre", instances });
   }
@@ -224,8 +234,8 @@ test("nothing targeted or selected, and a card naming no target: a localized not
   };
   for (const [lang, sentence] of Object.entries(expected)) {
     for (const as of /** @type {const} */ (["ann", "gm"])) {
-      const { world, press, sidecar, notes } = table(as, { lang });
-      await press(await world.ChatMessage.create({ content: card }));
+      const { press, sidecar, notes, post } = table(as, { lang });
+      await press(await post(card));
       assert.deepEqual(notes, [{ level: "warn", message: sentence }], `${as} ${lang}`);
       assert.deepEqual(sidecar, [], "nothing reached the sidecar");
       await cleanup();
@@ -235,22 +245,22 @@ test("nothing targeted or selected, and a card naming no target: a localized not
 
 test("a player's Apply is refused for tokens they do not own: an attack by another's token, a heal of another's actor; their own attack on enemies goes", async (t) => {
   t.after(cleanup);
-  const { world, token, press, sidecar, notes } = table("ann");
+  const { world, token, press, sidecar, notes, post } = table("ann");
   const ann = /** @type {any} */ (world.users.get("ann"));
   token("tO").setTarget(true, { user: ann });
   // the thief's attack (a card the GM posted), applied by Ann: the attacker is not hers
-  const theirs = await world.ChatMessage.create({ content: actionCardHtml({ kind: "damage", instances, attack: { attacker: "tT", successes: 3 } }, "Apply", "the thief") });
+  const theirs = await post(actionCardHtml({ kind: "damage", instances, attack: { attacker: "tT", successes: 3 } }, "Apply", "the thief"));
   await press(theirs);
   assert.deepEqual(notes, [{ level: "warn", message: "vtt-bridge: the bridge refused the action: you do not own that actor." }]);
   assert.deepEqual(sidecar, [], "the bridge sent nothing");
   // healing the thief: his Health is his owner's
-  const heal = await world.ChatMessage.create({ content: actionCardHtml({ kind: "heal", target: "Actor.thief", amount: 2, source: "magic" }, "Apply", "heal") });
+  const heal = await post(actionCardHtml({ kind: "heal", target: "Actor.thief", amount: 2, source: "magic" }, "Apply", "heal"));
   await press(heal);
   assert.equal(notes.length, 2);
   assert.deepEqual(notes[1], notes[0]);
   assert.deepEqual(sidecar, []);
   // Ayla's attack on the ogre Ann targets: an enemy she does not own, by a token she does
-  const mine = await world.ChatMessage.create({ content: actionCardHtml({ kind: "damage", instances, attack: { attacker: "tA", successes: 3 } }, "Apply", "Ayla") });
+  const mine = await post(actionCardHtml({ kind: "damage", instances, attack: { attacker: "tA", successes: 3 } }, "Apply", "Ayla"));
   await press(mine);
   assert.equal(notes.length, 2);
   assert.deepEqual(sidecar, [{ kind: "damage", target: "Actor.ogre", instances, attack: { attacker: "tA", token: "tO", successes: 3 } }]);
@@ -339,5 +349,5 @@ test("DET-8 the reveal card: a player is shown nothing of the ruling, and a forg
   });
   await press(forged);
   assert.deepEqual(sidecar, []);
-  assert.deepEqual(notes, [{ level: "error", message: "vtt-bridge: the action was not applied: invalid" }]);
+  assert.deepEqual(notes, [{ level: "warn", message: "vtt-bridge: this button was not placed by the bridge; it does nothing." }], "a player's card: the button does nothing, and says why");
 });

@@ -192,10 +192,10 @@ test("DET-10 bad input: attacking with no token, or guessing with one the player
     owns: (/** @type {any} */ subject, /** @type {any} */ user) => !!world.scene.tokens.find((d) => d.id === subject.token)?.testUserPermission(user, "OWNER"),
     send: async (/** @type {any} */ action) => sent.push(action),
   };
-  const request = { type: "vtt-bridge.action", id: "r1", from: ann.id, action: theirs };
-  assert.deepEqual(await answerRequest(request, side), { ok: false, code: "notOwner" });
+  const request = { type: "vtt-bridge.action", id: "r1", action: theirs };
+  assert.deepEqual(await answerRequest(request, side, ann.id), { ok: false, code: "notOwner" });
   const mine = { ...request, action: { kind: "batch", actions: [{ ...theirs.actions[0], attack: { attacker: "tA", token: "tO", successes: 1 } }] } };
-  assert.deepEqual(await answerRequest(mine, side), { ok: true, code: "sent" });
+  assert.deepEqual(await answerRequest(mine, side, ann.id), { ok: true, code: "sent" });
   assert.equal(sent.length, 1);
 });
 
@@ -434,7 +434,7 @@ test("DET-10 the attack dialog asks attackCheck first, relayed as the attacker's
         return answer;
       },
     };
-    const reply = await answerRequest({ type: "vtt-bridge.action", id: `q${asked.length}`, from: "ann", action: query }, side);
+    const reply = await answerRequest({ type: "vtt-bridge.action", id: `q${asked.length}`, action: query }, side, "ann");
     assert.equal(reply.ok, true, JSON.stringify(reply));
     return reply.data;
   };
@@ -482,7 +482,7 @@ test("DET-10 the relay cuts an attackCheck answer to the attacker's fields, and 
     send: async () => assert.fail("no action"),
     query: async () => full,
   };
-  const ask = (/** @type {string} */ attacker) => answerRequest({ type: "vtt-bridge.action", id: "q1", from: "ann", action: { kind: "attackCheck", attacker, successes: 3, guess: { x: 1250, y: 450 } } }, side);
+  const ask = (/** @type {string} */ attacker) => answerRequest({ type: "vtt-bridge.action", id: "q1", action: { kind: "attackCheck", attacker, successes: 3, guess: { x: 1250, y: 450 } } }, side, "ann");
   assert.deepEqual(await ask("tA"), { ok: true, code: "sent", data: { verdict: "guessed", successes: 1, halved: true } });
   assert.deepEqual(await ask("tT"), { ok: false, code: "notOwner" });
 });

@@ -106,12 +106,16 @@ test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo
   assert.equal(flagOf(card).undone, true);
 
   // 6. a player's damage, relayed by the GM's browser (the bridge): its card has Undo too
-  const relayed = await answerRequest(relayRequest("p1", damageAction(gm.bob.uuid, [{ amount: 1, grade: "B" }]), "ask-1"), {
-    runsBridge: () => true,
-    user: () => ({ isGM: false }),
-    owns: () => true,
-    send: (action) => gm.connection.action(action),
-  });
+  const relayed = await answerRequest(
+    relayRequest(damageAction(gm.bob.uuid, [{ amount: 1, grade: "B" }]), "ask-1"),
+    {
+      runsBridge: () => true,
+      user: () => ({ isGM: false }),
+      owns: () => true,
+      send: (action, options) => gm.connection.action(action, options),
+    },
+    "p1",
+  );
   assert.deepEqual(relayed, { ok: true, code: "sent" });
   await gm.connection.idle();
   const players = [...gm.w.messages.values()].find((m) => flagOf(m) && ![made.action, flagOf(own).id].includes(flagOf(m).id));
@@ -155,14 +159,20 @@ test("headless Chromium: the module's stylesheet strikes an undone card's steps 
       const root = document.createElement("li");
       root.innerHTML = renderCard({ log: [{ rule: "HEALTH-2", text: "3 lethal", data: { amount: 3, grade: "L" } }], kind: "damage" }, w.game.i18n);
       document.body.append(root);
-      decorateRulingCard({ getFlag: () => ({ id: "hit-1", rev: 2, kind: "damage", undone }) }, root, (/** @type {any} */ a) => sent.push(a));
+      // a card the bridge (a GM) created: its author is a Game Master
+      decorateRulingCard({ getFlag: () => ({ id: "hit-1", rev: 2, kind: "damage", undone }), author: { isGM: true } }, root, (/** @type {any} */ a) => sent.push(a));
       const line = (/** @type {string} */ selector) => getComputedStyle(/** @type {Element} */ (root.querySelector(selector))).textDecorationLine;
       const button = /** @type {HTMLButtonElement} */ (root.querySelector("button"));
       button.click();
       return { steps: line(".vtt-bridge-steps"), head: line(".vtt-bridge-ruling-head"), button: button.className, buttonLine: getComputedStyle(button).textDecorationLine };
     };
-    return { undone: card(true), standing: card(false), sent };
+    // a ruling flag on a message a player created: not the bridge's card, no Undo
+    const forged = document.createElement("li");
+    forged.innerHTML = renderCard({ log: [{ rule: "HEALTH-2", text: "3 lethal", data: { amount: 3, grade: "L" } }], kind: "damage" }, w.game.i18n);
+    decorateRulingCard({ getFlag: () => ({ id: "hit-1", rev: 2, kind: "damage", undone: false }), author: { isGM: false } }, forged, (/** @type {any} */ a) => sent.push(a));
+    return { undone: card(true), standing: card(false), sent, forgedButtons: forged.querySelectorAll("button").length };
   }, http.origin);
+  assert.equal(looks.forgedButtons, 0, "no Undo on a player's message");
   assert.deepEqual(errors, []);
   assert.deepEqual(looks.undone, { steps: "line-through", head: "line-through", button: "vtt-bridge-redo", buttonLine: "none" });
   assert.deepEqual(looks.standing, { steps: "none", head: "none", button: "vtt-bridge-undo", buttonLine: "none" });

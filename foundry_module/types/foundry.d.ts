@@ -26,6 +26,10 @@ interface FoundryUserLike {
   isSelf?: boolean;
   /** v13+: ask this user's client (CONFIG.queries[name]); rejects on timeout. */
   query?(name: string, data: Record<string, unknown>, options?: { timeout?: number }): Promise<unknown>;
+  /** Document#getFlag / setFlag / unsetFlag (a user may write its own User's flags). */
+  getFlag?(scope: string, key: string): unknown;
+  setFlag(scope: string, key: string, value: unknown): Promise<unknown>;
+  unsetFlag(scope: string, key: string): Promise<unknown>;
 }
 
 interface FoundryGame {
@@ -41,8 +45,9 @@ interface FoundryGame {
   modules: { get(id: string): ({ api?: Record<string, unknown> } & Record<string, unknown>) | undefined };
   socket: {
     emit(channel: string, message: unknown): void;
-    on(channel: string, fn: (message: unknown) => void): void;
-    off?(channel: string, fn: (message: unknown) => void): void;
+    /** v12: the listener is told the sending user's id (https://foundryvtt.wiki/en/development/api/sockets). */
+    on(channel: string, fn: (message: unknown, senderId?: string) => void): void;
+    off?(channel: string, fn: (message: unknown, senderId?: string) => void): void;
   };
   scenes: { viewed: FoundrySceneLike | null; get(id: string): FoundrySceneLike | undefined };
   /** The world's users: iterable, and the Users collection's lookups. */

@@ -403,17 +403,23 @@ export class BridgeConnection {
    * Send a request and wait for its reply's payload (an `error` reply rejects with BridgeError).
    * @param {string} type
    * @param {Record<string, any>} payload
-   * @param {{retry?: boolean}} [options] retry: keep it through an outage and resend it with the same
-   *   id once connected again (the sidecar answers a repeated action id with the same result)
+   * @param {{retry?: boolean, id?: string}} [options] retry: keep it through an outage and resend it with the same
+   *   id once connected again (the sidecar answers a repeated action id with the same result); id:
+   *   the message id to use (a relayed request's, the same on its every retry), else a fresh one
    * @returns {Promise<Record<string, any>>}
    */
-  request(type, payload, { retry = false } = {}) {
+  request(type, payload, { retry = false, id: given } = {}) {
     return new Promise((resolve, reject) => {
       if (!this.#welcomed && !(retry && !this.#stopped)) {
         reject(new BridgeError("offline", "not connected to the sidecar"));
         return;
       }
-      const id = this.newId();
+      if (given && this.#pending.has(given)) {
+        // never the same ruling under a second id: the first request's answer settles it
+        reject(new BridgeError("duplicate", `request ${given} is already under way`));
+        return;
+      }
+      const id = given || this.newId();
       /** @type {Pending} */
       const pending = { type, payload, resolve, reject, timer: null, retry, sent: false };
       this.#pending.set(id, pending);
@@ -425,9 +431,10 @@ export class BridgeConnection {
    * One ruling (`action`); kept and resent after an outage. Resolves with the `result` payload
    * once its patch is queued for applying.
    * @param {Record<string, any>} action `{kind, ...}`
+   * @param {{id?: string}} [options] id: the action id (a relayed request's), else a fresh one
    */
-  action(action) {
-    return this.request("action", action, { retry: true });
+  action(action, { id } = {}) {
+    return this.request("action", action, { retry: true, ...(id ? { id } : {}) });
   }
 
   /**

@@ -10,6 +10,14 @@ export const MODULE_ID = "vtt-bridge";
 /** The socket channel players use to reach the browser that runs the bridge. */
 export const SOCKET_CHANNEL = `module.${MODULE_ID}`;
 
+/**
+ * The module hook fired (`{key, value}`, `key` namespaced as Foundry's Setting keys are) when a
+ * "display" setting changed in this browser, from the setting registration's `onChange`: a client
+ * setting is no Setting document, so `updateSetting` / `createSetting` never fire for it —
+ * https://foundryvtt.com/api/v14/classes/foundry.helpers.ClientSettings.html.
+ */
+export const SETTING_CHANGED_HOOK = `${MODULE_ID}.settingChanged`;
+
 /** The protocol version spoken (PROTOCOL.md "Envelope"). */
 export const PROTOCOL_VERSION = 1;
 

@@ -69,3 +69,29 @@ export function actionFromButton(button) {
     return null;
   }
 }
+
+/** The message flag (`flags.vtt-bridge.card`) that names a card with action buttons, set by the bridge or a GM. */
+export const CARD_FLAG = "card";
+
+/**
+ * The action kinds each card type's buttons may send: an Apply card (`postActionCard`) a damage or
+ * a heal; a held reveal's card (DET-8) its Accept / Refuse.
+ */
+export const CARD_ACTION_KINDS = Object.freeze({
+  apply: Object.freeze(["damage", "heal"]),
+  reveal: Object.freeze(["approveReveal"]),
+});
+
+/**
+ * Whether a chat button may act: the message was created by a Game Master (Foundry's author, never
+ * the content) and carries the module's card flag, and the button's kind is one that card type
+ * carries. Returns null when it may, else why not (`foreign`: not the bridge's card; `kind`: a kind
+ * this card does not carry).
+ * @param {{authorIsGM: boolean, cardType: unknown, kind: unknown}} button
+ * @returns {null|"foreign"|"kind"}
+ */
+export function buttonRefusal({ authorIsGM, cardType, kind }) {
+  if (!authorIsGM || typeof cardType !== "string" || !Object.hasOwn(CARD_ACTION_KINDS, cardType)) return "foreign";
+  const kinds = /** @type {readonly string[]} */ (CARD_ACTION_KINDS[/** @type {keyof typeof CARD_ACTION_KINDS} */ (cardType)]);
+  return typeof kind === "string" && kinds.includes(kind) ? null : "kind";
+}

@@ -124,16 +124,23 @@ export function upsertsFromStatusChange(actor, statuses, activeNow, mirror) {
  * effect makes its statuses active; a deleted one makes them inactive unless another enabled effect
  * of the actor still grants them. Status ids that cannot be a condition key (a '.', a leading '-='
  * or '==') are left alone.
- * @param {{id?: string|null, parent?: any, statuses?: Iterable<string>|null}} effect
+ * An effect embedded in an Item applies to that Item's actor (unless it does not transfer) —
+ * https://foundryvtt.com/api/classes/foundry.documents.ActiveEffect.html (`transfer`),
+ * https://foundryvtt.com/api/classes/foundry.documents.Actor.html (`allApplicableEffects`).
+ * @param {{id?: string|null, parent?: any, statuses?: Iterable<string>|null, transfer?: boolean}} effect
  * @param {boolean} created
  * @param {any} mirror
  * @returns {Upsert[]}
  */
 export function upsertsFromEffectEvent(effect, created, mirror) {
-  const actor = effect.parent;
+  // F18: an effect embedded in an Item (v11+ transfer) applies to the Item's actor
+  const parent = effect.parent;
+  const actor = parent?.documentName === "Item" ? (effect.transfer === false ? null : parent.parent) : parent;
   if (!actor?.uuid || !effect.statuses) return [];
   const statuses = [...effect.statuses].filter((s) => isUpdateKey(conditionForStatus(s)));
-  const others = [...(actor.effects ?? [])].filter((e) => e !== effect && e.id !== effect.id && !e.disabled);
+  // the actor's own effects and those its Items transfer (Actor#allApplicableEffects, v11+)
+  const applicable = typeof actor.allApplicableEffects === "function" ? [...actor.allApplicableEffects()] : [...(actor.effects ?? [])];
+  const others = applicable.filter((e) => e !== effect && e.id !== effect.id && !e.disabled);
   const activeNow = (/** @type {string} */ status) => created || others.some((e) => e.statuses?.has?.(status));
   return upsertsFromStatusChange(actor, statuses, activeNow, mirror);
 }
@@ -160,4 +167,29 @@ export function upsertsFromTokenLifecycle(token, created, mirror, stateOf = acto
     value: { actor: actor.uuid, x: token.x, y: token.y, elevation: token.elevation ?? 0 },
   });
   return upserts;
+}
+
+/**
+ * One call per key per tick: `fn(value)` runs once, on the next microtask, with the value of the
+ * last call for that key. An unlinked token's system edit reaches the module twice, as updateActor of
+ * its synthetic actor (v11+: foundryvtt/foundryvtt#9131) and as updateToken's `delta` (F22); both
+ * name the same actor, so it is forwarded once, read after both.
+ * @template T
+ * @param {(value: T) => void} fn
+ * @param {(job: () => void) => void} [schedule] `queueMicrotask`
+ * @returns {(key: string, value: T) => void}
+ */
+export function oncePerTick(fn, schedule = (job) => queueMicrotask(job)) {
+  /** @type {Map<string, T>} */
+  const waiting = new Map();
+  return (key, value) => {
+    const first = !waiting.has(key);
+    waiting.set(key, value);
+    if (!first) return;
+    schedule(() => {
+      const last = /** @type {T} */ (waiting.get(key));
+      waiting.delete(key);
+      fn(last);
+    });
+  };
 }

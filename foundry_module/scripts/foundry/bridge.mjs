@@ -22,6 +22,8 @@ import { planPatch, toFoundryBatches } from "../core/apply-patch.mjs";
  * @property {(id: string|undefined) => ({tokens?: Iterable<{id: string|null}>, updateEmbeddedDocuments: (name: string, updates: Record<string, unknown>[], options?: Record<string, unknown>) => Promise<unknown>}|null|undefined)} scene
  *   the scene of that id (`game.scenes.get(id)`): the synced scene, whichever one is viewed now
  * @property {(uuid: string) => (DocumentLike|null|Promise<DocumentLike|null>)} fromUuid
+ * @property {{has: (id: string) => boolean}} [actors] `game.actors`: a world actor deleted meanwhile is
+ *   skipped (`Actor.updateDocuments` would fail the whole batch on its id)
  */
 
 /**
@@ -32,7 +34,10 @@ import { planPatch, toFoundryBatches } from "../core/apply-patch.mjs";
  */
 export async function executeBatches(batches, target) {
   const { options } = batches;
-  if (batches.worldActors.length) await target.Actor.updateDocuments(batches.worldActors, options);
+  // F5: only world actors that still exist (one deleted while its patch was in flight would fail
+  // every update of the batch, and the ruling's token updates and statuses after it)
+  const actors = target.actors ? batches.worldActors.filter((u) => target.actors?.has(String(u._id))) : batches.worldActors;
+  if (actors.length) await target.Actor.updateDocuments(actors, options);
   for (const { uuid, update } of batches.syntheticActors) {
     const doc = await target.fromUuid(uuid);
     if (doc) await doc.update(update, options);
@@ -61,8 +66,9 @@ export async function executeBatches(batches, target) {
  * @property {(sceneId: string|undefined) => Record<string, Record<string, unknown>>} [foundryActors]
  *   the rules flags of that scene's actors now (uuid → `flags.vtt-bridge`), read on a sync to delete
  *   keys the result lacks
- * @property {(plan: import("../core/apply-patch.mjs").PatchPlan) => void} [amendPlan] adds to the plan's
- *   actor updates before they are written (the game system's own fields: systems/index.mjs)
+ * @property {(plan: import("../core/apply-patch.mjs").PatchPlan, previous: any) => void} [amendPlan] adds to the plan's
+ *   actor updates before they are written (the game system's own fields: systems/index.mjs);
+ *   `previous`: the mirror before a patch, null for a sync
  */
 
 /** Holds the mirror and applies incoming results/patches to it and to Foundry. */
@@ -92,8 +98,10 @@ export class PatchApplier {
     });
     if (plan.resync) return false;
     if (plan.state && typeof plan.state === "object") plan.state.rev = incoming.rev;
+    // a patch: the mirror before it tells what changed (a sync aligns everything)
+    const previous = sync ? null : this.state;
     this.state = plan.state;
-    this.options.amendPlan?.(plan);
+    this.options.amendPlan?.(plan, previous);
     await this.options.execute(toFoundryBatches(plan), incoming);
     return true;
   }

@@ -20,7 +20,7 @@
  */
 
 import { MODULE_ID } from "../core/constants.mjs";
-import { actionFromButton, actionFromDialog, DIALOG_CHOICES } from "../core/damage.mjs";
+import { actionFromButton, actionFromDialog, buttonRefusal, CARD_FLAG, DIALOG_CHOICES } from "../core/damage.mjs";
 import { batchTargets, damageSends } from "../core/attack.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 
@@ -108,18 +108,44 @@ export async function openDamageDialog(actor, mode, options) {
 }
 
 /**
- * Bind the action buttons of a rendered chat card (`data-vtt-bridge-action`): a damage goes to the
- * targets (or the card's own target), any other action (a reveal's Accept, a heal) is sent as it is.
+ * The user who created a chat message, as Foundry says (v12+ `ChatMessage#author`, a User; its
+ * source holds the id) — https://foundryvtt.com/api/classes/foundry.documents.ChatMessage.html.
+ * @param {any} message
+ * @param {any} env
+ */
+export function messageAuthor(message, env) {
+  const author = message?.author;
+  if (author && typeof author === "object") return author;
+  const id = typeof author === "string" ? author : message?._source?.author;
+  return typeof id === "string" ? env.game?.users?.get?.(id) ?? null : null;
+}
+
+/**
+ * Bind the action buttons of a rendered chat card (`data-vtt-bridge-action`): only on a card a Game
+ * Master created with the module's card flag, and only the kinds that card type carries
+ * (`buttonRefusal`); any other button says why and sends nothing. A damage goes to the targets (or
+ * the card's own target), any other action (a reveal's Accept, a heal) is sent as it is.
  * @param {HTMLElement|null|undefined} html
  * @param {DamageToolsOptions} options
+ * @param {any} [message] the ChatMessage rendered
  */
-export function bindChatButtons(html, options) {
+export function bindChatButtons(html, options, message) {
+  const env = options.env ?? globalThis;
   for (const button of html?.querySelectorAll?.(`[data-${MODULE_ID}-action]`) ?? []) {
     button.addEventListener("click", async () => {
       const action = actionFromButton(button);
       if (!action) return;
+      const refusal = buttonRefusal({
+        authorIsGM: !!messageAuthor(message, env)?.isGM,
+        cardType: message?.getFlag?.(MODULE_ID, CARD_FLAG),
+        kind: action.kind,
+      });
+      if (refusal) {
+        env.ui.notifications.warn(options.localize(refusal === "foreign" ? "VTTBRIDGE.Notice.ForeignButton" : "VTTBRIDGE.Notice.KindNotOnCard"));
+        return;
+      }
       const fallback = typeof action.target === "string" ? { actor: action.target } : null;
-      await sendFor(action, action.kind === "damage" ? damageTargets(options.env ?? globalThis, fallback) : [], options);
+      await sendFor(action, action.kind === "damage" ? damageTargets(env, fallback) : [], options);
     });
   }
 }
@@ -134,6 +160,6 @@ export function installDamageTools(options) {
   const env = options.env ?? globalThis;
   const generation = env.game?.release?.generation;
   // v13+: the HTMLElement itself; v12: jQuery, whose [0] is the element
-  env.Hooks.on(chatRenderHook(generation), (/** @type {any} */ _message, /** @type {any} */ html) => bindChatButtons(generation >= 13 ? html : html?.[0], options));
+  env.Hooks.on(chatRenderHook(generation), (/** @type {any} */ message, /** @type {any} */ html) => bindChatButtons(generation >= 13 ? html : html?.[0], options, message));
   return { openDamageDialog: (actor, mode = "damage") => openDamageDialog(actor, mode, options) };
 }

@@ -7,7 +7,7 @@
  * @module health-canvas
  */
 
-import { MODULE_ID } from "../core/constants.mjs";
+import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
 import { drawConditionCounters, drawHealthTrack, setLabel } from "../core/drawing.mjs";
 import { canSeeHealth, counterLabelKey, healthTrackView } from "../core/health-track.mjs";
 import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
@@ -188,7 +188,8 @@ export function installHealthTrack({
       refresh(tokenDocument?.object);
     }
   });
-  for (const hook of ["updateSetting", "createSetting"]) {
+  // SETTING_CHANGED_HOOK: the registration's onChange (a client setting, the palette, has no Setting document: L1)
+  for (const hook of ["updateSetting", "createSetting", SETTING_CHANGED_HOOK]) {
     hooks.on(hook, (/** @type {any} */ setting) => {
       if (setting?.key === `${MODULE_ID}.${HEALTH_VISIBILITY_SETTING}`) visibilitySetting = null;
       else if (setting?.key === `${MODULE_ID}.${PALETTE_SETTING}`) paletteSetting = null;

@@ -1,18 +1,19 @@
 /**
- * A player's Damage / Heal / Apply / contest click, carried to the browser that runs the bridge and
- * answered, so it can never vanish silently.
+ * A player's (or a co-GM's) Damage / Heal / Apply / contest / reveal / undo click, carried to the one
+ * browser that runs the bridge (bridge-election.mjs) and answered, so it can never vanish silently.
  *
- * - v13+: the bridge registers `CONFIG.queries["vtt-bridge.action"]`; a player asks the active
- *   Game Masters one by one with `User#query(name, data, {timeout})` until one answers that it runs
- *   the bridge.
- * - v12 (no queries): the player emits the request on the module socket with an id; the bridge
- *   emits an acknowledgement with that id back (`to` the sender); other clients stay silent.
- * Either way the player gets an answer (sent, refused, or a localized notice that no bridge answered
- * within `RELAY_TIMEOUT_MS`).
- *
- * The bridge refuses an action on an actor the sending user does not own (see `ownedSubject`).
- * Everything here but `askBridge` / `listenAsBridge` is pure; those two take Foundry's parts as
- * arguments, so tests run them on the stand-in.
+ * - Who asks comes from Foundry, never from the message: v13+ the query handler's caller (its
+ *   options' `user`), v12 the module socket listener's sender id. A request carries no sender of
+ *   its own; every ownership check runs against that user, GM-only kinds need that user's `isGM`.
+ * - v13+: the bridge registers `CONFIG.queries["vtt-bridge.action"]`; the asker queries the elected
+ *   bridge user (`User#query`), a request answered only by that browser.
+ * - v12 (no queries): the socket reaches every browser, so the request and its answer are sealed
+ *   (ECDH P-256 + AES-GCM, WebCrypto) to the bridge's public key, which the bridge browser publishes
+ *   in its own User flag (only that user or a GM can write it); other browsers read ciphertext.
+ * - While no bridge is up the request waits in the asker's queue (`RelayQueue`) with its id and goes
+ *   out when one is up; a retry carries the same id, which the bridge sends to the sidecar as the
+ *   action id (`relayActionId`), so the sidecar rules it once and replays it after.
+ * Everything but the transport glue in `listenAsBridge` / `RelayQueue` is pure.
  * @module player-requests
  */
 
@@ -28,17 +29,25 @@ import { attackerAnswer } from "../core/attack-card.mjs";
  */
 export const PLAYER_QUERY_KINDS = Object.freeze(["attackCheck"]);
 
+/** What only a Game Master may relay (a co-GM without the bridge): a held reveal's answer, undo/redo. */
+export const GM_RELAY_KINDS = Object.freeze(["approveReveal", "undo", "redo"]);
+
 /** The v13+ query name (`CONFIG.queries`), namespaced by the module id. */
 export const QUERY_NAME = `${MODULE_ID}.action`;
 
-/** How long a player waits for the bridge before being told nobody answered. */
+/** How long one attempt waits for the bridge's answer before it is tried again (same id). */
 export const RELAY_TIMEOUT_MS = 5000;
 
+/** How long a request that found no bridge waits before it looks again (besides election changes). */
+export const RETRY_MS = 3000;
+
+/** A request id: what a relayed action's sidecar id is made of. */
+const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /**
- * @typedef {object} RelayRequest what a player sends (query data, or the socket message on v12)
+ * @typedef {object} RelayRequest what an asker sends (query data, or the opened socket message)
  * @property {"vtt-bridge.action"} type
- * @property {string} id unique per request (the v12 acknowledgement names it)
- * @property {string} from the sending user's id
+ * @property {string} id unique per request; the same on every retry
  * @property {Record<string, any>} action
  */
 
@@ -51,37 +60,39 @@ export const RELAY_TIMEOUT_MS = 5000;
  */
 
 /**
- * @param {string} from user id
  * @param {Record<string, any>} action
  * @param {string} id
  * @returns {RelayRequest}
  */
-export function relayRequest(from, action, id) {
-  return { type: "vtt-bridge.action", id, from, action };
+export function relayRequest(action, id) {
+  return { type: "vtt-bridge.action", id, action };
 }
 
 /**
- * The v12 socket acknowledgement of a request.
- * @param {RelayRequest} request
- * @param {RelayAnswer} answer
- * @returns {{type: "vtt-bridge.ack", id: string, to: string} & RelayAnswer}
+ * The sidecar action id of a relayed request: the asker's user id (from Foundry) and the request's
+ * id, so two users cannot collide and a retry through another bridge is the same ruling.
+ * @param {string} senderId @param {string} requestId
  */
-export function ackMessage(request, answer) {
-  return { type: "vtt-bridge.ack", id: request.id, to: request.from, ...answer };
+export function relayActionId(senderId, requestId) {
+  return `relay-${senderId}-${requestId}`;
 }
 
 /**
- * A request as the bridge receives it, or null when it is not one a player may relay (unknown
- * type, unknown kind, malformed).
+ * A request as the bridge receives it, or null when it is not one this sender may relay (unknown
+ * type, a kind the sender may not send, malformed). A `from` in the message is ignored.
  * @param {unknown} message
+ * @param {{isGM?: boolean}|null|undefined} sender the asking user, from Foundry
  * @returns {RelayRequest|null}
  */
-export function parseRequest(message) {
+export function parseRequest(message, sender) {
   if (!isPlainObject(message) || message.type !== "vtt-bridge.action") return null;
-  if (typeof message.from !== "string" || typeof message.id !== "string" || !message.id) return null;
+  if (typeof message.id !== "string" || !REQUEST_ID.test(message.id)) return null;
   const action = message.action;
-  if (!isPlainObject(action) || typeof action.kind !== "string" || !PLAYER_ACTION_KINDS.includes(action.kind) && !PLAYER_QUERY_KINDS.includes(action.kind)) return null;
-  return /** @type {RelayRequest} */ (message);
+  if (!isPlainObject(action) || typeof action.kind !== "string") return null;
+  const kind = action.kind;
+  const allowed = PLAYER_ACTION_KINDS.includes(kind) || PLAYER_QUERY_KINDS.includes(kind) || (!!sender?.isGM && GM_RELAY_KINDS.includes(kind));
+  if (!allowed) return null;
+  return { type: "vtt-bridge.action", id: message.id, action };
 }
 
 /**
@@ -134,25 +145,30 @@ export function ownedSubject(action) {
 /**
  * @typedef {object} BridgeSide what the bridge browser needs to answer
  * @property {() => boolean} runsBridge whether this browser is connected to the sidecar
- * @property {(id: string) => ({isGM?: boolean}|null|undefined)} user `game.users.get`
+ * @property {(id: string) => ({id?: string, isGM?: boolean}|null|undefined)} user `game.users.get`
  * @property {(subject: {actor: string}|{token: string}, user: any) => (boolean|Promise<boolean>)} owns
  *   whether that user owns the actor (by uuid) or the token's actor (by token id, on the synced scene)
- * @property {(action: Record<string, any>) => Promise<unknown>} send sends the action to the sidecar
+ * @property {(action: Record<string, any>, options?: {id?: string}) => Promise<unknown>} send sends the action to the sidecar (with that action id)
  * @property {(query: Record<string, any>) => Promise<any>} [query] sends a query, resolves its `result` payload
+ * @property {string} [selfId] this browser's user id (v12: the requests addressed to it)
+ * @property {() => (CryptoKey|null)} [privateKey] v12: the key that opens sealed requests
+ * @property {SubtleCrypto} [subtle]
  */
 
 /**
- * The bridge's answer to one request (the handler behind the query and the v12 socket).
+ * The bridge's answer to one request from `senderId` (the handler behind the query and the v12
+ * socket). Ownership and GM-only kinds are judged on Foundry's user `senderId`, never on the message.
  * @param {unknown} message
  * @param {BridgeSide} side
+ * @param {string|null|undefined} senderId the asking user's id, from Foundry
  * @returns {Promise<RelayAnswer>}
  */
-export async function answerRequest(message, side) {
+export async function answerRequest(message, side, senderId) {
   if (!side.runsBridge()) return { ok: false, code: "noBridge" };
-  const request = parseRequest(message);
-  if (!request) return { ok: false, code: "invalid" };
-  const user = side.user(request.from);
+  const user = typeof senderId === "string" && senderId ? side.user(senderId) : null;
   if (!user) return { ok: false, code: "notOwner" };
+  const request = parseRequest(message, user);
+  if (!request) return { ok: false, code: "invalid" };
   const subject = ownedSubject(request.action);
   if (subject && !user.isGM && !(await side.owns(subject, user))) return { ok: false, code: "notOwner" };
   if (PLAYER_QUERY_KINDS.includes(request.action.kind)) {
@@ -165,89 +181,305 @@ export async function answerRequest(message, side) {
     }
   }
   try {
-    await side.send(request.action);
+    await side.send(request.action, { id: relayActionId(/** @type {string} */ (senderId), request.id) });
   } catch (error) {
     return { ok: false, code: "failed", message: /** @type {Error} */ (error)?.message ?? String(error) };
   }
   return { ok: true, code: "sent" };
 }
 
-/**
- * @typedef {object} PlayerSide what a player's browser needs to ask
- * @property {number} generation `game.release.generation`
- * @property {string} userId `game.user.id`
- * @property {() => Array<{id: string, active?: boolean, isGM?: boolean, query?: (name: string, data: Record<string, unknown>, options?: {timeout?: number}) => Promise<unknown>}>} gms
- *   the active Game Masters, `game.users.activeGM` first
- * @property {{emit: (channel: string, data: unknown) => void, on: (channel: string, fn: (data: unknown) => void) => void, off?: (channel: string, fn: (data: unknown) => void) => void}} socket
- * @property {() => string} newId
- * @property {{setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (handle: any) => void}} [clock]
- * @property {number} [timeout] ms
- */
+// ---- v12 sealing (WebCrypto) ----------------------------------------------------------------
+
+const ECDH = { name: "ECDH", namedCurve: "P-256" };
+
+/** @param {ArrayBuffer|Uint8Array} bytes */
+const toBase64 = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
+/** @param {string} text */
+const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 /**
- * Ask the bridge to send a player's action; resolves with its answer, `{ok: false, code:
- * "noBridge"}` when nobody answered in time.
- * @param {Record<string, any>} action
- * @param {PlayerSide} side
- * @returns {Promise<RelayAnswer>}
+ * The bridge's key pair (made once per bridge start): the public half as a JWK to publish.
+ * @param {SubtleCrypto} subtle
+ * @returns {Promise<{privateKey: CryptoKey, publicJwk: JsonWebKey}>}
  */
-export async function askBridge(action, side) {
-  const request = relayRequest(side.userId, action, side.newId());
-  const timeout = side.timeout ?? RELAY_TIMEOUT_MS;
-  if (side.generation >= 13) {
-    for (const gm of side.gms()) {
-      if (typeof gm.query !== "function") continue;
-      let answer;
-      try {
-        answer = /** @type {RelayAnswer} */ (await gm.query(QUERY_NAME, { ...request }, { timeout }));
-      } catch {
-        continue; // no handler there (no module), not connected, or no answer in time
-      }
-      if (answer && answer.code !== "noBridge") return answer;
-    }
-    return { ok: false, code: "noBridge" };
-  }
-  const clock = side.clock ?? { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
-  return new Promise((resolve) => {
-    /** @param {unknown} data */
-    const listener = (data) => {
-      if (!isPlainObject(data) || data.type !== "vtt-bridge.ack" || data.id !== request.id || data.to !== side.userId) return;
-      const code = /** @type {RelayAnswer["code"]} */ (typeof data.code === "string" ? data.code : "failed");
-      finish({
-        ok: data.ok === true,
-        code,
-        ...(typeof data.message === "string" ? { message: data.message } : {}),
-        ...(isPlainObject(data.data) ? { data: attackerAnswer(data.data) } : {}),
-      });
-    };
-    const timer = clock.setTimeout(() => finish({ ok: false, code: "noBridge" }), timeout);
-    /** @param {RelayAnswer} answer */
-    const finish = (answer) => {
-      clock.clearTimeout(timer);
-      side.socket.off?.(SOCKET_CHANNEL, listener);
-      resolve(answer);
-    };
-    side.socket.on(SOCKET_CHANNEL, listener);
-    side.socket.emit(SOCKET_CHANNEL, request);
-  });
+export async function bridgeKeys(subtle) {
+  const pair = /** @type {CryptoKeyPair} */ (await subtle.generateKey(ECDH, true, ["deriveKey"]));
+  return { privateKey: pair.privateKey, publicJwk: await subtle.exportKey("jwk", pair.publicKey) };
 }
 
 /**
- * On every GM's browser: answer requests, through `CONFIG.queries` (v13+) and the module socket
- * (v12). A browser that does not run the bridge answers a query with `noBridge` (so the player asks
- * the next GM) and stays silent on the socket (another browser may run it).
- * @param {{generation: number, queries?: Record<string, unknown>, socket: {emit: (channel: string, data: unknown) => void, on: (channel: string, fn: (data: unknown) => void) => void}}} foundry
+ * @param {SubtleCrypto} subtle @param {CryptoKey} privateKey @param {JsonWebKey} publicJwk
+ * @returns {Promise<CryptoKey>}
+ */
+async function sharedKey(subtle, privateKey, publicJwk) {
+  const publicKey = await subtle.importKey("jwk", publicJwk, ECDH, false, []);
+  return subtle.deriveKey({ name: "ECDH", public: publicKey }, privateKey, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+}
+
+/**
+ * @param {SubtleCrypto} subtle @param {CryptoKey} key @param {unknown} payload
+ * @returns {Promise<{iv: string, data: string}>}
+ */
+async function encrypt(subtle, key, payload) {
+  const iv = globalThis.crypto.getRandomValues(new Uint8Array(12));
+  const data = await subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(JSON.stringify(payload)));
+  return { iv: toBase64(iv), data: toBase64(data) };
+}
+
+/**
+ * @param {SubtleCrypto} subtle @param {CryptoKey} key @param {{iv: unknown, data: unknown}} sealed
+ * @returns {Promise<unknown>} null when it does not open
+ */
+async function decrypt(subtle, key, sealed) {
+  try {
+    const plain = await subtle.decrypt({ name: "AES-GCM", iv: fromBase64(String(sealed.iv)) }, key, fromBase64(String(sealed.data)));
+    return JSON.parse(new TextDecoder().decode(plain));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * On every GM's browser: answer requests, through `CONFIG.queries` (v13+: the handler is told the
+ * asking user) and the module socket (v12: the listener is told the sender's id; only requests
+ * addressed to this browser's user, sealed to its key, are opened). A browser that does not run the
+ * bridge answers a query with `noBridge` and stays silent on the socket. One request id is answered
+ * once at a time (a retry while the first attempt runs waits for it).
+ * @param {{generation: number, queries?: Record<string, unknown>, socket: {emit: (channel: string, data: unknown) => void, on: (channel: string, fn: (data: unknown, senderId?: string) => void) => void}}} foundry
  * @param {BridgeSide} side
  */
 export function listenAsBridge(foundry, side) {
+  /** @type {Map<string, Promise<RelayAnswer>>} */
+  const running = new Map();
+  /** @param {unknown} request @param {string|undefined} senderId */
+  const answerOnce = (request, senderId) => {
+    const key = `${senderId}:${isPlainObject(request) ? String(request.id) : ""}`;
+    const known = running.get(key);
+    if (known) return known;
+    const answer = answerRequest(request, side, senderId).finally(() => running.delete(key));
+    running.set(key, answer);
+    return answer;
+  };
   if (foundry.generation >= 13 && foundry.queries) {
-    foundry.queries[QUERY_NAME] = (/** @type {unknown} */ data) => answerRequest(data, side);
+    foundry.queries[QUERY_NAME] = (/** @type {unknown} */ data, /** @type {{user?: {id?: string}}|undefined} */ options) => answerOnce(data, options?.user?.id);
     return;
   }
-  foundry.socket.on(SOCKET_CHANNEL, async (data) => {
-    if (!side.runsBridge()) return;
-    const request = parseRequest(data);
-    if (!request) return;
-    foundry.socket.emit(SOCKET_CHANNEL, ackMessage(request, await answerRequest(request, side)));
+  foundry.socket.on(SOCKET_CHANNEL, async (data, senderId) => {
+    if (!isPlainObject(data) || data.to !== side.selfId || !side.runsBridge()) return;
+    if (typeof senderId !== "string" || typeof data.id !== "string") return;
+    if (data.type === "vtt-bridge.sealed") {
+      const privateKey = side.privateKey?.();
+      if (!privateKey || !side.subtle || !isPlainObject(data.epk)) return;
+      let key;
+      try {
+        key = await sharedKey(side.subtle, privateKey, /** @type {JsonWebKey} */ (data.epk));
+      } catch {
+        return;
+      }
+      const request = await decrypt(side.subtle, key, /** @type {{iv: unknown, data: unknown}} */ (data));
+      if (!isPlainObject(request) || request.id !== data.id) return;
+      const answer = await answerOnce(request, senderId);
+      foundry.socket.emit(SOCKET_CHANNEL, { type: "vtt-bridge.sealedAnswer", id: data.id, to: senderId, ...(await encrypt(side.subtle, key, answer)) });
+      return;
+    }
+    if (data.type !== "vtt-bridge.action") return;
+    // unsealed (the bridge has no WebCrypto): the answer says no more than sent / refused
+    const { ok, code } = await answerOnce(data, senderId);
+    foundry.socket.emit(SOCKET_CHANNEL, { type: "vtt-bridge.ack", id: data.id, to: senderId, ok, code });
   });
+}
+
+// ---- the asker's queue ----------------------------------------------------------------------
+
+/**
+ * @typedef {object} BridgeTarget the elected bridge as the asker sees it
+ * @property {string} id its user id
+ * @property {boolean} up connected to the sidecar
+ * @property {JsonWebKey|null} key v12: its published public key
+ * @property {((name: string, data: Record<string, unknown>, options?: {timeout?: number}) => Promise<unknown>)|undefined} [query] v13+: `User#query`
+ */
+
+/**
+ * @typedef {object} AskerSide
+ * @property {number} generation `game.release.generation`
+ * @property {string} userId this browser's user
+ * @property {() => (BridgeTarget|null)} bridge the elected bridge, or null when no browser runs it
+ * @property {{emit: (channel: string, data: unknown) => void, on: (channel: string, fn: (data: unknown, senderId?: string) => void) => void, off?: (channel: string, fn: (data: unknown) => void) => void}} socket
+ * @property {() => string} newId
+ * @property {SubtleCrypto|undefined} [subtle] v12 sealing; without it a request goes unsealed
+ * @property {{setTimeout: (fn: () => void, ms: number) => any, clearTimeout: (handle: any) => void}} [clock]
+ * @property {number} [timeout] ms one attempt waits
+ * @property {number} [retry] ms between attempts while no bridge answers
+ * @property {(waiting: number) => void} [onWaiting] the number of requests waiting for a bridge changed
+ */
+
+/**
+ * @typedef {object} Pending
+ * @property {string} id
+ * @property {Record<string, any>} action
+ * @property {(answer: RelayAnswer) => void} resolve
+ * @property {boolean} busy an attempt is under way
+ * @property {boolean} waiting no bridge took it yet (shown as waiting)
+ * @property {any} timer the next attempt's
+ */
+
+/**
+ * The asker's side: every request waits here until the elected bridge answers it; an action is tried
+ * again (same id) whenever the bridge changes or comes up, and every `retry` ms, never dropped;
+ * a query (`attackCheck`, the attack dialog waits on it) is asked once and answered `noBridge`
+ * when no bridge is up.
+ */
+export class RelayQueue {
+  /** @param {AskerSide} side */
+  constructor(side) {
+    this.side = side;
+    this.clock = side.clock ?? { setTimeout: globalThis.setTimeout.bind(globalThis), clearTimeout: globalThis.clearTimeout.bind(globalThis) };
+    /** @type {Map<string, Pending>} */
+    this.pending = new Map();
+    /** @type {number} */
+    this.lastWaiting = 0;
+  }
+
+  /** Requests not answered yet that found no bridge (what the indicator shows). */
+  get waiting() {
+    return [...this.pending.values()].filter((p) => p.waiting).length;
+  }
+
+  #report() {
+    const waiting = this.waiting;
+    if (waiting !== this.lastWaiting) {
+      this.lastWaiting = waiting;
+      this.side.onWaiting?.(waiting);
+    }
+  }
+
+  /**
+   * Send `action` through the bridge; resolves with its answer once a bridge answered (an action
+   * waits as long as it takes; a query answers `noBridge` when none is up).
+   * @param {Record<string, any>} action
+   * @returns {Promise<RelayAnswer>}
+   */
+  submit(action) {
+    const id = this.side.newId();
+    if (PLAYER_QUERY_KINDS.includes(action.kind)) return this.#askOnce(relayRequest(action, id));
+    return new Promise((resolve) => {
+      /** @type {Pending} */
+      const pending = { id, action, resolve, busy: false, waiting: false, timer: null };
+      this.pending.set(id, pending);
+      void this.#attempt(pending);
+    });
+  }
+
+  /** The bridge changed or came up: try every waiting request now. */
+  wake() {
+    for (const pending of this.pending.values()) void this.#attempt(pending);
+  }
+
+  /** @param {Pending} pending */
+  async #attempt(pending) {
+    if (pending.busy || !this.pending.has(pending.id)) return;
+    this.clock.clearTimeout(pending.timer);
+    pending.timer = null;
+    const bridge = this.side.bridge();
+    /** @type {RelayAnswer|null} */
+    let answer = null;
+    if (bridge?.up) {
+      pending.busy = true;
+      try {
+        answer = await this.#send(bridge, relayRequest(pending.action, pending.id));
+      } finally {
+        pending.busy = false;
+      }
+    }
+    if (answer && answer.code !== "noBridge") {
+      this.pending.delete(pending.id);
+      this.#report();
+      pending.resolve(answer);
+      return;
+    }
+    pending.waiting = true;
+    this.#report();
+    pending.timer = this.clock.setTimeout(() => void this.#attempt(pending), this.side.retry ?? RETRY_MS);
+  }
+
+  /** @param {RelayRequest} request @returns {Promise<RelayAnswer>} */
+  async #askOnce(request) {
+    const bridge = this.side.bridge();
+    if (!bridge?.up) return { ok: false, code: "noBridge" };
+    return (await this.#send(bridge, request)) ?? { ok: false, code: "noBridge" };
+  }
+
+  /**
+   * One attempt: the answer, or null when none came (not connected, timed out).
+   * @param {BridgeTarget} bridge @param {RelayRequest} request
+   * @returns {Promise<RelayAnswer|null>}
+   */
+  async #send(bridge, request) {
+    const timeout = this.side.timeout ?? RELAY_TIMEOUT_MS;
+    if (this.side.generation >= 13) {
+      if (typeof bridge.query !== "function") return null;
+      try {
+        const answer = /** @type {RelayAnswer|null} */ (await bridge.query(QUERY_NAME, { ...request }, { timeout }));
+        return isPlainObject(answer) && typeof answer.code === "string" ? readAnswer(answer) : null;
+      } catch {
+        return null; // not connected, no handler there, or no answer in time
+      }
+    }
+    return this.#overSocket(bridge, request, timeout);
+  }
+
+  /**
+   * v12: sealed to the bridge's key when both sides have WebCrypto, else plain.
+   * @param {BridgeTarget} bridge @param {RelayRequest} request @param {number} timeout
+   * @returns {Promise<RelayAnswer|null>}
+   */
+  async #overSocket(bridge, request, timeout) {
+    const { socket, subtle } = this.side;
+    /** @type {CryptoKey|null} */
+    let key = null;
+    /** @type {Record<string, unknown>} */
+    let message = { ...request, to: bridge.id };
+    if (bridge.key && subtle) {
+      const mine = /** @type {CryptoKeyPair} */ (await subtle.generateKey(ECDH, true, ["deriveKey"]));
+      key = await sharedKey(subtle, mine.privateKey, bridge.key);
+      message = { type: "vtt-bridge.sealed", id: request.id, to: bridge.id, epk: await subtle.exportKey("jwk", mine.publicKey), ...(await encrypt(subtle, key, request)) };
+    }
+    const sealedWith = key;
+    return new Promise((resolve) => {
+      /** @param {unknown} data @param {string} [senderId] */
+      const listener = async (data, senderId) => {
+        if (!isPlainObject(data) || data.id !== request.id || data.to !== this.side.userId || senderId !== bridge.id) return;
+        if (sealedWith && data.type === "vtt-bridge.sealedAnswer" && subtle) {
+          const answer = await decrypt(subtle, sealedWith, /** @type {{iv: unknown, data: unknown}} */ (data));
+          if (isPlainObject(answer) && typeof answer.code === "string") finish(readAnswer(answer));
+        } else if (!sealedWith && data.type === "vtt-bridge.ack") {
+          finish(readAnswer(data));
+        }
+      };
+      const timer = this.clock.setTimeout(() => finish(null), timeout);
+      /** @param {RelayAnswer|null} answer */
+      const finish = (answer) => {
+        this.clock.clearTimeout(timer);
+        socket.off?.(SOCKET_CHANNEL, listener);
+        resolve(answer);
+      };
+      socket.on(SOCKET_CHANNEL, listener);
+      socket.emit(SOCKET_CHANNEL, message);
+    });
+  }
+}
+
+/**
+ * An answer as received: the known fields only, a query's data cut to the attacker's view.
+ * @param {Record<string, any>} data
+ * @returns {RelayAnswer}
+ */
+function readAnswer(data) {
+  const code = /** @type {RelayAnswer["code"]} */ (typeof data.code === "string" ? data.code : "failed");
+  return {
+    ok: data.ok === true,
+    code,
+    ...(typeof data.message === "string" ? { message: data.message } : {}),
+    ...(isPlainObject(data.data) ? { data: attackerAnswer(data.data) } : {}),
+  };
 }

@@ -201,6 +201,8 @@ export function defineRulesSheet(api, ui) {
       super(options);
       /** @type {Record<string, any>|undefined} the flags the form was last rendered from */
       this.shown = undefined;
+      /** the GM typed into the form since it was last rendered */
+      this.edited = false;
     }
 
     static DEFAULT_OPTIONS = {
@@ -213,6 +215,34 @@ export function defineRulesSheet(api, ui) {
     };
 
     static PARTS = { form: { template: `modules/${MODULE_ID}/templates/rules-sheet.hbs` } };
+
+    /**
+     * ApplicationV2#render re-renders the sheet, rebuilding the form, whenever the actor changes
+     * (the sidecar's writes included) — https://foundryvtt.com/api/classes/foundry.applications.api.ApplicationV2.html.
+     * F17: while the GM has typed into the form since it was rendered, a render that is not forced
+     * is left out, so the unsaved edits stay; the submit then writes only the fields changed since
+     * that render (`parseSheetForm`'s `rendered`), never a value the sidecar wrote meanwhile.
+     * @param {any} [options]
+     * @param {...any} rest
+     */
+    async render(options = {}, ...rest) {
+      const force = options === true || options?.force === true;
+      if (this.edited && !force && this.rendered) return this;
+      return super.render(options, ...rest);
+    }
+
+    /**
+     * After each render: the form is as rendered; the first edit marks it edited.
+     * @param {...any} args
+     */
+    _onRender(...args) {
+      const result = super._onRender?.(...args);
+      this.edited = false;
+      this.element?.addEventListener?.("input", () => {
+        this.edited = true;
+      });
+      return result;
+    }
 
     /** @returns {Promise<Record<string, unknown>>} */
     async _prepareContext() {

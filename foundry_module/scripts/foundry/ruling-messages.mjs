@@ -23,6 +23,7 @@ import {
 } from "../core/chat-cards.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { MODULE_ID } from "../core/constants.mjs";
+import { CARD_FLAG } from "../core/damage.mjs";
 import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
@@ -33,9 +34,11 @@ import { LOCATE_STATES } from "../core/constants.mjs";
 
 /**
  * @typedef {object} ChatCardsOptions
- * @property {{on(hook: string, fn: (...args: any[]) => unknown): number}} hooks usually `Hooks`
+ * @property {{on(hook: string, fn: (...args: any[]) => unknown): unknown, once?: (hook: string, fn: (...args: any[]) => unknown) => unknown}} hooks usually `Hooks`
  * @property {(key: string) => unknown} getSetting reads a setting of this module
  * @property {any} [config] usually `CONFIG` (for `statusEffects`)
+ * @property {(action: Record<string, any>) => Promise<unknown>} [relay] a co-GM without the bridge:
+ *   sends an undo / redo through the bridge's relay (player-requests.mjs, checked there as a GM)
  */
 
 /** @returns {any} */
@@ -196,7 +199,8 @@ export async function askReveals(log) {
       { line: loc.format("VTTBRIDGE.Reveal.Line", names), accept: loc.localize("VTTBRIDGE.Reveal.Accept"), refuse: loc.localize("VTTBRIDGE.Reveal.Refuse") },
       MODULE_ID,
     );
-    await ChatMessage.create({ content, speaker: { alias: "vtt-bridge" }, whisper: gmIds() });
+    // the card flag: its buttons act (damage-tools.mjs `buttonRefusal`), for the reveal's kind only
+    await ChatMessage.create({ content, speaker: { alias: "vtt-bridge" }, whisper: gmIds(), flags: { [MODULE_ID]: { [CARD_FLAG]: "reveal" } } });
   }
 }
 
@@ -235,6 +239,12 @@ function followConnection(connection, getSetting) {
   });
 }
 
+/** @param {any} message whether a Game Master created it (Foundry's author) */
+const byGM = (message) => {
+  const author = typeof message?.author === "object" ? message.author : game.users?.get?.(message?.author ?? message?._source?.author);
+  return !!author?.isGM;
+};
+
 /** @param {any} message @returns {import("../core/chat-cards.mjs").RulingFlag|null} */
 const flagOf = (message) => message?.getFlag?.(MODULE_ID, RULING_FLAG) ?? null;
 
@@ -256,11 +266,14 @@ async function markCard(action, undone) {
  * Send an undo or redo; a refusal (a conflict, say) is shown to the GM.
  * @param {any} connection
  * @param {Record<string, any>} action
+ * @param {((action: Record<string, any>) => Promise<unknown>)|null} [relay]
  */
-async function sendUndo(connection, action) {
+async function sendUndo(connection, action, relay = null) {
   const loc = i18n();
   if (!connection || connection.status === "stopped") {
-    ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
+    // a co-GM without the bridge: relayed to the bridge, which checks that the sender is a GM
+    if (relay) await relay(action);
+    else ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
     return;
   }
   try {
@@ -279,6 +292,9 @@ async function sendUndo(connection, action) {
 export function decorateRulingCard(message, root, send) {
   const flag = flagOf(message);
   if (!flag || !root) return;
+  // a ruling flag on a message a player created is not the bridge's card: no Undo there
+  const author = typeof message?.author === "object" ? message.author : game.users?.get?.(message?.author ?? message?._source?.author);
+  if (!author?.isGM) return;
   const card = root.querySelector(".vtt-bridge-ruling") ?? root;
   if (flag.undone) card.classList.add(`${MODULE_ID}-undone`);
   const button = cardButton(flag, !!game.user?.isGM);
@@ -300,15 +316,16 @@ export const UNDO_LAST_ACTION = "undoLastRuling";
 /**
  * Undo the newest ruling card of the viewed scene that stands.
  * @param {any} connection
+ * @param {((action: Record<string, any>) => Promise<unknown>)|null} [relay] a co-GM's relay
  */
-export async function undoLastRuling(connection) {
-  const flags = [.../** @type {any} */ (game).messages ?? []].map(flagOf);
+export async function undoLastRuling(connection, relay = null) {
+  const flags = [.../** @type {any} */ (game).messages ?? []].filter(byGM).map(flagOf);
   const last = lastStandingRuling(flags, scene()?.id ?? null);
   if (!last) {
     ui.notifications.info(i18n().localize("VTTBRIDGE.Rules.Card.NothingToUndo"));
     return;
   }
-  await sendUndo(connection, undoAction("undo", last));
+  await sendUndo(connection, undoAction("undo", last), relay);
 }
 
 /**
@@ -449,9 +466,15 @@ function hudButton(root, name, icon, label, onClick) {
  * Install everything: status effects now (call in `init`), then the hooks.
  * @param {ChatCardsOptions} options
  */
-export function installChatCards({ hooks, getSetting, config }) {
-  const statusEffects = config?.statusEffects;
-  if (statusEffects) addStatusEffects(statusEffects, missingStatusEffects(statusEffects));
+export function installChatCards({ hooks, getSetting, config, relay }) {
+  // F10: added now, and again at setup and ready: a system that replaces CONFIG.statusEffects after
+  // the module's init would otherwise drop them (and the conditions would be skipped silently)
+  const addMissing = () => {
+    const statusEffects = config?.statusEffects;
+    if (statusEffects) addStatusEffects(statusEffects, missingStatusEffects(statusEffects));
+  };
+  addMissing();
+  for (const later of ["setup", "ready"]) (hooks.once ?? hooks.on).call(hooks, later, addMissing);
   /** @type {any} */
   let connection = null;
   hooks.on(`${MODULE_ID}.connection`, (/** @type {any} */ conn) => {
@@ -468,7 +491,7 @@ export function installChatCards({ hooks, getSetting, config }) {
   const hook = chatRenderHook(/** @type {any} */ (game).release?.generation);
   hooks.on(hook, (/** @type {any} */ message, /** @type {any} */ html) => {
     const root = html instanceof HTMLElement ? html : html?.[0];
-    decorateRulingCard(message, root, (action) => sendUndo(connection, action));
+    decorateRulingCard(message, root, (action) => sendUndo(connection, action, relay ?? null));
   });
   // registered in `init`, as keybindings must be; `restricted`: only a GM may run it
   /** @type {any} */ (game).keybindings?.register?.(MODULE_ID, UNDO_LAST_ACTION, {
@@ -478,7 +501,7 @@ export function installChatCards({ hooks, getSetting, config }) {
     restricted: true,
     onDown: () => {
       if (!game.user?.isGM) return false;
-      void undoLastRuling(connection);
+      void undoLastRuling(connection, relay ?? null);
       return true;
     },
   });

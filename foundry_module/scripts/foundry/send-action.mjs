@@ -1,7 +1,8 @@
 /**
  * Sending an action from this browser (thin wiring over player-requests.mjs): directly when it runs
- * the bridge, else relayed to the active Game Masters, every refusal a localized notice; and the
- * bridge side's ownership test of a relayed action (`ownedSubject`).
+ * the bridge, else through the relay queue to the elected bridge (bridge-election.mjs), waiting
+ * while none is up; every refusal a localized notice; and the bridge side's ownership test of a
+ * relayed action (`ownedSubject`).
  *
  * Foundry API used (public pages): `game.users` (`activeGM`, each User's `isGM`, `active`, `isSelf`)
  * and `Document#testUserPermission(user, "OWNER")` — https://foundryvtt.com/api/classes/foundry.documents.User.html,
@@ -12,20 +13,10 @@
  * @module send-action
  */
 
+import { BRIDGE_FLAG, electBridge } from "../core/bridge-election.mjs";
+import { MODULE_ID } from "../core/constants.mjs";
 import { randomId } from "../core/connection.mjs";
-import { askBridge } from "./player-requests.mjs";
-
-/**
- * The active Game Masters but this user, `game.users.activeGM` first (who may run the bridge).
- * @param {any} env
- * @returns {any[]}
- */
-export function activeGMs(env) {
-  const { users, user } = env.game;
-  const first = users.activeGM;
-  const others = users.filter((/** @type {any} */ u) => u.isGM && !!u.active && u !== first);
-  return [...(first ? [first] : []), ...others].filter((u) => !u.isSelf && u.id !== user.id);
-}
+import { RelayQueue } from "./player-requests.mjs";
 
 /**
  * The localized notice of a refused relay, or null when it was sent.
@@ -40,12 +31,52 @@ export function relayNotice(answer) {
 }
 
 /**
+ * The elected bridge as this browser sees it in `env.game.users` (their claims), or null.
+ * @param {any} env
+ * @returns {import("./player-requests.mjs").BridgeTarget|null}
+ */
+export function bridgeTarget(env) {
+  const users = [...env.game.users];
+  const elected = electBridge(users.map((u) => ({ id: u.id, name: u.name, isGM: !!u.isGM, active: !!u.active, claim: u.getFlag?.(MODULE_ID, BRIDGE_FLAG) ?? u.flags?.[MODULE_ID]?.[BRIDGE_FLAG] })));
+  if (!elected) return null;
+  const user = users.find((u) => u.id === elected.id);
+  return {
+    id: elected.id,
+    up: elected.claim.up,
+    key: elected.claim.key,
+    query: typeof user?.query === "function" ? (name, data, options) => user.query(name, data, options) : undefined,
+  };
+}
+
+/**
+ * This browser's relay queue over `env` (`game.socket`, `game.users`, WebCrypto).
+ * @param {any} env
+ * @param {{onWaiting?: (waiting: number) => void, timeout?: number, retry?: number}} [options]
+ */
+export function makeRelayQueue(env, options = {}) {
+  const { game } = env;
+  return new RelayQueue({
+    generation: game.release?.generation ?? 12,
+    userId: game.user.id,
+    bridge: () => bridgeTarget(env),
+    socket: game.socket,
+    newId: randomId,
+    subtle: env.crypto?.subtle,
+    ...options,
+  });
+}
+
+/**
  * `sendAction(action)`: directly over `connection()` when this browser runs the bridge, else
- * through the relay; a failure is a notice, never a silent loss.
- * @param {{env?: any, connection: () => ({action: (action: Record<string, unknown>) => Promise<unknown>}|null), localize: (key: string, data?: Record<string, string>) => string}} options
+ * through the relay queue (a request that finds no bridge up is shown as waiting and goes out when
+ * one is); a failure is a notice, never a silent loss.
+ * @param {{env?: any, connection: () => ({action: (action: Record<string, unknown>) => Promise<unknown>}|null), localize: (key: string, data?: Record<string, string>) => string, relay?: () => RelayQueue}} options
  * @returns {(action: Record<string, unknown>|null) => Promise<void>}
  */
-export function makeSendAction({ env = globalThis, connection, localize }) {
+export function makeSendAction({ env = globalThis, connection, localize, relay }) {
+  /** @type {RelayQueue|null} */
+  let own = null;
+  const queue = () => (relay ? relay() : (own ??= makeRelayQueue(env)));
   return async (action) => {
     if (!action) return;
     const direct = connection();
@@ -57,14 +88,9 @@ export function makeSendAction({ env = globalThis, connection, localize }) {
       }
       return;
     }
-    const { game } = env;
-    const answer = await askBridge(action, {
-      generation: game.release?.generation ?? 12,
-      userId: game.user.id,
-      gms: () => activeGMs(env),
-      socket: game.socket,
-      newId: randomId,
-    });
+    const relayQueue = queue();
+    if (!relayQueue.side.bridge()?.up) env.ui.notifications.info(localize("VTTBRIDGE.Notice.Waiting"));
+    const answer = await relayQueue.submit(action);
     const notice = relayNotice(answer);
     if (notice) env.ui.notifications[notice.level](localize(notice.key, notice.data));
   };

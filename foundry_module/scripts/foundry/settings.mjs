@@ -7,7 +7,7 @@
  * @module settings
  */
 
-import { MODULE_ID } from "../core/constants.mjs";
+import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
 import { PALETTE_NAMES, PALETTE_SETTING } from "../core/palette.mjs";
 import { SYSTEM_BAR_CHOICES } from "../systems/canvas.mjs";
 import { ADAPTER_CHOICES } from "../systems/index.mjs";
@@ -22,7 +22,7 @@ export const DEFAULT_SIDECAR_URL = "ws://127.0.0.1:30500/ws";
  * @property {boolean|string} default
  * @property {boolean} config shown in the settings window
  * @property {"connection"|"rules"|"display"} group what a change affects ("display": only this
- *   browser's drawing, which listens to the setting itself; `onChange` is not called)
+ *   browser's drawing, told through `SETTING_CHANGED_HOOK`)
  * @property {Readonly<Record<string, string>>} [choices] value → localization key of its label
  * @property {string} [i18n] localization base of name/hint when not under `VTTBRIDGE.Settings`
  */
@@ -108,10 +108,13 @@ export function settingLabels(key, base = `VTTBRIDGE.Settings.${key[0].toUpperCa
   return { name: `${base}.Name`, hint: `${base}.Hint` };
 }
 
+export { SETTING_CHANGED_HOOK };
+
 /**
- * Register every setting (`game.settings`); `onChange(group)` is called after a change.
+ * Register every setting (`game.settings`); `onChange(group, key, value)` is called after a change
+ * (every group: "display" too, the caller fires `SETTING_CHANGED_HOOK`).
  * @param {{register: (namespace: string, key: string, config: Record<string, unknown>) => void}} registry
- * @param {(group: "connection"|"rules", key: string) => void} [onChange]
+ * @param {(group: "connection"|"rules"|"display", key: string, value: unknown) => void} [onChange]
  */
 export function registerSettings(registry, onChange) {
   for (const def of SETTINGS) {
@@ -122,9 +125,7 @@ export function registerSettings(registry, onChange) {
       type: def.type,
       default: def.default,
       ...(def.choices ? { choices: def.choices } : {}),
-      onChange: () => {
-        if (def.group !== "display") onChange?.(def.group, def.key);
-      },
+      onChange: (/** @type {unknown} */ value) => onChange?.(def.group, def.key, value),
     });
   }
 }

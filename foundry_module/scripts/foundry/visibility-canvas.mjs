@@ -17,7 +17,7 @@
  * @module visibility-canvas
  */
 
-import { MODULE_ID } from "../core/constants.mjs";
+import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
 import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { composeOnce, TOKEN_MIXIN_TAGS } from "../systems/canvas.mjs";
@@ -288,6 +288,14 @@ export class VisibilityRuntime {
     Hooks.on("updateActor", (/** @type {any} */ _actor, /** @type {any} */ changes) => {
       if (changes && (Object.hasOwn(changes, "ownership") || Object.hasOwn(changes, "permission"))) this.invalidateObservers();
     });
+    // F19: the viewed scene's token vision switched: who this browser looks through changes
+    // (`tokenVision`, a Scene field — https://foundryvtt.com/api/v14/interfaces/foundry.documents.types.SceneData.html)
+    Hooks.on("updateScene", (/** @type {any} */ scene, /** @type {any} */ changes) => {
+      if (changes && Object.hasOwn(changes, "tokenVision") && scene?.id === this.canvas?.scene?.id) {
+        this.invalidateObservers();
+        this.scheduleOverlay();
+      }
+    });
     Hooks.on("canvasReady", () => {
       // observers computed while the layer was still being drawn may be partial
       this.invalidateObservers();
@@ -297,7 +305,8 @@ export class VisibilityRuntime {
     Hooks.on("canvasTearDown", () => {
       this.overlay = null;
     });
-    for (const hook of ["updateSetting", "createSetting"]) {
+    // SETTING_CHANGED_HOOK: the registration's onChange (the palette is a client setting: L1)
+    for (const hook of ["updateSetting", "createSetting", SETTING_CHANGED_HOOK]) {
       Hooks.on(hook, (/** @type {any} */ setting) => {
         if (setting?.key === `${MODULE_ID}.${PALETTE_SETTING}`) this.scheduleOverlay();
       });

@@ -124,16 +124,21 @@ export function actorStateWithSystem(actor, pick) {
  * system fields that show the sidecar's new state (`addSystemWrites`).
  * @param {Pick} pick
  * @param {(uuid: string) => any} docOf the Foundry actor of a uuid, or null
- * @returns {(plan: {actorUpdates: Map<string, Record<string, unknown>>, state: any}) => void}
+ * @returns {(plan: {actorUpdates: Map<string, Record<string, unknown>>, state: any}, previous?: any) => void}
  */
 export function systemPlanAmender(pick, docOf) {
-  return (plan) =>
-    addSystemWrites(plan.actorUpdates, plan.state, (uuid) => {
-      const doc = docOf(uuid);
-      if (!doc) return null;
-      const actorData = actorDataOf(doc);
-      return { adapter: pick(actorData), actorData };
-    });
+  return (plan, previous = null) =>
+    addSystemWrites(
+      plan.actorUpdates,
+      plan.state,
+      (uuid) => {
+        const doc = docOf(uuid);
+        if (!doc) return null;
+        const actorData = actorDataOf(doc);
+        return { adapter: pick(actorData), actorData };
+      },
+      previous,
+    );
 }
 
 /**
@@ -213,18 +218,32 @@ export function upsertsFromConditionItem(adapter, actorData, item, created, uuid
 
 /**
  * Add to each actor's planned update the system fields that show the sidecar's new state, so the
- * flags and the system change in one update (tagged as the module's own).
+ * flags and the system change in one update (tagged as the module's own). With `previous` (the
+ * mirror before a patch) only the parts the patch changed are written: Health when the track
+ * changed, Willpower when it changed (F11: a condition tick must not write a stale Willpower over a
+ * hand edit whose upsert is still on its way; F12: nor zero a Willpower the sidecar never changed).
+ * Without it (a sync) every part is written.
  * @param {Map<string, Record<string, unknown>>} actorUpdates uuid → update (changed in place)
  * @param {any} state the new mirror
  * @param {(uuid: string) => {adapter: Adapter|null, actorData: ActorData}|null} lookup
+ * @param {any} [previous] the mirror before the patch
  */
-export function addSystemWrites(actorUpdates, state, lookup) {
+export function addSystemWrites(actorUpdates, state, lookup, previous = null) {
   for (const [uuid, update] of actorUpdates) {
     const sidecarActor = state?.actors?.[uuid];
     if (!isPlainObject(sidecarActor)) continue;
     const found = lookup(uuid);
     if (!found?.adapter) continue;
-    Object.assign(update, found.adapter.write(found.actorData, sidecarActor));
+    const before = previous?.actors?.[uuid];
+    /** @type {Record<string, any>} */
+    let changed = sidecarActor;
+    if (isPlainObject(before)) {
+      changed = { ...sidecarActor };
+      for (const part of ["health", "willpower"]) {
+        if (JSON.stringify(before[part] ?? null) === JSON.stringify(sidecarActor[part] ?? null)) delete changed[part];
+      }
+    }
+    Object.assign(update, found.adapter.write(found.actorData, changed));
   }
 }
 

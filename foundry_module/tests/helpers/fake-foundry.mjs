@@ -128,6 +128,22 @@
  * [tracker]    the combat tracker renders one row `[data-combatant-id]` per combatant whose token
  *              `_isTokenVisible` (the module's reading, visibility-canvas.mjs) and fires
  *              renderCombatTracker(app, html) — https://foundryvtt.com/api/classes/foundry.applications.sidebar.tabs.CombatTracker.html.
+ * [settings]   game.settings.register / get / set — https://foundryvtt.com/api/v14/classes/foundry.helpers.ClientSettings.html:
+ *              `storage` is "Map<"client" or "world", Storage>", a client setting lives in the
+ *              browser's own storage ("the same API as window.localStorage") and is no document; the
+ *              world's are Setting documents (https://foundryvtt.com/api/v14/classes/foundry.documents.collections.WorldSettings.html),
+ *              created on their first change (createSetting) and updated after (updateSetting).
+ *              A client setting's change fires its `onChange` and, v13+, the hook
+ *              clientSettingChanged(key, value, options) — https://foundryvtt.com/api/v14/functions/hookEvents.clientSettingChanged.html —
+ *              never the Setting document hooks. A world setting may be set by a Game Master only.
+ * [users]      User documents: `role` (CONST.USER_ROLES, ASSISTANT 3, GAMEMASTER 4), `isGM` for both —
+ *              https://foundryvtt.com/api/classes/foundry.documents.User.html; `game.users.activeGM`
+ *              "one User who is an active Gamemaster (non-assistant if possible)" —
+ *              https://foundryvtt.com/api/classes/foundry.documents.collections.Users.html; a user's
+ *              flags change by an update of the User (its own user, or a Game Master), updateUser on
+ *              every client; userConnected(user, connected) fires on every other client when a
+ *              browser joins or leaves — https://foundryvtt.com/api/functions/hookEvents.userConnected.html.
+ *              Each browser runs its own copy of the module: a FakeClient has its own hooks.
  * [dialog]     DialogV2.prompt / DialogV2.wait resolve the value of the chosen button's
  *              `callback(event, button, dialog)`, `button.form` the dialog's form; closed with
  *              `rejectClose: false`, null — https://foundryvtt.com/api/interfaces/foundry.DialogV2WaitOptions.html,
@@ -194,6 +210,13 @@ export function expandObject(data) {
 }
 
 /**
+ * [operators] v14: each legacy `-=`/`==` key met (deprecated, a console warning in Foundry, removed
+ * in v16): a test reads (and clears) it to prove the module wrote none.
+ * @type {string[]}
+ */
+export const legacyOperatorWarnings = [];
+
+/**
  * [merge] + [operators]: merge expanded `other` into `original` in place.
  * @param {Record<string, any>} original
  * @param {Record<string, any>} other
@@ -201,6 +224,7 @@ export function expandObject(data) {
  */
 export function mergeObject(original, other, generation) {
   for (const [key, value] of Object.entries(other)) {
+    if (generation >= 14 && (key.startsWith("-=") || key.startsWith("=="))) legacyOperatorWarnings.push(key);
     if (key.startsWith("-=")) {
       if (generation >= 13 && value !== null) throw new Error(`v${generation}: the deletion key ${key} needs the value null`);
       delete original[key.slice(2)];
@@ -288,7 +312,7 @@ export class FakeHooks {
   }
 }
 
-/** @typedef {{id: string, name: string, isGM: boolean, active: boolean, targets?: Set<any>}} FakeUser */
+/** @typedef {{id: string, name: string, isGM: boolean, role?: number, active: boolean, targets?: Set<any>, flags?: Record<string, any>, getFlag?: (scope: string, key: string) => unknown}} FakeUser */
 
 const OWNER = 3;
 
@@ -334,9 +358,16 @@ export class FakeDocument {
   set flags(value) {
     this._source.flags = value;
   }
-  /** a game system's data (`system`) and subtype (`type`) are stored data too */
+  /**
+   * a game system's data (`system`) and subtype (`type`) are stored data; what a document shows is
+   * its PREPARED data — https://foundryvtt.com/api/classes/foundry.abstract.DataModel.html (`_source`
+   * "the source data object for this DataModel instance", prepared on it by `prepareData`): with
+   * `world.prepareSystem` set (a game system's derived data, e.g. mta's `willpower.max` from a derived
+   * trait), `system` is that function of the stored data, recomputed on every read (after each update)
+   */
   get system() {
-    return this._source.system;
+    const prepare = this.world.prepareSystem;
+    return prepare && this.documentName === "Actor" && this._source.system ? prepare(structuredClone(this._source.system), this) : this._source.system;
   }
   set system(value) {
     this._source.system = value;
@@ -361,6 +392,10 @@ export class FakeDocument {
   }
   get ownership() {
     return this._source.ownership;
+  }
+  /** [chat] ChatMessage#author: the User who created it (its source keeps the id) */
+  get author() {
+    return this.documentName === "ChatMessage" ? (this.world.users.get(this._source.author) ?? null) : undefined;
   }
 
   /**
@@ -414,6 +449,8 @@ export class FakeDocument {
    * @param {{active?: boolean, overlay?: boolean}} [options]
    */
   async toggleStatusEffect(statusId, { active, overlay = false } = {}) {
+    // [statuses] an Actor method (Actor#toggleStatusEffect); tokens and other documents have none
+    if (this.documentName !== "Actor") throw new TypeError(`${this.documentName}#toggleStatusEffect is not a function`);
     const config = this.world.statusEffect(statusId);
     if (!config) throw new Error(`Invalid status ID "${statusId}" provided to Actor#toggleStatusEffect`);
     const existing = this.effects.filter((e) => e.statuses.has(statusId));
@@ -563,6 +600,29 @@ export class FakeKeybindings {
   }
 }
 
+/**
+ * [users] a User: role, isGM, flags (read with getFlag).
+ * @param {string} id @param {string} name @param {number} role @param {boolean} active
+ * @returns {FakeUser}
+ */
+function fakeUser(id, name, role, active) {
+  /** @type {FakeUser} */
+  const user = {
+    id,
+    name,
+    role,
+    isGM: role >= 3,
+    active,
+    targets: new Set(),
+    flags: {},
+    getFlag(scope, key) {
+      const value = this.flags?.[scope]?.[key];
+      return value === undefined ? undefined : structuredClone(value);
+    },
+  };
+  return user;
+}
+
 export class FakeWorld {
   /** @param {{generation?: 12|13|14, statusIds?: string[]}} [options] */
   constructor({ generation = 13, statusIds = ["blind", "deaf", "unconscious", "dead", "prone", "invisible"] } = {}) {
@@ -570,7 +630,7 @@ export class FakeWorld {
     this.env = ENV[generation];
     this.hooks = new FakeHooks();
     /** @type {Map<string, FakeUser>} */
-    this.users = new Map([["gm", { id: "gm", name: "Gamemaster", isGM: true, active: true, targets: new Set() }]]);
+    this.users = new Map([["gm", fakeUser("gm", "Gamemaster", 4, true)]]);
     /** @type {FakeUser} the user this client is logged in as */
     this.user = /** @type {FakeUser} */ (this.users.get("gm"));
     /** [statuses] CONFIG.statusEffects in the version's shape */
@@ -590,6 +650,11 @@ export class FakeWorld {
     /** [chat] the world's chat messages, in creation order */
     this.messages = new Map();
     this.keybindings = new FakeKeybindings();
+    /** @type {((system: Record<string, any>, actor: FakeDocument) => Record<string, any>)|null} a game system's data preparation (K14) */
+    this.prepareSystem = null;
+    /** [settings] the world's Setting documents: key → value */
+    /** @type {Map<string, unknown>} */
+    this.settings = new Map();
     /** [canvas] [token] the world's CONFIG parts the canvas reads: the Token class (a module replaces it in
      * `init`), the disposition colours (https://foundryvtt.com/api/v14/variables/CONFIG.Canvas.html) */
     this.config = {
@@ -665,9 +730,9 @@ export class FakeWorld {
     return all.find((s) => s.id === id) ?? null;
   }
 
-  /** @param {string} id @param {string} name @param {{isGM?: boolean, active?: boolean}} [options] */
-  addUser(id, name, { isGM = false, active = true } = {}) {
-    const user = { id, name, isGM, active, targets: new Set() };
+  /** @param {string} id @param {string} name @param {{isGM?: boolean, active?: boolean, assistant?: boolean}} [options] */
+  addUser(id, name, { isGM = false, active = true, assistant = false } = {}) {
+    const user = fakeUser(id, name, isGM ? (assistant ? 3 : 4) : 1, active);
     this.users.set(id, user);
     return user;
   }
@@ -716,6 +781,54 @@ export class FakeWorld {
 }
 
 /**
+ * [settings] One browser's `game.settings`: client settings in this browser's own storage, world
+ * settings in the world (Setting documents, created on the first change).
+ */
+export class FakeSettings {
+  /** @param {FakeWorld} world @param {FakeUser} user @param {FakeHooks} hooks this browser's hooks */
+  constructor(world, user, hooks) {
+    this.world = world;
+    this.user = user;
+    this.hooks = hooks;
+    /** @type {Map<string, Record<string, any>>} */
+    this.configs = new Map();
+    /** @type {Map<string, unknown>} this browser's localStorage */
+    this.client = new Map();
+  }
+  /** @param {string} namespace @param {string} key @param {Record<string, any>} config */
+  register(namespace, key, config) {
+    this.configs.set(`${namespace}.${key}`, config);
+  }
+  /** @param {string} namespace @param {string} key */
+  get(namespace, key) {
+    const id = `${namespace}.${key}`;
+    const config = this.configs.get(id);
+    if (!config) throw new Error(`"${id}" is not a registered game setting`);
+    const store = config.scope === "client" ? this.client : this.world.settings;
+    return store.has(id) ? structuredClone(store.get(id)) : config.default;
+  }
+  /** @param {string} namespace @param {string} key @param {unknown} value */
+  async set(namespace, key, value) {
+    const id = `${namespace}.${key}`;
+    const config = this.configs.get(id);
+    if (!config) throw new Error(`"${id}" is not a registered game setting`);
+    if (config.scope === "client") {
+      this.client.set(id, structuredClone(value));
+      if (typeof config.onChange === "function") config.onChange(value, {});
+      if (this.world.generation >= 13) this.hooks.callAll("clientSettingChanged", id, value, {});
+      return value;
+    }
+    if (!this.user.isGM) throw new Error(`User ${this.user.name} lacks permission to modify the world setting ${id}`);
+    const created = !this.world.settings.has(id);
+    this.world.settings.set(id, structuredClone(value));
+    const setting = { key: id, value };
+    if (typeof config.onChange === "function") config.onChange(value, {});
+    this.hooks.callAll(created ? "createSetting" : "updateSetting", setting, created ? {} : { value }, {}, this.user.id);
+    return value;
+  }
+}
+
+/**
  * [socket] [queries] The browsers connected to one world: each has its own `CONFIG.queries` and
  * `game.socket`; a socket message reaches every other browser (never the sender), a query reaches
  * the one user asked and is answered by that browser's handler, or rejects (not connected, no
@@ -734,6 +847,8 @@ export class FakeNetwork {
     const client = new FakeClient(this, /** @type {FakeUser} */ (this.world.users.get(userId)));
     this.clients.set(userId, client);
     client.user.active = true;
+    // [users] userConnected on every other browser
+    for (const other of this.clients.values()) if (other !== client) other.hooks.callAll("userConnected", client.user, true);
     return client;
   }
 
@@ -741,19 +856,41 @@ export class FakeNetwork {
   disconnect(userId) {
     this.clients.delete(userId);
     const user = this.world.users.get(userId);
-    if (user) user.active = false;
+    if (!user) return;
+    user.active = false;
+    for (const other of this.clients.values()) other.hooks.callAll("userConnected", user, false);
   }
 
   /**
-   * @param {string} targetId @param {string} name @param {unknown} data @param {number} [timeout]
+   * [users] `by` updates a User's flag (`flags.<scope>.<key>`, null unsets it): its own user or a
+   * Game Master only; updateUser(user, changes, options, userId) on every connected browser.
+   * @param {FakeUser} by @param {string} userId @param {string} scope @param {string} key @param {unknown} value
+   */
+  async setUserFlag(by, userId, scope, key, value) {
+    const user = this.world.users.get(userId);
+    if (!user) throw new Error(`User [${userId}] does not exist`);
+    if (by.id !== userId && !by.isGM) throw new Error(`User ${by.name} lacks permission to update User [${userId}]`);
+    const flags = (user.flags ??= {});
+    const scoped = (flags[scope] ??= {});
+    if (value === null) delete scoped[key];
+    else scoped[key] = structuredClone(value);
+    const changes = { flags: { [scope]: { [value === null ? `-=${key}` : key]: value } } };
+    await Promise.resolve();
+    for (const client of this.clients.values()) client.hooks.callAll("updateUser", user, structuredClone(changes), {}, by.id);
+  }
+
+  /**
+   * @param {string} targetId @param {string} name @param {unknown} data @param {number} [timeout] @param {string} [asker] the asking browser's user id
    * @returns {Promise<unknown>}
    */
-  async query(targetId, name, data, timeout) {
+  async query(targetId, name, data, timeout, asker) {
     const target = this.clients.get(targetId);
     if (!target) throw new Error(`User [${targetId}] is not connected`);
     const handler = target.queries[name];
     if (typeof handler !== "function") throw new Error(`User [${targetId}] has no query handler "${name}"`);
-    const answer = Promise.resolve().then(() => handler(JSON.parse(JSON.stringify(data)), { timeout })).then((a) => JSON.parse(JSON.stringify(a ?? null)));
+    // the handler is told who asks (the User document of the asking browser, as peers read `{user}`)
+    const user = asker ? target.users().get(asker) : undefined;
+    const answer = Promise.resolve().then(() => handler(JSON.parse(JSON.stringify(data)), { timeout, user })).then((a) => JSON.parse(JSON.stringify(a ?? null)));
     if (timeout === undefined) return answer;
     /** @type {any} */
     let timer;
@@ -773,6 +910,10 @@ export class FakeClient {
   constructor(network, user) {
     this.network = network;
     this.user = user;
+    /** [users] this browser's own Hooks (its own copy of the module listens here) */
+    this.hooks = new FakeHooks();
+    /** [settings] this browser's game.settings */
+    this.settings = new FakeSettings(network.world, user, this.hooks);
     /** @type {Record<string, (data: any, options?: any) => unknown>} this browser's CONFIG.queries */
     this.queries = {};
     /** @type {Map<string, Array<(data: unknown, senderId: string) => void>>} */
@@ -811,13 +952,15 @@ export class FakeClient {
       ...u,
       isSelf: u.id === self,
       /** @param {string} name @param {Record<string, unknown>} data @param {{timeout?: number}} [options] */
-      query: (name, data, options = {}) => network.query(u.id, name, data, options.timeout),
+      query: (name, data, options = {}) => network.query(u.id, name, data, options.timeout, self),
     }));
     return Object.assign(list, {
       /** @param {string} id */
       get: (id) => list.find((u) => u.id === id),
+      /** [users] "non-assistant if possible": a full GM first, then an assistant; by id within each */
       get activeGM() {
-        return list.find((u) => u.isGM && u.active) ?? null;
+        const gms = list.filter((u) => u.isGM && u.active).sort((a, b) => Number(b.role ?? 4) - Number(a.role ?? 4) || (a.id < b.id ? -1 : 1));
+        return gms[0] ?? null;
       },
     });
   }
@@ -1006,8 +1149,29 @@ export class FakeCanvas {
       get(id) {
         return this.placeables.find((/** @type {any} */ t) => t.document.id === id);
       },
+      /**
+       * [targets] v13+ TokenLayer#setTargets(ids, {mode: "replace"|"acquire"|"release"}) —
+       * https://foundryvtt.com/api/v14/classes/foundry.canvas.layers.TokenLayer.html. The pages do not
+       * say it goes through Token#setTarget: here it does not (it changes the user's targets and fires
+       * targetToken itself), the reading that punishes a guard placed on setTarget alone.
+       * @param {string[]} ids @param {{mode?: "replace"|"acquire"|"release"}} [options]
+       */
+      setTargets(ids, { mode = "replace" } = {}) {
+        if (canvas.world.generation < 13) throw new TypeError("TokenLayer#setTargets is not a function");
+        const who = canvas.world.user;
+        const targets = /** @type {Set<any>} */ (who.targets);
+        const chosen = this.placeables.filter((/** @type {any} */ t) => ids.includes(t.document.id));
+        /** @param {any} token @param {boolean} on */
+        const change = (token, on) => {
+          if (on === targets.has(token)) return;
+          if (on) targets.add(token), token.targeted.add(who);
+          else targets.delete(token), token.targeted.delete(who);
+          canvas.world.hooks.callAll("targetToken", who, token, on);
+        };
+        if (mode === "replace") for (const token of [...targets]) if (!chosen.includes(token)) change(token, false);
+        for (const token of chosen) change(token, mode !== "release");
+      },
     };
-    void canvas;
   }
   /** Draw the scene's tokens with the configured Token class, then fire canvasReady. */
   draw() {

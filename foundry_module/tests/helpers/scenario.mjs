@@ -30,10 +30,12 @@ export async function until(predicate, what, ms = 10_000) {
 }
 
 /**
- * One GM browser: a world, an applier writing into it, a connection.
- * @param {{WebSocket: any, url: string, token: string, world: string}} args
+ * One GM browser: a world, an applier writing into it, a connection; with `foundry` (another
+ * client's parts) the same Foundry world, seen from a second GM browser.
+ * @param {{WebSocket: any, url: string, token: string, world: string, foundry?: {w: FakeWorld, ann: any, bob: any, t1: any, t2: any}|null}} args
  */
-export function client({ WebSocket, url, token, world }) {
+export function client({ WebSocket, url, token, world, foundry = null }) {
+  if (foundry) return link(foundry, { WebSocket, url, token, world });
   const w = new FakeWorld();
   const ann = w.addActor("ann0000000000001", "Ann", {
     health: { max: 7, bashing: 0, lethal: 0, aggravated: 0 },
@@ -48,6 +50,16 @@ export function client({ WebSocket, url, token, world }) {
   });
   const t1 = w.addToken("tokAnn000000001", ann, 0, 0);
   const t2 = w.addToken("tokBob000000002", bob, 300, 0);
+  return link({ w, ann, bob, t1, t2 }, { WebSocket, url, token, world });
+}
+
+/**
+ * A bridge's link (applier, connection) over a Foundry world: a new one, or (`foundry`) the world of
+ * another client's link, as a second GM browser of the same world sees it.
+ * @param {{w: FakeWorld, ann: import("./fake-foundry.mjs").FakeDocument, bob: import("./fake-foundry.mjs").FakeDocument, t1: import("./fake-foundry.mjs").FakeDocument, t2: import("./fake-foundry.mjs").FakeDocument}} foundry
+ * @param {{WebSocket: any, url: string, token: string, world: string}} options
+ */
+function link({ w, ann, bob, t1, t2 }, { WebSocket, url, token, world }) {
   const applier = new PatchApplier({
     statusIds: () => new Set(["blind", "deaf", "unconscious", "dead", "prone"]),
     deletion: deletionOperator(w.env),

@@ -112,3 +112,26 @@ test("damage dialog and chat button carry a valid action", () => {
   assert.deepEqual(actionFromButton({ getAttribute: () => decoded }), action);
   assert.equal(actionFromButton({ getAttribute: () => "{nope" }), null);
 });
+
+test("F5: a world actor deleted while its patch is in flight: the other actors, the tokens and the statuses of the ruling are still written", async () => {
+  const { w, ann, t1 } = world(13);
+  const bea = w.addActor("bbb", "Bea", {});
+  const batches = {
+    options: {},
+    worldActors: [
+      { _id: "aaa", "flags.vtt-bridge.health.lethal": 2 },
+      { _id: "bbb", "flags.vtt-bridge.health.lethal": 1 },
+    ],
+    syntheticActors: [],
+    sceneId: "scene1",
+    tokens: [{ _id: "t1", "flags.vtt-bridge.visibility.t2": "approximate" }],
+    statusToggles: [{ actor: "Actor.aaa", status: "unconscious", active: true }],
+  };
+  // Bea is deleted in Foundry meanwhile
+  w.actors.delete("bbb");
+  w.byUuid.delete(bea.uuid);
+  await executeBatches(/** @type {any} */ (batches), { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u), actors: w.actors });
+  assert.equal(ann.flags["vtt-bridge"].health.lethal, 2);
+  assert.equal(t1.flags["vtt-bridge"].visibility.t2, "approximate");
+  assert.ok(ann.statuses.has("unconscious"));
+});

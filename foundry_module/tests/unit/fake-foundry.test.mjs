@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { expandObject, FakeKeybindings, FakeWorld, ForcedDeletion, ForcedReplacement, mergeUpdate } from "../helpers/fake-foundry.mjs";
+import { expandObject, FakeCanvas, FakeKeybindings, FakeNetwork, FakeWorld, ForcedDeletion, ForcedReplacement, legacyOperatorWarnings, mergeUpdate } from "../helpers/fake-foundry.mjs";
+import { FAKE_PIXI } from "../helpers/fake-pixi.mjs";
 
 test("dot-notation is expanded at every level, not only the top", () => {
   assert.deepEqual(expandObject({ "flags.vtt-bridge.energyPools": { "Potion 1.5": { current: 1 } } }), {
@@ -114,4 +115,72 @@ test("[keys] keybindings: a binding names a KeyboardEvent#code and the modifiers
   assert.equal(keys.pressKey("KeyY", ["Alt"], { isGM: true }), false);
   keys.initialized = true;
   assert.throws(() => keys.register("m", "late", { name: "c" }), /after init/);
+});
+
+// ---- issue 30: where the stand-in was kinder than Foundry (audit K1-K14) ----
+
+test("K2: v14 warns of each legacy -= / == key (deprecated, removed in v16); v13 does not", () => {
+  legacyOperatorWarnings.length = 0;
+  mergeUpdate({ a: { b: 1 } }, { "a.-=b": null }, 13);
+  assert.deepEqual(legacyOperatorWarnings, []);
+  mergeUpdate({ a: { b: 1 } }, { "a.-=b": null, "==c": { d: 1 } }, 14);
+  assert.deepEqual(legacyOperatorWarnings, ["-=b", "==c"]);
+  legacyOperatorWarnings.length = 0;
+});
+
+test("K4: v13+ TokenLayer#setTargets targets without going through Token#setTarget, firing targetToken; v12 has none", () => {
+  for (const generation of /** @type {const} */ ([12, 13])) {
+    const w = new FakeWorld({ generation });
+    const a = w.addActor("a", "A", {});
+    w.addToken("t1", a, 0, 0);
+    w.addToken("t2", a, 100, 0);
+    const canvas = new FakeCanvas(w, { PIXI: FAKE_PIXI });
+    canvas.draw();
+    if (generation === 12) {
+      assert.throws(() => canvas.tokens.setTargets(["t1"]), TypeError);
+      continue;
+    }
+    let viaSetTarget = 0;
+    for (const t of canvas.tokens.placeables) t.setTarget = () => void (viaSetTarget += 1);
+    /** @type {string[]} */
+    const fired = [];
+    w.hooks.on("targetToken", (/** @type {any} */ _u, /** @type {any} */ t, /** @type {boolean} */ on) => void fired.push(`${t.document.id}:${on}`));
+    canvas.tokens.setTargets(["t1", "t2"]);
+    canvas.tokens.setTargets(["t2"], { mode: "replace" });
+    assert.equal(viaSetTarget, 0, "a guard on setTarget alone is not enough");
+    assert.deepEqual(fired, ["t1:true", "t2:true", "t1:false"]);
+    assert.deepEqual([...(w.user.targets ?? [])].map((t) => t.document.id), ["t2"]);
+  }
+});
+
+test("K9 K10 K13: each browser has its own hooks; a query handler is told who asks; activeGM prefers a full GM to an assistant", async () => {
+  const w = new FakeWorld({ generation: 13 });
+  w.addUser("aa", "Assistant", { isGM: true, assistant: true });
+  w.addUser("pia", "Pia");
+  const net = new FakeNetwork(w);
+  const gm = net.connect("gm");
+  const pia = net.connect("pia");
+  assert.notEqual(gm.hooks, pia.hooks);
+  /** @type {any[]} */
+  const callers = [];
+  gm.queries.ask = (/** @type {unknown} */ _data, /** @type {any} */ options) => void callers.push(options.user?.id);
+  await /** @type {any} */ (pia.users().get("gm")).query("ask", {}, { timeout: 100 });
+  assert.deepEqual(callers, ["pia"]);
+  assert.equal(pia.users().activeGM?.id, "gm", "the full GM, though the assistant's id sorts first");
+  /** @type {any[]} */
+  const left = [];
+  pia.hooks.on("userConnected", (/** @type {any} */ u, /** @type {boolean} */ on) => void left.push(`${u.id}:${on}`));
+  net.disconnect("gm");
+  assert.deepEqual(left, ["gm:false"]);
+  assert.equal(pia.users().activeGM?.id, "aa", "then the assistant");
+  await assert.rejects(net.setUserFlag(/** @type {any} */ (w.users.get("pia")), "aa", "vtt-bridge", "bridge", { since: 1 }), /lacks permission/, "a player cannot write a GM's flag");
+});
+
+test("K12: toggleStatusEffect is an Actor method only", async () => {
+  const w = new FakeWorld({ generation: 13 });
+  const a = w.addActor("a", "A", {});
+  const token = w.addToken("t1", a, 0, 0);
+  await assert.rejects(token.toggleStatusEffect("prone", { active: true }), TypeError);
+  await a.toggleStatusEffect("prone", { active: true });
+  assert.ok(a.statuses.has("prone"));
 });

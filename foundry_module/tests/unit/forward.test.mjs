@@ -4,8 +4,10 @@ import { test } from "node:test";
 import { updateOptions } from "../../scripts/core/apply-patch.mjs";
 import {
   moveFromTokenUpdate,
+  oncePerTick,
   roundFromCombatUpdate,
   upsertsFromActorUpdate,
+  upsertsFromEffectEvent,
   upsertsFromStatusChange,
   upsertsFromTokenLifecycle,
 } from "../../scripts/core/forward.mjs";
@@ -76,3 +78,32 @@ test("tokens placed or removed on the synced scene become upserts", () => {
   assert.deepEqual(upsertsFromTokenLifecycle({ id: "t9", x: 0, y: 0, actor, parent: { id: "other" } }, true, mirror), []);
 });
 
+
+test("F18: a status granted by an Item's transferred ActiveEffect is forwarded for the Item's actor; one that does not transfer is not", () => {
+  const actor = { uuid: "Actor.a", name: "Ann", effects: [], allApplicableEffects: () => [] };
+  const item = { documentName: "Item", uuid: "Actor.a.Item.i1", parent: actor };
+  const effect = { id: "e1", parent: item, statuses: new Set(["blind"]) };
+  assert.deepEqual(upsertsFromEffectEvent(effect, true, mirror), [{ path: "/actors/Actor.a/conditions/blinded", value: true }]);
+  assert.deepEqual(upsertsFromEffectEvent({ ...effect, transfer: false }, true, mirror), [], "not transferred: not the actor's");
+  // deleted while another Item's effect still grants it: the actor stays blinded
+  const other = { id: "e2", parent: { documentName: "Item", parent: actor }, statuses: new Set(["blind"]) };
+  const still = { ...actor, allApplicableEffects: () => [effect, other] };
+  const mirrorBlind = { ...mirror, actors: { "Actor.a": { ...mirror.actors["Actor.a"], conditions: { blinded: true } } } };
+  assert.deepEqual(upsertsFromEffectEvent({ ...effect, parent: { ...item, parent: still } }, false, mirrorBlind), []);
+  assert.deepEqual(upsertsFromEffectEvent({ ...effect, parent: item }, false, mirrorBlind), [{ path: "/actors/Actor.a/conditions/blinded", value: false }]);
+});
+
+test("F22: an unlinked token's system edit, told as updateActor and as updateToken's delta in one tick, is forwarded once, read after both", async () => {
+  /** @type {string[]} */
+  const forwarded = [];
+  const forward = oncePerTick((/** @type {{uuid: string, wp: number}} */ actor) => void forwarded.push(`${actor.uuid}:${actor.wp}`));
+  forward("Scene.s.Token.t.Actor.a", { uuid: "Scene.s.Token.t.Actor.a", wp: 3 }); // updateActor (synthetic)
+  forward("Scene.s.Token.t.Actor.a", { uuid: "Scene.s.Token.t.Actor.a", wp: 3 }); // updateToken delta
+  forward("Actor.b", { uuid: "Actor.b", wp: 1 });
+  assert.deepEqual(forwarded, [], "not before the tick ends");
+  await Promise.resolve();
+  assert.deepEqual(forwarded, ["Scene.s.Token.t.Actor.a:3", "Actor.b:1"]);
+  forward("Actor.b", { uuid: "Actor.b", wp: 2 });
+  await Promise.resolve();
+  assert.deepEqual(forwarded.at(-1), "Actor.b:2", "a later edit is forwarded again");
+});

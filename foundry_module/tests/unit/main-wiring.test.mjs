@@ -34,3 +34,37 @@ test("item 6: renderChatMessage is listened to on v12 only; v13+ uses renderChat
   assert.ok(v12.after.includes("renderChatMessage"));
   assert.ok(!v12.after.includes("renderChatMessageHTML"));
 });
+
+test("F6: v12 ApplicationV2 actor sheet: the header buttons' actions are the sheet's own actions (v12 entries have no onClick); v13 keeps onClick", async () => {
+  for (const generation of [12, 13]) {
+    const hooks = new FakeHooks();
+    g.Hooks = hooks;
+    delete g.game;
+    await import(`../../scripts/main.mjs?f6v${generation}`);
+    g.game = { release: { generation } };
+    const [handler] = hooks.handlers.get("getHeaderControlsActorSheetV2") ?? [];
+    assert.ok(handler);
+    const app = { document: { isOwner: true, uuid: "Actor.a", name: "Ann" }, options: { actions: { existing: () => "kept" } } };
+    /** @type {any[]} */
+    const controls = [];
+    handler(app, controls);
+    assert.equal(controls.length, 4);
+    for (const control of controls) {
+      assert.equal(typeof control.action, "string");
+      if (generation === 12) {
+        assert.ok(!("onClick" in control), "v12: no onClick");
+        assert.equal(typeof (/** @type {any} */ (app.options.actions)[control.action]), "function", `v12: ${control.action} is an action of the sheet`);
+      } else {
+        assert.equal(typeof control.onClick, "function");
+      }
+    }
+    assert.equal(app.options.actions.existing(), "kept", "the sheet's own actions stay");
+    const notOwner = { document: { isOwner: false }, options: { actions: {} } };
+    /** @type {any[]} */
+    const none = [];
+    handler(notOwner, none);
+    assert.deepEqual(none, []);
+  }
+  delete g.game;
+  delete g.Hooks;
+});

@@ -1,21 +1,23 @@
-// Item 5 of issue 14: a player's click reaches the bridge and is answered, on the strict stand-in's
-// network (v13+ queries, v12 socket + acknowledgement); the bridge refuses what the sender does not own.
+// Item 5 of issue 14, issue 30: a player's click reaches the elected bridge and is answered, on the strict
+// stand-in's network (v13+ queries, v12 socket); the bridge refuses what the sender (from Foundry) does
+// not own; with no bridge up the request waits and goes out when one is.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { askBridge, listenAsBridge, ownedSubject, parseRequest, relayRequest } from "../../scripts/foundry/player-requests.mjs";
+import { listenAsBridge, ownedSubject, parseRequest, RelayQueue, relayRequest } from "../../scripts/foundry/player-requests.mjs";
 import { FakeNetwork, FakeWorld } from "../helpers/fake-foundry.mjs";
 
 const damage = { kind: "damage", target: "Actor.b", instances: [{ amount: 1, grade: "B" }] };
 
 /**
  * A world with a GM, an assistant GM and a player Pia who owns Ann (and Ann's token t1), not Bob.
+ * The elected bridge (bridge-election.mjs) is `bridgeOn`'s browser; Pia's queue asks it.
  * @param {12|13|14} generation
  * @param {{bridgeOn?: "gm"|"assistant"|null, connected?: string[]}} [options]
  */
 function table(generation, { bridgeOn = "gm", connected = ["gm", "assistant", "pia"] } = {}) {
   const w = new FakeWorld({ generation });
-  w.addUser("assistant", "Assistant", { isGM: true });
+  w.addUser("assistant", "Assistant", { isGM: true, assistant: true });
   w.addUser("pia", "Pia");
   const ann = w.addActor("a", "Ann", {}, { default: 0, pia: 3 });
   const bob = w.addActor("b", "Bob", {}, { default: 2 });
@@ -24,53 +26,72 @@ function table(generation, { bridgeOn = "gm", connected = ["gm", "assistant", "p
   const net = new FakeNetwork(w);
   /** @type {Record<string, any[]>} actions each GM browser sent to its sidecar */
   const sent = {};
+  /** @type {Record<string, any[]>} the action ids each sent them with */
+  const ids = {};
+  let up = bridgeOn;
   for (const id of connected) {
     const client = net.connect(id);
     if (!w.users.get(id)?.isGM) continue;
     sent[id] = [];
+    ids[id] = [];
     listenAsBridge(
       { generation, queries: client.queries, socket: client.socket },
       {
-        runsBridge: () => bridgeOn === id,
+        runsBridge: () => up === id,
+        selfId: id,
         user: (uid) => w.users.get(uid),
         owns: async (subject, user) => {
           const doc = "actor" in subject ? await w.fromUuid(subject.actor) : w.scene.tokens.find((t) => t.id === subject.token)?.actor;
           return !!doc?.testUserPermission(user, "OWNER");
         },
-        send: async (action) => {
+        send: async (action, options) => {
           sent[id].push(action);
+          ids[id].push(options?.id);
         },
       },
     );
   }
-  const pia = net.clients.get("pia");
+  const pia = /** @type {any} */ (net.clients.get("pia"));
   let n = 0;
-  /** @param {Record<string, any>} action @param {number} [timeout] */
-  const click = (action, timeout = 200) =>
-    askBridge(action, {
-      generation,
-      userId: "pia",
-      gms: () => (pia ? pia.users().filter((u) => u.isGM && u.active) : []),
-      socket: /** @type {any} */ (pia).socket,
-      newId: () => `r${(n += 1)}`,
-      timeout,
-    });
-  return { w, sent, click };
+  const queue = new RelayQueue({
+    generation,
+    userId: "pia",
+    bridge: () => (up ? { id: up, up: true, key: null, query: pia.users().get(up)?.query } : null),
+    socket: pia.socket,
+    newId: () => `r${(n += 1)}`,
+    timeout: 200,
+    retry: 20,
+  });
+  /** @param {Record<string, any>} action */
+  const click = (action) => queue.submit(action);
+  /** @param {"gm"|"assistant"|null} who */
+  const bridgeUp = (who) => {
+    up = who;
+    queue.wake();
+  };
+  return { w, sent, ids, click, queue, bridgeUp, net };
 }
 
 for (const generation of /** @type {const} */ ([12, 13, 14])) {
-  test(`v${generation}: a player's damage on an enemy reaches the bridge and is answered "sent"`, async () => {
-    const { sent, click } = table(generation);
+  test(`v${generation}: a player's damage on an enemy reaches the elected bridge and is answered "sent"`, async () => {
+    const { sent, ids, click } = table(generation);
     assert.deepEqual(await click(damage), { ok: true, code: "sent" });
     assert.deepEqual(sent.gm, [damage]);
+    assert.deepEqual(ids.gm, ["relay-pia-r1"], "the sidecar action id: the asker (from Foundry) and the request id");
     assert.deepEqual(sent.assistant, []);
   });
 
-  test(`v${generation}: with no bridge browser the player is told, within the timeout`, async () => {
-    const { sent, click } = table(generation, { bridgeOn: null });
-    const started = Date.now();
-    assert.deepEqual(await click(damage, 100), { ok: false, code: "noBridge" });
-    assert.ok(Date.now() - started < 2000);
+  test(`v${generation}: with no bridge the request waits (shown as waiting), then goes out once when one is up`, async () => {
+    const { sent, click, queue, bridgeUp } = table(generation, { bridgeOn: null });
+    let answered = null;
+    const asked = click(damage).then((a) => (answered = a));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(answered, null, "no 5-second timeout: it waits");
+    assert.equal(queue.waiting, 1);
+    bridgeUp("assistant");
+    assert.deepEqual(await asked, { ok: true, code: "sent" });
+    assert.equal(queue.waiting, 0);
+    assert.deepEqual(sent.assistant, [damage]);
     assert.deepEqual(sent.gm, []);
   });
 
@@ -88,18 +109,13 @@ for (const generation of /** @type {const} */ ([12, 13, 14])) {
   });
 }
 
-test("v13: the first active GM does not run the bridge, the next one does", async () => {
-  const { sent, click } = table(13, { bridgeOn: "assistant" });
-  assert.deepEqual(await click(damage), { ok: true, code: "sent" });
-  assert.deepEqual(sent.assistant, [damage]);
+test("a query (attackCheck) finds no bridge: answered noBridge at once, not queued", async () => {
+  const { click, queue } = table(13, { bridgeOn: null });
+  assert.deepEqual(await click({ kind: "attackCheck", attacker: "t1", successes: 2 }), { ok: false, code: "noBridge" });
+  assert.equal(queue.waiting, 0);
 });
 
-test("v13: no GM connected at all: told at once", async () => {
-  const { click } = table(13, { connected: ["pia"] });
-  assert.deepEqual(await click(damage), { ok: false, code: "noBridge" });
-});
-
-test("v12: a browser without the bridge stays silent; only the bridge acknowledges", async () => {
+test("v12: a browser that is not the elected bridge stays silent; only the bridge answers", async () => {
   const { sent, click } = table(12, { bridgeOn: "assistant" });
   assert.deepEqual(await click(damage), { ok: true, code: "sent" });
   assert.deepEqual(sent.assistant, [damage]);
@@ -107,10 +123,17 @@ test("v12: a browser without the bridge stays silent; only the bridge acknowledg
 });
 
 test("requests: only the kinds a player may relay, well formed; ownership per kind", () => {
-  assert.ok(parseRequest(relayRequest("u", damage, "r1")));
-  assert.equal(parseRequest(relayRequest("u", { kind: "move", token: "t", x: 0, y: 0 }, "r1")), null);
-  assert.equal(parseRequest({ ...relayRequest("u", damage, "r1"), id: "" }), null);
-  assert.equal(parseRequest("junk"), null);
+  const player = { isGM: false };
+  assert.ok(parseRequest(relayRequest(damage, "r1"), player));
+  assert.equal(parseRequest(relayRequest({ kind: "move", token: "t", x: 0, y: 0 }, "r1"), player), null);
+  assert.equal(parseRequest({ ...relayRequest(damage, "r1"), id: "" }, player), null);
+  assert.equal(parseRequest({ ...relayRequest(damage, "r1"), id: "a/b" }, player), null, "an id the sidecar id is made of: letters, digits, - and _");
+  assert.equal(parseRequest("junk", player), null);
+  // a co-GM's kinds: a held reveal's answer, undo / redo, from a GM only (Foundry's user)
+  for (const action of [{ kind: "approveReveal", observer: "o", target: "t", accept: true }, { kind: "undo", action: "a1" }, { kind: "redo", action: "a1" }]) {
+    assert.equal(parseRequest(relayRequest(action, "r1"), player), null, `${action.kind}: not from a player`);
+    assert.ok(parseRequest(relayRequest(action, "r1"), { isGM: true }), `${action.kind}: from a GM`);
+  }
   assert.equal(ownedSubject(damage), null);
   assert.deepEqual(ownedSubject({ ...damage, attack: { attacker: "tokA", token: "tokB", successes: 2 } }), { token: "tokA" }, "DET-10: the attacker's token");
   assert.deepEqual(ownedSubject({ ...damage, attack: { token: "tokB" } }), { token: "" }, "an attack without an attacker is owned by nobody");
@@ -122,7 +145,7 @@ test("requests: only the kinds a player may relay, well formed; ownership per ki
 
 test("a batch a player relays: its items' one attacker must be theirs; mixed attackers or another kind inside: owned by nobody", () => {
   const attack = (/** @type {string} */ attacker, /** @type {string} */ token) => ({ ...damage, attack: { attacker, token, successes: 2 } });
-  assert.ok(parseRequest(relayRequest("u", { kind: "batch", actions: [damage, damage] }, "r1")));
+  assert.ok(parseRequest(relayRequest({ kind: "batch", actions: [damage, damage] }, "r1"), { isGM: false }));
   assert.equal(ownedSubject({ kind: "batch", actions: [damage, damage] }), null, "no attack: as a damage");
   assert.deepEqual(ownedSubject({ kind: "batch", actions: [attack("tokA", "t1"), attack("tokA", "t2")] }), { token: "tokA" });
   assert.deepEqual(ownedSubject({ kind: "batch", actions: [attack("tokA", "t1"), attack("tokZ", "t2")] }), { token: "" });

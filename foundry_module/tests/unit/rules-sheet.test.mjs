@@ -100,3 +100,45 @@ test("the DocumentSheetV2 class is built from the injected API and submits throu
   assert.equal(updates.length, 1);
   await assert.rejects(Sheet.DEFAULT_OPTIONS.form.handler.call(sheet, new Event("submit"), /** @type {any} */ ({}), { object: { healthMax: -1 } }));
 });
+
+test("F17: while the GM types into the rules sheet, the actor's updates (the sidecar's writes) do not re-render it away; a forced render does", async () => {
+  // ApplicationV2 as its page describes it: render() builds the element (replacing its content) and
+  // calls _onRender after each render; `rendered` once it is shown
+  class DocumentSheetV2 {
+    /** @param {any} options */
+    constructor(options) {
+      this.options = options;
+      this.document = options.document;
+      this.rendered = false;
+      this.renders = 0;
+      /** @type {any} */
+      this.element = null;
+    }
+    /** @param {any} [_options] */
+    async render(_options) {
+      await /** @type {any} */ (this)._prepareContext();
+      /** @type {Record<string, Function[]>} */
+      const listeners = {};
+      this.element = { addEventListener: (/** @type {string} */ n, /** @type {Function} */ fn) => (listeners[n] = [...(listeners[n] ?? []), fn]), fire: (/** @type {string} */ n) => (listeners[n] ?? []).forEach((fn) => fn()) };
+      this.renders += 1;
+      this.rendered = true;
+      /** @type {any} */ (this)._onRender({}, {});
+      return this;
+    }
+  }
+  const Sheet = defineRulesSheet({ DocumentSheetV2, HandlebarsApplicationMixin: (base) => class extends base {} }, { localize: (k) => k, notifyError: () => {} });
+  /** @type {any[]} */
+  const updates = [];
+  const actor = { uuid: "Actor.a", name: "Ann", flags: { "vtt-bridge": { health: { max: 7 } } }, update: async (/** @type {any} */ u) => updates.push(u) };
+  const sheet = /** @type {any} */ (new Sheet({ document: actor }));
+  await sheet.render({ force: true });
+  assert.equal(sheet.renders, 1);
+  await sheet.render(); // an update of the actor, nothing typed: re-rendered
+  assert.equal(sheet.renders, 2);
+  sheet.element.fire("input"); // the GM types
+  /** @type {any} */ (actor.flags["vtt-bridge"]).conditions = { blinded: true }; // the sidecar writes meanwhile
+  await sheet.render();
+  assert.equal(sheet.renders, 2, "the typed form stays");
+  await sheet.render({ force: true });
+  assert.equal(sheet.renders, 3, "a forced render (the GM reopens it) rebuilds it");
+});

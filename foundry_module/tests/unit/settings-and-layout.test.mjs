@@ -83,7 +83,8 @@ test("module.json: id, version, compatibility, socket, every named file present"
   assert.equal(manifest.socket, true);
   assert.equal(SOCKET_CHANNEL, "module.vtt-bridge");
   assert.deepEqual(manifest.esmodules, ["scripts/main.mjs"]);
-  assert.deepEqual(manifest.languages.map((/** @type {any} */ l) => l.lang), ["en", "de", "zh-CN"]);
+  // L2: Foundry's Simplified-Chinese code is `cn`; both point at the one file
+  assert.deepEqual(manifest.languages.map((/** @type {any} */ l) => l.lang), ["en", "de", "zh-CN", "cn"]);
   for (const file of [...manifest.esmodules, ...manifest.styles, ...manifest.languages.map((/** @type {any} */ l) => l.path)]) {
     assert.ok(existsSync(join(root, file)), file);
   }
@@ -115,7 +116,8 @@ test("every language has the same keys, and every key the code and templates use
     }
   }
   assert.deepEqual(missing, []);
-  for (const status of ["idle", "connecting", "connected", "reconnecting", "unauthorized", "stopped"]) assert.ok(en.has(`VTTBRIDGE.Status.${status}`));
+  // the bridge indicator's states (bridge-election.mjs `bridgeIndicator`, composed keys)
+  for (const state of ["up", "down", "none", "Waiting", "Title"]) assert.ok(en.has(`VTTBRIDGE.Bridge.${state}`), state);
   for (const s of SETTINGS) {
     const { name, hint } = settingLabels(s.key, s.i18n);
     assert.ok(en.has(name) && en.has(hint), s.key);

@@ -550,3 +550,18 @@ test("chat before the canvas is drawn: a ruled token not the player's own stays 
   env.Hooks.callAll("renderChatMessageHTML", message, again, {});
   assert.equal(shownSender(again), "Goblin", "drawn: pinpointed, so named");
 });
+
+test("F19: the scene's token vision switched off: the observers are read again (a token without sight now looks), without waiting for another change", () => {
+  makeEnv();
+  installVisibility({ env });
+  const { o, t } = makeScene({ state: "unlocated" });
+  o.hasSight = false;
+  env.canvas.scene = { id: "s1" };
+  t.refresh();
+  assert.equal(t.visible, true, "token vision on, the observer has no sight: no ruling applies");
+  env.canvas.visibility.tokenVision = false;
+  env.Hooks.callAll("updateScene", { id: "s1" }, { tokenVision: false }, {}, "gm");
+  runFrames();
+  t.refresh();
+  assert.equal(t.visible, false, "token vision off: O looks, and does not locate T");
+});

@@ -19,6 +19,7 @@ import {
   ProblemLog,
   problemMessage,
   readSystem,
+  systemPlanAmender,
   upsertsFromConditionItem,
   upsertsFromSystemChange,
   withSystemFields,
@@ -202,4 +203,64 @@ test("ProblemLog: each problem once per actor and field; the warning names the f
     key: "VTTBRIDGE.System.Problem.range",
     data: { actor: "Ann", field: "health", path: "system.health.max" },
   });
+});
+
+test("F11, F12: a patch writes the system's Health or Willpower only when it changed them: a hand edit of Willpower on its way is not overwritten by a Health ruling", async () => {
+  const w = new FakeWorld();
+  const ann = /** @type {any} */ (w.addActor("ann", "Ann", {}));
+  Object.assign(ann, { type: "character", system: mtaCharacter("0.16", { sta: 2 }).system });
+  const pick = adapterSelection({ choice: "auto", mapping: "" }).pick;
+  const state = withSystemFields(actorState(ann), readSystem(pick(actorDataOf(ann)), actorDataOf(ann)).fields);
+  const applier = new PatchApplier({
+    statusIds: () => new Set(),
+    deletion: deletionOperator({}),
+    amendPlan: systemPlanAmender(pick, (uuid) => w.byUuid.get(uuid) ?? null),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+  });
+  const doc = { rev: 0, scene: null, settings: {}, actors: { "Actor.ann": state }, tokens: {}, visibility: {} };
+  assert.ok(await applier.apply({ mode: "sync", rev: 1, patch: [{ op: "add", path: "", value: doc }], log: [], source: "result" }));
+  const wpBefore = ann.system.willpower.value;
+  // the GM types a new Willpower on the system's sheet; its upsert has not reached the sidecar yet
+  ann.system.willpower.value = wpBefore - 1;
+  // meanwhile a ruling changes Ann's Health only
+  assert.ok(
+    await applier.apply({ mode: "patch", rev: 2, patch: [{ op: "replace", path: "/actors/Actor.ann/health/bashing", value: 1 }], log: [], source: "result" }),
+  );
+  const { changes } = ann.updates.at(-1);
+  assert.ok(Object.hasOwn(changes, "system.health.value"), "the Health the ruling changed is written");
+  assert.ok(!Object.hasOwn(changes, "system.willpower.value"), "the Willpower it did not change is left as typed");
+  assert.equal(ann.system.willpower.value, wpBefore - 1);
+  // a ruling that changes Willpower writes it
+  const current = applier.state.actors["Actor.ann"].willpower.current;
+  assert.ok(
+    await applier.apply({ mode: "patch", rev: 3, patch: [{ op: "replace", path: "/actors/Actor.ann/willpower/current", value: current - 1 }], log: [], source: "result" }),
+  );
+  assert.equal(ann.system.willpower.value, current - 1);
+});
+
+test("F12 K14: an mta brief nightmare's prepared Willpower max is 0 (its derived trait is never computed) while its stored Willpower is 2: a Health ruling leaves the stored Willpower alone", async () => {
+  const w = new FakeWorld();
+  // the system prepares willpower.max from derivedTraits.willpower for every actor type; a brief
+  // nightmare's is never computed, so it stays at its stored value (0) + mod
+  w.prepareSystem = (system) => ({ ...system, willpower: { ...system.willpower, max: Number(system.derivedTraits?.willpower?.value ?? 0) } });
+  const night = /** @type {any} */ (w.addActor("night", "Nightmare", {}));
+  const base = mtaEphemeral("0.16").system;
+  Object.assign(night, { type: "brief_nightmare" });
+  night._source.system = { ...base, derivedTraits: { ...base.derivedTraits, willpower: { value: 0, final: 0 } }, willpower: { value: 2, max: 2 } };
+  assert.equal(night.system.willpower.max, 0, "prepared");
+  assert.equal(night._source.system.willpower.value, 2, "stored");
+  const pick = adapterSelection({ choice: "auto", mapping: "" }).pick;
+  const state = withSystemFields(actorState(night), readSystem(pick(actorDataOf(night)), actorDataOf(night)).fields);
+  const applier = new PatchApplier({
+    statusIds: () => new Set(),
+    deletion: deletionOperator({}),
+    amendPlan: systemPlanAmender(pick, (uuid) => w.byUuid.get(uuid) ?? null),
+    execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: () => w.scene, fromUuid: (u) => w.fromUuid(u) }),
+  });
+  const doc = { rev: 0, scene: null, settings: {}, actors: { "Actor.night": state }, tokens: {}, visibility: {} };
+  assert.ok(await applier.apply({ mode: "sync", rev: 1, patch: [{ op: "add", path: "", value: doc }], log: [], source: "result" }));
+  night._source.system.willpower.value = 2; // the stored value, whatever the sync aligned
+  assert.ok(await applier.apply({ mode: "patch", rev: 2, patch: [{ op: "replace", path: "/actors/Actor.night/health/bashing", value: 1 }], log: [], source: "result" }));
+  assert.ok(!Object.hasOwn(night.updates.at(-1).changes, "system.willpower.value"), "no Willpower write for a Health ruling");
+  assert.equal(night._source.system.willpower.value, 2, "the stored Willpower the sheet shows is kept");
 });
