@@ -4,7 +4,7 @@ a new round (rules/iwr.py) and the waking that recovering Willpower brings (rule
 from __future__ import annotations
 
 from vtt_bridge.rules.common import Step
-from vtt_bridge.rules.health import Grade, HealthTrack
+from vtt_bridge.rules.health import Grade, HealthTrack, worsen_tracks
 from vtt_bridge.rules.injury import take_damage
 from vtt_bridge.rules.iwr import DealtDamage, TemporaryImmunity, lapse_temporary_immunities
 from vtt_bridge.rules.willpower import Willpower, recover
@@ -59,3 +59,19 @@ def test_HEALTH_3_and_WP_5_recovering_willpower_wakes_the_injured_and_the_draine
     awake = HealthTrack(max=2)
     plain = recover(Willpower(max=3, current=1), 1, awake, None, unconscious_at_zero=False)
     assert plain.health is awake and "HEALTH-3.woken" not in keys(plain.steps)
+
+
+def test_HEALTH_13_worsening_goes_to_the_second_track_once_the_first_is_all_aggravated() -> None:
+    first, second = HealthTrack(max=2, aggravated=2, woken=True), HealthTrack(max=3, lethal=2, aggravated=1)
+    out = worsen_tracks(first, second)
+    assert out.second_health is not None and out.second_health.aggravated == 2
+    assert not out.health.woken and keys(out.steps) == ["HEALTH-13.worsening"]
+    assert out.steps[0].data["track"] == "second"
+
+
+def test_HEALTH_4_worsening_stays_on_the_first_track_and_leaves_a_stable_one_alone() -> None:
+    first = HealthTrack(max=3, lethal=2, aggravated=1)
+    assert keys(worsen_tracks(first, None).steps) == ["HEALTH-4.worsening"]
+    stable = first.model_copy(update={"stabilized": True})
+    out = worsen_tracks(stable, None)
+    assert out.health is stable and out.steps == ()

@@ -4,12 +4,11 @@ the per-round upkeep `round_health` that the world's `round` action runs."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, told_of, with_actor
 from vtt_bridge.actions.attack import Attack, rule_attack, token_at_guess
 from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
@@ -454,11 +453,6 @@ def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> R
 # ---- the round --------------------------------------------------------------------------------------
 
 
-def _tag(steps: tuple[Step, ...] | list[Step], actor_id: str, actor: Actor) -> list[Step]:
-    who = actor.name or actor_id
-    return [replace(s, text=f"{who}: {s.text}", data={**s.data, "actor": actor_id}) for s in steps]
-
-
 def round_health(state: WorldState, ctx: Context) -> Ruling:
     """For every living actor: worsening for the round that ended (HEALTH-4), staying conscious lapses
     (WP-3), then fast healing and regeneration at the new round's start (HEALTH-10)."""
@@ -470,26 +464,9 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
         first, second = actor.health, actor.second_health
         if _is_dead(actor):
             continue
-        if h.is_worsening(first, second):
-            if second is not None and h.is_full_of_aggravated(first):
-                worsened = h.worsen(second)
-                second = worsened.track
-                worse = tuple(
-                    replace(
-                        s,
-                        rule="HEALTH-13",
-                        text="second track: " + s.text,
-                        data={**s.data, "track": "second"},
-                        key="HEALTH-13.worsening",
-                    )
-                    for s in worsened.steps
-                )
-                if worse and first.woken:  # the waking (HEALTH-3) is kept on the first track
-                    first = first.model_copy(update={"woken": False})
-            else:
-                worsened = h.worsen(first)
-                first, worse = worsened.track, worsened.steps
-            steps.extend(worse)
+        worsened = h.worsen_tracks(first, second)
+        first, second = worsened.health, worsened.second_health
+        steps.extend(worsened.steps)
         willpower = wp.new_round(actor.willpower)
         if willpower is not actor.willpower:
             steps.append(
@@ -510,7 +487,7 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
             if first is not actor.health or second is not actor.second_health:
                 steps.extend(_summary(actor_id, new_actor, actor, state.settings))
             state_out = with_actor(state_out, actor_id, new_actor)
-            log.extend(_tag(steps, actor_id, actor))
+            log.extend(told_of(steps, actor_id, actor))
     return Ruling(state=state_out, log=tuple(log))
 
 
