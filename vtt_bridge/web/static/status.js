@@ -45,7 +45,7 @@ function i18nOf(lang, tree) {
   };
 }
 
-/** Word every step of the page in its language (`main[data-lang]`), subjects by name; a step whose key the language does not word keeps the sidecar's English text. */
+/** Word every step of the page in its language (`main[data-lang]`), subjects by name (`#step-names`); a step whose key the language does not word keeps the sidecar's English text. */
 async function wordSteps() {
   const main = document.querySelector("main");
   if (!main) return;
@@ -57,7 +57,7 @@ async function wordSteps() {
   if (!tree) return;
   const i18n = i18nOf(lang, tree);
   /** @type {Record<string, string>} */
-  const names = JSON.parse(main.dataset.names ?? "{}");
+  const names = JSON.parse(/** @type {HTMLElement|null} */ (main.querySelector("#step-names"))?.dataset.names ?? "{}");
   const nameOf = (/** @type {string} */ id) => names[id];
   for (const item of main.querySelectorAll("li[data-step]")) {
     const say = item.querySelector(".say");
