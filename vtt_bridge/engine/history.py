@@ -28,7 +28,7 @@ from vtt_bridge.engine.codec import part_frames, unpack_parts
 from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, RulingRef
 from vtt_bridge.engine.refusals import RequestError
 
-SYNC_PARTS = ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins", "reveals")
+SYNC_PARTS = ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins", "reveals", "areas")
 """The parts of the document a sync's patch replaces whole (the paths it changes, for conflicts)."""
 
 HISTORY_KEPT = 1000

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
+from vtt_bridge.document.areas import area_steps
 from vtt_bridge.document.models import (
     Id,
     Scene,
@@ -109,6 +110,7 @@ def explain_query(state: WorldState, query: ExplainQuery, index: VisibilityIndex
     """`explain`: how the observer locates the target, rule by rule: `{observer, target, locate, log}`."""
     steps = explain(state, query.observer, query.target, index)
     final = steps[-1].data
+    steps.extend(area_steps(state, query.observer, query.target))
     return {
         "observer": query.observer,
         "target": query.target,
