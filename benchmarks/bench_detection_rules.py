@@ -13,7 +13,7 @@ import statistics
 import time
 
 from vtt_bridge.actions import Context
-from vtt_bridge.actions.detection import MoveAction, move
+from vtt_bridge.actions.detection.handlers import MoveAction, move
 from vtt_bridge.document.models import Actor, Scene, Token, WorldState
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine.roller import SeededRoller

@@ -26,9 +26,9 @@ export default [
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.browser } },
   },
   {
-    // the sidecar's status page script (../vtt_bridge/web/static/*.js), linted from stdin under this name
+    // the sidecar's status page script, an ES module (../vtt_bridge/web/static/*.js), linted from stdin under this name
     files: ["static/**/*.js"],
-    languageOptions: { ecmaVersion: 2022, sourceType: "script", globals: { ...globals.browser } },
+    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.browser } },
   },
   {
     files: ["tests/**/*.mjs", "eslint.config.mjs"],

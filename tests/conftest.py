@@ -87,6 +87,12 @@ def actor(max_health: int = 7, **extra: Any) -> dict[str, Any]:
     return {"name": "Guard", "health": {"max": max_health}, **extra}
 
 
+def damage(target: str = "actor0", amount: Any = 2, grade: Any = "L") -> dict[str, Any]:
+    """A `damage` action's payload: one instance of `amount` of `grade` to `target` (any values: the
+    refusals of bad ones are tested with it too)."""
+    return {"kind": "damage", "target": target, "instances": [{"amount": amount, "grade": grade}]}
+
+
 def world_state(actors: int = 2, max_health: int = 7) -> dict[str, Any]:
     """A small scene: `actors` actors, one token each, in a row."""
     return {

@@ -103,6 +103,54 @@ test("the status page after a short scene: subjects by name, the actors' table, 
   }
 });
 
+test("the page words every step with the module's own card code, in the reader's language (en, de, zh-CN), subjects by name", async () => {
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  const sidecar = await startSidecar({ token: TOKEN, seed: 5 });
+  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
+  /** @type {import("puppeteer-core").Browser|null} */
+  let browser = null;
+  try {
+    const ws = await gmSocket(sidecar.port, "friday-night");
+    await request(ws, "sync", { state: SCENE });
+    await request(ws, "action", { kind: "round", round: 1 });
+    await request(ws, "action", { kind: "damage", target: "Actor.bran00000000001", instances: [{ amount: 3, grade: "L" }, { amount: 2, grade: "B" }] });
+    await request(ws, "action", { kind: "damage", target: "Actor.cora00000000001", instances: [{ amount: 8, grade: "A" }] });
+    ws.close();
+    browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+    /** @type {Record<string, {accept: string, contest: RegExp, penalty: RegExp, dying: string}>} */
+    const readers = {
+      en: { accept: "en-GB,en;q=0.9", contest: /^(Bran|Cora) spots with \d+ dice?: .*; Assassin hides with /, penalty: /^Bran's wound penalty: 0 → -\d$/, dying: "Cora: dying" },
+      de: { accept: "de-DE,de;q=0.9,en;q=0.5", contest: /^(Bran|Cora) sucht mit \d+ Würfeln?: .*; Assassin versteckt sich mit /, penalty: /^Wundmalus von Bran: 0 → -\d$/, dying: "Cora: " },
+      "zh-CN": { accept: "zh-CN,zh;q=0.9", contest: /^(Bran|Cora) 以 .* 搜寻：/, penalty: /^Bran 的伤势减值：0 → -\d$/, dying: "Cora：" },
+    };
+    for (const [lang, reader] of Object.entries(readers)) {
+      const page = await browser.newPage();
+      await page.setExtraHTTPHeaders({ "Accept-Language": reader.accept });
+      await page.setViewport({ width: 1000, height: 1400 });
+      await page.goto(`http://127.0.0.1:${sidecar.port}/`, { waitUntil: "load" });
+      await page.waitForSelector(`main[data-worded="${lang}"]`);
+      const items = await page.$$eval("li[data-step] .say", (says) => says.map((s) => ({ lang: s.getAttribute("lang"), text: s.textContent ?? "" })));
+      const said = items.map((i) => i.text);
+      assert.ok(items.length > 10, `${lang}: ${said.join("\n")}`);
+      assert.deepEqual([...new Set(items.map((i) => i.lang))], [lang], `${lang}: every step worded from its key`);
+      assert.ok(said.some((s) => reader.contest.test(s)), `${lang}: ${said.join("\n")}`);
+      assert.ok(said.some((s) => reader.penalty.test(s)), `${lang}: the penalty as the table shows it: ${said.join("\n")}`);
+      assert.ok(said.some((s) => s.startsWith(reader.dying)), `${lang}: ${said.join("\n")}`);
+      assert.ok(!said.some((s) => /\btok[A-Z]|Actor\.|\{\w+\}|undefined/.test(s)), `${lang}: ids or placeholders: ${said.join("\n")}`);
+      if (lang === "en") assert.ok(said.includes("Cora: dying"), "dying once, not 'dying; Dying'");
+      if (process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1") {
+        await page.screenshot({ path: join(repoRoot, "docs", "images", `status-page-${lang}.png`), fullPage: false });
+      }
+      await page.close();
+    }
+  } finally {
+    await browser?.close();
+    await sidecar.stop();
+    rmSync(profile, { recursive: true, force: true });
+  }
+});
+
 /** A welcomed websocket client of `world`. @param {number} port @param {string} world */
 async function gmSocket(port, world) {
   const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
@@ -191,6 +239,7 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     assert.ok(headings.some((h) => h.startsWith("damage → Cora") && h.includes("read back from the store")), headings.join("\n"));
     assert.ok(headings.some((h) => h.startsWith("round") && h.includes("Bran") && h.includes("Assassin")), headings.join("\n"));
     // the steps in the browser's language (en), worded from their key: each contest names both tokens
+    await page.waitForSelector("main[data-worded]");
     const said = await page.$$eval(".ruling li .say", (items) => items.map((i) => i.textContent ?? ""));
     assert.ok(said.some((s) => /^(Bran|Cora) spots with \d+ dice?: .*; Assassin hides with /.test(s)), said.join("\n"));
     assert.ok(!said.some((s) => /\bthe observer wins\b|\btok[A-Z]/.test(s)), said.join("\n"));

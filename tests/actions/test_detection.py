@@ -26,19 +26,10 @@ from tests.detection_scenes import (
 )
 from vtt_bridge.actions import Context
 from vtt_bridge.actions.attack import AttackCheckQuery, attack_check
-from vtt_bridge.actions.detection import (
-    ACTIONS,
-    QUERIES,
-    ROUND_DETAIL_LIMIT,
-    ContestAction,
-    ExplainQuery,
-    MoveAction,
-    contest_action,
-    explain,
-    explain_query,
-    move,
-    round_contests,
-)
+from vtt_bridge.actions.detection import ACTIONS, QUERIES
+from vtt_bridge.actions.detection.handlers import ContestAction, MoveAction, contest_action, move
+from vtt_bridge.actions.detection.queries import ExplainQuery, explain, explain_query
+from vtt_bridge.actions.detection.round import ROUND_DETAIL_LIMIT, round_contests
 from vtt_bridge.document.models import NotFound, WorldState
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import RuleViolation

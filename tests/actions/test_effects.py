@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from tests.actions.helpers import run
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.effects import ACTIONS
 from vtt_bridge.actions.round import RoundAction, new_round
@@ -22,11 +23,6 @@ def world(round: int = 1, **hero: Any) -> WorldState:
             "actors": {"hero": {"name": "Lu Ren", **hero}, "other": {"name": "Bystander"}},
         }
     )
-
-
-def run(state: WorldState, payload: dict[str, Any]) -> Ruling:
-    model, handler = ACTIONS[payload["kind"]]
-    return handler(state, model.model_validate(payload), Context(roller=SeededRoller(0)))
 
 
 def affect(state: WorldState, **effect: Any) -> Ruling:

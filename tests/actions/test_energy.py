@@ -8,10 +8,8 @@ import jsonpatch
 import pytest
 from pydantic import ValidationError
 
-from vtt_bridge.actions import Context, Ruling
-from vtt_bridge.actions.energy import ACTIONS
+from tests.actions.helpers import run
 from vtt_bridge.document.models import Actor, NotFound, WorldState
-from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.rules.common import RuleViolation
 
 ATTRIBUTES = {"STR": 2, "DEX": 3, "STA": 3, "INT": 3, "PER": 2, "RES": 2, "PRE": 4, "MAN": 1, "COM": 2}
@@ -21,11 +19,6 @@ def world() -> WorldState:
     hero = Actor.model_validate({"name": "Ouyang", "attributes": ATTRIBUTES})
     other = Actor.model_validate({"name": "Bystander"})
     return WorldState(actors={"hero": hero, "other": other})
-
-
-def run(state: WorldState, payload: dict[str, Any]) -> Ruling:
-    model, handler = ACTIONS[payload["kind"]]
-    return handler(state, model.model_validate(payload), Context(roller=SeededRoller(0)))
 
 
 def pool(pool_id: str, **fields: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from tests.actions.helpers import run as ruled
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.health import ACTIONS, round_health
 from vtt_bridge.document.derive import derive_actor
@@ -29,8 +30,7 @@ def world(health: dict[str, Any] | None = None, settings: Settings | None = None
 
 
 def run(state: WorldState, payload: dict[str, Any]) -> Ruling:
-    model, handler = ACTIONS[payload["kind"]]
-    return handler(state, model.model_validate(payload), CTX)
+    return ruled(state, payload, CTX)
 
 
 def hero(ruling: Ruling) -> Actor:

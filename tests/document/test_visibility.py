@@ -27,16 +27,11 @@ from tests.detection_scenes import (
     scene_tavern,
     world,
 )
-from vtt_bridge.actions import Context, detection
-from vtt_bridge.actions.detection import (
-    ContestAction,
-    ExplainQuery,
-    MoveAction,
-    contest_action,
-    explain_query,
-    move,
-    round_contests,
-)
+from vtt_bridge.actions import Context
+from vtt_bridge.actions.detection.handlers import ContestAction, MoveAction, contest_action, move
+from vtt_bridge.actions.detection.queries import ExplainQuery, explain_query
+from vtt_bridge.actions.detection.round import round_contests
+from vtt_bridge.document import geometry
 from vtt_bridge.document.models import (
     LOCATE_OF_CODE,
     NotFound,
@@ -440,7 +435,7 @@ def test_DET_8_a_round_after_the_geometry_starts_afresh_is_the_round_computed_af
 ) -> None:
     """Past its bound the kept geometry starts afresh (its tables and entries renumbered); the
     rounds after are still what a new index rules."""
-    monkeypatch.setattr(detection, "_GEOMETRY_LIMIT", 0)
+    monkeypatch.setattr(geometry, "GEOMETRY_LIMIT", 0)
     state = small_world([0, 1, 2, 3, 1, 0, 1, 4], round_number=1)
     kept = VisibilityIndex()
     for seed in range(4):

@@ -32,8 +32,10 @@ from vtt_bridge.rules.detection import (
     distance_squared,
     effective_rank,
     explain_locate,
+    hide_pool_base,
     locate,
     raise_one_step,
+    spot_pool_base,
 )
 from vtt_bridge.rules.dice import SuppliedDice, active_wins
 from vtt_bridge.rules.ranks import Rank
@@ -338,6 +340,12 @@ def test_DET_8_per_investigation_against_dex_stealth_with_supplied_dice() -> Non
     assert (outcome.observer_pool, outcome.hider_pool) == (4, 12)
     assert (outcome.observer_roll.successes, outcome.hider_roll.successes) == (3, 1)
     assert outcome.observer_wins
+
+
+def test_DET_8_the_pools_bases_are_per_plus_investigation_and_dex_plus_stealth() -> None:
+    assert spot_pool_base(perception=3, investigation=2) == 5
+    assert hide_pool_base(dexterity=4, stealth=0) == 4
+    assert spot_pool_base(0, 0) == hide_pool_base(0, 0) == 0
 
 
 # --- DET-9 -----------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from tests.conftest import TOKEN, Connect, Peer, world_state
+from tests.conftest import TOKEN, Connect, Peer, damage, world_state
 from vtt_bridge import actions
 from vtt_bridge.actions import registry
 from vtt_bridge.cli.app import create_app
@@ -42,10 +42,6 @@ async def welcomed(client: TestClient[web.Request, web.Application], world: str 
     hello = {"token": TOKEN, "world": world, "client": {"name": "pytest"}}
     assert (await peer.request("hello", hello))["type"] == "welcome"
     return peer
-
-
-def damage(target: str = "actor0", amount: Any = 2, grade: Any = "L") -> dict[str, Any]:
-    return {"kind": "damage", "target": target, "instances": [{"amount": amount, "grade": grade}]}
 
 
 async def test_hello_welcomes_with_protocol_world_and_rev(connect: Connect) -> None:

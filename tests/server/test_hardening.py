@@ -22,7 +22,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.conftest import TOKEN, Peer, client_frame, welcomed, world_state
+from tests.conftest import TOKEN, Peer, client_frame, damage, welcomed, world_state
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, RulingRecord
 from vtt_bridge.server.endpoint import origin_allowed
@@ -30,11 +30,6 @@ from vtt_bridge.server.hostcheck import host_allowed
 from vtt_bridge.server.limits import Limits, too_deep
 from vtt_bridge.server.tokenfile import load_or_create_token
 from vtt_bridge.store.log import LAYOUT, Store
-
-
-def damage(target: str = "actor0", amount: int = 1) -> dict[str, Any]:
-    return {"kind": "damage", "target": target, "instances": [{"amount": amount, "grade": "B"}]}
-
 
 # --- 1. DNS rebinding -------------------------------------------------------------------------
 
@@ -309,7 +304,7 @@ async def test_4_a_long_ruling_does_not_hold_up_another_world(start: Any) -> Non
     times: list[float] = []
     while world_a.rev == 0 and len(times) < 200:
         began = time.perf_counter()
-        assert (await b.action(damage(amount=0)))["type"] in ("result", "error")
+        assert (await b.action(damage(amount=0, grade="B")))["type"] in ("result", "error")
         times.append(time.perf_counter() - began)
     reply = await a.receive()
     assert reply["type"] == "result", reply
@@ -615,7 +610,7 @@ async def test_7_a_failed_checkpoint_stops_acknowledging_until_one_succeeds(
         if bridge.storage_fault is not None:
             break
         await asyncio.sleep(0.02)
-    refused = await peer.action(damage(), msg_id="during")
+    refused = await peer.action(damage(amount=1, grade="B"), msg_id="during")
     assert refused["payload"]["code"] == "storage" and "disk I/O error" in refused["payload"]["message"]
     assert "Storage fault" in await (await server.get("/")).text()
     assert (await peer.state())["rev"] == 1
@@ -624,7 +619,7 @@ async def test_7_a_failed_checkpoint_stops_acknowledging_until_one_succeeds(
         if bridge.storage_fault is None:
             break
         await asyncio.sleep(0.02)
-    assert (await peer.action(damage(), msg_id="during"))["type"] == "result"
+    assert (await peer.action(damage(amount=1, grade="B"), msg_id="during"))["type"] == "result"
 
 
 async def test_7_a_full_disk_answers_storage_with_the_reason(start: Any) -> None:
@@ -653,7 +648,7 @@ async def test_the_same_action_id_and_payload_is_replayed_another_payload_is_a_c
     server = await start()
     peer = await welcomed(server)
     assert (await peer.request("sync", {"state": world_state(max_health=20)}))["type"] == "result"
-    first = await peer.action(damage(amount=2), msg_id="once")
+    first = await peer.action(damage(amount=2, grade="B"), msg_id="once")
     assert "replayed" not in first["payload"]
     for restart in range(2):
         if restart:
@@ -661,11 +656,12 @@ async def test_the_same_action_id_and_payload_is_replayed_another_payload_is_a_c
             await server.close()
             server = await start(recent_replies=1, data_dir=folder)
             peer = await welcomed(server)
-            assert (await peer.action(damage(), msg_id="push-out"))["type"] == "result"  # from the store
-        again = await peer.action(damage(amount=2), msg_id="once")
+            pushed = await peer.action(damage(amount=1, grade="B"), msg_id="push-out")
+            assert pushed["type"] == "result"  # from the store
+        again = await peer.action(damage(amount=2, grade="B"), msg_id="once")
         assert again["payload"] == {"replayed": True, **first["payload"]}
         before = await peer.state()
-        conflict = await peer.action(damage(amount=3), msg_id="once")
+        conflict = await peer.action(damage(amount=3, grade="B"), msg_id="once")
         assert conflict["type"] == "error" and conflict["payload"]["code"] == "conflict"
         assert "fresh random id" in conflict["payload"]["message"]
         assert await peer.state() == before

@@ -15,24 +15,13 @@ from hypothesis import strategies as st
 from tests.detection_scenes import guard_among_hiders
 from tests.store.test_undo_store import reopened
 from vtt_bridge.document.models import settled
+from vtt_bridge.engine.codec import PACKED_MARK, NotUnpacked, is_packed, unpacked, unpacked_length
 from vtt_bridge.engine.history import stored_ops
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server.endpoint import dumps
-from vtt_bridge.store.log import (
-    LAYOUT,
-    PACKED_MARK,
-    NotUnpacked,
-    Store,
-    checksum,
-    is_packed,
-    keeps_reply,
-    pack,
-    snapshot_of,
-    unpacked,
-    unpacked_length,
-)
+from vtt_bridge.store.log import LAYOUT, Store, checksum, keeps_reply, pack, snapshot_of
 
 HIT = {"kind": "damage", "target": "h0", "instances": [{"amount": 2, "grade": "L"}]}
 

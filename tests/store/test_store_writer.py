@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import Connect, world_state
+from tests.conftest import Connect, damage, world_state
 from vtt_bridge.engine import history
 from vtt_bridge.server import endpoint as server
 from vtt_bridge.server import endpoint as server_module
@@ -42,10 +42,6 @@ def test_dumps_in_turns_writes_the_same_text_as_one_dump(value: Any) -> None:
         assert orjson.loads(in_turns) == orjson.loads(orjson.dumps(value))
     finally:
         server.DUMP_CHUNK = original
-
-
-def damage(target: str = "actor0") -> dict[str, Any]:
-    return {"kind": "damage", "target": target, "instances": [{"amount": 1, "grade": "B"}]}
 
 
 async def test_a_large_ruling_is_committed_in_the_writer_thread_and_acknowledged_after_it(
@@ -80,7 +76,7 @@ async def test_a_large_ruling_is_committed_in_the_writer_thread_and_acknowledged
     reply = await big.receive()
     acked = time.monotonic()
     assert reply["type"] == "result" and reply["re"] == sync_id
-    assert (await other.action(damage()))["type"] == "result"
+    assert (await other.action(damage(amount=1, grade="B")))["type"] == "result"
     threads = [name for name, _, _ in writes]
     assert threads[0].startswith("vtt-bridge-store") and threads[1].startswith("vtt-bridge-store")
     assert threads[2] == threading.current_thread().name  # the damage: on the loop
@@ -101,7 +97,7 @@ async def test_the_checkpoint_runs_in_the_writer_thread(
     monkeypatch.setattr(store, "flush", flush)
     peer = await connect("w1")
     assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
-    assert (await peer.action(damage()))["type"] == "result"
+    assert (await peer.action(damage(amount=1, grade="B")))["type"] == "result"
     for _ in range(100):
         if threads:
             break
@@ -140,7 +136,7 @@ async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
     peer = await connect("w1")
     assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
     seen.clear()
-    assert (await peer.action(damage(), "hit"))["type"] == "result"
+    assert (await peer.action(damage(amount=1, grade="B"), "hit"))["type"] == "result"
     assert sorted(what for what, _, _ in seen[:3]) == ["ops", "pack", "pack"] and seen[3][0] == "append"
     for _, made_in, locked in seen[:3]:
         assert not locked and not made_in.startswith("vtt-bridge-store"), "made with the store taken"
@@ -211,7 +207,7 @@ async def test_a_big_worlds_state_query_is_answered_from_a_worker_with_the_world
     small, big = await connect("small"), await connect("big")
     assert (await small.request("sync", {"state": world_state(2)}))["type"] == "result"
     assert (await big.request("sync", {"state": world_state(6)}))["type"] == "result"
-    assert (await small.action(damage(), "hit"))["type"] == "result"
+    assert (await small.action(damage(amount=1, grade="B"), "hit"))["type"] == "result"
     assert (await small.state()) == bridge.worlds["small"].state.model_dump(mode="json") and not seen
     assert (await big.state()) == bridge.worlds["big"].state.model_dump(mode="json")
     [(thread, locked)] = seen

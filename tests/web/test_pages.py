@@ -22,7 +22,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from tests.conftest import TOKEN, Peer, world_state
+from tests.conftest import TOKEN, Peer, damage, world_state
 from vtt_bridge import __version__
 from vtt_bridge.cli.app import create_app
 from vtt_bridge.server.bridge import BRIDGE, RESTORED_PER_WORLD, Config, RulingRecord
@@ -41,10 +41,6 @@ async def joined(server: Client, world: str, name: str) -> Peer:
     reply = await peer.request("hello", {"token": TOKEN, "world": world, "client": {"name": name}})
     assert reply["type"] == "welcome", reply
     return peer
-
-
-def damage(target: str, amount: int, grade: str) -> dict[str, Any]:
-    return {"kind": "damage", "target": target, "instances": [{"amount": amount, "grade": grade}]}
 
 
 async def page(server: Client) -> str:
@@ -137,9 +133,12 @@ async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_ste
     assert len(ruling) == 2, "the damage ruling is headed by its subject, world and rev"
     steps = reply["payload"]["log"]
     assert any(step["rule"] == "HEALTH-2" for step in steps)
-    # the steps as the module's English words them (written out here, not by the page's code)
-    said = step_items(ruling[1].split('<div class="ruling', 1)[0])
-    assert said == EXPECTED_DAMAGE_STEPS, said
+    # each step carries itself as data for the page's script (which words it with the module's
+    # code: foundry_module/tests/status-page.test.mjs), and the sidecar's English text by name
+    items = step_items(ruling[1].split('<div class="ruling', 1)[0])
+    assert [item[1] for item in items] == steps, items
+    assert [item[0] for item in items] == [step["rule"] for step in steps]
+    assert all("actor0" not in said for _, _, said in items), items
     # the world's table: each actor, its Health boxes drawn by shape, status and Willpower
     table = re.search(r"<tr><td>Actor 0</td><td>(.*?)</td><td>(\w+)</td><td>(\d+/\d+)</td>", text)
     assert table is not None, text
@@ -151,16 +150,10 @@ async def test_status_page_lists_connected_worlds_clients_revs_and_a_rulings_ste
     # without its script the page still refreshes itself; with it, the script does (keeping the
     # token dialog open while the GM types)
     assert '<noscript><meta http-equiv="refresh" content="10"></noscript>' in text
-    assert '<script src="/status.js" defer></script>' in text
-
-
-EXPECTED_DAMAGE_STEPS = [
-    ("IWR-8", "Actor 0: Instance 0: 3 untyped (lethal, Rank unranked)"),
-    ("IWR-8", "Actor 0: Instance 0 deals 3"),
-    ("HEALTH-2", "Actor 0 takes 3 lethal damage on the first Health track: now 4 healthy, 0 B, 3 L, 0 A"),
-    ("HEALTH-6", "Actor 0: lightly injured"),
-]
-"""3 L on Actor 0 (7 boxes), as the module's en.json words it."""
+    assert '<script type="module" src="/status.js"></script>' in text
+    assert '<main data-lang="en">' in text
+    main = re.search(r'<div id="step-names" hidden data-names="([^"]*)"></div>', text)
+    assert main is not None and json.loads(html.unescape(main.group(1)))["actor0"] == "Actor 0"
 
 
 async def test_status_page_shows_at_most_page_steps_of_a_crowded_ruling_and_counts_the_rest(
@@ -553,7 +546,7 @@ async def test_status_page_runs_only_its_own_script_talks_only_to_its_origin_and
     assert style is not None
     digest = base64.b64encode(hashlib.sha256(style.group(1).encode()).digest()).decode()
     assert f"style-src 'sha256-{digest}'" in policy
-    assert re.findall(r"<script[^>]*>", text) == ['<script src="/status.js" defer>']
+    assert re.findall(r"<script[^>]*>", text) == ['<script type="module" src="/status.js">']
     script = await server.get("/status.js")
     assert script.status == 200 and script.content_type == "text/javascript"
     body = await script.text()
@@ -621,51 +614,54 @@ STEALTH_SCENE = {
 }
 
 
-def step_items(text: str) -> list[tuple[str, str]]:
-    """The status page's step items: (rule id, the sentence as a reader sees it, tags stripped)."""
-    items = re.findall(r'<li><span class="rule">([^<]*)</span> <span class="say"[^>]*>(.*?)</span>', text)
-    return [(rule, html.unescape(said)) for rule, said in items]
+def step_items(text: str) -> list[tuple[str, dict[str, Any], str]]:
+    """The status page's step items: (rule id, the step its `data-step` carries, the English text shown
+    without the script, tags stripped)."""
+    item = r'<li data-step="([^"]*)"><span class="rule">([^<]*)</span> <span class="say" lang="en">(.*?)</'
+    items = re.findall(item, text)
+    return [(rule, json.loads(html.unescape(step)), html.unescape(said)) for step, rule, said in items]
 
 
-@pytest.mark.parametrize(
-    ("accept", "contest", "modifier"),
-    [
-        (
-            "en-GB,en;q=0.9",
-            r"^Bran spots with \d+ dice?: \d+ success(es)?; Assassin hides with \d+ dice?: ",
-            r"^Bran against Assassin: (Observer|Hider) [+-]\d+ \(the observer cannot locate the hider: it is "
-            r"invisible\)$",
-        ),
-        (
-            "de-DE,de;q=0.9,en;q=0.5",
-            r"^Bran sucht mit \d+ Würfeln?: \d+ Erfolge?; Assassin versteckt sich mit ",
-            r"^Bran gegen Assassin: (Beobachter|Versteckter) [+-]\d+ \(der Beobachter kann den Versteckten",
-        ),
-    ],
-)
-async def test_status_page_words_steps_from_their_key_in_the_readers_language_naming_both_tokens(
-    server: Client, accept: str, contest: str, modifier: str
+async def test_status_page_hands_its_script_the_steps_their_subjects_names_and_the_readers_language(
+    server: Client,
 ) -> None:
-    """A contest (DET-8) and a hiding modifier (DET-9) read with both tokens' names, in the language
-    of the request's Accept-Language, from the module's language files, never the English `text`."""
+    """A contest (DET-8) and a hiding modifier (DET-9): each step goes to the page's script whole
+    (key and data), with every token's name and the language of the request's Accept-Language; the
+    script words them with the module's own code (status-page.test.mjs checks what a reader sees)."""
     gm = await joined(server, "w1", "GM")
     assert (await gm.request("sync", {"state": STEALTH_SCENE}))["type"] == "result"
     reply = await gm.action({"kind": "round", "round": 1})
     assert reply["type"] == "result", reply
-    keys = {step.get("key") for step in reply["payload"]["log"]}
+    response = await server.get("/", headers={"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"})
+    assert response.headers["Content-Language"] == "de"
+    text = await response.text()
+    assert '<main data-lang="de">' in text
+    main = re.search(r'<div id="step-names" hidden data-names="([^"]*)"></div>', text)
+    assert main is not None, text
+    names = json.loads(html.unescape(main.group(1)))
+    assert names["tokBran"] == "Bran" and names["tokAssassin"] == "Assassin"
+    keys = {step["key"] for _, step, _ in step_items(text)}
     assert {"DET-8.contest", "DET-9.modifier"} <= keys, keys
-    response = await server.get("/", headers={"Accept-Language": accept})
-    assert response.headers["Content-Language"] == accept[:2]
-    items = step_items(await response.text())
-    contests = [said for rule, said in items if rule == "DET-8" and re.search(contest, said)]
-    modifiers = [said for rule, said in items if rule == "DET-9" and re.search(modifier, said)]
-    assert contests, "\n".join(map(str, items))
-    assert modifiers, items
-    for said in contests + modifiers:
-        assert "Bran" in said and "Assassin" in said, said
-        assert "tok" not in said, said
-    texts = {step["text"] for step in reply["payload"]["log"]}
-    assert not texts & {said for _, said in items}, "a step shows the sidecar's English text"
+
+
+async def test_status_page_serves_the_modules_sentence_code_and_language_files_and_nothing_else(
+    server: Client,
+) -> None:
+    for path, kind in (
+        ("/module/scripts/core/chat-cards.mjs", "text/javascript"),
+        ("/module/scripts/core/rolls.mjs", "text/javascript"),
+        ("/module/lang/de.json", "application/json"),
+        ("/module/lang/zh-CN.json", "application/json"),
+    ):
+        response = await server.get(path)
+        assert response.status == 200 and response.content_type == kind, path
+    for path in (
+        "/module/scripts/core/connection.mjs",
+        "/module/scripts/core/..%2Fmain.mjs",
+        "/module/lang/fr.json",
+        "/module/lang/..%2Fmodule.json",
+    ):
+        assert (await server.get(path)).status == 404, path
 
 
 @pytest.mark.parametrize(
@@ -707,9 +703,19 @@ async def test_status_page_says_the_wound_penalty_as_its_table_does_and_dying_on
     text = await page(server)
     cell = re.search(r"<tr><td>Actor 0</td>(?:<td>.*?</td>){3}<td>(-?\d+)</td>", text)
     assert cell is not None and cell.group(1).startswith("-"), text
-    said = [sentence for _, sentence in step_items(text)]
-    assert f"Actor 0's wound penalty: 0 → {cell.group(1)}" in said, said
-    assert "Actor 1: dying" in said, said
+    # the page hands its script each step whole (the module's card code words HEALTH-7.change's
+    # fields negated, as the table shows them); the English shown without the script says the same
+    items = step_items(text)
+    penalty = [(step, said) for _, step, said in items if step["key"] == "HEALTH-7.change"]
+    mine = [(step, said) for step, said in penalty if step["data"]["actor"] == "actor0"]
+    assert mine and mine[0][0]["data"]["after"] == -int(cell.group(1)), penalty
+    assert f"0 → {cell.group(1)} dice" in mine[0][1], mine
+    statuses = [
+        said
+        for _, step, said in items
+        if step["key"] == "HEALTH-6.status" and step["data"]["actor"] == "actor1"
+    ]
+    assert statuses and statuses[0].count("dying") == 1, statuses
     assert f"0 → {cell.group(1)} dice" in change["text"], change["text"]
 
 

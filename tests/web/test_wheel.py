@@ -134,14 +134,17 @@ def test_the_installed_package_serves_its_own_copy_of_the_module(
 def test_the_installed_wheel_words_a_step_from_the_module_it_carries(
     installed: Installed, tmp_path: Path
 ) -> None:
-    """The status page's sentences come from the wheel's own copy of the module's language files."""
+    """The status page's sentences come from the wheel's own copy of the module: its sentence code
+    and its language files."""
     script = (
+        "import json\n"
         "from vtt_bridge.web.module_files import default_module_dir\n"
-        "from vtt_bridge.web.step_words import StepWords\n"
         "folder = default_module_dir()\n"
-        "step = {'key': 'DICE-1.toRoll', 'rule': 'DICE-1', 'text': '', 'data': {'actor': 'a', 'pool': 1}}\n"
         "print(folder)\n"
-        "print(StepWords(lambda: folder / 'lang').language('de').sentence(step, {'a': 'Bran'}.get))\n"
+        "assert (folder / 'scripts' / 'core' / 'chat-cards.mjs').is_file()\n"
+        "assert (folder / 'scripts' / 'core' / 'rolls.mjs').is_file()\n"
+        "words = json.loads((folder / 'lang' / 'de.json').read_text())\n"
+        "print(words['VTTBRIDGE']['Step']['DICE-1']['toRoll'])\n"
     )
     result = subprocess.run(
         [str(installed.bin / "python"), "-c", script],
@@ -154,4 +157,4 @@ def test_the_installed_wheel_words_a_step_from_the_module_it_carries(
     assert result.returncode == 0, result.stderr
     folder, sentence = result.stdout.splitlines()
     assert Path(folder).is_relative_to(installed.bin.parent), folder
-    assert sentence == "Bran: 1 Würfel zu werfen"
+    assert sentence == "{actor}: {pool} zu werfen"

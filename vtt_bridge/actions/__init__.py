@@ -8,7 +8,7 @@ forbid; either way nothing changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -73,3 +73,10 @@ def naming_actor(handler: Handler) -> Handler:
 
     named.__doc__ = handler.__doc__
     return named
+
+
+def told_of(steps: Iterable[Step], actor_id: str, actor: Actor) -> tuple[Step, ...]:
+    """Steps about one of several actors a ruling touches: each text led by the actor's name (its id
+    without one), each `data` naming it as `actor`."""
+    who = actor.name or actor_id
+    return tuple(replace(s, text=f"{who}: {s.text}", data={**s.data, "actor": actor_id}) for s in steps)

@@ -4,12 +4,11 @@ the per-round upkeep `round_health` that the world's `round` action runs."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, told_of, with_actor
 from vtt_bridge.actions.attack import Attack, rule_attack, token_at_guess
 from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
@@ -18,6 +17,7 @@ from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about, counted
 from vtt_bridge.rules.conditions import Condition
 from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
+from vtt_bridge.rules.injury import take_damage
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
 PositiveBoxes = Annotated[int, Field(strict=True, ge=1, le=h.MAX_HEALTH)]
@@ -247,35 +247,15 @@ def _summarized(state: WorldState, actor_id: str, actor: Actor, steps: Iterable[
 
 
 def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[Actor, list[Step]]:
-    """WP-1 recovery; recovering 1 Willpower wakes a character unconscious from injuries (HEALTH-3)."""
-    was_zero = wp.total(actor.willpower) == 0 or actor.willpower.drained
-    gained = wp.gain(actor.willpower, amount)
-    out = list(gained.steps)
-    health = actor.health
-    if (
-        gained.recovered
-        and h.unconscious_from_injuries(actor.health, actor.second_health)
-        and not health.woken
-    ):
-        health = health.model_copy(update={"woken": True})
-        out.append(
-            Step(
-                rule="HEALTH-3",
-                text="recovering Willpower wakes them from their injuries",
-                data={"woken": True},
-                key="HEALTH-3.woken",
-            )
-        )
-    if gained.recovered and was_zero and settings.unconscious_at_zero_willpower:
-        out.append(
-            Step(
-                rule="WP-5",
-                text="Willpower above 0 again: no longer unconscious from it",
-                data={"unconscious": False},
-                key="WP-5.awake",
-            )
-        )
-    return _updated(actor, willpower=gained.willpower, health=health), out
+    """WP-1 recovery and its waking (HEALTH-3, WP-5): `rules.willpower.recover` on the actor."""
+    recovery = wp.recover(
+        actor.willpower,
+        amount,
+        actor.health,
+        actor.second_health,
+        unconscious_at_zero=settings.unconscious_at_zero_willpower,
+    )
+    return _updated(actor, willpower=recovery.willpower, health=recovery.health), list(recovery.steps)
 
 
 # ---- handlers ---------------------------------------------------------------------------------------
@@ -308,72 +288,11 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
         temporary_immunities=actor.temporary_immunities,
         round=state.scene.round if state.scene is not None else 0,
     )
-    steps: list[Step] = [*attack_steps, *resolution.steps]
-    avoidable: dict[h.Grade, int] = {}
-    unavoidable: dict[h.Grade, int] = {}
-    for dealt in resolution.dealt:
-        into = unavoidable if dealt.unavoidable else avoidable
-        into[dealt.grade] = into.get(dealt.grade, 0) + dealt.amount
-    health = actor.health
-    if health.temp_hp:
-        absorbed = h.absorb_temp_hp(health, avoidable)
-        health, avoidable = absorbed.track, absorbed.remaining
-        steps.extend(absorbed.steps)
-        if any(unavoidable.values()) and health.temp_hp:
-            steps.append(
-                Step(
-                    rule="HEALTH-11",
-                    text="temporary HP does not work against unavoidable damage",
-                    data={
-                        "unavoidable": {
-                            g.value: unavoidable[g] for g in h.LIGHTEST_FIRST if unavoidable.get(g)
-                        }
-                    },
-                    key="HEALTH-11.unavoidable",
-                )
-            )
-    amounts = (
-        {g: avoidable.get(g, 0) + unavoidable.get(g, 0) for g in h.LIGHTEST_FIRST}
-        if unavoidable
-        else avoidable
+    taken = take_damage(resolution.dealt, actor.health, actor.second_health, actor.willpower)
+    steps = (*attack_steps, *resolution.steps, *taken.steps)
+    new_actor = _updated(
+        actor, health=taken.health, second_health=taken.second_health, willpower=taken.willpower
     )
-    second = actor.second_health
-    willpower = actor.willpower
-    if any(amounts.values()):
-        taken = h.damage_tracks(health, second, amounts)
-        health, second = taken.health, taken.second_health
-        steps.extend(taken.steps)
-        if health.stabilized or (second is not None and second.stabilized):
-            steps.append(
-                Step(
-                    rule="HEALTH-4",
-                    text="new damage: worsening is checked again",
-                    data={"recheck": True},
-                    key="HEALTH-4.recheck",
-                )
-            )
-        health = h.clear_after_damage(health)
-        second = None if second is None else h.clear_after_damage(second)
-        if willpower.kept_conscious:
-            steps.append(
-                Step(
-                    rule="WP-3",
-                    text="a new blow: Willpower must be paid again to stay conscious",
-                    data={"lapse": "blow"},
-                    key="WP-3.blow",
-                )
-            )
-        willpower = wp.after_blow(willpower)
-    else:
-        steps.append(
-            Step(
-                rule="HEALTH-2",
-                text="no damage reaches the Health track",
-                data={"amount": 0},
-                key="HEALTH-2.none",
-            )
-        )
-    new_actor = _updated(actor, health=health, second_health=second, willpower=willpower)
     return _summarized(state, target, new_actor, steps)
 
 
@@ -534,11 +453,6 @@ def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> R
 # ---- the round --------------------------------------------------------------------------------------
 
 
-def _tag(steps: tuple[Step, ...] | list[Step], actor_id: str, actor: Actor) -> list[Step]:
-    who = actor.name or actor_id
-    return [replace(s, text=f"{who}: {s.text}", data={**(s.data or {}), "actor": actor_id}) for s in steps]
-
-
 def round_health(state: WorldState, ctx: Context) -> Ruling:
     """For every living actor: worsening for the round that ended (HEALTH-4), staying conscious lapses
     (WP-3), then fast healing and regeneration at the new round's start (HEALTH-10)."""
@@ -550,26 +464,9 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
         first, second = actor.health, actor.second_health
         if _is_dead(actor):
             continue
-        if h.is_worsening(first, second):
-            if second is not None and h.is_full_of_aggravated(first):
-                worsened = h.worsen(second)
-                second = worsened.track
-                worse = tuple(
-                    replace(
-                        s,
-                        rule="HEALTH-13",
-                        text="second track: " + s.text,
-                        data={**(s.data or {}), "track": "second"},
-                        key="HEALTH-13.worsening",
-                    )
-                    for s in worsened.steps
-                )
-                if worse and first.woken:  # the waking (HEALTH-3) is kept on the first track
-                    first = first.model_copy(update={"woken": False})
-            else:
-                worsened = h.worsen(first)
-                first, worse = worsened.track, worsened.steps
-            steps.extend(worse)
+        worsened = h.worsen_tracks(first, second)
+        first, second = worsened.health, worsened.second_health
+        steps.extend(worsened.steps)
         willpower = wp.new_round(actor.willpower)
         if willpower is not actor.willpower:
             steps.append(
@@ -590,7 +487,7 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
             if first is not actor.health or second is not actor.second_health:
                 steps.extend(_summary(actor_id, new_actor, actor, state.settings))
             state_out = with_actor(state_out, actor_id, new_actor)
-            log.extend(_tag(steps, actor_id, actor))
+            log.extend(told_of(steps, actor_id, actor))
     return Ruling(state=state_out, log=tuple(log))
 
 

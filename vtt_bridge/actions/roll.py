@@ -9,13 +9,13 @@ state; the dice and successes are in the result's `rolls` (the roller's first, t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainValidator
 from pydantic_core import PydanticCustomError
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, get_actor, told_of, with_actor
 from vtt_bridge.document.derive import is_unconscious
 from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules import health as h
@@ -241,12 +241,7 @@ def _roll_side(
         roll = roll_supplied(pool, side.dice, again, (*path, "dice"))
     steps.extend(roll_steps(roll, supplied=side.dice is not None, extra=side.extra_successes))
     successes = with_extra_successes(roll, side.extra_successes)
-    who = actor.name or actor_id
-    tagged = tuple(
-        replace(step, text=f"{who}: {step.text}", data={**(step.data or {}), "actor": actor_id})
-        for step in steps
-    )
-    return _Side(actor=actor, roll=roll, successes=successes, steps=tagged)
+    return _Side(actor=actor, roll=roll, successes=successes, steps=told_of(steps, actor_id, actor))
 
 
 def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:

@@ -6,12 +6,13 @@ from collections.abc import Callable
 from typing import Literal
 
 from vtt_bridge.actions import Context, Ruling, with_actor
-from vtt_bridge.actions.detection import round_contests
+from vtt_bridge.actions.detection.round import round_contests
 from vtt_bridge.actions.health import round_health
 from vtt_bridge.document.models import Scene, WorldState
 from vtt_bridge.document.pins import restart_ends_round_pins
 from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.dice import Roll
+from vtt_bridge.rules.iwr import lapse_temporary_immunities
 
 
 class RoundAction(RuleModel):
@@ -61,31 +62,15 @@ def new_round(state: WorldState, action: RoundAction, ctx: Context) -> Ruling:
 
 
 def end_temporary_immunities(state: WorldState, restarted: bool) -> tuple[WorldState, list[Step]]:
-    """IWR-5: a temporary immunity lasts through its round; the new round ends those it has passed,
-    and a restart (a new combat: round 0 or 1 again) ends every one counted in rounds."""
+    """IWR-5 for every actor (`rules.iwr.lapse_temporary_immunities`), in actor id order."""
     round_number = state.scene.round if state.scene is not None else 0
     steps: list[Step] = []
     for actor_id in sorted(state.actors):
         actor = state.actors[actor_id]
-        ended = [
-            t
-            for t in actor.temporary_immunities
-            if t.until_round is not None and (restarted or t.over_by(round_number))
-        ]
-        if not ended:
-            continue
-        kept = tuple(t for t in actor.temporary_immunities if t not in ended)
-        state = with_actor(state, actor_id, actor.model_copy(update={"temporary_immunities": kept}))
-        steps.extend(
-            Step(
-                rule="IWR-5",
-                text=f"{actor_id}: temporary immunity to {t.effect!r} ends (it lasted through round "
-                f"{t.until_round})",
-                data={"actor": actor_id, "ended": t.effect, "untilRound": t.until_round},
-                key="IWR-5.ended",
-            )
-            for t in ended
-        )
+        lapse = lapse_temporary_immunities(actor_id, actor.temporary_immunities, round_number, restarted)
+        if lapse.steps:
+            state = with_actor(state, actor_id, actor.model_copy(update={"temporary_immunities": lapse.kept}))
+            steps.extend(lapse.steps)
     return state, steps
 
 

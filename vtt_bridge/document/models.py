@@ -398,9 +398,8 @@ dumps in one call at most."""
 def dumped_in_parts(state: WorldState) -> dict[str, Any]:
     """`state.model_dump(mode="json")`: the same value, its keys in the same order, dumped a field
     at a time and a large map `DUMP_KEYS` entries at a time, the visibility matrix by its own
-    serializer (`sparse_visibility`, Python). Pydantic dumps each call whole holding the interpreter
-    (a 1,000-token world's wins after a round, some 300,000, 270 ms; its sparse matrix 130 ms), and
-    a worker that holds it holds every other world up."""
+    serializer (`sparse_visibility`, Python). Pydantic dumps each call whole holding the interpreter,
+    and a worker that holds it holds every other world up."""
     out: dict[str, Any] = {}
     for name in type(state).model_fields:
         value = getattr(state, name)

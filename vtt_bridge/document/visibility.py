@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from vtt_bridge.document.geometry import ContestGeometry
 from vtt_bridge.document.models import (
     Actor,
     NotFound,
@@ -179,8 +180,8 @@ class TokenGroups:
 
 def _in_order(pairs: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
     """`sorted(pairs)`, observer by observer: a sort per observer's targets, not one of every pair
-    (a single sort of an undone round's 300,000 pairs held the interpreter for some 150 ms, and a
-    worker thread hands it to the event loop only between calls)."""
+    (one sort is one call, and a worker thread hands the interpreter to the event loop only between
+    calls)."""
     by_observer: dict[str, list[str]] = {}
     for oid, t in pairs:
         targets = by_observer.get(oid)
@@ -330,9 +331,9 @@ class VisibilityIndex:
         self.result: Callable[[LocateState, int, bool], ContestWin] = lru_cache(maxsize=64)(self._new_result)
         """DET-8: `result(stage_two, round, won)`: the frozen result of these values, one object shared
         by every pair that has it (a round records one per contest, of a handful of values)."""
-        self.round_geometry: object | None = None
-        """The last round's stage-three geometry (`actions.detection.ContestGeometry`: which pairs
-        contest, at which step of distance), reused by the next round for the tokens that did not move."""
+        self.round_geometry = ContestGeometry()
+        """The last round's stage-three geometry (which pairs contest, at which step of distance),
+        reused by the next round for the tokens that did not move."""
 
     def senses(self, actor: Actor) -> Senses:
         """The actor's detection profile and anti-detection key, memoised by identity (a cache)."""

@@ -21,15 +21,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import orjson
-import zstandard
 
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.engine import patch as patches
+from vtt_bridge.engine.codec import part_frames, unpack_parts
 from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, RulingRef
 from vtt_bridge.engine.refusals import RequestError
-
-UNDOABLE_SINCE = "0.3.0"
-"""The first version whose store keeps each ruling's inverse (store layout 6)."""
 
 SYNC_PARTS = ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins", "reveals", "areas")
 """The parts of the document a sync's patch replaces whole (the paths it changes, for conflicts)."""
@@ -46,12 +43,7 @@ however large. The same bound holds in memory and when the store reads the histo
 
 OPS_CHUNK = 64
 """Ops a `JsonOps` part holds at most: each part is decoded in one call, and a worker thread hands
-the interpreter to the event loop only between calls (a part of 64 whole rows of a round's results
-is some 4 MB, decoded in about 30 ms)."""
-
-PACK_LEVEL = 1
-"""The Zstandard level a packed `JsonOps` part is compressed at (its fastest standard one: a round's
-rows of results shrink some thirtyfold)."""
+the interpreter to the event loop only between calls."""
 
 PACKED_FROM = 16 << 10
 """Bytes of JSON from which `JsonOps.packed` compresses: a `damage`'s few ops would save little."""
@@ -109,14 +101,13 @@ class JsonOps:
         packed already, or when its JSON holds at most `PACKED_FROM` bytes."""
         if self._packed or self.nbytes <= PACKED_FROM:
             return self
-        packer = zstandard.ZstdCompressor(level=PACK_LEVEL)
-        return JsonOps(tuple(_packed_part(packer, part) for part in self._parts), packed=True)
+        return JsonOps(part_frames(self._parts), packed=True)
 
     def _json_parts(self) -> Iterator[bytes]:
         """Each part's JSON (decompressed, when packed)."""
         if not self._packed:
             return iter(self._parts)
-        return map(zstandard.ZstdDecompressor().decompress, self._parts)
+        return unpack_parts(self._parts)
 
     def data(self) -> bytes:
         """The ops as one JSON array, its UTF-8 (what the store writes)."""
@@ -137,14 +128,6 @@ class JsonOps:
         return isinstance(other, tuple) and self.ops() == other
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def _packed_part(packer: zstandard.ZstdCompressor, part: bytes) -> bytes:
-    """One part as a Zstandard frame, made through a stream: its output comes in pieces of the
-    frame's own size (`compress` would first take room for the whole part, and the small frames
-    that stay alive in such room keep the heap from shrinking after a round)."""
-    stream = packer.compressobj(size=len(part))
-    return b"".join((stream.compress(part), stream.flush()))
 
 
 def stored_ops(entry: Entry) -> tuple[JsonOps, JsonOps] | None:
@@ -193,11 +176,6 @@ def sync_entry(rev: int) -> Entry:
     """A sync as undo sees it without its reply: the paths it replaced (every part), no inverse."""
     ops = tuple({"op": "replace", "path": f"/{part}"} for part in SYNC_PARTS)
     return Entry(None, rev, "sync", ops, None, reason="a sync is no ruling")
-
-
-def forward_ops(patch: Iterable[patches.Op]) -> tuple[patches.Op, ...]:
-    """A ruling patch's ops without its `test` and `replace` of the rev."""
-    return tuple(op for op in patch if op["path"] != "/rev")
 
 
 def _rows_before(inverse: Iterable[patches.Op] | None) -> dict[str, Any]:

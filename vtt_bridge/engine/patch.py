@@ -299,8 +299,7 @@ ROW_SHARE = (1, 2)
 """A stage-three row whose changed entries (added, removed or changed) are at least this share
 (numerator, denominator) of the entries either side holds is patched whole: one `replace
 /contests/<observer>` with the row, not an op per entry (each later round rewrites every kept
-entry). Measured in docs/benchmarks.md: from half the entries on, the whole row is cheaper to
-diff, invert and apply in the module, at most 1.75 times the bytes of the entry ops."""
+entry). The share is docs/benchmarks.md's measured break-even."""
 
 
 def _diff_contests(

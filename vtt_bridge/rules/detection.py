@@ -569,6 +569,16 @@ class ContestModifier:
         object.__setattr__(self, "step_text", f"{self.side} {self.dp:+d} DP: {self.text}")
 
 
+def spot_pool_base(perception: int, investigation: int) -> int:
+    """DET-8: the observer's pool in a stage-three contest before modifiers, PER + Investigation."""
+    return perception + investigation
+
+
+def hide_pool_base(dexterity: int, stealth: int) -> int:
+    """DET-8: the hider's pool in a stage-three contest before modifiers, DEX + Stealth."""
+    return dexterity + stealth
+
+
 def contest_modifiers(
     *,
     unlocated: bool,

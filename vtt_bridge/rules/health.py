@@ -114,7 +114,7 @@ class TempHpAbsorption:
 
 @dataclass(frozen=True, slots=True)
 class DamageOutcome:
-    """HEALTH-2 + HEALTH-13: both tracks after damage (`second_health` None when there is none)."""
+    """HEALTH-2 + HEALTH-13: both tracks after damage or worsening (`second_health` None without one)."""
 
     health: HealthTrack
     second_health: HealthTrack | None
@@ -282,9 +282,7 @@ def damage_tracks(
     )
     spill2 = spill_damage(second, overflow)
     steps2 = tuple(
-        replace(
-            s, rule="HEALTH-2", text="second track: " + s.text, data={**(s.data or {}), "track": "second"}
-        )
+        replace(s, rule="HEALTH-2", text="second track: " + s.text, data={**s.data, "track": "second"})
         for s in spill2.steps
     )
     wasted = _wasted_step(spill2.overflow, "both Health tracks are all A")
@@ -414,6 +412,31 @@ def worsen(track: HealthTrack) -> HealthOutcome:
         key="HEALTH-4.worsening",
     )
     return HealthOutcome(new, (step,))
+
+
+def worsen_tracks(first: HealthTrack, second: HealthTrack | None) -> DamageOutcome:
+    """HEALTH-4 on the active track at the end of the round (HEALTH-13: the second one once the first
+    is all A; its steps say so, and the first track's waking, HEALTH-3, ends with it); both tracks
+    the same objects when nothing worsens."""
+    if not is_worsening(first, second):
+        return DamageOutcome(first, second, ())
+    if second is None or not is_full_of_aggravated(first):
+        worsened = worsen(first)
+        return DamageOutcome(worsened.track, second, worsened.steps)
+    worsened = worsen(second)
+    steps = tuple(
+        replace(
+            s,
+            rule="HEALTH-13",
+            text="second track: " + s.text,
+            data={**s.data, "track": "second"},
+            key="HEALTH-13.worsening",
+        )
+        for s in worsened.steps
+    )
+    if steps and first.woken:  # the waking (HEALTH-3) is kept on the first track
+        first = first.model_copy(update={"woken": False})
+    return DamageOutcome(first, worsened.track, steps)
 
 
 # ---- HEALTH-7: wound penalty -----------------------------------------------------------------------

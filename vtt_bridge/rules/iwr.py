@@ -122,6 +122,38 @@ class DamageResolution:
     steps: tuple[Step, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class ImmunitiesLapse:
+    """IWR-5 at a new round: the temporary immunities an actor keeps (the same tuple when none ends),
+    and a step per one that ends."""
+
+    kept: tuple[TemporaryImmunity, ...]
+    steps: tuple[Step, ...] = ()
+
+
+def lapse_temporary_immunities(
+    actor: str, held: tuple[TemporaryImmunity, ...], round_number: int, restarted: bool
+) -> ImmunitiesLapse:
+    """IWR-5: a temporary immunity lasts through its round; the new round `round_number` ends those it
+    has passed, and a restart (a new combat: round 0 or 1 again) ends every one counted in rounds."""
+    ended = [t for t in held if t.until_round is not None and (restarted or t.over_by(round_number))]
+    if not ended:
+        return ImmunitiesLapse(held)
+    return ImmunitiesLapse(
+        tuple(t for t in held if t not in ended),
+        tuple(
+            Step(
+                rule="IWR-5",
+                text=f"{actor}: temporary immunity to {t.effect!r} ends (it lasted through round "
+                f"{t.until_round})",
+                data={"actor": actor, "ended": t.effect, "untilRound": t.until_round},
+                key="IWR-5.ended",
+            )
+            for t in ended
+        ),
+    )
+
+
 # --- matching --------------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step
-from vtt_bridge.rules.health import MAX_HEALTH, Boxes
+from vtt_bridge.rules.health import MAX_HEALTH, Boxes, HealthTrack, unconscious_from_injuries
 
 
 class Willpower(RuleModel):
@@ -247,3 +247,49 @@ def new_round(willpower: Willpower) -> Willpower:
 def after_blow(willpower: Willpower) -> Willpower:
     """WP-3: a new blow that gets through knocks a kept-conscious character out unless they pay again."""
     return new_round(willpower)
+
+
+@dataclass(frozen=True, slots=True)
+class WillpowerRecovery:
+    """WP-1 recovery and the waking it brings: Willpower after it, the first Health track (the same
+    object unless it is woken), and why."""
+
+    willpower: Willpower
+    health: HealthTrack
+    steps: tuple[Step, ...]
+
+
+def recover(
+    willpower: Willpower,
+    amount: int,
+    health: HealthTrack,
+    second: HealthTrack | None,
+    *,
+    unconscious_at_zero: bool,
+) -> WillpowerRecovery:
+    """WP-1 recovery of `amount`. Recovering Willpower wakes a character unconscious from injuries
+    (HEALTH-3: the track is marked woken), and one unconscious at 0 Willpower (WP-5, when the table
+    plays that option) wakes once it is above 0 again."""
+    was_zero = total(willpower) == 0 or willpower.drained
+    gained = gain(willpower, amount)
+    steps = list(gained.steps)
+    if gained.recovered and unconscious_from_injuries(health, second) and not health.woken:
+        health = health.model_copy(update={"woken": True})
+        steps.append(
+            Step(
+                rule="HEALTH-3",
+                text="recovering Willpower wakes them from their injuries",
+                data={"woken": True},
+                key="HEALTH-3.woken",
+            )
+        )
+    if gained.recovered and was_zero and unconscious_at_zero:
+        steps.append(
+            Step(
+                rule="WP-5",
+                text="Willpower above 0 again: no longer unconscious from it",
+                data={"unconscious": False},
+                key="WP-5.awake",
+            )
+        )
+    return WillpowerRecovery(gained.willpower, health, tuple(steps))

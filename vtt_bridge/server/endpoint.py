@@ -112,7 +112,7 @@ def _json_default(value: Any) -> Any:
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON text (orjson: a tenth of the stdlib's time on a ruling's reply)."""
+    """Compact JSON text (orjson, `_json_default` for the values JSON lacks)."""
     return orjson.dumps(value, default=_json_default).decode()
 
 
@@ -548,8 +548,8 @@ def _storage_refusal(bridge: Bridge, exc: sqlite3.Error | OSError | None) -> Sto
 STORE_THREAD_BYTES = 64 << 10
 """A ruling whose reply is larger than this (or that carries a snapshot) is written to the store in
 the store's writer thread (`Bridge.in_store`): its commit of megabytes would hold every other world
-up. A smaller one is written on the event loop: a `damage` commits in some 20 µs, less than the two
-thread switches a hand-off costs."""
+up. A smaller one is written on the event loop: its commit costs less than the two thread switches
+a hand-off takes (docs/benchmarks.md)."""
 
 
 Made = tuple[tuple[JsonOps, JsonOps] | None, bytes | None]
@@ -1150,8 +1150,7 @@ def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
     The objects alive when it starts (the worlds' documents: millions in a big scene) are moved out
     of the cycle collector's reach first (`gc.freeze`), and the collector is paused while it runs
     (`COLLECTOR`): a round allocates enough to trigger full collections, each walked every object it
-    made so far holding the interpreter lock (a third of a second each before the freeze, some 0.1
-    s each after it, a fifth of the round's time), and none freed anything: a ruling's objects are
+    made so far holding the interpreter lock, and none freed anything: a ruling's objects are
     trees that reference counting frees. Only cyclic garbage made meanwhile waits for the next
     collection."""
     gc.freeze()

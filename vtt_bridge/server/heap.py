@@ -37,9 +37,9 @@ def share_one_arena() -> bool:
     """Have every thread allocate from glibc's one main arena (True: it took the setting). By
     default each thread that allocates gets an arena of its own: a long ruling's megabytes were cut
     from its worker's arena, their copies and replies from the event loop's, and each kept the
-    pages the other could not reuse: the sidecar held some 70 MB more after three 1,000-token rounds
-    than the same rounds ruled in one thread. The threads allocate under the interpreter lock all
-    but a few C calls (Zstandard, SQLite), so they hardly contend for the one arena."""
+    pages the other could not reuse (docs/benchmarks.md). The threads allocate under the
+    interpreter lock all but a few C calls (Zstandard, SQLite), so they hardly contend for the one
+    arena."""
     libc = _glibc()
     return libc is not None and libc.mallopt(M_ARENA_MAX, 1) == 1
 

@@ -29,11 +29,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import zstandard
-
 from vtt_bridge import __version__
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.engine import patch as patches
+from vtt_bridge.engine.codec import (
+    LARGEST_UNPACKED,
+    PACKED_MARK,
+    NotUnpacked,
+    frame,
+    is_packed,
+    unpacked,
+    unpacked_length,
+)
 from vtt_bridge.engine.history import HISTORY_BYTES, HISTORY_KEPT, Entry, History, JsonOps, sync_entry
 from vtt_bridge.errors import StoreBusy, StoreDamaged, StoreError
 from vtt_bridge.rules.common import STORED
@@ -107,17 +114,6 @@ PACK_FROM = 1 << 20
 store's one connection is held while a row is written and checkpointed, and every other world's
 ruling waits for it (docs/benchmarks.md, "The store's large rows packed")."""
 
-PACK_LEVEL = 1
-"""Zstandard's level for `pack`: its fastest standard one (a round's reply shrinks to some 4%)."""
-
-PACKED_MARK = b"\x28\xb5\x2f\xfd"
-"""The first bytes of every packed value (a Zstandard frame's magic number, RFC 8878 3.1.1); the
-JSON text of a reply (`{`) or an inverse (`[`) never starts with them."""
-
-LARGEST_UNPACKED = 1 << 30
-"""A packed value claiming to unpack to more bytes than this is damaged (the sidecar never writes
-one: a client's messages are bounded far below it)."""
-
 
 def _stored_value(param: int) -> str:
     """SQL for a reply or inverse bound as parameter `param`: packed bytes stay a BLOB; text, or UTF-8
@@ -136,14 +132,11 @@ INSERT_RULING = (
 
 def pack(data: bytes) -> bytes:
     """A reply's, an inverse's or a snapshot's UTF-8 as `Store.append` best takes it: longer than `PACK_FROM`,
-    compressed (one Zstandard frame at `PACK_LEVEL`, its content size in its header and its
-    content's checksum at its end; it starts with `PACKED_MARK`); else as it is. Pure and
+    compressed (`engine.codec.frame`: it starts with `PACKED_MARK`); else as it is. Pure and
     thread-safe: call it before the store is taken (Zstandard lets go of the interpreter meanwhile)."""
     if len(data) <= PACK_FROM:
         return data
-    return zstandard.ZstdCompressor(level=PACK_LEVEL, write_checksum=True, write_content_size=True).compress(
-        data
-    )
+    return frame(data)
 
 
 def keeps_reply(action_id: str | None, snapshot: bool) -> bool:
@@ -158,47 +151,9 @@ def snapshot_of(state: WorldState) -> bytes:
     return pack(state.model_dump_json().encode())
 
 
-def is_packed(value: str | bytes | None) -> bool:
-    """Whether a stored reply or inverse (text, or bytes as read back) is packed (`pack`)."""
-    return isinstance(value, bytes) and value[:4] == PACKED_MARK
-
-
 class StoreGone(StoreError, OSError):
     """The store's file was deleted or replaced under the running sidecar (`Store.check_file`); an
     `OSError` too, as the checkpoint's other failures of the disk are."""
-
-
-class NotUnpacked(StoreError):
-    """Packed bytes that do not unpack (a damaged row that still holds its checksum)."""
-
-
-def unpacked_length(value: bytes) -> int:
-    """How many bytes a stored value (bytes as read back) unpacks to, read from a packed one's
-    header (nothing unpacked); `NotUnpacked` when the header says none or too many."""
-    if not is_packed(value):
-        return len(value)
-    try:
-        length = zstandard.frame_content_size(value)
-    except zstandard.ZstdError as exc:
-        raise NotUnpacked(str(exc)) from None
-    if not 0 < length <= LARGEST_UNPACKED:  # `pack` never packs an empty value
-        raise NotUnpacked(f"its header names {length} bytes")
-    return int(length)
-
-
-def unpacked(value: bytes) -> bytes:
-    """A stored reply's or inverse's UTF-8, read back as bytes: unpacked when packed (`pack`);
-    `NotUnpacked` unless it is one whole frame that unpacks to the length its header names."""
-    if not is_packed(value):
-        return value
-    length = unpacked_length(value)
-    try:  # one frame, unpacked into one buffer of the length its header names (nothing after it)
-        data = zstandard.ZstdDecompressor().decompress(value, allow_extra_data=False)
-    except zstandard.ZstdError as exc:  # cut short, running on, or its own checksum failed
-        raise NotUnpacked(str(exc)) from None
-    if len(data) != length:
-        raise NotUnpacked(f"it unpacks to {len(data)} bytes; its header names {length}")
-    return data
 
 
 def _unreadable(error: sqlite3.OperationalError) -> bool:
@@ -240,8 +195,7 @@ REV_SPAN = 1 << 40
 AUTOCHECKPOINT_PAGES = 16384
 """WAL pages (64 MiB) after which SQLite checkpoints inside a commit. The background checkpoint
 (`flush`, every `sync_interval`) does it long before, so a ruling's commit never waits for the disk;
-this only bounds the WAL should a burst outrun a second. SQLite's default, 1,000 pages, made one
-`damage` in about 400 wait for two fsyncs inside its commit."""
+this only bounds the WAL should a burst outrun a second."""
 
 WAL_LIMIT_BYTES = 64 << 20
 """A WAL file a burst grew beyond this is truncated back to it when the WAL restarts."""
@@ -300,7 +254,7 @@ FORWARD_OPS = (
     f"SELECT op.value FROM log, json_each({_text_of('log.reply')}, '$.patch') AS op WHERE log.key = ? "
     "AND json_extract(op.value, '$.path') IS NOT '/rev' ORDER BY op.key"
 )
-"""The JSON of each op of a stored ruling's patch but the rev's (`history.forward_ops`), read from
+"""The JSON of each op of a stored ruling's patch but the rev's (what undo keeps of it), read from
 its row: a reply bound as a parameter would stay with the cached statement (a round's megabytes)."""
 
 INVERSE_OPS = (
@@ -374,17 +328,6 @@ class StoredRuling:
 
 def _what_to_do(path: Path) -> str:
     return f"restore {path.name} from a copy, or move it away to start with an empty store"
-
-
-@dataclass(frozen=True)
-class WalReport:
-    """What the WAL left by an unclean stop held, against what recovery read of it."""
-
-    copy: Path
-    frames: int
-    """Frames of the WAL's current generation (its header's salts)."""
-    commits: int
-    """...of which ended a transaction (a ruling, mostly)."""
 
 
 def _wal_frames(wal: Path) -> tuple[int, int, int] | None:

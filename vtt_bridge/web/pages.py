@@ -6,9 +6,12 @@
 - `GET /module.zip`: the module as Foundry installs it (which files: `module_files.py`).
 - `GET /`: connected worlds and clients, each world's rev, and the latest rulings with their steps
   (after a restart, the last ones read back from the store). The token is never shown.
-- `GET /status.js`: the page's script: it refreshes the page while open, and its Undo and Redo
-  buttons ask the GM for the token once (a password field, kept in the tab's `sessionStorage`, never
-  written into the page) and send `undo`/`redo` over `/ws` like the module (docs/security.md).
+- `GET /status.js`: the page's script: it words the steps in the reader's language with the
+  module's own sentence code (`GET /module/scripts/core/chat-cards.mjs` and `rolls.mjs`, its one
+  import) and language files (`GET /module/lang/<lang>.json`); it refreshes the page while open, and
+  its Undo and Redo buttons ask the GM for the token once (a password field, kept in the tab's
+  `sessionStorage`, never written into the page) and send `undo`/`redo` over `/ws` like the module
+  (docs/security.md).
 """
 
 from __future__ import annotations
@@ -30,15 +33,42 @@ from vtt_bridge.engine.world import World
 from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
 from vtt_bridge.server.hostcheck import is_loopback, token_given
 from vtt_bridge.web.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
-from vtt_bridge.web.step_words import Language, StepWords, best_language
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")
 """A Host header fit to go into a URL: a name or IPv4 address or [IPv6], and a port."""
 
 
 MODULE = web.AppKey("module", ModuleSource)
-WORDS = web.AppKey("step_words", StepWords)
-"""The module's language files, in which the status page words the steps (`step_words.py`)."""
+
+LANGS = ("en", "de", "zh-CN")
+"""The languages the module has files for; the status page's steps are worded in one of them."""
+
+MODULE_SCRIPTS = frozenset(("chat-cards.mjs", "rolls.mjs"))
+"""The module's `scripts/core/` files the status page loads: the card code that words a step, and
+its one import."""
+
+
+def best_language(accept: str, offered: tuple[str, ...] = LANGS) -> str:
+    """The offered language an `Accept-Language` header prefers (RFC 9110 12.5.4: quality values,
+    a bare `de` matching `de-AT`'s reader and `zh` matching `zh-CN`); the first offered when none."""
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate(accept.split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        match = re.search(r"\bq=([^;]*)", params)  # an unreadable quality: the range is left out
+        if match:
+            try:
+                quality = float(match.group(1))
+            except ValueError:
+                quality = 0.0
+        if tag and quality > 0:
+            ranked.append((-quality, index, tag.strip().lower()))
+    for _, _, tag in sorted(ranked):
+        for lang in offered:
+            code = lang.lower()
+            if tag == code or tag.split("-")[0] == code.split("-")[0]:
+                return lang
+    return offered[0]
 
 
 def base_url(request: web.Request) -> str:
@@ -182,6 +212,14 @@ def world_names(world: World | None) -> dict[str, str]:
     return names
 
 
+def _all_names(bridge: Bridge) -> dict[str, str]:
+    """Every world's token ids and actor uuids → display names (`world_names`), for the page's script."""
+    names: dict[str, str] = {}
+    for world in bridge.worlds.values():
+        names.update(world_names(world))
+    return names
+
+
 def _named(text: str, names: dict[str, str]) -> str:
     """A step's English text with the ids it names (whole words) turned into names."""
     present = sorted((i for i in names if i in text), key=len, reverse=True)
@@ -287,24 +325,20 @@ def _locating_html(world: World, names: dict[str, str], _e: _Escaper) -> list[st
     return [f"<p>Who locates whom: {_e(summary)}.</p>", f"<ul>{items}</ul>" if items else ""]
 
 
-def _step_html(
-    step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None = None, words: Language | None = None
-) -> str:
-    """A step in the reader's language: its key's sentence from the module's language files, its
-    subjects by name; the sidecar's English `text` (ids turned into names) for a key the language
-    does not word."""
-    who = names or {}
-    sentence = words.sentence(step, who.get) if words is not None else None
-    if sentence is None:
-        text, lang = _named(str(step.get("text", "")), who), ' lang="en"'
-    else:
-        text, lang = sentence, f' lang="{_e(words.lang if words else "en")}"'
-    rule = _e(step.get("rule", ""))
-    item = f'<li><span class="rule">{rule}</span> <span class="say"{lang}>{_e(text)}</span>'
+def _step_html(step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None = None) -> str:
+    """A step: its rule id and the sidecar's English `text` (ids turned into names), and the step
+    itself as data (`data-step`) for the page's script, which words it in the reader's language with
+    the module's own sentence code (`status.js`)."""
+    said = _e(_named(str(step.get("text", "")), names or {}))
+    shown = {k: step[k] for k in ("rule", "key", "text", "data") if k in step}
+    item = (
+        f'<li data-step="{_e(json.dumps(shown, ensure_ascii=False, default=str))}">'
+        f'<span class="rule">{_e(step.get("rule", ""))}</span> <span class="say" lang="en">{said}</span>'
+    )
     data = step.get("data")
     if data:
-        shown = json.dumps(data, indent=1, ensure_ascii=False, default=str)
-        item += f"<details><summary>data</summary><pre>{_e(shown)}</pre></details>"
+        listed = json.dumps(data, indent=1, ensure_ascii=False, default=str)
+        item += f"<details><summary>data</summary><pre>{_e(listed)}</pre></details>"
     return item + "</li>"
 
 
@@ -334,7 +368,6 @@ def _ruling_html(
     ruling: RulingRecord,
     _e: _Escaper,
     about_rulings: dict[tuple[str, str], list[str]],
-    words: Language | None = None,
 ) -> str:
     """One ruling: its heading naming its subjects (an undo's: those of the ruling it undid), its
     steps, and (for a ruling the world can undo) an Undo button, or Redo with the ruling struck
@@ -369,7 +402,7 @@ def _ruling_html(
         f"{button}</h3>"
     ]
     if ruling.log:
-        shown = "".join(_step_html(step, _e, who, words) for step in ruling.log[:PAGE_STEPS])
+        shown = "".join(_step_html(step, _e, who) for step in ruling.log[:PAGE_STEPS])
         more = ruling.steps - min(len(ruling.log), PAGE_STEPS)
         if more > 0:
             shown += f'<li class="muted">… and {more} more steps</li>'
@@ -382,24 +415,25 @@ def _ruling_html(
     return "\n".join(parts)
 
 
-def status_html(bridge: Bridge, base: str = "", words: Language | None = None) -> str:
+def status_html(bridge: Bridge, base: str = "", lang: str = "en") -> str:
     """The status page: how to install the module (`base`: this server's URL as the browser reached
     it), worlds with their rev and connected clients, then the latest rulings, newest first, their
-    steps worded in `words` (the module's language file; None: the sidecar's English text)."""
-    return status_head(bridge, base) + status_body(bridge, words)
+    steps for the page's script to word in `lang`."""
+    return status_head(bridge, base, lang) + status_body(bridge)
 
 
-def status_head(bridge: Bridge, base: str) -> str:
-    """The status page up to how to install the module (all of it that names `base`: cheap)."""
+def status_head(bridge: Bridge, base: str, lang: str = "en") -> str:
+    """The status page up to how to install the module (all of it that names `base` or the reader's
+    language `lang`, in which the page's script words the steps: cheap)."""
     _e = _Escaper(bridge.config.token)
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<noscript><meta http-equiv="refresh" content="10"></noscript>',
-        '<script src="/status.js" defer></script>',
+        '<script type="module" src="/status.js"></script>',
         f"<title>vtt-bridge {_e(__version__)}</title><style>{_CSS}</style></head><body>",
-        "<main>",
+        f'<main data-lang="{_e(lang)}">',
         f"<h1>vtt-bridge {_e(__version__)}</h1>",
         '<p class="muted">Rules sidecar.</p>',
         "<h2>Install the Foundry module</h2>",
@@ -412,11 +446,13 @@ def status_head(bridge: Bridge, base: str) -> str:
     return "\n".join(parts) + "\n"
 
 
-def status_body(bridge: Bridge, words: Language | None = None) -> str:
-    """The status page after its head (`status_head`): faults, worlds and rulings; what a big world
-    makes costly to build, and the same for any base URL."""
+def status_body(bridge: Bridge) -> str:
+    """The status page after its head (`status_head`): faults, worlds and rulings, and every subject's
+    name for the page's script (`#step-names`); what a big world makes costly to build, and the same
+    for any base URL and language."""
     _e = _Escaper(bridge.config.token)
-    parts: list[str] = []
+    subjects = json.dumps(_all_names(bridge), ensure_ascii=False)
+    parts: list[str] = [f'<div id="step-names" hidden data-names="{_e(subjects)}"></div>']
     if bridge.storage_fault is not None:
         parts.append(
             f'<p class="fault"><strong>Storage fault:</strong> {_e(bridge.storage_fault)}. No ruling is '
@@ -457,7 +493,7 @@ def status_body(bridge: Bridge, words: Language | None = None) -> str:
         if r.action_id is not None
     }
     for ruling in rulings:
-        parts.append(_ruling_html(bridge, ruling, _e, about_rulings, words))
+        parts.append(_ruling_html(bridge, ruling, _e, about_rulings))
     parts.append("</main>")
     parts.append(_TOKEN_DIALOG)
     parts.append("</body></html>\n")
@@ -497,10 +533,10 @@ async def status(request: web.Request) -> web.Response:
     built = cache.get(lang)
     now = time.monotonic()
     if built is None or (built[0] != key and not _too_soon(built, now)):
-        body = status_body(bridge, request.app[WORDS].language(lang))
+        body = status_body(bridge)
         built = cache[lang] = (key, body, now, time.monotonic() - now)
     headers = {**PAGE_HEADERS, "Content-Language": lang, "Vary": "Accept-Language"}
-    page = status_head(bridge, base_url(request)) + str(built[1])
+    page = status_head(bridge, base_url(request), lang) + str(built[1])
     return web.Response(text=page, content_type="text/html", charset="utf-8", headers=headers)
 
 
@@ -514,13 +550,43 @@ async def status_script(request: web.Request) -> web.Response:
     )
 
 
+async def module_script(request: web.Request) -> web.Response:
+    """`GET /module/scripts/core/<name>`: one of the module's files the status page runs
+    (`MODULE_SCRIPTS`), as a JavaScript module; anything else is not found."""
+    name = request.match_info["name"]
+    path = request.app[MODULE].folder / "scripts" / "core" / name
+    if name not in MODULE_SCRIPTS or not path.is_file():
+        raise web.HTTPNotFound()
+    return web.Response(
+        body=path.read_bytes(),
+        content_type="text/javascript",
+        charset="utf-8",
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+async def module_lang(request: web.Request) -> web.Response:
+    """`GET /module/lang/<lang>.json`: one of the module's language files (`LANGS`)."""
+    lang = request.match_info["lang"]
+    path = request.app[MODULE].folder / "lang" / f"{lang}.json"
+    if lang not in LANGS or not path.is_file():
+        raise web.HTTPNotFound()
+    return web.Response(
+        body=path.read_bytes(),
+        content_type="application/json",
+        charset="utf-8",
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )
+
+
 def setup(app: web.Application, module_dir: Path | None = None) -> None:
     """Register `/`, `/module.json` and `/module.zip` (module folder: `module_dir` or the default)."""
     source = ModuleSource(module_dir if module_dir is not None else default_module_dir(), __version__)
     app[MODULE] = source
-    app[WORDS] = StepWords(lambda: source.folder / "lang")
     app[STATUS_CACHE] = {}
     app.router.add_get("/", status)
     app.router.add_get("/status.js", status_script)
+    app.router.add_get("/module/scripts/core/{name}", module_script)
+    app.router.add_get("/module/lang/{lang}.json", module_lang)
     app.router.add_get("/module.json", module_json)
     app.router.add_get("/module.zip", module_zip)

@@ -283,8 +283,8 @@ export const STEP_KEY = "VTTBRIDGE.Step";
 export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent", "attacker", "token"]);
 
 /**
- * Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`); the status
- * page's `vtt_bridge/web/step_words.py` holds the same table (the module's tests compare the two).
+ * Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`). The sidecar's
+ * status page words its steps with this very file (it serves it to the browser).
  */
 export const COUNT_FIELDS = Object.freeze({
   observerSuccesses: "success",

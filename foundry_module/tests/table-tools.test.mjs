@@ -6,16 +6,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { MODULE_ID } from "../../scripts/core/constants.mjs";
-import { installTableTools } from "../../scripts/foundry/attack-tools.mjs";
-import { installChatCards } from "../../scripts/foundry/ruling-messages.mjs";
-import { answerRequest } from "../../scripts/foundry/player-requests.mjs";
-import { installVisibility, isIdentityHidden } from "../../scripts/foundry/visibility-canvas.mjs";
-import { FakeCanvas, FakeCombatTracker, FakeDialogs, FakeFormData, FakeRoll, FakeWorld } from "../helpers/fake-foundry.mjs";
-import { FakeElement } from "../helpers/fake-dom.mjs";
-import { FAKE_PIXI } from "../helpers/fake-pixi.mjs";
-import { i18nFor } from "../helpers/i18n.mjs";
-import { sidecarRulings } from "../helpers/sidecar.mjs";
+import { MODULE_ID } from "../scripts/core/constants.mjs";
+import { installTableTools } from "../scripts/foundry/attack-tools.mjs";
+import { installChatCards } from "../scripts/foundry/ruling-messages.mjs";
+import { answerRequest } from "../scripts/foundry/player-requests.mjs";
+import { installVisibility, isIdentityHidden } from "../scripts/foundry/visibility-canvas.mjs";
+import { FakeCanvas, FakeCombatTracker, FakeDialogs, FakeFormData, FakeRoll, FakeWorld } from "./helpers/fake-foundry.mjs";
+import { FakeElement } from "./helpers/fake-dom.mjs";
+import { FAKE_PIXI } from "./helpers/fake-pixi.mjs";
+import { i18nFor } from "./helpers/i18n.mjs";
+import { sidecarRulings } from "./helpers/sidecar.mjs";
 
 const g = /** @type {any} */ (globalThis);
 

@@ -7,17 +7,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { MODULE_ID } from "../../scripts/core/constants.mjs";
-import { actionCardHtml } from "../../scripts/core/damage.mjs";
-import { installDamageTools } from "../../scripts/foundry/damage-tools.mjs";
-import { listenAsBridge } from "../../scripts/foundry/player-requests.mjs";
-import { installChatCards } from "../../scripts/foundry/ruling-messages.mjs";
-import { makeSendAction, ownsSubject } from "../../scripts/foundry/send-action.mjs";
-import { FakeCanvas, FakeDialogs, FakeFormData, FakeNetwork, FakeRoll, FakeWorld } from "../helpers/fake-foundry.mjs";
-import { FakeElement } from "../helpers/fake-dom.mjs";
-import { FAKE_PIXI } from "../helpers/fake-pixi.mjs";
-import { i18nFor } from "../helpers/i18n.mjs";
-import { sidecarRulings } from "../helpers/sidecar.mjs";
+import { MODULE_ID } from "../scripts/core/constants.mjs";
+import { actionCardHtml } from "../scripts/core/damage.mjs";
+import { installDamageTools } from "../scripts/foundry/damage-tools.mjs";
+import { listenAsBridge } from "../scripts/foundry/player-requests.mjs";
+import { installChatCards } from "../scripts/foundry/ruling-messages.mjs";
+import { makeSendAction, ownsSubject } from "../scripts/foundry/send-action.mjs";
+import { FakeCanvas, FakeDialogs, FakeFormData, FakeNetwork, FakeRoll, FakeWorld } from "./helpers/fake-foundry.mjs";
+import { FakeElement } from "./helpers/fake-dom.mjs";
+import { FAKE_PIXI } from "./helpers/fake-pixi.mjs";
+import { i18nFor } from "./helpers/i18n.mjs";
+import { sidecarRulings } from "./helpers/sidecar.mjs";
 
 const g = /** @type {any} */ (globalThis);
 const GLOBALS = ["game", "canvas", "CONFIG", "Hooks", "ui", "ChatMessage", "foundry", "FormData", "document", "HTMLElement", "fromUuid", "fromUuidSync"];

@@ -9,11 +9,11 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { COUNT_FIELDS, DERIVED_PARAMS, KEY_COUNT_FIELDS, renderCard, STEP_KEY, SUBJECT_FIELDS } from "../../scripts/core/chat-cards.mjs";
-import { i18nFor, LANGS, langs, lookup } from "../helpers/i18n.mjs";
-import { sidecarSchema } from "../helpers/schema-check.mjs";
+import { COUNT_FIELDS, DERIVED_PARAMS, KEY_COUNT_FIELDS, renderCard, STEP_KEY, SUBJECT_FIELDS } from "../scripts/core/chat-cards.mjs";
+import { i18nFor, LANGS, langs, lookup } from "./helpers/i18n.mjs";
+import { sidecarSchema } from "./helpers/schema-check.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repo = join(root, "..");
 
 /** The sidecar's Python: the venv's, or VTT_BRIDGE_PYTHON's. */
@@ -188,39 +188,6 @@ test("every step the sidecar writes is worded in en, de and zh-CN: its key's sen
         const id = step.data[subject];
         if (typeof id === "string") assert.ok(item.body.includes(`«${id}»`), `${lang} ${step.key}: ${subject} not by name: ${item.body}`);
       }
-    }
-  }
-});
-
-/** Every step the sidecar writes, worded by the status page's port of these sentences (vtt_bridge/web/step_words.py). */
-function pageSentences() {
-  const script = `
-import json
-from pathlib import Path
-from tests.engine.test_steps import written
-from vtt_bridge.web.step_words import LANGS, StepWords
-words = StepWords(lambda: Path("foundry_module/lang"))
-steps = written()
-seen = {}
-for step in steps:
-    seen.setdefault(step["key"], step)
-out = {lang: {key: words.language(lang).sentence(step, lambda i: "«" + i + "»") for key, step in seen.items()} for lang in LANGS}
-print(json.dumps({"steps": list(seen.values()), "sentences": out}))
-`;
-  return JSON.parse(execFileSync(python(), ["-c", script], { cwd: repo, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }));
-}
-
-test("the status page words every step as the module's cards do, in en, de and zh-CN (its Python port cannot drift)", () => {
-  const { steps, sentences } = pageSentences();
-  assert.equal(steps.length, catalogue().size);
-  const someone = (/** @type {string} */ id) => `«${id}»`;
-  const unescape = (/** @type {string} */ html) => html.replace(/&#(\d+);/g, (_, c) => String.fromCharCode(Number(c)));
-  for (const lang of LANGS) {
-    const i18n = i18nFor(lang);
-    for (const step of steps) {
-      const [item] = parts(renderCard({ log: [step], names: someone }, i18n)).steps;
-      const card = unescape(item.body.replace(/^[\s\S]*?<div class="vtt-bridge-text">/, "").replace(/<\/div>$/, ""));
-      assert.equal(sentences[lang][step.key], card, `${lang} ${step.key}`);
     }
   }
 });

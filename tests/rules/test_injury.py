@@ -1,0 +1,77 @@
+"""Taking damage, pure (rules/injury.py), and the rules the handlers used to decide: IWR-5's lapse at
+a new round (rules/iwr.py) and the waking that recovering Willpower brings (rules/willpower.py)."""
+
+from __future__ import annotations
+
+from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.health import Grade, HealthTrack, worsen_tracks
+from vtt_bridge.rules.injury import take_damage
+from vtt_bridge.rules.iwr import DealtDamage, TemporaryImmunity, lapse_temporary_immunities
+from vtt_bridge.rules.willpower import Willpower, recover
+
+
+def keys(steps: tuple[Step, ...]) -> list[str]:
+    return [step.key for step in steps]
+
+
+def test_HEALTH_11_temporary_hp_soaks_avoidable_damage_and_not_the_unavoidable() -> None:
+    track = HealthTrack(max=7, temp_hp=3)
+    dealt = (DealtDamage(0, Grade.LETHAL, 2), DealtDamage(1, Grade.BASHING, 1, unavoidable=True))
+    taken = take_damage(dealt, track, None, Willpower(max=3, current=3))
+    assert (taken.health.temp_hp, taken.health.lethal, taken.health.bashing) == (1, 0, 1)
+    assert "HEALTH-11.unavoidable" in keys(taken.steps)
+
+
+def test_HEALTH_2_no_damage_reaching_the_track_leaves_everything_as_it_was() -> None:
+    track, will = HealthTrack(max=7, stabilized=True), Willpower(max=3, current=3, kept_conscious=True)
+    taken = take_damage((DealtDamage(0, Grade.LETHAL, 0),), track, None, will)
+    assert taken.health is track and taken.willpower is will and taken.second_health is None
+    assert keys(taken.steps) == ["HEALTH-2.none"]
+
+
+def test_HEALTH_4_and_WP_3_a_blow_that_gets_through_ends_stabilizing_and_staying_conscious() -> None:
+    track = HealthTrack(max=3, lethal=3, stabilized=True, woken=True)
+    will = Willpower(max=3, current=2, kept_conscious=True)
+    taken = take_damage((DealtDamage(0, Grade.BASHING, 1),), track, None, will)
+    assert not taken.health.stabilized and not taken.health.woken
+    assert not taken.willpower.kept_conscious
+    assert {"HEALTH-4.recheck", "WP-3.blow"} <= set(keys(taken.steps))
+
+
+def test_IWR_5_a_new_round_ends_the_immunities_it_has_passed_and_a_restart_ends_every_counted_one() -> None:
+    held = (
+        TemporaryImmunity(effect="blindness", until_round=2),
+        TemporaryImmunity(effect="fear", until_round=3),
+        TemporaryImmunity(effect="poison"),
+    )
+    assert lapse_temporary_immunities("a", held, 3, restarted=False).kept == held[1:]
+    assert lapse_temporary_immunities("a", held, 2, restarted=False).kept is held
+    restart = lapse_temporary_immunities("a", held, 1, restarted=True)
+    assert restart.kept == held[2:] and keys(restart.steps) == ["IWR-5.ended", "IWR-5.ended"]
+
+
+def test_HEALTH_3_and_WP_5_recovering_willpower_wakes_the_injured_and_the_drained() -> None:
+    out_cold = HealthTrack(max=2, lethal=2)
+    will = Willpower(max=3, current=0, drained=True)
+    woke = recover(will, 1, out_cold, None, unconscious_at_zero=True)
+    assert woke.health.woken and woke.willpower.current == 1
+    assert keys(woke.steps)[-2:] == ["HEALTH-3.woken", "WP-5.awake"]
+    awake = HealthTrack(max=2)
+    plain = recover(Willpower(max=3, current=1), 1, awake, None, unconscious_at_zero=False)
+    assert plain.health is awake and "HEALTH-3.woken" not in keys(plain.steps)
+
+
+def test_HEALTH_13_worsening_goes_to_the_second_track_once_the_first_is_all_aggravated() -> None:
+    first, second = HealthTrack(max=2, aggravated=2, woken=True), HealthTrack(max=3, lethal=2, aggravated=1)
+    out = worsen_tracks(first, second)
+    assert out.second_health is not None and out.second_health.aggravated == 2
+    assert not out.health.woken and keys(out.steps) == ["HEALTH-13.worsening"]
+    assert out.steps[0].data["track"] == "second"
+
+
+def test_HEALTH_4_worsening_stays_on_the_first_track_and_leaves_a_stable_one_alone() -> None:
+    first = HealthTrack(max=3, lethal=2, aggravated=1)
+    assert keys(worsen_tracks(first, None).steps) == ["HEALTH-4.worsening"]
+    stable = first.model_copy(update={"stabilized": True})
+    out = worsen_tracks(stable, None)
+    assert out.health is stable and out.steps == ()

@@ -1,0 +1,99 @@
+"""Taking damage (HEALTH-2, 4, 11, 13; WP-3): what the damage IWR-8 lets through does to a
+character's Health tracks and Willpower, in the rulebook's order: temporary HP first (HEALTH-11,
+never against unavoidable damage), then the track and its overflow into a second one (HEALTH-2,
+HEALTH-13), then the re-checks a blow that got through starts (HEALTH-4, HEALTH-3, WP-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from vtt_bridge.rules import health as h
+from vtt_bridge.rules import willpower as wp
+from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.iwr import DealtDamage
+
+
+@dataclass(frozen=True, slots=True)
+class DamageTaken:
+    """The tracks and Willpower after the damage (each the same object when unchanged), and why."""
+
+    health: h.HealthTrack
+    second_health: h.HealthTrack | None
+    willpower: wp.Willpower
+    steps: tuple[Step, ...]
+
+
+def take_damage(
+    dealt: Sequence[DealtDamage],
+    health: h.HealthTrack,
+    second: h.HealthTrack | None,
+    willpower: wp.Willpower,
+) -> DamageTaken:
+    """HEALTH-11, HEALTH-2/13, HEALTH-4, WP-3 for the damage each instance deals (`DealtDamage`, after
+    immunities, weaknesses and resistances). A blow that reaches a track ends a stabilization and a
+    waking (HEALTH-4, HEALTH-3) and staying conscious on Willpower (WP-3); none reaching it: HEALTH-2
+    says so."""
+    steps: list[Step] = []
+    avoidable: dict[h.Grade, int] = {}
+    unavoidable: dict[h.Grade, int] = {}
+    for part in dealt:
+        into = unavoidable if part.unavoidable else avoidable
+        into[part.grade] = into.get(part.grade, 0) + part.amount
+    if health.temp_hp:
+        absorbed = h.absorb_temp_hp(health, avoidable)
+        health, avoidable = absorbed.track, absorbed.remaining
+        steps.extend(absorbed.steps)
+        if any(unavoidable.values()) and health.temp_hp:
+            steps.append(
+                Step(
+                    rule="HEALTH-11",
+                    text="temporary HP does not work against unavoidable damage",
+                    data={
+                        "unavoidable": {
+                            g.value: unavoidable[g] for g in h.LIGHTEST_FIRST if unavoidable.get(g)
+                        }
+                    },
+                    key="HEALTH-11.unavoidable",
+                )
+            )
+    amounts = (
+        {g: avoidable.get(g, 0) + unavoidable.get(g, 0) for g in h.LIGHTEST_FIRST}
+        if unavoidable
+        else avoidable
+    )
+    if not any(amounts.values()):
+        steps.append(
+            Step(
+                rule="HEALTH-2",
+                text="no damage reaches the Health track",
+                data={"amount": 0},
+                key="HEALTH-2.none",
+            )
+        )
+        return DamageTaken(health, second, willpower, tuple(steps))
+    taken = h.damage_tracks(health, second, amounts)
+    health, second = taken.health, taken.second_health
+    steps.extend(taken.steps)
+    if health.stabilized or (second is not None and second.stabilized):
+        steps.append(
+            Step(
+                rule="HEALTH-4",
+                text="new damage: worsening is checked again",
+                data={"recheck": True},
+                key="HEALTH-4.recheck",
+            )
+        )
+    health = h.clear_after_damage(health)
+    second = None if second is None else h.clear_after_damage(second)
+    if willpower.kept_conscious:
+        steps.append(
+            Step(
+                rule="WP-3",
+                text="a new blow: Willpower must be paid again to stay conscious",
+                data={"lapse": "blow"},
+                key="WP-3.blow",
+            )
+        )
+    return DamageTaken(health, second, wp.after_blow(willpower), tuple(steps))
