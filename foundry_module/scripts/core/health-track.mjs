@@ -189,6 +189,47 @@ export function canSeeHealth({ setting, isGM, isOwner }) {
   return !!isOwner;
 }
 
+/** Derived Health conditions only a user who sees the boxes sees on a token ("dead" stays public). */
+export const PRIVATE_HEALTH_STATUSES = Object.freeze(["unconscious", "worsening", "dying"]);
+
+/**
+ * How much of a token's Health this user reads (HEALTH-6), from "who sees Health boxes": "boxes"
+ * (the track, the derived status icons, the boxes, IWR and dice pools in cards) where
+ * `canSeeHealth` allows; else "words" (the rulebook's Health status word only) under "owner" or an
+ * unknown value; else "none" under "gm" (only "dead" stays public).
+ * @param {{setting: unknown, isGM: boolean, isOwner: boolean}} args
+ * @returns {"boxes"|"words"|"none"}
+ */
+export function healthDetail(args) {
+  if (canSeeHealth(args)) return "boxes";
+  return args.setting === "gm" ? "none" : "words";
+}
+
+/**
+ * The status ids a token shows this user: all of them with "boxes", else without the private
+ * derived Health conditions.
+ * @param {Iterable<string>} statuses
+ * @param {"boxes"|"words"|"none"} detail
+ * @returns {string[]}
+ */
+export function shownStatuses(statuses, detail) {
+  const all = [...statuses];
+  return detail === "boxes" ? all : all.filter((id) => !PRIVATE_HEALTH_STATUSES.includes(id));
+}
+
+/**
+ * Who reads a public card's detail (boxes, IWR, dice pools) about the `named` tokens and actors:
+ * the users for whom every named one is "boxes". `split` is false when every user may (the card
+ * stays one public card); else the detail is whispered to `detailTo` and a public line carries,
+ * per named one, its Health status word when the setting allows words (`words`).
+ * @param {{named: string[], users: Array<{id: string, isGM: boolean}>, setting: unknown, isOwner: (id: string, user: {id: string, isGM: boolean}) => boolean}} args
+ * @returns {{split: boolean, detailTo: string[], words: boolean}}
+ */
+export function healthAudience({ named, users, setting, isOwner }) {
+  const allowed = users.filter((user) => named.every((id) => healthDetail({ setting, isGM: user.isGM, isOwner: isOwner(id, user) }) === "boxes"));
+  return { split: allowed.length < users.length, detailTo: allowed.map((u) => u.id), words: setting !== "gm" };
+}
+
 /**
  * @typedef {object} Counter
  * @property {"tempHp"|"condition"|"emotion"} kind
