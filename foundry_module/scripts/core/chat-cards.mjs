@@ -628,6 +628,30 @@ export function renderCard({ log, rolls = [], kind, subject, names, summary = nu
   );
 }
 
+/**
+ * The public line of a card whose detail (boxes, IWR, dice pools) is whispered to the users who see
+ * the named ones' Health (HEALTH-6, `healthAudience`): the card's kind, and per named one its name
+ * and, where `status` is given, the rulebook's Health status word.
+ * @param {{kind?: string, entries: Array<{name: string, status: string|null}>}} input
+ * @param {I18n} i18n
+ * @returns {string}
+ */
+export function renderHealthLine({ kind, entries }, i18n) {
+  const cardKind = kind && CARD_KINDS.includes(kind) ? kind : "ruling";
+  const heading = escapeHtml(i18n.localize(`${CARD_KEY}.Kind.${cardKind}`));
+  const items = entries
+    .map(({ name, status }) => {
+      const word = status && i18n.has(`VTTBRIDGE.HealthTrack.Status.${status}`) ? i18n.localize(`VTTBRIDGE.HealthTrack.Status.${status}`) : null;
+      return `<li>${escapeHtml(name)}${word ? `: <span class="vtt-bridge-health-word">${escapeHtml(word)}</span>` : ""}</li>`;
+    })
+    .join("");
+  return (
+    `<div class="vtt-bridge-ruling vtt-bridge-health-line" data-kind="${escapeHtml(cardKind)}">` +
+    `<header class="vtt-bridge-ruling-head">${heading}</header>` +
+    `<ol class="vtt-bridge-steps">${items}<li class="vtt-bridge-more">${escapeHtml(i18n.localize(`${CARD_KEY}.HealthHidden`))}</li></ol></div>`
+  );
+}
+
 /** Steps that are bookkeeping, not rulings: a card made of these alone is not posted. */
 const BOOKKEEPING = new Set(["SYNC", "UPSERT"]);
 

@@ -18,6 +18,7 @@ import {
   namedIds,
   readRuling,
   renderCard,
+  renderHealthLine,
   renderRoll,
   renderStepList,
   RULING_FLAG,
@@ -39,6 +40,7 @@ import { heldReveals, PIN_ENDS, pinAction, releaseAction, revealCardHtml } from 
 import { renderBatchSummary } from "../core/batch-card.mjs";
 import { attackOutcomes, publicRoll, renderPublicAttackCard, renderPublicRollCard } from "../core/attack-card.mjs";
 import { LOCATE_STATES } from "../core/constants.mjs";
+import { healthAudience } from "../core/health-track.mjs";
 
 /**
  * @typedef {object} ChatCardsOptions
@@ -128,8 +130,9 @@ function foundryRolls(rolls) {
  * Post one card.
  * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null}} card
  * @param {string} mode the "ruling cards" setting
+ * @param {unknown} [healthSetting] the "who sees Health boxes" setting
  */
-async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null }, mode) {
+async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null }, mode, healthSetting = "owner") {
   const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret, summary });
   if (audience === "none") return;
   const loc = i18n();
@@ -143,7 +146,45 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   if (rollObjects.length) data.rolls = rollObjects;
   if (audience === "gm") data.whisper = gmIds();
   if (ruling) data.flags = { [MODULE_ID]: { [RULING_FLAG]: ruling } };
+  // HEALTH-6, "who sees Health boxes": a public card about a token some user may not read the
+  // Health of goes whole to those who may, and as a line without boxes, IWR and dice to everyone
+  const namedOnes = audience === "public" ? namedIds(log, named) : [];
+  const users = [...(/** @type {any} */ (game).users ?? [])].map((u) => ({ id: String(u.id), isGM: !!u.isGM, user: u }));
+  const split = audience === "public" ? healthAudience({ named: namedOnes, users, setting: healthSetting, isOwner: (id, u) => isOwnerOf(id, /** @type {any} */ (u).user) }) : null;
+  if (split?.split) {
+    data.whisper = split.detailTo;
+    await ChatMessage.create(data);
+    const entries = namedOnes.map((id) => ({ name: nameOf(id) ?? id, status: split.words ? healthStatusOf(id) : null }));
+    await ChatMessage.create({ content: renderHealthLine({ kind: kind === "batch" ? "damage" : kind, entries }, loc), speaker: { alias: "vtt-bridge" } });
+    return;
+  }
   await ChatMessage.create(data);
+}
+
+/** @param {string} id a token id or an actor uuid @returns {any} its actor */
+function actorOf(id) {
+  const actor = tokensFor(id)[0]?.actor;
+  if (actor) return actor;
+  try {
+    return env().fromUuidSync?.(id) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a user owns the actor of a token or actor uuid (Document#testUserPermission:
+ * https://foundryvtt.com/api/classes/foundry.abstract.Document.html#testuserpermission).
+ * @param {string} id @param {any} user
+ */
+function isOwnerOf(id, user) {
+  return !!actorOf(id)?.testUserPermission?.(user, "OWNER");
+}
+
+/** @param {string} id @returns {string|null} the HEALTH-6 status the sidecar wrote on its actor */
+function healthStatusOf(id) {
+  const status = actorOf(id)?.flags?.[MODULE_ID]?.status;
+  return typeof status === "string" ? status : null;
 }
 
 /**
@@ -254,6 +295,7 @@ function followConnection(connection, getSetting) {
           summary,
         },
         String(getSetting("rulingCards") ?? "public"),
+        getSetting("healthVisibility"),
       );
       await postPublicAttack(log, rolls ?? [], action, String(getSetting("rulingCards") ?? "public"));
     } catch (error) {
