@@ -43,7 +43,8 @@ function setUp(generation = 13) {
   /** @type {string[]} */
   const notices = [];
   installChatGlobals(world, notices);
-  installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: () => "public" });
+  // "Who sees Health boxes": everyone, so the player reads the same ruling card as the GM
+  installChatCards({ hooks: /** @type {any} */ (world.hooks), getSetting: (key) => (key === "healthVisibility" ? "everyone" : "public") });
   world.keybindings.initialized = true; // `init` is over
   const connection = fakeConnection();
   world.hooks.callAll(`${MODULE}.connection`, connection);
