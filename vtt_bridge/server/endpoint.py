@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from vtt_bridge import __version__
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.engine.history import JsonOps, packed_ops, stored_ops
+from vtt_bridge.engine.preview import preview
 from vtt_bridge.engine.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import Pending, World
@@ -669,6 +670,15 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
         if type_ == "hello":
             raise RequestError(ErrorCode.BAD_REQUEST, "already welcomed")
         if type_ == "query":
+            if payload.get("kind") == "preview":  # an action ruled and thrown away (engine/preview.py)
+                async with bridge.lock(world.id):
+                    action = payload.get("action")
+                    if isinstance(action, dict) and _long("action", action, world):
+                        result = await asyncio.to_thread(preview, world, payload, bridge.roller)
+                    else:
+                        result = preview(world, payload, bridge.roller)
+                client.send(envelope("result", dumps(result), bridge.next_id(), re))
+                return True
             if _long_query(payload, world):
                 async with bridge.lock(world.id):  # its state stays the world's while it is dumped
                     data = await asyncio.to_thread(_query_dumped, world, payload)
