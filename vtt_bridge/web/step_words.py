@@ -65,6 +65,8 @@ KEY_COUNT_FIELDS: Mapping[str, Mapping[str, str]] = {
 SUBJECT_FIELDS = ("observer", "target", "actor", "opponent", "attacker", "token")
 LOCATE_FIELDS = frozenset(("result", "before", "locate", "state", "shown", "rules"))
 RANK_NUMBER_FIELDS = frozenset(("effectiveRank", "antiRank"))
+IWR_TYPE_FIELDS = frozenset(("type", "resistance", "weakness"))
+"""= the module's `IWR_TYPE_FIELDS`: fields of an IWR step that name a damage type."""
 RANK_LETTERS = ("unranked", "D", "C", "B", "A", "S", "S+1")
 SIGNED_COUNT_FIELDS: Mapping[str, frozenset[str]] = {"DICE-4.modifiers": frozenset(("total",))}
 """= the module's `SIGNED_COUNT_FIELDS`: count fields shown with their sign ("+1 die")."""
@@ -199,6 +201,7 @@ class Language:
         key_counts = KEY_COUNT_FIELDS.get(key, {})
         negated = NEGATED_FIELDS.get(key, frozenset())
         signed = SIGNED_COUNT_FIELDS.get(key, frozenset())
+        iwr = str(step.get("rule")).startswith("IWR")
         for field, value in data.items():
             number = _is_number(value)
             if field in negated and number:
@@ -247,6 +250,8 @@ class Language:
                 )
             elif field in RANK_NUMBER_FIELDS and number:
                 out[field] = self._rank_letter(int(value))
+            elif field in IWR_TYPE_FIELDS and isinstance(value, str) and iwr:
+                out[field] = self.card("DamageType", value)
             elif field not in out:
                 out[field] = plain_value(value)
         return out
