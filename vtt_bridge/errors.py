@@ -14,7 +14,8 @@ VttBridgeError                                   the root
 ├── StoreError          here                     the store cannot be used as it is
 │   ├── StoreBusy       here                     another process holds the store
 │   ├── StoreDamaged    here                     the store's file is damaged, foreign or newer
-│   └── NotUnpacked     store/log.py             packed bytes that do not unpack
+│   ├── NotUnpacked     store/log.py             packed bytes that do not unpack
+│   └── StoreGone       store/log.py             the store's file deleted or replaced while it runs
 ├── ModuleUnavailable   web/module_files.py      the Foundry module cannot be served (HTTP status)
 └── StartupError        cli/startup.py           a start-up mistake (exit status 2)
 ```

@@ -221,6 +221,12 @@ def _roll_side(
     wound = h.wound_penalty(actor.health, state.settings.wound_penalty)
     dp = dice_pool(traits, bonuses, wound)
     pool = dp.pool
+    if pool > MAX_POOL:  # each part is bounded; so is their sum, what is rolled
+        raise RuleViolation(
+            "DICE-1",
+            f"the dice pool after its modifiers is {pool} dice; a roll rolls at most {MAX_POOL}",
+            (*path, "modifiers"),
+        )
     steps[:0] = dp.steps[:1]
     steps.extend(dp.steps[1:])
     again = NO_AGAIN if side.again is None else side.again

@@ -15,7 +15,7 @@ ActionId = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 
 class UndoAction(RuleModel):
     """`undo {action}`: restore every value the ruling `action` changed (when each is still what it
-    set); an undo of an undo is a redo."""
+    set and no later ruling that stands wrote it); an undo of an undo is a redo."""
 
     kind: Literal["undo"]
     action: ActionId
@@ -23,7 +23,7 @@ class UndoAction(RuleModel):
 
 class RedoAction(RuleModel):
     """`redo {action}`: apply the undone ruling `action` again (when each value its undo set is
-    still what the undo set)."""
+    still what the undo set and no later ruling that stands wrote it)."""
 
     kind: Literal["redo"]
     action: ActionId

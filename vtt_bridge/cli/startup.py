@@ -97,13 +97,29 @@ def _hint(option: str, env: str) -> str:
     return f"pass {option} or set {env_name(env)}"
 
 
+def _make_private_dirs(folder: Path) -> None:
+    """Create `folder` and its missing parents with mode 0700 whatever the umask (any local user could
+    otherwise replace the token file or delete the store); a folder that exists is left as it is."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=0o700)
+        except FileExistsError:  # made meanwhile by a second start, as private as this one makes it
+            continue
+        os.chmod(made, 0o700)
+
+
 def prepare_data_dir(path: Path) -> Path:
-    """The data folder, created when missing and checked writable (a file is written and removed)."""
+    """The data folder, created when missing (0700, with its missing parents) and checked writable (a
+    file is written and removed)."""
     hint = f"choose another folder: {_hint('--data-dir', 'DATA_DIR')}"
     if path.exists() and not path.is_dir():
         raise StartupError(f"the data folder {path} is a file, not a folder: {hint}")
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        _make_private_dirs(path)
     except OSError as exc:
         raise StartupError(f"cannot create the data folder {path} ({exc.strerror}): {hint}") from None
     try:

@@ -374,10 +374,24 @@ class History:
             [ErrorDetail(path=["action"], message="unknown action id")],
         )
 
+    def _caused(self, checked: Entry) -> list[str]:
+        """The paths `checked` wrote (a whole row's replace: the entries it set) that a later ruling
+        still standing wrote too, whatever the values now: undo goes by cause, so a later ruling
+        that happens to have set the same values is never taken back by an undo of an earlier one."""
+        standing = [
+            _Touched(entry)
+            for rev, entry in self.by_rev.items()
+            if rev > checked.rev and _stands(self, entry)
+        ]
+        if not standing:
+            return []
+        return sorted(path for path in _Touched(checked).paths if any(t.touches(path) for t in standing))
+
     def _check(self, checked: Entry, state: WorldState, mode: str, origin: Entry) -> tuple[patches.Op, ...]:
         """The ops that undo `checked` (its inverse, a row that changed since restored entry by entry),
-        or `conflict` unless every value `checked` set is still what it set, listing each changed
-        path and the later rulings that changed it."""
+        or `conflict` unless every value `checked` set is still what it set and no later ruling that
+        stands wrote a path it wrote (`_caused`), listing each such path and the later rulings that
+        changed it."""
         assert checked.inverse is not None
         reader = patches.Reader(state)
         undo_ops = tuple(checked.inverse)  # decoded once (`JsonOps`)
@@ -404,6 +418,7 @@ class History:
             changed.extend(moved)
             if not moved:
                 partly[path] = inverse
+        changed.extend(path for path in self._caused(checked) if path not in changed)
         if not changed:
             if not partly:
                 return undo_ops
@@ -440,6 +455,16 @@ class History:
             + " (nothing was changed)",
             details,
         )
+
+
+def _stands(history: History, entry: Entry) -> bool:
+    """Whether a kept entry is a ruling whose values stand: a ruling first made (not an undo or a redo,
+    which stand for the ruling they name) that is not undone now."""
+    return (
+        entry.action_id is not None
+        and entry.kind not in ("undo", "redo")
+        and entry.action_id not in history.undone
+    )
 
 
 def _row_of(path: str) -> str:

@@ -87,6 +87,9 @@ class Client:
     sync_parts: dict[str, Any] | None = None
     """The parts of a `sync` sent in several frames (`more: true`), merged so far."""
     sync_bytes: int = 0
+    sync_refused: str | None = None
+    """Why a part of the connection's sync in parts was refused: its later parts, up to its last,
+    are refused too (`server._merge_sync_part`)."""
     seen: float = field(default_factory=time.monotonic)
     """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
     outbox: Outbox | None = None
@@ -95,6 +98,15 @@ class Client:
     transport: asyncio.Transport | None = None
     unauthenticated: bool = False
     """Counted in `Bridge.unauthenticated` (until welcomed or closed)."""
+    spoke: bool = False
+    """A text frame came in (before `welcome`: its `hello`); a socket that sent none (pings aside) is
+    among the first to make room for a new one (`server._evictable`)."""
+    refused: bool = False
+    """Its `hello` had a wrong token: it waits out the address's back-off before it is refused."""
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the server starts closing the socket (a wrong token's back-off ends early)."""
+    evicted: bool = False
+    """Closed to make room for a new socket while it waited for `welcome`: never welcomed."""
     hello_timer: asyncio.TimerHandle | None = None
     """Closes the socket when no good `hello` came within `Limits.hello_timeout`."""
     sync_timer: asyncio.TimerHandle | None = None
@@ -175,6 +187,10 @@ class Bridge:
         self.dirty = False
         self.unauthenticated = 0
         """Sockets open now that have not been welcomed (at most `Limits.max_unauthenticated`)."""
+        self.sync_bytes = 0
+        """Bytes of sync parts all connections hold buffered (at most `Limits.sync_budget_total`)."""
+        self.waiting: dict[Client, None] = {}
+        """Those sockets, oldest first."""
         self.backoff = Backoff(config.limits.auth_backoff, config.limits.auth_backoff_max)
         self.storage_fault: str | None = None
         """Why the last checkpoint failed (None: the disk took it): no ruling is acknowledged until
@@ -279,7 +295,7 @@ class Bridge:
             self._writer = None
         try:
             self.store.close()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             log.warning("could not checkpoint the store on shutdown (%s); its WAL keeps every ruling", exc)
 
 

@@ -163,6 +163,7 @@ async def close_client(client: Client, code: int, message: bytes) -> None:
     """Close a connection once what is queued to it is written (at most a second), or at once when
     its peer does not read: a frozen socket (its queue overflowed, or bytes still unread after the
     close) is aborted, never waited on."""
+    client.closing.set()
     if client.outbox is not None and not client.outbox.overflowed:
         await client.outbox.flush(1.0)
     if client.outbox is not None:
@@ -199,8 +200,26 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constants)
 """One decoder for every frame (`json.loads` with a hook would build a new one each time)."""
 
 
+def _scalars(text: str) -> bool:
+    """Whether a string is Unicode scalar values only (no lone surrogate, which JSON's `\\ud800`
+    escape can carry and no reply could echo: UTF-8 has no encoding of it)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _good_id(msg_id: Any) -> bool:
+    """An envelope id the server can echo: 1 to 200 Unicode scalar values."""
+    return type(msg_id) is str and 0 < len(msg_id) <= 200 and _scalars(msg_id)
+
+
 def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
-    """The envelope's id, type and payload, or `RequestError(bad_request)` (id kept when there is one)."""
+    """The envelope's id, type and payload, or `RequestError(bad_request)` (id kept when there is one
+    it can be echoed as)."""
     try:
         message = _DECODER.decode(text)
     except (ValueError, RecursionError):
@@ -211,8 +230,7 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
     type_ = message.get("type")
     payload = message.get("payload", {})
     if (
-        type(msg_id) is str
-        and 0 < len(msg_id) <= 200
+        _good_id(msg_id)
         and type(type_) is str
         and type_ in CLIENT_TYPES
         and type(payload) is dict
@@ -220,13 +238,13 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
         and type(message["v"]) is int
         and message.keys() <= ENVELOPE_FIELDS
     ):
-        return msg_id, type_, payload  # the well-formed message, checked in one go
-    re = msg_id if isinstance(msg_id, str) and 0 < len(msg_id) <= 200 else None
+        return str(msg_id), type_, payload  # the well-formed message, checked in one go
+    re = msg_id if _good_id(msg_id) else None
     problems: list[tuple[list[str | int], str]] = []
     if message.get("v") != 1 or type(message.get("v")) is not int:
         problems.append((["v"], "the protocol version must be 1"))
     if re is None:
-        problems.append((["id"], "a string of 1 to 200 characters"))
+        problems.append((["id"], "a string of 1 to 200 Unicode characters (no lone surrogate)"))
     if not isinstance(type_, str):
         problems.append((["type"], "a string"))
     if not isinstance(payload, dict):
@@ -247,8 +265,9 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
 async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str, Any]) -> bool:
     """Check the token; welcome the client into its world. False: refused (and closed).
 
-    Wrong tokens back off per address (`limits.Backoff`): a `hello` from an address that sent one
-    waits its turn before its token is compared, whatever the token."""
+    The token is compared at once: a right one is welcomed without waiting, whoever else guesses
+    from the same address. Wrong tokens back off per address (`limits.Backoff`): a wrong one waits
+    its turn before it is refused (and may be closed meanwhile to free its slot: `_evictable`)."""
     try:
         hello = Hello.model_validate(payload)
     except ValidationError as exc:
@@ -258,17 +277,28 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
         await _error(bridge, client, refusal, msg_id)
         await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
         return False
-    while (wait := bridge.backoff.wait(client.remote)) > 0:
-        await asyncio.sleep(wait)
-    if client.ws.closed:
-        return False
     if not hmac.compare_digest(hello.token.encode(), bridge.config.token.encode()):
+        client.refused = True
+        while (wait := bridge.backoff.wait(client.remote)) > 0 and not client.closing.is_set():
+            with contextlib.suppress(TimeoutError):  # woken early when the socket is closed
+                await asyncio.wait_for(client.closing.wait(), wait)
+        if client.ws.closed or client.evicted or client.closing.is_set():
+            return False
         bridge.backoff.failed(client.remote)
         await _error(bridge, client, RequestError(ErrorCode.UNAUTHORIZED, "wrong token"), msg_id)
         await close_client(client, CLOSE_UNAUTHORIZED, b"unauthorized")
         log.warning("refused a client from %s: wrong token", client.remote)
         return False
-    bridge.backoff.passed(client.remote)
+    welcomed = sum(len(clients) for clients in bridge.clients.values())
+    if welcomed >= bridge.config.limits.max_clients:
+        busy = RequestError(
+            ErrorCode.TOO_LARGE,
+            f"the sidecar has {welcomed} connections, as many as it takes; close one and connect again",
+        )
+        await _error(bridge, client, busy, msg_id)
+        await close_client(client, WSCloseCode.TRY_AGAIN_LATER, b"too many connections")
+        bridge.unauth_log.warn(f"refused a client from {client.remote}: {welcomed} connections already")
+        return False
     world = bridge.worlds.get(hello.world)
     if world is None:  # recovered from the store (read on the loop, between the store's other work)
         world = await bridge.in_store(bridge.world, hello.world)
@@ -292,14 +322,49 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
     return True
 
 
-def _authenticated(bridge: Bridge, client: Client) -> None:
-    """The socket is welcomed: it leaves the unauthenticated count and may send full-size frames."""
+def _leave_waiting(bridge: Bridge, client: Client) -> None:
+    """The socket no longer waits for its `welcome` (welcomed, evicted or closed): it leaves the
+    unauthenticated count, and its deadline is cancelled."""
     if client.unauthenticated:
         client.unauthenticated = False
         bridge.unauthenticated -= 1
+        bridge.waiting.pop(client, None)
     if client.hello_timer is not None:
         client.hello_timer.cancel()
         client.hello_timer = None
+
+
+def _evictable(bridge: Bridge) -> Client | None:
+    """The socket a new one takes the place of when `Limits.max_unauthenticated` wait for `welcome`:
+    the oldest whose token was wrong (waiting out its back-off), else the oldest that sent nothing
+    yet; None when every one is being welcomed (its right token is loading its world). So no number
+    of silent or guessing sockets keeps the GM out: its socket is the newest, and its right token is
+    welcomed at once."""
+    silent = None
+    for waiting in bridge.waiting:
+        if waiting.refused:
+            return waiting
+        if silent is None and not waiting.spoke:
+            silent = waiting
+    return silent
+
+
+def _evict(bridge: Bridge, client: Client, remote: str) -> None:
+    """Close a socket waiting for `welcome` to free its slot for a new one (from `remote`)."""
+    _leave_waiting(bridge, client)
+    client.evicted = True
+    bridge.unauth_log.warn(
+        f"{bridge.config.limits.max_unauthenticated} sockets are waiting for hello: closing the oldest "
+        f"(from {client.remote}) for a new one (from {remote})"
+    )
+    asyncio.get_running_loop().create_task(  # not 4401: the module stops reconnecting after that
+        close_client(client, WSCloseCode.TRY_AGAIN_LATER, b"too many sockets waiting for hello")
+    )
+
+
+def _authenticated(bridge: Bridge, client: Client) -> None:
+    """The socket is welcomed: it leaves the unauthenticated count and may send full-size frames."""
+    _leave_waiting(bridge, client)
     if client.request is not None:
         raise_frame_cap(client.request, client.ws, 4 * bridge.config.max_frame)
 
@@ -550,34 +615,93 @@ class FrameTooLarge(RequestError):
         super().__init__(ErrorCode.TOO_LARGE, message)
 
 
-def _drop_sync_parts(client: Client, why: str | None = None) -> None:
+def _drop_sync_parts(bridge: Bridge, client: Client, why: str | None = None) -> None:
+    """Drop the connection's buffered sync parts (and a refused sync's memory of its refusal)."""
+    bridge.sync_bytes -= client.sync_bytes
     if client.sync_timer is not None:
         client.sync_timer.cancel()
         client.sync_timer = None
-    if why is not None and client.sync_parts is not None:
+    if why is not None and (client.sync_parts is not None or client.sync_refused is not None):
         log.warning("dropped the unfinished sync of %s (%d bytes): %s", client.remote, client.sync_bytes, why)
-    client.sync_parts, client.sync_bytes = None, 0
+    client.sync_parts, client.sync_bytes, client.sync_refused = None, 0, None
+
+
+SYNC_FIELDS = frozenset(("state", "more"))
+
+
+def _part_problem(payload: dict[str, Any]) -> str | None:
+    """Why one part of a sync in parts is refused as it comes (its state's content is validated with
+    the whole, at the last part)."""
+    unknown = payload.keys() - SYNC_FIELDS
+    if unknown:
+        return f"{sorted(unknown)[0]!r} is not a field of a sync (state, more)"
+    if type(payload.get("more", False)) is not bool:
+        return "more is true or false"
+    if not isinstance(payload.get("state"), dict):
+        return "state is an object"
+    return None
+
+
+def _refuse_part(bridge: Bridge, client: Client, error: RequestError, last: bool) -> RequestError:
+    """A part of a sync in parts refused: the parts before it are dropped, and unless it was the last
+    the connection remembers the refusal, so that the sync's last part is refused too (a sync is
+    ruled whole or not at all: its later parts never stand alone)."""
+    _drop_sync_parts(bridge, client)
+    if not last:
+        client.sync_refused = error.message
+        limits = bridge.config.limits
+        client.sync_timer = asyncio.get_running_loop().call_later(
+            limits.sync_timeout, _drop_sync_parts, bridge, client, f"no part for {limits.sync_timeout:.0f} s"
+        )
+    return error
 
 
 def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], size: int) -> dict[str, Any]:
     """Merge a `sync` part (`size` bytes of frame) into what the connection sent before; the merged
     payload when it is the last. The parts count against `Limits.sync_budget` and the world's
-    token and actor limits as they come, and are dropped when the next is `Limits.sync_timeout` late."""
+    token and actor limits as they come, and are dropped when the next is `Limits.sync_timeout` late.
+    A refused part refuses the whole sync: every later part of it up to its last is refused too."""
     limits = bridge.config.limits
-    state = payload.get("state")
-    if not isinstance(state, dict):
-        _drop_sync_parts(client)
-        return payload  # validation reports it
-    if client.sync_parts is None and payload.get("more") is not True:
-        check_counts(limits, state)
-        return payload
+    more = payload.get("more")
+    last = more is None or more is False
+    if client.sync_refused is not None:
+        earlier = client.sync_refused
+        if last:
+            _drop_sync_parts(bridge, client)
+        else:  # remembered while its parts keep coming, as the parts of a sync are
+            _refuse_part(bridge, client, RequestError(ErrorCode.INVALID, earlier), last)
+        raise RequestError(
+            ErrorCode.INVALID,
+            f"an earlier part of this sync was refused ({earlier}): the whole sync is refused and "
+            "nothing was changed; send it again from its first part",
+            [ErrorDetail(path=["more"], message="a part of a refused sync")],
+        )
+    in_parts = client.sync_parts is not None or not last
+    if not in_parts:
+        state = payload.get("state")
+        if isinstance(state, dict):
+            check_counts(limits, state)
+        return payload  # one whole sync: validation reports what is wrong with it
+    problem = _part_problem(payload)
+    if problem is not None:
+        error = RequestError(ErrorCode.INVALID, f"a part of a sync in parts is refused: {problem}")
+        raise _refuse_part(bridge, client, error, last)
+    state = payload["state"]
     merged = client.sync_parts if client.sync_parts is not None else {"actors": {}, "tokens": {}}
     client.sync_bytes += size
+    bridge.sync_bytes += size
     if client.sync_bytes > limits.sync_budget:
-        _drop_sync_parts(client)
-        raise RequestError(
+        error = RequestError(
             ErrorCode.TOO_LARGE, f"a sync is at most {limits.sync_budget} bytes in all its parts (budget)"
         )
+        raise _refuse_part(bridge, client, error, last)
+    if bridge.sync_bytes > limits.sync_budget_total:
+        error = RequestError(
+            ErrorCode.TOO_LARGE,
+            f"the sidecar holds at most {limits.sync_budget_total} bytes of unfinished syncs, all "
+            "connections together; send it again once the others are done",
+        )
+        raise _refuse_part(bridge, client, error, last)
     for key, value in state.items():
         if key in ("actors", "tokens") and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key].update(value)
@@ -585,18 +709,17 @@ def _merge_sync_part(bridge: Bridge, client: Client, payload: dict[str, Any], si
             merged[key] = value
     try:
         check_counts(limits, merged)
-    except RequestError:
-        _drop_sync_parts(client)
-        raise
-    if payload.get("more") is True:
+    except RequestError as error:
+        raise _refuse_part(bridge, client, error, last) from None
+    if not last:
         client.sync_parts = merged
         if client.sync_timer is not None:
             client.sync_timer.cancel()
         client.sync_timer = asyncio.get_running_loop().call_later(
-            limits.sync_timeout, _drop_sync_parts, client, f"no part for {limits.sync_timeout:.0f} s"
+            limits.sync_timeout, _drop_sync_parts, bridge, client, f"no part for {limits.sync_timeout:.0f} s"
         )
         return payload
-    _drop_sync_parts(client)
+    _drop_sync_parts(bridge, client)
     return {**payload, "state": merged}
 
 
@@ -622,11 +745,30 @@ def _long(type_: str, payload: dict[str, Any], world: World) -> bool:
     if type_ == "sync":
         tokens = payload.get("state", {}).get("tokens") if isinstance(payload.get("state"), dict) else None
         return isinstance(tokens, dict) and len(tokens) > OFFLOAD_TOKENS
+    if type_ == "action" and payload.get("kind") == "batch":
+        return _batch_damages(payload) > OFFLOAD_DAMAGES
     # an undo or redo may restore a whole round's results
     return (
         type_ == "action"
         and payload.get("kind") in ("round", "undo", "redo")
         and len(world.state.tokens) > OFFLOAD_TOKENS
+    )
+
+
+OFFLOAD_DAMAGES = 500
+"""A `batch` of more damage instances than this is ruled in a worker thread (6,400, its most, took
+0.42 s on the loop; other worlds then waited up to 459 ms: docs/benchmarks.md)."""
+
+
+def _batch_damages(payload: dict[str, Any]) -> int:
+    """How many damage instances a batch's payload names (its validation comes later)."""
+    actions = payload.get("actions")
+    if not isinstance(actions, list):
+        return 0
+    return sum(
+        len(item["instances"])
+        for item in actions
+        if isinstance(item, dict) and isinstance(item.get("instances"), list)
     )
 
 
@@ -833,10 +975,13 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         log.warning("refused a browser page from origin %s", origin)
         raise web.HTTPForbidden(text=f"origin {origin} is not allowed; start the sidecar with --allow-origin")
     if bridge.unauthenticated >= limits.max_unauthenticated:
-        bridge.unauth_log.warn(
-            f"refused a socket from {request.remote}: {limits.max_unauthenticated} are waiting for hello"
-        )
-        raise web.HTTPServiceUnavailable(text="too many connections waiting for hello; try again\n")
+        victim = _evictable(bridge)
+        if victim is None:
+            bridge.unauth_log.warn(
+                f"refused a socket from {request.remote}: {limits.max_unauthenticated} are being welcomed"
+            )
+            raise web.HTTPServiceUnavailable(text="too many connections waiting for hello; try again\n")
+        _evict(bridge, victim, request.remote or "?")
     # Pings are ours (`_watch`): aiohttp's heartbeat re-arms a timer on every frame received, one
     # more turn of the event loop per request; ours looks once per interval. Until `welcome` a
     # frame is at most `hello_max_frame` bytes (`_authenticated` raises the cap).
@@ -855,6 +1000,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     )
     client.unauthenticated = True
     bridge.unauthenticated += 1
+    bridge.waiting[client] = None
     client.hello_timer = asyncio.get_running_loop().call_later(
         limits.hello_timeout, _hello_late, bridge, client
     )
@@ -863,7 +1009,10 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     try:
         async for msg in ws:
             client.seen = time.monotonic()
+            if client.evicted:
+                break
             if msg.type == WSMsgType.TEXT:
+                client.spoke = True  # before `welcome`: its hello (a ping does not count)
                 if not await _handle(bridge, client, msg.data):
                     break
             elif msg.type == WSMsgType.PING:
@@ -879,12 +1028,8 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     finally:
         if watch is not None:
             watch.cancel()
-        if client.hello_timer is not None:
-            client.hello_timer.cancel()
-        if client.unauthenticated:
-            client.unauthenticated = False
-            bridge.unauthenticated -= 1
-        _drop_sync_parts(client)
+        _leave_waiting(bridge, client)
+        _drop_sync_parts(bridge, client)
         client.outbox.close()
         if client.world is not None:
             bridge.clients.get(client.world.id, set()).discard(client)

@@ -42,6 +42,10 @@ class Limits:
     """Actors one world may hold."""
     sync_budget: int = 32 << 20
     """Bytes of `sync` parts (`more: true`) one connection may have buffered."""
+    sync_budget_total: int = 64 << 20
+    """...and all connections together (buffered parts take some twice their bytes in memory)."""
+    max_clients: int = 256
+    """Welcomed connections at once, all worlds together; a right `hello` past it is refused."""
     sync_timeout: float = 60.0
     """Seconds between two parts of a `sync` after which the buffered parts are dropped."""
     max_depth: int = 32
@@ -98,15 +102,16 @@ def token_problem(token: str) -> str | None:
 
 @dataclass
 class Backoff:
-    """Wrong tokens per address: each makes the next `hello` from that address wait twice as long
-    (from `base` up to `cap` seconds); a right token clears the address."""
+    """Wrong tokens per address: each makes the next wrong `hello` from that address wait twice as
+    long (from `base` up to `cap` seconds) before it is refused. A right token never waits, and leaves
+    the address's back-off as it was (guessers beside the GM gain nothing from its connects)."""
 
     base: float
     cap: float
     _next: dict[str, tuple[int, float]] = field(default_factory=dict)
 
     def wait(self, address: str) -> float:
-        """Seconds a `hello` from this address must wait before its token is compared."""
+        """Seconds a wrong `hello` from this address must wait before it is refused."""
         entry = self._next.get(address)
         return 0.0 if entry is None else max(0.0, entry[1] - time.monotonic())
 
@@ -118,10 +123,6 @@ class Backoff:
         if len(self._next) > 4096:  # addresses are cheap to forge on a LAN: keep the newest
             for stale in list(self._next)[:1024]:
                 del self._next[stale]
-
-    def passed(self, address: str) -> None:
-        """A right token from this address."""
-        self._next.pop(address, None)
 
 
 class RateLimitedLog:

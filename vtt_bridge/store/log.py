@@ -14,6 +14,7 @@ aside before the file is opened, and kept when recovery could not read all of it
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -26,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import zstandard
 
@@ -40,7 +41,7 @@ from vtt_bridge.rules.common import STORED
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
-LAYOUT = 8
+LAYOUT = 9
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
@@ -50,16 +51,19 @@ its inverse, for undo; rows of earlier layouts have none of them, and cannot be 
 the snapshots' and replies' visibility pairs as codes (`a`, `u`: `document.models.LOCATE_CODES`),
 which a version before it cannot read; it reads layout 6's state names as they are. 8 stores a
 reply, an inverse or a snapshot of more than `PACK_FROM` bytes packed (`pack`: a BLOB, a Zstandard
-frame), which a version before it cannot read; it reads the text rows of earlier layouts as they are."""
+frame), which a version before it cannot read; it reads the text rows of earlier layouts as they are.
+9 adds each snapshot's checksum (`snapshot_checksum`, verified whenever a world is recovered); the
+snapshots of earlier layouts get theirs when the file is opened."""
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0"}
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0", 9: "0.6.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS worlds (
     world TEXT PRIMARY KEY,
     snapshot_rev INTEGER NOT NULL,
-    snapshot TEXT NOT NULL
+    snapshot TEXT NOT NULL,
+    checksum INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS world_keys (
     n INTEGER PRIMARY KEY,
@@ -159,6 +163,11 @@ def is_packed(value: str | bytes | None) -> bool:
     return isinstance(value, bytes) and value[:4] == PACKED_MARK
 
 
+class StoreGone(StoreError, OSError):
+    """The store's file was deleted or replaced under the running sidecar (`Store.check_file`); an
+    `OSError` too, as the checkpoint's other failures of the disk are."""
+
+
 class NotUnpacked(StoreError):
     """Packed bytes that do not unpack (a damaged row that still holds its checksum)."""
 
@@ -210,10 +219,11 @@ def _text_of(column: str) -> str:
 
 
 WRITE_SNAPSHOT = (
-    f"INSERT INTO worlds (world, snapshot_rev, snapshot) VALUES (?1, ?2, {_stored_value(3)}) "
-    "ON CONFLICT (world) DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot"
+    f"INSERT INTO worlds (world, snapshot_rev, snapshot, checksum) VALUES (?1, ?2, {_stored_value(3)}, ?4) "
+    "ON CONFLICT (world) DO UPDATE SET snapshot_rev = excluded.snapshot_rev, snapshot = excluded.snapshot, "
+    "checksum = excluded.checksum"
 )
-"""A world's snapshot, as text, its UTF-8 or packed (`snapshot_of`)."""
+"""A world's snapshot, as text, its UTF-8 or packed (`snapshot_of`), and its `snapshot_checksum`."""
 
 UNBIND_FROM = 1 << 20
 """Bytes bound to a statement from which `Store.append` frees SQLite's copy of them (`_unbind`)."""
@@ -268,6 +278,13 @@ def checksum(
     if inverse is None:
         return crc
     return zlib.crc32(inverse if isinstance(inverse, bytes) else inverse.encode(), crc)
+
+
+def snapshot_checksum(world: str, rev: int, snapshot: str | bytes) -> int:
+    """CRC-32 of a world's snapshot row: its world, rev and the snapshot's bytes as stored (the text's
+    UTF-8, or the packed bytes). A snapshot changed on disk fails it."""
+    head = zlib.crc32(f"{world}\0{rev}\0".encode())
+    return zlib.crc32(snapshot if isinstance(snapshot, bytes) else snapshot.encode(), head)
 
 
 def change_checksum(key: int, message_id: str, kind: str) -> int:
@@ -385,10 +402,18 @@ class Store:
         self.warnings: list[str] = []
         """What the opening found and the sidecar must say (a WAL recovery could not read whole)."""
         _make_private_dirs(path.parent)
+        self._lock = self._take_lock()
+        """Held (an advisory lock on the `.lock` file beside the store) until `close`: taken before
+        the files are looked at, so a second sidecar is refused before it reads, copies or opens
+        anything of the first one's."""
         self._marker = path.with_name(path.name + ".open")
         """Made once the file is open, removed when it is closed: an unclean stop leaves it."""
         unclean = self._marker.exists() and path.exists()
-        wal_copy = self._check_files()
+        try:
+            wal_copy = self._check_files()
+        except BaseException:
+            self._lock.close()
+            raise
         if unclean and not path.with_name(path.name + "-wal").exists():
             self.warnings.append(
                 f"the WAL of {path.name} is missing after an unclean stop: the rulings committed since "
@@ -397,9 +422,11 @@ class Store:
         try:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=1.0)
         except sqlite3.Error as exc:
+            self._lock.close()
             raise StoreDamaged(f"{path} cannot be opened ({exc}): {_what_to_do(path)}") from None
         self._db.create_function("vtt_checksum", 4, checksum, deterministic=True)
         self._db.create_function("vtt_change_checksum", 3, change_checksum, deterministic=True)
+        self._db.create_function("vtt_snapshot_checksum", 3, snapshot_checksum, deterministic=True)
         self._unreadable_why: Exception | None = None
         """Why `vtt_text` last refused a value (SQLite reports only that the function raised)."""
 
@@ -429,6 +456,7 @@ class Store:
             moved = self._migrate()
         except sqlite3.OperationalError as exc:
             self._db.close()
+            self._lock.close()
             if "locked" in str(exc):
                 raise StoreBusy(
                     f"{path} is in use by another vtt-bridge (one sidecar per data folder)"
@@ -436,20 +464,40 @@ class Store:
             raise StoreDamaged(f"{path} cannot be read ({exc}): {_what_to_do(path)}") from None
         except sqlite3.DatabaseError as exc:
             self._db.close()
+            self._lock.close()
             raise StoreDamaged(f"{path} is damaged ({exc}): {_what_to_do(path)}") from None
         except BaseException:
             self._db.close()
+            self._lock.close()
             raise
         for name in (path, path.with_name(path.name + "-wal")):
             if name.exists():
                 os.chmod(name, 0o600)
         os.close(os.open(self._marker, os.O_WRONLY | os.O_CREAT, 0o600))
+        self._file = os.open(path, os.O_RDONLY)
+        """The store's file, open to tell (`check_file`) whether it is still the one at `path`."""
         self._since_snapshot: dict[str, int] = {}
         self.moved = moved
         """Rulings moved from an earlier version's log when the file was opened (0: none)."""
         self._bases: dict[str, int] = {
             world: n * REV_SPAN for n, world in self._db.execute("SELECT n, world FROM world_keys")
         }
+
+    def _take_lock(self) -> BinaryIO:
+        """The store's lock file, opened and locked (`StoreBusy` when another process holds it)."""
+        lock = open(self.path.with_name(self.path.name + ".lock"), "ab")  # noqa: SIM115 (held open)
+        try:
+            os.chmod(lock.name, 0o600)
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise StoreBusy(
+                f"{self.path} is in use by another vtt-bridge (one sidecar per data folder)"
+            ) from None
+        except BaseException:
+            lock.close()
+            raise
+        return lock
 
     def _check_files(self) -> Path | None:
         """Refuse a file that is no SQLite database (a 0-byte one included); create a new one with
@@ -526,6 +574,10 @@ class Store:
         moved = 0
         db.execute("BEGIN IMMEDIATE")
         try:
+            if "worlds" in tables and "checksum" not in {
+                row[1] for row in db.execute("PRAGMA table_info(worlds)")
+            }:
+                db.execute("ALTER TABLE worlds RENAME TO worlds_layout8")  # rebuilt with the checksum
             if "log" in tables:
                 columns = {row[1] for row in db.execute("PRAGMA table_info(log)")}
                 if "checksum" not in columns:  # layout 4: rebuilt with digest and checksum
@@ -543,6 +595,13 @@ class Store:
                     "FROM log_layout4"
                 )
                 db.execute("DROP TABLE log_layout4")
+            if "worlds_layout8" in {n for (n,) in db.execute("SELECT name FROM sqlite_master")}:
+                db.execute(
+                    "INSERT INTO worlds (world, snapshot_rev, snapshot, checksum) SELECT world, "
+                    "snapshot_rev, snapshot, vtt_snapshot_checksum(world, snapshot_rev, snapshot) "
+                    "FROM worlds_layout8"
+                )
+                db.execute("DROP TABLE worlds_layout8")
             if "rulings" in tables:
                 moved = self._move_rulings()
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
@@ -585,14 +644,46 @@ class Store:
         """Checkpoint and fsync the WAL, then close the file; closed even when the checkpoint fails
         (the WAL keeps every committed ruling, and the next start reads it)."""
         try:
-            self.flush()
+            try:
+                self.flush()
+            finally:
+                self._db.close()
+            self._marker.unlink(missing_ok=True)
         finally:
-            self._db.close()
-        self._marker.unlink(missing_ok=True)
+            os.close(self._file)
+            self._lock.close()
 
     def flush(self) -> None:
-        """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing."""
+        """Fsync what was committed (a WAL checkpoint): after this a power loss costs nothing.
+        `StoreGone` (nothing checkpointed) when the file was deleted or replaced meanwhile."""
+        self.check_file()
         self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    def check_file(self) -> None:
+        """`StoreGone` when the store's file is no longer the one opened: deleted (the open file has
+        no name left, and every ruling written to it is lost when the process ends), replaced, or
+        moved away with its folder."""
+        try:
+            named = os.stat(self.path)
+        except FileNotFoundError:
+            named = None
+        opened = os.fstat(self._file)
+        if (
+            named is not None
+            and opened.st_nlink > 0
+            and (named.st_dev, named.st_ino)
+            == (
+                opened.st_dev,
+                opened.st_ino,
+            )
+        ):
+            return
+        what = "deleted" if opened.st_nlink == 0 else "replaced or moved away"
+        raise StoreGone(
+            f"the store file {self.path} was {what} while the sidecar ran: a ruling written now would "
+            "be lost when it stops, so none is taken; restore the file from a copy or stop the sidecar "
+            "(a restart serves what the file at that path holds)"
+        )
 
     def _world_key(self, world: str) -> int:
         """The first key of a world's range in `log` (a world gets its number with its first ruling)."""
@@ -696,9 +787,9 @@ class Store:
             snapshot = snapshot_of(state)
         else:
             snapshot = state
-        self._db.execute(WRITE_SNAPSHOT, (world, rev, snapshot))
+        self._db.execute(WRITE_SNAPSHOT, (world, rev, snapshot, snapshot_checksum(world, rev, snapshot)))
         if len(snapshot) > UNBIND_FROM:
-            self._unbind(WRITE_SNAPSHOT, (None, None, None))
+            self._unbind(WRITE_SNAPSHOT, (None, None, None, None))
         # The rulings the snapshot now holds, but for the actions' (kept for their replies). Those up
         # to the previous snapshot went with it: the range stays that of one interval, however long
         # the world's history. The message ids and kinds of the syncs and upserts among them stay,
@@ -783,12 +874,17 @@ class Store:
         `budget` bytes, but for those larger than `largest` (as `World.commit` keeps them; each
         read counts against the budget, so a history of big rounds is not read back whole)."""
         row = self._db.execute(
-            "SELECT snapshot_rev, snapshot FROM worlds WHERE world = ?", (world,)
+            "SELECT snapshot_rev, snapshot, checksum FROM worlds WHERE world = ?", (world,)
         ).fetchone()
         snapshot_rev = -1
         document: dict[str, Any] = WorldState().model_dump(mode="json")
         if row is not None:
             snapshot_rev, document = row[0], self._snapshot_document(world, row[1])
+            if snapshot_checksum(world, snapshot_rev, row[1]) != row[2]:
+                raise StoreDamaged(
+                    f"{self.path}: the snapshot of world {world!r} (rev {snapshot_rev}) fails its checksum "
+                    f"(changed on disk): {_what_to_do(self.path)}"
+                )
         replayed = 0
         base = self._bases.get(world)
         if base is None:

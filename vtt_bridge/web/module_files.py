@@ -20,6 +20,7 @@ import json
 import os
 import re
 import stat
+import threading
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -110,6 +111,11 @@ class _File:
     size: int
 
 
+ZIP_CACHE = 4
+"""Zips `ModuleSource.zip` keeps, one per base URL, the latest used (a GM's browser and Foundry's
+server reach the sidecar by one or two names)."""
+
+
 class ModuleSource:
     """The Foundry module folder, served as a manifest and a zip (cached per base URL and file stamps)."""
 
@@ -120,6 +126,10 @@ class ModuleSource:
         self.builds = 0
         """How many zips were built (the cache is working when this stays put)."""
         self._cache: dict[str, tuple[tuple[tuple[str, int, int], ...], bytes]] = {}
+        """Base URL -> (file stamps, zip), the `ZIP_CACHE` latest used (a local process may send any
+        number of Host spellings: each would otherwise keep a zip for good)."""
+        self._lock = threading.Lock()
+        """Around the cache: `zip` runs in worker threads (a build deflates the module's files)."""
 
     def manifest(self) -> dict[str, Any]:
         """The module's `module.json` as it is on disk."""
@@ -190,7 +200,8 @@ class ModuleSource:
         return result
 
     def zip(self, base_url: str) -> bytes:
-        """The installable zip; rebuilt only when a file's mtime or size (or the base URL) changes."""
+        """The installable zip; rebuilt only when a file's mtime or size (or the base URL) changes.
+        Thread-safe (the server builds it in a worker thread: some 50 ms of deflating)."""
         manifest_path = self.folder / "module.json"
         manifest = self.served_manifest(base_url)
         files = self.files(manifest)
@@ -199,13 +210,23 @@ class ModuleSource:
             ("module.json", info.st_mtime_ns, info.st_size),
             *((str(f.relative), f.mtime_ns, f.size) for f in files),
         )
-        cached = self._cache.get(base_url)
-        if cached is not None and cached[0] == stamps:
-            return cached[1]
+        with self._lock:
+            cached = self._cache.pop(base_url, None)
+            if cached is not None and cached[0] == stamps:
+                self._cache[base_url] = cached  # the most recently used, last
+                return cached[1]
         data = _build_zip(str(manifest.get("id") or manifest["name"]), manifest, files)
-        self._cache[base_url] = (stamps, data)
-        self.builds += 1
+        with self._lock:
+            self._cache[base_url] = (stamps, data)
+            while len(self._cache) > ZIP_CACHE:
+                del self._cache[next(iter(self._cache))]
+            self.builds += 1
         return data
+
+    @property
+    def cached(self) -> int:
+        """How many zips are kept (at most `ZIP_CACHE`)."""
+        return len(self._cache)
 
 
 def runtime_files(folder: Path) -> list[PurePosixPath]:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import html
@@ -42,7 +43,7 @@ WORDS = web.AppKey("step_words", StepWords)
 
 def base_url(request: web.Request) -> str:
     """`http://<host>:<port>` as the client reached this server (its Host header, when well formed)."""
-    host = request.headers.get("Host", "")
+    host = request.headers.get("Host", "").lower()  # a host name's case means nothing in a URL
     if not _HOST.match(host):
         config = request.app[BRIDGE].config
         host = f"[{config.host}]" if ":" in config.host else config.host
@@ -71,8 +72,8 @@ async def module_json(request: web.Request) -> web.Response:
 async def module_zip(request: web.Request) -> web.Response:
     """`GET /module.zip`: the module as Foundry installs it."""
     source = request.app[MODULE]
-    try:
-        data = source.zip(base_url(request))
+    try:  # off the event loop: a build for a Host not cached deflates every file (some 50 ms)
+        data = await asyncio.to_thread(source.zip, base_url(request))
     except ModuleUnavailable as error:
         return _unavailable(error)
     return web.Response(
@@ -89,7 +90,9 @@ async def module_zip(request: web.Request) -> web.Response:
 # --- the status page ---------------------------------------------------------------------------
 
 STATUS_CACHE = web.AppKey("status_cache", dict)
-"""(`Bridge.changes`, the base URL, the language) → the page's HTML (the latest of each language)."""
+"""Language → ((`Bridge.changes`, the language), the page's body (`status_body`: the head, which
+names the base URL the browser reached, is made for each request), when it was built, how long that
+took): the latest page of each language."""
 
 _CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em;
@@ -200,6 +203,14 @@ def ruling_subjects(log: list[dict[str, Any]], names: dict[str, str]) -> list[st
     return list(seen)
 
 
+PAGE_BOXES = 30
+"""A Health track of more boxes than this is drawn as one box of each kind with its count (a track
+of 10,000 boxes, one span each, made a page of 300 such actors 109 MB)."""
+
+PAGE_ACTORS = 200
+"""Actors the page lists of one world (sorted by name); the rest are counted."""
+
+
 def _boxes_html(health: Any) -> str:
     counts = {
         "aggravated": health.aggravated,
@@ -207,7 +218,16 @@ def _boxes_html(health: Any) -> str:
         "bashing": health.bashing,
         "healthy": health.healthy,
     }
-    marks = "".join(f'<span class="box {kind}">{BOX_MARKS[kind]}</span>' * n for kind, n in counts.items())
+    if sum(counts.values()) <= PAGE_BOXES:
+        marks = "".join(
+            f'<span class="box {kind}">{BOX_MARKS[kind]}</span>' * n for kind, n in counts.items()
+        )
+    else:
+        marks = " ".join(
+            f'<span class="box {kind}">{BOX_MARKS[kind]}</span>&times;{n:,}'
+            for kind, n in counts.items()
+            if n
+        )
     label = f"{health.healthy} healthy, {health.bashing} B, {health.lethal} L, {health.aggravated} A"
     return f'<span class="track" title="{label}" aria-label="{label}">{marks}</span>'
 
@@ -222,7 +242,8 @@ def _actors_html(world: World, _e: _Escaper) -> list[str]:
         "<table><tr><th>Actor</th><th>Health</th><th>Status</th><th>Willpower</th>"
         "<th>Wound penalty</th><th>Conditions</th></tr>"
     ]
-    for actor_id, actor in sorted(state.actors.items(), key=lambda kv: (kv[1].name or kv[0]).lower()):
+    shown = sorted(state.actors.items(), key=lambda kv: (kv[1].name or kv[0]).lower())
+    for actor_id, actor in shown[:PAGE_ACTORS]:
         tracks = _boxes_html(actor.health)
         if actor.second_health is not None:
             tracks += " + " + _boxes_html(actor.second_health)
@@ -234,21 +255,30 @@ def _actors_html(world: World, _e: _Escaper) -> list[str]:
             f"<td>{_e(conditions)}</td></tr>"
         )
     rows.append("</table>")
+    if len(shown) > PAGE_ACTORS:
+        rows.append(f'<p class="muted">… and {len(shown) - PAGE_ACTORS:,} more actors.</p>')
     return rows
+
+
+LOCATING_LISTED = 12
+"""Pairs the page lists of who locates whom (unlocated first); the rest are counted."""
 
 
 def _locating_html(world: World, names: dict[str, str], _e: _Escaper) -> list[str]:
     """For the GM: who locates whom, counted per state, the worst pairs (unlocated first) listed."""
-    pairs = [
-        (state.value, observer, target)
-        for observer, row in world.state.visibility.items()
-        for target, state in row.items()
-    ]
-    if not pairs:
+    counts = dict.fromkeys(LOCATE_ORDER, 0)
+    listed: dict[str, list[tuple[str, str, str]]] = {"unlocated": [], "approximate": []}
+    for observer, row in world.state.visibility.items():  # one pass; no list of every pair
+        for target, locate in row.items():
+            state = locate.value
+            counts[state] = counts.get(state, 0) + 1
+            kept = listed.get(state)
+            if kept is not None and len(kept) < LOCATING_LISTED:
+                kept.append((state, observer, target))
+    if not any(counts.values()):
         return []
-    counts = {state: sum(1 for p in pairs if p[0] == state) for state in LOCATE_ORDER}
     summary = ", ".join(f"{n} {state}" for state, n in counts.items())
-    worst = sorted((p for p in pairs if p[0] != "pinpointed"), key=lambda p: LOCATE_ORDER.index(p[0]))[:12]
+    worst = (listed["unlocated"] + listed["approximate"])[:LOCATING_LISTED]
     items = "".join(
         f'<li><span class="locate {state}">{_e(state)}</span> '
         f"{_e(names.get(o, o))} → {_e(names.get(t, t))}</li>"
@@ -356,6 +386,11 @@ def status_html(bridge: Bridge, base: str = "", words: Language | None = None) -
     """The status page: how to install the module (`base`: this server's URL as the browser reached
     it), worlds with their rev and connected clients, then the latest rulings, newest first, their
     steps worded in `words` (the module's language file; None: the sidecar's English text)."""
+    return status_head(bridge, base) + status_body(bridge, words)
+
+
+def status_head(bridge: Bridge, base: str) -> str:
+    """The status page up to how to install the module (all of it that names `base`: cheap)."""
     _e = _Escaper(bridge.config.token)
     parts = [
         "<!doctype html>",
@@ -374,6 +409,14 @@ def status_html(bridge: Bridge, base: str = "", words: Language | None = None) -
         f'<a href="/module.zip" download id="module-zip"><code>{_e(base)}/module.zip</code></a> and upload '
         "it to the host, or unzip it into the server's <code>Data/modules/</code>.</p>",
     ]
+    return "\n".join(parts) + "\n"
+
+
+def status_body(bridge: Bridge, words: Language | None = None) -> str:
+    """The status page after its head (`status_head`): faults, worlds and rulings; what a big world
+    makes costly to build, and the same for any base URL."""
+    _e = _Escaper(bridge.config.token)
+    parts: list[str] = []
     if bridge.storage_fault is not None:
         parts.append(
             f'<p class="fault"><strong>Storage fault:</strong> {_e(bridge.storage_fault)}. No ruling is '
@@ -421,6 +464,23 @@ def status_html(bridge: Bridge, base: str = "", words: Language | None = None) -
     return "\n".join(parts)
 
 
+PAGE_SLOW = 0.05
+"""Seconds of building from which the status page counts as slow to build (a big world's)."""
+
+PAGE_COST_SHARE = 10
+"""A slow page (`PAGE_SLOW`) is rebuilt no sooner than this many times its build time after it was
+built: a page reloaded in a loop takes at most a tenth of the event loop from the worlds' rulings
+(it is shown up to that long behind them). A fast page is rebuilt after every change."""
+
+
+def _too_soon(built: tuple[Any, ...], now: float) -> bool:
+    """Whether the page's body built (key, html, when, how long it took) is shown again, though
+    something it shows changed since: it was slow to build and was built too recently
+    (`PAGE_COST_SHARE`)."""
+    _, _, when, took = built
+    return bool(took >= PAGE_SLOW and now - when < took * PAGE_COST_SHARE)
+
+
 async def status(request: web.Request) -> web.Response:
     """`GET /`: the status page (off loopback only with the token: `?token=` or a Bearer header)."""
     bridge = request.app[BRIDGE]
@@ -433,12 +493,15 @@ async def status(request: web.Request) -> web.Response:
     cache = request.app[STATUS_CACHE]
     lang = best_language(request.headers.get("Accept-Language", ""))
     # the page shows the manifest URL the browser reached, and the steps in its language
-    key = (bridge.changes, base_url(request), lang)
+    key = (bridge.changes, lang)
     built = cache.get(lang)
-    if built is None or built[0] != key:
-        built = cache[lang] = (key, status_html(bridge, key[1], request.app[WORDS].language(lang)))
+    now = time.monotonic()
+    if built is None or (built[0] != key and not _too_soon(built, now)):
+        body = status_body(bridge, request.app[WORDS].language(lang))
+        built = cache[lang] = (key, body, now, time.monotonic() - now)
     headers = {**PAGE_HEADERS, "Content-Language": lang, "Vary": "Accept-Language"}
-    return web.Response(text=str(built[1]), content_type="text/html", charset="utf-8", headers=headers)
+    page = status_head(bridge, base_url(request)) + str(built[1])
+    return web.Response(text=page, content_type="text/html", charset="utf-8", headers=headers)
 
 
 async def status_script(request: web.Request) -> web.Response:
