@@ -68,6 +68,7 @@ bench: $(VENV)/.installed
 	$(PY) -m benchmarks.bench_scene
 	$(PY) -m benchmarks.bench_big_scenes
 	$(PY) -m benchmarks.bench_foundry
+	$(PY) -m benchmarks.bench_areas
 
 clean:
 	rm -rf $(VENV) $(NPM_DIR)/node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -2,7 +2,9 @@
 run on the sidecar's results for a `sync`, a `move` and a combat `round` of the generated scene at
 50, 500 and 1,000 tokens, then the next round (`round2`, every kept result replaced) and a `damage`
 after them: how many documents each updates, how many bytes of update data it sends to Foundry (the
-first sync on a Foundry without the module's flags) and how long the module takes to plan it.
+first sync on a Foundry without the module's flags) and how long the module takes to plan it; and
+of those writes, DET-4's areas: the token documents an area is written to (and those it is all that
+is written to) and the bytes of the area entries.
 
     python -m benchmarks.bench_foundry [--tokens 50 500 1000]
 
@@ -63,6 +65,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tokens", type=int, nargs="+", default=[50, 500, 1000])
     args = parser.parse_args()
+    # the areas are counted apart ("area docs/only/bytes"), the other columns include them
     cases = [{"tokens": n, "results": results(n)} for n in args.tokens]
     out = subprocess.run(
         ["node", str(HERE / "foundry_updates.mjs")],
@@ -75,15 +78,28 @@ def main() -> None:
         "Foundry updates from the module's own apply-patch code "
         "(first sync on a Foundry without flags), one run"
     )
-    heads = ("tokens", "result", "sidecar reply", "documents", "update bytes", "of them tokens", "plan ms")
-    print("  " + " ".join(f"{h:>{w}}" for h, w in zip(heads, (6, 6, 14, 10, 13, 15, 8), strict=True)))
+    heads = (
+        "tokens",
+        "result",
+        "sidecar reply",
+        "documents",
+        "update bytes",
+        "of them tokens",
+        "plan ms",
+        "area docs",
+        "area only",
+        "area bytes",
+    )
+    widths = (6, 6, 14, 10, 13, 15, 8, 10, 10, 13)
+    print("  " + " ".join(f"{h:>{w}}" for h, w in zip(heads, widths, strict=True)))
     sizes = {(c["tokens"], step): len(orjson.dumps(r)) for c in cases for step, r in c["results"].items()}
     for line in out.stdout.splitlines():
         row = json.loads(line)
         size = sizes[(row["tokens"], row["step"])]
         print(
             f"  {row['tokens']:>6} {row['step']:>6} {size / 1e6:>11.2f} MB {row['documents']:>10} "
-            f"{row['bytes'] / 1e6:>10.3f} MB {row['tokenBytes'] / 1e6:>12.3f} MB {row['ms']:>8}"
+            f"{row['bytes'] / 1e6:>10.3f} MB {row['tokenBytes'] / 1e6:>12.3f} MB {row['ms']:>8} "
+            f"{row['areaDocuments']:>10} {row['areaOnly']:>10} {row['areaBytes'] / 1e6:>10.3f} MB"
         )
 
 

@@ -25,7 +25,9 @@ import {
 import { installChatCards } from "./foundry/ruling-messages.mjs";
 import { installTableTools } from "./foundry/attack-tools.mjs";
 import { installHealthTrack } from "./foundry/health-canvas.mjs";
-import { actorFlags, buildState, tokenVisibilityFlags } from "./core/messages.mjs";
+import { actorFlags, buildState, tokenAreaFlags, tokenVisibilityFlags } from "./core/messages.mjs";
+import { installAreaMarkers } from "./foundry/area-markers.mjs";
+import { installGmBadges } from "./foundry/gm-badges.mjs";
 import { listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
@@ -190,6 +192,10 @@ function startBridge() {
       const scene = sceneId ? game.scenes.get(sceneId) : null;
       return scene ? tokenVisibilityFlags(scene) : {};
     },
+    foundryAreas: (sceneId) => {
+      const scene = sceneId ? game.scenes.get(sceneId) : null;
+      return scene ? tokenAreaFlags(scene) : {};
+    },
     foundryActors: (sceneId) => {
       const scene = sceneId ? game.scenes.get(sceneId) : null;
       return scene ? actorFlags(scene) : {};
@@ -292,6 +298,8 @@ Hooks.once("init", () => {
     else Hooks.callAll(SETTING_CHANGED_HOOK, { key: `${MODULE_ID}.${key}`, value });
   });
   visibilityRuntime = installVisibility({ localize: t });
+  installAreaMarkers({ runtime: visibilityRuntime });
+  installGmBadges({ localize: t });
   composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });

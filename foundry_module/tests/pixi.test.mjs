@@ -528,5 +528,59 @@ describe(build.title, () => {
     assert.deepEqual(info.rows.player.visible, [true, true, true, false]);
     assert.deepEqual(info.rows.gm.silhouettes, [0, 0, 0, 0], "no silhouette for the GM");
   });
+
+  test("DET-4 a player's map: two approximate creatures of different sizes as the same neutral marker off their squares; a step inside leaves it, a move far draws a new one", async () => {
+    assert.ok(page);
+    /** @type {Record<string, number>} */
+    const C = await page.evaluate(() => /** @type {any} */ (window).vtt.TOKEN_COLORS);
+    const first = /** @type {any} */ (await render("renderAreas", {}));
+    savePng(first, "areas-player.png");
+    const s = first.scale;
+    assert.deepEqual(first.visible, { obs: true, big: false, tiny: false }, "the creatures are not drawn");
+    assert.equal(first.markers.length, 2);
+    assert.ok(first.markers.every((/** @type {any} */ m) => m.label === "vtt-bridge-area"));
+    // nothing of the creatures' art anywhere; the player's own token is there
+    let art = 0;
+    let own = 0;
+    for (let y = 0; y < first.height; y++) {
+      for (let x = 0; x < first.width; x++) {
+        const c = rgb(first, x, y);
+        if (near(c, hex(C.art), 30)) art++;
+        if (near(c, hex(C.observerArt), 30)) own++;
+      }
+    }
+    assert.equal(art, 0, "no creature art on the map");
+    assert.ok(own > 500, `the player's own token (${own} px)`);
+    // the two markers look the same: equal crops around their middles
+    const crop = (/** @type {any} */ shot, /** @type {{x: number, y: number}} */ m, /** @type {number} */ half) => {
+      const out = [];
+      for (let dy = -half; dy <= half; dy++) for (let dx = -half; dx <= half; dx++) out.push(rgb(shot, Math.round(m.x * s) + dx, Math.round(m.y * s) + dy).join(","));
+      return out;
+    };
+    const [big, tiny] = first.markers;
+    const bare = /** @type {any} */ (await render("renderAreas", { gridLines: false }));
+    const tinyCrop = crop(bare, tiny, 100);
+    const differ = crop(bare, big, 100).filter((p, i) => p !== tinyCrop[i]).length;
+    assert.equal(differ, 0, `the Large and the Tiny creature's markers look alike, pixel for pixel (${differ} differ)`);
+    // the marker is off the creature's square: its middle is not the token's centre
+    assert.notDeepEqual({ x: big.x, y: big.y }, { x: 700 + 100, y: 300 + 100 });
+    // a step of one square inside the area: the very same picture
+    const inside = /** @type {any} */ (await render("renderAreas", { moves: [{ id: "big", x: 600, y: 300 }] }));
+    savePng(inside, "areas-player-moved-inside.png");
+    assert.deepEqual(inside.where.big, { x: 600, y: 300, w: 200 }, "the creature moved");
+    assert.deepEqual(inside.markers, first.markers, "the markers stayed");
+    assert.ok(Buffer.from(inside.rgba).equals(Buffer.from(first.rgba)), "the player's screen is unchanged, pixel for pixel");
+    // far: a new area around it, drawn by the sidecar
+    const far = /** @type {any} */ (await render("renderAreas", { moves: [{ id: "big", x: 600, y: 300 }, { id: "big", x: 200, y: 600, area: [330, 520, 300] }] }));
+    savePng(far, "areas-player-moved-far.png");
+    assert.deepEqual(
+      far.markers.map((/** @type {any} */ m) => [m.x, m.y]).sort(),
+      [[380, 570], [tiny.x, tiny.y]].sort(),
+      "a new marker over the new area, the other where it was",
+    );
+    assert.ok(!Buffer.from(far.rgba).equals(Buffer.from(first.rgba)));
+    const truth = /** @type {any} */ (await render("renderAreas", { truth: true }));
+    savePng(truth, "areas-where-they-stand.png");
+  });
 });
 }

@@ -37,7 +37,11 @@ def test_the_derived_fields_are_read_only_in_the_schema_as_the_rules_declare_the
     actor, world = defs["Actor"]["properties"], defs["WorldState"]["properties"]
     assert {name for name, field in actor.items() if field.get("readOnly")} == SERVER_WRITTEN_ACTOR_FIELDS
     assert {"status", "woundPenalty"} == SERVER_WRITTEN_ACTOR_FIELDS
-    assert {name for name, field in world.items() if field.get("readOnly")} == {"visibility", "contests"}
+    assert {name for name, field in world.items() if field.get("readOnly")} == {
+        "visibility",
+        "contests",
+        "areas",
+    }
     conditions = actor["conditions"]["properties"]
     assert {name for name, field in conditions.items() if field["readOnly"]} == {c.value for c in DERIVED}
     assert {Condition.UNCONSCIOUS, Condition.WORSENING, Condition.DYING, Condition.DEAD} == DERIVED

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from vtt_bridge.actions import Context, Handler, QueryHandler, Ruling
 from vtt_bridge.actions.attack import AttackCheckQuery, attack_check
+from vtt_bridge.document.areas import area_steps
 from vtt_bridge.document.models import (
     Actor,
     Id,
@@ -954,6 +955,7 @@ def explain_query(state: WorldState, query: ExplainQuery, index: VisibilityIndex
     """`explain`: how the observer locates the target, rule by rule: `{observer, target, locate, log}`."""
     steps = explain(state, query.observer, query.target, index)
     final = steps[-1].data or {}
+    steps.extend(area_steps(state, query.observer, query.target))
     return {
         "observer": query.observer,
         "target": query.target,

@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from vtt_bridge.errors import Refusal
+from vtt_bridge.rules.areas import DEFAULT_SQUARES, Squares
 from vtt_bridge.rules.common import (
     STORED,
     Count,
@@ -271,6 +272,8 @@ class Settings(RuleModel):
     approve_reveals: Flag = False
     """Hold a stage-three contest that would raise a pair to pinpointed until the GM accepts it
     (`approveReveal`); off by default."""
+    approximate_squares: Squares = DEFAULT_SQUARES
+    """DET-4: the radius of an approximate target's area (`WorldState.areas`), in grid squares."""
 
 
 class UntilRound(RuleModel):
@@ -328,6 +331,22 @@ WireLocate = Annotated[
 """A visibility pair's state, written as its code (`LOCATE_CODES`)."""
 
 
+AreaNumber = Annotated[int, Field(strict=True)] | Annotated[float, Field(strict=True, allow_inf_nan=False)]
+WireArea = Annotated[
+    tuple[AreaNumber, AreaNumber, AreaNumber],
+    WithJsonSchema(
+        {
+            "type": "array",
+            "items": {"type": "number"},
+            "minItems": 3,
+            "maxItems": 3,
+            "description": "[x, y, r]: an area's centre and radius in the tokens' coordinates (DET-4)",
+        }
+    ),
+]
+"""An approximate target's area on the wire (`rules.areas.Area`)."""
+
+
 class WorldState(RuleModel):
     """The whole state document of one world, at revision `rev`."""
 
@@ -350,6 +369,11 @@ class WorldState(RuleModel):
     pins: dict[TokenId, TargetPins] = Field(default_factory=dict)
     """The GM's pins, target token -> its pins (`pinLocate`); the world lays them over `visibility`
     after every ruling and releases those that ended (`document.pins`)."""
+    areas: dict[TokenId, dict[TokenId, WireArea]] = Field(
+        default_factory=dict, json_schema_extra=SERVER_WRITTEN
+    )
+    """DET-4 on the map: observer token -> target token -> `[x, y, r]`, the area the observer knows
+    the target to be in, for exactly the pairs that are approximate (`document.areas`)."""
     reveals: dict[TokenId, dict[TokenId, LocateState]] = Field(default_factory=dict)
     """Reveals held for the GM (`settings.approveReveals`): target token -> observer token -> the
     state shown meanwhile; a contest's win to pinpointed waits here until `approveReveal`."""
@@ -382,6 +406,8 @@ def dumped_in_parts(state: WorldState) -> dict[str, Any]:
         value = getattr(state, name)
         if name == "visibility":
             out[name] = sparse_visibility(value)
+        elif name == "areas":  # plain tuples of numbers: no model to dump (DET-4)
+            out[name] = {o: {t: list(area) for t, area in row.items()} for o, row in value.items()}
         elif isinstance(value, dict) and len(value) > DUMP_KEYS:
             keys = list(value)
             part: dict[str, Any] = {}

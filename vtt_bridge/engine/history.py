@@ -31,7 +31,7 @@ from vtt_bridge.engine.refusals import RequestError
 UNDOABLE_SINCE = "0.3.0"
 """The first version whose store keeps each ruling's inverse (store layout 6)."""
 
-SYNC_PARTS = ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins", "reveals")
+SYNC_PARTS = ("scene", "settings", "actors", "tokens", "visibility", "contests", "pins", "reveals", "areas")
 """The parts of the document a sync's patch replaces whole (the paths it changes, for conflicts)."""
 
 HISTORY_KEPT = 1000

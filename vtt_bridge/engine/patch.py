@@ -20,6 +20,7 @@ import jsonpatch
 import orjson
 from pydantic import BaseModel
 
+from vtt_bridge.document.areas import area_ops
 from vtt_bridge.document.models import (
     LOCATE_CODES,
     LOCATE_OF_CODE,
@@ -283,6 +284,7 @@ def diff_states(
             {t: {o: v.value for o, v in row.items()} for t, row in after.reveals.items()},
             ops,
         )
+    ops.extend(area_ops(before.areas, after.areas, olds, MISSING))
     if before.pins is not after.pins:
         _diff_json(
             "/pins",
@@ -445,7 +447,7 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 _UNREAD: Any = object()
 """A path `Olds` does not hold."""
 
-_MEMBER_PARTS = frozenset(("actors", "tokens", "visibility", "contests"))
+_MEMBER_PARTS = frozenset(("actors", "tokens", "visibility", "contests", "areas"))
 
 
 _DICT_PARTS = frozenset(("pins", "reveals"))
@@ -487,6 +489,8 @@ def _dump_member(state: WorldState, head: str, member: str) -> Any:
         return {target: str(cell) for target, cell in value.items()}
     if head == "contests":
         return {target: win.model_dump(mode="json") for target, win in value.items()}
+    if head == "areas":
+        return {target: list(area) for target, area in value.items()}
     return value.model_dump(mode="json")
 
 
@@ -663,6 +667,8 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
             members[key[1]] = Token.model_validate(value, context=STORED)
         elif head == "visibility":
             members[key[1]] = {target: _LOCATE[cell] for target, cell in value.items()}
+        elif head == "areas":
+            members[key[1]] = _area_row(value)
         else:
             members[key[1]] = {target: wins.load(win) for target, win in value.items()}
         updates[head] = members
@@ -698,6 +704,18 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
             contests[observer] = contest_row
         updates["contests"] = contests
     return state.model_copy(update=updates)
+
+
+def _area_row(value: Any) -> dict[str, tuple[float, float, float]]:
+    """A row of areas from its JSON (`document.areas`), each `[x, y, r]` of numbers."""
+    if not isinstance(value, dict):
+        raise jsonpatch.JsonPatchException("a row of areas is an object")
+    row: dict[str, tuple[float, float, float]] = {}
+    for target, area in value.items():
+        if not isinstance(area, list) or len(area) != 3 or not all(type(n) in (int, float) for n in area):
+            raise jsonpatch.JsonPatchException(f"an area is [x, y, r], not {area!r:.60}")
+        row[target] = (area[0], area[1], area[2])
+    return row
 
 
 class _Results:

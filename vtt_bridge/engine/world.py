@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -20,6 +21,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER, StateQuery
 from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
+from vtt_bridge.document.areas import rule_areas, seal_areas
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import (
     SERVER_WRITTEN_ACTOR_FIELDS,
@@ -132,6 +134,44 @@ def _validated(
         ) from None
 
 
+_AREA_FACES = bytes((byte % 10) + 1 if byte < 250 else 0 for byte in range(256))
+"""A random byte as a d10: 0..249 give each face 25 ways; 250..255 (0 here) are dropped."""
+
+
+class _AreaDice:
+    """d10s from a Python generator, drawn as random bytes in blocks (a `FaceSource`: a sync of a
+    big scene draws hundreds of thousands of areas): the dice a world draws its areas with."""
+
+    def __init__(self, source: random.Random) -> None:
+        self._random = source
+        self._buffer = b""
+        self._at = 0
+
+    def faces(self, count: int) -> bytes:
+        """The next `count` dice, as bytes of faces 1..10."""
+        end = self._at + count
+        if end > len(self._buffer):
+            rest = self._buffer[self._at :]
+            while len(rest) < count:
+                rest += self._random.randbytes(4096).translate(_AREA_FACES).replace(b"\0", b"")
+            self._buffer, self._at, end = rest, 0, count
+        at, self._at = self._at, end
+        return self._buffer[at:end]
+
+    def d10(self) -> int:
+        """One die, 1..10."""
+        return self.faces(1)[0]
+
+
+def area_dice(world_id: str, seed: int | None = 0) -> Roller:
+    """The dice of a world's areas, a stream of their own (the rulings' dice stay as they are):
+    seeded by `seed` and the world's id, so a seeded world draws the same areas for the same
+    rulings; None: the system's random source."""
+    if seed is None:
+        return _AreaDice(random.SystemRandom())
+    return _AreaDice(random.Random(f"areas:{seed}:{world_id}"))
+
+
 class _Refusals:
     """A handler's refusals as request errors (`refusals.refusal`). A plain context manager (no
     generator): it wraps every ruling."""
@@ -193,8 +233,14 @@ class World:
         recent: int = RECENT_REPLIES,
         digests: dict[str, str] | None = None,
         history: History | None = None,
+        dice: Roller | None = None,
     ):
         self.id = world_id
+        self.dice: Roller = dice if dice is not None else area_dice(world_id)
+        """The world's own dice for drawing its areas (DET-4 on the map: `document.areas`)."""
+        self._areas_checked = False
+        """Whether every pair's area was looked at since the world was made (a store written before
+        areas were kept holds none)."""
         self.state = state if state is not None else WorldState()
         self.replies: OrderedDict[str, bytes] = OrderedDict(
             (action_id, _utf8(reply)) for action_id, reply in (replies or {}).items()
@@ -243,6 +289,7 @@ class World:
         after = derive(before, after, derived)
         after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
         after, refreshed = apply_pins(previous or before, after, self.visibility, refreshed)
+        after = rule_areas(before, after, refreshed, self.dice, recheck=not self._areas_checked)
         if after.reveals is not before.reveals:
             log = [*log, *held_steps(before, after)]
         if pairs is None:
@@ -387,6 +434,7 @@ class World:
             # the GM's pins are rulings: a sync of the same scene keeps them (those whose tokens are
             # gone are released); a new scene ends them all
             pins=self.state.pins if same_scene else {},
+            areas=self.state.areas if same_scene else {},  # a reconnect does not move them (DET-4)
         )
         step = Step(
             rule="SYNC",
@@ -582,6 +630,8 @@ class World:
         undo then keeps instead (packed once the ruling is answered: `History.repack`)."""
         self.state = pending.state
         seal(pending.state)
+        seal_areas(pending.state)
+        self._areas_checked = True
         self.visibility.committed(pending.state)
         data = _utf8(reply)
         if pending.entry is not None:

@@ -244,6 +244,16 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
             result=LOCATE,
             means={"type": ["string", "null"]},
         ),
+        "DET-4.area": _spec(
+            "DET-4",
+            "the area an approximately located target is known to be in, and where it came from",
+            PAIR,
+            x=NUMBER,
+            y=NUMBER,
+            r=NUMBER,
+            squares=INT,
+            holds=BOOL,
+        ),
         # the GM's word on a stage-three reveal (DET-8, `settings.approveReveals`)
         "DET-8.held": _spec(
             "DET-8",

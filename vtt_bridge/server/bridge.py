@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from vtt_bridge.engine.roller import SeededRoller
-from vtt_bridge.engine.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World
+from vtt_bridge.engine.world import LARGEST_KEPT_REPLY, RECENT_REPLIES, RECENT_REPLY_BYTES, World, area_dice
 from vtt_bridge.server.limits import Backoff, Limits, RateLimitedLog
 from vtt_bridge.server.outbox import Message, Outbox
 from vtt_bridge.server.tokenfile import load_or_create_token
@@ -284,6 +284,7 @@ class Bridge:
                 self.config.recent_replies,
                 recovered.digests,
                 recovered.history,
+                dice=area_dice(world_id, self.config.seed),
             )
             self.worlds[world_id] = world
         return world

@@ -885,6 +885,7 @@ class Store:
                     f"{self.path}: the snapshot of world {world!r} (rev {snapshot_rev}) fails its checksum "
                     f"(changed on disk): {_what_to_do(self.path)}"
                 )
+            document.setdefault("areas", {})  # a snapshot written before areas were kept (DET-4)
         replayed = 0
         base = self._bases.get(world)
         if base is None:

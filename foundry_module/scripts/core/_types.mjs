@@ -34,6 +34,6 @@
  * @property {Iterable<TokenLike>} tokens
  */
 
-/** The world's optional rules (HEALTH-7, WP-5) and whether the GM approves reveals (DET-8), as `settings` on the wire. @typedef {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean, approveReveals?: boolean}} RuleSettings */
+/** The world's optional rules (HEALTH-7, WP-5) and whether the GM approves reveals (DET-8), as `settings` on the wire. @typedef {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean, approveReveals?: boolean, approximateSquares?: number}} RuleSettings */
 
 export {};

@@ -10,6 +10,8 @@
  * - a changed condition whose status effect exists → a `toggleStatusEffect` call;
  * - `visibility/<observer>/<target>` → `flags.vtt-bridge.visibility.<observer>` on the TARGET token
  *   (so each token carries "who locates me"), deleted when the pair leaves the document;
+ * - `areas/<observer>/<target>` → `flags.vtt-bridge.areas.<observer>` (`[x, y, r]`) on the TARGET
+ *   token the same way (DET-4 on the map: where an approximate target is known to be);
  * - `tokens/<id>/{x,y,elevation}` → the token's own position (not on a full sync: Foundry already
  *   has it);
  * - `rev`, `scene`, `settings`: nothing to write (they come from Foundry);
@@ -23,6 +25,7 @@
 
 import {
   ACTOR_FIELDS,
+  AREAS_FLAG,
   CONDITION_STATUS_ALIASES,
   MODULE_ID,
   ORIGIN_SIDECAR,
@@ -54,13 +57,15 @@ import { applyJsonPatch, deepEqual, isPlainObject, parsePointer, PatchError } fr
  * @property {Deletion} deletion from `deletionOperator`
  * @property {Record<string, Record<string, string>>} [foundryVisibility] for "sync": the
  *   visibility flags Foundry's tokens hold now, target → observer → state, so stale pairs are deleted
+ * @property {Record<string, Record<string, unknown>>} [foundryAreas] for "sync": the areas flags
+ *   Foundry's tokens hold now, target → observer → area, so stale areas are deleted
  * @property {Record<string, Record<string, unknown>>} [foundryActors] for "sync": the rules flags
  *   Foundry's actors hold now, actor uuid → `flags.vtt-bridge`, so keys the result lacks are deleted
  *   (Foundry merges objects: a key not deleted stays) and values it already has are not rewritten
  */
 
 /** The document a sync patch is applied to. */
-export const EMPTY_STATE = Object.freeze({ rev: 0, scene: null, settings: {}, actors: {}, tokens: {}, visibility: {} });
+export const EMPTY_STATE = Object.freeze({ rev: 0, scene: null, settings: {}, actors: {}, tokens: {}, visibility: {}, areas: {} });
 
 const FLAG_ROOT = `flags.${MODULE_ID}`;
 
@@ -138,6 +143,8 @@ export function planChanges(before, after, touched, options) {
   let observers = new Set();
   /** @type {Map<string, Set<string>|null>} */
   const tokenFields = new Map();
+  /** @type {Set<string>|null} observers whose areas were touched (null: all) */
+  let areaObservers = new Set();
   const allActors = () => unionKeys(before?.actors, after?.actors);
 
   for (const tokens of touched) {
@@ -145,6 +152,7 @@ export function planChanges(before, after, touched, options) {
     if (root === undefined) {
       for (const uuid of allActors()) actorFields.set(uuid, null);
       observers = null;
+      areaObservers = null;
       for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
     } else if (root === "actors") {
       if (id === undefined) for (const uuid of allActors()) actorFields.set(uuid, null);
@@ -156,6 +164,9 @@ export function planChanges(before, after, touched, options) {
     } else if (root === "visibility") {
       if (id === undefined) observers = null;
       else if (observers) observers.add(id);
+    } else if (root === "areas") {
+      if (id === undefined) areaObservers = null;
+      else if (areaObservers) areaObservers.add(id);
     } else if (root === "tokens") {
       if (id === undefined) for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
       else if (field === undefined) tokenFields.set(id, null);
@@ -196,6 +207,22 @@ export function planChanges(before, after, touched, options) {
         update[key] = value;
       } else {
         update[`${FLAG_ROOT}.${VISIBILITY_FLAG}.${observer}`] = a[target];
+      }
+    }
+  }
+
+  const beforeAreas = sync ? invertVisibility(/** @type {any} */ (options.foundryAreas ?? {})) : before?.areas;
+  for (const observer of areaObservers ?? unionKeys(beforeAreas, after?.areas)) {
+    const b = beforeAreas?.[observer] ?? {};
+    const a = after?.areas?.[observer] ?? {};
+    for (const target of unionKeys(b, a)) {
+      if (deepEqual(b[target], a[target])) continue;
+      const update = tokenUpdate(plan, target);
+      if (a[target] === undefined) {
+        const [key, value] = options.deletion(`${FLAG_ROOT}.${AREAS_FLAG}`, observer);
+        update[key] = value;
+      } else {
+        update[`${FLAG_ROOT}.${AREAS_FLAG}.${observer}`] = structuredClone(a[target]);
       }
     }
   }

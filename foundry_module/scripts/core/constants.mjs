@@ -91,6 +91,12 @@ export const FORWARDED_ACTOR_FIELDS = Object.freeze([
 /** Token flag holding who locates this token: `{<observer token id>: locate state}`. */
 export const VISIBILITY_FLAG = "visibility";
 
+/**
+ * Token flag holding the area each observer that locates this token approximately knows it to be
+ * in (DET-4 on the map, the sidecar's `areas`): `{<observer token id>: [x, y, r]}`.
+ */
+export const AREAS_FLAG = "areas";
+
 /** Scene flag: the scene is noisy (DET-9). */
 export const NOISY_FLAG = "noisy";
 

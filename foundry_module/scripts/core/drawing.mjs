@@ -29,6 +29,8 @@ export const COLORS = Object.freeze({
   badge: PALETTES.standard.badge,
   silhouette: 0x8a8a8a,
   silhouetteTarget: 0xff9829,
+  areaFill: 0x8a8a8a,
+  areaEdge: 0x5c5c5c,
 });
 
 /**
@@ -420,5 +422,45 @@ export function createSilhouetteTarget(PIXI, { width, height }) {
     [r, b, r - arm, b], [r, b, r, b - arm],
   ];
   strokeSegments(g, segments, { width: Math.max(2, Math.round(Math.min(w, h) / 25)), color: COLORS.silhouetteTarget });
+  return g;
+}
+
+/**
+ * Stroke the outline of a circle, the line centred on it.
+ * @param {import("pixi.js").Graphics} g
+ * @param {number} x @param {number} y @param {number} r
+ * @param {LineStyle} style
+ */
+export function strokeCircle(g, x, y, r, style) {
+  const full = { alpha: 1, alignment: 0.5, ...style };
+  const modern = shapeThenStyle(g);
+  if (modern) {
+    modern.circle(x, y, r).stroke(full);
+    return;
+  }
+  g.lineStyle(/** @type {any} */ (full));
+  g.drawCircle(x, y, r);
+  g.lineStyle(0);
+}
+
+/**
+ * The neutral marker of an approximately located target (DET-4): its area, a translucent grey disc
+ * of `radius` with a darker rim and a ring at its middle, centred on (0, 0). It is the same for every
+ * creature (no art, name, size, facing or elevation); while this user targets it (DET-10) the rim and
+ * the middle ring take the target colour. Labelled "vtt-bridge-area".
+ * @param {any} PIXI
+ * @param {{radius: number, targeted?: boolean}} options
+ * @returns {any} a PIXI.Graphics
+ */
+export function createAreaMarker(PIXI, { radius, targeted = false }) {
+  const r = Math.max(4, Number.isFinite(radius) ? radius : 4);
+  const g = new PIXI.Graphics();
+  setLabel(g, "vtt-bridge-area");
+  fillCircle(g, 0, 0, r, COLORS.areaFill, 0.22);
+  const edge = targeted ? COLORS.silhouetteTarget : COLORS.areaEdge;
+  const width = Math.max(2, Math.round(r / 60));
+  strokeCircle(g, 0, 0, r, { width: targeted ? width * 2 : width, color: edge, alpha: 0.9 });
+  const middle = Math.max(6, Math.round(r / 12));
+  strokeCircle(g, 0, 0, middle, { width: Math.max(2, Math.round(middle / 3)), color: edge, alpha: 0.9 });
   return g;
 }

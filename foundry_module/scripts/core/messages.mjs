@@ -12,6 +12,7 @@ import {
   NOISY_FLAG,
   PROTOCOL_VERSION,
   VISIBILITY_FLAG,
+  AREAS_FLAG,
 } from "./constants.mjs";
 import { isPlainObject, pointer } from "./json-patch.mjs";
 
@@ -143,6 +144,7 @@ export function buildState({ scene, round = 0, settings, stateOf = actorState })
       woundPenalty: settings.woundPenalty,
       unconsciousAtZeroWillpower: settings.unconsciousAtZeroWillpower,
       ...(settings.approveReveals ? { approveReveals: true } : {}),
+      ...(typeof settings.approximateSquares === "number" ? { approximateSquares: settings.approximateSquares } : {}),
     },
     actors,
     tokens,
@@ -160,6 +162,21 @@ export function tokenVisibilityFlags(scene) {
   for (const token of scene.tokens) {
     const flag = token.flags?.[MODULE_ID]?.[VISIBILITY_FLAG];
     if (token.id && isPlainObject(flag)) out[token.id] = /** @type {Record<string, string>} */ (plain(flag));
+  }
+  return out;
+}
+
+/**
+ * The areas flags the scene's tokens hold now: target token id → observer token id → area.
+ * @param {SceneLike} scene
+ * @returns {Record<string, Record<string, unknown>>}
+ */
+export function tokenAreaFlags(scene) {
+  /** @type {Record<string, Record<string, unknown>>} */
+  const out = {};
+  for (const token of scene.tokens) {
+    const flag = token.flags?.[MODULE_ID]?.[AREAS_FLAG];
+    if (token.id && isPlainObject(flag)) out[token.id] = /** @type {Record<string, unknown>} */ (plain(flag));
   }
   return out;
 }

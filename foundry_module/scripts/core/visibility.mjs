@@ -146,6 +146,8 @@ export function locateStateFor(visibilityFlag, observerIds) {
  * @property {boolean} inCombatTracker its row (and turn) is listed in the combat tracker
  * @property {"core"|"neutral"} border "neutral": no disposition colour on the border
  * @property {boolean} emitsLight its light source shines on this client (see `presentationFor`)
+ * @property {{x: number, y: number, r: number}|null} area approximate with an area: the token is not
+ *   drawn at all, a neutral marker over this area stands for it (`core/areas.mjs`, DET-4)
  */
 
 /** @type {Readonly<Presentation>} */
@@ -171,6 +173,7 @@ const CORE = Object.freeze({
   inCombatTracker: true,
   border: "core",
   emitsLight: true,
+  area: null,
 });
 
 /** @type {Readonly<Presentation>} CORE for a target the observers pinpoint */
@@ -194,12 +197,17 @@ const PINPOINTED = Object.freeze({ ...CORE, state: /** @type {const} */ ("pinpoi
  *   in the tracker.
  * A GM previewing through controlled tokens sees the same picture as the player would, but keeps
  * every interaction and the full combat tracker (nothing there is a secret from the GM).
+ * - approximate with an area (the sidecar's `areas`, chosen by `core/areas.mjs` `areaFor`): as
+ *   approximate, but the token itself is not drawn anywhere (its square, size and moves would tell
+ *   where it is) and its light does not shine here; a neutral marker over the area stands for it,
+ *   targetable (DET-10).
  * @param {{state: LocateState|null, isGM: boolean, isOwner?: boolean, isControlled?: boolean,
- *   isObserver?: boolean, hidden?: boolean}} input `isOwner`: the user owns the token (ignored for a GM);
- *   `isObserver`: it is one of this client's observers; `hidden`: the GM hid it (document.hidden)
+ *   isObserver?: boolean, hidden?: boolean, area?: {x: number, y: number, r: number}|null}} input
+ *   `isOwner`: the user owns the token (ignored for a GM); `isObserver`: it is one of this client's
+ *   observers; `hidden`: the GM hid it (document.hidden); `area`: the area it is drawn by when approximate
  * @returns {Presentation}
  */
-export function presentationFor({ state, isGM, isOwner = false, isControlled = false, isObserver = false, hidden = false }) {
+export function presentationFor({ state, isGM, isOwner = false, isControlled = false, isObserver = false, hidden = false, area = null }) {
   const own = isControlled || isObserver || (!isGM && isOwner);
   // the common answers are shared frozen objects: `isVisible` asks for every token on every refresh
   if (own || state === null) return CORE;
@@ -227,6 +235,12 @@ export function presentationFor({ state, isGM, isOwner = false, isControlled = f
     border: /** @type {const} */ ("neutral"),
   };
   if (state === "unlocated") return { ...anonymous, drawn: false, coreVisibility: false, emitsLight: false };
+  if (area) {
+    // the area, not the token: nothing of it drawn, its light dark here; the marker is targetable
+    // (a GM hiding the token hides the marker from players too)
+    if (player && hidden) return { ...anonymous, drawn: false, coreVisibility: false, emitsLight: false };
+    return { ...anonymous, drawn: false, coreVisibility: false, emitsLight: false, targetable: true, area };
+  }
   // approximate: the silhouette, where it is; its light shines (they know roughly where it is); a
   // player may target it (DET-10: attacked at half), the marker drawn on the silhouette only
   return { ...anonymous, drawn: true, coreVisibility: player && hidden, silhouette: true, emitsLight: true, targetable: true };

@@ -60,6 +60,7 @@ export async function executeBatches(batches, target) {
  * @property {(batches: FoundryBatches, incoming: Incoming) => Promise<void>} execute
  * @property {() => Set<string>} statusIds the configured status effect ids
  * @property {(parent: string, key: string) => [string, unknown]} deletion
+ * @property {(sceneId: string|undefined) => Record<string, Record<string, unknown>>} [foundryAreas] the areas flags, as `foundryVisibility`
  * @property {(sceneId: string|undefined) => Record<string, Record<string, string>>} [foundryVisibility]
  *   the visibility flags of that scene's tokens now (target → observer → state), read on a sync to
  *   clear stale pairs
@@ -94,6 +95,7 @@ export class PatchApplier {
       statusIds: this.options.statusIds(),
       deletion: this.options.deletion,
       foundryVisibility: sync ? this.options.foundryVisibility?.(sceneId) : undefined,
+      foundryAreas: sync ? this.options.foundryAreas?.(sceneId) : undefined,
       foundryActors: sync ? this.options.foundryActors?.(sceneId) : undefined,
     });
     if (plan.resync) return false;

@@ -18,13 +18,15 @@ export const DEFAULT_SIDECAR_URL = "ws://127.0.0.1:30500/ws";
  * @typedef {object} SettingDef
  * @property {string} key
  * @property {"client"|"world"} scope
- * @property {BooleanConstructor|StringConstructor} type
- * @property {boolean|string} default
+ * @property {BooleanConstructor|StringConstructor|NumberConstructor} type
+ * @property {boolean|string|number} default
  * @property {boolean} config shown in the settings window
  * @property {"connection"|"rules"|"display"} group what a change affects ("display": only this
  *   browser's drawing, told through `SETTING_CHANGED_HOOK`)
  * @property {Readonly<Record<string, string>>} [choices] value → localization key of its label
  * @property {string} [i18n] localization base of name/hint when not under `VTTBRIDGE.Settings`
+ * @property {Readonly<{min: number, max: number, step: number}>} [range] a number's slider (ClientSettings
+ *   `range`: https://foundryvtt.com/api/interfaces/foundry.types.SettingConfig.html)
  */
 
 /** @type {readonly SettingDef[]} */
@@ -35,6 +37,8 @@ export const SETTINGS = Object.freeze([
   { key: "woundPenalty", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
   { key: "unconsciousAtZeroWillpower", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
   { key: "approveReveals", scope: "world", type: Boolean, default: false, config: true, group: "rules" },
+  // DET-4 on the map: the radius of an approximate target's area, in squares (1..100)
+  { key: "approximateSquares", scope: "world", type: Number, default: 3, config: true, group: "rules", range: Object.freeze({ min: 1, max: 100, step: 1 }) },
   {
     key: "healthVisibility",
     scope: "world",
@@ -125,6 +129,7 @@ export function registerSettings(registry, onChange) {
       type: def.type,
       default: def.default,
       ...(def.choices ? { choices: def.choices } : {}),
+      ...(def.range ? { range: def.range } : {}),
       onChange: (/** @type {unknown} */ value) => onChange?.(def.group, def.key, value),
     });
   }
@@ -135,13 +140,16 @@ export function registerSettings(registry, onChange) {
 /**
  * The optional rules as the state document's `settings`.
  * @param {SettingGetter} get
- * @returns {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean, approveReveals: boolean}}
+ * @returns {{woundPenalty: boolean, unconsciousAtZeroWillpower: boolean, approveReveals: boolean, approximateSquares: number}}
  */
 export function readRuleSettings(get) {
+  const squares = get("approximateSquares");
   return {
     woundPenalty: get("woundPenalty") === true,
     unconsciousAtZeroWillpower: get("unconsciousAtZeroWillpower") === true,
     approveReveals: get("approveReveals") === true,
+    // a whole number of squares, 1..100 (the sidecar refuses anything else); else the default 3
+    approximateSquares: Number.isInteger(squares) && /** @type {number} */ (squares) >= 1 && /** @type {number} */ (squares) <= 100 ? /** @type {number} */ (squares) : 3,
   };
 }
 

@@ -17,7 +17,8 @@
  * @module visibility-canvas
  */
 
-import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
+import { AREAS_FLAG, MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
+import { areaFor, areasFlagChanged } from "../core/areas.mjs";
 import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { composeOnce, TOKEN_MIXIN_TAGS } from "../systems/canvas.mjs";
@@ -265,7 +266,7 @@ export class VisibilityRuntime {
 
     Hooks.on("updateToken", (/** @type {any} */ doc, /** @type {any} */ changes) => {
       const kinds = tokenChangeKinds(changes);
-      const flag = visibilityFlagChanged(changes);
+      const flag = visibilityFlagChanged(changes) || areasFlagChanged(changes, MODULE_ID, AREAS_FLAG);
       if (kinds.observers) this.invalidateObservers();
       if (flag && doc.object) this.schedule([doc.object]);
       if (flag || kinds.position || kinds.observers) this.scheduleOverlay();
@@ -353,8 +354,11 @@ export class VisibilityRuntime {
     const { game } = this.env;
     const doc = token?.document;
     const observers = this.clientObservers();
-    const state = observers.ids.length ? locateStateFor(visibilityFlagOf(doc), observers.ids) : null;
+    const flag = visibilityFlagOf(doc);
+    const state = observers.ids.length ? locateStateFor(flag, observers.ids) : null;
+    const area = state === "approximate" ? areaFor(doc?.flags?.[MODULE_ID]?.[AREAS_FLAG], flag, observers.ids) : null;
     return presentationFor({
+      area,
       state,
       isGM: !!game.user?.isGM,
       isOwner: !!doc?.isOwner,

@@ -31,6 +31,18 @@ export class FakeDisplay {
     this.anchor = { set: () => {} };
     /** @type {Array<[string, ...any[]]>} */
     this.calls = [];
+    /** @type {Map<string, Function[]>} listeners: a display object is an EventEmitter (`on`, `emit`) */
+    this.listeners = new Map();
+  }
+  /** @param {string} event @param {Function} fn */
+  on(event, fn) {
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), fn]);
+    return this;
+  }
+  /** @param {string} event @param {...any} args */
+  emit(event, ...args) {
+    for (const fn of this.listeners.get(event) ?? []) fn(...args);
+    return (this.listeners.get(event) ?? []).length > 0;
   }
   /** @param {...any} children */
   addChild(...children) {

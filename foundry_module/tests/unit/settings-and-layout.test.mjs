@@ -28,6 +28,7 @@ test("the token, URL and 'runs the bridge' are client settings; only the optiona
     woundPenalty: "world",
     unconsciousAtZeroWillpower: "world",
     approveReveals: "world",
+    approximateSquares: "world",
     healthVisibility: "world",
     palette: "client",
     rulingCards: "world",
@@ -54,10 +55,13 @@ test("registerSettings registers each under the module id with localized name/hi
   assert.deepEqual(changed, ["rules:woundPenalty"]);
 });
 
-test("rule settings are read as booleans for the state document's settings", () => {
+test("rule settings are read as booleans, the area radius as a whole number of squares, for the state document's settings", () => {
   /** @type {Record<string, unknown>} */
   const stored = { woundPenalty: true };
-  assert.deepEqual(readRuleSettings((k) => stored[k]), { woundPenalty: true, unconsciousAtZeroWillpower: false, approveReveals: false });
+  assert.deepEqual(readRuleSettings((k) => stored[k]), { woundPenalty: true, unconsciousAtZeroWillpower: false, approveReveals: false, approximateSquares: 3 });
+  for (const [value, read] of [[5, 5], [1, 1], [100, 100], [0, 3], [2.5, 3], [101, 3], ["4", 3]]) {
+    assert.equal(readRuleSettings((k) => (k === "approximateSquares" ? value : undefined)).approximateSquares, read, `approximateSquares ${value}`);
+  }
   assert.deepEqual(readConnectionSettings(() => undefined), { url: DEFAULT_SIDECAR_URL, token: "", runsBridge: false });
 });
 

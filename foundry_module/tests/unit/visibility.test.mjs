@@ -303,9 +303,7 @@ test("overlayRelations: 500 tokens ruling about each other are capped (worst kep
     for (let j = 0; j < n; j++) if (j !== i) visibility[`t${j}`] = states[(i + j) % 3];
     return tok(`t${i}`, i, visibility);
   });
-  const started = performance.now();
   const { relations, total, truncated, counts } = overlayRelations(tokens);
-  assert.ok(performance.now() - started < 5000);
   assert.equal(total, n * (n - 1));
   assert.equal(relations.length, OVERLAY_CAP);
   assert.ok(truncated);

@@ -1,0 +1,103 @@
+/**
+ * Foundry wiring of the GM's badges (thin; the decisions are `core/gm-badges.mjs`'s): on a GM's
+ * client, each token some observer does not pinpoint carries a small badge at its top right
+ * (≈ approximate, ✕ unlocated, with counts); hovering the badge shows, in words, which observers
+ * locate it how. Players never get them (nothing is drawn unless `game.user.isGM`).
+ *
+ * Foundry API used (public pages): `canvas.controls`, `canvas.tokens.placeables`, a token's `x`,
+ * `y`, `w` — https://foundryvtt.com/api/v13/classes/foundry.canvas.placeables.Token.html; the PixiJS
+ * pointer events `pointerover` / `pointerout` — https://pixijs.download/release/docs/events.FederatedPointerEvent.html.
+ * @module gm-badges
+ */
+
+import { badgeCounts, badgeLabel, badgeLines } from "../core/gm-badges.mjs";
+import { createText, fillRoundedRect, setLabel } from "../core/drawing.mjs";
+import { VISIBILITY_HOOK } from "./visibility-canvas.mjs";
+import { visibilityFlagOf } from "../core/visibility.mjs";
+
+export const BADGES_LABEL = "vtt-bridge-gm-badges";
+
+export class GmBadges {
+  /**
+   * @param {any} env usually `globalThis`
+   * @param {(key: string, data?: Record<string, string>) => string} localize
+   */
+  constructor(env, localize) {
+    this.env = env;
+    this.localize = localize;
+    /** @type {any} */
+    this.layer = null;
+    /** @type {Map<string, any>} token id → its badge */
+    this.badges = new Map();
+  }
+
+  install() {
+    const { Hooks } = this.env;
+    const redraw = () => this.redraw();
+    Hooks.on(VISIBILITY_HOOK, redraw);
+    Hooks.on("canvasReady", () => {
+      this.layer = null;
+      this.redraw();
+    });
+    Hooks.on("updateToken", (/** @type {any} */ _doc, /** @type {any} */ changes) => {
+      if (changes && ("x" in changes || "y" in changes)) this.redraw();
+    });
+    Hooks.on("deleteToken", redraw);
+  }
+
+  /** Every badge again (a GM client only). */
+  redraw() {
+    const { canvas, game, PIXI } = this.env;
+    if (!canvas?.controls) return;
+    if (!this.layer || this.layer.destroyed || this.layer.parent !== canvas.controls) {
+      this.layer = new PIXI.Container();
+      setLabel(this.layer, BADGES_LABEL);
+      canvas.controls.addChild(this.layer);
+    }
+    for (const badge of this.layer.removeChildren()) badge.destroy?.({ children: true });
+    this.badges.clear();
+    if (!game.user?.isGM) return;
+    const placeables = canvas.tokens?.placeables ?? [];
+    const names = new Map(placeables.map((/** @type {any} */ t) => [t.document?.id, t.document?.name ?? t.document?.id]));
+    for (const token of placeables) {
+      const counts = badgeCounts(visibilityFlagOf(token.document));
+      if (!counts) continue;
+      const badge = new PIXI.Container();
+      setLabel(badge, "vtt-bridge-gm-badge");
+      const text = createText(PIXI, badgeLabel(counts), { fontFamily: "Signika, sans-serif", fontSize: 14, fill: 0xffffff });
+      const back = new PIXI.Graphics();
+      const width = Math.max(28, (text.width ?? 20) + 10);
+      fillRoundedRect(back, 0, 0, width, 20, 6, 0x202020, 0.85);
+      text.position.set(5, 2);
+      badge.addChild(back, text);
+      badge.position.set((token.document?.x ?? token.x) + (token.w ?? 100) - width / 2, (token.document?.y ?? token.y) - 10);
+      const words = createText(PIXI, badgeLines(counts, (id) => String(names.get(id) ?? id), this.localize).join("\n"), {
+        fontFamily: "Signika, sans-serif",
+        fontSize: 13,
+        fill: 0xffffff,
+        stroke: 0x000000,
+        strokeWidth: 3,
+      });
+      words.position.set(0, 24);
+      words.visible = false;
+      badge.addChild(words);
+      badge.vttWords = words;
+      badge.eventMode = "static";
+      badge.on("pointerover", () => (words.visible = true));
+      badge.on("pointerout", () => (words.visible = false));
+      this.layer.addChild(badge);
+      this.badges.set(token.document?.id, badge);
+    }
+  }
+}
+
+/**
+ * Install the GM's badges. Call once, in the `init` hook.
+ * @param {{env?: any, localize: (key: string, data?: Record<string, string>) => string}} options
+ * @returns {GmBadges}
+ */
+export function installGmBadges({ env = globalThis, localize }) {
+  const badges = new GmBadges(env, localize);
+  badges.install();
+  return badges;
+}

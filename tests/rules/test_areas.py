@@ -1,0 +1,72 @@
+"""DET-4 on the map, the pure rule: an area holds its point, is drawn by the dice handed in, spreads
+its centre over the disc, and stands while its point stays inside (`rules.areas`)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from vtt_bridge.rules.areas import area_radius, draw_area, holds, still_holds
+
+
+class Dice:
+    """d10s from a seeded generator (the rules take any roller)."""
+
+    def __init__(self, seed: int) -> None:
+        self._random = random.Random(seed)
+        self.rolled = 0
+
+    def d10(self) -> int:
+        self.rolled += 1
+        return self._random.randint(1, 10)
+
+
+def test_DET_4_an_area_holds_the_point_it_was_drawn_around_and_has_the_radius_asked_for() -> None:
+    dice = Dice(1)
+    for n in range(2000):
+        x, y = n * 37.5 % 4000, n * 91.25 % 3000
+        for radius in (300, 150, 1.5, 0.25):
+            area = draw_area(x, y, radius, dice)
+            assert area[2] == radius
+            assert holds(area, x, y), (x, y, area)
+            assert still_holds(area, x, y, radius)
+
+
+def test_DET_4_a_centre_is_a_whole_pixel_when_the_radius_leaves_room_and_costs_six_dice() -> None:
+    dice = Dice(2)
+    area = draw_area(1000.0, 500.0, 300, dice)
+    assert dice.rolled == 6
+    assert all(type(n) is int for n in area)
+    small = draw_area(10.0, 10.0, 1.5, dice)
+    assert small[2] == 1.5
+
+
+def test_DET_4_the_point_lies_anywhere_in_its_area_not_at_its_middle() -> None:
+    """Uniform over the disc: about a quarter of the centres within half the radius, about half
+    beyond 0.71 of it (2000 draws; the bounds leave five standard deviations)."""
+    dice = Dice(3)
+    distances = [math.dist(draw_area(0, 0, 1001, dice)[:2], (0, 0)) / 1000 for _ in range(2000)]
+    near = sum(d <= 0.5 for d in distances) / len(distances)
+    far = sum(d > math.sqrt(0.5) for d in distances) / len(distances)
+    assert 0.2 < near < 0.3
+    assert 0.44 < far < 0.56
+    angles = [math.atan2(*draw_area(0, 0, 1001, dice)[:2]) for _ in range(2000)]
+    assert 0.44 < sum(a > 0 for a in angles) / len(angles) < 0.56
+
+
+def test_DET_4_the_same_dice_draw_the_same_area() -> None:
+    assert draw_area(100, 200, 300, Dice(9)) == draw_area(100, 200, 300, Dice(9))
+    assert draw_area(100, 200, 300, Dice(9)) != draw_area(100, 200, 300, Dice(10))
+
+
+def test_DET_4_an_area_no_longer_stands_when_its_point_leaves_or_its_radius_changes() -> None:
+    area = (0, 0, 300)
+    assert still_holds(area, 300, 0, 300)  # the edge is inside
+    assert not still_holds(area, 301, 0, 300)
+    assert not still_holds(area, 0, 0, 200)  # the world's radius changed
+    assert not still_holds(None, 0, 0, 300)
+
+
+def test_DET_4_the_radius_is_squares_times_the_grid_size() -> None:
+    assert area_radius(3, 100) == 300 and type(area_radius(3, 100)) is int
+    assert area_radius(2, 70.5) == 141.0

@@ -1,0 +1,288 @@
+"""The areas of a world's approximate pairs (DET-4 on the map), kept up to date after every ruling.
+
+`WorldState.areas[observer][target]` is `[x, y, r]` (`rules.areas`) for exactly the pairs the matrix
+holds approximate, each holding its target's position, `r` the world's radius (`area_radius_of`).
+After a ruling `rule_areas` keeps every area that still stands for its pair, draws one for each
+approximate pair without one (or whose target left it, or whose radius the world changed) and drops
+those of pairs no longer approximate. Unchanged rows stay the very same dicts, so the patch names
+only the areas that changed (`area_ops`). The dice are drawn in a fixed order (observers, then
+targets, sorted), so a world with seeded dice draws the same areas for the same rulings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from itertools import islice
+from typing import Any
+
+from vtt_bridge.document.models import Scene, Token, WorldState, edited_keys, pending_cells
+from vtt_bridge.rules.areas import Area, area_radius, draw_area, draw_areas, still_holds
+from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.detection import LocateState
+from vtt_bridge.rules.dice import Roller
+
+Areas = dict[str, dict[str, Area]]
+
+
+class EditedRow(dict[str, Area]):
+    """A row of areas made from `base` by a ruling that changed only `changed` (targets added,
+    redrawn or dropped): the patch builder reads those instead of comparing the whole row. A plain
+    dict in every other respect; `seal_areas` forgets `base` once the ruling is committed."""
+
+    __slots__ = ("base", "changed")
+
+    def __init__(self, base: Mapping[str, Area]) -> None:
+        super().__init__(base)
+        self.base: Mapping[str, Area] | None = base
+        self.changed: set[str] = set()
+
+
+def seal_areas(state: WorldState) -> None:
+    """Forget the base rows of a committed state's edited rows (so old rows can be freed)."""
+    for row in state.areas.values():
+        if type(row) is EditedRow:
+            row.base = None
+
+
+_APPROXIMATE = LocateState.APPROXIMATE
+_DEFAULT_SCENE = Scene(id="default")
+
+
+def area_radius_of(state: WorldState) -> float:
+    """DET-4: the radius of every area of this world, `approximateSquares` times the scene's grid size."""
+    return area_radius(state.settings.approximate_squares, (state.scene or _DEFAULT_SCENE).grid_size)
+
+
+def _state_of(state: WorldState, observer: str, target: str) -> LocateState | None:
+    changed = pending_cells(state.visibility).get(observer)
+    if changed is not None and target in changed:
+        return changed[target]
+    row = state.visibility.get(observer)
+    return None if row is None else row.get(target)
+
+
+def _moved_tokens(before: WorldState, after: WorldState) -> set[str] | None:
+    """The tokens whose position may differ (or that left); None when unknown (check every pair)."""
+    if before.tokens is after.tokens:
+        return set()
+    edited = edited_keys(before.tokens, after.tokens)
+    if edited is None:
+        return None
+    moved: set[str] = set()
+    for tid in edited:
+        old, new = before.tokens.get(tid), after.tokens.get(tid)
+        if old is None or new is None:
+            return None  # a token added or removed: rows appear or go
+        if (old.x, old.y) != (new.x, new.y):
+            moved.add(tid)
+    return moved
+
+
+def _every_pair(state: WorldState, dice: Roller) -> Areas:
+    """Every approximate pair's area, each kept when it still stands, the others drawn at once in
+    the order of the pairs (rows equal to the old ones are the old ones)."""
+    radius = area_radius_of(state)
+    tokens = state.tokens
+    old = state.areas
+    pending = pending_cells(state.visibility)
+    plan: list[tuple[str, list[str], list[Area | None] | None]] = []
+    points: list[tuple[float, float]] = []
+    for observer in sorted(state.visibility):
+        if observer not in tokens:
+            continue
+        row = state.visibility[observer]
+        cells = pending.get(observer)
+        if cells:
+            row = {**row, **cells}
+        targets = sorted(t for t, located in row.items() if located is _APPROXIMATE and t in tokens)
+        if not targets:
+            continue
+        old_row = old.get(observer)
+        if not old_row:
+            plan.append((observer, targets, None))
+            points.extend((tokens[t].x, tokens[t].y) for t in targets)
+            continue
+        kept: list[Area | None] = []
+        for target in targets:
+            token = tokens[target]
+            area = old_row.get(target)
+            if area is None or not still_holds(area, token.x, token.y, radius):
+                area = None
+                points.append((token.x, token.y))
+            kept.append(area)
+        plan.append((observer, targets, kept))
+    drawn = iter(draw_areas(points, radius, dice))
+    out: Areas = {}
+    for observer, targets, kept_areas in plan:
+        if kept_areas is None:
+            out[observer] = dict(zip(targets, islice(drawn, len(targets)), strict=True))
+            continue
+        new_row = {t: next(drawn) if a is None else a for t, a in zip(targets, kept_areas, strict=True)}
+        out[observer] = old[observer] if old[observer] == new_row else new_row
+    return out
+
+
+def _drawn(row: Mapping[str, Area] | None, target: str, token: Token, radius: float, dice: Roller) -> Area:
+    area = None if row is None else row.get(target)
+    if area is not None and still_holds(area, token.x, token.y, radius):
+        return area
+    return draw_area(token.x, token.y, radius, dice)
+
+
+def rule_areas(
+    before: WorldState,
+    after: WorldState,
+    pairs: Iterable[tuple[str, str]] | None,
+    dice: Roller,
+    recheck: bool = False,
+) -> WorldState:
+    """`after` with its areas ruled (see the module): `pairs` are the cells whose state the ruling
+    changed besides the matrix's unapplied cells (None: any may have); `recheck`: look at every pair
+    (a world read back from a store written before areas were kept)."""
+    radius = area_radius_of(after)
+    moved = _moved_tokens(before, after)
+    if (
+        recheck
+        or pairs is None
+        or moved is None
+        or after.areas is not before.areas
+        or radius != area_radius_of(before)
+    ):
+        every = _every_pair(after, dice)
+        if every == after.areas:
+            return after
+        return after.model_copy(update={"areas": every})
+    by_observer: dict[str, set[str]] = {}
+    for observer, target in pairs:
+        by_observer.setdefault(observer, set()).add(target)
+    for observer, cells in pending_cells(after.visibility).items():
+        by_observer.setdefault(observer, set()).update(cells)
+    if moved:
+        for observer, row in after.areas.items():
+            near = [t for t in moved if t in row]
+            if near:
+                by_observer.setdefault(observer, set()).update(near)
+        # a moved target whose pair stayed approximate without an area cannot be (the invariant
+        # holds before the ruling), so the areas' rows name every pair to look at
+    if not by_observer:
+        return after
+    tokens = after.tokens
+    areas: Areas | None = None
+    for observer in sorted(by_observer):
+        old_row = after.areas.get(observer)
+        new_row: EditedRow | None = None
+        for target in sorted(by_observer[observer]):
+            located = _state_of(after, observer, target)
+            area = None if old_row is None else old_row.get(target)
+            if located is _APPROXIMATE and target in tokens and observer in tokens:
+                kept = _drawn(old_row, target, tokens[target], radius, dice)
+                if kept is area:
+                    continue
+                if new_row is None:
+                    new_row = EditedRow(old_row or {})
+                new_row[target] = kept
+                new_row.changed.add(target)
+            elif area is not None:
+                if new_row is None:
+                    new_row = EditedRow(old_row or {})
+                del new_row[target]
+                new_row.changed.add(target)
+        if new_row is None:
+            continue
+        if areas is None:
+            areas = dict(after.areas)
+        if new_row:
+            areas[observer] = new_row
+        else:
+            areas.pop(observer, None)
+    if areas is None:
+        return after
+    return after.model_copy(update={"areas": areas})
+
+
+def _json(area: Area) -> list[float]:
+    return list(area)
+
+
+def area_ops(
+    before: Mapping[str, Mapping[str, Area]],
+    after: Mapping[str, Mapping[str, Area]],
+    olds: dict[str, Any] | None = None,
+    missing: Any = None,
+) -> list[dict[str, Any]]:
+    """The RFC 6902 ops turning one areas map into the other: a row that appears or goes whole, in a
+    row that changed only its areas that changed (added, removed, replaced: an area is a new tuple
+    when it changes, so entries are compared by identity), in sorted order. Rows that are the very
+    same dict are skipped unread. `olds` gets what `before` held at each op's path (`missing`: none),
+    for the inverse."""
+    if before is after:
+        return []
+    ops: list[dict[str, Any]] = []
+    for observer in sorted(before.keys() - after.keys()):
+        ops.append({"op": "remove", "path": f"/areas/{observer}"})
+        if olds is not None:
+            olds[f"/areas/{observer}"] = {t: _json(a) for t, a in before[observer].items()}
+    for observer in sorted(after.keys() - before.keys()):
+        row = after[observer]
+        ops.append(
+            {"op": "add", "path": f"/areas/{observer}", "value": {t: _json(a) for t, a in row.items()}}
+        )
+        if olds is not None:
+            olds[f"/areas/{observer}"] = missing
+    old_get = before.get
+    for observer in sorted(o for o, row in after.items() if old_get(o, row) is not row):
+        old, new = before[observer], after[observer]
+        prefix = f"/areas/{observer}/"
+        cell_get = old.get
+        if type(new) is EditedRow and new.base is old:  # the ruling said which it changed
+            changed = [t for t in new.changed if t in new]
+            gone: Iterable[str] = [t for t in new.changed if t not in new and t in old]
+        else:
+            changed = [t for t, area in new.items() if cell_get(t) is not area]
+            gone = old.keys() - new.keys() if len(old) + len(changed) != len(new) else ()
+        for target in sorted(gone):
+            ops.append({"op": "remove", "path": prefix + target})
+            if olds is not None:
+                olds[prefix + target] = _json(old[target])
+        for target in sorted(changed):
+            area, was = new[target], cell_get(target)
+            if was is None:
+                ops.append({"op": "add", "path": prefix + target, "value": _json(area)})
+            elif was != area:
+                ops.append({"op": "replace", "path": prefix + target, "value": _json(area)})
+            else:
+                continue
+            if olds is not None:
+                olds[prefix + target] = missing if was is None else _json(was)
+    return ops
+
+
+def area_steps(state: WorldState, observer: str, target: str) -> list[Step]:
+    """`explain`'s word on the pair's area: where it is and where it came from (DET-4)."""
+    area = state.areas.get(observer, {}).get(target)
+    if area is None:
+        return []
+    squares = state.settings.approximate_squares
+    token = state.tokens.get(target)
+    inside = token is not None and still_holds(area, token.x, token.y, area_radius_of(state))
+    return [
+        Step(
+            rule="DET-4",
+            text=f"{observer} knows {target} to be within {squares} squares of ({area[0]}, {area[1]}): "
+            "an area drawn by the world's dice around where the target stood when the pair became "
+            "approximate or last left its area; it stays while the target stays inside",
+            data={
+                "observer": observer,
+                "target": target,
+                "x": area[0],
+                "y": area[1],
+                "r": area[2],
+                "squares": squares,
+                "holds": inside,
+            },
+            key="DET-4.area",
+        )
+    ]
+
+
+__all__ = ["Areas", "EditedRow", "area_ops", "area_radius_of", "area_steps", "rule_areas", "seal_areas"]

@@ -1,0 +1,101 @@
+"""DET-4 on the map: an approximately located target is known as an area, never as its square.
+
+An observer who locates a target approximately knows "its general direction but not its exact
+position" (DET-4). The map shows that knowledge as a circle, the target's *area*: it holds the
+target, its centre is drawn by dice around where the target stands (so the target is anywhere in it,
+not at its middle), and its radius is the world's `approximateSquares` in squares. An area stays
+where it is while the target stays inside it (a step inside tells the observer nothing); a target
+that leaves it gets a new one drawn around where it now stands.
+
+Pure: the dice are handed in (`Roller`), the coordinates are the tokens' own (canvas pixels).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Annotated
+
+from pydantic import Field
+
+from vtt_bridge.rules.dice import Roller
+
+Area = tuple[float, float, float]
+"""An area as the wire writes it: `[x, y, r]`, its centre and radius in the tokens' coordinates."""
+
+DEFAULT_SQUARES = 3
+"""The radius of an area in squares when the world does not say (`settings.approximateSquares`)."""
+
+Squares = Annotated[int, Field(strict=True, ge=1, le=100)]
+"""`settings.approximateSquares`: an area's radius in grid squares (1..100)."""
+
+DIGITS = 3
+"""d10s per drawn number: each die is a decimal digit (10 reads as 0), so a number is one of 1,000."""
+
+_STEPS = 1000
+"""10 ** DIGITS."""
+
+
+def area_radius(squares: int, grid_size: float) -> float:
+    """An area's radius in canvas pixels: `squares` grid squares of `grid_size` pixels."""
+    radius = squares * grid_size
+    return int(radius) if radius == int(radius) else radius
+
+
+def holds(area: Area, x: float, y: float) -> bool:
+    """Whether the point (x, y) lies in the area (its edge included)."""
+    dx, dy = x - area[0], y - area[1]
+    return dx * dx + dy * dy <= area[2] * area[2]
+
+
+_DIGIT = bytes(face % 10 for face in range(256))
+"""A d10's face as a decimal digit (10 reads as 0; `bytes.translate`)."""
+
+
+def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Roller) -> list[Area]:
+    """A new area of `radius` holding each point, in order: its centre drawn uniformly from the
+    disc around the point, from `2 * DIGITS` dice (an angle and the square root of a fraction,
+    each a number of `DIGITS` decimal digits, the middle of the step they name), so where the
+    target stands within its area is as likely anywhere. The dice are taken at once from a
+    `FaceSource` (a sync of a big scene draws hundreds of thousands). The centre is a whole pixel
+    when the radius leaves room for the rounding (the drawn offset is then kept within `radius - 1`)."""
+    count = 2 * DIGITS * len(points)
+    faces = getattr(dice, "faces", None)
+    rolled: bytes = faces(count) if faces is not None else bytes(dice.d10() for _ in range(count))
+    digits = rolled.translate(_DIGIT)
+    whole = radius >= 2
+    span = radius - 1 if whole else radius
+    tau, cos, sin, sqrt = 2 * math.pi, math.cos, math.sin, math.sqrt
+    out: list[Area] = []
+    at = 0
+    for x, y in points:
+        d = digits[at : at + 6]
+        at += 6
+        angle = tau * (d[0] * 100 + d[1] * 10 + d[2] + 0.5) / _STEPS
+        reach = span * sqrt((d[3] * 100 + d[4] * 10 + d[5] + 0.5) / _STEPS)
+        cx, cy = x + reach * cos(angle), y + reach * sin(angle)
+        out.append((round(cx), round(cy), radius) if whole else (cx, cy, radius))
+    return out
+
+
+def draw_area(x: float, y: float, radius: float, dice: Roller) -> Area:
+    """One area of `radius` holding the point (x, y) (`draw_areas`)."""
+    return draw_areas([(x, y)], radius, dice)[0]
+
+
+def still_holds(area: Area | None, x: float, y: float, radius: float) -> bool:
+    """Whether an existing area stands for a target at (x, y): it exists, has the world's radius
+    and holds the point. Otherwise a new one is drawn (or, for a pair no longer approximate, none)."""
+    return area is not None and area[2] == radius and holds(area, x, y)
+
+
+__all__ = [
+    "DEFAULT_SQUARES",
+    "Area",
+    "Squares",
+    "area_radius",
+    "draw_area",
+    "draw_areas",
+    "holds",
+    "still_holds",
+]
