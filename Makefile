@@ -1,6 +1,7 @@
 # One place for what people and CI run.
 #   make serve   start the sidecar on its defaults (127.0.0.1:30500, data in ~/.local/share/vtt-bridge)
 #   make test    install everything the tests need, then run every test (Python and JavaScript)
+#   make test-core  the pure rules' tests alone (tests/rules: no I/O, no server; a minute or two)
 #   make check   ruff, mypy --strict, eslint, tsc --checkJs
 #   make bench   the benchmarks (ratios against a reply-only websocket server)
 PYTHON ?= python3
@@ -9,7 +10,7 @@ PY := $(VENV)/bin/python
 NPM_DIR := foundry_module
 NEEDS_PYTHON := import sys; sys.exit(sys.version_info < (3, 11))
 
-.PHONY: serve test test-python test-js check bench deps system-deps clean docs
+.PHONY: serve test test-core test-python test-js check bench deps system-deps clean docs
 .DEFAULT_GOAL := $(VENV)/.installed
 
 # A .venv made by a Python older than 3.11 (or one whose Python is gone) is made again.
@@ -27,14 +28,18 @@ $(VENV)/.created:
 	$(PY) -m pip install -q --upgrade pip
 	touch $@
 
+# setuptools tells every editable install, as a 10-line warning, that a folder named like the package
+# could shadow it: true of any checkout, and nothing for a user to act on
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 # what serving needs: the package and its dependencies
 $(VENV)/.serve-installed: pyproject.toml setup.py $(VENV)/.created
-	$(PY) -m pip install -q -e .
+	$(QUIET_EDITABLE) $(PY) -m pip install -q -e .
 	touch $@
 
 # what the tests and checks need besides: pytest, mypy, ruff, build, jsonschema
 $(VENV)/.installed: pyproject.toml setup.py $(VENV)/.created
-	$(PY) -m pip install -q -e '.[dev]'
+	$(QUIET_EDITABLE) $(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
 $(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
@@ -49,7 +54,13 @@ deps: system-deps $(VENV)/.installed $(NPM_DIR)/node_modules/.installed
 serve: $(VENV)/.serve-installed
 	$(VENV)/bin/vtt-bridge serve
 
-test: deps test-python test-js
+# both suites run even when the first fails; make test fails when either did
+test: deps
+	@status=0; $(MAKE) --no-print-directory test-python || status=1; \
+	$(MAKE) --no-print-directory test-js || status=1; exit $$status
+
+test-core: $(VENV)/.installed
+	$(PY) -m pytest -q tests/rules
 
 test-python: $(VENV)/.installed
 	$(PY) -m pytest -q
@@ -67,6 +78,7 @@ bench: $(VENV)/.installed
 	$(PY) -m benchmarks.bench_roundtrip
 	$(PY) -m benchmarks.bench_scene
 	$(PY) -m benchmarks.bench_big_scenes
+	$(PY) -m benchmarks.bench_lean_wire
 	$(PY) -m benchmarks.bench_foundry
 	$(PY) -m benchmarks.bench_areas
 

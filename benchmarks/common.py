@@ -103,13 +103,23 @@ class Server:
 
 
 @contextmanager
-def sidecar() -> Iterator[Server]:
-    """The real sidecar, in a process of its own, on a fresh data folder."""
+def sidecar(*options: str) -> Iterator[Server]:
+    """The real sidecar, in a process of its own, on a fresh data folder (`options`: more of `serve`'s)."""
     port = free_port()
     with (
         tempfile.TemporaryDirectory() as data,
         process(
-            [sys.executable, "-m", "vtt_bridge", "serve", "--port", str(port), "--data-dir", str(Path(data))],
+            [
+                sys.executable,
+                "-m",
+                "vtt_bridge",
+                "serve",
+                "--port",
+                str(port),
+                "--data-dir",
+                str(Path(data)),
+                *options,
+            ],
             "listening on",
         ) as child,
     ):

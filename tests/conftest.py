@@ -72,6 +72,16 @@ def every_frame_received_matches_the_schema() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def status_page_rebuilt_after_every_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded machine may take `PAGE_SLOW` to build even a small status page, and the page would
+    then be shown a while behind the worlds; only the tests of that throttle (which set
+    `PAGE_SLOW` themselves) see it."""
+    from vtt_bridge.web import pages
+
+    monkeypatch.setattr(pages, "PAGE_SLOW", float("inf"))
+
+
 def actor(max_health: int = 7, **extra: Any) -> dict[str, Any]:
     """An actor as the VTT sends it."""
     return {"name": "Guard", "health": {"max": max_health}, **extra}
@@ -148,13 +158,14 @@ async def server(config: Config) -> AsyncIterator[TestClient[web.Request, web.Ap
 def connect(server: TestClient[web.Request, web.Application]) -> Connect:
     """Open a websocket; with `hello=True` (default) send hello and check the welcome."""
 
-    async def _connect(world: str = "w1", token: str = TOKEN, hello: bool = True, **kwargs: Any) -> Peer:
+    async def _connect(
+        world: str = "w1", token: str = TOKEN, hello: bool = True, contests: bool = False, **kwargs: Any
+    ) -> Peer:
         ws = await server.ws_connect("/ws", **kwargs)
         peer = Peer(ws)
         if hello:
-            reply = await peer.request(
-                "hello", {"token": token, "world": world, "client": {"name": "pytest"}}
-            )
+            payload = {"token": token, "world": world, "client": {"name": "pytest"}}
+            reply = await peer.request("hello", {**payload, "contests": True} if contests else payload)
             assert reply["type"] == "welcome", reply
         return peer
 
@@ -185,9 +196,13 @@ async def start(config: Config) -> AsyncIterator[Any]:
         await client.close()
 
 
-async def welcomed(client: Client, world: str = "w1", token: str = TOKEN, **kwargs: Any) -> Peer:
+async def welcomed(
+    client: Client, world: str = "w1", token: str = TOKEN, contests: bool = False, **kwargs: Any
+) -> Peer:
+    """A welcomed connection (`contests`: it asks for `/contests` ops in its patches)."""
     peer = Peer(await client.ws_connect("/ws", **kwargs))
-    reply = await peer.request("hello", {"token": token, "world": world, "client": {"name": "pytest"}})
+    payload = {"token": token, "world": world, "client": {"name": "pytest"}}
+    reply = await peer.request("hello", {**payload, "contests": True} if contests else payload)
     assert reply["type"] == "welcome", reply
     return peer
 

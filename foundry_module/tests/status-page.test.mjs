@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
@@ -81,6 +81,9 @@ test("the status page after a short scene: subjects by name, the actors' table, 
     await page.setViewport({ width: 1000, height: 1400 });
     await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: "load" });
     const text = await page.evaluate(() => document.body.innerText);
+    // the sidecar's own version heads the page (and the README's picture of it)
+    const { version } = JSON.parse(readFileSync(join(repoRoot, "foundry_module", "module.json"), "utf8"));
+    assert.equal(await page.$eval("h1", (h) => h.textContent), `vtt-bridge ${version}`);
     const headings = await page.$$eval(".ruling h3", (hs) => hs.map((h) => h.textContent ?? ""));
     assert.ok(headings.some((h) => h.startsWith("damage → Bran")), headings.join("\n"));
     assert.ok(headings.some((h) => h.startsWith("damage → Cora")), headings.join("\n"));

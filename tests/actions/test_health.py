@@ -81,6 +81,59 @@ def test_HEALTH_11_temp_hp_before_the_track_but_not_against_unavoidable() -> Non
     assert any(s.rule == "HEALTH-11" and "unavoidable" in s.text for s in ruling.log)
 
 
+# ---- IWR-9: unavoidable damage -------------------------------------------------------------------
+
+
+def fire(amount: int, unavoidable: bool) -> dict[str, Any]:
+    instance = {"amount": amount, "grade": "L", "type": "fire", "unavoidable": unavoidable}
+    return {"kind": "damage", "target": "hero", "instances": [instance]}
+
+
+def test_IWR_9_unavoidable_damage_is_not_reduced_by_resistance() -> None:
+    state = world({"max": 10}, iwr={"resistances": [{"type": "fire", "value": 5}]})
+    assert boxes(run(state, fire(6, unavoidable=False)).state.actors["hero"]) == (9, 0, 1, 0)
+    ruling = run(state, fire(6, unavoidable=True))
+    assert boxes(ruling.state.actors["hero"]) == (4, 0, 6, 0)
+    assert [s.key for s in ruling.log if s.rule == "IWR-7"] == ["IWR-7.unavoidable"]
+
+
+def test_IWR_9_unavoidable_damage_goes_past_temporary_hp_which_stays() -> None:
+    state = world({"max": 10, "tempHp": 4})
+    mixed = {
+        "kind": "damage",
+        "target": "hero",
+        "instances": [
+            {"amount": 2, "grade": "B", "type": "fire"},
+            {"amount": 3, "grade": "L", "type": "cold", "unavoidable": True},
+        ],
+    }
+    ruling = run(state, mixed)
+    assert boxes(ruling.state.actors["hero"]) == (7, 0, 3, 0)
+    assert ruling.state.actors["hero"].health.temp_hp == 2
+    assert "HEALTH-11.unavoidable" in [s.key for s in ruling.log]
+
+
+@pytest.mark.parametrize(
+    "immune",
+    [
+        pytest.param({"iwr": {"immunities": [{"type": "fire"}]}}, id="pf2e immunity (IWR-1)"),
+        pytest.param({"immunities": [{"kind": "damage", "subject": "fire"}]}, id="Ranks immunity (RANK-9)"),
+    ],
+)
+def test_IWR_9_an_immunity_still_stops_unavoidable_damage(immune: dict[str, Any]) -> None:
+    """Unavoidable damage cannot be reduced or saved against; an immunity does neither: the damage
+    does not affect the creature at all (IWR-1)."""
+    state = world({"max": 10}, **immune)
+    ruling = run(state, fire(6, unavoidable=True))
+    assert boxes(ruling.state.actors["hero"]) == (10, 0, 0, 0)
+
+
+def test_IWR_9_a_weakness_still_adds_to_unavoidable_damage() -> None:
+    state = world({"max": 10}, iwr={"weaknesses": [{"type": "fire", "value": 2}]})
+    ruling = run(state, fire(3, unavoidable=True))
+    assert boxes(ruling.state.actors["hero"]) == (5, 0, 5, 0)
+
+
 def test_HEALTH_11_fully_absorbed_blow_keeps_flags() -> None:
     state = world(
         {"max": 5, "lethal": 5, "tempHp": 3}, willpower={"max": 2, "current": 1, "keptConscious": True}
@@ -369,6 +422,21 @@ def test_HEALTH_10_round_fast_healing_3_and_2_never_heals_a() -> None:
     state = world({"max": 10, "lethal": 6, "aggravated": 2}, healing={"fastHealing": [3, 2]})
     ruling = round_health(state, CTX)
     assert boxes(ruling.state.actors["hero"]) == (7, 0, 1, 2)
+
+
+def test_HEALTH_10_round_spends_fast_4_and_regeneration_6_to_leave_1_a() -> None:
+    """The careful Storyteller's split: the 4 buys an A; the 6 buys an A and mends the L."""
+    state = world(
+        {"max": 10, "lethal": 1, "aggravated": 3}, healing={"fastHealing": [4], "regeneration": [6]}
+    )
+    ruling = round_health(state, CTX)
+    assert boxes(ruling.state.actors["hero"]) == (9, 0, 0, 1)
+
+
+def test_HEALTH_10_a_heal_by_fast_healing_buys_the_a_before_the_b() -> None:
+    state = world({"max": 10, "bashing": 1, "aggravated": 2})
+    ruling = run(state, {"kind": "heal", "target": "hero", "amount": 4, "source": "fastHealing"})
+    assert boxes(hero(ruling)) == (8, 1, 0, 1)
 
 
 @pytest.mark.parametrize(

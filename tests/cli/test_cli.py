@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from vtt_bridge import __version__
+from vtt_bridge.cli.startup import lan_addresses
 
 ENV_KEYS = (
     "HOST",
@@ -69,12 +72,86 @@ def taken_port() -> Iterator[int]:
         yield int(sock.getsockname()[1])
 
 
-def test_a_taken_port_says_a_sidecar_may_be_running_and_how_to_pick_another(
+def test_a_port_another_program_holds_is_said_so_and_how_to_pick_another(
     tmp_path: Path, taken_port: int
 ) -> None:
+    """Not a vtt-bridge (a socket that answers no HTTP): the line does not guess one runs there."""
     result = run("serve", "--port", str(taken_port), "--data-dir", str(tmp_path / "data"))
-    line = assert_startup_mistake(result, f"port {taken_port} is taken", "already running", "--port")
-    assert f"http://127.0.0.1:{taken_port}/" in line
+    line = assert_startup_mistake(result, f"port {taken_port} is taken by another program", "--port")
+    assert "vtt-bridge already running" not in line and "?" not in line
+
+
+def test_a_port_a_running_vtt_bridge_holds_points_at_it(tmp_path: Path) -> None:
+    first = Running(["--port", "0", "--data-dir", str(tmp_path / "one")], clean_env())
+    try:
+        port = int(first.field("status page").rsplit(":", 1)[1].strip("/"))
+        result = run("serve", "--port", str(port), "--data-dir", str(tmp_path / "two"))
+        line = assert_startup_mistake(
+            result, f"port {port} is taken by a vtt-bridge already running", "--port"
+        )
+        assert f"http://127.0.0.1:{port}/" in line
+    finally:
+        first.stop()
+
+
+def test_a_second_sidecar_on_one_data_folder_is_told_what_to_do(tmp_path: Path) -> None:
+    first = Running(["--port", "0", "--data-dir", str(tmp_path)], clean_env())
+    try:
+        result = run("serve", "--port", "0", "--data-dir", str(tmp_path))
+        assert_startup_mistake(
+            result, "in use by another vtt-bridge", "stop the other one", "--data-dir", "VTT_BRIDGE_DATA_DIR"
+        )
+    finally:
+        first.stop()
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "shown"),
+    [
+        pytest.param(["--allow-origin", "my.forge-vtt.com"], {}, "'my.forge-vtt.com'", id="no scheme"),
+        pytest.param(["--allow-origin", "https://my.forge-vtt.com/game"], {}, "/game'", id="a path"),
+        pytest.param(["--allow-origin", "*"], {}, "'*'", id="star"),
+        pytest.param(
+            [], {"VTT_BRIDGE_ALLOW_ORIGIN": "https://ok.example *"}, "VTT_BRIDGE_ALLOW_ORIGIN='*'", id="env"
+        ),
+    ],
+)
+def test_an_origin_that_could_never_match_or_would_match_any_is_refused(
+    tmp_path: Path, args: list[str], env: dict[str, str], shown: str
+) -> None:
+    result = run("serve", "--port", "0", "--data-dir", str(tmp_path), *args, env=clean_env(**env))
+    assert_startup_mistake(result, shown, "not a browser origin", "scheme://host[:port]")
+
+
+def test_an_origin_as_a_browser_sends_it_is_taken(tmp_path: Path) -> None:
+    args = ["--allow-origin", "https://my.forge-vtt.com", "--allow-origin", "http://192.168.1.20:*"]
+    running = Running(["--port", "0", "--data-dir", str(tmp_path), *args], clean_env())
+    running.stop()
+    assert running.process.returncode == 0
+
+
+def test_an_empty_token_is_refused_not_replaced(tmp_path: Path) -> None:
+    result = run("serve", "--port", "0", "--data-dir", str(tmp_path), "--token", "")
+    line = assert_startup_mistake(result, "--token is empty", "leave --token out")
+    assert "process list" not in line
+    assert not (tmp_path / "token").exists()
+
+
+def test_schema_into_a_reader_that_leaves_early_ends_quietly() -> None:
+    """`vtt-bridge schema | head`: the reader goes away after a few lines; no traceback, status 0."""
+    for args in (["schema"], ["schema", "--markdown"]):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "vtt_bridge", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=clean_env(),
+        )
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(200)
+        process.stdout.close()
+        err = process.stderr.read().decode()
+        assert process.wait(timeout=60) == 0, err
+        assert err == "", err
 
 
 def test_a_taken_port_from_the_environment(tmp_path: Path, taken_port: int) -> None:
@@ -289,17 +366,51 @@ def test_the_banner_names_every_url_the_token_the_folder_and_how_to_stop(tmp_pat
 
 
 def test_the_banner_warns_when_listening_beyond_this_computer(tmp_path: Path) -> None:
+    """`--host 0.0.0.0`: the banner's URLs are the ones another computer uses (this computer's own
+    address), each answers with that address as the Host, and the warning names `--allow-host`."""
+    lan = lan_addresses(["0.0.0.0"])
     running = Running(["--host", "0.0.0.0", "--port", "0", "--data-dir", str(tmp_path)], clean_env())
     try:
-        port = int(running.field("status page").rsplit(":", 1)[1].strip("/"))
         token = running.field("token").split()[0]
-        assert get(f"http://127.0.0.1:{port}/?token={token}")[0] == 200  # off loopback: the token
+        status = running.field("status page")
+        port = int(status.split("/")[2].rsplit(":", 1)[1])
+        assert status.endswith(f"/?token={token}")  # off loopback the page asks for it
+        shown = lan[0] if lan else "127.0.0.1"
+        assert running.banner[0].endswith(f"listening on ws://{shown}:{port}/ws"), running.banner
+        assert status == f"http://{shown}:{port}/?token={token}"
+        assert get(status)[0] == 200
+        assert get(f"http://127.0.0.1:{port}/?token={token}")[0] == 200
+        manifest = running.field("manifest URL")
+        assert manifest == f"http://{shown}:{port}/module.json"
+        status_code, body = get(manifest)
+        assert status_code == 200 and json.loads(body)["download"] == running.field("module zip")
+        assert get(running.field("module zip"))[0] == 200
     finally:
         _, err = running.stop()
     warning = [line for line in err.splitlines() if "warning" in line]
     assert len(warning) == 1, err
     assert "listening on 0.0.0.0, reachable from other computers" in warning[0]
-    assert "--host 127.0.0.1" in warning[0]
+    assert "--allow-host" in warning[0] and "--host 127.0.0.1" in warning[0]
+
+
+def test_this_computers_own_address_passes_the_host_check_a_name_does_not(tmp_path: Path) -> None:
+    lan = lan_addresses(["0.0.0.0"])
+    if not lan:
+        pytest.skip("this computer has no address beyond loopback")
+    running = Running(["--host", "0.0.0.0", "--port", "0", "--data-dir", str(tmp_path)], clean_env())
+    try:
+        port = int(running.banner[0].rsplit(":", 1)[1].split("/")[0])
+        address = lan[0]
+        for host, expected in ((f"{address}:{port}", 200), (f"gm-pc.example:{port}", 403)):
+            request = urllib.request.Request(f"http://{address}:{port}/module.json", headers={"Host": host})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    code = response.status
+            except urllib.error.HTTPError as refused:
+                code = refused.code
+            assert code == expected, host
+    finally:
+        running.stop()
 
 
 def test_a_given_token_is_shown_as_given(tmp_path: Path) -> None:
@@ -355,3 +466,54 @@ async def test_the_fragment_size_is_the_flags_or_the_variables(
             assert len(frames) > 5 and all(len(frame.data) <= most for frame in frames)
     finally:
         running.stop()
+
+
+def test_every_serve_option_names_its_variable() -> None:
+    """The README: every option also reads an environment variable (`--seed` had none)."""
+    from vtt_bridge.cli.main import _parser
+
+    serve = next(
+        action.choices["serve"]
+        for action in _parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    for action in serve._actions:
+        if action.option_strings == ["-h", "--help"]:
+            continue
+        name = action.option_strings[0].removeprefix("--").upper().replace("-", "_")
+        assert f"[$VTT_BRIDGE_{name}" in (action.help or ""), action.option_strings
+
+
+async def _first_roll(port: int, token: str) -> list[int]:
+    from tests.conftest import world_state
+    from tests.server.test_fragments import RawPeer
+
+    peer = await RawPeer.open(port)
+    try:
+        await peer.request("hello", {"token": token, "world": "w", "client": {"name": "raw"}}, "h")
+        await peer.message()
+        await peer.request("sync", {"state": world_state(actors=1)}, "s")
+        await peer.message()
+        roll = {"kind": "roll", "actor": "actor0", "pool": 20}
+        await peer.request("action", roll, "r")
+        reply = json.loads((await peer.message())[0])
+        assert reply["type"] == "result", reply
+        dice: list[int] = reply["payload"]["rolls"][0]["dice"]
+        return dice
+    finally:
+        peer.close()
+
+
+async def test_the_seed_is_the_flags_or_the_variables(tmp_path: Path) -> None:
+    """The same seed, as `--seed` or `VTT_BRIDGE_SEED`, rolls the same dice; a bad one is refused."""
+    rolls = []
+    for i, (args, env) in enumerate(((["--seed", "7"], {}), ([], {"VTT_BRIDGE_SEED": "7"}))):
+        running = Running(["--port", "0", "--data-dir", str(tmp_path / str(i)), *args], clean_env(**env))
+        try:
+            port = int(running.field("status page").rsplit(":", 1)[1].strip("/"))
+            rolls.append(await _first_roll(port, running.field("token").split()[0]))
+        finally:
+            running.stop()
+    assert rolls[0] == rolls[1] and len(rolls[0]) >= 20
+    bad = run("serve", "--port", "0", "--data-dir", str(tmp_path), env=clean_env(VTT_BRIDGE_SEED="x"))
+    assert_startup_mistake(bad, "VTT_BRIDGE_SEED=x", "whole number")

@@ -4,13 +4,18 @@ each refusal changes nothing."""
 from __future__ import annotations
 
 import copy
+import importlib
+import inspect
+import pkgutil
 from typing import Any
 
 import jsonpatch
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
+import vtt_bridge
 from tests.detection_scenes import guard_among_hiders
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine import patch as patch_module
@@ -335,6 +340,51 @@ def test_an_undo_of_damage_restores_health_and_the_derived_fields_and_is_refused
     assert plain(world) == start
     assert rule(world, "u4", {"kind": "undo", "action": "u3"}) is not None
     assert plain(world) != start
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param(HIT, id="damage"),
+        pytest.param({"kind": "move", "token": "t-cat", "x": 700, "y": 300}, id="move"),
+        pytest.param({"kind": "heal", "target": "hero", "amount": 1, "source": "magic"}, id="heal"),
+        pytest.param({"kind": "round", "round": 2}, id="round"),
+    ],
+)
+def test_an_undos_patch_touches_only_what_its_ruling_touched(payload: dict[str, Any]) -> None:
+    """The sync leaves out every actor's `speed` and every token's `elevation` (their defaults)."""
+    world = synced_world()
+    if payload["kind"] == "heal":
+        rule(world, "before", HIT)
+    made = rule(world, "made", payload)
+    undo = rule(world, "u", {"kind": "undo", "action": "made"})
+    assert made is not None and undo is not None
+    made_paths = {op["path"] for op in made["patch"]} - {"/rev"}
+    undo_paths = {op["path"] for op in undo["patch"]} - {"/rev"}
+    assert undo_paths and undo_paths <= made_paths
+    redo = rule(world, "r", {"kind": "redo", "action": "made"})
+    assert redo is not None and {op["path"] for op in redo["patch"]} - {"/rev"} <= made_paths
+
+
+def test_every_float_field_defaults_to_a_float() -> None:
+    """A default is not validated: an int default of a float field would differ in type from the
+    value a rebuilt model holds (an undo rebuilds what it restores), so the undo's patch would write
+    it though its ruling never did."""
+    wrong = []
+    for found in pkgutil.walk_packages(vtt_bridge.__path__, "vtt_bridge."):
+        if found.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(found.name)
+        for name, cls in vars(module).items():
+            if inspect.isclass(cls) and issubclass(cls, BaseModel) and cls.__module__ == module.__name__:
+                for field, info in cls.model_fields.items():
+                    if (
+                        info.annotation is float
+                        and type(info.default) is not float
+                        and not info.is_required()
+                    ):
+                        wrong.append(f"{name}.{field} = {info.default!r}")
+    assert wrong == []
 
 
 def test_a_conflicting_undo_names_the_paths_and_the_later_rulings() -> None:

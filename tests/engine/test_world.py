@@ -366,3 +366,40 @@ def test_a_roll_on_the_wire_carries_every_field_of_the_roll() -> None:
         "dice": [10, 2, 8, 1],
         "successes": 2,
     }
+
+
+def test_english_step_texts_count_one_as_one() -> None:
+    """ "1 success", "1 contest", "1 change": never "1 successes" nor "1 success(es)"."""
+    world = synced_world()
+    roll = {"kind": "roll", "actor": "hero", "pool": 2, "again": None, "dice": [8, 3]}
+    pending = world.prepare_action("r1", roll, SeededRoller(0))
+    assert not isinstance(pending, bytes)
+    texts = [step["text"] for step in pending.result["log"]]
+    world.commit(pending, "{}")
+    assert "1 success" in texts and any(text.endswith(": 1 success") for text in texts), texts
+    assert "(es)" not in " ".join(texts) and "(s)" not in " ".join(texts)
+    two = World("two")
+    state = {
+        "scene": {"id": "s", "round": 1},
+        "actors": {
+            "hero": {"name": "Hero", "health": {"max": 7}},
+            "ghost": {
+                "name": "Ghost",
+                "health": {"max": 5},
+                "antiDetection": [{"name": "invisibility", "essence": "magical", "rank": "C"}],
+            },
+        },
+        "tokens": {
+            "t-hero": {"actor": "hero", "x": 0, "y": 0},
+            "t-ghost": {"actor": "ghost", "x": 100, "y": 0},
+        },
+    }
+    synced = two.prepare_sync({"state": state})
+    synced_texts = [s["text"] for s in synced.result["log"]]
+    assert synced_texts == ["the world was synced from the VTT: 2 actors, 2 tokens"]
+    two.commit(synced, "")
+    round_ = two.prepare_action("round", {"kind": "round", "round": 2}, SeededRoller(0))
+    assert not isinstance(round_, bytes)
+    stage_three = [s["text"] for s in round_.result["log"] if s.get("key") == "DET-8.round"]
+    assert len(stage_three) == 1, stage_three
+    assert stage_three[0].startswith("stage three, round 2: 1 contest, "), stage_three

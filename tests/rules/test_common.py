@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from vtt_bridge.rules.common import Step, about
+from vtt_bridge.rules.common import Step, about, counted
 
 
 def test_about_adds_only_the_subjects_a_key_declares_keeping_every_other_field() -> None:
@@ -21,3 +21,10 @@ def test_about_adds_only_the_subjects_a_key_declares_keeping_every_other_field()
     assert made[2] is contest  # DET-9.modifier names observer and target, not an actor
     assert made[0].data is not made[1].data  # each step its own data
     assert damage.data == {"amount": 2}  # the steps given are left as they were
+
+
+def test_a_step_s_english_text_counts_one_and_many() -> None:
+    assert counted(1, "success", "successes") == "1 success"
+    assert counted(0, "success", "successes") == "0 successes"
+    assert counted(1, "contest") == "1 contest"
+    assert counted(3, "contest") == "3 contests"

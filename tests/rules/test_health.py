@@ -358,22 +358,104 @@ def test_HEALTH_9_overseer_heals_b_and_l_free_and_charges_200_per_a() -> None:
 
 
 FAST_HEALING = [
-    pytest.param((3, 2), (), track(10, 3, 3, 2), (7, 0, 1, 2), id="fast healing 3 + 2: 5 B/L, never A"),
+    # The rulebook's own examples.
+    pytest.param((1,), (), track(10, 2), (9, 1, 0, 0), id="fast healing 1: 1 point of B or L"),
+    pytest.param((4,), (), track(10, 0, 4), (10, 0, 0, 0), id="fast healing 4: 4 points of B or L"),
+    pytest.param((4,), (), track(10, 0, 0, 2), (9, 0, 0, 1), id="fast healing 4: or 1 A"),
+    pytest.param((), (4,), track(10, 0, 0, 2), (9, 0, 0, 1), id="regeneration 4: or 1 A"),
+    pytest.param((3, 2), (), track(10, 3, 3, 2), (7, 1, 0, 2), id="fast healing 3 + 2: 5 B/L, never A"),
     pytest.param((3, 2), (), track(10, 0, 2, 2), (8, 0, 0, 2), id="3 + 2 with only 2L and 2A: A stays"),
-    pytest.param((4,), (), track(10, 0, 0, 2), (9, 0, 0, 1), id="fast healing 4: 1 A instead of 4 points"),
-    pytest.param((4,), (), track(10, 1, 0, 2), (8, 0, 0, 2), id="4 with B left heals B first (policy)"),
-    pytest.param((1,), (4,), track(10, 1, 0, 2), (9, 0, 0, 1), id="smallest first: 1 heals B, regen 4 an A"),
-    pytest.param((8,), (), track(10, 0, 0, 3), (9, 0, 0, 1), id="8 points buy 2 A"),
     pytest.param((1,), (1,), track(10, 2), (10, 0, 0, 0), id="regeneration works beside fast healing"),
+    # The least severe track: fewest A, then L, then B.
+    pytest.param((4,), (6,), track(10, 0, 1, 3), (9, 0, 0, 1), id="1L 3A, fast 4 + regen 6: 1 A left"),
+    pytest.param((4,), (), track(10, 1, 0, 2), (8, 1, 0, 1), id="4 with B left buys the A"),
+    pytest.param((2,), (), track(10, 2, 2), (8, 2, 0, 0), id="B/L points heal L before B"),
+    pytest.param((1,), (4,), track(10, 1, 0, 2), (9, 0, 0, 1), id="regen 4 buys an A, the 1 heals B"),
+    pytest.param((8,), (), track(10, 0, 0, 3), (9, 0, 0, 1), id="8 points buy 2 A"),
+    pytest.param((5,), (), track(10, 1, 0, 1), (10, 0, 0, 0), id="5 buys an A and heals a B"),
+    pytest.param((7, 4), (), track(10, 0, 4, 2), (9, 0, 1, 0), id="7 + 4: each buys an A, 3 mend 3 L"),
 ]
 
 
 @pytest.mark.parametrize(("fast", "regen", "before", "after"), FAST_HEALING)
-def test_HEALTH_10_each_instance_heals_separately(
+def test_HEALTH_10_instances_leave_the_least_severe_track(
     fast: tuple[int, ...], regen: tuple[int, ...], before: HealthTrack, after: tuple[int, int, int, int]
 ) -> None:
     out = round_start_healing(before, None, fast, regen)
     assert boxes(out.health) == after
+
+
+def test_HEALTH_10_the_rules_example_says_what_each_instance_bought() -> None:
+    """1 L and 3 A, fast healing 4 and regeneration 6: the 4 buys an A; the 6 buys an A and mends the L."""
+    out = round_start_healing(track(10, 0, 1, 3), None, (4,), (6,))
+    healed = [(s.data or {})["healed"] for s in out.steps if s.key == "HEALTH-10.healed"]
+    sources = [(s.data or {})["source"] for s in out.steps if s.key == "HEALTH-10.source"]
+    assert sorted(zip(sources, [sorted(h.items()) for h in healed], strict=True)) == [
+        ("fastHealing", [("A", 1)]),
+        ("regeneration", [("A", 1), ("L", 1)]),
+    ]
+
+
+def _best_by_search(
+    first: tuple[int, int, int], second: tuple[int, int, int] | None, ratings: tuple[int, ...]
+) -> tuple[int, ...]:
+    """The least severe (second A, L, B, first A, L, B) over every way to spend each instance (1 point
+    per B/L box, 4 per A box, every split tried); the first track heals only once the second is all
+    healthy (HEALTH-13)."""
+    start = (*(second or (0, 0, 0)), *first)
+    states = {start}
+    for rating in ratings:
+        nxt = set()
+        for state in states:
+            a2, l2, b2, a1, l1, b1 = state
+            for da2 in range(a2 + 1):
+                for da1 in range(a1 + 1):
+                    rest = rating - 4 * (da2 + da1)
+                    if rest < 0:
+                        break
+                    for dl2 in range(min(l2, rest) + 1):
+                        for db2 in range(min(b2, rest - dl2) + 1):
+                            r1 = rest - dl2 - db2
+                            for dl1 in range(min(l1, r1) + 1):
+                                db1 = min(b1, r1 - dl1)
+                                for b in range(db1 + 1):
+                                    nxt.add((a2 - da2, l2 - dl2, b2 - db2, a1 - da1, l1 - dl1, b1 - b))
+        states = nxt
+    allowed = [s for s in states if s[3:] == start[3:] or s[:3] == (0, 0, 0)]
+    return min(allowed, key=lambda s: (s[0], s[1], s[2], s[3], s[4], s[5]))
+
+
+@st.composite
+def small_tracks(draw: st.DrawFn) -> HealthTrack:
+    return draw(tracks(max_max=6))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    first=small_tracks(),
+    second=st.none() | small_tracks(),
+    ratings=st.lists(st.integers(0, 9), max_size=3),
+)
+def test_HEALTH_10_the_plan_is_the_best_any_split_reaches(
+    first: HealthTrack, second: HealthTrack | None, ratings: list[int]
+) -> None:
+    out = round_start_healing(first, second, ratings, ())
+    got = (
+        *(
+            (out.second_health.aggravated, out.second_health.lethal, out.second_health.bashing)
+            if out.second_health
+            else (0, 0, 0)
+        ),
+        out.health.aggravated,
+        out.health.lethal,
+        out.health.bashing,
+    )
+    want = _best_by_search(
+        (first.aggravated, first.lethal, first.bashing),
+        None if second is None else (second.aggravated, second.lethal, second.bashing),
+        tuple(ratings),
+    )
+    assert got == want
 
 
 def test_HEALTH_10_an_instance_below_4_cannot_heal_a() -> None:

@@ -12,7 +12,6 @@ import logging
 import os
 import socket
 import sqlite3
-import statistics
 import subprocess
 import sys
 import threading
@@ -27,6 +26,7 @@ from tests.conftest import TOKEN, Peer, client_frame, welcomed, world_state
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, RulingRecord
 from vtt_bridge.server.endpoint import origin_allowed
+from vtt_bridge.server.hostcheck import host_allowed
 from vtt_bridge.server.limits import Limits, too_deep
 from vtt_bridge.server.tokenfile import load_or_create_token
 from vtt_bridge.store.log import LAYOUT, Store
@@ -57,6 +57,22 @@ async def test_1_off_loopback_the_status_page_asks_for_the_token(start: Any) -> 
     assert (await server.get("/", params={"token": "wrong-token-wrong-token"})).status == 401
     assert (await server.get("/", params={"token": TOKEN})).status == 200
     assert (await server.get("/", headers={"Authorization": f"Bearer {TOKEN}"})).status == 200
+
+
+def test_1_the_address_a_connection_came_in_on_is_served_as_it_is_a_name_is_not() -> None:
+    """`--host 0.0.0.0`: a LAN browser names this computer's own address; a literal cannot rebind."""
+    assert host_allowed("192.0.2.2:30500", (), "192.0.2.2")
+    assert host_allowed("192.0.2.2:30500", (), "::ffff:192.0.2.2")  # a dual-stack socket's name for it
+    assert host_allowed("[fd00::2]:30500", (), "fd00::2")
+    assert not host_allowed("192.0.2.3:30500", (), "192.0.2.2")  # another computer's address
+    assert not host_allowed("gm-pc.example:30500", (), "192.0.2.2")  # a name must be allowed by name
+    assert not host_allowed("192.0.2.2:30500", (), None)
+
+
+def test_1_a_star_origin_matches_no_origin_at_all() -> None:
+    """`*` is refused at start (`cli/startup.py`); given anyway, it never turns the check off."""
+    assert not origin_allowed("https://evil.example", ("*",))
+    assert origin_allowed("https://my.forge-vtt.com", ("*", "https://my.forge-vtt.com/"))
 
 
 def test_7_an_origin_port_is_ascii_digits_only() -> None:
@@ -120,15 +136,10 @@ async def test_2_a_frozen_world_mate_never_delays_a_ruling_and_is_closed_when_it
             assert filled["type"] == "result", filled
             i += 1
             assert i < 600, "the frozen socket never filled"
-        times = []
-        for j in range(40):
-            began = time.perf_counter()
+        for j in range(40):  # each answered while the frozen socket's queue stays full: never held up
             reply = await gm.request("upsert", {"path": "/scene/round", "value": j})
-            times.append(time.perf_counter() - began)
             assert reply["type"] == "result"
-        assert mate in bridge.clients["w1"] and len(mate.outbox) > 50  # still frozen, still queued
-        times.sort()
-        assert statistics.median(times) < 0.05 and times[int(len(times) * 0.9)] < 0.05, times
+            assert mate in bridge.clients["w1"] and len(mate.outbox) > 50  # still frozen, still queued
         caplog.set_level(logging.WARNING, "vtt_bridge")
         for k in range(500):
             assert (await gm.request("upsert", {"path": "/scene/round", "value": k}))["type"] == "result"
@@ -156,7 +167,7 @@ async def test_3_a_socket_without_hello_is_closed_after_the_deadline(start: Any)
     msg = await ws.receive(timeout=5)
     assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
     assert ws.close_code == 4401
-    assert 0.25 < time.monotonic() - began < 3
+    assert time.monotonic() - began > 0.25  # not before the deadline (after it: however loaded)
     assert server.app[BRIDGE].unauthenticated == 0
 
 
@@ -302,8 +313,9 @@ async def test_4_a_long_ruling_does_not_hold_up_another_world(start: Any) -> Non
         times.append(time.perf_counter() - began)
     reply = await a.receive()
     assert reply["type"] == "result", reply
+    # world B was answered again and again while world A's sync was being ruled (an event, not a
+    # time: a loaded machine makes both slower); how long each took is `make bench`'s
     assert len(times) >= 5, f"the long sync ended before world B was measured: {times}"
-    assert statistics.median(times) < 0.1, times
 
 
 # --- 5. files of other versions ---------------------------------------------------------------

@@ -1,14 +1,27 @@
-"""A ruling pushed to a world's other clients: its `patch` payload's JSON made from the result's
-JSON already dumped (`server._pushed_parts`), byte for byte what `dumps(pushed_patch(...))`
-gives, for every kind of ruling."""
+"""A ruling's JSON and the copies its clients are sent (`server.dumped_result`): the stored JSON
+byte for byte what `dumps(result)` gives, each client's copy what `dumps(wire_payload(...))` gives
+(its log and rolls cut, `/contests` left out unless it asked for them), and the pushed `patch` made
+from that copy what `dumps(pushed_patch(...))` gives, for every kind of ruling."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
+from tests.detection_scenes import guard_among_hiders
+from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.engine.roller import SeededRoller
-from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server.endpoint import _dumped_in_turns, _pushed_parts, dumps, pushed_patch
+from vtt_bridge.engine.world import Pending, World, replayed
+from vtt_bridge.server.endpoint import (
+    _pushed_parts,
+    dumped_result,
+    dumps,
+    pushed_patch,
+    replayed_copy,
+    wire_payload,
+)
+from vtt_bridge.server.outbox import Part
 
 STATE = {
     "scene": {"id": "s"},
@@ -17,25 +30,79 @@ STATE = {
 }
 
 
-def test_the_pushed_patch_is_the_result_json_with_its_kind_and_action_appended() -> None:
+def _joined(sent: bytes | list[Part]) -> bytes:
+    return sent if isinstance(sent, bytes) else b"".join(sent)
+
+
+def _cases() -> list[tuple[Pending, str]]:
     world = World("w")
-    sync = world.prepare_sync({"state": STATE}, "sync-1")
-    cases = [(sync, "sync")]
-    world.commit(sync, dumps(sync.result))
-    for action_id, payload in (
-        ("hit", {"kind": "damage", "target": "a", "instances": [{"amount": 2, "grade": "L"}]}),
-        ("r1", {"kind": "round", "round": 1}),
-        ("u", {"kind": "undo", "action": "hit"}),
-    ):
-        pending = world.prepare_action(action_id, payload, SeededRoller(1))
-        assert isinstance(pending, Pending)
-        cases.append((pending, str(payload["kind"])))
-        world.commit(pending, dumps(pending.result))
-    upsert = world.prepare_upsert({"path": "/actors/b/name", "value": "Bea"}, "up-1")
+    cases: list[tuple[Pending, str]] = []
+    for state in (STATE, guard_among_hiders([f"h{i}" for i in range(200)], 100, 10)):
+        sync = world.prepare_sync({"state": state}, f"sync-{len(cases)}")
+        cases.append((sync, "sync"))
+        world.commit(sync, dumps(sync.result))
+        hurt = "a" if state is STATE else "guard"
+        for action_id, payload in (
+            (
+                f"hit{len(cases)}",
+                {"kind": "damage", "target": hurt, "instances": [{"amount": 2, "grade": "L"}]},
+            ),
+            (f"r{len(cases)}", {"kind": "round", "round": 1 if state is STATE else 2}),
+            (f"u{len(cases)}", {"kind": "undo", "action": f"hit{len(cases)}"}),
+        ):
+            pending = world.prepare_action(action_id, payload, SeededRoller(1))
+            assert isinstance(pending, Pending)
+            cases.append((pending, str(payload["kind"])))
+            world.commit(pending, dumps(pending.result))
+    upsert = world.prepare_upsert({"path": "/actors/h1/name", "value": "Bea"}, "up-1")
     cases.append((upsert, "upsert"))
-    for pending, kind in cases:
-        for result_json in (orjson.dumps(pending.result), _dumped_in_turns(pending.result)):
-            assert (
-                b"".join(_pushed_parts(pending, kind, result_json))
-                == dumps(pushed_patch(pending, kind)).encode()
-            )
+    return cases
+
+
+def test_every_copy_is_the_json_of_what_it_carries() -> None:
+    cut = contested = 0
+    for pending, kind in _cases():
+        result = pending.result
+        for in_turns in (False, True):
+            dumped = dumped_result(result, in_turns=in_turns)
+            assert dumped.data == dumps(result).encode()
+            for contests in (False, True):
+                sent = dumped.sent(contests)
+                sent_json = _joined(sent)
+                assert sent_json == dumps(wire_payload(result, contests)).encode()
+                assert (
+                    b"".join(_pushed_parts(pending, kind, sent, contests))
+                    == dumps(pushed_patch(pending, kind, contests)).encode()
+                )
+        cut += len(result["log"]) > LOG_SHOWN
+        contested += any(op["path"].startswith("/contests") for op in result["patch"])
+    assert cut >= 1 and contested >= 2  # the hiders' round cut, its sync and round carry wins
+
+
+def test_a_reply_carries_at_most_the_steps_and_rolls_a_card_shows_with_their_counts() -> None:
+    """The round of 40 hiders: its copy holds the first LOG_SHOWN steps and ROLLS_SHOWN rolls, in
+    order, and a summary counting all of them; without /contests ops unless asked for."""
+    rounds = [p for p, kind in _cases() if kind == "round" and len(p.result["log"]) > LOG_SHOWN]
+    assert rounds
+    result = rounds[0].result
+    assert len(result["rolls"]) > ROLLS_SHOWN
+    wire: dict[str, Any] = orjson.loads(_joined(dumped_result(result).sent(False)))
+    assert wire["log"] == result["log"][:LOG_SHOWN]
+    assert wire["rolls"] == result["rolls"][:ROLLS_SHOWN]
+    assert wire["summary"]["steps"] == len(result["log"])
+    assert wire["summary"]["rolls"] == len(result["rolls"])
+    assert sum(wire["summary"]["keys"].values()) == len(result["log"])
+    assert not [op for op in wire["patch"] if op["path"].startswith("/contests")]
+    assert [op for op in result["patch"] if not op["path"].startswith("/contests")] == wire["patch"]
+    asked: dict[str, Any] = orjson.loads(_joined(dumped_result(result).sent(True)))
+    assert asked["patch"] == result["patch"] and asked["log"] == wire["log"]
+
+
+def test_a_retried_rounds_stored_reply_is_cut_as_its_first_answer_was() -> None:
+    rounds = [p for p, kind in _cases() if kind == "round" and len(p.result["log"]) > LOG_SHOWN]
+    stored = replayed(dumps(rounds[0].result).encode())
+    for contests in (False, True):
+        again = orjson.loads(replayed_copy(stored, contests))
+        assert again == {"replayed": True, **wire_payload(rounds[0].result, contests)}
+    damage = replayed(b'{"rev":3,"patch":[],"log":[],"rolls":[]}')
+    assert replayed_copy(damage, False) is damage  # nothing to leave out: the stored bytes

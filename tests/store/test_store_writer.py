@@ -52,16 +52,18 @@ async def test_a_large_ruling_is_committed_in_the_writer_thread_and_acknowledged
     server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A sync (it carries a snapshot) is written in the store's thread, a `damage` on the loop. While
-    the thread's commit takes its time (a slow disk, here 0.3 s), the loop answers another world's
-    queries; the sync's result comes only once its commit has returned, and a damage of another world
-    waits for the store meanwhile, then is written."""
+    the thread's commit is held (a slow disk, here held until the test lets it go), the loop answers
+    another world's queries; the sync's result comes only once its commit has returned, and a damage
+    of another world waits for the store meanwhile, then is written."""
     store = server.app[BRIDGE].store
     real = store.append
     writes: list[tuple[str, int, float]] = []
+    writing, let_go = threading.Event(), threading.Event()
 
     def append(world: str, rev: int, *args: Any, **kwargs: Any) -> None:
         if world == "big":
-            time.sleep(0.3)
+            writing.set()
+            let_go.wait(30)
         real(world, rev, *args, **kwargs)
         writes.append((threading.current_thread().name, rev, time.monotonic()))
 
@@ -70,14 +72,14 @@ async def test_a_large_ruling_is_committed_in_the_writer_thread_and_acknowledged
     assert (await other.request("sync", {"state": world_state()}))["type"] == "result"
     big = await connect("big")
     sync_id = await big.send("sync", {"state": world_state(actors=50)})
-    await asyncio.sleep(0.05)  # the sync's commit is under way in the thread
-    asked = time.monotonic()
+    assert await asyncio.to_thread(writing.wait, 30)  # the sync's commit is under way in the thread
+    # answered while that commit is still held: the loop does not wait for the store's thread
     assert (await other.state())["rev"] == 1
-    answered = time.monotonic() - asked
+    assert len(writes) == 1 and not let_go.is_set()
+    let_go.set()
     reply = await big.receive()
     acked = time.monotonic()
     assert reply["type"] == "result" and reply["re"] == sync_id
-    assert answered < 0.2, "the loop waited for the store's thread"
     assert (await other.action(damage()))["type"] == "result"
     threads = [name for name, _, _ in writes]
     assert threads[0].startswith("vtt-bridge-store") and threads[1].startswith("vtt-bridge-store")

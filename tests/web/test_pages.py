@@ -711,3 +711,16 @@ async def test_status_page_says_the_wound_penalty_as_its_table_does_and_dying_on
     assert f"Actor 0's wound penalty: 0 → {cell.group(1)}" in said, said
     assert "Actor 1: dying" in said, said
     assert f"0 → {cell.group(1)} dice" in change["text"], change["text"]
+
+
+def test_the_zipped_modules_readme_points_at_nothing_the_zip_lacks() -> None:
+    """The module's README travels in module.zip: every relative link in it resolves to a file the
+    zip ships (it linked to ../docs/, which no zip holds), and it runs no npm from the zip's folder."""
+    folder = module_files.default_module_dir()
+    shipped = {str(path) for path in module_files.runtime_files(folder)}
+    assert "README.md" in shipped
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    relative = [link for link in links if "://" not in link]
+    assert all(link in shipped for link in relative), relative
+    assert "package.json" not in shipped and "no `package.json`" in readme

@@ -43,7 +43,7 @@ from vtt_bridge.document.visibility import (
     scale_squared,
     token_actor,
 )
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about, counted
 from vtt_bridge.rules.detection import (
     STATES,
     AntiKey,
@@ -577,7 +577,7 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
             rule="DET-5",
             text=(
                 f"{action.token} moved to ({action.x}, {action.y}, elevation {elevation}); "
-                f"{changed} pairs changed"
+                f"{counted(changed, 'pair')} changed"
             ),
             data={"token": action.token, "changedPairs": changed},
             key="DET-5.moved",
@@ -848,7 +848,7 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
         log.append(
             Step(
                 rule="DET-8",
-                text=f"stage three, round {round_number}: {ran} contests, {changed_count} changed "
+                text=f"stage three, round {round_number}: {counted(ran, 'contest')}, {changed_count} changed "
                 f"a pair's state" + ("" if every else f"; the {len(shown)} that changed are detailed"),
                 data={
                     "round": round_number,

@@ -15,7 +15,7 @@ from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about, counted
 from vtt_bridge.rules.conditions import Condition
 from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
@@ -406,7 +406,7 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
         steps.append(
             Step(
                 rule="HEALTH-8",
-                text=f"{action.amount} long rest(s): 1 Willpower each (stacks with Health recovery)",
+                text=f"{counted(action.amount, 'long rest')}: 1 Willpower each (stacks with Health recovery)",
                 data={"longRests": action.amount},
                 key="HEALTH-8.longRest",
             )

@@ -33,13 +33,34 @@ HANDLERS: dict[str, tuple[type[RuleModel], Handler]] = {
 """Action kind -> (payload model, handler)."""
 
 QUERIES: dict[str, tuple[type[RuleModel], QueryHandler]] = {**detection.QUERIES}
-"""Query kind -> (payload model, handler); `state` is answered by the world itself."""
+"""Query kind -> (payload model, handler); `state` is answered by the world itself, `ruling` by the
+server from the store."""
 
 
 class StateQuery(RuleModel):
     """`{kind: "state"}`: the whole document."""
 
     kind: Literal["state"]
+
+
+RULING_PAGE = 100
+"""The steps and rolls a `ruling` query answers with when it names no `limit`."""
+
+RULING_PAGE_MAX = 1000
+"""The most steps (and rolls) one `ruling` query answers with."""
+
+
+class RulingQuery(RuleModel):
+    """`{kind: "ruling", action, offset?, limit?}`: a page of an acknowledged ruling's whole log
+    and rolls, as the store keeps them."""
+
+    kind: Literal["ruling"]
+    action: Annotated[str, Field(strict=True, min_length=1, max_length=200)]
+    """The ruling's action id (the envelope id of the action that made it)."""
+    offset: Annotated[int, Field(strict=True, ge=0, le=2**53 - 1)] = 0
+    """The first step (and roll) of the page, counted from 0."""
+    limit: Annotated[int, Field(strict=True, ge=1, le=RULING_PAGE_MAX)] = RULING_PAGE
+    """How many steps (and rolls) at most, from `offset`."""
 
 
 ACTION_KINDS: dict[str, type[RuleModel]] = {
@@ -51,6 +72,7 @@ ACTION_KINDS: dict[str, type[RuleModel]] = {
 QUERY_KINDS: dict[str, type[RuleModel]] = {
     "state": StateQuery,
     "preview": preview.PreviewQuery,
+    "ruling": RulingQuery,
     **{kind: model for kind, (model, _) in QUERIES.items()},
 }
 """Query kind -> payload model, `state` and `preview` included (the world and the server answer those)."""

@@ -20,7 +20,7 @@ from vtt_bridge.document.derive import is_unconscious
 from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Slug, Step
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Slug, Step, counted
 from vtt_bridge.rules.dice import (
     MAX_POOL,
     NO_AGAIN,
@@ -100,7 +100,8 @@ class RollSide(RuleModel):
     """What one side rolls: its pool, again, Willpower, modifiers, extra successes, supplied dice."""
 
     pool: Pool
-    """Traits (`["DEX", "stealth"]`, 1 to 10, each once) or a number of dice (0..1000)."""
+    """Traits whose dots add up (`["DEX", "stealth"]`: an Attribute by its upper-case abbreviation, a
+    skill by its key; 1 to 10, each once) or a number of dice (0..1000)."""
     again: Literal[8, 9, 10] | None = 10
     """DICE-2: 10-again by default; 9 or 8; null: no rerolls."""
     willpower: Flag = False
@@ -288,7 +289,8 @@ def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:
         log.append(
             Step(
                 rule="DICE-1",
-                text=f"{mine.successes} success(es)" + (" (a failure)" if mine.successes == 0 else ""),
+                text=counted(mine.successes, "success", "successes")
+                + (" (a failure)" if mine.successes == 0 else ""),
                 data={"actor": action.actor, "successes": mine.successes, "wins": mine.successes >= 1},
                 key="DICE-1.result",
             )

@@ -23,6 +23,7 @@ from vtt_bridge.cli.startup import (
     StartupError,
     banner,
     bind,
+    browser_origin,
     env_name,
     exposure_warning,
     fragment_size,
@@ -30,7 +31,9 @@ from vtt_bridge.cli.startup import (
     port_number,
     positive_int,
     prepare_data_dir,
+    store_busy_hint,
     token_file_error,
+    whole_number,
 )
 from vtt_bridge.server.limits import Limits, token_problem
 
@@ -81,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
         help="send a message longer than this as websocket fragments of this size (default 1 MiB; 0: "
         "never) [$VTT_BRIDGE_FRAGMENT_BYTES]",
     )
-    serve.add_argument("--seed", type=int, default=None, help="seed the engine's dice (reproducible rolls)")
+    serve.add_argument("--seed", help="seed the engine's dice (reproducible rolls) [$VTT_BRIDGE_SEED]")
     serve.add_argument(
         "--module-dir",
         type=Path,
@@ -125,6 +128,8 @@ def serve(args: argparse.Namespace) -> int:
     level = log_level(*level_given) if level_given else logging.INFO
     frame_given = _option(args.max_frame, "MAX_FRAME", "--max-frame")
     max_frame = positive_int(*frame_given) if frame_given else DEFAULT_MAX_FRAME
+    seed_given = _option(args.seed, "SEED", "--seed")
+    seed = whole_number(*seed_given) if seed_given else None
     fragment_given = _option(args.fragment_bytes, "FRAGMENT_BYTES", "--fragment-bytes")
     fragment_bytes = fragment_size(*fragment_given) if fragment_given else DEFAULT_FRAGMENT_BYTES
     host = args.host or os.environ.get(env_name("HOST")) or "127.0.0.1"
@@ -136,11 +141,19 @@ def serve(args: argparse.Namespace) -> int:
             f"cannot find the data folder ({exc}): pass --data-dir or set {env_name('DATA_DIR')}"
         ) from None
     data_dir = prepare_data_dir(data_path)
+    if args.token is not None and not args.token:
+        raise StartupError(
+            "--token is empty: give a token of at least 16 characters, or leave --token out and the "
+            "sidecar makes one (kept in the data folder)"
+        )
     token = args.token or os.environ.get(env_name("TOKEN")) or ""
     token_source = "given" if token else f"kept in {data_dir / 'token'}"
     if token and (problem := token_problem(token)) is not None:
         raise StartupError(problem)
-    origins = args.allow_origin or (os.environ.get(env_name("ALLOW_ORIGIN")) or "").split()
+    origins = [browser_origin(o, "--allow-origin") for o in args.allow_origin or ()] or [
+        browser_origin(o, env_name("ALLOW_ORIGIN"))
+        for o in (os.environ.get(env_name("ALLOW_ORIGIN")) or "").split()
+    ]
     hosts = args.allow_host or (os.environ.get(env_name("ALLOW_HOST")) or "").split()
     counts = {}
     for name in ("MAX_TOKENS", "MAX_ACTORS"):
@@ -164,7 +177,7 @@ def serve(args: argparse.Namespace) -> int:
         port=real_port,
         allow_origins=tuple(origins),
         max_frame=max_frame,
-        seed=args.seed,
+        seed=seed,
         module_dir=args.module_dir.expanduser() if args.module_dir is not None else None,
         allow_hosts=tuple(hosts),
         limits=Limits(
@@ -178,6 +191,8 @@ def serve(args: argparse.Namespace) -> int:
             sock.close()
         if isinstance(exc, OSError | UnicodeDecodeError):
             raise token_file_error(data_dir, exc) from None
+        if isinstance(exc, StoreBusy):
+            raise StartupError(f"{exc}: {store_busy_hint()}") from None
         raise StartupError(str(exc)) from None
     token = app[BRIDGE].config.token
 
@@ -196,6 +211,16 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_to_a_pipe(text: str) -> int:
+    """Print `text`; when the reader goes away first (`vtt-bridge schema | head`), end quietly as a
+    command-line tool does: no traceback, status 0 (the reader had what it asked for)."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own last flush too
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `vtt-bridge` console script and `python -m vtt_bridge`."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -204,12 +229,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from vtt_bridge.actions.registry import ACTION_ADAPTER, ACTION_KINDS, QUERY_ADAPTER, QUERY_KINDS
         from vtt_bridge.engine.protocol import json_schema, reference_markdown
 
-        if args.markdown:
-            print(reference_markdown(ACTION_KINDS, QUERY_KINDS))
-        else:
-            print(json.dumps(json_schema(ACTION_ADAPTER, QUERY_ADAPTER), indent=2))
-        return 0
-    if any(arg == "--token" or arg.startswith("--token=") for arg in argv):
+        text = (
+            reference_markdown(ACTION_KINDS, QUERY_KINDS)
+            if args.markdown
+            else json.dumps(json_schema(ACTION_ADAPTER, QUERY_ADAPTER), indent=2)
+        )
+        return _print_to_a_pipe(text)
+    if args.command == "serve" and args.token:
         print(
             "vtt-bridge: warning: --token is visible to every user of this computer in the process "
             "list; set VTT_BRIDGE_TOKEN or leave it unset (the token file in the data folder is private)",

@@ -197,7 +197,7 @@ class Actor(RuleModel):
 
     name: ActorName = ""
     humanoid: Flag = True
-    speed: Distance = 0
+    speed: Distance = 0.0
     attributes: dict[Attribute, Annotated[int, Field(strict=True, ge=0, le=100)]] = Field(
         default_factory=_default_attributes
     )
@@ -242,9 +242,9 @@ class Token(RuleModel):
     """A token on the scene: which actor it shows and where (canvas pixels, as Foundry keeps them)."""
 
     actor: Id
-    x: Coordinate = 0
-    y: Coordinate = 0
-    elevation: Coordinate = 0
+    x: Coordinate = 0.0
+    y: Coordinate = 0.0
+    elevation: Coordinate = 0.0
 
 
 class Scene(RuleModel):
@@ -253,7 +253,7 @@ class Scene(RuleModel):
     id: Id
     round: Count = 0
     noisy: Flag = False
-    grid_size: Annotated[float, Field(strict=True, gt=0, le=10_000, allow_inf_nan=False)] = 100
+    grid_size: Annotated[float, Field(strict=True, gt=0, le=10_000, allow_inf_nan=False)] = 100.0
     grid_distance: Annotated[float, Field(strict=True, gt=0, le=10_000, allow_inf_nan=False)] = 1.5
     grid_units: Annotated[str, Field(strict=True, max_length=20)] = "m"
     width: Annotated[float, Field(strict=True, gt=0, le=1e9, allow_inf_nan=False)] | None = None

@@ -69,6 +69,10 @@ class Hello(RuleModel):
     token: Annotated[str, Field(strict=True, max_length=500)]
     world: WorldId
     client: ClientInfo
+    contests: Flag = False
+    """True: this connection's results and pushed patches carry the ops of `/contests` (the
+    stage-three wins, DET-8); false (the default): they are left out of its copy of every patch
+    (the store and undo keep them; `query {kind: "state"}` shows them)."""
 
 
 class SyncState(RuleModel):
@@ -119,6 +123,28 @@ class Welcome(RuleModel):
     a client sends a larger `sync` in parts under it."""
 
 
+LOG_SHOWN = 60
+"""The most steps a `result` or `patch` carries (the first ones): what a ruling card shows. The rest
+are read with `query {kind: "ruling"}`."""
+
+ROLLS_SHOWN = 10
+"""The most rolls a `result` or `patch` carries (the first ones): what a ruling card shows."""
+
+
+class Summary(RuleModel):
+    """What a message's `log` and `rolls` leave out: present only when they carry the first
+    `LOG_SHOWN` steps or `ROLLS_SHOWN` rolls of a longer log or list (`query {kind: "ruling"}`
+    reads the rest, in order)."""
+
+    steps: Count
+    """How many steps the ruling's log has."""
+    rolls: Count
+    """How many rolls the ruling made."""
+    keys: dict[str, Count]
+    """Steps per step key (`DET-8.contest`: 1200; a key starts with its rule id): what the left-out
+    steps are."""
+
+
 class Result(RuleModel):
     """The answer to `sync`, `upsert`, `action` and `query`: the new rev, the patch, and why."""
 
@@ -130,6 +156,8 @@ class Result(RuleModel):
     data: dict[str, Any] | None = None
     replayed: Flag | None = None
     """True when this is the stored answer to a retried action id (same id, same payload)."""
+    summary: Summary | None = None
+    """Present when `log` or `rolls` is cut to its first `LOG_SHOWN` steps or `ROLLS_SHOWN` rolls."""
 
 
 class Patch(RuleModel):
@@ -140,6 +168,8 @@ class Patch(RuleModel):
     log: list[Step] = Field(default_factory=list)
     rolls: list[dict[str, Any]] = Field(default_factory=list)
     """The engine's dice, as the `result` lists them."""
+    summary: Summary | None = None
+    """As the `result`'s: present when `log` or `rolls` is cut."""
     kind: str | None = None
     """What made the change: the action's kind (`damage`, `undo`, ...), `sync` or `upsert`."""
     action: str | None = None
@@ -331,29 +361,91 @@ def id_kind(kind: str, field: str) -> str | None:
     return ID_FIELDS.get(field)
 
 
-def _field_lines(model: type[RuleModel], kind: str) -> list[str]:
+def _summary(model: type[Any]) -> str:
+    """A model's docstring's first paragraph, on one line (never cut mid-sentence)."""
+    paragraph = (model.__doc__ or "").strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split())
+
+
+def _nested(annotation: Any) -> list[type[Any]]:
+    """The models and enums an annotation names, through unions, lists, dicts and `Annotated`."""
+    if isinstance(annotation, type) and issubclass(annotation, RuleModel | StrEnum):
+        return [annotation]
+    return [found for arg in get_args(annotation) for found in _nested(arg)]
+
+
+def _field_lines(model: type[RuleModel], kind: str | None) -> list[str]:
+    """A model's fields, one line each; `kind` None: a shape inside an action, query or sync (its
+    `kind` is a field like any other, and only its `str` fields named for a document are ids)."""
     lines = []
     for name, info in model.model_fields.items():
         wire = info.alias or name
-        if wire == "kind":
+        if wire == "kind" and kind is not None:
             continue
         required = "required" if info.is_required() else "optional"
-        document = id_kind(kind, wire)
-        shown = f"{document} id (a key of `/{document}s`)" if document else f"`{_type_name(info.annotation)}`"
-        lines.append(f"  - `{wire}` ({required}): {shown}")
+        type_name = _type_name(info.annotation)
+        if kind is not None:
+            document = id_kind(kind, wire)
+        else:
+            document = ID_FIELDS.get(wire) if type_name in ("str", "str | null") else None
+        shown = f"{document} id (a key of `/{document}s`)" if document else f"`{type_name}`"
+        default = info.default
+        if not info.is_required() and isinstance(default, str | int | float) and default not in ("", None):
+            required = (
+                f"optional, default {json.dumps(default.value if isinstance(default, StrEnum) else default)}"
+            )
+        said = " ".join((info.description or "").split())
+        lines.append(f"  - `{wire}` ({required}): {shown}" + (f": {said}" if said else ""))
     return lines
 
 
+def _shapes(roots: list[type[RuleModel]]) -> list[str]:
+    """Every model and enum the roots' fields name, nested ones included, by name: each model with
+    its fields, each enum with its values."""
+    seen: dict[str, type[Any]] = {}
+    todo = [
+        found for root in roots for info in root.model_fields.values() for found in _nested(info.annotation)
+    ]
+    while todo:
+        shape = todo.pop()
+        if seen.setdefault(shape.__name__, shape) is not shape or shape in roots:
+            continue
+        if issubclass(shape, RuleModel):
+            todo.extend(found for info in shape.model_fields.values() for found in _nested(info.annotation))
+    out: list[str] = []
+    for name in sorted(seen, key=str.lower):
+        shape = seen[name]
+        if shape in roots:
+            continue
+        summary = _summary(shape)
+        if issubclass(shape, RuleModel):
+            out.append(f"- `{name}`" + (f": {summary}" if summary else ""))
+            out.extend(_field_lines(shape, None))
+        else:
+            values = ", ".join(json.dumps(member.value) for member in shape)
+            out.append(f"- `{name}`: one of {values}" + (f". {summary}" if summary else ""))
+    return out
+
+
 def reference_markdown(actions: Mapping[str, type[RuleModel]], queries: Mapping[str, type[RuleModel]]) -> str:
-    """The generated reference of every action and query kind with its fields (docs/protocol.md)."""
+    """The generated reference of every action and query kind with its fields, and of every shape
+    a client sends inside them or in a `hello` or `sync` (docs/protocol.md)."""
     out = ["### Actions", ""]
     for kind, model in sorted(actions.items()):
-        doc = (model.__doc__ or "").strip().splitlines()[0]
-        out.append(f"- `{kind}`: {doc}")
+        out.append(f"- `{kind}`: {_summary(model)}")
         out.extend(_field_lines(model, kind))
     out += ["", "### Queries", ""]
     for kind, model in sorted(queries.items(), key=lambda item: (item[0] != "state", item[0])):
-        doc = (model.__doc__ or "").strip().splitlines()[0]
-        out.append(f"- `{kind}`: {doc}")
+        out.append(f"- `{kind}`: {_summary(model)}")
         out.extend(_field_lines(model, kind))
+    roots: list[type[RuleModel]] = [Hello, Sync, *actions.values(), *queries.values()]
+    out += [
+        "",
+        "### Shapes inside them",
+        "",
+        "Every object and enumeration the fields above name, nested ones included (the state document a",
+        "`sync` sends among them), in alphabetical order:",
+        "",
+        *_shapes(roots),
+    ]
     return "\n".join(out) + "\n"

@@ -19,7 +19,14 @@ import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from vtt_bridge.actions import Context, Ruling
-from vtt_bridge.actions.registry import ACTION_ADAPTER, HANDLERS, QUERIES, QUERY_ADAPTER, StateQuery
+from vtt_bridge.actions.registry import (
+    ACTION_ADAPTER,
+    HANDLERS,
+    QUERIES,
+    QUERY_ADAPTER,
+    RulingQuery,
+    StateQuery,
+)
 from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
 from vtt_bridge.document.areas import rule_areas, seal_areas
 from vtt_bridge.document.derive import derive
@@ -43,7 +50,7 @@ from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, step_
 from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.engine.refusals import RequestError, path_details, refusal
 from vtt_bridge.errors import AnsweredLongAgo
-from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.common import Step, counted
 from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller
 
@@ -388,7 +395,8 @@ class World:
         step = Step(
             rule="UNDO",
             text=f"{origin.kind} {origin.action_id!s:.60} (rev {origin.rev}) {verb}: "
-            f"{len(plan.ops)} changes applied (a row of results counts once), derived fields derived again",
+            f"{counted(len(plan.ops), 'change')} applied (a row of results counts once), "
+            "derived fields derived again",
             data={"key": f"UNDO.{verb}", **step_data(plan.mode, origin)},
             key=f"UNDO.{verb}",
         )
@@ -438,7 +446,8 @@ class World:
         )
         step = Step(
             rule="SYNC",
-            text=f"the world was synced from the VTT: {len(state.actors)} actors, {len(state.tokens)} tokens",
+            text=f"the world was synced from the VTT: {counted(len(state.actors), 'actor')}, "
+            f"{counted(len(state.tokens), 'token')}",
             data={"actors": len(state.actors), "tokens": len(state.tokens)},
             key="SYNC.synced",
         )
@@ -602,9 +611,19 @@ class World:
 
     # --- queries -------------------------------------------------------------------------------
 
+    @staticmethod
+    def ruling_query(payload: dict[str, Any]) -> RulingQuery:
+        """A `ruling` query validated (the server answers it from the store); `invalid` else."""
+        _, query = _validated(QUERY_ADAPTER, {"ruling"}, "query", payload)
+        assert isinstance(query, RulingQuery)
+        return query
+
     def query(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """Answer a query (no state change): the `result` payload."""
-        kind, query = _validated(QUERY_ADAPTER, {"state", *QUERIES}, "query", payload)
+        """Answer a query (no state change): the `result` payload. A `ruling` query is the server's
+        (`ruling_query`: it reads the store)."""
+        kind, query = _validated(QUERY_ADAPTER, {"state", "ruling", *QUERIES}, "query", payload)
+        if isinstance(query, RulingQuery):
+            raise RequestError(ErrorCode.BAD_REQUEST, "a ruling query is answered from the store")
         if isinstance(query, StateQuery):
             return {
                 "rev": self.rev,

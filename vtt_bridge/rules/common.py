@@ -65,6 +65,7 @@ class RuleModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         allow_inf_nan=False,
+        use_attribute_docstrings=True,
     )
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
@@ -109,6 +110,12 @@ _set_rule: Callable[[Step, str], None] = getattr(Step, "rule").__set__  # noqa: 
 _set_text: Callable[[Step, str], None] = getattr(Step, "text").__set__  # noqa: B009
 _set_data: Callable[[Step, dict[str, Any]], None] = getattr(Step, "data").__set__  # noqa: B009
 _set_key: Callable[[Step, str], None] = getattr(Step, "key").__set__  # noqa: B009
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """A count in a step's English `text`: `counted(1, "success", "successes")` is "1 success",
+    `counted(2, "contest")` "2 contests" (the module words each step in its own language)."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:

@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step, make_step
+from vtt_bridge.rules.common import Count, Distance, Flag, RuleModel, Step, counted, make_step
 from vtt_bridge.rules.dice import Roll, Roller, active_wins, kept_extra_successes, roll_pool
 from vtt_bridge.rules.ranks import Priced, PricedRank, Rank
 
@@ -92,8 +92,9 @@ class LocateState(StrEnum):
 
 
 class DetectionMeans(Priced):
-    """DET-1/3: a means of detection; `range` in scene units, None for unlimited; `rank` also takes
-    a price (RANK-2)."""
+    """DET-1/3: a means of detection; `name` is the table's own word for it (only `sense`, `essence`,
+    `rank`, `capability` and `range` decide); `range` in scene units, None for unlimited; `rank` also
+    takes a price (RANK-2)."""
 
     name: MeansName
     sense: Sense
@@ -104,7 +105,8 @@ class DetectionMeans(Priced):
 
 
 class AntiDetectionMeans(Priced):
-    """DET-1: a means of anti-detection `{name, essence, rank}`; `rank` also takes a price (RANK-2)."""
+    """DET-1: a means of anti-detection `{name, essence, rank}`; `name` is the table's own word for it
+    ("invisibility"): only `essence` and `rank` decide; `rank` also takes a price (RANK-2)."""
 
     name: MeansName
     essence: Essence = Essence.NATURAL
@@ -739,8 +741,9 @@ def pair_contest_steps(
     steps.append(
         make_step(
             "DET-8",
-            f"{observer} PER + Investigation {observer_pool} DP: {spotted} successes vs "
-            f"{target} DEX + Stealth {hider_pool} DP: {hidden} successes",
+            f"{observer} PER + Investigation {observer_pool} DP: "
+            f"{counted(spotted, 'success', 'successes')} vs "
+            f"{target} DEX + Stealth {hider_pool} DP: {counted(hidden, 'success', 'successes')}",
             {
                 "observer": observer,
                 "target": target,

@@ -10,7 +10,7 @@ from itertools import accumulate, cycle, repeat
 from operator import add, itemgetter, mul
 from typing import Protocol
 
-from vtt_bridge.rules.common import RuleViolation, Step
+from vtt_bridge.rules.common import RuleViolation, Step, counted
 
 SUCCESS_THRESHOLD = 8
 """DICE-1: each die showing 8 or more is a success."""
@@ -455,11 +455,11 @@ def opposed(active: int, passive: int) -> Opposed:
     if active < 1:
         reason = "no success: the active side fails"
     elif active > passive:
-        reason = f"{active} successes beat DC {passive}"
+        reason = f"{counted(active, 'success', 'successes')} beat DC {passive}"
     elif active == passive:
-        reason = f"{active} successes meet DC {passive}"
+        reason = f"{counted(active, 'success', 'successes')} meet DC {passive}"
     else:
-        reason = f"{active} successes fall short of DC {passive}"
+        reason = f"{counted(active, 'success', 'successes')} fall short of DC {passive}"
     return Opposed(active, passive, wins, reason)
 
 
@@ -589,7 +589,7 @@ def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...
         steps.append(
             Step(
                 rule="DICE-2",
-                text=f"{roll.again}-again: {rerolls} reroll(s)",
+                text=f"{roll.again}-again: {counted(rerolls, 'reroll')}",
                 data={"again": roll.again, "rerolls": rerolls},
                 key="DICE-2.again",
             )
@@ -602,7 +602,8 @@ def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...
     steps.append(
         Step(
             rule="DICE-6" if supplied else "DICE-1",
-            text=f"{'the VTT' if supplied else 'the engine'} rolled [{faces}]: {roll.successes} success(es)",
+            text=f"{'the VTT' if supplied else 'the engine'} rolled [{faces}]: "
+            f"{counted(roll.successes, 'success', 'successes')}",
             data={"dice": list(roll.dice), "successes": roll.successes, "supplied": supplied},
             key="DICE-6.rolled" if supplied else "DICE-1.rolled",
         )
@@ -613,9 +614,10 @@ def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...
             Step(
                 rule="DICE-3",
                 text=(
-                    f"+{extra} extra success(es): {total}"
+                    f"+{counted(extra, 'extra success', 'extra successes')}: {total}"
                     if roll.successes >= 1
-                    else f"+{extra} extra success(es) do not count: the roll has no success"
+                    else f"+{counted(extra, 'extra success', 'extra successes')} "
+                    f"{'does' if extra == 1 else 'do'} not count: the roll has no success"
                 ),
                 data={"extra": extra, "counted": roll.successes >= 1, "total": total},
                 key="DICE-3.extra" if roll.successes >= 1 else "DICE-3.noExtra",

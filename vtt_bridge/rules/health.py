@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, update_path_segment
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, counted, update_path_segment
 
 MAX_HEALTH = 10_000
 """The largest Health track the engine accepts (a sane bound; no rulebook creature comes near)."""
@@ -547,13 +547,13 @@ def _heal_plan(
         if chosen not in (None, Grade.BASHING):
             raise RuleViolation("HEALTH-8", "a short rest heals only B (1 per 15-minute rest)", ("grade",))
         minutes = recovery_time(RecoveryKind.SHORT_REST, double)
-        return amount, (Grade.BASHING,), 1, f"{amount} short rest(s) of {minutes} minutes: 1 B each"
+        return amount, (Grade.BASHING,), 1, f"{counted(amount, 'short rest')} of {minutes} minutes: 1 B each"
     if source is HealSource.LONG_REST:
         chosen, kind, period, rested = rest or _long_rest(first, second, amount, grade, double)
         points = rested // period
         carried = f" + {first.rest_minutes // 60} hours carried" if first.rest_minutes else ""
         how = (
-            f"{amount} day(s) of rest{carried} ({recovery_long_rests(kind, double)} long rests per "
+            f"{counted(amount, 'day')} of rest{carried} ({recovery_long_rests(kind, double)} long rests per "
             f"{period // 60} hours): {points} {chosen.value}; recovery periods do not combine"
         )
         return points, (chosen,), 1, how
@@ -572,7 +572,7 @@ def _heal_plan(
             f"{source.value} {amount}: {amount} points of B/L, 4 points buy 1 A",
         )
     order = LIGHTEST_FIRST if chosen is None else (chosen,)
-    return amount, order, 1, f"{source.value}: {amount} box(es)"
+    return amount, order, 1, f"{source.value}: {counted(amount, 'box', 'boxes')}"
 
 
 def _long_rest(
@@ -604,11 +604,28 @@ def heal(
 
     `amount` is boxes (firstAid, magic, overseer), the instance's rating (fastHealing, regeneration:
     1 point per B/L box, 4 points per A box), short rests (shortRest: 1 B each) or days of rest
-    (longRest: 1 L per two days, or 1 A per seven days, never both). `grade` "any" heals lightest first.
+    (longRest: 1 L per two days, or 1 A per seven days, never both). `grade` "any" heals lightest
+    first, except fast healing and regeneration, spent as `spend_fast_healing` plans (HEALTH-10).
     """
     if amount < 0:
         raise ValueError(f"heal amount must not be negative, got {amount}")
     rule = _SOURCE_RULE[source]
+    if source in (HealSource.FAST_HEALING, HealSource.REGENERATION) and grade == "any":
+        planned = spend_fast_healing(first, second, [(amount, source)])
+        if planned.healed:
+            return planned
+        how = f"{source.value} {amount}: {amount} points of B/L, 4 points buy 1 A"
+        return replace(
+            planned,
+            steps=(
+                Step(
+                    rule=rule, text=how, data={"source": source.value, "points": amount}, key=f"{rule}.source"
+                ),
+                Step(
+                    rule=rule, text="nothing this source can heal", data={"healed": {}}, key=f"{rule}.nothing"
+                ),
+            ),
+        )
     rest = _long_rest(first, second, amount, grade, double) if source is HealSource.LONG_REST else None
     points, order, a_cost, how = _heal_plan(first, second, amount, grade, source, double, rest)
     steps = [Step(rule=rule, text=how, data={"source": source.value, "points": points}, key=f"{rule}.source")]
@@ -709,33 +726,159 @@ def _carry_rest(
     return first if carry == first.rest_minutes else first.model_copy(update={"rest_minutes": carry})
 
 
+@dataclass(frozen=True, slots=True)
+class _Instance:
+    """One fast healing or regeneration instance and what HEALTH-10's plan spends it on, per track."""
+
+    rating: int
+    source: HealSource
+    second: dict[Grade, int]
+    first: dict[Grade, int]
+
+
+def _spend(instances: list[_Instance], left: list[int], track: HealthTrack, on: str) -> HealthTrack:
+    """HEALTH-10 on one track: as many A as the instances' 4-point blocks buy, then the points left heal
+    L, then B; single points come first from what no block needs (`rating % 4`), so as few blocks as
+    possible are broken. Returns the track after; `left` and each instance's `on` plan are updated."""
+    counts = {g: _count(track, g) for g in LIGHTEST_FIRST}
+    for i in sorted(range(len(left)), key=lambda i: -left[i]):
+        n = min(counts[Grade.AGGRAVATED], left[i] // FAST_HEALING_POINTS_PER_AGGRAVATED)
+        if n:
+            left[i] -= n * FAST_HEALING_POINTS_PER_AGGRAVATED
+            counts[Grade.AGGRAVATED] -= n
+            getattr(instances[i], on)[Grade.AGGRAVATED] = n
+    points = sum(left)
+    need = {Grade.LETHAL: min(counts[Grade.LETHAL], points)}
+    need[Grade.BASHING] = min(counts[Grade.BASHING], points - need[Grade.LETHAL])
+    for free_only in (True, False):
+        for i in range(len(left)):
+            for grade in (Grade.LETHAL, Grade.BASHING):
+                spare = left[i] % FAST_HEALING_POINTS_PER_AGGRAVATED if free_only else left[i]
+                n = min(need[grade], spare)
+                if n:
+                    left[i] -= n
+                    need[grade] -= n
+                    counts[grade] -= n
+                    plan = getattr(instances[i], on)
+                    plan[grade] = plan.get(grade, 0) + n
+    return track.model_copy(
+        update={
+            "bashing": counts[Grade.BASHING],
+            "lethal": counts[Grade.LETHAL],
+            "aggravated": counts[Grade.AGGRAVATED],
+        }
+    )
+
+
+def _healed_step(rule: str, key: str, prefix: str, healed: Mapping[Grade, int], track: HealthTrack) -> Step:
+    listed = " + ".join(f"{healed[g]}{g.value}" for g in HEAVIEST_FIRST if healed.get(g))
+    return Step(
+        rule=rule,
+        text=f"{prefix}{listed}; now {describe(track)}",
+        data={"healed": {g.value: healed[g] for g in HEAVIEST_FIRST if healed.get(g)}, **_boxes(track)},
+        key=key,
+    )
+
+
+def spend_fast_healing(
+    first: HealthTrack,
+    second: HealthTrack | None,
+    instances: Sequence[tuple[int, HealSource]],
+) -> HealOutcome:
+    """HEALTH-10: spend fast healing and regeneration instances as a careful Storyteller would, leaving
+    the least severe track: fewest A, then fewest L, then fewest B (HEALTH-13: the second track first,
+    the first track only once the second is all healthy).
+
+    Each instance heals its rating in points, 1 per B or L box, 4 per A box; instances never pool
+    points into one A. The plan is exact: every A a 4-point block can buy is bought, and single points
+    use each instance's remainder below 4 before breaking a block.
+    """
+    plans = [
+        _Instance(rating, source, {}, {})
+        for rating, source in sorted(
+            ((r, s) for r, s in instances if r > 0), key=lambda pair: (pair[0], pair[1].value)
+        )
+    ]
+    left = [plan.rating for plan in plans]
+    new_second = second
+    if second is not None:
+        new_second = _spend(plans, left, second, "second")
+    new_first = first
+    if new_second is None or new_second.healthy == new_second.max:
+        new_first = _spend(plans, left, first, "first")
+    steps: list[Step] = []
+    healed: dict[Grade, int] = {}
+    running_first, running_second = first, second
+    for plan in sorted(plans, key=lambda p: (not p.second, bool(p.first))):
+        if not plan.second and not plan.first:
+            continue
+        steps.append(
+            Step(
+                rule="HEALTH-10",
+                text=f"{plan.source.value} {plan.rating}: {plan.rating} points of B/L, 4 points buy 1 A",
+                data={"source": plan.source.value, "points": plan.rating},
+                key="HEALTH-10.source",
+            )
+        )
+        if plan.second and running_second is not None:
+            running_second = _minus(running_second, plan.second)
+            steps.append(
+                _healed_step(
+                    "HEALTH-13",
+                    "HEALTH-13.healed",
+                    "heals the second track first: ",
+                    plan.second,
+                    running_second,
+                )
+            )
+        if plan.first:
+            running_first = _minus(running_first, plan.first)
+            steps.append(_healed_step("HEALTH-10", "HEALTH-10.healed", "heals ", plan.first, running_first))
+        for part in (plan.second, plan.first):
+            for g, n in part.items():
+                healed[g] = healed.get(g, 0) + n
+    if healed:
+        newly = not new_first.stabilized or (new_second is not None and not new_second.stabilized)
+        new_first = _stabilize(new_first)
+        new_second = None if new_second is None else _stabilize(new_second)
+        if newly:
+            steps.append(
+                Step(
+                    rule="HEALTH-4",
+                    text="healing restores Health: worsening stops until new damage",
+                    data={"stabilized": True},
+                    key="HEALTH-4.stabilized",
+                )
+            )
+    return HealOutcome(
+        health=new_first, second_health=new_second, healed=healed, overseer_cost=0, steps=tuple(steps)
+    )
+
+
+def _minus(track: HealthTrack, healed: Mapping[Grade, int]) -> HealthTrack:
+    return track.model_copy(
+        update={
+            "bashing": track.bashing - healed.get(Grade.BASHING, 0),
+            "lethal": track.lethal - healed.get(Grade.LETHAL, 0),
+            "aggravated": track.aggravated - healed.get(Grade.AGGRAVATED, 0),
+        }
+    )
+
+
 def round_start_healing(
     first: HealthTrack,
     second: HealthTrack | None,
     fast_healing: Sequence[int],
     regeneration: Sequence[int],
 ) -> HealOutcome:
-    """HEALTH-10: every fast healing and regeneration instance heals on its own at the round's start.
-
-    Default policy: smallest instances first, each heals B/L lightest first and spends what is left
-    in 4s on A, so a large instance heals A only once no B/L remains.
-    """
-    instances = sorted(
-        [(r, HealSource.FAST_HEALING) for r in fast_healing if r > 0]
-        + [(r, HealSource.REGENERATION) for r in regeneration if r > 0],
-        key=lambda pair: (pair[0], pair[1].value),
+    """HEALTH-10: every fast healing and regeneration instance heals at the round's start, together
+    spent as `spend_fast_healing` plans (the least severe track)."""
+    return spend_fast_healing(
+        first,
+        second,
+        [(r, HealSource.FAST_HEALING) for r in fast_healing]
+        + [(r, HealSource.REGENERATION) for r in regeneration],
     )
-    healed: dict[Grade, int] = {}
-    steps: list[Step] = []
-    for rating, source in instances:
-        if not any(_count(t, g) for t in (first, second) if t is not None for g in LIGHTEST_FIRST):
-            break
-        out = heal(first, second, amount=rating, source=source)
-        first, second = out.health, out.second_health
-        steps.extend(out.steps)
-        for g, n in out.healed.items():
-            healed[g] = healed.get(g, 0) + n
-    return HealOutcome(health=first, second_health=second, healed=healed, overseer_cost=0, steps=tuple(steps))
 
 
 # ---- HEALTH-12: changes to maximum Health -------------------------------------------------------------
@@ -766,7 +909,7 @@ def change_max(track: HealthTrack, delta: int, effect: str | None = None) -> Hea
         if new_max > MAX_HEALTH:
             raise RuleViolation("HEALTH-12", f"max Health {new_max} exceeds {MAX_HEALTH}", ("delta",))
         update["max"] = new_max
-        text = f"max Health {track.max} → {new_max}: {delta} healthy box(es) gained"
+        text = f"max Health {track.max} → {new_max}: {counted(delta, 'healthy box', 'healthy boxes')} gained"
         removed = {"healthy": 0, "B": 0, "L": 0, "A": 0}
     else:
         loss = min(-delta, track.max)

@@ -111,6 +111,8 @@ class Client:
     """Closes the socket when no good `hello` came within `Limits.hello_timeout`."""
     sync_timer: asyncio.TimerHandle | None = None
     """Drops the buffered `sync` parts when the next part is late (`Limits.sync_timeout`)."""
+    contests: bool = False
+    """It asked for `/contests` ops in its copies of patches (`Hello.contests`)."""
 
     def send(
         self,

@@ -16,8 +16,8 @@ import logging
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
@@ -28,13 +28,21 @@ from vtt_bridge import __version__
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.engine.history import JsonOps, packed_ops, stored_ops
 from vtt_bridge.engine.preview import preview
-from vtt_bridge.engine.protocol import CLIENT_TYPES, ErrorCode, ErrorDetail, Hello, error_details
+from vtt_bridge.engine.protocol import (
+    CLIENT_TYPES,
+    LOG_SHOWN,
+    ROLLS_SHOWN,
+    ErrorCode,
+    ErrorDetail,
+    Hello,
+    error_details,
+)
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import AnsweredLongAgo
 from vtt_bridge.server import heap
 from vtt_bridge.server.bridge import BRIDGE, Bridge, Client, RulingRecord
-from vtt_bridge.server.framecap import raise_frame_cap
+from vtt_bridge.server.framecap import DeflateResponse, raise_frame_cap
 from vtt_bridge.server.hello import version_mismatch
 from vtt_bridge.server.limits import Limits, too_deep
 from vtt_bridge.server.outbox import Outbox, Part
@@ -54,11 +62,12 @@ CLOSE_TOO_SLOW = 4429
 
 
 def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
-    """Whether a browser `Origin` matches one pattern; `scheme://host:*` allows any port (or none)."""
+    """Whether a browser `Origin` matches one pattern; `scheme://host:*` allows any port (or none).
+    A pattern is an origin (`cli/startup.py`, `browser_origin`): `*` matches nothing, never every origin."""
     origin = origin.rstrip("/").lower()
     for pattern in patterns:
         pattern = pattern.rstrip("/").lower()
-        if pattern == "*" or origin == pattern:
+        if origin == pattern:
             return True
         if pattern.endswith(":*"):
             base = pattern[:-2]
@@ -108,12 +117,159 @@ def dumps(value: Any) -> str:
     return orjson.dumps(value, default=_json_default).decode()
 
 
-@dataclass(frozen=True)
-class Dumped:
-    """A result's JSON as the UTF-8 it is sent, stored and kept for retries as (never decoded: a
-    round's megabytes of text beyond ASCII would take twice the memory as a str)."""
+def _is_contests(op: Any) -> bool:
+    """Whether a patch op writes `/contests` (the stage-three wins, DET-8), which a client has in
+    its copy of a patch only when it asked for them (`Hello.contests`)."""
+    path = op.get("path") if type(op) is dict else None
+    return type(path) is str and path.startswith("/contests") and (len(path) == 9 or path[9] == "/")
 
-    data: bytes
+
+def summary(log: list[Any], rolls: list[Any]) -> dict[str, Any]:
+    """A cut log's `summary` (`engine.protocol.Summary`): how many steps and rolls, the steps per key."""
+    keys = Counter(step.get("key") if isinstance(step, dict) else None for step in log)
+    return {
+        "steps": len(log),
+        "rolls": len(rolls),
+        "keys": {key: count for key, count in keys.items() if isinstance(key, str)},
+    }
+
+
+def wire_payload(result: dict[str, Any], contests: bool) -> dict[str, Any]:
+    """The copy of a `result` (or `patch`) payload a client is sent: its log and rolls cut to the
+    first `LOG_SHOWN` steps and `ROLLS_SHOWN` rolls with a `summary` when longer, and its patch
+    without `/contests` ops unless the client asked for them; the payload itself when nothing is
+    left out. The store keeps the whole (`query {kind: "ruling"}` reads it)."""
+    log, rolls, patch = result.get("log"), result.get("rolls"), result.get("patch")
+    long_log = isinstance(log, list) and len(log) > LOG_SHOWN
+    long_rolls = isinstance(rolls, list) and len(rolls) > ROLLS_SHOWN
+    drop = not contests and isinstance(patch, list) and any(_is_contests(op) for op in patch)
+    if not (long_log or long_rolls or drop):
+        return result
+    wire = dict(result)
+    if drop:
+        assert isinstance(patch, list)
+        wire["patch"] = [op for op in patch if not _is_contests(op)]
+    if long_log or long_rolls:
+        all_log = log if isinstance(log, list) else []
+        all_rolls = rolls if isinstance(rolls, list) else []
+        wire["log"], wire["rolls"] = all_log[:LOG_SHOWN], all_rolls[:ROLLS_SHOWN]
+        wire["summary"] = summary(all_log, all_rolls)
+    return wire
+
+
+class Dumped:
+    """A result's JSON as the UTF-8 it is stored and kept for retries as (never decoded: a round's
+    megabytes of text beyond ASCII would take twice the memory as a str), and the copies clients are
+    sent (`wire_payload`) in parts: `wire` for a client that did not ask for `/contests`,
+    `wire_contests` for one that did; None: the copy is `data` itself (nothing left out). A plain
+    class with slots: one is made for every ruling, a `damage`'s included."""
+
+    __slots__ = ("data", "wire", "wire_contests")
+
+    def __init__(
+        self, data: bytes, wire: list[Part] | None = None, wire_contests: list[Part] | None = None
+    ) -> None:
+        self.data = data
+        self.wire = wire
+        self.wire_contests = wire_contests
+
+    def sent(self, contests: bool) -> bytes | list[Part]:
+        """The JSON a client is sent (`contests`: it asked for them), whole or in parts."""
+        chosen = self.wire_contests if contests else self.wire
+        return self.data if chosen is None else chosen
+
+
+def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
+    """A result's JSON (`dumps`'s bytes) and its clients' copies (`wire_payload`'s JSON, the same
+    bytes `dumps` gives them), each item dumped once: the copies share the full JSON's pieces (a
+    round's `/contests` rows, tens of MB at 1,000 tokens, and its log are not dumped again).
+    `in_turns`: dumped as `_dumped_in_turns` does, for a worker thread."""
+    log, rolls, patch = result.get("log"), result.get("rolls"), result.get("patch")
+    long_log = type(log) is list and len(log) > LOG_SHOWN
+    long_rolls = type(rolls) is list and len(rolls) > ROLLS_SHOWN
+    has_contests = False
+    if type(patch) is list:
+        for op in patch:  # inline, not any() over `_is_contests`: a `damage` is on the hot path
+            path = op.get("path") if type(op) is dict else None
+            if type(path) is str and path.startswith("/contests") and (len(path) == 9 or path[9] == "/"):
+                has_contests = True
+                break
+    if not (long_log or long_rolls or has_contests):
+        if in_turns:
+            return Dumped(_dumped_in_turns(result))
+        return Dumped(orjson.dumps(result, default=_json_default))
+    dump = _dumped_in_turns if in_turns else _dumped_at_once
+    full: list[Part] = []
+    wire: list[Part] = []
+    wire_contests: list[Part] = []
+    opening = b"{"
+    for key, value in result.items():
+        head = opening + orjson.dumps(key) + b":"
+        opening = b","
+        if key == "patch" and has_contests:
+            assert isinstance(value, list)
+            everything, plain = _patch_pieces(value, dump)
+            full += [head, *everything]
+            wire += [head, *plain]
+            wire_contests += [head, *everything]
+        elif key in ("log", "rolls") and (long_log or long_rolls):
+            assert isinstance(value, list)
+            whole = memoryview(dump(value))
+            shown = orjson.dumps(value[: LOG_SHOWN if key == "log" else ROLLS_SHOWN], default=_json_default)
+            full += [head, whole]
+            wire += [head, shown]
+            wire_contests += [head, shown]
+        else:
+            piece = dump(value)
+            full += [head, piece]
+            wire += [head, piece]
+            wire_contests += [head, piece]
+    if long_log or long_rolls:
+        assert isinstance(log, list) and isinstance(rolls, list)
+        tail = b',"summary":' + orjson.dumps(summary(log, rolls))
+        wire.append(tail)
+        wire_contests.append(tail)
+    for pieces in (full, wire, wire_contests):
+        pieces.append(b"}")
+    data = b"".join(full)
+    # without `/contests` ops and with the whole log a client's copy is the JSON itself
+    return Dumped(data, wire, wire_contests if long_log or long_rolls else None)
+
+
+def replayed_copy(reply: bytes, contests: bool) -> bytes:
+    """A client's copy (`wire_payload`) of a stored reply to a retried action id (the whole ruling,
+    as the store keeps it): the reply itself when nothing is left out."""
+    value = orjson.loads(reply)
+    if not isinstance(value, dict):
+        return reply
+    wire = wire_payload(value, contests)
+    return reply if wire is value else orjson.dumps(wire)
+
+
+def _dumped_at_once(value: Any) -> bytes:
+    return orjson.dumps(value, default=_json_default)
+
+
+def _patch_pieces(patch: list[Any], dump: Callable[[Any], bytes]) -> tuple[list[Part], list[Part]]:
+    """A patch's JSON in pieces, whole and without its `/contests` ops, each run of ops dumped once
+    (`dump`) and shared by both."""
+    runs: list[tuple[bool, list[Any]]] = []
+    for op in patch:
+        contests = _is_contests(op)
+        if runs and runs[-1][0] == contests:
+            runs[-1][1].append(op)
+        else:
+            runs.append((contests, [op]))
+    everything: list[Part] = [b"["]
+    plain: list[Part] = [b"["]
+    for contests, ops in runs:
+        items = memoryview(dump(ops))[1:-1]
+        everything += [b"," if len(everything) > 1 else b"", items]
+        if not contests:
+            plain += [b"," if len(plain) > 1 else b"", items]
+    everything.append(b"]")
+    plain.append(b"]")
+    return everything, plain
 
 
 DUMP_CHUNK = 128
@@ -304,6 +460,7 @@ async def _hello(bridge: Bridge, client: Client, msg_id: str, payload: dict[str,
         world = await bridge.in_store(bridge.world, hello.world)
     client.world = world
     client.name = hello.client.name
+    client.contests = hello.contests
     _authenticated(bridge, client)
     bridge.clients.setdefault(world.id, set()).add(client)
     bridge.changes += 1
@@ -477,17 +634,20 @@ async def _store(
         raise _storage_refusal(bridge, exc) from None
 
 
-def pushed_patch(pending: Pending, kind: str) -> dict[str, Any]:
-    """The `patch` payload a ruling is pushed to the world's other clients with: its rev, patch, log
-    and rolls, its `kind`, and for an action its `action` id (what an undo of it names)."""
-    result = pending.result
+def pushed_patch(pending: Pending, kind: str, contests: bool = False) -> dict[str, Any]:
+    """The `patch` payload a ruling is pushed to one of the world's other clients with (`contests`:
+    whether it asked for them; `wire_payload`): its rev, patch, log and rolls (and `summary`), its
+    `kind`, and for an action its `action` id (what an undo of it names)."""
+    result = wire_payload(pending.result, contests)
     payload = {
         "rev": result["rev"],
         "patch": result["patch"],
         "log": result["log"],
         "rolls": result["rolls"],
-        "kind": kind,
     }
+    if "summary" in result:
+        payload["summary"] = result["summary"]
+    payload["kind"] = kind
     if pending.action_id is not None:
         payload["action"] = pending.action_id
     return payload
@@ -510,14 +670,15 @@ async def _commit(
     and committed to the world once stored whatever happens to the caller meanwhile (shielded): the
     world never falls behind its store. The acknowledgement goes out before the world's bookkeeping;
     no other message is handled in between (nothing is awaited), and the client reads it meanwhile."""
-    result_json = orjson.dumps(pending.result, default=_json_default) if dumped is None else dumped.data
+    if dumped is None:
+        dumped = dumped_result(pending.result)
     snapshot = settled(pending.state) if pending.snapshot or bridge.store.wants_snapshot(world.id) else None
-    if snapshot is None and len(result_json) <= STORE_THREAD_BYTES:
-        kept = await _store(bridge, world, pending, result_json, None, off_loop=False)
-        _committed(bridge, client, world, pending, msg_id, kind, result_json, kept)
+    if snapshot is None and len(dumped.data) <= STORE_THREAD_BYTES:
+        kept = await _store(bridge, world, pending, dumped.data, None, off_loop=False)
+        _committed(bridge, client, world, pending, msg_id, kind, dumped, kept)
         return
     await asyncio.shield(
-        _stored_then_committed(bridge, client, world, pending, msg_id, kind, result_json, snapshot)
+        _stored_then_committed(bridge, client, world, pending, msg_id, kind, dumped, snapshot)
     )
 
 
@@ -528,11 +689,11 @@ async def _stored_then_committed(
     pending: Pending,
     msg_id: str,
     kind: str,
-    result_json: bytes,
+    dumped: Dumped,
     snapshot: WorldState | None,
 ) -> None:
-    kept = await _store(bridge, world, pending, result_json, snapshot, off_loop=True)
-    _committed(bridge, client, world, pending, msg_id, kind, result_json, kept)
+    kept = await _store(bridge, world, pending, dumped.data, snapshot, off_loop=True)
+    _committed(bridge, client, world, pending, msg_id, kind, dumped, kept)
     if kept is not None:
         _pack_later(bridge, world, pending.result["rev"], kept)
 
@@ -566,46 +727,54 @@ def _committed(
     pending: Pending,
     msg_id: str,
     kind: str,
-    result_json: bytes,
+    dumped: Dumped,
     kept: tuple[JsonOps, JsonOps] | None = None,
 ) -> None:
-    """A stored ruling acknowledged, made the world's state, recorded and pushed (`kept`: its ops
-    and inverse as JSON, `_stored`). Pushed after the acknowledgement is written when it is long
-    (a message in fragments): the client that asked gets its answer first, not at the pace of every
-    socket of the world at once, and the others no later than they would (`Outbox.put`'s `after`)."""
+    """A stored ruling acknowledged, made the world's state, recorded and pushed (`dumped`: its JSON
+    and each client's copy of it, `dumped_result`; `kept`: its ops and inverse as JSON, `_stored`).
+    Pushed after the acknowledgement is written when it is long (a message in fragments): the client
+    that asked gets its answer first, not at the pace of every socket of the world at once, and the
+    others no later than they would (`Outbox.put`'s `after`)."""
     new_rev = pending.result["rev"]
     bridge.dirty = True
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
-    answer = envelope_parts("result", result_json, bridge.next_id(), msg_id)
+    answer = envelope_parts("result", dumped.sent(client.contests), bridge.next_id(), msg_id)
     fragmented = client.outbox is not None and client.outbox.fragmented(answer)
     answered = asyncio.get_running_loop().create_future() if others and fragmented else None
     client.send(answer, written=answered)
-    world.commit(pending, result_json, kept)
+    world.commit(pending, dumped.data, kept)
     bridge.changes += 1
     bridge.recent.append(
         RulingRecord(world.id, new_rev, kind, pending.result["log"], time.time(), action_id=pending.action_id)
     )
-    if others:
-        pushed = _pushed_parts(pending, kind, result_json)
-        for other in others:
-            other.send(envelope_parts("patch", pushed, bridge.next_id(), None), after=answered)
+    pushed: dict[bool, list[Part]] = {}
+    for other in others:
+        parts = pushed.get(other.contests)
+        if parts is None:
+            copy = dumped.sent(other.contests)
+            parts = pushed[other.contests] = _pushed_parts(pending, kind, copy, other.contests)
+        other.send(envelope_parts("patch", parts, bridge.next_id(), None), after=answered)
 
 
 _RESULT_KEYS = ["rev", "patch", "log", "rolls"]
 """A ruling's `result` payload, in order: all `pushed_patch` takes, before its own keys."""
 
 
-def _pushed_parts(pending: Pending, kind: str, result_json: bytes) -> list[Part]:
-    """`pushed_patch`'s JSON in parts (joined, the very bytes `dumps` gives it), made from the
-    result's JSON (`result_json`, stored and sent already) when the result holds just
-    `_RESULT_KEYS`: a view of it but its closing brace, then its own keys, not a round's megabytes
-    dumped (or copied) again on the event loop."""
-    if list(pending.result) != _RESULT_KEYS or not result_json.endswith(b"}"):
-        return [orjson.dumps(pushed_patch(pending, kind), default=_json_default)]
+def _pushed_parts(
+    pending: Pending, kind: str, sent: bytes | list[Part], contests: bool = False
+) -> list[Part]:
+    """`pushed_patch`'s JSON for a client (`contests`: whether it asked for them) in parts (joined,
+    the very bytes `dumps` gives it), made from its copy of the result's JSON (`sent`: `Dumped.sent`,
+    sent already) when the result holds just `_RESULT_KEYS`: a view of it but its closing brace,
+    then its own keys, not a round's megabytes dumped (or copied) again on the event loop."""
+    parts = [sent] if isinstance(sent, bytes) else sent
+    if list(pending.result) != _RESULT_KEYS or not parts or bytes(parts[-1][-1:]) != b"}":
+        return [orjson.dumps(pushed_patch(pending, kind, contests), default=_json_default)]
     tail = b',"kind":' + orjson.dumps(kind)
     if pending.action_id is not None:
         tail += b',"action":' + orjson.dumps(pending.action_id)
-    return [memoryview(result_json)[:-1], tail + b"}"]
+    last = parts[-1]
+    return [*parts[:-1], memoryview(last)[:-1], tail + b"}"]
 
 
 class FrameTooLarge(RequestError):
@@ -787,6 +956,37 @@ def _query_dumped(world: World, payload: dict[str, Any]) -> bytes:
         return orjson.dumps(world.query(payload), default=_json_default)
 
 
+async def _ruling_page(
+    bridge: Bridge, client: Client, world: World, msg_id: str, payload: dict[str, Any]
+) -> None:
+    """`query {kind: "ruling"}`: a page of a ruling's whole log and rolls, read from the store (in
+    its thread: a round's reply is megabytes), so it outlives a restart; `not_found` for an action
+    id the world never answered."""
+    query = world.ruling_query(payload)
+    page = await bridge.in_store(
+        bridge.store.ruling_page, world.id, query.action, query.offset, query.limit, off_loop=True
+    )
+    if page is None:
+        raise RequestError(
+            ErrorCode.NOT_FOUND, f"world {world.id!r} answered no action {query.action[:60]!r}"
+        )
+    result = {
+        "rev": world.rev,
+        "patch": [],
+        "log": page.log,
+        "rolls": page.dice,
+        "data": {
+            "action": query.action,
+            "kind": page.kind,
+            "rev": page.rev,
+            "offset": query.offset,
+            "steps": page.steps,
+            "rolls": page.rolls,
+        },
+    }
+    client.send(envelope("result", dumps(result), bridge.next_id(), msg_id))
+
+
 async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
     """One text frame: exactly one reply. False: the connection is to be closed.
 
@@ -820,6 +1020,9 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
                     else:
                         result = preview(world, payload, bridge.roller)
                 client.send(envelope("result", dumps(result), bridge.next_id(), re))
+                return True
+            if payload.get("kind") == "ruling":
+                await _ruling_page(bridge, client, world, msg_id, payload)
                 return True
             if _long_query(payload, world):
                 async with bridge.lock(world.id):  # its state stays the world's while it is dumped
@@ -876,7 +1079,11 @@ async def _rule(
                 raise
             prepared = world.replay(msg_id, old.digest, *stored)
         if isinstance(prepared, bytes):
-            client.send(envelope_parts("result", prepared, bridge.next_id(), msg_id))
+            if len(prepared) > STORE_THREAD_BYTES:
+                sent = await asyncio.to_thread(replayed_copy, prepared, client.contests)
+            else:
+                sent = replayed_copy(prepared, client.contests)
+            client.send(envelope_parts("result", sent, bridge.next_id(), msg_id))
             return
         await _commit(bridge, client, world, prepared, msg_id, str(payload.get("kind")), dumped)
         if offload:
@@ -961,7 +1168,7 @@ def _dumped(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
     with COLLECTOR.paused():
         prepared = prepare(*args)
         if isinstance(prepared, Pending):
-            return prepared, Dumped(_dumped_in_turns(prepared.result))
+            return prepared, dumped_result(prepared.result, in_turns=True)
         return prepared, None
 
 
@@ -985,7 +1192,9 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     # Pings are ours (`_watch`): aiohttp's heartbeat re-arms a timer on every frame received, one
     # more turn of the event loop per request; ours looks once per interval. Until `welcome` a
     # frame is at most `hello_max_frame` bytes (`_authenticated` raises the cap).
-    ws = web.WebSocketResponse(autoping=False, compress=False, max_msg_size=limits.hello_max_frame)
+    # permessage-deflate for a client that asks (browsers do): a long message goes compressed, a
+    # short one as it is (`outbox.DEFLATE_FROM`); each client message inflates on its own.
+    ws = DeflateResponse(autoping=False, compress=True, max_msg_size=limits.hello_max_frame)
     stream = await ws.prepare(request)
     client = Client(ws=ws, remote=request.remote or "?", tokens=bridge.config.rate_burst)
     client.request, client.transport = request, request.transport

@@ -1,9 +1,10 @@
 """The Host check: every HTTP route and the websocket upgrade answer only to a name the sidecar is
 known by (a DNS-rebinding page names its own host, which is refused).
 
-Served: a loopback name (127.0.0.1, localhost, [::1]) and the hosts named with `--allow-host`; any
-other `Host` gets 403. Off loopback the status page also asks for the token (`?token=` or
-`Authorization: Bearer`).
+Served: a loopback name (127.0.0.1, localhost, [::1]), the hosts named with `--allow-host`, and the
+address literal the connection came in on (`--host 0.0.0.0`: a LAN player's browser names this
+computer's own address; a literal cannot rebind, only a name can); any other `Host` gets 403.
+Off loopback the status page also asks for the token (`?token=` or `Authorization: Bearer`).
 """
 
 from __future__ import annotations
@@ -31,12 +32,27 @@ def host_name(header: str) -> str:
     return name.rstrip(".")
 
 
-def host_allowed(header: str | None, allowed: tuple[str, ...]) -> bool:
-    """Whether a request naming this `Host` is served: a loopback name or one of `allowed`."""
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """An IP address literal (an IPv4-mapped IPv6 one as its IPv4; a zone id dropped), else None."""
+    try:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def host_allowed(header: str | None, allowed: tuple[str, ...], local: str | None = None) -> bool:
+    """Whether a request naming this `Host` is served: a loopback name, one of `allowed`, or the
+    literal of `local`, the address of this computer the connection came in on."""
     if not header:
         return False
     name = host_name(header)
-    return name in LOOPBACK_NAMES or name in {host_name(a) for a in allowed}
+    if name in LOOPBACK_NAMES or name in {host_name(a) for a in allowed}:
+        return True
+    literal = _address(name)
+    return literal is not None and local is not None and literal == _address(local)
 
 
 def is_loopback(address: str) -> bool:
@@ -68,10 +84,13 @@ def middleware(allowed: tuple[str, ...]) -> Middleware:
     @web.middleware
     async def check_host(request: web.Request, handler: RequestHandler) -> web.StreamResponse:
         header = request.headers.get("Host")
-        if not host_allowed(header, allowed):
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        local = str(sockname[0]) if isinstance(sockname, tuple) and sockname else None
+        if not host_allowed(header, allowed, local):
             log.warning("refused a request for host %r from %s", header, request.remote)
             raise web.HTTPForbidden(
-                text=f"host {header!r} is not served; start the sidecar with --allow-host to name it\n"
+                text=f"host {header!r} is not served; start the sidecar with --allow-host to name it "
+                "(this computer's own address is served as it is)\n"
             )
         return await handler(request)
 

@@ -46,6 +46,12 @@ OPCODE_TEXT = 0x1
 FIN = 0x80
 """RFC 6455 section 5.2: the first byte's high bit, set on a message's last frame only."""
 
+DEFLATE_FROM = 16 << 10
+"""On a connection that negotiated permessage-deflate (RFC 7692), a message of this many bytes or more
+is sent compressed (by aiohttp, which compresses one this long in a worker thread, never on the
+event loop); a shorter one goes as it is (RSV1 clear, which section 6 allows per message): a
+`damage`'s kilobyte would save less than a millisecond of loopback for the deflate it costs."""
+
 AFTER_WAIT_S = 2.0
 """The longest a message put `after` another client's message waits for that one to be written (a
 frozen peer's socket holds nobody else up longer)."""
@@ -151,6 +157,9 @@ class Outbox:
         self.fragment_bytes = 0 if unframed else fragment_bytes
         """A message longer than this goes in fragments of this size (0: never; always 0 on a
         connection with an extension, whose frames set RSV bits, or without a transport)."""
+        self.deflate = bool(ws.compress) and transport is not None and stream is not None
+        """The connection negotiated permessage-deflate: a message of `DEFLATE_FROM` bytes or more
+        goes compressed (aiohttp's one frame), a shorter one as it is (`_plain`)."""
         self._queue: deque[_Item] = deque()
         self.queued_bytes = 0
         self._writer: asyncio.Task[None] | None = None
@@ -251,11 +260,27 @@ class Outbox:
             elif isinstance(message, bytes):
                 message = [message]
             return self._fragmented(message)
+        if self.deflate and message_size(message) < DEFLATE_FROM:
+            return self._plain(message.encode() if isinstance(message, str) else message)
         if isinstance(message, str):
             return self.ws.send_str(message)
         if isinstance(message, list):
             message = b"".join(message)
         return self.ws.send_frame(message, WSMsgType.TEXT)
+
+    async def _plain(self, message: bytes | list[Part]) -> None:
+        """A short message on a deflate connection, as one frame with RSV1 clear (RFC 7692 section
+        6: not compressed): aiohttp compresses every frame it sends on such a connection. Written
+        whole in one call, as aiohttp writes its frames, so its control frames never land inside."""
+        transport, stream = self._transport, self._stream
+        assert transport is not None and stream is not None
+        if self.ws.closed or transport.is_closing():
+            raise ConnectionResetError("the connection is closing")
+        parts = [message] if isinstance(message, bytes) else message
+        length = sum(len(part) for part in parts)
+        transport.writelines([frame_header(OPCODE_TEXT, True, length), *parts])
+        if transport.get_write_buffer_size() > DEFLATE_FROM:
+            await stream.drain()
 
     async def _fragmented(self, parts: list[Part]) -> None:
         """One text message as fragments (RFC 6455 section 5.4: the first frame text with FIN

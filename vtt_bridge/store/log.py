@@ -317,6 +317,34 @@ LOG_STEPS = (
 once when packed)."""
 
 
+RULING_PAGE = (
+    f"WITH ruling AS MATERIALIZED (SELECT {_text_of('log.reply')} AS reply FROM log WHERE key = ?1) "
+    "SELECT json_array_length(reply, '$.log'), json_array_length(reply, '$.rolls'), "
+    "(SELECT json_group_array(json(value)) FROM "
+    "(SELECT value FROM json_each(ruling.reply, '$.log') ORDER BY key LIMIT ?3 OFFSET ?2)), "
+    "(SELECT json_group_array(json(value)) FROM "
+    "(SELECT value FROM json_each(ruling.reply, '$.rolls') ORDER BY key LIMIT ?3 OFFSET ?2)) FROM ruling"
+)
+"""How many steps and rolls a stored ruling has, and ?3 of each from the ?2nd, read from its row ?1
+(unpacked once when packed)."""
+
+
+@dataclass(frozen=True)
+class RulingPage:
+    """A page of one stored ruling's log and rolls (`Store.ruling_page`)."""
+
+    rev: int
+    kind: str | None
+    steps: int
+    """How many steps its log has."""
+    rolls: int
+    """How many rolls it made."""
+    log: list[Any]
+    """Its steps from the page's offset, in order."""
+    dice: list[Any]
+    """Its rolls from the page's offset, in order."""
+
+
 @dataclass(frozen=True)
 class Recovered:
     """A world as the store last acknowledged it: its state, every action id it answered, and the
@@ -864,6 +892,28 @@ class Store:
         if row is None:
             return None
         return self._verified(world, row), row[3]
+
+    def ruling_page(self, world: str, action_id: str, offset: int, limit: int) -> RulingPage | None:
+        """Steps and rolls `offset` to `offset + limit` of the ruling an action id was answered with
+        (its row checksummed; SQLite's JSON functions cut the log, so Python parses the page alone),
+        or None when the world answered no such action."""
+        base = self._bases.get(world)
+        if base is None:
+            return None
+        row = self._db.execute(
+            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? AND action_id = ? "
+            "ORDER BY key DESC LIMIT 1",
+            (base, base + REV_SPAN, action_id),
+        ).fetchone()
+        if row is None:
+            return None
+        self._check(world, row)
+        key = row[0]
+        with self._read_back(world, key):
+            steps, rolls, log, dice = self._db.execute(RULING_PAGE, (key, offset, limit)).fetchone()
+        return RulingPage(
+            key - base, row[5], int(steps or 0), int(rolls or 0), json.loads(log), json.loads(dice)
+        )
 
     def recover(
         self, world: str, recent: int, budget: int = LATEST_BYTES, largest: int | None = None

@@ -48,6 +48,13 @@ export const pointNameKey = (kind) => `${CARD_KEY}.Point.${kind}`;
  * @property {string} [kind] the action or query kind ("damage", "explain", ...); inferred when absent
  * @property {string} [subject] who the ruling is about (a name; escaped here)
  * @property {(id: string) => string|undefined} [names] actor uuid / token id → display name
+ * @property {Summary|null} [summary] what the sidecar left out of `log` and `rolls` (`summaryOf`)
+ */
+
+/**
+ * What a `result` or `patch` says it left out of its log and rolls (docs/protocol.md): how many
+ * steps and rolls the ruling made in all, and its steps per key.
+ * @typedef {{steps: number, rolls: number, keys: Record<string, number>}} Summary
  */
 
 /**
@@ -487,11 +494,92 @@ export function renderRoll(roll, i18n, names) {
   return `<div class="vtt-bridge-roll"${byAttr}><div class="vtt-bridge-roll-summary">${summary}</div><div class="vtt-bridge-dice">${faces}</div></div>`;
 }
 
-/** The most steps a card lists; the rest are counted (a crowded round can have hundreds). */
+/**
+ * The most steps a card lists; the rest are counted (a crowded round can have hundreds) and read when
+ * the GM opens the card's "all steps" (`rulingPage`). The sidecar sends as many (its `LOG_SHOWN`).
+ */
 export const MAX_CARD_STEPS = 60;
 
-/** The most rolls a card shows and attaches as Foundry rolls (Dice So Nice animates each). */
+/** The most rolls a card shows and attaches as Foundry rolls (Dice So Nice animates each); the sidecar sends as many. */
 export const MAX_CARD_ROLLS = 10;
+
+/** Steps (and rolls) asked for in one `ruling` query (the sidecar answers at most 1,000). */
+export const RULING_PAGE = 500;
+
+/**
+ * A message's `summary`, checked: null when absent or malformed (the log and rolls are then taken as whole).
+ * @param {unknown} value
+ * @returns {Summary|null}
+ */
+export function summaryOf(value) {
+  if (!value || typeof value !== "object") return null;
+  const { steps, rolls, keys } = /** @type {Record<string, unknown>} */ (value);
+  if (!Number.isSafeInteger(steps) || !Number.isSafeInteger(rolls) || !keys || typeof keys !== "object") return null;
+  /** @type {Record<string, number>} */
+  const counts = {};
+  for (const [key, count] of Object.entries(keys)) if (Number.isSafeInteger(count)) counts[key] = Number(count);
+  return { steps: Number(steps), rolls: Number(rolls), keys: counts };
+}
+
+/**
+ * The `ruling` query of one page of a ruling's whole log and rolls.
+ * @param {string} action the ruling's action id
+ * @param {number} offset
+ * @param {number} [limit]
+ */
+export function rulingPage(action, offset, limit = RULING_PAGE) {
+  return { kind: "ruling", action, offset, limit };
+}
+
+/**
+ * Read steps `from` to `to` (and the rolls of the same range) of a ruling, page after page, through
+ * `query` (a connection's); stops early when a page comes back empty.
+ * @param {(query: Record<string, unknown>) => Promise<any>} query
+ * @param {string} action
+ * @param {number} from
+ * @param {number} to one past the last step wanted
+ * @returns {Promise<{log: Step[], rolls: any[]}>}
+ */
+export async function readRuling(query, action, from, to) {
+  /** @type {Step[]} */
+  const log = [];
+  /** @type {any[]} */
+  const rolls = [];
+  for (let offset = from; offset < to; offset += RULING_PAGE) {
+    const answer = await query(rulingPage(action, offset, Math.min(RULING_PAGE, to - offset)));
+    const page = Array.isArray(answer?.log) ? answer.log : [];
+    log.push(...page);
+    if (Array.isArray(answer?.rolls)) rolls.push(...answer.rolls);
+    if (!page.length) break;
+  }
+  return { log, rolls };
+}
+
+/**
+ * Where a cut log's held reveals are (`DET-8.held`, which come last in a ruling's log) when the
+ * message did not carry all of them: the range to read, or null.
+ * @param {Step[]} log the steps the message carried
+ * @param {Summary|null} summary
+ * @returns {{from: number, to: number}|null}
+ */
+export function heldRange(log, summary) {
+  const held = summary?.keys["DET-8.held"] ?? 0;
+  if (!summary || !held) return null;
+  const carried = log.filter((s) => s.key === "DET-8.held").length;
+  if (carried >= held) return null;
+  return { from: Math.max(log.length, summary.steps - held), to: summary.steps };
+}
+
+/**
+ * The steps of a ruling as a list (the card's "all steps", read through the query).
+ * @param {Step[]} log
+ * @param {I18n} i18n
+ * @param {(id: string) => string|undefined} [names]
+ * @param {number} [start] the first step's number (1-based)
+ */
+export function renderStepList(log, i18n, names, start = 1) {
+  return `<ol class="vtt-bridge-steps" start="${escapeHtml(start)}">${log.map((step) => renderStep(step, i18n, names)).join("")}</ol>`;
+}
 
 /** Action/query kinds a card names in its header. */
 export const CARD_KINDS = Object.freeze(["damage", "heal", "round", "spendWillpower", "willpower", "contest", "explain", "attackCheck", "roll", "undo", "redo", "ruling"]);
@@ -520,19 +608,21 @@ export function inferKind(log) {
  * @param {I18n} i18n
  * @returns {string}
  */
-export function renderCard({ log, rolls = [], kind, subject, names }, i18n) {
+export function renderCard({ log, rolls = [], kind, subject, names, summary = null }, i18n) {
   const cardKind = kind && CARD_KINDS.includes(kind) ? kind : inferKind(log);
   const heading = escapeHtml(i18n.localize(`${CARD_KEY}.Kind.${cardKind}`));
   const subjectHtml = subject ? ` <span class="vtt-bridge-subject">${escapeHtml(subject)}</span>` : "";
   const more = (/** @type {string} */ key, /** @type {string} */ word, /** @type {number} */ count) =>
     `<li class="vtt-bridge-more">${escapeHtml(i18n.format(`${CARD_KEY}.${key}`, { count: countWord(count, word, i18n) }))}</li>`;
+  const stepCount = Math.max(summary?.steps ?? 0, log.length);
+  const rollCount = Math.max(summary?.rolls ?? 0, rolls.length);
   const steps =
     log.slice(0, MAX_CARD_STEPS).map((step) => renderStep(step, i18n, names)).join("") +
-    (log.length > MAX_CARD_STEPS ? more("MoreSteps", "moreStep", log.length - MAX_CARD_STEPS) : "");
+    (stepCount > MAX_CARD_STEPS ? more("MoreSteps", "moreStep", stepCount - MAX_CARD_STEPS) : "");
   const shownRolls = rolls.slice(0, MAX_CARD_ROLLS);
-  const dice = rolls.length
+  const dice = rollCount
     ? `<div class="vtt-bridge-rolls">${shownRolls.map((r) => renderRoll(r, i18n, names)).join("")}` +
-      (rolls.length > MAX_CARD_ROLLS ? `<ol>${more("MoreRolls", "moreRoll", rolls.length - MAX_CARD_ROLLS)}</ol>` : "") +
+      (rollCount > MAX_CARD_ROLLS ? `<ol>${more("MoreRolls", "moreRoll", rollCount - MAX_CARD_ROLLS)}</ol>` : "") +
       "</div>"
     : "";
   return (
@@ -575,24 +665,36 @@ export function namedIds(log, extra = []) {
 
 /**
  * Who sees a card: "none" (setting off), "gm" (whispered to the GMs) or "public". Any step of the
- * detection rules (DET-*), or a named token or actor the players may not locate, makes it "gm"
- * whatever the setting: a card must never reveal a hidden token.
- * @param {{log: Step[], mode: string, named?: string[], isSecret?: (id: string) => boolean}} args
+ * detection rules (DET-*), among those sent or those the `summary` counts, or a named token or
+ * actor the players may not locate, makes it "gm" whatever the setting: a card must never reveal a
+ * hidden token.
+ * @param {{log: Step[], mode: string, named?: string[], isSecret?: (id: string) => boolean, summary?: Summary|null}} args
  * @returns {"none"|"gm"|"public"}
  */
-export function cardAudience({ log, mode, named = [], isSecret = () => false }) {
+export function cardAudience({ log, mode, named = [], isSecret = () => false, summary = null }) {
   if (mode === "off") return "none";
   if (mode !== "public") return "gm"; // "gm", or a value this version does not know: the safe side
   if (log.some((s) => typeof s.rule === "string" && s.rule.startsWith("DET-"))) return "gm";
+  if (Object.keys(summary?.keys ?? {}).some((key) => key.startsWith("DET-"))) return "gm";
   if (named.some((id) => isSecret(id))) return "gm";
   return "public";
 }
 
 /**
  * What a ruling card remembers of its ruling (the message's `flags["vtt-bridge"].ruling`): the
- * action id an undo names, its rev and kind, the scene it was made in, and whether it stands undone.
- * @typedef {{id: string, rev: number, kind?: string, scene?: string|null, undone?: boolean}} RulingFlag
+ * action id an undo names, its rev and kind, the scene it was made in, whether it stands undone, and
+ * for a ruling whose message left steps or rolls out (`summary`) how many it made in all (`steps`,
+ * `rolls`), which the card's "all steps" reads.
+ * @typedef {{id: string, rev: number, kind?: string, scene?: string|null, undone?: boolean, steps?: number, rolls?: number}} RulingFlag
  */
+
+/**
+ * Whether a card's "all steps" is offered: its ruling made more steps or rolls than the card shows.
+ * @param {RulingFlag|null|undefined} flag
+ */
+export function hasMoreSteps(flag) {
+  return !!flag && typeof flag.id === "string" && ((flag.steps ?? 0) > MAX_CARD_STEPS || (flag.rolls ?? 0) > MAX_CARD_ROLLS);
+}
 
 /** The flag key of a ruling card. */
 export const RULING_FLAG = "ruling";
@@ -601,7 +703,7 @@ export const RULING_FLAG = "ruling";
  * The ruling a card is for, when it is a ruling one may undo (not an undo or redo itself: the card
  * of the ruling it names changes instead), whichever client made it: the connection's `log` event
  * names its action id and kind (`action`, `kind`), or the request this client sent.
- * @param {{rev: number, action?: string, kind?: string, request?: {id?: string, type?: string, payload?: Record<string, any>}}} event
+ * @param {{rev: number, action?: string, kind?: string, request?: {id?: string, type?: string, payload?: Record<string, any>}, summary?: unknown}} event
  * @param {string|null} scene
  * @returns {RulingFlag|null}
  */
@@ -612,7 +714,11 @@ export function rulingFlag(event, scene) {
   if (typeof id !== "string") return null;
   const kind = typeof event.kind === "string" ? event.kind : typeof sent?.payload?.kind === "string" ? sent.payload.kind : undefined;
   if (kind === "undo" || kind === "redo") return null;
-  return { id, rev: event.rev, kind, scene, undone: false };
+  const summary = summaryOf(event.summary);
+  /** @type {RulingFlag} */
+  const flag = { id, rev: event.rev, kind, scene, undone: false };
+  if (summary) Object.assign(flag, { steps: summary.steps, rolls: summary.rolls });
+  return flag;
 }
 
 /**

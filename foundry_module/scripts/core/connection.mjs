@@ -523,7 +523,9 @@ export class BridgeConnection {
       return;
     }
     this.rev = rev;
-    if (log.length) this.#emit("log", { rev, log, rolls: payload.rolls ?? [], source, request, ...rulingOrigin(payload, request) });
+    // `summary`: present when the sidecar cut the log or rolls (the rest is read with `query {kind: "ruling"}`)
+    const summary = payload.summary;
+    if (log.length) this.#emit("log", { rev, log, rolls: payload.rolls ?? [], source, request, summary, ...rulingOrigin(payload, request) });
   }
 
   /** Wait until every queued sync and patch has been applied (tests, shutdown). */

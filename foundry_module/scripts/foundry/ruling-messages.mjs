@@ -11,13 +11,21 @@ import {
   cardAudience,
   cardButton,
   escapeHtml,
+  hasMoreSteps,
+  heldRange,
   lastStandingRuling,
   MAX_CARD_ROLLS,
   namedIds,
+  readRuling,
   renderCard,
+  renderRoll,
+  renderStepList,
   RULING_FLAG,
+  RULING_PAGE,
   rulingFlag,
+  rulingPage,
   shouldPostCard,
+  summaryOf,
   undoAction,
   undoneBy,
 } from "../core/chat-cards.mjs";
@@ -119,19 +127,19 @@ function foundryRolls(rolls) {
 
 /**
  * Post one card.
- * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null}} card
+ * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null}} card
  * @param {string} mode the "ruling cards" setting
  */
-async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null }, mode) {
-  const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret });
+async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null }, mode) {
+  const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret, summary });
   if (audience === "none") return;
   const loc = i18n();
   // a batch (damage to several targets): each target's own totals and what changed them, first
-  const summary = renderBatchSummary(log, loc, nameOf);
-  const card = renderCard({ log, rolls, kind: kind === "batch" ? "damage" : kind, subject, names: nameOf }, loc);
+  const batch = renderBatchSummary(log, loc, nameOf);
+  const card = renderCard({ log, rolls, kind: kind === "batch" ? "damage" : kind, subject, names: nameOf, summary }, loc);
   // a roll's card: "Apply as damage" with its successes (a card type of its own: damage-tools.mjs)
   const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc) : "";
-  const content = (summary ? card.replace("</header>", `</header>${summary}`) : card) + applyRow;
+  const content = (batch ? card.replace("</header>", `</header>${batch}`) : card) + applyRow;
   const rollObjects = foundryRolls(rolls);
   /** @type {Record<string, unknown>} */
   const data = { content, speaker: { alias: "vtt-bridge" } };
@@ -219,27 +227,42 @@ export async function askReveals(log) {
  * @param {(key: string) => unknown} getSetting
  */
 function followConnection(connection, getSetting) {
-  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>, id?: string}, action?: string, kind?: string}} */ event) => {
+  connection.on("log", async (/** @type {{rev: number, log: any[], rolls: any[], request?: {type: string, payload: Record<string, any>, id?: string}, action?: string, kind?: string, summary?: unknown}} */ event) => {
     if (!game.user.isGM) return;
     const undone = undoneBy(event.log);
     if (undone) await markCard(undone.action, undone.undone);
-    await askReveals(event.log ?? []);
-    if (!shouldPostCard(event.log)) return;
+    const summary = summaryOf(event.summary);
     const action = event.request?.type === "action" ? event.request.payload : undefined;
+    const kind = typeof action?.kind === "string" ? action.kind : event.kind;
+    const actionId = typeof event.action === "string" ? event.action : event.request?.type === "action" ? event.request.id : undefined;
+    const read = (/** @type {Record<string, unknown>} */ query) => connection.query(query);
+    let { log, rolls = [] } = event;
+    try {
+      // what the message left out that this client acts on: the held reveals (they come last), and a
+      // batch's log whole (its card sums each target's part)
+      const held = actionId ? heldRange(log, summary) : null;
+      if (held && actionId) await askReveals((await readRuling(read, actionId, held.from, held.to)).log);
+      if (summary && kind === "batch" && actionId) ({ log, rolls } = await readRuling(read, actionId, 0, summary.steps));
+    } catch (error) {
+      console.error(`${MODULE_ID} | could not read a ruling's steps`, error);
+    }
+    await askReveals(log ?? []);
+    if (!shouldPostCard(log)) return;
     const subjectId = actionSubject(action);
     try {
       await postCard(
         {
-          log: event.log,
-          rolls: event.rolls,
-          kind: typeof action?.kind === "string" ? action.kind : event.kind,
+          log,
+          rolls,
+          kind,
           subject: subjectId ? nameOf(subjectId) : undefined,
           named: subjectId ? [subjectId] : [],
           ruling: rulingFlag(event, scene()?.id ?? null),
+          summary,
         },
         String(getSetting("rulingCards") ?? "public"),
       );
-      await postPublicAttack(event.log, event.rolls ?? [], action, String(getSetting("rulingCards") ?? "public"));
+      await postPublicAttack(log, rolls ?? [], action, String(getSetting("rulingCards") ?? "public"));
     } catch (error) {
       console.error(`${MODULE_ID} |`, error);
     }
@@ -291,12 +314,59 @@ async function sendUndo(connection, action, relay = null) {
 }
 
 /**
- * The ruling card's Undo or Redo button (GM only), and the struck-through look of an undone one.
+ * A card's "all steps" button, where this browser runs the bridge and the ruling made more steps or
+ * rolls than the card shows: each click reads the next page of them through the `ruling` query
+ * (`RULING_PAGE`) and lists them under the card, until all are listed. Nothing is read before.
+ * @param {Element} card
+ * @param {import("../core/chat-cards.mjs").RulingFlag} flag
+ * @param {(query: Record<string, unknown>) => Promise<any>} read a connection's `query`
+ */
+function addAllSteps(card, flag, read) {
+  const loc = i18n();
+  const steps = flag.steps ?? 0;
+  const total = Math.max(steps, flag.rolls ?? 0);
+  const box = document.createElement("div");
+  box.className = `${MODULE_ID}-all-steps`;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = `${MODULE_ID}-read-steps`;
+  let next = 0;
+  const label = () => {
+    const to = Math.min(next + RULING_PAGE, steps);
+    button.textContent = loc.format("VTTBRIDGE.Rules.Card.ReadSteps", { from: String(Math.min(next + 1, to)), to: String(to), count: String(steps) });
+  };
+  label();
+  button.addEventListener("click", async (/** @type {Event} */ event) => {
+    event.preventDefault();
+    button.disabled = true;
+    try {
+      const page = await read(rulingPage(flag.id, next));
+      const dice = Array.isArray(page?.rolls) ? page.rolls : [];
+      const log = Array.isArray(page?.log) ? page.log : [];
+      const rollsHtml = dice.length ? `<div class="vtt-bridge-rolls">${dice.map((/** @type {any} */ r) => renderRoll(r, loc, nameOf)).join("")}</div>` : "";
+      box.insertAdjacentHTML("beforeend", (log.length ? renderStepList(log, loc, nameOf, next + 1) : "") + rollsHtml);
+      next += RULING_PAGE;
+      if (next >= total || (!log.length && !dice.length)) button.remove();
+      else label();
+    } catch (error) {
+      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  box.append(button);
+  card.append(box);
+}
+
+/**
+ * The ruling card's Undo or Redo button (GM only), the struck-through look of an undone one, and
+ * (with `read`, where this browser runs the bridge) its "all steps" (`addAllSteps`).
  * @param {any} message a ChatMessage
  * @param {HTMLElement} root its rendered HTML
  * @param {(action: Record<string, any>) => unknown} send
+ * @param {((query: Record<string, unknown>) => Promise<any>)|null} [read] a connection's `query`
  */
-export function decorateRulingCard(message, root, send) {
+export function decorateRulingCard(message, root, send, read = null) {
   const flag = flagOf(message);
   if (!flag || !root) return;
   // a ruling flag on a message a player created is not the bridge's card: no Undo there
@@ -304,6 +374,7 @@ export function decorateRulingCard(message, root, send) {
   if (!author?.isGM) return;
   const card = root.querySelector(".vtt-bridge-ruling") ?? root;
   if (flag.undone) card.classList.add(`${MODULE_ID}-undone`);
+  if (read && hasMoreSteps(flag)) addAllSteps(card, flag, read);
   const button = cardButton(flag, !!game.user?.isGM);
   if (!button) return;
   const element = document.createElement("button");
@@ -498,7 +569,8 @@ export function installChatCards({ hooks, getSetting, config, relay }) {
   const hook = chatRenderHook(/** @type {any} */ (game).release?.generation);
   hooks.on(hook, (/** @type {any} */ message, /** @type {any} */ html) => {
     const root = html instanceof HTMLElement ? html : html?.[0];
-    decorateRulingCard(message, root, (action) => sendUndo(connection, action, relay ?? null));
+    const read = connection ? (/** @type {Record<string, unknown>} */ query) => connection.query(query) : null;
+    decorateRulingCard(message, root, (action) => sendUndo(connection, action, relay ?? null), read);
   });
   // registered in `init`, as keybindings must be; `restricted`: only a GM may run it
   /** @type {any} */ (game).keybindings?.register?.(MODULE_ID, UNDO_LAST_ACTION, {

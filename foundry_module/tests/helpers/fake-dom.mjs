@@ -72,6 +72,18 @@ export class FakeElement {
     /** @type {any} */ (this).parentElement = null;
   }
 
+  /**
+   * Element#insertAdjacentHTML (https://developer.mozilla.org/en-US/docs/Web/API/Element/insertAdjacentHTML):
+   * the fragment parsed (`parseHtml`) and put at `position`; the module uses "beforeend" alone, any
+   * other position throws here rather than being guessed at.
+   * @param {string} position @param {string} html
+   */
+  insertAdjacentHTML(position, html) {
+    if (position !== "beforeend") throw new Error(`fake DOM: insertAdjacentHTML("${position}") is not modelled`);
+    this.append(...parseHtml(html, /** @type {typeof FakeElement} */ (this.constructor)));
+    this.textContent += parseHtml(html).map((node) => node.textContent).join("");
+  }
+
   /** @param {string} type @param {Function} fn */
   addEventListener(type, fn) {
     this._listeners.set(type, [...(this._listeners.get(type) ?? []), fn]);

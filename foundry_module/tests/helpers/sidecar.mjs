@@ -83,7 +83,7 @@ for i, action in enumerate(actions):
     out.append(pending.result)
 print(json.dumps(out))
 `;
-  const text = execFileSync(sidecarPython(), ["-c", script, JSON.stringify(state), JSON.stringify(actions)], { cwd: repoRoot, encoding: "utf8" });
+  const text = execFileSync(sidecarPython(), ["-c", script, JSON.stringify(state), JSON.stringify(actions)], { cwd: repoRoot, encoding: "utf8", maxBuffer: 256 << 20 });
   return JSON.parse(text);
 }
 
