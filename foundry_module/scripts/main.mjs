@@ -250,6 +250,17 @@ async function checkAttack(query) {
   return answer.ok ? (answer.data ?? null) : null;
 }
 
+/**
+ * The damage dialog's preview (the sidecar's `preview` query: nothing kept): asked only by the
+ * browser that runs the bridge, a GM's (a preview shows each target's Health); null elsewhere.
+ * @param {Record<string, unknown>} action
+ * @returns {Promise<{log?: any[]}|null>}
+ */
+async function previewDamage(action) {
+  if (!connection || !game.user?.isGM) return null;
+  return (await connection.query({ kind: "preview", action }))?.data ?? null;
+}
+
 /** What the roll dialog and `/vroll` need (roll-dialog.mjs). */
 const rollDeps = {
   sendAction: (/** @type {Record<string, unknown>} */ action) => sendAction(action),
@@ -453,5 +464,5 @@ Hooks.on("getActorSheetHeaderButtons", (/** @type {any} */ app, /** @type {any[]
 // the damage dialog and the cards' Apply buttons: to the targets or the selection, one batch; its
 // own init handler, so the chat hook (one per version) does not wait on the rest of the set-up
 Hooks.once("init", () => {
-  damageTools = installDamageTools({ sendAction, localize: t });
+  damageTools = installDamageTools({ sendAction, localize: t, preview: previewDamage });
 });

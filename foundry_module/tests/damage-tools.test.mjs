@@ -46,9 +46,10 @@ const SIDECAR_STATE = {
  * in `sidecar`), Ann's (a player, owner of Ayla) does not. The globals are those of the browser
  * `as`: its user, its `game.users` (with queries to the other browser), its canvas and chat log.
  * @param {"gm"|"ann"} as
- * @param {{lang?: string}} [options]
+ * @param {{lang?: string, preview?: (action: Record<string, unknown>) => Promise<any>}} [options]
+ *   `preview`: the GM's browser's `preview` of an action (main.mjs `previewDamage`)
  */
-function table(as, { lang = "en" } = {}) {
+function table(as, { lang = "en", preview = undefined } = {}) {
   const world = new FakeWorld({ generation: 13 });
   world.addUser("ann", "Ann");
   world.addUser("gm2", "Assistant", { isGM: true });
@@ -109,7 +110,7 @@ function table(as, { lang = "en" } = {}) {
   const localize = (/** @type {string} */ key, /** @type {Record<string, string>|undefined} */ data) => (data ? i18n.format(key, data) : i18n.localize(key));
   // main.mjs's wiring: the GM's browser sends over its connection, a player's is relayed
   const sendAction = makeSendAction({ env: g, connection: () => (as === "gm" ? bridge : null), localize });
-  const tools = installDamageTools({ env: g, sendAction, localize });
+  const tools = installDamageTools({ env: g, sendAction, localize, preview });
   canvas.draw();
   const token = (/** @type {string} */ id) => /** @type {any} */ (canvas.tokens.get(id));
   /** Ann's or the GM's click on the first action button of a message as this browser renders it. */
@@ -160,7 +161,7 @@ test("the damage dialog of a player who targets two tokens: one batch, one damag
   dialogs.answers.push({ button: "ok", form: FIRE });
   await tools.openDamageDialog(ayla, "damage");
   await settle();
-  assert.equal(dialogs.opened[0].window.title, "Damage Ayla");
+  assert.equal(dialogs.opened[0].window.title, "Damage Thief, Ogre", "the title names the targets, not the sheet's actor");
   assert.deepEqual(notes, []);
   assert.deepEqual(sidecar, [BATCH], "exactly one batch reached the sidecar, one damage per target");
   const [ruled] = await sidecarRulings(SIDECAR_STATE, sidecar);
@@ -350,4 +351,102 @@ test("DET-8 the reveal card: a player is shown nothing of the ruling, and a forg
   await press(forged);
   assert.deepEqual(sidecar, []);
   assert.deepEqual(notes, [{ level: "warn", message: "vtt-bridge: this button was not placed by the bridge; it does nothing." }], "a player's card: the button does nothing, and says why");
+});
+
+const ROLL = { kind: "roll", actor: "Actor.ayla", pool: 9 };
+
+/**
+ * The GM's browser's preview (main.mjs `previewDamage`) answered by the real sidecar after the
+ * roll, each action asked recorded in `asked`.
+ * @param {Record<string, unknown>[]} asked
+ */
+const sidecarPreview = (asked) => async (/** @type {Record<string, unknown>} */ action) => {
+  asked.push(action);
+  const [, answer] = await sidecarRulings(SIDECAR_STATE, [ROLL, { query: { kind: "preview", action } }]);
+  assert.ok(!answer.error, JSON.stringify(answer.error));
+  return answer.data;
+};
+
+/** The GM's roll card (posted from the real roll ruling), its "Apply as damage" buttons and successes. @param {ReturnType<typeof table>} parts */
+async function rollCard(parts) {
+  const [rolled] = await sidecarRulings(SIDECAR_STATE, [ROLL]);
+  const successes = rolled.log.find((/** @type {any} */ s) => s.key === "DICE-1.result")?.data?.successes;
+  assert.ok(successes > 0, "the seeded roll has successes to apply");
+  await gmChat(parts).ruling(rolled, ROLL);
+  const cards = [...parts.world.messages.values()].filter((m) => String(m._source.content).includes(`${MODULE_ID}-apply-damage`));
+  assert.equal(cards.length, 1, "the roll's one card carries Apply as damage");
+  assert.equal(cards[0].getFlag(MODULE_ID, "card"), "roll", "declared as a roll card (its buttons may send a damage only)");
+  const root = parts.world.renderMessage(cards[0], FakeElement);
+  return { successes, buttons: root.querySelectorAll(`[data-${MODULE_ID}-action]`), content: String(cards[0]._source.content) };
+}
+
+test("from a roll card to three targets damaged: four clicks at most; the dialog lists each target's predicted Health, IWR and status; one batch lands as previewed", async (t) => {
+  t.after(cleanup);
+  /** @type {Record<string, unknown>[]} */
+  const asked = [];
+  const parts = table("gm", { preview: sidecarPreview(asked) });
+  const { world, dialogs, sidecar, token, notes } = parts;
+  // the three targets were chosen before the roll (Foundry's targeting, as for any attack roll)
+  for (const id of ["tT", "tO", "tG"]) token(id).setTarget(true, { user: world.user, releaseOthers: false });
+  const { successes, buttons, content } = await rollCard(parts);
+  assert.match(content, new RegExp(`<span>Apply ${successes} as damage:</span>`));
+  assert.deepEqual(buttons.map((/** @type {any} */ b) => b.textContent), ["bashing", "lethal", "aggravated"]);
+  let clicks = 0;
+  dialogs.answers.push({ button: "ok", form: { amount: String(successes), grade: "L", type: "untyped" } });
+  buttons[1].click(); // 1: "lethal" on the roll card
+  clicks += 1;
+  await settle();
+  clicks += 1; // 2: the dialog's Damage button (the answer queued above), its fields as offered
+  assert.ok(clicks <= 4, `${clicks} clicks`);
+  assert.deepEqual(notes, []);
+  assert.equal(dialogs.opened.length, 1, "one dialog, applied as previewed");
+  const [dialog] = dialogs.opened;
+  assert.equal(dialog.window.title, "Damage Thief, Ogre, Ghost");
+  const batch = {
+    kind: "batch",
+    actions: ["Actor.thief", "Actor.ogre", "Actor.ghost"].map((target) => ({ kind: "damage", target, instances: [{ amount: successes, grade: "L" }] })),
+  };
+  assert.deepEqual(asked, [batch], "the preview asked is the batch that is sent");
+  assert.deepEqual(sidecar, [batch], "one batch: one card, one undo");
+  // what lands is what the dialog showed: each target's Health after, its status
+  const [, landed] = await sidecarRulings(SIDECAR_STATE, [ROLL, batch]);
+  const [, previewed] = await sidecarRulings(SIDECAR_STATE, [ROLL, { query: { kind: "preview", action: batch } }]);
+  assert.deepEqual([previewed.data.patch, previewed.data.log], [landed.patch, landed.log]);
+  const html = String(dialog.content);
+  for (const step of landed.log.filter((/** @type {any} */ s) => s.key === "HEALTH-2.damage")) {
+    assert.ok(html.includes(`<td class="num">${step.data.healthy}/${step.data.max}</td>`), `the dialog shows ${step.data.actor}'s Health after`);
+  }
+  for (const name of ["Thief", "Ogre", "Ghost"]) assert.ok(html.includes(`<th scope="row">${name}</th>`), `a row for ${name}`);
+  assert.match(html, /<select name="type">.*<option value="fire">fire<\/option>.*<option value="other">other \(ruled as untyped\)<\/option><\/select>/);
+});
+
+test("a field changed after the preview: the dialog opens again with the new preview before anything lands (the Ogre's fire resistance shown)", async (t) => {
+  t.after(cleanup);
+  /** @type {Record<string, unknown>[]} */
+  const asked = [];
+  const parts = table("gm", { preview: sidecarPreview(asked) });
+  const { world, dialogs, sidecar, token } = parts;
+  token("tO").setTarget(true, { user: world.user });
+  const { successes, buttons } = await rollCard(parts);
+  const fire = { amount: String(successes), grade: "L", type: "fire" };
+  dialogs.answers.push({ button: "ok", form: fire }, { button: "ok", form: fire });
+  buttons[1].click();
+  await settle();
+  assert.equal(dialogs.opened.length, 2, "changed: shown again");
+  assert.equal(asked.length, 2);
+  assert.deepEqual(asked[1], { kind: "damage", target: "Actor.ogre", instances: [{ amount: successes, grade: "L", type: "fire" }] });
+  assert.match(String(dialogs.opened[1].content), /resistance/i, "the second preview shows the Ogre's fire resistance at work");
+  assert.deepEqual(sidecar, [asked[1]], "what was seen is what is sent, once");
+});
+
+test("a roll card's Apply as damage pressed by a player on a card a player posted does nothing (the card scheme)", async (t) => {
+  t.after(cleanup);
+  const { world, press, sidecar, notes, dialogs } = table("ann");
+  const forged = await world.ChatMessage.create({
+    content: `<div class="${MODULE_ID}-apply-damage"><button type="button" data-${MODULE_ID}-action="${JSON.stringify({ kind: "damage", instances: [{ amount: 9, grade: "A" }] }).replace(/"/g, "&#34;")}">aggravated</button></div>`,
+    flags: { [MODULE_ID]: { card: "roll" } },
+  });
+  await press(forged);
+  assert.deepEqual([sidecar, dialogs.opened], [[], []]);
+  assert.deepEqual(notes, [{ level: "warn", message: "vtt-bridge: this button was not placed by the bridge; it does nothing." }]);
 });

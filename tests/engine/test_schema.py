@@ -58,7 +58,7 @@ def test_every_action_takes_expect_rev_and_every_kind_is_defined() -> None:
     defs = json_schema(ACTION_ADAPTER, QUERY_ADAPTER)["$defs"]
     mapping = defs["Action"]["discriminator"]["mapping"]
     assert set(mapping) == set(HANDLERS) | {"undo", "redo"}
-    assert set(defs["Query"]["discriminator"]["mapping"]) == {"state", "ruling", *QUERIES}
+    assert set(defs["Query"]["discriminator"]["mapping"]) == {"state", "preview", "ruling", *QUERIES}
     for kind, ref in mapping.items():
         assert defs[ref.removeprefix("#/$defs/")]["properties"]["expectRev"] == {
             "$ref": "#/$defs/ExpectRev"

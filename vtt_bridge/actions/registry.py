@@ -14,6 +14,7 @@ from vtt_bridge.actions import (
     effects,
     energy,
     health,
+    preview,
     roll,
     round,
 )
@@ -70,10 +71,11 @@ ACTION_KINDS: dict[str, type[RuleModel]] = {
 
 QUERY_KINDS: dict[str, type[RuleModel]] = {
     "state": StateQuery,
+    "preview": preview.PreviewQuery,
     "ruling": RulingQuery,
     **{kind: model for kind, (model, _) in QUERIES.items()},
 }
-"""Query kind -> payload model, `state` included."""
+"""Query kind -> payload model, `state` and `preview` included (the world and the server answer those)."""
 
 
 def _tagged_union(models: tuple[type[RuleModel], ...]) -> TypeAdapter[Any]:

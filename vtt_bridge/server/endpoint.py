@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from vtt_bridge import __version__
 from vtt_bridge.document.models import WorldState, settled
 from vtt_bridge.engine.history import JsonOps, packed_ops, stored_ops
+from vtt_bridge.engine.preview import preview
 from vtt_bridge.engine.protocol import (
     CLIENT_TYPES,
     LOG_SHOWN,
@@ -1011,6 +1012,15 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
         if type_ == "hello":
             raise RequestError(ErrorCode.BAD_REQUEST, "already welcomed")
         if type_ == "query":
+            if payload.get("kind") == "preview":  # an action ruled and thrown away (engine/preview.py)
+                async with bridge.lock(world.id):
+                    action = payload.get("action")
+                    if isinstance(action, dict) and _long("action", action, world):
+                        result = await asyncio.to_thread(preview, world, payload, bridge.roller)
+                    else:
+                        result = preview(world, payload, bridge.roller)
+                client.send(envelope("result", dumps(result), bridge.next_id(), re))
+                return True
             if payload.get("kind") == "ruling":
                 await _ruling_page(bridge, client, world, msg_id, payload)
                 return True

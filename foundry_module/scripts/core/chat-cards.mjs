@@ -379,6 +379,9 @@ function untilWords(until, i18n) {
   return i18n.format(`${STEP_KEY}.Until.round`, { round: String(round ?? "?") });
 }
 
+/** The fields of an IWR step that name a damage type (IWR-6/7: the instance's, the resistance's, the weakness's). */
+const IWR_TYPE_FIELDS = new Set(["type", "resistance", "weakness"]);
+
 /**
  * The parameters of a keyed step: every data field, formatted for its kind (subjects by name,
  * counts with their plural form, locate states, grades and tracks in the reader's language), escaped.
@@ -418,6 +421,7 @@ export function keyedParams(step, i18n, names) {
     else if (field === "means" && step.key === "DET-4.summary") out[field] = typeof value === "string" ? `${value}, ` : "";
     else if (field === "old" || field === "new") out[field] = value === null || value === undefined ? i18n.localize(`${STEP_KEY}.Nothing`) : JSON.stringify(value);
     else if (RANK_NUMBER_FIELDS.has(field) && typeof value === "number") out[field] = rankLetter(value, i18n);
+    else if (IWR_TYPE_FIELDS.has(field) && typeof value === "string" && String(step.rule).startsWith("IWR")) out[field] = card("DamageType", value);
     else if (!(field in out)) out[field] = plainValue(value);
   }
   for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);

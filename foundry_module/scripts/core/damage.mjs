@@ -7,11 +7,13 @@
 
 import { MODULE_ID } from "./constants.mjs";
 import { damageAction, GRADES, HEAL_SOURCES, healAction } from "./messages.mjs";
+import { damageTypeOf } from "./damage-preview.mjs";
 
 /**
  * The dialog's submitted fields → a damage or heal action.
  * @param {string} target actor uuid
  * @param {Record<string, unknown>} form `{mode: "damage"|"heal", amount, grade, type?, source?}`
+ *   (`type`: one of the known damage types or "other", `damageTypeOf`; untyped is left out)
  * @returns {Record<string, unknown>}
  * @throws {TypeError} when a field is wrong
  */
@@ -24,7 +26,8 @@ export function actionFromDialog(target, form) {
   }
   /** @type {import("./messages.mjs").DamageInstance} */
   const instance = { amount: /** @type {number} */ (amount), grade: /** @type {any} */ (form.grade) };
-  if (typeof form.type === "string" && form.type.trim()) instance.type = form.type.trim().toLowerCase();
+  const type = damageTypeOf(typeof form.type === "string" ? form.type.trim().toLowerCase() : form.type);
+  if (type !== "untyped") instance.type = type;
   return damageAction(target, [instance]);
 }
 
@@ -75,10 +78,12 @@ export const CARD_FLAG = "card";
 
 /**
  * The action kinds each card type's buttons may send: an Apply card (`postActionCard`) a damage or
- * a heal; a held reveal's card (DET-8) its Accept / Refuse.
+ * a heal; a roll card its "Apply as damage" (a damage of its successes, through the damage dialog);
+ * a held reveal's card (DET-8) its Accept / Refuse.
  */
 export const CARD_ACTION_KINDS = Object.freeze({
   apply: Object.freeze(["damage", "heal"]),
+  roll: Object.freeze(["damage"]),
   reveal: Object.freeze(["approveReveal"]),
 });
 

@@ -22,6 +22,8 @@
 import { MODULE_ID } from "../core/constants.mjs";
 import { actionFromButton, actionFromDialog, buttonRefusal, CARD_FLAG, DIALOG_CHOICES } from "../core/damage.mjs";
 import { batchTargets, damageSends } from "../core/attack.mjs";
+import { damageTypeOf, damageTypeOptions, previewRows, renderPreview } from "../core/damage-preview.mjs";
+import { escapeHtml } from "../core/chat-cards.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 
 /**
@@ -29,6 +31,9 @@ import { chatRenderHook, namespacedClass } from "./compat.mjs";
  * @property {any} [env] usually `globalThis`
  * @property {(action: Record<string, unknown>) => unknown} sendAction sends an action (relayed for a player)
  * @property {(key: string, data?: Record<string, string>) => string} localize
+ * @property {(action: Record<string, unknown>) => Promise<{log?: any[]}|null>} [preview] the sidecar's
+ *   `preview` of an action (its `data`: the log it would give); null when this browser cannot ask
+ *   (it does not run the bridge: a player's preview would show a target's Health)
  */
 
 /**
@@ -69,22 +74,164 @@ async function sendFor(action, targets, { env = globalThis, sendAction, localize
 }
 
 /**
- * The damage or heal dialog of an actor (its sheet's header buttons); a damage goes to the targets.
+ * Foundry's `game.i18n` as the cards read it (`localize`, `format`, `has`), from the env.
+ * @param {any} env
+ * @param {DamageToolsOptions["localize"]} localize
+ * @returns {import("../core/chat-cards.mjs").I18n}
+ */
+function i18nOf(env, localize) {
+  const i18n = env.game?.i18n;
+  return {
+    localize: (key) => localize(key),
+    format: (key, data) => localize(key, data),
+    has: (key) => (typeof i18n?.has === "function" ? i18n.has(key) : true),
+    lang: i18n?.lang,
+  };
+}
+
+/**
+ * A target's name as this browser shows it: its token's name on the canvas, else its actor's.
+ * @param {any} env
+ * @param {import("../core/attack.mjs").AttackTarget} target
+ */
+function targetName(env, target) {
+  const token = target.token ? env.canvas?.tokens?.get?.(target.token) : null;
+  return String(token?.document?.name ?? token?.name ?? env.fromUuidSync?.(target.actor)?.name ?? target.actor);
+}
+
+/**
+ * The form values a dialog shows and what they mean, compared as the form gives them (strings).
+ * @param {Record<string, unknown>} a @param {Record<string, unknown>} b
+ */
+const sameValues = (a, b) =>
+  String(a.amount) === String(b.amount) && String(a.grade) === String(b.grade) && damageTypeOf(a.type || "untyped") === damageTypeOf(b.type || "untyped");
+
+/**
+ * The preview of what `actions` would do, as the dialog's HTML: a row per target (the sidecar's
+ * `preview`, nothing kept), or a line saying why there is none.
+ * @param {Record<string, any>[]} actions
+ * @param {DamageToolsOptions} options
+ * @param {(id: string) => string|undefined} names
+ * @returns {Promise<{html: string, shown: boolean}>}
+ */
+async function previewHtml(actions, options, names) {
+  const env = options.env ?? globalThis;
+  const loc = i18nOf(env, options.localize);
+  const note = (/** @type {string} */ key) => ({ html: `<p class="${MODULE_ID}-preview-note">${escapeHtml(options.localize(key))}</p>`, shown: false });
+  if (!options.preview) return note("VTTBRIDGE.Preview.None");
+  /** @type {import("../core/damage-preview.mjs").PreviewRow[]} */
+  const rows = [];
+  for (const action of actions) {
+    let data;
+    try {
+      data = await options.preview(action);
+    } catch (error) {
+      return { html: `<p class="${MODULE_ID}-preview-note">${escapeHtml(options.localize("VTTBRIDGE.Preview.Refused", { message: String(/** @type {Error} */ (error)?.message ?? error) }))}</p>`, shown: false };
+    }
+    if (!data) return note("VTTBRIDGE.Preview.None");
+    rows.push(...previewRows(data.log ?? [], typeof action.target === "string" ? action.target : null));
+  }
+  return { html: renderPreview(rows, loc, names), shown: true };
+}
+
+/**
+ * The damage dialog for `targets`: amount, grade and damage type (the known types plus "other"),
+ * and under them what the damage would leave each target with (the sidecar's `preview`). Applying
+ * sends the one `batch` (or `damage`) the preview showed; when the fields were changed first, the
+ * dialog opens again with the new preview instead, so nothing lands unseen.
+ * @param {{targets: import("../core/attack.mjs").AttackTarget[], values: Record<string, unknown>, fallback: string}} what
+ *   `fallback`: the actor uuid a damage names when no target was chosen (none: "")
+ * @param {DamageToolsOptions} options
+ */
+export async function damageDialog({ targets, values, fallback }, options) {
+  const { env = globalThis, localize: t } = options;
+  const DialogV2 = namespacedClass(env, "foundry.applications.api.DialogV2");
+  const FormData = env.FormData;
+  const loc = i18nOf(env, t);
+  const names = new Map(targets.map((target) => [target.actor, targetName(env, target)]));
+  if (!targets.length && !fallback) {
+    env.ui.notifications.warn(t("VTTBRIDGE.Dialog.NoTargets"));
+    return;
+  }
+  const named = fallback || targets[0].actor; // the damage's own target, replaced by each target's
+  let form = { amount: "1", grade: "B", type: "untyped", ...values };
+  for (;;) {
+    let action;
+    try {
+      action = actionFromDialog(named, { ...form, mode: "damage" });
+    } catch (error) {
+      env.ui.notifications.error(/** @type {Error} */ (error).message);
+      return;
+    }
+    const plan = damageSends(action, targets);
+    if ("error" in plan) {
+      env.ui.notifications.warn(t(`VTTBRIDGE.Dialog.${plan.error}`));
+      return;
+    }
+    const preview = await previewHtml(plan.actions, options, (id) => names.get(id) ?? env.fromUuidSync?.(id)?.name);
+    const grades = DIALOG_CHOICES.grades.map((g) => `<option value="${g}"${g === form.grade ? " selected" : ""}>${escapeHtml(t(`VTTBRIDGE.Grade.${g}`))}</option>`).join("");
+    const content =
+      `<div class="${MODULE_ID}-damage-form">` +
+      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Amount"))} <input type="number" name="amount" value="${escapeHtml(String(form.amount))}" min="0" step="1"></label>` +
+      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Grade"))} <select name="grade">${grades}</select></label>` +
+      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Type"))} <select name="type">${damageTypeOptions(loc, String(form.type || "untyped"))}</select></label>` +
+      `</div>${preview.html}`;
+    const shown = { ...form };
+    const title = targets.length
+      ? t("VTTBRIDGE.Dialog.damageTargets", { names: targets.map((target) => names.get(target.actor) ?? target.actor).join(", ") })
+      : t("VTTBRIDGE.Dialog.damage", { name: env.fromUuidSync?.(fallback)?.name ?? fallback });
+    const data = await DialogV2.prompt({
+      rejectClose: false, // v12 rejects when the dialog is closed; v13 resolves null
+      window: { title },
+      position: { width: 560 },
+      content,
+      ok: {
+        label: t("VTTBRIDGE.Dialog.damageButton"),
+        callback: (/** @type {Event} */ _event, /** @type {HTMLButtonElement} */ button) => Object.fromEntries(new FormData(button.form).entries()),
+      },
+    });
+    if (!data) return;
+    if (preview.shown && !sameValues(data, shown)) {
+      form = { ...form, ...data }; // changed after the preview: show the new one before anything lands
+      continue;
+    }
+    let sent;
+    try {
+      sent = damageSends(actionFromDialog(named, { ...data, mode: "damage" }), targets);
+    } catch (error) {
+      env.ui.notifications.error(/** @type {Error} */ (error).message);
+      return;
+    }
+    if ("error" in sent) {
+      env.ui.notifications.warn(t(`VTTBRIDGE.Dialog.${sent.error}`));
+      return;
+    }
+    for (const each of sent.actions) await options.sendAction(each);
+    return;
+  }
+}
+
+/**
+ * The damage or heal dialog of an actor (its sheet's header buttons); a damage goes to the targets
+ * (`damageDialog`, with its preview).
  * @param {{uuid: string, name: string}} actor
  * @param {"damage"|"heal"} mode
  * @param {DamageToolsOptions} options
  */
 export async function openDamageDialog(actor, mode, options) {
   const { env = globalThis, localize: t } = options;
+  if (mode === "damage") {
+    const targets = damageTargets(env, null);
+    await damageDialog({ targets, values: {}, fallback: actor.uuid }, options);
+    return;
+  }
   const DialogV2 = namespacedClass(env, "foundry.applications.api.DialogV2");
   const grades = DIALOG_CHOICES.grades.map((g) => `<option value="${g}">${t(`VTTBRIDGE.Grade.${g}`)}</option>`).join("");
   const sources = DIALOG_CHOICES.healSources.map((s) => `<option value="${s}">${t(`VTTBRIDGE.HealSource.${s}`)}</option>`).join("");
   const content =
     `<label>${t("VTTBRIDGE.Dialog.Amount")} <input type="number" name="amount" value="1" min="0" step="1"></label>` +
-    `<label>${t("VTTBRIDGE.Dialog.Grade")} <select name="grade">${mode === "heal" ? '<option value="any">—</option>' : ""}${grades}</select></label>` +
-    (mode === "heal"
-      ? `<label>${t("VTTBRIDGE.Dialog.Source")} <select name="source">${sources}</select></label>`
-      : `<label>${t("VTTBRIDGE.Dialog.Type")} <input type="text" name="type" placeholder="untyped"></label>`);
+    `<label>${t("VTTBRIDGE.Dialog.Grade")} <select name="grade"><option value="any">—</option>${grades}</select></label>` +
+    `<label>${t("VTTBRIDGE.Dialog.Source")} <select name="source">${sources}</select></label>`;
   const FormData = env.FormData;
   const data = await DialogV2.prompt({
     rejectClose: false, // v12 rejects when the dialog is closed; v13 resolves null
@@ -103,8 +250,7 @@ export async function openDamageDialog(actor, mode, options) {
     env.ui.notifications.error(/** @type {Error} */ (error).message);
     return;
   }
-  // damage: to the targeted tokens (a player's attack) or the selected ones (a GM), one each
-  await sendFor(action, mode === "damage" ? damageTargets(env, { actor: actor.uuid }) : [], options);
+  await sendFor(action, [], options);
 }
 
 /**
@@ -142,6 +288,12 @@ export function bindChatButtons(html, options, message) {
       });
       if (refusal) {
         env.ui.notifications.warn(options.localize(refusal === "foreign" ? "VTTBRIDGE.Notice.ForeignButton" : "VTTBRIDGE.Notice.KindNotOnCard"));
+        return;
+      }
+      if (message?.getFlag?.(MODULE_ID, CARD_FLAG) === "roll") {
+        // a roll card's "Apply as damage": its successes in the damage dialog, with the preview
+        const [instance] = /** @type {any[]} */ (action.instances ?? []);
+        await damageDialog({ targets: damageTargets(env, null), values: { amount: String(instance?.amount ?? 1), grade: String(instance?.grade ?? "L") }, fallback: "" }, options);
         return;
       }
       const fallback = typeof action.target === "string" ? { actor: action.target } : null;

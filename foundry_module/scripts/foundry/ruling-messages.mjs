@@ -32,6 +32,7 @@ import {
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
 import { MODULE_ID } from "../core/constants.mjs";
 import { CARD_FLAG } from "../core/damage.mjs";
+import { applyAsDamageHtml, rollSuccesses } from "../core/damage-preview.mjs";
 import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
@@ -136,13 +137,19 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   // a batch (damage to several targets): each target's own totals and what changed them, first
   const batch = renderBatchSummary(log, loc, nameOf);
   const card = renderCard({ log, rolls, kind: kind === "batch" ? "damage" : kind, subject, names: nameOf, summary }, loc);
-  const content = batch ? card.replace("</header>", `</header>${batch}`) : card;
+  // a roll's card: "Apply as damage" with its successes (a card type of its own: damage-tools.mjs)
+  const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc) : "";
+  const content = (batch ? card.replace("</header>", `</header>${batch}`) : card) + applyRow;
   const rollObjects = foundryRolls(rolls);
   /** @type {Record<string, unknown>} */
   const data = { content, speaker: { alias: "vtt-bridge" } };
   if (rollObjects.length) data.rolls = rollObjects;
   if (audience === "gm") data.whisper = gmIds();
-  if (ruling) data.flags = { [MODULE_ID]: { [RULING_FLAG]: ruling } };
+  /** @type {Record<string, unknown>} */
+  const flags = {};
+  if (ruling) flags[RULING_FLAG] = ruling;
+  if (applyRow) flags[CARD_FLAG] = "roll";
+  if (Object.keys(flags).length) data.flags = { [MODULE_ID]: flags };
   await ChatMessage.create(data);
 }
 

@@ -47,7 +47,8 @@ export function sidecarPython() {
 /**
  * Rulings of the real sidecar (its `World`, seeded dice) on a synced state, in order, without a
  * server: each action's `result` payload, or `{error: {code, message}}` for a refused one; an item
- * `{query}` is asked as a query (its `result` payload) between the rulings.
+ * `{query}` is asked as a query (its `result` payload) between the rulings (a `preview` as the
+ * server answers it, `engine/preview.py`, from the same dice).
  * @param {Record<string, unknown>} state the `sync` state
  * @param {Record<string, unknown>[]} actions
  * @returns {Promise<any[]>}
@@ -59,6 +60,7 @@ import json, sys
 from vtt_bridge.engine.world import World
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.refusals import RequestError
+from vtt_bridge.engine.preview import preview
 state, actions = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 w = World("w")
 w.commit(w.prepare_sync({"state": state}), "")
@@ -67,7 +69,8 @@ out = []
 for i, action in enumerate(actions):
     if set(action) == {"query"}:
         try:
-            out.append(w.query(action["query"]))
+            q = action["query"]
+            out.append(preview(w, q, roller) if q.get("kind") == "preview" else w.query(q))
         except RequestError as exc:
             out.append({"error": {"code": exc.code.value, "message": exc.message}})
         continue

@@ -1,0 +1,161 @@
+/**
+ * Issue 35 in headless Chromium: the damage dialog opened from a roll card's "Apply as damage", as
+ * the real wiring builds it (damage-tools.mjs `damageDialog`, the real language files and the
+ * module's stylesheet), its preview from the real sidecar's `preview` of the batch it would send
+ * (three targets: the Ogre resists fire 5, the Thief and Ghost do not). English, German and
+ * Chinese, in a dialog of Foundry's usual width: no field or preview wider than the dialog, the
+ * Health numbers right-aligned in their columns, every word localized. With
+ * VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes docs/images/damage-dialog-{en,de,zh-CN}.png.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import puppeteer from "puppeteer-core";
+
+import { serveModuleFiles } from "./helpers/module-server.mjs";
+import { sidecarRulings } from "./helpers/sidecar.mjs";
+
+const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+const images = join(moduleRoot, "..", "docs", "images");
+const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
+
+const STATE = {
+  scene: { id: "scene1", round: 1, gridSize: 100 },
+  actors: {
+    "Actor.thief": { name: "Thief", health: { max: 7 } },
+    "Actor.ogre": { name: "Ogre", health: { max: 9 }, iwr: { resistances: [{ type: "fire", value: 5 }] } },
+    "Actor.ghost": { name: "Ghost", health: { max: 5 } },
+  },
+  tokens: {
+    tT: { actor: "Actor.thief", x: 800, y: 400 },
+    tO: { actor: "Actor.ogre", x: 400, y: 800 },
+    tG: { actor: "Actor.ghost", x: 1200, y: 400 },
+  },
+};
+const TARGETS = [
+  { actor: "Actor.thief", token: "tT", name: "Thief" },
+  { actor: "Actor.ogre", token: "tO", name: "Ogre" },
+  { actor: "Actor.ghost", token: "tG", name: "Ghost" },
+];
+const FORM = { amount: "6", grade: "L", type: "fire" };
+
+test("headless Chromium: the damage dialog's preview of three targets fits a Foundry dialog, numbers aligned, in English, German and Chinese", async (t) => {
+  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  // the batch the dialog sends for these values, and the real sidecar's preview of it
+  const batch = { kind: "batch", actions: TARGETS.map(({ actor }) => ({ kind: "damage", target: actor, instances: [{ amount: 6, grade: "L", type: "fire" }] })) };
+  const [answer] = await sidecarRulings(STATE, [{ query: { kind: "preview", action: batch } }]);
+  assert.ok(answer.data?.log?.length, JSON.stringify(answer));
+  const http = await serveModuleFiles(moduleRoot);
+  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
+  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  t.after(async () => {
+    await browser.close();
+    await http.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
+
+  for (const lang of ["en", "de", "zh-CN"]) {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 600, height: 420 });
+    /** @type {string[]} */
+    const errors = [];
+    page.on("pageerror", (error) => errors.push(String(error)));
+    await page.goto(`${http.origin}/module.json`);
+    // Foundry's dialog: a window of 560 px (the dialog's `position.width`), its header, content and button
+    await page.setContent(
+      `<!doctype html><html lang="${lang}"><body style="margin:0;background:#3a3a40;font-family:'Signika','Noto Sans','Noto Sans CJK SC',sans-serif;font-size:14px">` +
+        `<section id="dialog" style="box-sizing:border-box;width:560px;margin:12px 20px;background:#f0eee6;color:#191813;border-radius:6px;box-shadow:0 0 12px #000">` +
+        `<header id="title" style="padding:6px 10px;background:#23221d;color:#f0f0e0;border-radius:6px 6px 0 0"></header>` +
+        `<form id="content" style="padding:8px 10px"></form>` +
+        `<footer style="padding:0 10px 10px"><button id="ok" type="button" style="width:100%;line-height:28px"></button></footer></section></body></html>`,
+    );
+    await page.addStyleTag({ content: css });
+    const report = await page.evaluate(
+      async (origin, lang, targets, form, preview) => {
+        const strings = await (await fetch(`${origin}/lang/${lang}.json`)).json();
+        const find = (/** @type {string} */ key) => key.split(".").reduce((/** @type {any} */ o, k) => o?.[k], strings);
+        /** @type {string[]} */
+        const missing = [];
+        /** @param {string} key @param {Record<string, string>} [data] */
+        const localize = (key, data = {}) => {
+          const text = find(key);
+          if (typeof text !== "string") missing.push(key);
+          return String(text ?? key).replace(/\{(\w+)\}/g, (_, k) => data[k] ?? `{${k}}`);
+        };
+        const { damageDialog } = await import(`${origin}/scripts/foundry/damage-tools.mjs`);
+        const names = Object.fromEntries(targets.map((/** @type {any} */ t) => [t.token, t.name]));
+        const env = {
+          game: { i18n: { lang, has: (/** @type {string} */ key) => typeof find(key) === "string" }, user: { isGM: true } },
+          canvas: { tokens: { get: (/** @type {string} */ id) => ({ document: { name: names[id] } }) } },
+          ui: { notifications: { error: (/** @type {string} */ m) => missing.push(`error: ${m}`), warn: (/** @type {string} */ m) => missing.push(`warn: ${m}`) } },
+          FormData,
+          foundry: {
+            applications: {
+              api: {
+                DialogV2: {
+                  // shows the dialog as Foundry lays it out, then is closed (nothing is applied)
+                  async prompt(/** @type {any} */ options) {
+                    /** @type {HTMLElement} */ (document.getElementById("title")).textContent = options.window.title;
+                    /** @type {HTMLElement} */ (document.getElementById("content")).innerHTML = options.content;
+                    /** @type {HTMLElement} */ (document.getElementById("ok")).textContent = options.ok.label;
+                    return null;
+                  },
+                },
+              },
+            },
+          },
+        };
+        await damageDialog(
+          { targets: targets.map((/** @type {any} */ t) => ({ actor: t.actor, token: t.token })), values: form, fallback: "" },
+          { env, localize, sendAction: () => undefined, preview: async () => preview },
+        );
+        const dialog = /** @type {HTMLElement} */ (document.getElementById("dialog"));
+        const table = /** @type {HTMLElement} */ (dialog.querySelector(".vtt-bridge-preview"));
+        const overflowing = [...dialog.querySelectorAll("*")].filter((el) => el.getBoundingClientRect().right > dialog.getBoundingClientRect().right + 0.5).map((el) => el.outerHTML.slice(0, 80));
+        // each number column: its cells share one right edge (right-aligned)
+        const columns = [...table.querySelectorAll("tbody tr")].map((row) => [...row.querySelectorAll("td.num")].map((td) => {
+          const range = document.createRange();
+          range.selectNodeContents(td);
+          return Math.round(range.getBoundingClientRect().right);
+        }));
+        // a target's name is never broken inside a word (a short name: one line)
+        const brokenNames = [...table.querySelectorAll("tbody th")].filter((th) => {
+          const range = document.createRange();
+          range.selectNodeContents(th);
+          return range.getClientRects().length > 1;
+        }).map((th) => th.textContent);
+        const rows = [...table.querySelectorAll("tbody tr")].map((row) => /** @type {HTMLElement} */ (row).innerText.replace(/\s+/g, " ").trim());
+        return { missing, overflowing, brokenNames, columns, rows, title: document.getElementById("title")?.textContent, height: dialog.getBoundingClientRect().height, text: dialog.innerText };
+      },
+      http.origin,
+      lang,
+      TARGETS,
+      FORM,
+      answer.data,
+    );
+    assert.deepEqual(errors, [], lang);
+    assert.deepEqual(report.missing, [], `${lang}: every word is in the language file`);
+    assert.deepEqual(report.overflowing, [], `${lang}: nothing is wider than the dialog`);
+    assert.equal(report.rows.length, 3, `${lang}: a row per target`);
+    assert.deepEqual(report.brokenNames, [], `${lang}: each name on one line`);
+    assert.equal(report.columns.length, 3);
+    for (let column = 0; column < 4; column++) {
+      const edges = new Set(report.columns.map((row) => row[column]));
+      assert.equal(edges.size, 1, `${lang}: column ${column}'s numbers share a right edge: ${JSON.stringify(report.columns)}`);
+    }
+    // the Ogre's row: 6 fire resisted to 1, 1 lethal of 9; the Ghost's 6 of 5: its status says so
+    assert.match(report.rows[1], /6 .+ → 1/, `${lang}: ${report.rows[1]}`);
+    assert.match(report.rows[1], /8\/9/, `${lang}: ${report.rows[1]}`);
+    assert.match(String(report.title), /Thief.*Ogre.*Ghost/);
+    if (lang !== "en") assert.doesNotMatch(report.text, /\b(Target|Deals|Healthy|Status|lethal|fire|badly injured|Unconscious)\b/, `${lang}: no English left`);
+    assert.ok(report.height < 400, `${lang}: the dialog is ${report.height} px tall`);
+    if (writeDocs) await (await page.$("#dialog"))?.screenshot({ path: join(images, `damage-dialog-${lang}.png`) });
+    await page.close();
+  }
+});
