@@ -565,3 +565,32 @@ test("F19: the scene's token vision switched off: the observers are read again (
   t.refresh();
   assert.equal(t.visible, false, "token vision off: O looks, and does not locate T");
 });
+
+test("F9 (kept without libWrapper): a tracker that bypasses the module's _isTokenVisible still loses the hidden combatant's row in renderCombatTracker", () => {
+  for (const generation of [13, 14]) {
+    makeEnv({ generation });
+    installVisibility({ env });
+    const { t } = makeScene({ state: "approximate" });
+    // a system's tracker overriding the method without calling super, and another module replacing
+    // the core method after ours without chaining: both drop the first line of defence
+    const Installed = env.CONFIG.ui.combat;
+    const SystemTracker = class extends Installed {
+      /** @param {any} _token */
+      _isTokenVisible(_token) {
+        return true;
+      }
+    };
+    env.FakeTracker.prototype._isTokenVisible = () => true;
+    assert.equal(new SystemTracker()._isTokenVisible(t), true, `v${generation}: the override bypasses the filter`);
+    /** @type {string[]} */
+    const removed = [];
+    const row = (/** @type {string} */ id) => ({ dataset: { combatantId: id }, remove: () => removed.push(id) });
+    const html = { querySelectorAll: () => [row("cT"), row("cO")] };
+    const combatants = new Map([
+      ["cT", { token: t.document }],
+      ["cO", { token: env.canvas.tokens.placeables[0].document }],
+    ]);
+    env.Hooks.callAll("renderCombatTracker", { viewed: { combatants } }, [html]);
+    assert.deepEqual(removed, ["cT"], `v${generation}: the render hook still drops the row the player may not see`);
+  }
+});
