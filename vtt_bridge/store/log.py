@@ -820,18 +820,23 @@ class Store:
                 f"(changed on disk): {_what_to_do(self.path)}"
             )
 
-    def reply(self, world: str, action_id: str) -> tuple[bytes, str | None] | None:
-        """The reply an action id was answered with (its UTF-8, read as such), and its payload's
-        digest: a scan of the world's rulings from the newest (for a retry of an action whose reply
-        the world does not keep in memory: an old one, or a large one just answered)."""
+    def _row_of_action(self, world: str, action_id: str) -> Any:
+        """The newest stored row (`ROW_AS_UTF8`) of the world's ruling an action id was answered
+        with, or None: a scan of the world's rulings from the newest."""
         base = self._bases.get(world)
         if base is None:
             return None
-        row = self._db.execute(
+        return self._db.execute(
             f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? AND action_id = ? "
             "ORDER BY key DESC LIMIT 1",
             (base, base + REV_SPAN, action_id),
         ).fetchone()
+
+    def reply(self, world: str, action_id: str) -> tuple[bytes, str | None] | None:
+        """The reply an action id was answered with (its UTF-8, read as such), and its payload's
+        digest: a scan of the world's rulings from the newest (for a retry of an action whose reply
+        the world does not keep in memory: an old one, or a large one just answered)."""
+        row = self._row_of_action(world, action_id)
         if row is None:
             return None
         return self._verified(world, row), row[3]
@@ -840,14 +845,7 @@ class Store:
         """Steps and rolls `offset` to `offset + limit` of the ruling an action id was answered with
         (its row checksummed; SQLite's JSON functions cut the log, so Python parses the page alone),
         or None when the world answered no such action."""
-        base = self._bases.get(world)
-        if base is None:
-            return None
-        row = self._db.execute(
-            f"SELECT {ROW_AS_UTF8} FROM log WHERE key >= ? AND key < ? AND action_id = ? "
-            "ORDER BY key DESC LIMIT 1",
-            (base, base + REV_SPAN, action_id),
-        ).fetchone()
+        row = self._row_of_action(world, action_id)
         if row is None:
             return None
         self._check(world, row)
@@ -855,7 +853,12 @@ class Store:
         with self._read_back(world, key):
             steps, rolls, log, dice = self._db.execute(RULING_PAGE, (key, offset, limit)).fetchone()
         return RulingPage(
-            key - base, row[5], int(steps or 0), int(rolls or 0), json.loads(log), json.loads(dice)
+            key - self._bases[world],
+            row[5],
+            int(steps or 0),
+            int(rolls or 0),
+            json.loads(log),
+            json.loads(dice),
         )
 
     def recover(
