@@ -161,6 +161,15 @@ test("F17: while the GM types into the rules sheet, the actor's updates (the sid
   assert.equal(sheet.renders, 2, "the typed form stays");
   await sheet.render({ force: true });
   assert.equal(sheet.renders, 3, "a forced render (the GM reopens it) rebuilds it");
+  // a row added or removed (a click, no typing) is an edit in progress too
+  const button = { closest: () => null };
+  Sheet.DEFAULT_OPTIONS.actions.addRow.call(sheet, new Event("click"), button);
+  await sheet.render();
+  assert.equal(sheet.renders, 3, "the added row stays");
+  await sheet.render({ force: true });
+  Sheet.DEFAULT_OPTIONS.actions.removeRow.call(sheet, new Event("click"), button);
+  await sheet.render();
+  assert.equal(sheet.renders, 4, "the removed row stays removed");
 });
 
 /** An actor with a pool, a Gauge and a priced means, as the sheet renders them. */
@@ -230,4 +239,38 @@ test("what the sheet's lists write is what the real sidecar takes: a sync of it,
   assert.ok(!ruling.error, JSON.stringify(ruling));
   assert.ok(ruling.log.some((/** @type {any} */ step) => step.rule === "IWR-6"), JSON.stringify(ruling.log.map((/** @type {any} */ s) => s.rule)));
   assert.equal(ruling.patch.find((/** @type {any} */ op) => op.path === "/actors/Actor.x/health/lethal")?.value, 3, "1 fire + weakness 2");
+});
+
+test("the sheet's choices are the sidecar's own enumerations, each with a word in every language", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const { sidecarPython } = await import("../helpers/sidecar.mjs");
+  const { LANGS, langs, lookup } = await import("../helpers/i18n.mjs");
+  const form = await import("../../scripts/core/rules-form.mjs");
+  const script = [
+    "import json",
+    "from vtt_bridge.rules.detection import Essence, Sense, Capability",
+    "from vtt_bridge.rules.energy import PoolCategory, Region",
+    "from vtt_bridge.rules.immunities import ImmunityKindId",
+    "from vtt_bridge.rules.ranks import Rank",
+    "from vtt_bridge.rules.damage import DamageType",
+    "print(json.dumps({n: [m.value for m in e] for n, e in dict(Sense=Sense, Essence=Essence, Capability=Capability, PoolCategory=PoolCategory, Region=Region, ImmunityKindId=ImmunityKindId, Rank=Rank, DamageType=DamageType).items()}))",
+  ].join("\n");
+  const known = JSON.parse(execFileSync(sidecarPython(), ["-c", script], { encoding: "utf8" }));
+  assert.deepEqual([...form.SENSES], known.Sense);
+  assert.deepEqual([...form.ESSENCES], known.Essence);
+  assert.deepEqual([...form.CAPABILITIES], known.Capability);
+  assert.deepEqual([...form.POOL_CATEGORIES], known.PoolCategory);
+  assert.deepEqual([...form.REGIONS], known.Region);
+  assert.deepEqual([...form.IMMUNITY_KINDS], known.ImmunityKindId);
+  assert.deepEqual([...form.RANKS], known.Rank);
+  assert.deepEqual([...form.IWR_TYPES].sort(), [...known.DamageType].sort());
+  for (const lang of LANGS) {
+    for (const spec of form.LISTS) {
+      assert.ok(lookup(langs[lang], `VTTBRIDGE.Sheet.List.${spec.list}`) && lookup(langs[lang], `VTTBRIDGE.Sheet.Add.${spec.list}`), `${lang}: ${spec.list}`);
+      for (const column of spec.columns) {
+        assert.ok(lookup(langs[lang], `VTTBRIDGE.Sheet.Column.${column.key}`), `${lang}: column ${column.key}`);
+        for (const option of column.options ?? []) assert.ok(lookup(langs[lang], `${column.labels}.${option}`), `${lang}: ${column.labels}.${option}`);
+      }
+    }
+  }
 });
