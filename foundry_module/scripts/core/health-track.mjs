@@ -291,9 +291,9 @@ export const MIN_SCREEN_FONT = 9;
 export const MAX_TRACK_SCALE = 4;
 
 /**
- * How much the track is scaled at canvas zoom `zoom` (1 = 100 %): 1 when zoomed in or at 100 %,
- * else 1/zoom (in quarter steps, up to MAX_TRACK_SCALE), so a box drawn at least MIN_SCREEN_BOX
- * pixels wide stays that wide on screen.
+ * How much larger the track is drawn at canvas zoom `zoom` (1 = 100 %): 1 when zoomed in or at
+ * 100 %, else 1/zoom (in quarter steps, up to MAX_TRACK_SCALE), so a box of at least
+ * MIN_SCREEN_BOX × scale canvas pixels is at least MIN_SCREEN_BOX pixels on screen.
  * @param {unknown} zoom
  * @returns {number}
  */
@@ -306,11 +306,11 @@ export function trackScale(zoom) {
  * Where the track of a token sits and whether it shows, by the placement setting: "below" the token
  * (the default, also for an unknown value), "inside" it along its bottom edge, or "hover": below,
  * only while the token is hovered (or controlled).
- * @param {{placement: unknown, hovered: boolean, tokenHeight: number, trackHeight: number, scale: number}} args
+ * @param {{placement: unknown, hovered: boolean, tokenHeight: number, trackHeight: number}} args
  * @returns {{shown: boolean, y: number, inside: boolean}}
  */
-export function trackPlacement({ placement, hovered, tokenHeight, trackHeight, scale }) {
-  if (placement === "inside") return { shown: true, y: Math.max(0, Math.floor(tokenHeight - trackHeight * scale - 2)), inside: true };
+export function trackPlacement({ placement, hovered, tokenHeight, trackHeight }) {
+  if (placement === "inside") return { shown: true, y: Math.max(0, Math.floor(tokenHeight - trackHeight - 2)), inside: true };
   return { shown: placement !== "hover" || hovered, y: tokenHeight + 2, inside: false };
 }
 

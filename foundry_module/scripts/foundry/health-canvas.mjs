@@ -76,7 +76,7 @@ export function installHealthTrack({
   zoom = () => Number(/** @type {any} */ (globalThis).canvas?.stage?.scale?.x ?? 1),
   overlay = () => /** @type {any} */ (globalThis).canvas?.tokens ?? null,
 }) {
-  /** @type {WeakMap<object, {container: any, track: any, counters: any, signature: string, trackHeight?: number, nameplateBase?: number, nameplateSet?: number}>} */
+  /** @type {WeakMap<object, {container: any, track: any, counters: any, signature: string, trackHeight?: number, countersHeight?: number, nameplateBase?: number, nameplateSet?: number}>} */
   const drawn = new WeakMap();
 
   // "who sees Health boxes", read once and again only when the setting changes: `refreshToken`
@@ -158,7 +158,7 @@ export function installHealthTrack({
     const isHovered = hovered.has(token) || !!token.controlled;
     const placement = placementName();
     const allowed = !!flags?.health && canSeeHealth({ setting, isGM: isGM(), isOwner }) && !isIdentityHidden(token);
-    const visible = allowed && trackPlacement({ placement, hovered: isHovered, tokenHeight: 0, trackHeight: 0, scale: 1 }).shown;
+    const visible = allowed && trackPlacement({ placement, hovered: isHovered, tokenHeight: 0, trackHeight: 0 }).shown;
     const existing = drawn.get(token);
     if (!visible) {
       if (existing) {
@@ -177,20 +177,22 @@ export function installHealthTrack({
     const signature = JSON.stringify([width, height, palette, scale, WATCHED_FLAGS.map((k) => flags[k])]);
     if (signature !== entry.signature) {
       entry.signature = signature;
-      // drawn at 1/scale of the token's width, then scaled up: boxes and text keep their screen size
-      const view = healthTrackView(flags, { width: width / scale, minBox: MIN_SCREEN_BOX });
+      // zoomed out: boxes, text and badges drawn `scale` times larger, so they keep a readable size on
+      // screen; the boxes wrap onto more rows rather than grow wider than the token
+      const view = healthTrackView(flags, { width, minBox: Math.ceil(MIN_SCREEN_BOX * scale), maxBox: Math.ceil(16 * scale) });
       if (!view) return;
       const colours = paletteOf(palette);
       const trackHeight = drawHealthTrack(PIXI, entry.track, view.layout, {
         status: view.statusKey ? localize(view.statusKey) : null,
         penalty: view.penalty,
         text: true,
-        minFontSize: MIN_SCREEN_FONT,
+        fontSize: Math.round(Math.max(10 * scale, Math.min(16 * scale, view.layout.boxSize || 12))),
+        minFontSize: MIN_SCREEN_FONT * scale,
         palette: colours,
       });
-      entry.track.scale.set(scale);
       const countersHeight = drawConditionCounters(PIXI, entry.counters, view.counters, {
-        maxWidth: width / scale,
+        maxWidth: width,
+        diameter: Math.round(14 * scale),
         text: true,
         palette: colours,
         label: (counter) => {
@@ -199,11 +201,12 @@ export function installHealthTrack({
           return words && words !== key ? words : counter.id;
         },
       });
-      entry.counters.scale.set(scale);
-      entry.counters.position.set(0, -countersHeight * scale - 2);
-      entry.trackHeight = trackHeight * scale;
+      entry.countersHeight = countersHeight;
+      entry.trackHeight = trackHeight;
     }
-    const where = trackPlacement({ placement, hovered: isHovered, tokenHeight: height, trackHeight: (entry.trackHeight ?? 0) / scale, scale });
+    const where = trackPlacement({ placement, hovered: isHovered, tokenHeight: height, trackHeight: entry.trackHeight ?? 0 });
+    // the counters above the token, or inside along its top edge when the track is inside
+    entry.counters.position.set(0, where.inside ? 2 : -(entry.countersHeight ?? 0) - 2);
     lift(token, entry, hovered.has(token), where.y);
     placeNameplate(token, entry, where.inside ? 0 : (entry.trackHeight ?? 0) + 2);
   }
