@@ -84,7 +84,7 @@ test("headless Chromium: the rules sheet's lists: Add, choose, save one write; a
         form.innerHTML = sheet.rulesSheetHtml(flags, { fields: [], name: "" }, i18n);
         // ApplicationV2's `actions`: a click on [data-action] calls the sheet's handler
         form.addEventListener("click", (event) => {
-          const target = /** @type {HTMLElement} */ (event.target).closest("[data-action]");
+          const target = /** @type {HTMLElement|null} */ (/** @type {HTMLElement} */ (event.target).closest("[data-action]"));
           if (!target) return;
           if (target.dataset.action === "addRow") sheet.addListRow(/** @type {Element} */ (target.closest("section[data-list]")));
           if (target.dataset.action === "removeRow") sheet.removeListRow(target);

@@ -145,7 +145,7 @@ export function listValue(flags, list) {
   const stored = at(flags ?? {}, spec.path);
   if (spec.keyed) {
     const entries = isPlainObject(stored) ? Object.entries(stored).filter(([, v]) => isPlainObject(v)) : [];
-    return Object.fromEntries(entries.map(([id, item]) => [id, withDefaults(spec.columns, item)]));
+    return Object.fromEntries(entries.map(([id, item]) => [id, withDefaults(spec.columns, /** @type {Record<string, any>} */ (item))]));
   }
   const items = Array.isArray(stored) ? stored : list === "detection" && stored === undefined ? DEFAULT_DETECTION : [];
   return items.filter(isPlainObject).map((item) => withDefaults(spec.columns, item));

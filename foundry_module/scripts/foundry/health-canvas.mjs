@@ -134,10 +134,10 @@ export function installHealthTrack({
   /**
    * Lift a hovered token's track into the overlay (drawn after every token, so above its
    * neighbours' tracks and nameplates), at the same place on the canvas; put it back after.
-   * @param {any} token @param {NonNullable<ReturnType<typeof drawn.get>>} entry @param {boolean} lift @param {number} y
+   * @param {any} token @param {{container: any, track: any}} entry @param {boolean} raise @param {number} y
    */
-  function lift(token, entry, lift, y) {
-    const top = lift ? overlay() : null;
+  function lift(token, entry, raise, y) {
+    const top = raise ? overlay() : null;
     const parent = top && typeof top.addChild === "function" ? top : token;
     if (entry.container.parent !== parent) parent.addChild(entry.container);
     else if (parent !== token) parent.addChild(entry.container); // again the last child: on top

@@ -227,7 +227,7 @@ export function addListRow(section) {
   holder.innerHTML = template.innerHTML.replaceAll("__ROW__", String(next));
   const row = holder.firstElementChild;
   if (row) rows.append(row);
-  row?.querySelector("input:not([type=hidden]),select")?.focus?.();
+  /** @type {HTMLElement|null|undefined} */ (row?.querySelector("input:not([type=hidden]),select"))?.focus?.();
   return row;
 }
 
@@ -334,7 +334,7 @@ export function defineRulesSheet(api, ui) {
     /**
      * @this {RulesSheet}
      * @param {Event} _event
-     * @param {HTMLElement} target the Add button (its `data-list`)
+     * @param {{closest: (selector: string) => Element|null}} target the Add button (in its list's section)
      */
     static #onAddRow(_event, target) {
       const section = target.closest("section[data-list]");
@@ -345,7 +345,7 @@ export function defineRulesSheet(api, ui) {
     /**
      * @this {RulesSheet}
      * @param {Event} _event
-     * @param {HTMLElement} target the row's remove button
+     * @param {Element} target the row's remove button
      */
     static #onRemoveRow(_event, target) {
       removeListRow(target);
@@ -355,7 +355,7 @@ export function defineRulesSheet(api, ui) {
     /**
      * @this {RulesSheet}
      * @param {Event} _event
-     * @param {HTMLFormElement} _form
+     * @param {HTMLFormElement} form
      * @param {{object: Record<string, unknown>}} formData
      */
     static async #onSubmit(_event, form, formData) {

@@ -162,7 +162,7 @@ test("F17: while the GM types into the rules sheet, the actor's updates (the sid
   await sheet.render({ force: true });
   assert.equal(sheet.renders, 3, "a forced render (the GM reopens it) rebuilds it");
   // a row added or removed (a click, no typing) is an edit in progress too
-  const button = { closest: () => null };
+  const button = /** @type {any} */ ({ closest: () => null });
   Sheet.DEFAULT_OPTIONS.actions.addRow.call(sheet, new Event("click"), button);
   await sheet.render();
   assert.equal(sheet.renders, 3, "the added row stays");

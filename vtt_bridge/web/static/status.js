@@ -94,10 +94,10 @@ function wordPage(i18n) {
       const key = name.startsWith("VTTBRIDGE.") ? name : `VTTBRIDGE.StatusPage.${name}`;
       if (!i18n.has(key)) continue;
       element.innerHTML = i18n.format(key, JSON.parse(element.dataset.sayArgs ?? "{}"));
-      element.lang = i18n.lang;
+      element.lang = i18n.lang ?? "en";
     }
   }
-  document.documentElement.lang = i18n.lang;
+  document.documentElement.lang = i18n.lang ?? "en";
 }
 
 /**
