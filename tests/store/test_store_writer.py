@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from tests.conftest import Connect, damage, world_state
 from vtt_bridge.engine import history
 from vtt_bridge.server import commit as commit_module
-from vtt_bridge.server import dispatch, replies
+from vtt_bridge.server import dispatch, replies, workers
 from vtt_bridge.server.bridge import BRIDGE
-from vtt_bridge.store import log as store_module
+from vtt_bridge.store import rows as store_module
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False) | st.text(),
@@ -195,7 +195,7 @@ async def test_a_big_worlds_state_query_is_answered_from_a_worker_with_the_world
     state is tens of MB of JSON) is dumped in a worker, with the world's lock held so that no ruling
     commits meanwhile, and answers what it answers on the event loop: the state document."""
     bridge = server.app[BRIDGE]
-    real = dispatch.query_dumped
+    real = workers.query_dumped
     seen: list[tuple[str, bool]] = []
 
     def query_dumped(world: Any, payload: dict[str, Any]) -> bytes:

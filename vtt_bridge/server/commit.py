@@ -23,7 +23,7 @@ from vtt_bridge.server.bridge import Bridge, Client, RulingRecord
 from vtt_bridge.server.outbox import Part
 from vtt_bridge.server.replies import Dumped, dumped_result, envelope_parts, pushed_parts
 from vtt_bridge.server.workers import release_later
-from vtt_bridge.store.log import keeps_reply, pack, snapshot_of
+from vtt_bridge.store.rows import keeps_reply, pack, snapshot_of
 
 A = TypeVar("A")
 R = TypeVar("R")
