@@ -413,7 +413,9 @@ def _ruling_html(
         about = about_rulings.get((ruling.world, undid[0]), [])
     subject = f" → {_e(', '.join(about))}" if about else ""
     if undid is not None:
-        subject += f' <span class="muted">({_e(undid[1])}, rev {_e(undid[2])})</span>'
+        what = _say(_e, f"Kind.{undid[1]}", _e(undid[1]))
+        which = _say(_e, "Undid", f"({what}, rev {_e(undid[2])})", kind_html=what, rev=undid[2])
+        subject += f' <span class="muted">{which}</span>'
     if ruling.at is None:
         when = _say(_e, "ReadBack", "read back from the store")
     else:
