@@ -135,6 +135,14 @@ test("headless Chromium: the rules sheet's lists: Add, choose, save one write; a
     if (lang !== "en") assert.doesNotMatch(layout.text, /\b(Senses|Rank|Add|Remove|hearing|sight|natural|magical|unranked|exactly|roughly|Resistances|Weaknesses|special)\b/, `${lang}: no English left`);
     if (writeDocs) await (await page.$("#window"))?.screenshot({ path: join(images, `rules-sheet-${lang}.png`) });
 
+    // a weakness to a substance the list does not hold: "other…" shows a field beside the choice
+    await page.select(".list-iwrWeaknesses li.row .cell-type select", "__other");
+    assert.equal(await page.$eval(".list-iwrWeaknesses li.row .cell-type .other", (el) => getComputedStyle(el).display), "block", `${lang}: the field for another type shows`);
+    await page.type(".list-iwrWeaknesses li.row .cell-type .other", "cold-iron");
+    const other = await page.evaluate(() => /** @type {any} */ (window).sheetTest.save());
+    assert.deepEqual(other.update["flags.vtt-bridge.iwr.weaknesses"], [{ type: "cold-iron", value: 3 }], lang);
+    assert.equal(await page.$eval(".list-iwrResistances li.row .cell-type .other", (el) => getComputedStyle(el).display), "none", "hidden while a known type is chosen");
+
     // a negative range and an empty name: refused, each named in a sentence, nothing written
     await page.evaluate(() => {
       const range = /** @type {HTMLInputElement} */ (document.querySelector(".list-detection li.row:last-child .cell-range input"));

@@ -42,8 +42,9 @@ export const IWR_TYPES = Object.freeze([
  * One column of a list: `text` (required unless `optional`), `select` of `options` (`blank`: an
  * empty first choice, stored as null), `int`/`number` (`min`; `blank`: empty allowed, stored as
  * null), `csv` (words separated by commas, stored as a list), `attrs` (a checkbox per Attribute),
- * `key` (the row's id in a keyed list: an update key, made from the name when left empty).
- * @typedef {{key: string, kind: "text"|"select"|"int"|"number"|"csv"|"attrs"|"key", options?: readonly string[],
+ * `key` (the row's id in a keyed list: an update key, made from the name when left empty), `type` (a
+ * damage type chosen from `options` in the reader's words, or "other…" typed: a group or substance).
+ * @typedef {{key: string, kind: "text"|"select"|"int"|"number"|"csv"|"attrs"|"key"|"type", options?: readonly string[],
  *   labels?: string, min?: number, blank?: boolean, optional?: boolean, suggest?: "types", fallback?: unknown}} Column
  */
 
@@ -83,9 +84,9 @@ export const LISTS = Object.freeze([
       { key: "rank", kind: "select", options: RANKS, labels: "VTTBRIDGE.Rules.Card.Rank", fallback: "unranked" },
     ],
   },
-  { list: "iwrImmunities", path: "iwr.immunities", columns: [{ key: "type", kind: "text", suggest: "types" }, { key: "exceptions", kind: "csv" }] },
-  { list: "iwrWeaknesses", path: "iwr.weaknesses", columns: [{ key: "type", kind: "text", suggest: "types" }, { key: "value", kind: "int", min: 1 }] },
-  { list: "iwrResistances", path: "iwr.resistances", columns: [{ key: "type", kind: "text", suggest: "types" }, { key: "value", kind: "int", min: 1 }] },
+  { list: "iwrImmunities", path: "iwr.immunities", columns: [{ key: "type", kind: "type", options: IWR_TYPES, labels: "VTTBRIDGE.Rules.Card.DamageType" }, { key: "exceptions", kind: "csv" }] },
+  { list: "iwrWeaknesses", path: "iwr.weaknesses", columns: [{ key: "type", kind: "type", options: IWR_TYPES, labels: "VTTBRIDGE.Rules.Card.DamageType" }, { key: "value", kind: "int", min: 1 }] },
+  { list: "iwrResistances", path: "iwr.resistances", columns: [{ key: "type", kind: "type", options: IWR_TYPES, labels: "VTTBRIDGE.Rules.Card.DamageType" }, { key: "value", kind: "int", min: 1 }] },
   {
     list: "energyPools",
     path: "energyPools",
@@ -124,6 +125,9 @@ export const DEFAULT_DETECTION = Object.freeze([
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
+
+/** The value of a damage type select's last choice: "other…", typed in the field beside it. */
+const OTHER = "__other";
 
 /** Largest number a count field takes (the sheet's own bound, as for Health and Attributes). */
 const MAX_INT = 1000;
@@ -270,6 +274,13 @@ export function parseLists(form, rendered) {
             else fail(column.key, text === "" ? "required" : column.kind === "int" ? "integer" : "number");
             break;
           }
+          case "type": {
+            // a known type from the list, or the one typed beside "other…"
+            const chosen = text === OTHER ? String(cells[`${column.key}.other`] ?? "").trim() : text;
+            if (chosen) item[column.key] = chosen;
+            else fail(column.key, "required");
+            break;
+          }
           case "csv": {
             const words = text.split(/[,，、]/).map((w) => w.trim()).filter(Boolean);
             if (words.length || column.key in item) item[column.key] = words;
@@ -342,6 +353,15 @@ function cellHtml(list, n, column, item, i18n) {
       if (column.blank) options.unshift(`<option value=""${value === null || value === undefined ? " selected" : ""}>—</option>`);
       return `<select name="${name}" aria-label="${label}" title="${label}">${options.join("")}</select>`;
     }
+    case "type": {
+      const known = column.options ?? [];
+      const current = typeof value === "string" ? value : "";
+      const options = known.map((o) => `<option value="${attr(o)}"${current === o ? " selected" : ""}>${escapeHtml(i18n.localize(`${column.labels}.${o}`))}</option>`);
+      if (current && !known.includes(current)) options.push(`<option value="${attr(current)}" selected>${escapeHtml(current)}</option>`);
+      options.push(`<option value="${OTHER}">${escapeHtml(i18n.localize("VTTBRIDGE.Sheet.OtherType"))}</option>`);
+      const other = escapeHtml(i18n.localize("VTTBRIDGE.Sheet.OtherTypeHint"));
+      return `<select name="${name}" aria-label="${label}" title="${label}">${options.join("")}</select><input type="text" class="other" name="${name}.other" value="" placeholder="${other}" aria-label="${other}" title="${other}">`;
+    }
     case "int":
     case "number":
       return `<input type="number" name="${name}" value="${attr(value)}" min="${column.min ?? 0}" step="${column.kind === "int" ? 1 : "any"}"${column.blank ? ` placeholder="∞"` : " required"} aria-label="${label}" title="${column.blank ? `${label} (${escapeHtml(i18n.localize("VTTBRIDGE.Sheet.Unlimited"))})` : label}">`;
@@ -385,7 +405,7 @@ export function rulesFormHtml(flags, i18n) {
     const spec = specOf(list);
     const heads = spec.columns.map((c) => `<span class="cell cell-${c.key}">${escapeHtml(i18n.localize(`VTTBRIDGE.Sheet.Column.${c.key}`))}</span>`).join("");
     const rows = listRows(flags, list).map((r, i) => rowHtml(list, i, r.from, r.cells, i18n)).join("");
-    const blank = Object.fromEntries(spec.columns.map((c) => [c.key, c.fallback ?? (c.kind === "select" && !c.blank ? c.options?.[0] : c.kind === "int" ? 0 : "")]));
+    const blank = Object.fromEntries(spec.columns.map((c) => [c.key, c.fallback ?? ((c.kind === "select" || c.kind === "type") && !c.blank ? c.options?.[0] : c.kind === "int" ? 0 : "")]));
     return (
       `<section class="list list-${list}" data-list="${list}"><h4>${escapeHtml(i18n.localize(`VTTBRIDGE.Sheet.List.${list}`))}</h4>` +
       `<input type="hidden" name="list.${list}._present" value="1">` +
