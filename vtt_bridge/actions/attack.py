@@ -11,7 +11,7 @@ from typing import Any, Literal
 from vtt_bridge.document.models import Coordinate, Id, NotFound, Scene, WorldState
 from vtt_bridge.document.pins import pin_for
 from vtt_bridge.document.visibility import VisibilityIndex
-from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step, payloads
 from vtt_bridge.rules.detection import (
     STATES,
     AttackConsequence,
@@ -241,7 +241,7 @@ def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIn
         if guessed is not None:
             consequence = guessed.model_copy(update={"locate": located, "guessed_position_only": True})
     log.append(_verdict_step(query.attacker, query.target, consequence))
-    return {**consequence.model_dump(mode="json"), "hit": hit, "log": [step.payload() for step in log]}
+    return {**consequence.model_dump(mode="json"), "hit": hit, "log": payloads(log)}
 
 
 def attacker_view(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> dict[str, Any]:

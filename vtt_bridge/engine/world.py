@@ -50,7 +50,7 @@ from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, step_
 from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.engine.refusals import RequestError, path_details, refusal
 from vtt_bridge.errors import AnsweredLongAgo
-from vtt_bridge.rules.common import Step, counted
+from vtt_bridge.rules.common import Step, counted, payloads
 from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller
 
@@ -315,7 +315,7 @@ class World:
         result = {
             "rev": new_rev,
             "patch": patches.ruling_patch(before.rev, new_rev, ops),
-            "log": [step.payload() for step in log],
+            "log": payloads(log),
             "rolls": [roll_payload(roll) for roll in rolls],
         }
         if action_id is not None:

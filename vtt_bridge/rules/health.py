@@ -449,6 +449,28 @@ def wound_penalty(track: HealthTrack, enabled: bool) -> int:
     return max(0, 3 - track.healthy)
 
 
+@dataclass(frozen=True, slots=True)
+class TrackReading:
+    """What an actor's tracks say before its conditions and Willpower are weighed: its status
+    (HEALTH-6), whether its injuries leave it unconscious (HEALTH-3/4), whether it worsens
+    (HEALTH-4), and its wound penalty (HEALTH-7, 0 when the optional rule is off)."""
+
+    status: HealthStatus
+    out_from_injuries: bool
+    worsening: bool
+    wound_penalty: int
+
+
+def read_tracks(first: HealthTrack, second: HealthTrack | None, wound_penalties: bool) -> TrackReading:
+    """HEALTH-3..7 read off an actor's tracks in one go (`document.derive` writes them into it)."""
+    return TrackReading(
+        health_status(first, second),
+        unconscious_from_injuries(first, second),
+        is_worsening(first, second),
+        wound_penalty(first, wound_penalties),
+    )
+
+
 # ---- HEALTH-8: natural recovery times --------------------------------------------------------------
 
 
