@@ -116,3 +116,13 @@ def test_HEALTH_6_and_HEALTH_7_tracks_read_at_once_as_each_rule_reads_them() -> 
             assert reading.out_from_injuries is unconscious_from_injuries(track)
             assert reading.worsening is is_worsening(track)
             assert reading.wound_penalty == wound_penalty(track, enabled)
+
+
+def test_HEALTH_6_and_EP_2_the_dead_and_the_annihilated_pass_a_round_as_they_are() -> None:
+    will = Willpower(max=3, current=2, kept_conscious=True)
+    for track, annihilated in (
+        (HealthTrack(max=2, aggravated=2), False),
+        (HealthTrack(max=3, lethal=3), True),
+    ):
+        passed = round_passes(track, None, will, fast_healing=(2,), regeneration=(), annihilated=annihilated)
+        assert passed.health is track and passed.willpower is will and passed.steps == ()

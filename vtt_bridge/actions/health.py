@@ -460,14 +460,13 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
     log: list[Step] = []
     for actor_id in sorted(state.actors):
         actor = state.actors[actor_id]
-        if _is_dead(actor):
-            continue
         passed = round_passes(
             actor.health,
             actor.second_health,
             actor.willpower,
             actor.healing.fast_healing,
             actor.healing.regeneration,
+            annihilated=bool(actor.conditions.get("annihilated")),
         )
         first, second, willpower = passed.health, passed.second_health, passed.willpower
         steps = list(passed.steps)

@@ -116,10 +116,14 @@ def round_passes(
     willpower: wp.Willpower,
     fast_healing: Sequence[int],
     regeneration: Sequence[int],
+    annihilated: bool = False,
 ) -> RoundPassed:
-    """A living character's tracks and Willpower after a round, in the rulebook's order: worsening
-    for the round that ended (HEALTH-4), staying conscious lapses (WP-3), then fast healing and
-    regeneration at the new round's start (HEALTH-10) unless the worsening killed it (HEALTH-6)."""
+    """A character's tracks and Willpower after a round, in the rulebook's order: worsening for the
+    round that ended (HEALTH-4), staying conscious lapses (WP-3), then fast healing and regeneration
+    at the new round's start (HEALTH-10) unless the worsening killed it (HEALTH-6). A dead one
+    (HEALTH-6, or annihilated: EP-2) passes the round as it is, the same objects and no steps."""
+    if annihilated or h.health_status(health, second) is h.HealthStatus.DEAD:
+        return RoundPassed(health, second, willpower, ())
     worsened = h.worsen_tracks(health, second)
     health, second = worsened.health, worsened.second_health
     steps = list(worsened.steps)
