@@ -30,6 +30,7 @@ from vtt_bridge.rules.energy import (
     pool_conflicts,
     pool_traits,
     reopening_bonus,
+    spend_energy_from,
 )
 
 A = Attribute
@@ -444,3 +445,28 @@ def test_EP_9_a_gauge_without_a_maximum_and_one_above_its_maximum() -> None:
     assert Gauge(name="Sin", max=None, current=999, source="Demon Bloodline").max is None
     with pytest.raises(ValidationError, match="exceeds max"):
         Gauge(name="Sin", max=3, current=4, source="Demon Bloodline")
+
+
+def test_EP_6_EP_7_spend_energy_from_pays_reduced_in_place_of_the_original_and_refuses_the_reverse() -> None:
+    spec = new("heavenly-demon-force", (A.STA, A.PER), region=Region.EASTERN, variant_of="inner-force")
+    pools = gain_pool(spec, {"inner-force": held(INNER_FORCE)}, {}, ATTRS).pools
+    variant, original = pools["heavenly-demon-force"], pools["inner-force"]
+    spent = spend_energy_from(
+        "heavenly-demon-force", variant, "inner-force", original,
+        substituted=True, chosen=False, chosen_class=None, cost=3, reduction=1, spend_all=False,
+    )  # fmt: skip
+    assert spent.pool.current == variant.current - 2 and spent.payment.effect_cost == 3
+    assert [step.key for step in spent.steps] == ["EP-7.substitute", "EP-6.reduced", "EP-6.paid"]
+    with pytest.raises(RuleViolation) as refused:
+        spend_energy_from(
+            "inner-force", original, "heavenly-demon-force", variant,
+            substituted=True, chosen=False, chosen_class=None, cost=1, reduction=0, spend_all=False,
+        )  # fmt: skip
+    assert refused.value.rule == "EP-7" and refused.value.path == ("substituteFrom",)
+    with pytest.raises(RuleViolation) as too_much:
+        spend_energy_from(
+            "inner-force", original, "inner-force", original,
+            substituted=False, chosen=False, chosen_class=None, cost=original.current + 1, reduction=0,
+            spend_all=False,
+        )  # fmt: skip
+    assert too_much.value.rule == "EP-6" and too_much.value.path == ("cost",)

@@ -23,13 +23,10 @@ from vtt_bridge.rules.energy import (
     Gauge,
     NewPool,
     PoolCategory,
-    can_pay_for,
     change_max,
-    choice_refusal,
     gain_pool,
     gauge_conflicts,
-    payment,
-    pool_summary,
+    spend_energy_from,
 )
 
 
@@ -224,87 +221,27 @@ def gain_energy_pool(state: WorldState, action: GainEnergyPoolAction, ctx: Conte
 def spend_energy(state: WorldState, action: SpendEnergyAction, ctx: Context) -> Ruling:
     """EP-6..8: pay for an ability, maybe from a substitute pool, maybe at a reduced cost."""
     actor = _living(state, action.actor)
-    steps: list[Step] = []
     if action.substitute_from is None:
-        payer_id = action.pool
-        payer = _pool(actor, payer_id, ("pool",))
+        payer_id, path = action.pool, ("pool",)
     else:
-        payer_id = action.substitute_from
-        payer = _pool(actor, payer_id, ("substituteFrom",))
-        if not can_pay_for(payer_id, payer, action.pool):
-            target = actor.energy_pools.get(action.pool)
-            if target is not None and target.variant_of == payer_id:
-                message = (
-                    f"{payer.name} is the original of {target.name}: "
-                    "the original cannot be spent in place of its variant"
-                )
-            else:
-                message = f"{payer.name} cannot be spent in place of {action.pool!r}"
-            raise RuleViolation("EP-7", message, ("substituteFrom",))
-        if payer_id != action.pool:
-            steps.append(
-                Step(
-                    rule="EP-7",
-                    text=f"{payer.name} spent in place of {action.pool}; immunity is judged on {payer.name}",
-                    data={**pool_summary(payer_id, payer), "name": payer.name, "inPlaceOf": action.pool},
-                    key="EP-7.substitute",
-                )
-            )
-    if action.chosen:
-        refusal = choice_refusal(payer_id, payer, action.chosen_class)
-        if refusal is not None:
-            path = ("pool",) if action.substitute_from is None else ("substituteFrom",)
-            raise RuleViolation("EP-8", refusal, path)
-    cost = 0 if action.cost is None else action.cost
-    pay = payment(cost, action.reduction, action.spend_all, payer.current)
-    if action.spend_all:
-        steps.append(
-            Step(
-                rule="EP-6",
-                text=f"the ability spends all energy: {pay.paid}"
-                + ("; no cost reduction applies" if action.reduction else ""),
-                data={"spendAll": True, "paid": pay.paid},
-                key="EP-6.spendAll",
-            )
-        )
-    elif pay.reduction_applied:
-        steps.append(
-            Step(
-                rule="EP-6",
-                text=(
-                    f"cost {cost} reduced by {pay.reduction_applied} to {pay.paid}; "
-                    f"the effect is worked out from the original cost {cost}"
-                ),
-                data={"cost": cost, "reduction": pay.reduction_applied, "paid": pay.paid},
-                key="EP-6.reduced",
-            )
-        )
-    if pay.paid > payer.current:
-        raise RuleViolation(
-            "EP-6",
-            f"paying {pay.paid} needs more than the {payer.current} {payer.name} holds",
-            ("cost",),
-        )
-    spent = payer.model_copy(update={"current": payer.current - pay.paid})
-    steps.append(
-        Step(
-            rule="EP-6",
-            text=(
-                f"{payer.name}: {payer.current} - {pay.paid} = {spent.current}; effect cost {pay.effect_cost}"
-            ),
-            data={
-                **pool_summary(payer_id, payer),
-                "paid": pay.paid,
-                "effectCost": pay.effect_cost,
-                "current": spent.current,
-            },
-            key="EP-6.paid",
-        )
+        payer_id, path = action.substitute_from, ("substituteFrom",)
+    payer = _pool(actor, payer_id, path)
+    spent = spend_energy_from(
+        payer_id,
+        payer,
+        action.pool,
+        actor.energy_pools.get(action.pool),
+        substituted=action.substitute_from is not None,
+        chosen=action.chosen,
+        chosen_class=action.chosen_class,
+        cost=0 if action.cost is None else action.cost,
+        reduction=action.reduction,
+        spend_all=action.spend_all,
     )
-    if pay.paid == 0:
-        return Ruling(state=state, log=tuple(steps))
-    updated = _with_pool(actor, payer_id, spent)
-    return Ruling(state=with_actor(state, action.actor, updated), log=tuple(steps))
+    if spent.payment.paid == 0:
+        return Ruling(state=state, log=spent.steps)
+    updated = _with_pool(actor, payer_id, spent.pool)
+    return Ruling(state=with_actor(state, action.actor, updated), log=spent.steps)
 
 
 def restore_energy(state: WorldState, action: RestoreEnergyAction, ctx: Context) -> Ruling:

@@ -581,3 +581,104 @@ def choice_refusal(pool_id: str, pool: EnergyPool, required_class: str | None) -
 def pool_summary(pool_id: str, pool: EnergyPool) -> dict[str, Any]:
     """Step data naming a pool and the classes it answers to (for immunity judgements, EP-7)."""
     return {"pool": pool_id, "classes": sorted(pool_classes(pool_id, pool))}
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """EP-6..8: the pool that paid, after paying (the same object when it paid nothing), what it
+    paid, and why."""
+
+    pool: EnergyPool
+    payment: Payment
+    steps: tuple[Step, ...]
+
+
+def spend_energy_from(
+    payer_id: str,
+    payer: EnergyPool,
+    pool_id: str,
+    target: EnergyPool | None,
+    *,
+    substituted: bool,
+    chosen: bool,
+    chosen_class: str | None,
+    cost: int,
+    reduction: int,
+    spend_all: bool,
+) -> Spent:
+    """EP-6..8: `payer` pays `cost` (less `reduction`, or all it holds: `spend_all`) for an ability
+    that calls for `pool_id` (`target`: the actor's pool of that id, if any). `substituted`: the
+    payer stands in for it (EP-7: only a pool that can pay for it); `chosen`: the ability lets the
+    actor choose the pool (EP-8), of `chosen_class` when it names one. `RuleViolation` (EP-6, 7, 8)
+    when it cannot pay; its path names the field that chose the payer."""
+    steps: list[Step] = []
+    if substituted:
+        if not can_pay_for(payer_id, payer, pool_id):
+            if target is not None and target.variant_of == payer_id:
+                message = (
+                    f"{payer.name} is the original of {target.name}: "
+                    "the original cannot be spent in place of its variant"
+                )
+            else:
+                message = f"{payer.name} cannot be spent in place of {pool_id!r}"
+            raise RuleViolation("EP-7", message, ("substituteFrom",))
+        if payer_id != pool_id:
+            steps.append(
+                Step(
+                    rule="EP-7",
+                    text=f"{payer.name} spent in place of {pool_id}; immunity is judged on {payer.name}",
+                    data={**pool_summary(payer_id, payer), "name": payer.name, "inPlaceOf": pool_id},
+                    key="EP-7.substitute",
+                )
+            )
+    if chosen:
+        refusal = choice_refusal(payer_id, payer, chosen_class)
+        if refusal is not None:
+            path = ("substituteFrom",) if substituted else ("pool",)
+            raise RuleViolation("EP-8", refusal, path)
+    pay = payment(cost, reduction, spend_all, payer.current)
+    if spend_all:
+        steps.append(
+            Step(
+                rule="EP-6",
+                text=f"the ability spends all energy: {pay.paid}"
+                + ("; no cost reduction applies" if reduction else ""),
+                data={"spendAll": True, "paid": pay.paid},
+                key="EP-6.spendAll",
+            )
+        )
+    elif pay.reduction_applied:
+        steps.append(
+            Step(
+                rule="EP-6",
+                text=(
+                    f"cost {cost} reduced by {pay.reduction_applied} to {pay.paid}; "
+                    f"the effect is worked out from the original cost {cost}"
+                ),
+                data={"cost": cost, "reduction": pay.reduction_applied, "paid": pay.paid},
+                key="EP-6.reduced",
+            )
+        )
+    if pay.paid > payer.current:
+        raise RuleViolation(
+            "EP-6",
+            f"paying {pay.paid} needs more than the {payer.current} {payer.name} holds",
+            ("cost",),
+        )
+    spent = payer.model_copy(update={"current": payer.current - pay.paid})
+    steps.append(
+        Step(
+            rule="EP-6",
+            text=(
+                f"{payer.name}: {payer.current} - {pay.paid} = {spent.current}; effect cost {pay.effect_cost}"
+            ),
+            data={
+                **pool_summary(payer_id, payer),
+                "paid": pay.paid,
+                "effectCost": pay.effect_cost,
+                "current": spent.current,
+            },
+            key="EP-6.paid",
+        )
+    )
+    return Spent(spent if pay.paid else payer, pay, tuple(steps))
