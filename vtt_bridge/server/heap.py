@@ -45,7 +45,7 @@ def share_one_arena() -> bool:
 
 
 def release_freed_memory() -> bool:
-    """Give the allocator's free pages back to the system (True: some were; a few ms for a heap of
-    hundreds of MB, holding the allocator's locks meanwhile)."""
+    """Give the allocator's free pages back to the system (True: some were), holding the allocator's
+    locks meanwhile."""
     libc = _glibc()
     return libc is not None and libc.malloc_trim(0) == 1
