@@ -23,6 +23,7 @@ from vtt_bridge.rules.energy import (
     blocked_by_immunity,
     can_pay_for,
     change_max,
+    change_pool_max_by,
     choice_refusal,
     gain_pool,
     gauge_conflicts,
@@ -30,6 +31,7 @@ from vtt_bridge.rules.energy import (
     pool_conflicts,
     pool_traits,
     reopening_bonus,
+    restore_pool,
     spend_energy_from,
 )
 
@@ -470,3 +472,24 @@ def test_EP_6_EP_7_spend_energy_from_pays_reduced_in_place_of_the_original_and_r
             spend_all=False,
         )  # fmt: skip
     assert too_much.value.rule == "EP-6" and too_much.value.path == ("cost",)
+
+
+def test_EP_5_restoring_stops_at_the_maximum_and_a_full_pool_stays_the_same_object() -> None:
+    pool = held(INNER_FORCE).model_copy(update={"current": 1})
+    restored = restore_pool("inner-force", pool, 100)
+    assert restored.pool.current == pool.max and restored.step.data["restored"] == pool.max - 1
+    full = restored.pool
+    assert restore_pool("inner-force", full, 3).pool is full
+
+
+def test_EP_5_EP_8_a_max_change_keeps_current_or_loses_the_excess_and_special_pools_refuse_enhancement() -> (
+    None
+):
+    pool = held(INNER_FORCE)
+    lost = change_pool_max_by("inner-force", pool, -2, attack=False, enhancement=False)
+    assert (lost.pool.max, lost.pool.current, lost.step.data["lost"]) == (pool.max - 2, pool.max - 2, 2)
+    gained = change_pool_max_by("inner-force", pool, 3, attack=False, enhancement=True)
+    assert (gained.pool.max, gained.pool.current) == (pool.max + 3, pool.current)
+    with pytest.raises(RuleViolation) as refused:
+        change_pool_max_by("hamon", held(HAMON), 1, attack=False, enhancement=True)
+    assert refused.value.rule == "EP-8"

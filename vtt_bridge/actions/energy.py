@@ -22,10 +22,11 @@ from vtt_bridge.rules.energy import (
     EnergyPool,
     Gauge,
     NewPool,
-    PoolCategory,
     change_max,
+    change_pool_max_by,
     gain_pool,
     gauge_conflicts,
+    restore_pool,
     spend_energy_from,
 )
 
@@ -248,17 +249,11 @@ def restore_energy(state: WorldState, action: RestoreEnergyAction, ctx: Context)
     """Recover energy up to the maximum; what would go past it is lost."""
     actor = _living(state, action.actor)
     pool = _pool(actor, action.pool, ("pool",))
-    current = min(pool.max, pool.current + action.amount)
-    step = Step(
-        rule="EP-5",
-        text=f"{pool.name}: {pool.current} + {action.amount} = {current} (max {pool.max})",
-        data={"pool": action.pool, "restored": current - pool.current, "current": current},
-        key="EP-5.restore",
-    )
-    if current == pool.current:
-        return Ruling(state=state, log=(step,))
-    updated = _with_pool(actor, action.pool, pool.model_copy(update={"current": current}))
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    restored = restore_pool(action.pool, pool, action.amount)
+    if restored.pool is pool:
+        return Ruling(state=state, log=(restored.step,))
+    updated = _with_pool(actor, action.pool, restored.pool)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(restored.step,))
 
 
 def change_pool_max(state: WorldState, action: ChangePoolMaxAction, ctx: Context) -> Ruling:
@@ -266,42 +261,17 @@ def change_pool_max(state: WorldState, action: ChangePoolMaxAction, ctx: Context
     cannot be enhanced; enhancements work on general pools only."""
     actor = _living(state, action.actor)
     pool = _pool(actor, action.pool, ("pool",))
-    if action.reason is MaxChangeReason.ATTACK and not pool.counts_as_pool:
-        step = Step(
-            rule="EP-8",
-            text=(
-                f"{pool.name} doesn't count as an Energy Pool: "
-                "effects that attack Energy Pools don't touch it"
-            ),
-            data={"pool": action.pool, "name": pool.name, "attack": True},
-            key="EP-8.untouched",
-        )
-        return Ruling(state=state, log=(step,))
-    if action.reason is MaxChangeReason.ENHANCEMENT:
-        if not pool.counts_as_pool:
-            raise RuleViolation(
-                "EP-8", f"{pool.name} doesn't count as an Energy Pool: it cannot be enhanced", ("pool",)
-            )
-        if pool.category is not PoolCategory.GENERAL:
-            raise RuleViolation(
-                "EP-8", f"{pool.name} is special: Energy Pool Enhancement raises general pools", ("pool",)
-            )
-    change = change_max(pool.max, pool.current, action.delta)
-    text = f"{pool.name}: max {pool.max} -> {change.max}"
-    if action.delta > 0:
-        text += f"; {action.delta} empty maximum, current stays {change.current}"
-    elif change.lost:
-        text += f"; {change.lost} energy above the new max is lost for good"
-    step = Step(
-        rule="EP-5",
-        text=text,
-        data={"pool": action.pool, "max": change.max, "current": change.current, "lost": change.lost},
-        key="EP-5.max",
+    changed = change_pool_max_by(
+        action.pool,
+        pool,
+        action.delta,
+        attack=action.reason is MaxChangeReason.ATTACK,
+        enhancement=action.reason is MaxChangeReason.ENHANCEMENT,
     )
-    updated = _with_pool(
-        actor, action.pool, pool.model_copy(update={"max": change.max, "current": change.current})
-    )
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    if changed.pool is pool:
+        return Ruling(state=state, log=(changed.step,))
+    updated = _with_pool(actor, action.pool, changed.pool)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(changed.step,))
 
 
 def cannot_gain_again(state: WorldState, action: CannotGainAgainAction, ctx: Context) -> Ruling:

@@ -682,3 +682,64 @@ def spend_energy_from(
         )
     )
     return Spent(spent if pay.paid else payer, pay, tuple(steps))
+
+
+@dataclass(frozen=True, slots=True)
+class PoolChange:
+    """A pool after a change (the same object when the change leaves it untouched), and why."""
+
+    pool: EnergyPool
+    step: Step
+
+
+def restore_pool(pool_id: str, pool: EnergyPool, amount: int) -> PoolChange:
+    """EP-5: energy recovered up to the maximum; what would go past it is lost."""
+    current = min(pool.max, pool.current + amount)
+    step = Step(
+        rule="EP-5",
+        text=f"{pool.name}: {pool.current} + {amount} = {current} (max {pool.max})",
+        data={"pool": pool_id, "restored": current - pool.current, "current": current},
+        key="EP-5.restore",
+    )
+    return PoolChange(pool if current == pool.current else pool.model_copy(update={"current": current}), step)
+
+
+def change_pool_max_by(
+    pool_id: str, pool: EnergyPool, delta: int, *, attack: bool, enhancement: bool
+) -> PoolChange:
+    """EP-5: a gain adds empty maximum, a loss drops the excess for good; EP-8: a pool that does not
+    count as one is untouched by an attack on pools (`attack`) and cannot be enhanced
+    (`enhancement`: general pools only). `RuleViolation` (EP-8) for an enhancement it cannot take."""
+    if attack and not pool.counts_as_pool:
+        step = Step(
+            rule="EP-8",
+            text=(
+                f"{pool.name} doesn't count as an Energy Pool: "
+                "effects that attack Energy Pools don't touch it"
+            ),
+            data={"pool": pool_id, "name": pool.name, "attack": True},
+            key="EP-8.untouched",
+        )
+        return PoolChange(pool, step)
+    if enhancement:
+        if not pool.counts_as_pool:
+            raise RuleViolation(
+                "EP-8", f"{pool.name} doesn't count as an Energy Pool: it cannot be enhanced", ("pool",)
+            )
+        if pool.category is not PoolCategory.GENERAL:
+            raise RuleViolation(
+                "EP-8", f"{pool.name} is special: Energy Pool Enhancement raises general pools", ("pool",)
+            )
+    change = change_max(pool.max, pool.current, delta)
+    text = f"{pool.name}: max {pool.max} -> {change.max}"
+    if delta > 0:
+        text += f"; {delta} empty maximum, current stays {change.current}"
+    elif change.lost:
+        text += f"; {change.lost} energy above the new max is lost for good"
+    step = Step(
+        rule="EP-5",
+        text=text,
+        data={"pool": pool_id, "max": change.max, "current": change.current, "lost": change.lost},
+        key="EP-5.max",
+    )
+    return PoolChange(pool.model_copy(update={"max": change.max, "current": change.current}), step)
