@@ -22,6 +22,7 @@ from vtt_bridge.rules.energy import (
     base_max,
     blocked_by_immunity,
     can_pay_for,
+    change_gauge_max_by,
     change_max,
     change_pool_max_by,
     choice_refusal,
@@ -31,8 +32,10 @@ from vtt_bridge.rules.energy import (
     pool_conflicts,
     pool_traits,
     reopening_bonus,
+    restore_gauge_by,
     restore_pool,
     spend_energy_from,
+    spend_from_gauge,
 )
 
 A = Attribute
@@ -493,3 +496,18 @@ def test_EP_5_EP_8_a_max_change_keeps_current_or_loses_the_excess_and_special_po
     with pytest.raises(RuleViolation) as refused:
         change_pool_max_by("hamon", held(HAMON), 1, attack=False, enhancement=True)
     assert refused.value.rule == "EP-8"
+
+
+def test_EP_9_a_gauge_spends_what_it_holds_restores_to_its_max_and_changes_a_max_it_has() -> None:
+    rage = Gauge(name="Rage", max=5, current=3, source="Berserker")
+    assert spend_from_gauge("rage", rage, 3).gauge.current == 0
+    with pytest.raises(RuleViolation) as too_much:
+        spend_from_gauge("rage", rage, 4)
+    assert (too_much.value.rule, too_much.value.path) == ("EP-9", ("amount",))
+    assert restore_gauge_by("rage", rage, 10).gauge.current == 5
+    endless = Gauge(name="Gold", max=None, current=3, source="Merchant")
+    assert restore_gauge_by("gold", endless, 10).gauge.current == 13
+    lowered = change_gauge_max_by("rage", rage, -4)
+    assert (lowered.gauge.max, lowered.gauge.current, lowered.step.data["lost"]) == (1, 1, 2)
+    with pytest.raises(RuleViolation, match="no maximum"):
+        change_gauge_max_by("gold", endless, 1)

@@ -22,12 +22,14 @@ from vtt_bridge.rules.energy import (
     EnergyPool,
     Gauge,
     NewPool,
-    change_max,
+    change_gauge_max_by,
     change_pool_max_by,
     gain_pool,
     gauge_conflicts,
+    restore_gauge_by,
     restore_pool,
     spend_energy_from,
+    spend_from_gauge,
 )
 
 
@@ -341,59 +343,25 @@ def gain_gauge(state: WorldState, action: GainGaugeAction, ctx: Context) -> Ruli
 def spend_gauge(state: WorldState, action: SpendGaugeAction, ctx: Context) -> Ruling:
     """EP-9: spend from a Gauge; never more than it holds."""
     actor = _living(state, action.actor)
-    gauge = _gauge(actor, action.gauge)
-    if action.amount > gauge.current:
-        raise RuleViolation(
-            "EP-9",
-            f"spending {action.amount} needs more than the {gauge.current} {gauge.name} holds",
-            ("amount",),
-        )
-    current = gauge.current - action.amount
-    step = Step(
-        rule="EP-9",
-        text=f"{gauge.name}: {gauge.current} - {action.amount} = {current}",
-        data={"gauge": action.gauge, "current": current},
-        key="EP-9.gauge",
-    )
-    updated = _with_gauge(actor, action.gauge, gauge.model_copy(update={"current": current}))
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    changed = spend_from_gauge(action.gauge, _gauge(actor, action.gauge), action.amount)
+    updated = _with_gauge(actor, action.gauge, changed.gauge)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(changed.step,))
 
 
 def restore_gauge(state: WorldState, action: RestoreGaugeAction, ctx: Context) -> Ruling:
     """EP-9: raise a Gauge, up to its maximum if it has one."""
     actor = _living(state, action.actor)
-    gauge = _gauge(actor, action.gauge)
-    current = gauge.current + action.amount
-    if gauge.max is not None:
-        current = min(current, gauge.max)
-    step = Step(
-        rule="EP-9",
-        text=f"{gauge.name}: {gauge.current} + {action.amount} = {current}",
-        data={"gauge": action.gauge, "current": current},
-        key="EP-9.gauge",
-    )
-    updated = _with_gauge(actor, action.gauge, gauge.model_copy(update={"current": current}))
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    changed = restore_gauge_by(action.gauge, _gauge(actor, action.gauge), action.amount)
+    updated = _with_gauge(actor, action.gauge, changed.gauge)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(changed.step,))
 
 
 def change_gauge_max(state: WorldState, action: ChangeGaugeMaxAction, ctx: Context) -> Ruling:
     """EP-9 (as EP-5): a gain adds empty maximum; a loss drops the excess for good."""
     actor = _living(state, action.actor)
-    gauge = _gauge(actor, action.gauge)
-    if gauge.max is None:
-        raise RuleViolation("EP-9", f"{gauge.name} has no maximum to change", ("gauge",))
-    change = change_max(gauge.max, gauge.current, action.delta)
-    step = Step(
-        rule="EP-9",
-        text=f"{gauge.name}: max {gauge.max} -> {change.max}, current {change.current}"
-        + (f" ({change.lost} lost for good)" if change.lost else ""),
-        data={"gauge": action.gauge, "max": change.max, "current": change.current, "lost": change.lost},
-        key="EP-9.max",
-    )
-    updated = _with_gauge(
-        actor, action.gauge, gauge.model_copy(update={"max": change.max, "current": change.current})
-    )
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    changed = change_gauge_max_by(action.gauge, _gauge(actor, action.gauge), action.delta)
+    updated = _with_gauge(actor, action.gauge, changed.gauge)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(changed.step,))
 
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {

@@ -743,3 +743,59 @@ def change_pool_max_by(
         key="EP-5.max",
     )
     return PoolChange(pool.model_copy(update={"max": change.max, "current": change.current}), step)
+
+
+@dataclass(frozen=True, slots=True)
+class GaugeChange:
+    """A Gauge after a change, and why (EP-9)."""
+
+    gauge: Gauge
+    step: Step
+
+
+def spend_from_gauge(gauge_id: str, gauge: Gauge, amount: int) -> GaugeChange:
+    """EP-9: spend from a Gauge; never more than it holds (`RuleViolation`)."""
+    if amount > gauge.current:
+        raise RuleViolation(
+            "EP-9",
+            f"spending {amount} needs more than the {gauge.current} {gauge.name} holds",
+            ("amount",),
+        )
+    current = gauge.current - amount
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: {gauge.current} - {amount} = {current}",
+        data={"gauge": gauge_id, "current": current},
+        key="EP-9.gauge",
+    )
+    return GaugeChange(gauge.model_copy(update={"current": current}), step)
+
+
+def restore_gauge_by(gauge_id: str, gauge: Gauge, amount: int) -> GaugeChange:
+    """EP-9: raise a Gauge, up to its maximum if it has one."""
+    current = gauge.current + amount
+    if gauge.max is not None:
+        current = min(current, gauge.max)
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: {gauge.current} + {amount} = {current}",
+        data={"gauge": gauge_id, "current": current},
+        key="EP-9.gauge",
+    )
+    return GaugeChange(gauge.model_copy(update={"current": current}), step)
+
+
+def change_gauge_max_by(gauge_id: str, gauge: Gauge, delta: int) -> GaugeChange:
+    """EP-9 (as EP-5): a gain adds empty maximum; a loss drops the excess for good. A Gauge without a
+    maximum has none to change (`RuleViolation`)."""
+    if gauge.max is None:
+        raise RuleViolation("EP-9", f"{gauge.name} has no maximum to change", ("gauge",))
+    change = change_max(gauge.max, gauge.current, delta)
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: max {gauge.max} -> {change.max}, current {change.current}"
+        + (f" ({change.lost} lost for good)" if change.lost else ""),
+        data={"gauge": gauge_id, "max": change.max, "current": change.current, "lost": change.lost},
+        key="EP-9.max",
+    )
+    return GaugeChange(gauge.model_copy(update={"max": change.max, "current": change.current}), step)
