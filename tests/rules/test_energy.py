@@ -19,6 +19,7 @@ from vtt_bridge.rules.energy import (
     PoolCategory,
     PoolTrait,
     Region,
+    annihilation_step,
     base_max,
     blocked_by_immunity,
     can_pay_for,
@@ -217,6 +218,8 @@ def test_EP_2_gaining_a_conflicting_pool_annihilates() -> None:
     gain = gain_pool(MANA, {"picky": picky}, {}, ATTRS)
     assert gain.annihilated
     assert [s.rule for s in gain.steps] == ["EP-1", "EP-2"]
+    step = annihilation_step(gain.conflicts)
+    assert step.key == "EP-2.annihilated" and len(step.data["conflicts"]) == len(gain.conflicts) > 0
 
 
 def test_EP_2_a_pool_that_rejects_gauges_conflicts_with_a_held_gauge_of_that_nature() -> None:

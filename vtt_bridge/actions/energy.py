@@ -22,6 +22,7 @@ from vtt_bridge.rules.energy import (
     EnergyPool,
     Gauge,
     NewPool,
+    annihilation_step,
     change_gauge_max_by,
     change_pool_max_by,
     gain_pool,
@@ -200,13 +201,7 @@ def _annihilate(actor: Actor, conflicts: tuple[Conflict, ...] | list[Conflict]) 
     conditions = dict(actor.conditions)
     conditions["annihilated"] = True
     conditions["dead"] = True
-    step = Step(
-        rule="EP-2",
-        text="conflicting Energy Pools or Gauges meet: annihilated, dead beyond any revival, no save",
-        data={"conflicts": [{"rule": c.rule, "text": c.text} for c in conflicts]},
-        key="EP-2.annihilated",
-    )
-    return actor.model_copy(update={"conditions": conditions}), [step]
+    return actor.model_copy(update={"conditions": conditions}), [annihilation_step(conflicts)]
 
 
 # ---------------------------------------------------------------- handlers

@@ -6,7 +6,7 @@ Willpower is not an Energy Pool (WP-1): nothing here reads or writes it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Protocol, TypeVar
@@ -799,3 +799,14 @@ def change_gauge_max_by(gauge_id: str, gauge: Gauge, delta: int) -> GaugeChange:
         key="EP-9.max",
     )
     return GaugeChange(gauge.model_copy(update={"max": change.max, "current": change.current}), step)
+
+
+def annihilation_step(conflicts: Sequence[Conflict]) -> Step:
+    """EP-2: conflicting Energy Pools or Gauges meet; the character is annihilated, dead beyond any
+    revival, with no save (the conflicts that did it named)."""
+    return Step(
+        rule="EP-2",
+        text="conflicting Energy Pools or Gauges meet: annihilated, dead beyond any revival, no save",
+        data={"conflicts": [{"rule": c.rule, "text": c.text} for c in conflicts]},
+        key="EP-2.annihilated",
+    )
