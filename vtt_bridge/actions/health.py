@@ -212,7 +212,8 @@ def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> 
     """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = derive_actor(actor, settings)
     # the conditions besides the status: Dying and Dead are the status itself (HEALTH-5), named once
-    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c) and c != derived.status.value]
+    status = str(derived.status)  # the StrEnum's value, without the enum's `value` property (hot path)
+    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c) and c != status]
     steps: list[Step] = []
     if derived.wound_penalty != before.wound_penalty:
         steps.append(
@@ -226,8 +227,8 @@ def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> 
     steps.append(
         Step(
             rule="HEALTH-6",
-            text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
-            data={"actor": actor_id, "status": derived.status.value, "conditions": flags},
+            text=f"status: {status}" + (f"; {', '.join(flags)}" if flags else ""),
+            data={"actor": actor_id, "status": status, "conditions": flags},
             key="HEALTH-6.status",
         )
     )

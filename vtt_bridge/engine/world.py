@@ -12,7 +12,7 @@ import json
 import random
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -628,9 +628,20 @@ class World:
         if pending.entry is not None:
             entry = pending.entry
             if entry.action_id is not None:  # its ops take memory in proportion to its reply
-                entry = replace(entry, size=len(data))
-                if kept is not None and entry.inverse is not None:
-                    entry = replace(entry, forward=kept[0], inverse=kept[1])
+                # one constructor call, not `dataclasses.replace` (a ruling's hot path)
+                forward, inverse = (
+                    kept if kept is not None and entry.inverse is not None else (entry.forward, entry.inverse)
+                )
+                entry = Entry(
+                    entry.action_id,
+                    entry.rev,
+                    entry.kind,
+                    forward,
+                    inverse,
+                    entry.target,
+                    entry.reason,
+                    len(data),
+                )
             self.history.record(entry, pending.message_id)
         if pending.action_id is not None:
             self.answered.add(pending.action_id)

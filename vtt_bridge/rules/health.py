@@ -213,9 +213,10 @@ def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpil
         aggravated += from_lethal
         left -= from_lethal
         overflow[grade] = left
+        name = str(grade)  # the value (a StrEnum), without the enum's `value` property on the hot path
         parts = []
         if from_healthy:
-            parts.append(f"{from_healthy} healthy → {grade.value}")
+            parts.append(f"{from_healthy} healthy → {name}")
         if from_bashing:
             parts.append(f"{from_bashing} B → {'A' if grade is Grade.AGGRAVATED else 'L'}")
         if from_lethal:
@@ -225,10 +226,10 @@ def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpil
         steps.append(
             Step(
                 rule="HEALTH-2",
-                text=f"{amount} {grade.value} damage: {', '.join(parts)}; "
+                text=f"{amount} {name} damage: {', '.join(parts)}; "
                 f"now {_describe(healthy, bashing, lethal, aggravated)}",
                 data={
-                    "grade": grade.value,
+                    "grade": name,
                     "amount": amount,
                     "healthyTo": from_healthy,
                     "bashingUp": from_bashing,
