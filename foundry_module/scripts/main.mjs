@@ -299,7 +299,7 @@ Hooks.once("init", () => {
   });
   visibilityRuntime = installVisibility({ localize: t });
   installAreaMarkers({ runtime: visibilityRuntime });
-  installGmBadges({ localize: t });
+  installGmBadges({ localize: t, explainer: () => (connection ? (/** @type {Record<string, unknown>} */ query) => /** @type {BridgeConnection} */ (connection).query(query) : null) });
   composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });

@@ -2,7 +2,10 @@
  * Foundry wiring of the GM's badges (thin; the decisions are `core/gm-badges.mjs`'s): on a GM's
  * client, each token some observer does not pinpoint carries a small badge at its top right
  * (≈ approximate, ✕ unlocated, with counts); hovering the badge shows, in words, which observers
- * locate it how. Players never get them (nothing is drawn unless `game.user.isGM`).
+ * locate it how. Players never get them (nothing is drawn unless `game.user.isGM`). The first hover
+ * asks the sidecar's `explain` for each such observer (on the browser that runs the bridge) and adds
+ * why, in words (`core/gm-badges.mjs` `pairReasons`): the means, the Ranks and Essences that decided,
+ * the standing contest, the GM's pin. A ruling redraws the badges and forgets the answers.
  *
  * Foundry API used (public pages): `canvas.controls`, `canvas.tokens.placeables`, a token's `x`,
  * `y`, `w` — https://foundryvtt.com/api/v13/classes/foundry.canvas.placeables.Token.html; the PixiJS
@@ -10,7 +13,7 @@
  * @module gm-badges
  */
 
-import { badgeCounts, badgeLabel, badgeLines } from "../core/gm-badges.mjs";
+import { badgeCounts, badgeLabel, badgeLines, pairReasons, reasonWords } from "../core/gm-badges.mjs";
 import { createText, fillRoundedRect, setLabel } from "../core/drawing.mjs";
 import { VISIBILITY_HOOK } from "./visibility-canvas.mjs";
 import { visibilityFlagOf } from "../core/visibility.mjs";
@@ -21,10 +24,13 @@ export class GmBadges {
   /**
    * @param {any} env usually `globalThis`
    * @param {(key: string, data?: Record<string, string>) => string} localize
+   * @param {() => ((query: Record<string, unknown>) => Promise<any>)|null} [explainer] the sidecar's
+   *   query function now (null: this browser does not run the bridge)
    */
-  constructor(env, localize) {
+  constructor(env, localize, explainer = () => null) {
     this.env = env;
     this.localize = localize;
+    this.explainer = explainer;
     /** @type {any} */
     this.layer = null;
     /** @type {Map<string, any>} token id → its badge */
@@ -71,7 +77,8 @@ export class GmBadges {
       text.position.set(5, 2);
       badge.addChild(back, text);
       badge.position.set((token.document?.x ?? token.x) + (token.w ?? 100) - width / 2, (token.document?.y ?? token.y) - 10);
-      const words = createText(PIXI, badgeLines(counts, (id) => String(names.get(id) ?? id), this.localize).join("\n"), {
+      const nameOf = (/** @type {string} */ id) => String(names.get(id) ?? id);
+      const words = createText(PIXI, badgeLines(counts, nameOf, this.localize).join("\n"), {
         fontFamily: "Signika, sans-serif",
         fontSize: 13,
         fill: 0xffffff,
@@ -83,21 +90,60 @@ export class GmBadges {
       badge.addChild(words);
       badge.vttWords = words;
       badge.eventMode = "static";
-      badge.on("pointerover", () => (words.visible = true));
+      badge.vttWhy = null;
+      badge.on("pointerover", () => {
+        words.visible = true;
+        if (!badge.vttWhy) badge.vttWhy = this.#explain(token.document?.id, counts, nameOf, words);
+      });
       badge.on("pointerout", () => (words.visible = false));
       this.layer.addChild(badge);
       this.badges.set(token.document?.id, badge);
     }
   }
+
+  /**
+   * Ask `explain` for each pair of the badge and write the answers under the observers' lines.
+   * @param {string} target
+   * @param {import("../core/gm-badges.mjs").BadgeCounts} counts
+   * @param {(id: string) => string} nameOf
+   * @param {any} words the hover text
+   * @returns {Promise<void>}
+   */
+  async #explain(target, counts, nameOf, words) {
+    const query = this.explainer();
+    const head = badgeLines(counts, nameOf, this.localize);
+    if (!query) {
+      words.text = [...head, this.localize("VTTBRIDGE.Badge.Why.noBridge")].join("\n");
+      return;
+    }
+    /** @type {string[]} */
+    const why = counts.pairs.map(() => this.localize("VTTBRIDGE.Badge.Why.asking"));
+    const show = () => {
+      if (words.destroyed) return;
+      words.text = [head[0], ...counts.pairs.flatMap((_p, i) => [head[i + 1], `    ${why[i]}`])].join("\n");
+    };
+    show();
+    await Promise.all(
+      counts.pairs.map(async (pair, i) => {
+        try {
+          const answer = await query({ kind: "explain", observer: pair.observer, target });
+          why[i] = reasonWords(pairReasons(answer?.log), this.localize);
+        } catch (error) {
+          why[i] = this.localize("VTTBRIDGE.Badge.Why.failed", { message: /** @type {Error} */ (error)?.message ?? String(error) });
+        }
+        show();
+      }),
+    );
+  }
 }
 
 /**
  * Install the GM's badges. Call once, in the `init` hook.
- * @param {{env?: any, localize: (key: string, data?: Record<string, string>) => string}} options
+ * @param {{env?: any, localize: (key: string, data?: Record<string, string>) => string, explainer?: () => ((query: Record<string, unknown>) => Promise<any>)|null}} options
  * @returns {GmBadges}
  */
-export function installGmBadges({ env = globalThis, localize }) {
-  const badges = new GmBadges(env, localize);
+export function installGmBadges({ env = globalThis, localize, explainer }) {
+  const badges = new GmBadges(env, localize, explainer);
   badges.install();
   return badges;
 }
