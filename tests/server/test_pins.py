@@ -556,3 +556,16 @@ async def test_PIN_a_batch_pins_many_pairs_as_one_ruling_and_one_undo(connect: C
     assert reply["type"] == "error", reply
     assert [d["path"][:2] for d in reply["payload"]["details"]] == [["actions", 1]], reply
     assert await peer.state() == before
+
+
+async def test_PIN_the_pins_query_answers_the_pins_now_and_refuses_extra_fields(connect: Connect) -> None:
+    peer = await scene(connect)
+    empty = await peer.request("query", {"kind": "pins"})
+    assert empty["type"] == "result" and empty["payload"]["data"] == {"pins": {}}, empty
+    await ok(peer, pin("token2", "approximate", {"round": 3}, observer="token0"))
+    await ok(peer, pin("token1", "unlocated", "move"))
+    reply = await peer.request("query", {"kind": "pins"})
+    assert reply["payload"]["data"]["pins"] == (await peer.state())["pins"]
+    assert reply["payload"]["data"]["pins"]["token2"]["observers"]["token0"]["until"] == {"round": 3}
+    bad = await peer.request("query", {"kind": "pins", "target": "token1"})
+    assert bad["type"] == "error", bad
