@@ -28,6 +28,7 @@ import { installHealthTrack } from "./foundry/health-canvas.mjs";
 import { actorFlags, buildState, tokenAreaFlags, tokenVisibilityFlags } from "./core/messages.mjs";
 import { installAreaMarkers } from "./foundry/area-markers.mjs";
 import { installGmBadges } from "./foundry/gm-badges.mjs";
+import { installLocatePanel } from "./foundry/locate-panel.mjs";
 import { listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
@@ -299,7 +300,16 @@ Hooks.once("init", () => {
   });
   visibilityRuntime = installVisibility({ localize: t });
   installAreaMarkers({ runtime: visibilityRuntime });
-  installGmBadges({ localize: t, explainer: () => (connection ? (/** @type {Record<string, unknown>} */ query) => /** @type {BridgeConnection} */ (connection).query(query) : null) });
+  const bridgeQuery = () => (connection ? (/** @type {Record<string, unknown>} */ query) => /** @type {BridgeConnection} */ (connection).query(query) : null);
+  // the GM's panel of observers against targets (a badge's click opens it on that token)
+  const panel = installLocatePanel({
+    localize: t,
+    query: bridgeQuery,
+    send: (action) => sendAction(action),
+    canSend: () => !!connection || !!relay,
+    notifyError: (message) => ui.notifications.error(message),
+  });
+  installGmBadges({ localize: t, explainer: bridgeQuery, onOpen: (focus) => panel.open(focus) });
   composeTokenClasses();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });

@@ -5,7 +5,8 @@
  * locate it how. Players never get them (nothing is drawn unless `game.user.isGM`). The first hover
  * asks the sidecar's `explain` for each such observer (on the browser that runs the bridge) and adds
  * why, in words (`core/gm-badges.mjs` `pairReasons`): the means, the Ranks and Essences that decided,
- * the standing contest, the GM's pin. A ruling redraws the badges and forgets the answers.
+ * the standing contest, the GM's pin. A ruling redraws the badges and forgets the answers. A click
+ * on a badge opens the panel of who locates whom on that token (`locate-panel.mjs`).
  *
  * Foundry API used (public pages): `canvas.controls`, `canvas.tokens.placeables`, a token's `x`,
  * `y`, `w` — https://foundryvtt.com/api/v13/classes/foundry.canvas.placeables.Token.html; the PixiJS
@@ -26,11 +27,13 @@ export class GmBadges {
    * @param {(key: string, data?: Record<string, string>) => string} localize
    * @param {() => ((query: Record<string, unknown>) => Promise<any>)|null} [explainer] the sidecar's
    *   query function now (null: this browser does not run the bridge)
+   * @param {(focus: string[]) => unknown} [onOpen] a click on a badge: the panel of who locates whom, on that token
    */
-  constructor(env, localize, explainer = () => null) {
+  constructor(env, localize, explainer = () => null, onOpen = () => null) {
     this.env = env;
     this.localize = localize;
     this.explainer = explainer;
+    this.onOpen = onOpen;
     /** @type {any} */
     this.layer = null;
     /** @type {Map<string, any>} token id → its badge */
@@ -96,6 +99,7 @@ export class GmBadges {
         if (!badge.vttWhy) badge.vttWhy = this.#explain(token.document?.id, counts, nameOf, words);
       });
       badge.on("pointerout", () => (words.visible = false));
+      badge.on("pointerdown", () => this.onOpen([String(token.document?.id)]));
       this.layer.addChild(badge);
       this.badges.set(token.document?.id, badge);
     }
@@ -139,11 +143,11 @@ export class GmBadges {
 
 /**
  * Install the GM's badges. Call once, in the `init` hook.
- * @param {{env?: any, localize: (key: string, data?: Record<string, string>) => string, explainer?: () => ((query: Record<string, unknown>) => Promise<any>)|null}} options
+ * @param {{env?: any, localize: (key: string, data?: Record<string, string>) => string, explainer?: () => ((query: Record<string, unknown>) => Promise<any>)|null, onOpen?: (focus: string[]) => unknown}} options
  * @returns {GmBadges}
  */
-export function installGmBadges({ env = globalThis, localize, explainer }) {
-  const badges = new GmBadges(env, localize, explainer);
+export function installGmBadges({ env = globalThis, localize, explainer, onOpen }) {
+  const badges = new GmBadges(env, localize, explainer, onOpen);
   badges.install();
   return badges;
 }

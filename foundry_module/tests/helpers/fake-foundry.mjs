@@ -152,7 +152,7 @@
  *              does not offer is refused.
  */
 
-import { parseHtml } from "./fake-dom.mjs";
+import { FakeElement as FakeDomElement, parseHtml } from "./fake-dom.mjs";
 
 /** v14 `foundry.data.operators.ForcedDeletion`; constructed with `new` (or the `_del` instance). */
 export class ForcedDeletion {}
@@ -1241,6 +1241,78 @@ export class FakeDialogs {
     if (!button) throw new Error(`the dialog offers no button ${answer.button}`);
     const form = { values: answer.form };
     return typeof button.callback === "function" ? button.callback({ type: "click" }, { form }, {}) : button.action;
+  }
+}
+
+/**
+ * [app] `foundry.applications.api.ApplicationV2` as its public pages describe it
+ * (https://foundryvtt.com/api/classes/foundry.applications.api.ApplicationV2.html,
+ * https://foundryvtt.com/api/modules/foundry.applications.html): `DEFAULT_OPTIONS` merged down the
+ * class chain into `options`; an application is not renderable unless its subclass defines
+ * `_renderHTML` and `_replaceHTML` (render throws here); `render` runs `_prepareContext`, then
+ * `_renderHTML(context, options)`, then `_replaceHTML(result, content, options)` into the window's
+ * content element (built on the first render, the `tag` of the options), then `_onRender`;
+ * `rendered` after it, false after `close`. A click on an element with `data-action` inside the
+ * application runs `options.actions[action]` with the application as `this` and `(event, target)`
+ * (`click`, standing for the delegated listener); an action the options lack throws.
+ */
+export class FakeApplicationV2 {
+  static DEFAULT_OPTIONS = { id: "app-{id}", tag: "div", classes: [], window: { title: "" }, actions: {} };
+
+  /** @param {Record<string, any>} [options] */
+  constructor(options = {}) {
+    /** @type {any[]} */
+    const chain = [];
+    for (let c = /** @type {any} */ (this.constructor); c && c !== Object; c = Object.getPrototypeOf(c)) if (Object.hasOwn(c, "DEFAULT_OPTIONS")) chain.unshift(c.DEFAULT_OPTIONS);
+    /** @type {Record<string, any>} */
+    const merged = {};
+    for (const layer of [...chain, options]) {
+      for (const [key, value] of Object.entries(layer)) {
+        merged[key] = value && typeof value === "object" && !Array.isArray(value) && merged[key] && typeof merged[key] === "object" ? { ...merged[key], ...value } : value;
+      }
+    }
+    this.options = merged;
+    /** @type {any} */
+    this.element = null;
+    this.rendered = false;
+    this.renders = 0;
+  }
+
+  /** @param {any} [options] */
+  async render(options = {}) {
+    const self = /** @type {any} */ (this);
+    if (typeof self._renderHTML !== "function" || typeof self._replaceHTML !== "function") throw new Error("an ApplicationV2 subclass must define _renderHTML and _replaceHTML to render");
+    const renderOptions = options === true ? { force: true } : options;
+    const context = await (self._prepareContext?.(renderOptions) ?? {});
+    const result = await self._renderHTML(context, renderOptions);
+    if (!this.element) {
+      this.element = new FakeDomElement(this.options.tag ?? "div", (this.options.classes ?? []).join(" "));
+      this.element.id = this.options.id;
+    }
+    self._replaceHTML(result, this.element, renderOptions);
+    this.rendered = true;
+    this.renders += 1;
+    self._onRender?.(context, renderOptions);
+    return this;
+  }
+
+  async close() {
+    this.rendered = false;
+    return this;
+  }
+
+  /** A user's click on `target` (an element inside the application). @param {any} target */
+  async click(target) {
+    for (let node = target; node; node = node.parentElement) {
+      const action = node.dataset?.action;
+      if (!action) continue;
+      const handler = this.options.actions?.[action];
+      if (typeof handler !== "function") throw new Error(`the application has no action ${action}`);
+      if (target.tagName === "INPUT" && target.getAttribute?.("type") === "checkbox") target.checked = !target.checked;
+      return handler.call(this, { type: "click", target, preventDefault() {} }, node);
+    }
+    if (target.tagName === "INPUT" && target.getAttribute?.("type") === "checkbox") target.checked = !target.checked;
+    return undefined;
   }
 }
 
