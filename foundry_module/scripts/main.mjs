@@ -29,6 +29,7 @@ import { actorFlags, buildState, tokenAreaFlags, tokenVisibilityFlags } from "./
 import { installAreaMarkers } from "./foundry/area-markers.mjs";
 import { installGmBadges } from "./foundry/gm-badges.mjs";
 import { installLocatePanel } from "./foundry/locate-panel.mjs";
+import { hiddenForViewer, installStatusPrivacy, statusPrivacyMixin } from "./foundry/status-privacy.mjs";
 import { listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
@@ -124,7 +125,9 @@ function composeTokenClasses() {
       healthBar: token.actor ? systemOf(token.actor).adapter?.healthBar : null,
       hasTrack: !!token.actor?.flags?.[MODULE_ID]?.health,
     });
-  config.Token.objectClass = composeOnce(withVisibility, (Base) => systemBarMixin(Base, replaces), TOKEN_MIXIN_TAGS.systemBar);
+  const withBar = composeOnce(withVisibility, (Base) => systemBarMixin(Base, replaces), TOKEN_MIXIN_TAGS.systemBar);
+  // F13: the derived Health status icons per viewer ("Who sees Health boxes")
+  config.Token.objectClass = composeOnce(withBar, (Base) => statusPrivacyMixin(Base, hiddenForViewer(globalThis)), TOKEN_MIXIN_TAGS.statusPrivacy);
 }
 /** @type {any} */
 let visibilityRuntime = null;
@@ -311,6 +314,7 @@ Hooks.once("init", () => {
   });
   installGmBadges({ localize: t, explainer: bridgeQuery, onOpen: (focus) => panel.open(focus) });
   composeTokenClasses();
+  installStatusPrivacy();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG, relay: (action) => sendAction(action) });

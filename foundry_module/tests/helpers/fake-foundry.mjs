@@ -462,7 +462,7 @@ export class FakeDocument {
       throw new Error(`User ${user.name} lacks permission to ${want ? "create" : "delete"} ActiveEffect in Actor [${this.id}]`);
     }
     if (want) {
-      const effect = new FakeEffect(this, { name: config.name ?? statusId, statuses: [statusId] });
+      const effect = new FakeEffect(this, { name: config.name ?? statusId, statuses: [statusId], img: config.img ?? "icons/svg/aura.svg" });
       if (this.world.hooks.call("preCreateActiveEffect", effect, {}, {}, user.id) === false) return undefined;
       this.effects.push(effect);
       this.world.hooks.callAll("createActiveEffect", effect, {}, user.id);
@@ -478,6 +478,16 @@ export class FakeDocument {
     return false;
   }
 
+  /**
+   * [effects] Actor#temporaryEffects: the actor's effects "which have a limited duration"; an
+   * effect with statuses counts as temporary (ActiveEffect#isTemporary) —
+   * https://foundryvtt.com/api/classes/foundry.documents.Actor.html,
+   * https://foundryvtt.com/api/classes/foundry.documents.ActiveEffect.html. Disabled ones are not.
+   */
+  get temporaryEffects() {
+    return (this.effects ?? []).filter((/** @type {FakeEffect} */ e) => !e.disabled && e.statuses.size > 0);
+  }
+
   /** [statuses] derived data: the statuses of the actor's enabled effects. */
   prepareData() {
     this.statuses = new Set(this.effects.filter((e) => !e.disabled).flatMap((e) => [...e.statuses]));
@@ -487,11 +497,15 @@ export class FakeDocument {
 let effectCount = 0;
 
 export class FakeEffect {
-  /** @param {FakeDocument} parent @param {{name: string, statuses: string[]}} data */
+  /** @param {FakeDocument} parent @param {{name: string, statuses: string[], img?: string}} data */
   constructor(parent, data) {
     this.id = `effect${(effectCount += 1)}`;
     this.parent = parent;
     this.name = data.name;
+    /** [effects] ActiveEffectData#img: the icon drawn on a token */
+    this.img = data.img ?? "icons/svg/aura.svg";
+    /** @type {string|null} */
+    this.tint = null;
     this.disabled = false;
     /** @type {Set<string>} */
     this.statuses = new Set(data.statuses);
@@ -633,10 +647,11 @@ export class FakeWorld {
     this.users = new Map([["gm", fakeUser("gm", "Gamemaster", 4, true)]]);
     /** @type {FakeUser} the user this client is logged in as */
     this.user = /** @type {FakeUser} */ (this.users.get("gm"));
-    /** [statuses] CONFIG.statusEffects in the version's shape */
+    /** [statuses] CONFIG.statusEffects in the version's shape (each with its `img`) */
+    /** @type {Record<string, {id: string, name: string, img?: string}>|Array<{id: string, name: string, img?: string}>} */
     this.statusEffects = generation >= 14
-      ? Object.fromEntries(statusIds.map((id) => [id, { id, name: `EFFECT.Status${id}` }]))
-      : statusIds.map((id) => ({ id, name: `EFFECT.Status${id}` }));
+      ? Object.fromEntries(statusIds.map((id) => [id, { id, name: `EFFECT.Status${id}`, img: `icons/svg/${id}.svg` }]))
+      : statusIds.map((id) => ({ id, name: `EFFECT.Status${id}`, img: `icons/svg/${id}.svg` }));
     /** @type {Map<string, FakeDocument>} */
     this.actors = new Map();
     /** @type {Map<string, FakeDocument>} */
@@ -1105,6 +1120,40 @@ export class FakeToken {
     }
     this.world.hooks.callAll("targetToken", who, this, targeted);
   }
+  /**
+   * [effects] Token#drawEffects (public): the effect icons of the actor's temporary effects drawn
+   * into `token.effects`, each by the protected `_drawEffect(src, tint)` ("Draw a status effect
+   * icon", a Promise of the sprite or undefined), the defeated status (CONFIG.specialStatusEffects
+   * DEFEATED, "dead") as the overlay instead — https://foundryvtt.com/api/classes/foundry.canvas.placeables.Token.html
+   * (v12: https://foundryvtt.com/api/v12/classes/client.Token.html). Whether `_drawEffect` or its
+   * caller adds the sprite is not said; here the caller adds what `_drawEffect` returns, so an
+   * override that returns undefined draws nothing.
+   */
+  async drawEffects() {
+    const container = /** @type {any} */ (this).effects;
+    for (const child of container.children ?? []) child.destroy?.();
+    container.children = [];
+    /** @type {string[]} the icons drawn, in order (the overlay as "overlay:<src>") */
+    this.drawnEffects = [];
+    for (const effect of this.actor?.temporaryEffects ?? []) {
+      if (effect.statuses.has("dead")) {
+        this.drawnEffects.push(`overlay:${effect.img}`);
+        continue;
+      }
+      const sprite = await /** @type {any} */ (this)._drawEffect(effect.img, effect.tint);
+      if (sprite) {
+        container.children.push(sprite);
+        this.drawnEffects.push(effect.img);
+      }
+    }
+  }
+
+  /** [effects] the protected icon drawing: a sprite of `src`. @param {string} src @param {unknown} tint */
+  async _drawEffect(src, tint) {
+    if (typeof src !== "string" || !src) return undefined;
+    return { src, tint, destroy() {} };
+  }
+
   /** control (select) this token, as a left click does */
   control() {
     if (!this._canControl(this.world.user)) return false;
