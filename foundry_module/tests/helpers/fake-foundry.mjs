@@ -1052,6 +1052,9 @@ export class FakeToken {
     }
     /** @type {Set<FakeUser>} the users targeting this token */
     this.targeted = new Set();
+    /** [ruler] v13+ `Token#ruler` (a BaseTokenRuler; v12 has none): visible while another user plans a path for it */
+    /** @type {{visible: boolean, isVisible: boolean}|null} */
+    this.ruler = world.generation >= 13 ? { visible: false, isVisible: false } : null;
     this.renderFlags = { set: () => this.refresh() };
   }
   /** @param {any} child */
@@ -1073,6 +1076,9 @@ export class FakeToken {
   }
   _refreshState() {
     for (const part of TOKEN_PARTS) /** @type {any} */ (this)[part].visible = true;
+    // [ruler] v13+: "BaseTokenRuler#visible is set to BaseTokenRuler#isVisible in Token#_refreshState" —
+    // https://foundryvtt.com/api/classes/foundry.canvas.placeables.tokens.BaseTokenRuler.html
+    if (this.ruler) this.ruler.visible = this.ruler.isVisible;
     /** @type {any} */ (this).border.tint = this._getBorderColor();
   }
   refresh() {
