@@ -157,7 +157,13 @@ export function reasonWords(reasons, localize) {
       if ("until" in data) words.until = until(data.until);
       if ("by" in data) words.by = typeof data.by === "string" && data.by ? data.by : localize("VTTBRIDGE.Step.TheGM");
       if ("unusable" in data) words.unusable = localize(`VTTBRIDGE.Badge.Unusable.${String(data.unusable)}`);
+      if (typeof data.means === "string") {
+        // the sidecar's default senses have words; a table's own means keep the table's name
+        const sense = `VTTBRIDGE.Badge.Sense.${data.means}`;
+        const word = localize(sense);
+        if (word !== sense) words.means = word;
+      }
       return localize(`VTTBRIDGE.Badge.Why.${key}`, words);
     })
-    .join("; ");
+    .join(localize("VTTBRIDGE.Badge.Why.Separator"));
 }

@@ -21,6 +21,12 @@ import { visibilityFlagOf } from "../core/visibility.mjs";
 
 export const BADGES_LABEL = "vtt-bridge-gm-badges";
 
+/** The reasons' indent under an observer's line: no-break spaces, so a long line without spaces (Chinese) wraps in place. */
+const INDENT = "\u00a0".repeat(4);
+
+/** The hover words' width before they wrap, pixels. */
+const TIP_WIDTH = 440;
+
 export class GmBadges {
   /**
    * @param {any} env usually `globalThis`
@@ -86,19 +92,36 @@ export class GmBadges {
         fontSize: 13,
         fill: 0xffffff,
         stroke: 0x000000,
-        strokeWidth: 3,
+        strokeWidth: 2,
+        wordWrap: true,
+        wordWrapWidth: TIP_WIDTH,
+        // Chinese has no spaces to wrap at
+        breakWords: true,
       });
-      words.position.set(0, 24);
-      words.visible = false;
-      badge.addChild(words);
+      // the words on a dark back, kept inside the scene's width when the canvas says it
+      const tipBack = new PIXI.Graphics();
+      const fit = () => {
+        tipBack.clear?.();
+        fillRoundedRect(tipBack, 0, 0, (words.width ?? TIP_WIDTH) + 12, (words.height ?? 20) + 8, 6, 0x101010, 0.88);
+        const sceneWidth = Number(canvas.dimensions?.width ?? 0);
+        const left = sceneWidth ? Math.min(0, sceneWidth - badge.x - (words.width ?? TIP_WIDTH) - 18) : 0;
+        tipBack.position.set(left - 6, 22);
+        words.position.set(left, 26);
+      };
+      fit();
+      tipBack.visible = words.visible = false;
+      badge.addChild(tipBack, words);
       badge.vttWords = words;
+      badge.vttFit = fit;
       badge.eventMode = "static";
       badge.vttWhy = null;
       badge.on("pointerover", () => {
-        words.visible = true;
-        if (!badge.vttWhy) badge.vttWhy = this.#explain(token.document?.id, counts, nameOf, words);
+        tipBack.visible = words.visible = true;
+        // drawn above the other badges while shown
+        this.layer.addChild(badge);
+        if (!badge.vttWhy) badge.vttWhy = this.#explain(token.document?.id, counts, nameOf, words, fit);
       });
-      badge.on("pointerout", () => (words.visible = false));
+      badge.on("pointerout", () => (tipBack.visible = words.visible = false));
       badge.on("pointerdown", () => this.onOpen([String(token.document?.id)]));
       this.layer.addChild(badge);
       this.badges.set(token.document?.id, badge);
@@ -111,20 +134,23 @@ export class GmBadges {
    * @param {import("../core/gm-badges.mjs").BadgeCounts} counts
    * @param {(id: string) => string} nameOf
    * @param {any} words the hover text
+   * @param {() => void} fit sizes the text's back to it
    * @returns {Promise<void>}
    */
-  async #explain(target, counts, nameOf, words) {
+  async #explain(target, counts, nameOf, words, fit) {
     const query = this.explainer();
     const head = badgeLines(counts, nameOf, this.localize);
     if (!query) {
       words.text = [...head, this.localize("VTTBRIDGE.Badge.Why.noBridge")].join("\n");
+      fit();
       return;
     }
     /** @type {string[]} */
     const why = counts.pairs.map(() => this.localize("VTTBRIDGE.Badge.Why.asking"));
     const show = () => {
       if (words.destroyed) return;
-      words.text = [head[0], ...counts.pairs.flatMap((_p, i) => [head[i + 1], `    ${why[i]}`])].join("\n");
+      words.text = [head[0], ...counts.pairs.flatMap((_p, i) => [head[i + 1], ...(why[i] ? [`${INDENT}${why[i]}`] : [])])].join("\n");
+      fit();
     };
     show();
     await Promise.all(
