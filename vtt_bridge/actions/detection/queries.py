@@ -1,5 +1,5 @@
 """Detection queries: `explain` (DET-4..8, how an observer locates a target, rule by rule, and the
-GM's pin over it).
+GM's pin over it) and `pins` (the GM's pins now, for the module's panel of observers and targets).
 """
 
 from __future__ import annotations
@@ -117,3 +117,15 @@ def explain_query(state: WorldState, query: ExplainQuery, index: VisibilityIndex
         "locate": final["result"],
         "log": payloads(steps),
     }
+
+
+class PinsQuery(RuleModel):
+    """`query` `{kind: "pins"}`: the GM's pins now."""
+
+    kind: Literal["pins"]
+
+
+def pins_query(state: WorldState, query: PinsQuery, index: VisibilityIndex) -> dict[str, Any]:
+    """`pins`: the document's `/pins` (target token -> `{every?, observers}`), as the state query
+    dumps it, without the rest of a large document."""
+    return {"pins": {target: pins.model_dump(mode="json") for target, pins in state.pins.items()}}
