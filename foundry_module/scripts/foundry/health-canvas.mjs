@@ -9,7 +9,7 @@
 
 import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
 import { drawConditionCounters, drawHealthTrack, setLabel } from "../core/drawing.mjs";
-import { canSeeHealth, counterLabelKey, healthTrackView, MIN_SCREEN_BOX, MIN_SCREEN_FONT, TRACK_PLACEMENT_SETTING, trackPlacement, trackScale } from "../core/health-track.mjs";
+import { counterLabelKey, healthDetail, healthTrackView, MIN_SCREEN_BOX, MIN_SCREEN_FONT, TRACK_PLACEMENT_SETTING, trackPlacement, trackScale } from "../core/health-track.mjs";
 import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
 
 /** The setting key of "who sees Health boxes". */
@@ -157,7 +157,9 @@ export function installHealthTrack({
     const isOwner = !!(token.isOwner ?? token.document?.isOwner ?? token.actor?.isOwner);
     const isHovered = hovered.has(token) || !!token.controlled;
     const placement = placementName();
-    const allowed = !!flags?.health && canSeeHealth({ setting, isGM: isGM(), isOwner }) && !isIdentityHidden(token);
+    // HEALTH-6: "boxes" the track; "words" (a user the setting lets read only that much) the status word alone
+    const detail = healthDetail({ setting, isGM: isGM(), isOwner });
+    const allowed = !!flags?.health && detail !== "none" && !isIdentityHidden(token);
     const visible = allowed && trackPlacement({ placement, hovered: isHovered, tokenHeight: 0, trackHeight: 0 }).shown;
     const existing = drawn.get(token);
     if (!visible) {
@@ -174,13 +176,14 @@ export function installHealthTrack({
     entry.container.visible = true;
     const palette = paletteName();
     const scale = trackScale(zoom());
-    const signature = JSON.stringify([width, height, palette, scale, WATCHED_FLAGS.map((k) => flags[k])]);
+    const signature = JSON.stringify([width, height, palette, scale, detail, WATCHED_FLAGS.map((k) => flags[k])]);
     if (signature !== entry.signature) {
       entry.signature = signature;
       // zoomed out: boxes, text and badges drawn `scale` times larger, so they keep a readable size on
       // screen; the boxes wrap onto more rows rather than grow wider than the token
-      const view = healthTrackView(flags, { width, minBox: Math.ceil(MIN_SCREEN_BOX * scale), maxBox: Math.ceil(16 * scale) });
-      if (!view) return;
+      const full = healthTrackView(flags, { width, minBox: Math.ceil(MIN_SCREEN_BOX * scale), maxBox: Math.ceil(16 * scale) });
+      if (!full) return;
+      const view = detail === "boxes" ? full : { ...full, layout: { ...full.layout, boxes: [], height: 0 }, penalty: null, counters: [] };
       const colours = paletteOf(palette);
       const trackHeight = drawHealthTrack(PIXI, entry.track, view.layout, {
         status: view.statusKey ? localize(view.statusKey) : null,

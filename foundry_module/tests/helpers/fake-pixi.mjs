@@ -50,16 +50,23 @@ export class FakeDisplay {
     return (this.listeners.get(event) ?? []).length > 0;
   }
   /**
-   * As PIXI's: a child that has a parent is first removed from it; added last (drawn on top).
+   * Container#addChild: a child already in a container is taken out of it first, so adding a child
+   * again moves it to the top (https://pixijs.download/v7.4.2/docs/PIXI.Container.html#addChild).
    * @param {...any} children
    */
   addChild(...children) {
     for (const child of children) {
-      if (child.parent) child.parent.children = child.parent.children.filter((/** @type {any} */ c) => c !== child);
+      child.parent?.removeChild?.(child);
       child.parent = this;
       this.children.push(child);
     }
     return children[0];
+  }
+  /** Container#removeChild. @param {any} child */
+  removeChild(child) {
+    this.children = this.children.filter((/** @type {any} */ c) => c !== child);
+    if (child) child.parent = null;
+    return child;
   }
   /**
    * PIXI's `toLocal(position, from)`: a point of `from`'s space in this object's space (positions
