@@ -1,5 +1,6 @@
 """The README's two commands as a newcomer meets them: the first `make serve` installs without a
-wall of packaging warnings, and `make test` runs both suites at once, each to its end whatever the other does."""
+wall of packaging warnings, and `make test` runs both suites at once, each to its end whatever the
+other does."""
 
 from __future__ import annotations
 
