@@ -17,11 +17,10 @@ import puppeteer from "puppeteer-core";
 /** @typedef {{requestId: string, opcode: number, payloadData: string}} Frame */
 
 /**
- * @param {string} url the page, with its query
- * @param {{onFrame?: (frame: Frame) => void, timeout?: number}} [options]
- * @returns {Promise<any>} the page's report
+ * Headless Chromium with a profile folder of its own; `close()` ends it and removes the folder.
+ * @returns {Promise<{browser: import("puppeteer-core").Browser, close: () => Promise<void>}>}
  */
-export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } = {}) {
+export async function launchChromium() {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
@@ -31,8 +30,26 @@ export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } =
     userDataDir: profile,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
   });
+  return {
+    browser,
+    async close() {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * @param {string} url the page, with its query
+ * @param {{onFrame?: (frame: Frame) => void, timeout?: number, browser?: import("puppeteer-core").Browser}} [options]
+ *   `browser`: a Chromium the caller started (`launchChromium`), kept open (a page of its own is
+ *   opened and closed); without it one is started for this page and ended after it
+ * @returns {Promise<any>} the page's report
+ */
+export async function pageReport(url, { onFrame = () => {}, timeout = 60_000, browser = undefined } = {}) {
+  const own = browser ? null : await launchChromium();
+  const page = await (browser ?? /** @type {NonNullable<typeof own>} */ (own).browser).newPage();
   try {
-    const page = await browser.newPage();
     /** @type {string[]} */
     const consoleErrors = [];
     page.on("console", (msg) => {
@@ -48,7 +65,7 @@ export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } =
     assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
     return result.report;
   } finally {
-    await browser.close();
-    rmSync(profile, { recursive: true, force: true });
+    await page.close();
+    await own?.close();
   }
 }
