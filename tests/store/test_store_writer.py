@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import Connect, damage, world_state
+from tests.conftest import Connect, damage, welcomed, world_state
 from vtt_bridge.engine import history
 from vtt_bridge.server import commit as commit_module
 from vtt_bridge.server import dispatch, replies, workers
@@ -106,12 +106,14 @@ async def test_the_checkpoint_runs_in_the_writer_thread(
 
 
 async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
-    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+    start: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The ops and inverse of a ruling written in the store's thread are dumped, and the inverse and
     the reply packed (`store.pack`), in workers (not on the event loop) before the store's lock is
     taken (a round's are tens of MB): the lock, which every other world's ruling waits for, is held
-    for the write alone. Every ruling takes that path here, and is packed."""
+    for the write alone. Every ruling takes that path here, and is packed. No checkpoint runs
+    meanwhile (an hour's interval): its hold of the lock is not this ruling's, whenever it comes."""
+    server = await start(sync_interval=3600.0)
     bridge = server.app[BRIDGE]
     real_ops, real_append, real_pack = history.stored_ops, bridge.store.append, store_module.pack
     seen: list[tuple[str, str, bool]] = []
@@ -133,7 +135,7 @@ async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
     monkeypatch.setattr(commit_module, "pack", pack)
     monkeypatch.setattr(store_module, "PACK_FROM", 0)
     monkeypatch.setattr(bridge.store, "append", append)
-    peer = await connect("w1")
+    peer = await welcomed(server)
     assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
     seen.clear()
     assert (await peer.action(damage(amount=1, grade="B"), "hit"))["type"] == "result"
