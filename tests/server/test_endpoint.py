@@ -426,7 +426,7 @@ async def test_the_store_is_checkpointed_after_rulings_and_again_after_a_failed_
 
     monkeypatch.setattr(store, "flush", flush)
     assert (await peer.action(damage()))["type"] == "result"
-    for _ in range(200):
+    for _ in range(3000):  # (30 s: a bound against a hang only)
         if "done" in calls:
             break
         await asyncio.sleep(0.01)
