@@ -612,7 +612,7 @@ async def test_a_quiet_peer_that_answers_pings_stays_connected_and_its_pings_get
     connected after the third; a ping of its own gets a pong. Counted in pings, not seconds: the 1 s
     interval leaves each pong half of it (aiohttp's wait), room for a loaded machine's pauses."""
     server = await start(heartbeat=1.0)
-    raw = await server.ws_connect("/ws", autoping=False)
+    raw: aiohttp.ClientWebSocketResponse = await server.ws_connect("/ws", autoping=False)
     for _ in range(3):
         msg = await raw.receive(timeout=10)  # (10 s: a bound against a hang only)
         assert msg.type == aiohttp.WSMsgType.PING, msg
