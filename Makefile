@@ -1,7 +1,7 @@
 # One place for what people and CI run.
 #   make serve   start the sidecar on its defaults (127.0.0.1:30500, data in ~/.local/share/vtt-bridge)
 #   make test    install everything the tests need, then run every test (Python and JavaScript at once)
-#   make test-core  the pure rules' tests alone (tests/rules: no I/O, no server; about 10 CPU seconds)
+#   make test-core  the pure rules' tests alone (tests/rules: no I/O, no server; about 12 CPU seconds)
 #   make check   ruff, mypy --strict, eslint, tsc --checkJs
 #   make bench   the benchmarks (ratios against a reply-only websocket server)
 PYTHON ?= python3
@@ -65,9 +65,8 @@ test: deps
 	echo "make test: Python tests $$py, JavaScript tests $$js_status"; \
 	[ $$py = ok ] && [ $$js_status = ok ]
 
-# the pure core's tests need none of tests/conftest.py's server fixtures (nor its imports)
 test-core: $(VENV)/.installed
-	$(PY) -m pytest -q --noconftest tests/rules
+	$(PY) -m pytest -q tests/rules
 
 test-python: $(VENV)/.installed
 	$(PY) -m pytest -q
