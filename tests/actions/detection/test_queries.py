@@ -91,4 +91,5 @@ def test_DET_8_the_module_registers_its_actions_and_queries() -> None:
     ) == {
         "explain",
         "attackCheck",
+        "pins",
     }
