@@ -99,7 +99,7 @@ async def test_the_checkpoint_runs_in_the_writer_thread(
     peer = await connect("w1")
     assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
     assert (await peer.action(damage(amount=1, grade="B")))["type"] == "result"
-    for _ in range(100):
+    for _ in range(1500):  # (30 s: a bound against a hang only)
         if threads:
             break
         await asyncio.sleep(0.02)
