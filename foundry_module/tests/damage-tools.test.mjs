@@ -17,7 +17,7 @@ import { FakeCanvas, FakeDialogs, FakeFormData, FakeNetwork, FakeRoll, FakeWorld
 import { FakeElement } from "./helpers/fake-dom.mjs";
 import { FAKE_PIXI } from "./helpers/fake-pixi.mjs";
 import { i18nFor } from "./helpers/i18n.mjs";
-import { sidecarRulings } from "./helpers/sidecar.mjs";
+import { rulingsInFlight, sidecarRulings } from "./helpers/sidecar.mjs";
 
 const g = /** @type {any} */ (globalThis);
 const GLOBALS = ["game", "canvas", "CONFIG", "Hooks", "ui", "ChatMessage", "foundry", "FormData", "document", "HTMLElement", "fromUuid", "fromUuidSync"];
@@ -132,8 +132,11 @@ function table(as, { lang = "en", preview = undefined } = {}) {
   return { world, dialogs, notes, sidecar, tools, token, press, ayla, sendAction, post };
 }
 
-/** Let a click's relay (queries between the browsers) finish. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** Let a click's relay (queries between the browsers) finish, and any ruling it asked the real sidecar for. */
+const settle = async () => {
+  do await new Promise((resolve) => setTimeout(resolve, 20));
+  while (rulingsInFlight() > 0);
+};
 
 async function cleanup() {
   for (const name of GLOBALS) delete g[name];

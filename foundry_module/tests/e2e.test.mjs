@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 
 import { WebSocket } from "ws";
 
-import { pageReport } from "./helpers/chromium.mjs";
+import { launchChromium, pageReport } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { startSidecar } from "./helpers/sidecar.mjs";
 import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
@@ -42,6 +42,8 @@ let sidecar = null;
 let http = null;
 let sidecarUrl = "";
 let httpOrigin = "";
+/** @type {Awaited<ReturnType<typeof launchChromium>>|null} the file's one Chromium (a page per test) */
+let chromium = null;
 
 before(async () => {
   sidecar = await startSidecar({ token: TOKEN, seed: 7 });
@@ -50,9 +52,11 @@ before(async () => {
   // the module's files over http, as Foundry would serve them
   http = await serveModuleFiles(moduleRoot);
   httpOrigin = http.origin;
+  chromium = await launchChromium();
 });
 
 after(async () => {
+  await chromium?.close();
   await sidecar?.stop();
   await http?.close();
 });
@@ -107,6 +111,7 @@ async function inChromium(pagePath, world) {
   const before = frames.report.checked;
   const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world });
   const report = await pageReport(`${httpOrigin}/${pagePath}?${query}`, {
+    browser: chromium?.browser,
     onFrame: (frame) => {
       if (frame.opcode === 1) frames.check(frame.payloadData);
     },

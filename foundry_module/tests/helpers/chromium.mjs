@@ -43,28 +43,34 @@ export async function launchChromium() {
 
 /**
  * @param {string} url the page, with its query
- * @param {{onFrame?: (frame: Frame) => void, timeout?: number}} [options]
+ * @param {{onFrame?: (frame: Frame) => void, timeout?: number, browser?: import("puppeteer-core").Browser}} [options]
+ *   `browser`: a Chromium the caller started (`launchChromium`) and keeps open (a page of its own is
+ *   opened and closed here); without it one is started for this page and ended after it
  * @returns {Promise<any>} the page's report
  */
-export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } = {}) {
-  const { browser, close } = await launchChromium();
+export async function pageReport(url, { onFrame = () => {}, timeout = 60_000, browser = undefined } = {}) {
+  const own = browser ? null : await launchChromium();
   try {
-    const page = await browser.newPage();
-    /** @type {string[]} */
-    const consoleErrors = [];
-    page.on("console", (msg) => {
-      if (msg.type() === "error") consoleErrors.push(msg.text());
-    });
-    page.on("pageerror", (error) => consoleErrors.push(String(error)));
-    const devtools = await page.createCDPSession();
-    await devtools.send("Network.enable");
-    devtools.on("Network.webSocketFrameReceived", (event) => onFrame({ requestId: event.requestId, ...event.response }));
-    await page.goto(url);
-    await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout });
-    const result = await page.evaluate(() => /** @type {any} */ (window).__result);
-    assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
-    return result.report;
+    const page = await (browser ?? /** @type {NonNullable<typeof own>} */ (own).browser).newPage();
+    try {
+      /** @type {string[]} */
+      const consoleErrors = [];
+      page.on("console", (msg) => {
+        if (msg.type() === "error") consoleErrors.push(msg.text());
+      });
+      page.on("pageerror", (error) => consoleErrors.push(String(error)));
+      const devtools = await page.createCDPSession();
+      await devtools.send("Network.enable");
+      devtools.on("Network.webSocketFrameReceived", (event) => onFrame({ requestId: event.requestId, ...event.response }));
+      await page.goto(url);
+      await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout });
+      const result = await page.evaluate(() => /** @type {any} */ (window).__result);
+      assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
+      return result.report;
+    } finally {
+      await page.close();
+    }
   } finally {
-    await close();
+    await own?.close();
   }
 }
