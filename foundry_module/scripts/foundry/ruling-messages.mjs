@@ -141,7 +141,7 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   const batch = renderBatchSummary(log, loc, nameOf);
   const card = renderCard({ log, rolls, kind: kind === "batch" ? "damage" : kind, subject, names: nameOf, summary }, loc);
   // a roll's card: "Apply as damage" with its successes (a card type of its own: damage-tools.mjs)
-  const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc) : "";
+  const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc, named[0] ?? null) : "";
   const content = (batch ? card.replace("</header>", `</header>${batch}`) : card) + applyRow;
   const rollObjects = foundryRolls(rolls);
   /** @type {Record<string, unknown>} */

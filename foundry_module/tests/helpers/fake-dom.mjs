@@ -65,6 +65,14 @@ export class FakeElement {
     this.children.push(...nodes);
   }
 
+  /** Element#replaceChildren (https://developer.mozilla.org/en-US/docs/Web/API/Element/replaceChildren): its children replaced by `nodes`. @param {FakeElement[]} nodes */
+  replaceChildren(...nodes) {
+    for (const child of this.children) if (child && typeof child === "object") /** @type {any} */ (child).parentElement = null;
+    this.children = [];
+    this.textContent = "";
+    this.append(...nodes);
+  }
+
   /** Element#remove: out of its parent. */
   remove() {
     const parent = /** @type {any} */ (this).parentElement;
