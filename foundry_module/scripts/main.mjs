@@ -266,6 +266,9 @@ const rollDeps = {
   sendAction: (/** @type {Record<string, unknown>} */ action) => sendAction(action),
   t,
   notifyError: (/** @type {string} */ message) => ui.notifications.error(message),
+  // the traits the game system holds (every CofD Skill), and whose names they carry
+  stateOf: (/** @type {any} */ actor) => stateOf(actor),
+  systemOf: (/** @type {any} */ actor) => systemOf(actor).adapter?.id ?? null,
 };
 
 /** @param {Array<{path: string, value: unknown}>} upserts */

@@ -89,7 +89,7 @@ export class FakeElement {
   insertAdjacentHTML(position, html) {
     if (position !== "beforeend") throw new Error(`fake DOM: insertAdjacentHTML("${position}") is not modelled`);
     this.append(...parseHtml(html, /** @type {typeof FakeElement} */ (this.constructor)));
-    this.textContent += parseHtml(html).map((node) => node.textContent).join("");
+    this.textContent += parseHtml(`<div>${html}</div>`)[0].textContent; // text outside any tag too
   }
 
   /** @param {string} type @param {Function} fn */

@@ -153,8 +153,8 @@
  *              function to invoke whenever the dialog is rendered", DialogV2WaitOptions) the dialog
  *              is rendered first: `dialog.element` holds its form with the content parsed, each
  *              field holding its value (an input its `value`, a select its `selected` option, else
- *              its first); a test's `edit` then changes fields as a user does (a select only to one
- *              of its options) and each change fires a bubbling `change` event
+ *              its first, a checkbox `checked`); a test's `edit` then changes fields as a user does
+ *              (a select only to one of its options, a checkbox "on" or "off") and each change fires a bubbling `change` event
  *              (https://developer.mozilla.org/en-US/docs/Web/API/HTMLElement/change_event); the
  *              form submitted is then the fields' values.
  */
@@ -1275,14 +1275,21 @@ function renderDialog(options) {
       const choices = optionsOf(field);
       const chosen = choices.find((o) => o.getAttribute("selected") !== null) ?? choices[0];
       field.value = chosen ? String(chosen.getAttribute("value") ?? chosen.textContent) : "";
+    } else if (isCheckbox(field)) {
+      field.value = String(field.getAttribute("value") ?? "on");
+      field.checked = field.getAttribute("checked") !== null;
     } else field.value = String(field.getAttribute("value") ?? "");
   }
   options.render({ type: "render" }, { element });
   return element;
 }
 
-/** The values a form submits. @param {any} element */
-const fieldValues = (element) => Object.fromEntries(formFields(element).map((field) => [String(field.getAttribute("name")), String(field.value)]));
+/** @param {any} field */
+const isCheckbox = (field) => field.tagName === "INPUT" && field.getAttribute("type") === "checkbox";
+
+/** The values a form submits (a checkbox only when checked: https://developer.mozilla.org/en-US/docs/Web/API/FormData). @param {any} element */
+const fieldValues = (element) =>
+  Object.fromEntries(formFields(element).filter((field) => !isCheckbox(field) || field.checked).map((field) => [String(field.getAttribute("name")), String(field.value)]));
 
 /**
  * A user changes one field: its value set (a select's only to one of its options), then `change`
@@ -1295,7 +1302,10 @@ async function editField(element, name, value) {
   if (field.tagName === "SELECT" && !optionsOf(field).some((o) => String(o.getAttribute("value") ?? o.textContent) === value)) {
     throw new Error(`the select ${name} offers no option ${value}`);
   }
-  field.value = value;
+  if (isCheckbox(field)) {
+    if (value !== "on" && value !== "off") throw new Error(`the checkbox ${name} is checked ("on") or not ("off"), not ${value}`);
+    field.checked = value === "on";
+  } else field.value = value;
   const event = { type: "change", target: field, bubbles: true };
   const started = [];
   for (let node = field; node; node = node.parentElement) for (const fn of node._listeners?.get("change") ?? []) started.push(fn(event));

@@ -121,7 +121,8 @@ test("the dialog's form makes the roll action, with only the fields that differ 
 
 test("the dialog offers the actor's traits by name in the reader's language, escaped", () => {
   const de = i18nFor("de");
-  const html = rollDialogContent(traitOptions({ attributes: { DEX: 3 }, skills: { stealth: 2, "<b>": 1 } }), (k, d) => (d ? de.format(k, d) : de.localize(k)));
+  const options = traitOptions({ attributes: { DEX: 3 }, skills: { stealth: 2, "<b>": 1 } });
+  const html = rollDialogContent({ options, system: null, opponents: [], opponent: null }, (k, d) => (d ? de.format(k, d) : de.localize(k)));
   assert.match(html, /<option value="DEX">Geschick \(3\)<\/option>/);
   assert.match(html, /<option value="stealth">Heimlichkeit \(2\)<\/option>/);
   assert.ok(!html.includes("<b>") && html.includes("&#60;b&#62;"));
