@@ -25,7 +25,7 @@ const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
 
 /** A CofD character's data as the mta system publishes it, with one more Skill dot set. @param {any} o @param {[string, string, number][]} skills */
 function character(o, skills) {
-  const data = mtaCharacter("0.16", o);
+  const data = /** @type {any} */ (mtaCharacter("0.16", o));
   for (const [group, key, value] of skills) data.system[group][key] = { value, final: value, specialties: [], isRote: false };
   return data;
 }
