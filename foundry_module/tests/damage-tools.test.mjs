@@ -220,6 +220,7 @@ test("the damage dialog of a GM: the selected tokens (not the GM's targets) get 
   dialogs.answers.push({ button: "ok", form: FIRE });
   await tools.openDamageDialog(ayla, "damage");
   assert.deepEqual(sidecar.at(-1), { kind: "damage", target: "Actor.ayla", instances });
+  assert.match(String(dialogs.opened.at(-1).content), /<option value="" selected>/, "nobody to attack from: the actor damages itself");
   // closed without a choice: nothing
   dialogs.answers.push(null);
   await tools.openDamageDialog(ayla, "damage");

@@ -229,7 +229,8 @@ export async function damageDialog({ targets, values, fallback, source = null },
   const remembered = options.lastType?.get();
   const lastType = typeof remembered === "string" && (remembered === OTHER_TYPE || DAMAGE_TYPES.includes(remembered)) ? remembered : "untyped";
   /** @type {Record<string, unknown>} */
-  let form = { amount: "1", grade: "B", type: lastType, attacker: defaultAttacker(env, choices, source ?? fallback), ...values };
+  // no target chosen (the sheet's own actor is damaged): no attack, nobody to attack from
+  let form = { amount: "1", grade: "B", type: lastType, attacker: targets.length ? defaultAttacker(env, choices, source ?? fallback) : "", ...values };
   // an actor by its uuid, a token (a DET-10 step's attacker and target) by its id, as this browser names them
   const nameOf = (/** @type {string} */ id) => {
     const token = env.canvas?.tokens?.get?.(id);
