@@ -363,7 +363,7 @@ export const WILLPOWER_DICE = 3;
  * modifiers (DICE-4), Willpower's +3 (DICE-7) and the total; `error` the code of a field not valid.
  * @param {TraitOption[]} options
  * @param {Record<string, FormDataEntryValue>} form
- * @returns {{base: number, modifiers: number, willpower: number, total: number}|{error: string}}
+ * @returns {{base: number, modifiers: number, willpower: number, total: number}|{error: string, data: Record<string, string>}}
  */
 export function poolTotal(options, form) {
   try {
@@ -373,7 +373,7 @@ export function poolTotal(options, form) {
     const willpower = request.willpower ? WILLPOWER_DICE : 0;
     return { base, modifiers, willpower, total: Math.max(0, base + modifiers + willpower) };
   } catch (error) {
-    return { error: error instanceof RollInputError ? error.code : "Pool" };
+    return error instanceof RollInputError ? { error: error.code, data: error.data } : { error: "Pool", data: { pool: "" } };
   }
 }
 

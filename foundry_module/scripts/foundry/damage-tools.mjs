@@ -38,7 +38,7 @@ export const LAST_TYPE_FLAG = "lastDamageType";
  *   `preview` of an action (its `data`: the log it would give); null when this browser cannot ask
  *   (it does not run the bridge: a player's preview would show a target's Health)
  * @property {{get: () => unknown, set: (type: string) => unknown}} [lastType] this user's last
- *   damage type (a client setting), the dialog's type when it opens
+ *   damage type (a flag on their own User, main.mjs), the dialog's type when it opens
  */
 
 /**
@@ -228,8 +228,8 @@ export async function damageDialog({ targets, values, fallback, source = null },
   const choices = attackerChoices(env, targets);
   const remembered = options.lastType?.get();
   const lastType = typeof remembered === "string" && (remembered === OTHER_TYPE || DAMAGE_TYPES.includes(remembered)) ? remembered : "untyped";
-  /** @type {Record<string, unknown>} */
   // no target chosen (the sheet's own actor is damaged): no attack, nobody to attack from
+  /** @type {Record<string, unknown>} */
   let form = { amount: "1", grade: "B", type: lastType, attacker: targets.length ? defaultAttacker(env, choices, source ?? fallback) : "", ...values };
   // an actor by its uuid, a token (a DET-10 step's attacker and target) by its id, as this browser names them
   const nameOf = (/** @type {string} */ id) => {

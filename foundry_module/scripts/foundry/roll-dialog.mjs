@@ -205,7 +205,7 @@ function opponentPool(opponent, t) {
  * @param {RollDeps["t"]} t
  */
 export function poolLine(total, t) {
-  if ("error" in total) return escapeHtml(t(`VTTBRIDGE.Roll.Error.${total.error}`, { pool: "", word: "", trait: "", max: "", extra: "", again: "" }));
+  if ("error" in total) return escapeHtml(t(`VTTBRIDGE.Roll.Error.${total.error}`, total.data));
   const parts = [String(total.base)];
   if (total.modifiers) parts.push(`${total.modifiers > 0 ? "+" : "−"} ${Math.abs(total.modifiers)}`);
   if (total.willpower) parts.push(`+ ${total.willpower} ${t("VTTBRIDGE.Roll.Dialog.WillpowerShort")}`);
