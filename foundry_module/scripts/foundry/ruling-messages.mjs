@@ -38,7 +38,7 @@ import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
 import { heldReveals, PIN_ENDS, pinAction, releaseAction, revealCardHtml } from "../core/pins.mjs";
-import { renderBatchSummary } from "../core/batch-card.mjs";
+import { batchKind, renderBatchSummary } from "../core/batch-card.mjs";
 import { attackOutcomes, publicRoll, renderPublicAttackCard, renderPublicRollCard } from "../core/attack-card.mjs";
 import { LOCATE_STATES } from "../core/constants.mjs";
 import { healthAudience } from "../core/health-track.mjs";
@@ -140,7 +140,7 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   const loc = i18n();
   // a batch (damage to several targets): each target's own totals and what changed them, first
   const batch = renderBatchSummary(log, loc, nameOf);
-  const card = renderCard({ log, rolls, kind: kind === "batch" ? "damage" : kind, subject, names: nameOf, summary }, loc);
+  const card = renderCard({ log, rolls, kind: kind === "batch" ? batchKind(log) : kind, subject, names: nameOf, summary }, loc);
   // a roll's card: "Apply as damage" with its successes (a card type of its own: damage-tools.mjs)
   const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc, named[0] ?? null) : "";
   const content = (batch ? card.replace("</header>", `</header>${batch}`) : card) + applyRow;
@@ -163,7 +163,7 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
     data.whisper = split.detailTo;
     await ChatMessage.create(data);
     const entries = namedOnes.map((id) => ({ name: nameOf(id) ?? id, status: split.words ? healthStatusOf(id) : null }));
-    await ChatMessage.create({ content: renderHealthLine({ kind: kind === "batch" ? "damage" : kind, entries }, loc), speaker: { alias: "vtt-bridge" } });
+    await ChatMessage.create({ content: renderHealthLine({ kind: kind === "batch" ? batchKind(log) : kind, entries }, loc), speaker: { alias: "vtt-bridge" } });
     return;
   }
   await ChatMessage.create(data);
