@@ -129,7 +129,8 @@ function checkMtaReport(r) {
   assert.deepEqual(r.errors, []);
   // sync: every field the rules need came from the system's data
   assert.deepEqual(r.syncedAnn.attributes, { STR: 2, DEX: 3, STA: 2, INT: 2, PER: 3, RES: 2, PRE: 1, MAN: 1, COM: 2 });
-  assert.deepEqual(r.syncedAnn.skills, { investigation: 2, stealth: 1 });
+  // every Skill of the sheet (a roll may name any), the rules' two among them
+  assert.deepEqual(r.syncedAnn.skills, { investigation: 2, stealth: 1, occult: 0, athletics: 1, brawl: 0, empathy: 0, persuasion: 1 });
   assert.equal(r.syncedAnn.health.max, 7, "Stamina 2 + Size 5");
   assert.deepEqual([r.syncedAnn.health.bashing, r.syncedAnn.health.lethal, r.syncedAnn.health.aggravated], [0, 0, 0]);
   assert.deepEqual([r.syncedAnn.willpower.max, r.syncedAnn.willpower.current], [4, 4]);

@@ -60,8 +60,8 @@ generation; Python's default is 700."""
 def collect_young_less_often() -> None:
     """Run the cycle collector's youngest generation every `YOUNG_COLLECTION_EVERY` allocations
     (the older generations keep their ratios). A ruling's objects are trees that reference counting
-    frees, but each collection walks every young object still alive: the rows a `move` copies
-    (hundreds of entries each) were walked again and again while the ruling ran. Cyclic garbage
-    (rare: a ruling makes none on purpose) waits a little longer to be freed."""
+    frees, but each collection walks every young object still alive, such as the rows of areas a
+    `move` copies (docs/benchmarks.md). Cyclic garbage (a ruling makes none on purpose) waits
+    longer to be freed."""
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_COLLECTION_EVERY, middle, old)
