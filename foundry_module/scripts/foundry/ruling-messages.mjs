@@ -17,7 +17,7 @@ import {
   MAX_CARD_ROLLS,
   namedIds,
   readRuling,
-  renderCard,
+  inferKind,
   renderHealthLine,
   renderRoll,
   renderStepList,
@@ -31,6 +31,7 @@ import {
   undoneBy,
 } from "../core/chat-cards.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
+import { CARD_DATA_FLAG, cardData, errorSentence, isCardData, laterRulings, namesOf, renderCardData, undoAllActions } from "../core/headline.mjs";
 import { MODULE_ID } from "../core/constants.mjs";
 import { CARD_FLAG } from "../core/damage.mjs";
 import { applyAsDamageHtml, rollSuccesses } from "../core/damage-preview.mjs";
@@ -128,28 +129,63 @@ function foundryRolls(rolls) {
 }
 
 /**
- * Post one card.
- * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null}} card
+ * A card's HTML from its data in this client's language: the `.vtt-bridge-ruling` element whole
+ * (`outer`) or its inside; a batch's per-target breakdown goes first under "Why".
+ * @param {import("../core/headline.mjs").CardData} data
+ * @param {import("../core/chat-cards.mjs").I18n} loc
+ * @param {boolean} [outer]
+ */
+export function cardDataHtml(data, loc, outer = false) {
+  const why = Array.isArray(data.log) ? renderBatchSummary(data.log, loc, namesOf(data)) : "";
+  const inner = renderCardData(data, loc, { why });
+  if (!outer) return inner;
+  const kind = data.refusal ? "refusal" : data.undo ? data.undo.mode : data.kind === "batch" ? "damage" : data.kind;
+  return `<div class="vtt-bridge-ruling" data-kind="${escapeHtml(kind)}">${inner}</div>`;
+}
+
+/**
+ * The user who acted for a ruling, by name: a player's relayed action names its sender in the id
+ * the bridge gave it (`relay-<user id>-<request id>`, player-requests.mjs); an action this browser
+ * sent is its user's; another client's is not known here (null: the card says no one).
+ * @param {string|undefined} actionId
+ * @param {boolean} sentHere
+ * @returns {string|null}
+ */
+export function actingUserName(actionId, sentHere) {
+  const relayed = typeof actionId === "string" ? /^relay-([A-Za-z0-9]+)-/.exec(actionId) : null;
+  if (relayed) {
+    const user = [.../** @type {any} */ (game).users ?? []].find((u) => u?.id === relayed[1]);
+    return typeof user?.name === "string" ? user.name : null;
+  }
+  return sentHere && typeof game.user?.name === "string" ? game.user.name : null;
+}
+
+/**
+ * Post one card. Its ruling is kept as data (`flags["vtt-bridge"].card`) that each client renders in
+ * its own user's language; the content is the poster's rendering of it. The speaker is the user who
+ * acted (`by`, as the speaker's alias: the message's author stays the bridge's GM, whose messages
+ * alone carry buttons).
+ * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null, by?: string|null, undo?: import("../core/headline.mjs").CardData["undo"]}} card
  * @param {string} mode the "ruling cards" setting
  * @param {unknown} [healthSetting] the "who sees Health boxes" setting
  */
-async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null }, mode, healthSetting = "owner") {
+async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null, by = null, undo }, mode, healthSetting = "owner") {
   const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret, summary });
   if (audience === "none") return;
   const loc = i18n();
-  // a batch (damage to several targets): each target's own totals and what changed them, first
-  const batch = renderBatchSummary(log, loc, nameOf);
-  const card = renderCard({ log, rolls, kind: kind === "batch" ? "damage" : kind, subject, names: nameOf, summary }, loc);
+  const cardKind = kind ?? inferKind(log);
+  const card = cardData({ log, rolls: rolls.slice(0, MAX_CARD_ROLLS), kind: cardKind, subject: subject ?? null, by, names: nameOf, ids: namedIds(log, named), summary });
+  if (undo) card.undo = undo;
   // a roll's card: "Apply as damage" with its successes (a card type of its own: damage-tools.mjs)
   const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc) : "";
-  const content = (batch ? card.replace("</header>", `</header>${batch}`) : card) + applyRow;
+  const content = cardDataHtml(card, loc, true) + applyRow;
   const rollObjects = foundryRolls(rolls);
   /** @type {Record<string, unknown>} */
-  const data = { content, speaker: { alias: "vtt-bridge" } };
+  const data = { content, speaker: { alias: by ?? "vtt-bridge" } };
   if (rollObjects.length) data.rolls = rollObjects;
   if (audience === "gm") data.whisper = gmIds();
   /** @type {Record<string, unknown>} */
-  const flags = {};
+  const flags = { [CARD_DATA_FLAG]: card };
   if (ruling) flags[RULING_FLAG] = ruling;
   if (applyRow) flags[CARD_FLAG] = "roll";
   if (Object.keys(flags).length) data.flags = { [MODULE_ID]: flags };
@@ -162,7 +198,7 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
     data.whisper = split.detailTo;
     await ChatMessage.create(data);
     const entries = namedOnes.map((id) => ({ name: nameOf(id) ?? id, status: split.words ? healthStatusOf(id) : null }));
-    await ChatMessage.create({ content: renderHealthLine({ kind: kind === "batch" ? "damage" : kind, entries }, loc), speaker: { alias: "vtt-bridge" } });
+    await ChatMessage.create({ content: renderHealthLine({ kind: kind === "batch" ? "damage" : kind, entries }, loc), speaker: { alias: by ?? "vtt-bridge" } });
     return;
   }
   await ChatMessage.create(data);
@@ -272,6 +308,7 @@ function followConnection(connection, getSetting) {
     if (!game.user.isGM) return;
     const undone = undoneBy(event.log);
     if (undone) await markCard(undone.action, undone.undone);
+    const undoStep = undone ? event.log.find((/** @type {any} */ s) => s.rule === "UNDO" && s.data?.action === undone.action) : null;
     const summary = summaryOf(event.summary);
     const action = event.request?.type === "action" ? event.request.payload : undefined;
     const kind = typeof action?.kind === "string" ? action.kind : event.kind;
@@ -290,6 +327,10 @@ function followConnection(connection, getSetting) {
     await askReveals(log ?? []);
     if (!shouldPostCard(log)) return;
     const subjectId = actionSubject(action);
+    const by = actingUserName(actionId, event.request?.type === "action");
+    const undo = undone
+      ? { mode: /** @type {"undo"|"redo"} */ (undone.undone ? "undo" : "redo"), undid: sourceOf(undone.action), kind: String(undoStep?.data?.kind ?? ""), rev: Number(undoStep?.data?.rev ?? 0) }
+      : undefined;
     try {
       await postCard(
         {
@@ -300,6 +341,8 @@ function followConnection(connection, getSetting) {
           named: subjectId ? [subjectId] : [],
           ruling: rulingFlag(event, scene()?.id ?? null),
           summary,
+          by,
+          undo,
         },
         String(getSetting("rulingCards") ?? "public"),
         getSetting("healthVisibility"),
@@ -320,6 +363,27 @@ const byGM = (message) => {
 /** @param {any} message @returns {import("../core/chat-cards.mjs").RulingFlag|null} */
 const flagOf = (message) => message?.getFlag?.(MODULE_ID, RULING_FLAG) ?? null;
 
+/** @param {any} message @returns {import("../core/headline.mjs").CardData|null} its ruling as data, when a GM posted it */
+const cardDataOf = (message) => {
+  const data = message?.getFlag?.(MODULE_ID, CARD_DATA_FLAG);
+  return isCardData(data) && byGM(message) ? data : null;
+};
+
+/**
+ * The headline source of a ruling from its card (the newest GM card whose ruling flag names the
+ * action id), or null when this client holds none.
+ * @param {string} action
+ * @returns {import("../core/headline.mjs").HeadlineSource|null}
+ */
+function sourceOf(action) {
+  for (const message of [.../** @type {any} */ (game).messages ?? []].reverse()) {
+    if (flagOf(message)?.id !== action) continue;
+    const data = cardDataOf(message);
+    if (data?.source) return data.source;
+  }
+  return null;
+}
+
 /**
  * Mark the card of a ruling undone (struck through, with Redo) or standing again (with Undo).
  * @param {string} action the ruling's action id
@@ -335,10 +399,13 @@ async function markCard(action, undone) {
 }
 
 /**
- * Send an undo or redo; a refusal (a conflict, say) is shown to the GM.
+ * Send an undo or redo; whether the sidecar accepted it. An undo refused because later rulings
+ * changed its values (`conflict`) gets a card whispered to the GMs: the later rulings by their
+ * headlines, and "undo them all"; any other refusal is a notice, as a sentence.
  * @param {any} connection
  * @param {Record<string, any>} action
  * @param {((action: Record<string, any>) => Promise<unknown>)|null} [relay]
+ * @returns {Promise<boolean>}
  */
 async function sendUndo(connection, action, relay = null) {
   const loc = i18n();
@@ -346,13 +413,53 @@ async function sendUndo(connection, action, relay = null) {
     // a co-GM without the bridge: relayed to the bridge, which checks that the sender is a GM
     if (relay) await relay(action);
     else ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
-    return;
+    return !!relay;
   }
   try {
     await connection.action(action);
+    return true;
   } catch (error) {
-    ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+    const refusal = /** @type {{code?: unknown, details?: unknown}} */ (error);
+    const later = refusal?.code === "conflict" && action.kind === "undo" ? laterRulings(refusal.details) : [];
+    if (later.length) await postRefusal(String(action.action), later);
+    else ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: errorSentence(refusal, loc) }));
+    return false;
   }
+}
+
+/**
+ * The card of a refused undo, whispered to the GMs: the ruling, the later rulings that changed its
+ * values by their headlines (newest first), and "undo them all" (each an undo action, newest first,
+ * the refused one last).
+ * @param {string} action the refused undo's ruling
+ * @param {{kind: string, action: string|null, rev: number}[]} later newest first
+ */
+async function postRefusal(action, later) {
+  const original = [...(/** @type {any} */ (game).messages ?? [])].map(flagOf).find((f) => f?.id === action);
+  /** @type {import("../core/headline.mjs").CardData} */
+  const card = {
+    kind: "undo",
+    by: typeof game.user?.name === "string" ? game.user.name : null,
+    subject: null,
+    names: [],
+    log: [],
+    rolls: [],
+    summary: null,
+    source: { kind: "undo", by: null, subject: null, outcomes: [], round: null, changed: null, successes: null },
+    refusal: {
+      refused: sourceOf(action),
+      kind: original?.kind,
+      rev: original?.rev,
+      later: later.map((r) => ({ kind: r.kind, rev: r.rev, source: r.action ? sourceOf(r.action) : null })),
+      actions: undoAllActions(later, action),
+    },
+  };
+  await ChatMessage.create({
+    content: cardDataHtml(card, i18n(), true),
+    speaker: { alias: card.by ?? "vtt-bridge" },
+    whisper: gmIds(),
+    flags: { [MODULE_ID]: { [CARD_DATA_FLAG]: card } },
+  });
 }
 
 /**
@@ -409,12 +516,20 @@ function addAllSteps(card, flag, read) {
  * @param {((query: Record<string, unknown>) => Promise<any>)|null} [read] a connection's `query`
  */
 export function decorateRulingCard(message, root, send, read = null) {
+  if (!root) return;
+  // this client's language: the card rendered again from its data (a GM's message only)
+  const data = cardDataOf(message);
+  const shown = root.querySelector(".vtt-bridge-ruling");
+  if (data && shown) {
+    shown.replaceChildren();
+    shown.insertAdjacentHTML("beforeend", cardDataHtml(data, i18n()));
+  }
+  if (data?.refusal?.actions && game.user?.isGM) addUndoAll(shown ?? root, data.refusal.actions, send);
   const flag = flagOf(message);
-  if (!flag || !root) return;
+  if (!flag) return;
   // a ruling flag on a message a player created is not the bridge's card: no Undo there
-  const author = typeof message?.author === "object" ? message.author : game.users?.get?.(message?.author ?? message?._source?.author);
-  if (!author?.isGM) return;
-  const card = root.querySelector(".vtt-bridge-ruling") ?? root;
+  if (!byGM(message)) return;
+  const card = shown ?? root;
   if (flag.undone) card.classList.add(`${MODULE_ID}-undone`);
   if (read && hasMoreSteps(flag)) addAllSteps(card, flag, read);
   const button = cardButton(flag, !!game.user?.isGM);
@@ -428,6 +543,23 @@ export function decorateRulingCard(message, root, send, read = null) {
     send(undoAction(button.mode, flag));
   });
   card.append(element);
+}
+
+/**
+ * "Undo them all" of a refused undo's card: each undo in turn, newest first, until one is refused
+ * (the sidecar decides each; a refusal shows its own card or notice).
+ * @param {Element} card
+ * @param {{kind: "undo", action: string}[]} actions
+ * @param {(action: Record<string, any>) => unknown} send
+ */
+function addUndoAll(card, actions, send) {
+  const button = card.querySelector(".vtt-bridge-undo-all");
+  if (!button) return;
+  button.addEventListener("click", async (/** @type {Event} */ event) => {
+    event.preventDefault();
+    /** @type {HTMLButtonElement} */ (button).disabled = true;
+    for (const action of actions) if ((await send({ kind: "undo", action: String(action.action) })) === false) break;
+  });
 }
 
 /** The keybinding action of "undo the last ruling of this scene". */

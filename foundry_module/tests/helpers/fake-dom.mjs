@@ -65,6 +65,16 @@ export class FakeElement {
     this.children.push(...nodes);
   }
 
+  /**
+   * Element#replaceChildren() with no arguments (https://developer.mozilla.org/en-US/docs/Web/API/Element/replaceChildren):
+   * every child removed, the text with them.
+   */
+  replaceChildren() {
+    for (const child of this.children) if (child && typeof child === "object") /** @type {any} */ (child).parentElement = null;
+    this.children = [];
+    this.textContent = "";
+  }
+
   /** Element#remove: out of its parent. */
   remove() {
     const parent = /** @type {any} */ (this).parentElement;
