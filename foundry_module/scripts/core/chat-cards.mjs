@@ -425,6 +425,8 @@ export function keyedParams(step, i18n, names) {
     else if (field === "grade") out[field] = word(`${STEP_KEY}.Grade.${value}`, value);
     else if (field === "wins") out[field] = word(`${STEP_KEY}.Wins.${value}`, value);
     else if (field === "dp") out[field] = typeof value === "number" && value > 0 ? `+${value}` : String(value);
+    // a damage instance's place in its action, counted from 1 as people count (the sidecar's from 0)
+    else if (field === "index" && typeof value === "number" && String(step.rule).startsWith("IWR")) out[field] = String(value + 1);
     else if (field === "conditions") out[field] = Array.isArray(value) && value.length ? `; ${value.map((c) => card("Condition", c)).join(", ")}` : "";
     else if (field === "means" && step.key === "DET-4.summary") out[field] = typeof value === "string" ? `${out.means ?? value}, ` : "";
     else if (field === "old" || field === "new") out[field] = value === null || value === undefined ? i18n.localize(`${STEP_KEY}.Nothing`) : JSON.stringify(value);

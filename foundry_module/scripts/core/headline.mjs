@@ -34,6 +34,7 @@ const GRADES = Object.freeze(["B", "L", "A"]);
  * @property {number|null} round
  * @property {number|null} changed
  * @property {number|null} successes DICE-1.result of a roll
+ * @property {Array<{observer: string, target: string, before: string, result: string}>} [changes] a round's pairs whose locate state changed (DICE-5), by name
  */
 
 /** @typedef {import("./chat-cards.mjs").Step} Step @typedef {import("./chat-cards.mjs").I18n} I18n */
@@ -96,12 +97,18 @@ export function headlineSource({ log, kind, by = null, subject = null, names }) 
     round: number(round?.round ?? begins?.round),
     changed: number(round?.changed),
     successes: number(result?.successes),
+    changes: log
+      .filter((s) => /^DICE-5\./.test(s.key ?? "") && s.data && typeof s.data.result === "string" && s.data.before !== s.data.result)
+      .map((s) => {
+        const d = /** @type {Record<string, any>} */ (s.data);
+        return { observer: names(String(d.observer)) ?? String(d.observer), target: names(String(d.target)) ?? String(d.target), before: String(d.before), result: String(d.result) };
+      }),
   };
 }
 
 /**
  * Whether a round changed nothing a table needs to read: no pair of observer and hidden one
- * changed (DET-8.round `changed`), and no Health, Willpower or other step but the round's own and
+ * changed (DET-8.round `changed`, when there were contests), and no Health, Willpower or other step but the round's own and
  * its contests (ROUND, DET-*, DICE-*). Its card is one line.
  * @param {Step[]} log
  * @param {string} kind
@@ -109,7 +116,7 @@ export function headlineSource({ log, kind, by = null, subject = null, names }) 
 export function isQuietRound(log, kind) {
   if (kind !== "round") return false;
   const summary = log.find((s) => s.key === "DET-8.round");
-  if (!summary || summary.data?.changed !== 0) return false;
+  if (summary && summary.data?.changed !== 0) return false;
   return log.every((s) => s.rule === "ROUND" || /^(DET|DICE)-/.test(String(s.rule)));
 }
 
@@ -194,7 +201,14 @@ export function headline(source, i18n) {
  * @returns {string}
  */
 export function outcomeLines(source, i18n) {
-  if (source.kind === "round" || source.outcomes.length < 2) return "";
+  if (source.kind === "round") {
+    const items = (source.changes ?? []).map(
+      (c) =>
+        `<li>${escapeHtml(i18n.format(`${HEADLINE_KEY}.Locates`, { observer: c.observer, target: c.target, result: cardWord(i18n, "Locate", c.result), before: cardWord(i18n, "Locate", c.before) }))}</li>`,
+    );
+    return items.length ? `<ul class="vtt-bridge-outcomes">${items.join("")}</ul>` : "";
+  }
+  if (source.outcomes.length < 2) return "";
   const items = source.outcomes.map(
     (o) => `<li><span class="vtt-bridge-outcome-name">${escapeHtml(o.name)}</span> ${escapeHtml(outcomeWords(o, i18n) || i18n.localize(`${HEADLINE_KEY}.NoDamage`))}</li>`,
   );
