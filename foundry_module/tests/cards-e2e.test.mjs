@@ -25,7 +25,7 @@ const MODULE = "vtt-bridge";
 const TOKEN = "cards-e2e-" + Math.random().toString(36).slice(2);
 
 /** @param {any} message @returns {any} */
-const cardOf = (message) => message?.getFlag(MODULE, "card");
+const cardOf = (message) => message?.getFlag(MODULE, "rulingCard");
 /** @param {any} message @returns {any} */
 const rulingOf = (message) => message?.getFlag(MODULE, "ruling");
 
@@ -122,5 +122,14 @@ test("end to end: a player's batch card speaks as the player, leads with its hea
   await until(() => hits.every((m) => rulingOf(m).undone === true), "all three undone");
   assert.equal(gm.ann.flags[MODULE].health.bashing, 0);
   assert.deepEqual(notices, [], "no refusal on the way");
+
+  // 5. a roll's card: its card type for Apply as damage and its ruling as data side by side
+  await gm.connection.action({ kind: "roll", actor: gm.ann.uuid, pool: 6 });
+  await gm.connection.idle();
+  await until(() => [...gm.w.messages.values()].some((m) => rulingOf(m)?.kind === "roll"), "the roll's card");
+  const roll = [...gm.w.messages.values()].find((m) => rulingOf(m)?.kind === "roll");
+  assert.equal(roll.getFlag(MODULE, "card"), "roll", "the roll card's type, which its Apply as damage buttons act on");
+  assert.equal(cardOf(roll)?.kind, "roll");
+  assert.match(headlineOf(gm.w.renderMessage(roll, FakeElement)) ?? "", /^Ann: \d+ success/);
   assert.deepEqual(frames.report.problems, []);
 });

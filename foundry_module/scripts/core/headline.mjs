@@ -314,10 +314,10 @@ export function errorSentence(error, i18n) {
 }
 
 /** The flag key (under the module's scope) of a card's ruling kept as data. */
-export const CARD_DATA_FLAG = "card";
+export const CARD_DATA_FLAG = "rulingCard";
 
 /**
- * A ruling card kept as data (the message's `flags["vtt-bridge"].card`), which every client renders
+ * A ruling card kept as data (the message's `flags["vtt-bridge"].rulingCard`), which every client renders
  * in its own user's language (`renderCardData`). `names` pairs each id the ruling names with the
  * name it had when posted (pairs, not an object: an actor uuid holds dots, which a flag update
  * would read as a path). `undo`: an undo or redo card, naming the ruling it undid by its

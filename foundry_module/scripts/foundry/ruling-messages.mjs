@@ -161,7 +161,7 @@ export function actingUserName(actionId, sentHere) {
 }
 
 /**
- * Post one card. Its ruling is kept as data (`flags["vtt-bridge"].card`) that each client renders in
+ * Post one card. Its ruling is kept as data (`flags["vtt-bridge"].rulingCard`) that each client renders in
  * its own user's language; the content is the poster's rendering of it. The speaker is the user who
  * acted (`by`, as the speaker's alias: the message's author stays the bridge's GM, whose messages
  * alone carry buttons).
