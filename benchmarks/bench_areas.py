@@ -31,7 +31,7 @@ def one(tokens: int, areas: bool) -> dict[str, Any]:
     from vtt_bridge.engine import world as world_module
     from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.engine.world import Pending, World
-    from vtt_bridge.server.endpoint import _dumped
+    from vtt_bridge.server.workers import ruled_in_worker
 
     if not areas:
         setattr(world_module, "rule_areas", lambda before, after, *args, **kwargs: after)  # noqa: B010
@@ -51,7 +51,7 @@ def one(tokens: int, areas: bool) -> dict[str, Any]:
     rounds = []
     for number in (1, 2, 3):
         start = time.perf_counter()
-        ruled, dumped = _dumped(
+        ruled, dumped = ruled_in_worker(
             world.prepare_action, f"r{number}", {"kind": "round", "round": number}, SeededRoller(number + 1)
         )
         rounds.append(time.perf_counter() - start)

@@ -8,14 +8,14 @@ VttBridgeError                                   the root
 │   ├── RuleViolation   rules/common.py          the rules forbid it (rule id, field path) -> invalid
 │   └── NotFound        document/models.py       an unknown actor or token id (field path) -> not_found
 ├── RequestError        engine/refusals.py       a request refused, with its wire code    -> its code
-│   ├── StorageError    server/endpoint.py       the store could not take a ruling        -> storage
+│   ├── StorageError    server/commit.py         the store could not take a ruling        -> storage
 │   └── FrameTooLarge   server/endpoint.py       a frame past the cap                     -> too_large
 ├── AnsweredLongAgo     here                     a retried action id whose reply is only in the store
 ├── StoreError          here                     the store cannot be used as it is
 │   ├── StoreBusy       here                     another process holds the store
 │   ├── StoreDamaged    here                     the store's file is damaged, foreign or newer
 │   ├── NotUnpacked     engine/codec.py          packed bytes that do not unpack
-│   └── StoreGone       store/log.py             the store's file deleted or replaced while it runs
+│   └── StoreGone       store/files.py           the store's file deleted or replaced while it runs
 ├── ModuleUnavailable   web/module_files.py      the Foundry module cannot be served (HTTP status)
 └── StartupError        cli/startup.py           a start-up mistake (exit status 2)
 ```

@@ -1,5 +1,5 @@
 """The cycle collector is paused while a long ruling runs in a worker (`server.CollectorPause`,
-`server._dumped`), and back on once the last one ends."""
+`server.ruled_in_worker`), and back on once the last one ends."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server.endpoint import CollectorPause, _dumped
+from vtt_bridge.server.workers import CollectorPause, ruled_in_worker
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +80,7 @@ def test_a_long_ruling_runs_with_the_collector_paused_and_its_reply_dumped() -> 
         seen.append(gc.isenabled())
         return world.prepare_action("r", {"kind": "round", "round": 1}, SeededRoller(1))
 
-    prepared, dumped = _dumped(prepare)
+    prepared, dumped = ruled_in_worker(prepare)
     assert seen == [False] and gc.isenabled()
     assert isinstance(prepared, Pending) and dumped is not None
     assert dumped.data.startswith(b'{"rev":')
@@ -106,6 +106,6 @@ def test_a_long_ruling_freezes_the_live_heap_before_it_starts() -> None:
         frozen.append(gc.get_freeze_count())
         return b"{}"
 
-    _dumped(prepare)
+    ruled_in_worker(prepare)
     assert frozen and frozen[0] >= len(alive)
     gc.unfreeze()

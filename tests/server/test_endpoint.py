@@ -20,7 +20,7 @@ from vtt_bridge.actions import registry
 from vtt_bridge.cli.app import create_app
 from vtt_bridge.server.bridge import BRIDGE, Config
 from vtt_bridge.server.endpoint import origin_allowed
-from vtt_bridge.store.log import REV_SPAN
+from vtt_bridge.store.schema import REV_SPAN
 
 
 async def synced(connect: Connect, world: str = "w1", **kwargs: Any) -> Peer:

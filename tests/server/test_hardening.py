@@ -29,7 +29,8 @@ from vtt_bridge.server.endpoint import origin_allowed
 from vtt_bridge.server.hostcheck import host_allowed
 from vtt_bridge.server.limits import Limits, too_deep
 from vtt_bridge.server.tokenfile import load_or_create_token
-from vtt_bridge.store.log import LAYOUT, Store
+from vtt_bridge.store.log import Store
+from vtt_bridge.store.schema import LAYOUT
 
 # --- 1. DNS rebinding -------------------------------------------------------------------------
 

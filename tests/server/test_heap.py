@@ -1,5 +1,5 @@
 """Memory a long ruling freed goes back to the system (`heap.py`, glibc), and the server asks for it
-once after a long ruling (`server._release_later`)."""
+once after a long ruling (`server.release_later`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from vtt_bridge.server import endpoint as server
 from vtt_bridge.server import heap
+from vtt_bridge.server import workers as server
 from vtt_bridge.server.bridge import Bridge, Config
 
 pytestmark = pytest.mark.skipif(heap._glibc() is None, reason="glibc's allocator only")
@@ -99,12 +99,12 @@ def test_the_server_gives_freed_memory_back_once_after_long_rulings(
 
     async def run() -> None:
         bridge = Bridge(Config(data_dir=tmp_path, token="t"))
-        server._release_later(bridge)
-        server._release_later(bridge)  # a second long ruling meanwhile: one release
+        server.release_later(bridge)
+        server.release_later(bridge)  # a second long ruling meanwhile: one release
         assert bridge.release is not None
         await asyncio.sleep(0.2)
         assert bridge.release is None
-        server._release_later(bridge)
+        server.release_later(bridge)
         await asyncio.sleep(0.2)
 
     asyncio.run(run())

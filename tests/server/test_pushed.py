@@ -13,15 +13,15 @@ from tests.detection_scenes import guard_among_hiders
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World, replayed
-from vtt_bridge.server.endpoint import (
-    _pushed_parts,
+from vtt_bridge.server.outbox import Part
+from vtt_bridge.server.replies import (
     dumped_result,
     dumps,
+    pushed_parts,
     pushed_patch,
     replayed_copy,
     wire_payload,
 )
-from vtt_bridge.server.outbox import Part
 
 STATE = {
     "scene": {"id": "s"},
@@ -71,7 +71,7 @@ def test_every_copy_is_the_json_of_what_it_carries() -> None:
                 sent_json = _joined(sent)
                 assert sent_json == dumps(wire_payload(result, contests)).encode()
                 assert (
-                    b"".join(_pushed_parts(pending, kind, sent, contests))
+                    b"".join(pushed_parts(pending, kind, sent, contests))
                     == dumps(pushed_patch(pending, kind, contests)).encode()
                 )
         cut += len(result["log"]) > LOG_SHOWN

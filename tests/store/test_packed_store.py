@@ -20,8 +20,10 @@ from vtt_bridge.engine.history import stored_ops
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import StoreDamaged
-from vtt_bridge.server.endpoint import dumps
-from vtt_bridge.store.log import LAYOUT, Store, checksum, keeps_reply, pack, snapshot_of
+from vtt_bridge.server.replies import dumps
+from vtt_bridge.store.log import Store
+from vtt_bridge.store.rows import checksum, keeps_reply, pack, snapshot_of
+from vtt_bridge.store.schema import LAYOUT
 
 HIT = {"kind": "damage", "target": "h0", "instances": [{"amount": 2, "grade": "L"}]}
 
@@ -78,7 +80,7 @@ def kinds(path: Path) -> list[tuple[str | None, str, str | None]]:
 def test_pack_keeps_a_short_value_and_packs_a_long_one_that_unpacks_to_the_same_bytes(
     monkeypatch: pytest.MonkeyPatch, body: bytes, padding: int, opening: bytes
 ) -> None:
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 100)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 100)
     data = opening + body + b" " * padding
     packed = pack(data)
     if len(data) <= 100:
@@ -94,7 +96,7 @@ def test_a_large_rulings_reply_and_inverse_are_stored_packed_and_read_back_as_wr
     """Every reply and inverse over 1 kB packed here (a big scene's round: tens of MB): stored as
     BLOBs, their checksum over the stored bytes; the retry's reply, the status page's steps, the
     state recovered, the replies kept and an undo after a restart are those of the rulings made."""
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 1000)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 1000)
     path = tmp_path / "vtt-bridge.sqlite3"
     store, world = reopened(path)
     hiders_world(store, world)
@@ -142,7 +144,7 @@ def test_a_file_of_layout_7_keeps_its_text_rows_and_adds_packed_ones(
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA user_version=7")
     db.close()
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 1000)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 1000)
     store, again = reopened(path)
     try:
         assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 9
@@ -192,7 +194,7 @@ def test_a_packed_row_changed_on_disk_is_refused_naming_world_and_rev(
     """A byte of a packed reply changed: its checksum (over the stored bytes) fails; changed with a
     checksum to fit, it no longer unpacks (the frame's own checksum): either way the start stops,
     naming the world and rev."""
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 1000)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 1000)
     path = tmp_path / "vtt-bridge.sqlite3"
     world = stored_round(path)
     rev = world.state.rev
@@ -211,7 +213,7 @@ def test_a_packed_reply_too_large_to_keep_is_measured_from_its_header_and_not_ke
     """Recovery keeps the replies up to `largest` bytes for retries, and undo's history counts each
     reply's length: a packed one's is read from its frame's header (`unpacked_length`, nothing
     unpacked); one too large to keep is not kept (its retry is read back from the store)."""
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 1000)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 1000)
     path = tmp_path / "vtt-bridge.sqlite3"
     store, world = reopened(path)
     hiders_world(store, world)
@@ -243,7 +245,7 @@ def test_packed_bytes_that_name_no_length_or_do_not_unpack_to_it_are_refused(
 ) -> None:
     """A header cut short or naming no content size, and a frame whose end is missing, are
     `NotUnpacked` (never a reply of another length, nor an allocation of what a header claims)."""
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 100)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 100)
     whole = pack(b"{" + b" " * 2000 + b"}")
     assert unpacked(whole) == b"{" + b" " * 2000 + b"}"
     value = {b"cut": whole[:-1], b"more": whole + whole}.get(claim, PACKED_MARK + claim)
@@ -264,7 +266,7 @@ def test_a_large_snapshot_is_stored_packed_and_a_world_recovers_from_it(
     """A snapshot over `PACK_FROM` (a 1,000-token world's is 5-7 MB) is stored packed
     (`snapshot_of`): the world recovers from it as it was; one that does not unpack stops the start
     naming the world."""
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 1000)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 1000)
     path = tmp_path / "vtt-bridge.sqlite3"
     store, world = reopened(path)
     hiders_world(store, world)
@@ -293,7 +295,7 @@ def test_a_packed_inverse_that_holds_its_checksum_yet_does_not_unpack_is_refused
 ) -> None:
     """A packed inverse is read only by SQLite (`vtt_text`, for undo's history): one changed with a
     checksum to fit stops the start naming the world, the rev and the frame's own complaint."""
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 100)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 100)
     path = tmp_path / "vtt-bridge.sqlite3"
     world = stored_round(path)
     rev = world.state.rev
@@ -320,7 +322,7 @@ def test_a_packed_value_the_store_could_not_read_back_is_not_written(
     """A packed reply whose text is beyond SQLite's bound on a value (`SQLITE_LIMIT_LENGTH`, 1e9
     bytes; lowered here) would be acknowledged and then stop every start: it is refused instead, as
     the same reply as text always was, and nothing is written."""
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 100)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 100)
     store = Store(tmp_path / "vtt-bridge.sqlite3")
     try:
         store._db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
@@ -341,7 +343,7 @@ def test_a_snapshot_changed_on_disk_stops_the_start_in_one_line_naming_the_world
     """A packed snapshot whose first byte changed is a BLOB that is no frame, a text one cut short is
     no JSON: either stops the start with `StoreDamaged` naming the world (not a parse error, nor one
     the command line takes for the token file's)."""
-    monkeypatch.setattr("vtt_bridge.store.log.PACK_FROM", 1000 if change == "magic" else 1 << 30)
+    monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 1000 if change == "magic" else 1 << 30)
     path = tmp_path / "vtt-bridge.sqlite3"
     store, world = reopened(path)
     hiders_world(store, world)

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import Connect, damage, world_state
 from vtt_bridge.engine import history
-from vtt_bridge.server import endpoint as server
-from vtt_bridge.server import endpoint as server_module
+from vtt_bridge.server import commit as commit_module
+from vtt_bridge.server import dispatch, replies, workers
 from vtt_bridge.server.bridge import BRIDGE
-from vtt_bridge.store import log as store_module
+from vtt_bridge.store import rows as store_module
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False) | st.text(),
@@ -34,14 +34,14 @@ json_values = st.recursive(
 def test_dumps_in_turns_writes_the_same_text_as_one_dump(value: Any) -> None:
     """Long lists (here: longer than 2) are dumped a chunk at a time, an object's values one at a
     time, the pieces joined once; the text is `dumps`' own."""
-    original = server.DUMP_CHUNK
-    server.DUMP_CHUNK = 2
+    original = replies.DUMP_CHUNK
+    replies.DUMP_CHUNK = 2
     try:
-        in_turns = server._dumped_in_turns(value).decode()
-        assert in_turns == server.dumps(value)
+        in_turns = replies._dumped_in_turns(value).decode()
+        assert in_turns == replies.dumps(value)
         assert orjson.loads(in_turns) == orjson.loads(orjson.dumps(value))
     finally:
-        server.DUMP_CHUNK = original
+        replies.DUMP_CHUNK = original
 
 
 async def test_a_large_ruling_is_committed_in_the_writer_thread_and_acknowledged_after_it(
@@ -128,9 +128,9 @@ async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
         seen.append(("append", threading.current_thread().name, bridge.store_lock.locked()))
         real_append(*args, **kwargs)
 
-    monkeypatch.setattr(server_module, "STORE_THREAD_BYTES", 0)
-    monkeypatch.setattr(server_module, "stored_ops", stored_ops)
-    monkeypatch.setattr(server_module, "pack", pack)
+    monkeypatch.setattr(commit_module, "STORE_THREAD_BYTES", 0)
+    monkeypatch.setattr(commit_module, "stored_ops", stored_ops)
+    monkeypatch.setattr(commit_module, "pack", pack)
     monkeypatch.setattr(store_module, "PACK_FROM", 0)
     monkeypatch.setattr(bridge.store, "append", append)
     peer = await connect("w1")
@@ -173,8 +173,8 @@ async def test_a_syncs_snapshot_is_dumped_and_packed_before_the_store_is_taken(
         seen.append(("pack", threading.current_thread().name, bridge.store_lock.locked()))
         return real_pack(data)
 
-    monkeypatch.setattr(server_module, "snapshot_of", snapshot_of)
-    monkeypatch.setattr(server_module, "pack", pack)
+    monkeypatch.setattr(commit_module, "snapshot_of", snapshot_of)
+    monkeypatch.setattr(commit_module, "pack", pack)
     monkeypatch.setattr(store_module, "PACK_FROM", 100)
     peer = await connect("w1")
     assert (await peer.request("sync", {"state": world_state(20)}))["type"] == "result"
@@ -195,15 +195,15 @@ async def test_a_big_worlds_state_query_is_answered_from_a_worker_with_the_world
     state is tens of MB of JSON) is dumped in a worker, with the world's lock held so that no ruling
     commits meanwhile, and answers what it answers on the event loop: the state document."""
     bridge = server.app[BRIDGE]
-    real = server_module._query_dumped
+    real = workers.query_dumped
     seen: list[tuple[str, bool]] = []
 
     def query_dumped(world: Any, payload: dict[str, Any]) -> bytes:
         seen.append((threading.current_thread().name, bridge.lock(world.id).locked()))
         return real(world, payload)
 
-    monkeypatch.setattr(server_module, "_query_dumped", query_dumped)
-    monkeypatch.setattr(server_module, "OFFLOAD_TOKENS", 3)
+    monkeypatch.setattr(dispatch, "query_dumped", query_dumped)
+    monkeypatch.setattr(dispatch, "OFFLOAD_TOKENS", 3)
     small, big = await connect("small"), await connect("big")
     assert (await small.request("sync", {"state": world_state(2)}))["type"] == "result"
     assert (await big.request("sync", {"state": world_state(6)}))["type"] == "result"
@@ -220,5 +220,5 @@ def test_a_long_rulings_result_is_sent_as_the_same_text(value: Any, msg_id: str,
     """A long ruling's result goes out as UTF-8 made in the worker: its envelope's parts joined are
     `envelope`'s text, encoded."""
     data = orjson.dumps(value)
-    expected = server.envelope("result", data.decode(), msg_id, re).encode()
-    assert b"".join(server.envelope_parts("result", data, msg_id, re)) == expected
+    expected = replies.envelope("result", data.decode(), msg_id, re).encode()
+    assert b"".join(replies.envelope_parts("result", data, msg_id, re)) == expected

@@ -15,7 +15,7 @@ from aiohttp import WSCloseCode, web
 from vtt_bridge.server import endpoint as server
 from vtt_bridge.server import heap, hostcheck
 from vtt_bridge.server.bridge import BRIDGE, Bridge, Config
-from vtt_bridge.store.log import StoreGone
+from vtt_bridge.store.files import StoreGone
 from vtt_bridge.web import pages
 
 log = logging.getLogger("vtt_bridge")

@@ -89,7 +89,7 @@ class Client:
     sync_bytes: int = 0
     sync_refused: str | None = None
     """Why a part of the connection's sync in parts was refused: its later parts, up to its last,
-    are refused too (`server._merge_sync_part`)."""
+    are refused too (`server.merge_sync_part`)."""
     seen: float = field(default_factory=time.monotonic)
     """When the last frame (a pong included) came in: `_watch` pings and drops a silent peer."""
     outbox: Outbox | None = None
@@ -184,7 +184,7 @@ class Bridge:
         self.roller = SeededRoller(config.seed)
         self.recent: deque[RulingRecord] = deque(maxlen=50)
         self.release: asyncio.TimerHandle | None = None
-        """The pending hand-back of a long ruling's freed memory (`server._release_later`)."""
+        """The pending hand-back of a long ruling's freed memory (`server.release_later`)."""
         self._ids = itertools.count(1)
         self.dirty = False
         self.unauthenticated = 0
