@@ -131,5 +131,22 @@ test("end to end: a player's batch card speaks as the player, leads with its hea
   assert.equal(roll.getFlag(MODULE, "card"), "roll", "the roll card's type, which its Apply as damage buttons act on");
   assert.equal(cardOf(roll)?.kind, "roll");
   assert.match(headlineOf(gm.w.renderMessage(roll, FakeElement)) ?? "", /^Ann: \d+ success/);
+
+  // 6. "who sees Health boxes" is Owners: a card about Bob goes whole to the GM, and as a line to
+  // everyone else, which each client words in its language too
+  settings.healthVisibility = "owner";
+  await gm.connection.action(damageAction(gm.bob.uuid, [{ amount: 1, grade: "B" }]));
+  await gm.connection.idle();
+  await until(() => [...gm.w.messages.values()].some((m) => m.getFlag(MODULE, "healthLine")), "the public Health line");
+  const line = [...gm.w.messages.values()].find((m) => m.getFlag(MODULE, "healthLine"));
+  assert.equal(cardOf(line), undefined, "the public line carries no ruling data: its boxes, IWR and dice are not everyone's");
+  gm.w.user = /** @type {any} */ (gm.w.users.get("pAyla"));
+  g.game.i18n = i18nFor("de");
+  const seen = gm.w.renderMessage(line, FakeElement).querySelector(".vtt-bridge-ruling")?.textContent ?? "";
+  assert.match(seen, /^Schaden/, seen);
+  assert.match(seen, /Bob/);
+  assert.ok(!/Damage|boxes/.test(seen), seen);
+  gm.w.user = /** @type {any} */ (gm.w.users.get("gm"));
+  g.game.i18n = i18nFor("en");
   assert.deepEqual(frames.report.problems, []);
 });

@@ -298,12 +298,16 @@ export function fieldWords(path, i18n) {
 /**
  * A refusal of the sidecar as a sentence in the reader's language: what its code means, and for
  * each field path of its `details` the field in words ("The bridge refused it: a value is not
- * allowed: the damage type of damage instance 1."). An unknown code reads as "refused".
- * @param {{code?: unknown, details?: unknown}} error
+ * allowed: the damage type of damage instance 1."). An unknown code reads as "refused"; an error
+ * without a code (not the sidecar's) is told by its own message.
+ * @param {{code?: unknown, details?: unknown, message?: unknown}} error
  * @param {I18n} i18n
  * @returns {string}
  */
 export function errorSentence(error, i18n) {
+  // not the sidecar's refusal (no code): a fault of this client, told as it is
+  const message = /** @type {{message?: unknown}} */ (error)?.message;
+  if (typeof error?.code !== "string" && typeof message === "string") return i18n.format(`${HEADLINE_KEY}.Refused`, { reason: message });
   const code = typeof error?.code === "string" ? error.code : "";
   const key = `${HEADLINE_KEY}.Error.${code}`;
   const reason = i18n.has(key) ? i18n.localize(key) : i18n.localize(`${HEADLINE_KEY}.Error.refused`);

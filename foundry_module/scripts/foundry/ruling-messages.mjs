@@ -56,6 +56,12 @@ import { healthAudience } from "../core/health-track.mjs";
 /** @returns {any} */
 const env = () => globalThis;
 
+/**
+ * The flag of a public Health line (HEALTH-6, `renderHealthLine`): its kind and each named one's
+ * name and status word id, which every client words in its own language.
+ */
+export const HEALTH_LINE_FLAG = "healthLine";
+
 /** The hook `(pair: {observer, target})` that opens the pin dialog of one pair (the overlay's right click). */
 export const PIN_PAIR_HOOK = `${MODULE_ID}.pinPair`;
 
@@ -198,7 +204,8 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
     data.whisper = split.detailTo;
     await ChatMessage.create(data);
     const entries = namedOnes.map((id) => ({ name: nameOf(id) ?? id, status: split.words ? healthStatusOf(id) : null }));
-    await ChatMessage.create({ content: renderHealthLine({ kind: kind === "batch" ? "damage" : kind, entries }, loc), speaker: { alias: by ?? "vtt-bridge" } });
+    const line = { kind: kind === "batch" ? "damage" : (kind ?? "ruling"), entries };
+    await ChatMessage.create({ content: renderHealthLine(line, loc), speaker: { alias: by ?? "vtt-bridge" }, flags: { [MODULE_ID]: { [HEALTH_LINE_FLAG]: line } } });
     return;
   }
   await ChatMessage.create(data);
@@ -498,7 +505,7 @@ function addAllSteps(card, flag, read) {
       if (next >= total || (!log.length && !dice.length)) button.remove();
       else label();
     } catch (error) {
-      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: errorSentence(/** @type {any} */ (error), loc) }));
     } finally {
       button.disabled = false;
     }
@@ -525,6 +532,13 @@ export function decorateRulingCard(message, root, send, read = null) {
     shown.insertAdjacentHTML("beforeend", cardDataHtml(data, i18n()));
   }
   if (data?.refusal?.actions && game.user?.isGM) addUndoAll(shown ?? root, data.refusal.actions, send);
+  const line = byGM(message) ? message?.getFlag?.(MODULE_ID, HEALTH_LINE_FLAG) : null;
+  if (shown && line && typeof line.kind === "string" && Array.isArray(line.entries)) {
+    const entries = line.entries.filter((/** @type {any} */ e) => e && typeof e.name === "string").map((/** @type {any} */ e) => ({ name: e.name, status: typeof e.status === "string" ? e.status : null }));
+    const html = renderHealthLine({ kind: line.kind, entries }, i18n());
+    shown.replaceChildren();
+    shown.insertAdjacentHTML("beforeend", html.replace(/^<div[^>]*>/, "").replace(/<\/div>$/, ""));
+  }
   const flag = flagOf(message);
   if (!flag) return;
   // a ruling flag on a message a player created is not the bridge's card: no Undo there
@@ -626,7 +640,7 @@ async function explainFor(target, connection) {
       const answer = await connection.query({ kind: "explain", observer: observer.id, target: target.id });
       await postCard({ log: answer.log ?? [], kind: "explain", subject: `${observer.name} → ${target.name}`, forceGm: true }, "gm");
     } catch (error) {
-      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: errorSentence(/** @type {any} */ (error), loc) }));
     }
   }
 }
@@ -687,7 +701,7 @@ export async function pinFor(target, connection, observer = null) {
     const action = form.state === "release" ? releaseAction(target.id, observer) : pinAction(target.id, form, { round, by: String(game.user.name ?? "") });
     await connection.action(action);
   } catch (error) {
-    ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+    ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: errorSentence(/** @type {any} */ (error), loc) }));
   }
 }
 
