@@ -248,23 +248,25 @@ function healthStatusOf(id) {
  * @param {any[]} rolls the ruling's engine rolls
  * @param {Record<string, any>|undefined} action
  * @param {string} mode the "ruling cards" setting
+ * @param {string|null} [by] the user who acted (the speaker)
  */
-async function postPublicAttack(log, rolls, action, mode) {
+async function postPublicAttack(log, rolls, action, mode, by = null) {
   if (mode === "off") return;
   const outcomes = attackOutcomes(log, action);
   const roll = publicRoll(log, rolls, action);
   // a roll against an opponent the players can pinpoint already has its public card
   if (!outcomes.length && !(roll && isSecret(roll.opponent))) return;
-  const loc = i18n();
-  const someone = loc.localize("VTTBRIDGE.Visibility.Speaker.Someone");
-  const label = (/** @type {string} */ id) => (isSecret(id) ? someone : (nameOf(id) ?? someone));
+  // each one as the players may know it: a name, or null for "Someone" (worded by each client);
+  // the flag never holds the id or name of what the players cannot pinpoint
+  const shown = (/** @type {string} */ id) => (isSecret(id) ? null : (nameOf(id) ?? null));
   const first = action?.kind === "batch" ? action.actions?.[0] : action;
   const attackerId = roll ? roll.actor : String(first?.attack?.attacker ?? "");
-  const content = roll
-    ? renderPublicRollCard({ actor: label(roll.actor), target: label(roll.opponent), successes: roll.successes, wins: roll.wins }, loc)
-    : renderPublicAttackCard({ attacker: label(attackerId), outcomes }, loc, label);
+  /** @type {PublicCard} */
+  const card = roll
+    ? { type: "roll", actor: shown(roll.actor), target: shown(roll.opponent), successes: roll.successes, wins: roll.wins }
+    : { type: "attack", attacker: shown(attackerId), outcomes: outcomes.map((o) => ({ ...o, target: o.target ? shown(o.target) : null })) };
   /** @type {Record<string, unknown>} */
-  const data = { content, speaker: { alias: "vtt-bridge" } };
+  const data = { content: publicCardHtml(card, i18n()), speaker: { alias: by ?? "vtt-bridge" }, flags: { [MODULE_ID]: { [PUBLIC_CARD_FLAG]: card } } };
   if (roll?.rolls.length) data.rolls = foundryRolls(roll.rolls);
   if (mode !== "public") {
     const actor = tokensFor(attackerId)[0]?.actor ?? (roll ? env().fromUuidSync?.(roll.actor) : null);
@@ -272,6 +274,30 @@ async function postPublicAttack(log, rolls, action, mode) {
     data.whisper = [...gmIds(), ...owners];
   }
   await ChatMessage.create(data);
+}
+
+/**
+ * What the players' card of an attack or a roll against a hidden opponent shows, in no language:
+ * each one by the name the players may know, null for "Someone".
+ * @typedef {{type: "roll", actor: string|null, target: string|null, successes: number, wins: boolean|null}
+ *   | {type: "attack", attacker: string|null, outcomes: Array<import("../core/attack-card.mjs").AttackOutcome>}} PublicCard
+ */
+
+/** The flag of a players' attack or roll card (`PublicCard`), which each client words in its language. */
+export const PUBLIC_CARD_FLAG = "publicCard";
+
+/**
+ * A players' card in the reader's language.
+ * @param {PublicCard} card
+ * @param {import("../core/chat-cards.mjs").I18n} loc
+ * @returns {string} "" when the flag is not one
+ */
+export function publicCardHtml(card, loc) {
+  const someone = loc.localize("VTTBRIDGE.Visibility.Speaker.Someone");
+  const as = (/** @type {unknown} */ name) => (typeof name === "string" && name ? name : someone);
+  if (card?.type === "roll") return renderPublicRollCard({ actor: as(card.actor), target: as(card.target), successes: Number(card.successes) || 0, wins: typeof card.wins === "boolean" ? card.wins : null }, loc);
+  if (card?.type === "attack" && Array.isArray(card.outcomes)) return renderPublicAttackCard({ attacker: as(card.attacker), outcomes: card.outcomes }, loc, as);
+  return "";
 }
 
 /**
@@ -354,7 +380,7 @@ function followConnection(connection, getSetting) {
         String(getSetting("rulingCards") ?? "public"),
         getSetting("healthVisibility"),
       );
-      await postPublicAttack(log, rolls ?? [], action, String(getSetting("rulingCards") ?? "public"));
+      await postPublicAttack(log, rolls ?? [], action, String(getSetting("rulingCards") ?? "public"), by);
     } catch (error) {
       console.error(`${MODULE_ID} |`, error);
     }
@@ -532,6 +558,12 @@ export function decorateRulingCard(message, root, send, read = null) {
     shown.insertAdjacentHTML("beforeend", cardDataHtml(data, i18n()));
   }
   if (data?.refusal?.actions && game.user?.isGM) addUndoAll(shown ?? root, data.refusal.actions, send);
+  const players = byGM(message) ? message?.getFlag?.(MODULE_ID, PUBLIC_CARD_FLAG) : null;
+  const playersHtml = shown && players ? publicCardHtml(players, i18n()) : "";
+  if (shown && playersHtml) {
+    shown.replaceChildren();
+    shown.insertAdjacentHTML("beforeend", playersHtml.replace(/^<div[^>]*>/, "").replace(/<\/div>$/, ""));
+  }
   const line = byGM(message) ? message?.getFlag?.(MODULE_ID, HEALTH_LINE_FLAG) : null;
   if (shown && line && typeof line.kind === "string" && Array.isArray(line.entries)) {
     const entries = line.entries.filter((/** @type {any} */ e) => e && typeof e.name === "string").map((/** @type {any} */ e) => ({ name: e.name, status: typeof e.status === "string" ? e.status : null }));
