@@ -148,5 +148,17 @@ test("end to end: a player's batch card speaks as the player, leads with its hea
   assert.ok(!/Damage|boxes/.test(seen), seen);
   gm.w.user = /** @type {any} */ (gm.w.users.get("gm"));
   g.game.i18n = i18nFor("en");
+
+  // 7. its undo card names the ruling by its headline (Bob's Health): it goes only to those the
+  // ruling's own card went to, never to Ayla, who may not read Bob's Health
+  const detail = [...gm.w.messages.values()].filter((m) => rulingOf(m)?.kind === "damage").at(-1);
+  assert.ok(detail._source.whisper.length && !detail._source.whisper.includes("pAyla"), JSON.stringify(detail._source.whisper));
+  const before = gm.w.messages.size;
+  gm.w.renderMessage(detail, FakeElement).querySelector(`.${MODULE}-undo`)?.click();
+  await until(() => rulingOf(detail).undone === true && [...gm.w.messages.values()].slice(before).some((m) => cardOf(m)?.undo), "the undo card of Bob's damage");
+  const bobsUndo = [...gm.w.messages.values()].slice(before).find((m) => cardOf(m)?.undo);
+  assert.match(headlineOf(gm.w.renderMessage(bobsUndo, FakeElement)) ?? "", /^Gamemaster undid: Gamemaster → Bob: 1 bashing/);
+  assert.deepEqual(bobsUndo._source.whisper, detail._source.whisper);
+  assert.ok(!gm.w.visibleTo(/** @type {any} */ (gm.w.users.get("pAyla"))).includes(bobsUndo), "Ayla's chat never gets it");
   assert.deepEqual(frames.report.problems, []);
 });

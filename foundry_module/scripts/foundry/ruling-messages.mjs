@@ -171,11 +171,12 @@ export function actingUserName(actionId, sentHere) {
  * its own user's language; the content is the poster's rendering of it. The speaker is the user who
  * acted (`by`, as the speaker's alias: the message's author stays the bridge's GM, whose messages
  * alone carry buttons).
- * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null, by?: string|null, undo?: import("../core/headline.mjs").CardData["undo"]}} card
+ * A non-empty `whisper` sends the card to those users only, whatever else would decide.
+ * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null, by?: string|null, undo?: import("../core/headline.mjs").CardData["undo"], whisper?: string[]}} card
  * @param {string} mode the "ruling cards" setting
  * @param {unknown} [healthSetting] the "who sees Health boxes" setting
  */
-async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null, by = null, undo }, mode, healthSetting = "owner") {
+async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null, by = null, undo, whisper = [] }, mode, healthSetting = "owner") {
   const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret, summary });
   if (audience === "none") return;
   const loc = i18n();
@@ -195,6 +196,11 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   if (ruling) flags[RULING_FLAG] = ruling;
   if (applyRow) flags[CARD_FLAG] = "roll";
   if (Object.keys(flags).length) data.flags = { [MODULE_ID]: flags };
+  if (whisper.length) {
+    data.whisper = [...whisper];
+    await ChatMessage.create(data);
+    return;
+  }
   // HEALTH-6, "who sees Health boxes": a public card about a token some user may not read the
   // Health of goes whole to those who may, and as a line without boxes, IWR and dice to everyone
   const namedOnes = audience === "public" ? namedIds(log, named) : [];
@@ -364,6 +370,9 @@ function followConnection(connection, getSetting) {
     const undo = undone
       ? { mode: /** @type {"undo"|"redo"} */ (undone.undone ? "undo" : "redo"), undid: sourceOf(undone.action), kind: String(undoStep?.data?.kind ?? ""), rev: Number(undoStep?.data?.rev ?? 0) }
       : undefined;
+    // an undo card names the ruling by its headline: it goes to no one the ruling's own card was not
+    // shown to (a card whispered for a hidden token, or whole only to those who see its Health)
+    const original = undone ? cardMessageOf(undone.action) : null;
     try {
       await postCard(
         {
@@ -376,6 +385,7 @@ function followConnection(connection, getSetting) {
           summary,
           by,
           undo,
+          whisper: original ? whisperOf(original) : [],
         },
         String(getSetting("rulingCards") ?? "public"),
         getSetting("healthVisibility"),
@@ -409,13 +419,23 @@ const cardDataOf = (message) => {
  * @returns {import("../core/headline.mjs").HeadlineSource|null}
  */
 function sourceOf(action) {
-  for (const message of [.../** @type {any} */ (game).messages ?? []].reverse()) {
-    if (flagOf(message)?.id !== action) continue;
-    const data = cardDataOf(message);
-    if (data?.source) return data.source;
-  }
-  return null;
+  return cardDataOf(cardMessageOf(action))?.source ?? null;
 }
+
+/**
+ * The newest GM card of a ruling (its ruling flag names the action id) that keeps it as data, or null.
+ * @param {string} action
+ * @returns {any}
+ */
+function cardMessageOf(action) {
+  return [.../** @type {any} */ (game).messages ?? []].reverse().find((m) => flagOf(m)?.id === action && cardDataOf(m)) ?? null;
+}
+
+/** @param {any} message @returns {string[]} the users a message is whispered to ([]: everyone) */
+const whisperOf = (message) => {
+  const list = message?.whisper ?? message?._source?.whisper;
+  return Array.isArray(list) ? list.filter((id) => typeof id === "string") : [];
+};
 
 /**
  * Mark the card of a ruling undone (struck through, with Redo) or standing again (with Undo).
