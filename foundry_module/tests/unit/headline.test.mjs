@@ -144,3 +144,17 @@ test("IWR-8: a damage instance is counted from 1, and a batch's totals name the 
   assert.match(html, /4 Feuer → 4/);
   assert.ok(!/fire/.test(html), html);
 });
+
+test("a GM's action the sidecar refuses is told as a sentence in the GM's language (send-action)", async () => {
+  const { makeSendAction } = await import("../../scripts/foundry/send-action.mjs");
+  const { BridgeError } = await import("../../scripts/core/connection.mjs");
+  /** @type {string[]} */
+  const errors = [];
+  const env = { game: { i18n: de }, ui: { notifications: { error: (/** @type {string} */ m) => errors.push(m), info() {}, warn() {} } } };
+  const refusing = { action: async () => Promise.reject(new BridgeError("invalid", "invalid damage action", [{ path: ["action", "instances", 0, "type"], message: "not a damage type" }])) };
+  const send = makeSendAction({ env, connection: () => refusing, localize: (key, data) => de.format(key, data) });
+  await send({ kind: "damage", target: "Actor.g1", instances: [{ amount: 1, grade: "L", type: "fier" }] });
+  assert.equal(errors.length, 1);
+  assert.match(errors[0], /ein Wert fehlt oder ist nicht erlaubt: die Schadensart von Schadensinstanz 1\./, errors[0]);
+  assert.ok(!/invalid damage action/.test(errors[0]), errors[0]);
+});
