@@ -28,6 +28,8 @@ import { installHealthTrack } from "./foundry/health-canvas.mjs";
 import { actorFlags, buildState, tokenAreaFlags, tokenVisibilityFlags } from "./core/messages.mjs";
 import { installAreaMarkers } from "./foundry/area-markers.mjs";
 import { installGmBadges } from "./foundry/gm-badges.mjs";
+import { installLocatePanel } from "./foundry/locate-panel.mjs";
+import { hiddenForViewer, installStatusPrivacy, statusPrivacyMixin } from "./foundry/status-privacy.mjs";
 import { listenAsBridge } from "./foundry/player-requests.mjs";
 import { attackerAnswer } from "./core/attack-card.mjs";
 import { installRoll, openRollDialog } from "./foundry/roll-dialog.mjs";
@@ -123,7 +125,9 @@ function composeTokenClasses() {
       healthBar: token.actor ? systemOf(token.actor).adapter?.healthBar : null,
       hasTrack: !!token.actor?.flags?.[MODULE_ID]?.health,
     });
-  config.Token.objectClass = composeOnce(withVisibility, (Base) => systemBarMixin(Base, replaces), TOKEN_MIXIN_TAGS.systemBar);
+  const withBar = composeOnce(withVisibility, (Base) => systemBarMixin(Base, replaces), TOKEN_MIXIN_TAGS.systemBar);
+  // F13: the derived Health status icons per viewer ("Who sees Health boxes")
+  config.Token.objectClass = composeOnce(withBar, (Base) => statusPrivacyMixin(Base, hiddenForViewer(globalThis)), TOKEN_MIXIN_TAGS.statusPrivacy);
 }
 /** @type {any} */
 let visibilityRuntime = null;
@@ -299,8 +303,18 @@ Hooks.once("init", () => {
   });
   visibilityRuntime = installVisibility({ localize: t });
   installAreaMarkers({ runtime: visibilityRuntime });
-  installGmBadges({ localize: t });
+  const bridgeQuery = () => (connection ? (/** @type {Record<string, unknown>} */ query) => /** @type {BridgeConnection} */ (connection).query(query) : null);
+  // the GM's panel of observers against targets (a badge's click opens it on that token)
+  const panel = installLocatePanel({
+    localize: t,
+    query: bridgeQuery,
+    send: (action) => sendAction(action),
+    canSend: () => !!connection || !!relay,
+    notifyError: (message) => ui.notifications.error(message),
+  });
+  installGmBadges({ localize: t, explainer: bridgeQuery, onOpen: (focus) => panel.open(focus) });
   composeTokenClasses();
+  installStatusPrivacy();
   // a new locate ruling re-renders the token (refreshToken), which redraws or hides its boxes
   installHealthTrack({ hooks: Hooks, getSetting: setting, PIXI: globalThis.PIXI, isIdentityHidden });
   installChatCards({ hooks: Hooks, getSetting: setting, config: CONFIG, relay: (action) => sendAction(action) });

@@ -8,14 +8,12 @@
  * VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes docs/images/damage-dialog-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
-
+import { launchChromium } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
 
@@ -44,19 +42,15 @@ const TARGETS = [
 const FORM = { amount: "6", grade: "L", type: "fire" };
 
 test("headless Chromium: the damage dialog's preview of three targets fits a Foundry dialog, numbers aligned, in English, German and Chinese", async (t) => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   // the batch the dialog sends for these values, and the real sidecar's preview of it
   const batch = { kind: "batch", actions: TARGETS.map(({ actor }) => ({ kind: "damage", target: actor, instances: [{ amount: 6, grade: "L", type: "fire" }] })) };
   const [answer] = await sidecarRulings(STATE, [{ query: { kind: "preview", action: batch } }]);
   assert.ok(answer.data?.log?.length, JSON.stringify(answer));
   const http = await serveModuleFiles(moduleRoot);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const { browser, close } = await launchChromium();
   t.after(async () => {
-    await browser.close();
+    await close();
     await http.close();
-    rmSync(profile, { recursive: true, force: true });
   });
   const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
 

@@ -513,3 +513,59 @@ async def test_DET_10_attack_check_for_the_attacker_never_says_whether_a_square_
     ):
         reply = await peer.request("query", body)
         assert reply["type"] == "error", (body, reply)
+
+
+async def test_PIN_a_batch_pins_many_pairs_as_one_ruling_and_one_undo(connect: Connect) -> None:
+    """The GM's panel: pins for several pairs in one `batch` (one rev, one card, one undo); a
+    refused item (an observer pinned against itself) refuses the whole batch and changes nothing."""
+    peer = await scene(connect)
+    pairs = [("token0", "token1"), ("token0", "token2"), ("token1", "token2")]
+    body = {"kind": "batch", "actions": [pin(t, "approximate", "scene", observer=o) for o, t in pairs]}
+    rev = (await peer.state())["rev"]
+    reply = await peer.action(body, msg_id="panel-1")
+    assert reply["type"] == "result", reply
+    result = reply["payload"]
+    assert result["rev"] == rev + 1
+    items = [s["data"] for s in result["log"] if s["key"] == "BATCH.item"]
+    assert [(i["kind"], i["target"]) for i in items] == [("pinLocate", t) for _o, t in pairs]
+    assert [s["key"] for s in result["log"]].count("PIN.pinned") == 3
+    for observer, target in pairs:
+        assert await cell(peer, observer, target) == "approximate"
+    # releasing two of them at once, one undo brings both pins back
+    release = {
+        "kind": "batch",
+        "actions": [{"kind": "releaseLocate", "observer": o, "target": t} for o, t in pairs[:2]],
+    }
+    assert (await peer.action(release, msg_id="panel-2"))["type"] == "result"
+    assert await cell(peer, "token0", "token1") == "pinpointed"
+    assert await cell(peer, "token0", "token2") == "unlocated"
+    assert await cell(peer, "token1", "token2") == "approximate"
+    await ok(peer, {"kind": "undo", "action": "panel-2"})
+    assert await cell(peer, "token0", "token1") == "approximate"
+    assert await cell(peer, "token0", "token2") == "approximate"
+    # all or nothing
+    before = await peer.state()
+    bad = {
+        "kind": "batch",
+        "actions": [
+            pin("token2", "pinpointed", "scene", observer="token0"),
+            pin("token2", "pinpointed", "scene", observer="token2"),
+        ],
+    }
+    reply = await peer.action(bad)
+    assert reply["type"] == "error", reply
+    assert [d["path"][:2] for d in reply["payload"]["details"]] == [["actions", 1]], reply
+    assert await peer.state() == before
+
+
+async def test_PIN_the_pins_query_answers_the_pins_now_and_refuses_extra_fields(connect: Connect) -> None:
+    peer = await scene(connect)
+    empty = await peer.request("query", {"kind": "pins"})
+    assert empty["type"] == "result" and empty["payload"]["data"] == {"pins": {}}, empty
+    await ok(peer, pin("token2", "approximate", {"round": 3}, observer="token0"))
+    await ok(peer, pin("token1", "unlocated", "move"))
+    reply = await peer.request("query", {"kind": "pins"})
+    assert reply["payload"]["data"]["pins"] == (await peer.state())["pins"]
+    assert reply["payload"]["data"]["pins"]["token2"]["observers"]["token0"]["until"] == {"round": 3}
+    bad = await peer.request("query", {"kind": "pins", "target": "token1"})
+    assert bad["type"] == "error", bad

@@ -718,7 +718,10 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
             number={"type": "integer", "description": "index + 1, as people count"},
             count=INT,
             kind=TEXT,
-            target={"type": ["string", "null"], "description": "the damaged actor (null: nobody)"},
+            target={
+                "type": ["string", "null"],
+                "description": "the damaged actor (null: nobody), or a pin's target token",
+            },
         ),
         "SYNC.synced": _spec("SYNC", "the world was synced from the VTT", (), actors=INT, tokens=INT),
         "UPSERT.set": _spec("UPSERT", "the VTT set one value", (), path=TEXT, old=ANY, new=ANY),

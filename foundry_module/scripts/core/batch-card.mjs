@@ -15,18 +15,20 @@ import { MISS_KEYS, attackMissed, iwrChanges } from "./attack.mjs";
  */
 
 /**
- * A batch ruling's log split per item: the target (actor uuid, or null for a square that hit
- * nobody) and the item's own steps. A log with no `BATCH.item` step gives no items.
+ * A batch ruling's log split per item: its kind ("damage", or a pin's "pinLocate" /
+ * "releaseLocate"), the target (a damage's actor uuid, or null for a square that hit nobody; a pin's
+ * token id) and the item's own steps. A log with no `BATCH.item` step gives no items.
  * @param {Step[]} log
- * @returns {{target: string|null, steps: Step[]}[]}
+ * @returns {{kind: string, target: string|null, steps: Step[]}[]}
  */
 export function batchItems(log) {
-  /** @type {{target: string|null, steps: Step[]}[]} */
+  /** @type {{kind: string, target: string|null, steps: Step[]}[]} */
   const items = [];
   for (const step of log) {
     if (step.key === "BATCH.item") {
       const target = step.data?.target;
-      items.push({ target: typeof target === "string" && target ? target : null, steps: [] });
+      const kind = typeof step.data?.kind === "string" ? step.data.kind : "damage";
+      items.push({ kind, target: typeof target === "string" && target ? target : null, steps: [] });
     } else if (items.length) {
       /** @type {{steps: Step[]}} */ (items.at(-1)).steps.push(step);
     }
@@ -69,10 +71,10 @@ function damageTypeWord(type, i18n) {
  * @param {Step[]} log
  * @param {I18n} i18n
  * @param {(id: string) => string|undefined} names
- * @returns {string} "" when the log is no batch
+ * @returns {string} "" when the log is no batch or a batch without damage (the GM's pins: its steps say it)
  */
 export function renderBatchSummary(log, i18n, names) {
-  const items = batchItems(log);
+  const items = batchItems(log).filter((item) => item.kind === "damage");
   if (!items.length) return "";
   const sections = items.map(({ target, steps }) => {
     const who = target ? (names(target) ?? target) : i18n.localize("VTTBRIDGE.Batch.Nobody");
@@ -87,4 +89,12 @@ export function renderBatchSummary(log, i18n, names) {
     return `<section class="vtt-bridge-batch-target"><h4>${escapeHtml(who)}</h4><ul>${lines.join("")}</ul>${why}</section>`;
   });
   return `<div class="vtt-bridge-batch"><header>${escapeHtml(i18n.format("VTTBRIDGE.Batch.Title", { count: String(items.length) }))}</header>${sections.join("")}</div>`;
+}
+
+/**
+ * The card kind of a batch ruling: "damage" when an item deals damage, else "ruling" (the GM's pins).
+ * @param {Step[]} log
+ */
+export function batchKind(log) {
+  return batchItems(log).some((item) => item.kind === "damage") ? "damage" : "ruling";
 }

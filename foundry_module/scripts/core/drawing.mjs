@@ -168,6 +168,9 @@ export function strokeRect(g, x, y, w, h, style) {
  * @property {number} fill
  * @property {number} [stroke] outline colour
  * @property {number} [strokeWidth] outline width, pixels (0/absent: no outline)
+ * @property {boolean} [wordWrap] wrap the words at `wordWrapWidth` (PixiJS 7 and 8 alike)
+ * @property {number} [wordWrapWidth] pixels
+ * @property {boolean} [breakWords] wrap inside a word too (text without spaces, e.g. Chinese)
  */
 
 /**

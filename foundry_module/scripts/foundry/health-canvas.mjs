@@ -9,7 +9,7 @@
 
 import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
 import { drawConditionCounters, drawHealthTrack, setLabel } from "../core/drawing.mjs";
-import { canSeeHealth, counterLabelKey, healthTrackView } from "../core/health-track.mjs";
+import { counterLabelKey, healthDetail, healthTrackView } from "../core/health-track.mjs";
 import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
 
 /** The setting key of "who sees Health boxes". */
@@ -124,7 +124,9 @@ export function installHealthTrack({
     const flags = token.actor?.flags?.[MODULE_ID];
     const setting = healthVisibility();
     const isOwner = !!(token.isOwner ?? token.document?.isOwner ?? token.actor?.isOwner);
-    const visible = !!flags?.health && canSeeHealth({ setting, isGM: isGM(), isOwner }) && !isIdentityHidden(token);
+    // HEALTH-6: "boxes" the track; "words" (a user the setting lets read only that much) the status word alone
+    const detail = healthDetail({ setting, isGM: isGM(), isOwner });
+    const visible = !!flags?.health && detail !== "none" && !isIdentityHidden(token);
     const existing = drawn.get(token);
     if (!visible) {
       if (existing) {
@@ -138,11 +140,12 @@ export function installHealthTrack({
     const entry = entryOf(token);
     entry.container.visible = true;
     const palette = paletteName();
-    const signature = JSON.stringify([width, height, palette, WATCHED_FLAGS.map((k) => flags[k])]);
+    const signature = JSON.stringify([width, height, palette, detail, WATCHED_FLAGS.map((k) => flags[k])]);
     if (signature !== entry.signature) {
       entry.signature = signature;
-      const view = healthTrackView(flags, { width });
-      if (!view) return;
+      const full = healthTrackView(flags, { width });
+      if (!full) return;
+      const view = detail === "boxes" ? full : { ...full, layout: { ...full.layout, boxes: [], height: 0 }, penalty: null, counters: [] };
       const colours = paletteOf(palette);
       const trackHeight = drawHealthTrack(PIXI, entry.track, view.layout, {
         status: view.statusKey ? localize(view.statusKey) : null,

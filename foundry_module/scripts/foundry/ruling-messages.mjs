@@ -39,7 +39,7 @@ import { rollToFoundryData } from "../core/rolls.mjs";
 import { addStatusEffects, missingStatusEffects } from "./status-effects.mjs";
 import { parseLocateState, visibilityFlagOf } from "../core/visibility.mjs";
 import { heldReveals, PIN_ENDS, pinAction, releaseAction, revealCardHtml } from "../core/pins.mjs";
-import { renderBatchSummary } from "../core/batch-card.mjs";
+import { batchKind, renderBatchSummary } from "../core/batch-card.mjs";
 import { attackOutcomes, publicRoll, renderPublicAttackCard, renderPublicRollCard } from "../core/attack-card.mjs";
 import { LOCATE_STATES } from "../core/constants.mjs";
 import { healthAudience } from "../core/health-track.mjs";
@@ -180,7 +180,8 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret, summary });
   if (audience === "none") return;
   const loc = i18n();
-  const cardKind = kind ?? inferKind(log);
+  // a batch is a damage card, or a ruling of pins (batch-card.mjs `batchKind`)
+  const cardKind = kind === "batch" ? batchKind(log) : (kind ?? inferKind(log));
   const card = cardData({ log, rolls: rolls.slice(0, MAX_CARD_ROLLS), kind: cardKind, subject: subject ?? null, by, names: nameOf, ids: namedIds(log, named), summary });
   if (undo) card.undo = undo;
   // a roll's card: "Apply as damage" with its successes (a card type of its own: damage-tools.mjs)
@@ -210,7 +211,7 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
     data.whisper = split.detailTo;
     await ChatMessage.create(data);
     const entries = namedOnes.map((id) => ({ name: nameOf(id) ?? id, status: split.words ? healthStatusOf(id) : null }));
-    const line = { kind: kind === "batch" ? "damage" : (kind ?? "ruling"), entries };
+    const line = { kind: cardKind, entries };
     await ChatMessage.create({ content: renderHealthLine(line, loc), speaker: { alias: by ?? "vtt-bridge" }, flags: { [MODULE_ID]: { [HEALTH_LINE_FLAG]: line } } });
     return;
   }

@@ -129,10 +129,16 @@ export function visibilityTokenMixin(Base, rt) {
       rt.applyPresentation(this);
     }
 
-    /** @override */
+    /**
+     * Also the token's ruler (v13+, the path a user plans or drags it along, shown to other users):
+     * core sets `ruler.visible` from the ruler's own `isVisible` here (BaseTokenRuler page); a token
+     * this client may not drag because it does not locate it (approximate, unlocated) shows none.
+     * @override
+     */
     _refreshState() {
       super._refreshState();
       rt.applyPresentation(this);
+      if (this.ruler && typeof this.ruler === "object" && !rt.presentationOf(this).drag) this.ruler.visible = false;
     }
 
     /**

@@ -14,6 +14,7 @@
 export const TOKEN_MIXIN_TAGS = Object.freeze({
   visibility: Symbol.for("vtt-bridge.token.visibility"),
   systemBar: Symbol.for("vtt-bridge.token.systemBar"),
+  statusPrivacy: Symbol.for("vtt-bridge.token.statusPrivacy"),
 });
 
 /**

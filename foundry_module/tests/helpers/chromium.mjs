@@ -17,11 +17,11 @@ import puppeteer from "puppeteer-core";
 /** @typedef {{requestId: string, opcode: number, payloadData: string}} Frame */
 
 /**
- * @param {string} url the page, with its query
- * @param {{onFrame?: (frame: Frame) => void, timeout?: number}} [options]
- * @returns {Promise<any>} the page's report
+ * Headless Chromium in a profile folder of its own, as every browser test starts it; `close` ends
+ * the browser and removes the folder. A missing browser fails the test with a clear message.
+ * @returns {Promise<{browser: import("puppeteer-core").Browser, close: () => Promise<void>}>}
  */
-export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } = {}) {
+export async function launchChromium() {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
@@ -31,6 +31,23 @@ export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } =
     userDataDir: profile,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
   });
+  const close = async () => {
+    try {
+      await browser.close();
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  };
+  return { browser, close };
+}
+
+/**
+ * @param {string} url the page, with its query
+ * @param {{onFrame?: (frame: Frame) => void, timeout?: number}} [options]
+ * @returns {Promise<any>} the page's report
+ */
+export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } = {}) {
+  const { browser, close } = await launchChromium();
   try {
     const page = await browser.newPage();
     /** @type {string[]} */
@@ -48,7 +65,6 @@ export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } =
     assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
     return result.report;
   } finally {
-    await browser.close();
-    rmSync(profile, { recursive: true, force: true });
+    await close();
   }
 }

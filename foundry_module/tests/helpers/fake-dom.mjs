@@ -21,6 +21,10 @@ export class FakeElement {
     this._listeners = new Map();
     /** @type {Map<string, string>} the attributes the element was parsed with (`parseHtml`) or given */
     this._attributes = new Map();
+    /** @type {string|undefined} */
+    this._value = undefined;
+    /** @type {boolean|undefined} */
+    this._checked = undefined;
     const classes = this._classes;
     this.classList = {
       /** @param {string[]} names */
@@ -57,6 +61,47 @@ export class FakeElement {
     if (name === "class") this.className = text;
     else if (name.startsWith("data-")) this.dataset[name.slice(5).replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = text;
     else this._attributes.set(name, text);
+  }
+
+  /**
+   * HTMLInputElement#value / HTMLSelectElement#value (https://developer.mozilla.org/en-US/docs/Web/API/HTMLInputElement,
+   * https://developer.mozilla.org/en-US/docs/Web/API/HTMLSelectElement/value): an input's or option's
+   * `value` attribute until set; a select's, the value of its option marked `selected`, else its first.
+   * @returns {string}
+   */
+  get value() {
+    if (this._value !== undefined) return this._value;
+    if (this.tagName === "SELECT") {
+      const options = this.children.filter((c) => c instanceof FakeElement && c.tagName === "OPTION");
+      const chosen = options.find((o) => o._attributes.has("selected")) ?? options[0];
+      return chosen ? chosen.value : "";
+    }
+    if (this.tagName === "OPTION") return this._attributes.get("value") ?? this.textContent;
+    return this._attributes.get("value") ?? "";
+  }
+
+  set value(value) {
+    /** @type {string|undefined} */
+    this._value = String(value);
+  }
+
+  /** HTMLInputElement#checked: the `checked` attribute until set. */
+  get checked() {
+    return this._checked ?? this._attributes.has("checked");
+  }
+
+  set checked(value) {
+    /** @type {boolean|undefined} */
+    this._checked = !!value;
+  }
+
+  /** Element#innerHTML set: the children replaced by the parsed fragment (`parseHtml`). @param {string} html */
+  set innerHTML(html) {
+    for (const child of this.children) /** @type {any} */ (child).parentElement = null;
+    this.children = [];
+    this.textContent = "";
+    this.append(...parseHtml(html, /** @type {typeof FakeElement} */ (this.constructor)));
+    this.textContent = this.children.map((c) => c.textContent).join("");
   }
 
   /** @param {FakeElement[]} nodes */

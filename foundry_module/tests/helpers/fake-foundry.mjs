@@ -152,7 +152,7 @@
  *              does not offer is refused.
  */
 
-import { parseHtml } from "./fake-dom.mjs";
+import { FakeElement as FakeDomElement, parseHtml } from "./fake-dom.mjs";
 
 /** v14 `foundry.data.operators.ForcedDeletion`; constructed with `new` (or the `_del` instance). */
 export class ForcedDeletion {}
@@ -462,7 +462,7 @@ export class FakeDocument {
       throw new Error(`User ${user.name} lacks permission to ${want ? "create" : "delete"} ActiveEffect in Actor [${this.id}]`);
     }
     if (want) {
-      const effect = new FakeEffect(this, { name: config.name ?? statusId, statuses: [statusId] });
+      const effect = new FakeEffect(this, { name: config.name ?? statusId, statuses: [statusId], img: config.img ?? "icons/svg/aura.svg" });
       if (this.world.hooks.call("preCreateActiveEffect", effect, {}, {}, user.id) === false) return undefined;
       this.effects.push(effect);
       this.world.hooks.callAll("createActiveEffect", effect, {}, user.id);
@@ -478,6 +478,16 @@ export class FakeDocument {
     return false;
   }
 
+  /**
+   * [effects] Actor#temporaryEffects: the actor's effects "which have a limited duration"; an
+   * effect with statuses counts as temporary (ActiveEffect#isTemporary) —
+   * https://foundryvtt.com/api/classes/foundry.documents.Actor.html,
+   * https://foundryvtt.com/api/classes/foundry.documents.ActiveEffect.html. Disabled ones are not.
+   */
+  get temporaryEffects() {
+    return (this.effects ?? []).filter((/** @type {FakeEffect} */ e) => !e.disabled && e.statuses.size > 0);
+  }
+
   /** [statuses] derived data: the statuses of the actor's enabled effects. */
   prepareData() {
     this.statuses = new Set(this.effects.filter((e) => !e.disabled).flatMap((e) => [...e.statuses]));
@@ -487,11 +497,15 @@ export class FakeDocument {
 let effectCount = 0;
 
 export class FakeEffect {
-  /** @param {FakeDocument} parent @param {{name: string, statuses: string[]}} data */
+  /** @param {FakeDocument} parent @param {{name: string, statuses: string[], img?: string}} data */
   constructor(parent, data) {
     this.id = `effect${(effectCount += 1)}`;
     this.parent = parent;
     this.name = data.name;
+    /** [effects] ActiveEffectData#img: the icon drawn on a token */
+    this.img = data.img ?? "icons/svg/aura.svg";
+    /** @type {string|null} */
+    this.tint = null;
     this.disabled = false;
     /** @type {Set<string>} */
     this.statuses = new Set(data.statuses);
@@ -633,10 +647,11 @@ export class FakeWorld {
     this.users = new Map([["gm", fakeUser("gm", "Gamemaster", 4, true)]]);
     /** @type {FakeUser} the user this client is logged in as */
     this.user = /** @type {FakeUser} */ (this.users.get("gm"));
-    /** [statuses] CONFIG.statusEffects in the version's shape */
+    /** [statuses] CONFIG.statusEffects in the version's shape (each with its `img`) */
+    /** @type {Record<string, {id: string, name: string, img?: string}>|Array<{id: string, name: string, img?: string}>} */
     this.statusEffects = generation >= 14
-      ? Object.fromEntries(statusIds.map((id) => [id, { id, name: `EFFECT.Status${id}` }]))
-      : statusIds.map((id) => ({ id, name: `EFFECT.Status${id}` }));
+      ? Object.fromEntries(statusIds.map((id) => [id, { id, name: `EFFECT.Status${id}`, img: `icons/svg/${id}.svg` }]))
+      : statusIds.map((id) => ({ id, name: `EFFECT.Status${id}`, img: `icons/svg/${id}.svg` }));
     /** @type {Map<string, FakeDocument>} */
     this.actors = new Map();
     /** @type {Map<string, FakeDocument>} */
@@ -1037,6 +1052,9 @@ export class FakeToken {
     }
     /** @type {Set<FakeUser>} the users targeting this token */
     this.targeted = new Set();
+    /** [ruler] v13+ `Token#ruler` (a BaseTokenRuler; v12 has none): visible while another user plans a path for it */
+    /** @type {{visible: boolean, isVisible: boolean}|null} */
+    this.ruler = world.generation >= 13 ? { visible: false, isVisible: false } : null;
     this.renderFlags = { set: () => this.refresh() };
   }
   /** @param {any} child */
@@ -1058,6 +1076,9 @@ export class FakeToken {
   }
   _refreshState() {
     for (const part of TOKEN_PARTS) /** @type {any} */ (this)[part].visible = true;
+    // [ruler] v13+: "BaseTokenRuler#visible is set to BaseTokenRuler#isVisible in Token#_refreshState" —
+    // https://foundryvtt.com/api/classes/foundry.canvas.placeables.tokens.BaseTokenRuler.html
+    if (this.ruler) this.ruler.visible = this.ruler.isVisible;
     /** @type {any} */ (this).border.tint = this._getBorderColor();
   }
   refresh() {
@@ -1105,6 +1126,40 @@ export class FakeToken {
     }
     this.world.hooks.callAll("targetToken", who, this, targeted);
   }
+  /**
+   * [effects] Token#drawEffects (public): the effect icons of the actor's temporary effects drawn
+   * into `token.effects`, each by the protected `_drawEffect(src, tint)` ("Draw a status effect
+   * icon", a Promise of the sprite or undefined), the defeated status (CONFIG.specialStatusEffects
+   * DEFEATED, "dead") as the overlay instead — https://foundryvtt.com/api/classes/foundry.canvas.placeables.Token.html
+   * (v12: https://foundryvtt.com/api/v12/classes/client.Token.html). Whether `_drawEffect` or its
+   * caller adds the sprite is not said; here the caller adds what `_drawEffect` returns, so an
+   * override that returns undefined draws nothing.
+   */
+  async drawEffects() {
+    const container = /** @type {any} */ (this).effects;
+    for (const child of container.children ?? []) child.destroy?.();
+    container.children = [];
+    /** @type {string[]} the icons drawn, in order (the overlay as "overlay:<src>") */
+    this.drawnEffects = [];
+    for (const effect of this.actor?.temporaryEffects ?? []) {
+      if (effect.statuses.has("dead")) {
+        this.drawnEffects.push(`overlay:${effect.img}`);
+        continue;
+      }
+      const sprite = await /** @type {any} */ (this)._drawEffect(effect.img, effect.tint);
+      if (sprite) {
+        container.children.push(sprite);
+        this.drawnEffects.push(effect.img);
+      }
+    }
+  }
+
+  /** [effects] the protected icon drawing: a sprite of `src`. @param {string} src @param {unknown} tint */
+  async _drawEffect(src, tint) {
+    if (typeof src !== "string" || !src) return undefined;
+    return { src, tint, destroy() {} };
+  }
+
   /** control (select) this token, as a left click does */
   control() {
     if (!this._canControl(this.world.user)) return false;
@@ -1241,6 +1296,78 @@ export class FakeDialogs {
     if (!button) throw new Error(`the dialog offers no button ${answer.button}`);
     const form = { values: answer.form };
     return typeof button.callback === "function" ? button.callback({ type: "click" }, { form }, {}) : button.action;
+  }
+}
+
+/**
+ * [app] `foundry.applications.api.ApplicationV2` as its public pages describe it
+ * (https://foundryvtt.com/api/classes/foundry.applications.api.ApplicationV2.html,
+ * https://foundryvtt.com/api/modules/foundry.applications.html): `DEFAULT_OPTIONS` merged down the
+ * class chain into `options`; an application is not renderable unless its subclass defines
+ * `_renderHTML` and `_replaceHTML` (render throws here); `render` runs `_prepareContext`, then
+ * `_renderHTML(context, options)`, then `_replaceHTML(result, content, options)` into the window's
+ * content element (built on the first render, the `tag` of the options), then `_onRender`;
+ * `rendered` after it, false after `close`. A click on an element with `data-action` inside the
+ * application runs `options.actions[action]` with the application as `this` and `(event, target)`
+ * (`click`, standing for the delegated listener); an action the options lack throws.
+ */
+export class FakeApplicationV2 {
+  static DEFAULT_OPTIONS = { id: "app-{id}", tag: "div", classes: [], window: { title: "" }, actions: {} };
+
+  /** @param {Record<string, any>} [options] */
+  constructor(options = {}) {
+    /** @type {any[]} */
+    const chain = [];
+    for (let c = /** @type {any} */ (this.constructor); c && c !== Object; c = Object.getPrototypeOf(c)) if (Object.hasOwn(c, "DEFAULT_OPTIONS")) chain.unshift(c.DEFAULT_OPTIONS);
+    /** @type {Record<string, any>} */
+    const merged = {};
+    for (const layer of [...chain, options]) {
+      for (const [key, value] of Object.entries(layer)) {
+        merged[key] = value && typeof value === "object" && !Array.isArray(value) && merged[key] && typeof merged[key] === "object" ? { ...merged[key], ...value } : value;
+      }
+    }
+    this.options = merged;
+    /** @type {any} */
+    this.element = null;
+    this.rendered = false;
+    this.renders = 0;
+  }
+
+  /** @param {any} [options] */
+  async render(options = {}) {
+    const self = /** @type {any} */ (this);
+    if (typeof self._renderHTML !== "function" || typeof self._replaceHTML !== "function") throw new Error("an ApplicationV2 subclass must define _renderHTML and _replaceHTML to render");
+    const renderOptions = options === true ? { force: true } : options;
+    const context = await (self._prepareContext?.(renderOptions) ?? {});
+    const result = await self._renderHTML(context, renderOptions);
+    if (!this.element) {
+      this.element = new FakeDomElement(this.options.tag ?? "div", (this.options.classes ?? []).join(" "));
+      this.element.id = this.options.id;
+    }
+    self._replaceHTML(result, this.element, renderOptions);
+    this.rendered = true;
+    this.renders += 1;
+    self._onRender?.(context, renderOptions);
+    return this;
+  }
+
+  async close() {
+    this.rendered = false;
+    return this;
+  }
+
+  /** A user's click on `target` (an element inside the application). @param {any} target */
+  async click(target) {
+    for (let node = target; node; node = node.parentElement) {
+      const action = node.dataset?.action;
+      if (!action) continue;
+      const handler = this.options.actions?.[action];
+      if (typeof handler !== "function") throw new Error(`the application has no action ${action}`);
+      if (target.tagName === "INPUT" && target.getAttribute?.("type") === "checkbox") target.checked = !target.checked;
+      return handler.call(this, { type: "click", target, preventDefault() {} }, node);
+    }
+    if (target.tagName === "INPUT" && target.getAttribute?.("type") === "checkbox") target.checked = !target.checked;
+    return undefined;
   }
 }
 

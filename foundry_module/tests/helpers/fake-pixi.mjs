@@ -44,13 +44,24 @@ export class FakeDisplay {
     for (const fn of this.listeners.get(event) ?? []) fn(...args);
     return (this.listeners.get(event) ?? []).length > 0;
   }
-  /** @param {...any} children */
+  /**
+   * Container#addChild: a child already in a container is taken out of it first, so adding a child
+   * again moves it to the top (https://pixijs.download/v7.4.2/docs/PIXI.Container.html#addChild).
+   * @param {...any} children
+   */
   addChild(...children) {
     for (const child of children) {
+      child.parent?.removeChild?.(child);
       child.parent = this;
       this.children.push(child);
     }
     return children[0];
+  }
+  /** Container#removeChild. @param {any} child */
+  removeChild(child) {
+    this.children = this.children.filter((/** @type {any} */ c) => c !== child);
+    if (child) child.parent = null;
+    return child;
   }
   removeChildren() {
     const removed = this.children;

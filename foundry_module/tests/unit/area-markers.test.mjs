@@ -241,3 +241,18 @@ test("DET-4 the patch planner writes areas on the target tokens, deletes those t
   });
   assert.deepEqual(Object.fromEntries(synced.tokenUpdates), { t: { [`flags.${MODULE_ID}.${AREAS_FLAG}.-=stale`]: null } }, "an area Foundry already holds is not rewritten");
 });
+
+test("DET-4 (leaks row 17) v13+: the path the GM plans or drags for a creature the player locates only roughly is not shown: its ruler stays hidden; her own token's ruler shows", async (t) => {
+  t.after(cleanup);
+  const { steps } = await ruled(PINS);
+  const { sync, token } = table();
+  await sync(steps.at(-1)?.state);
+  await frame();
+  for (const id of ["tBig", "tTiny", "tA"]) {
+    token(id).ruler.isVisible = true; // the GM (or Ann) plans a path: core would show the ruler
+    token(id).refresh();
+  }
+  assert.equal(token("tBig").ruler.visible, false);
+  assert.equal(token("tTiny").ruler.visible, false);
+  assert.equal(token("tA").ruler.visible, true, "her own token's path shows");
+});

@@ -47,7 +47,8 @@ test("'who sees Health boxes' is read once, not on every refreshToken, and again
   hooks.call("drawToken", token);
   for (let frame = 0; frame < 60; frame++) hooks.call("refreshToken", token, { refreshPosition: true });
   assert.equal(reads, 1, "a second of a moving token reads the world setting once");
-  assert.equal(containerOf(token), undefined, "'owner': another player's token shows no track");
+  const words = containerOf(token);
+  assert.ok(words && words.children[0].children.every((/** @type {any} */ c) => !(c.calls ?? []).length), "'owner': another player's token shows no boxes (HEALTH-6: at most its status word)");
 
   settings.healthVisibility = "everyone";
   hooks.call("updateSetting", { key: "vtt-bridge.someOtherSetting" });
@@ -131,4 +132,29 @@ test("the palette (a client setting): read once, the track redrawn in it when it
   assert.ok(!trackFills(token).includes(PALETTES.standard.track.aggravated));
   assert.equal(marks(token), before, "the same marks: / and X on the lethal box, the asterisk on the aggravated one");
   assert.equal(before, 2 + 3, "lethal: 2 strokes, aggravated: 3");
+});
+
+test("HEALTH-6 where the setting hides the boxes but allows words ('Owners and GM'), a token one does not own shows its Health status word and no boxes, counters or penalty; 'GM only' shows nothing", () => {
+  for (const [setting, expected] of /** @type {const} */ ([["owner", ["VTTBRIDGE.HealthTrack.Status.badly"]], ["gm", null], ["everyone", "boxes"]])) {
+    const hooks = new FakeHooks();
+    const token = makeToken({ health: { max: 5, lethal: 3 }, status: "badly", woundPenalty: -2, conditionPoints: { burn: 2 } }, false);
+    installHealthTrack({ hooks, PIXI, getSetting: () => setting, isGM: () => false, localize: (key) => key, tokens: () => [token] });
+    hooks.call("drawToken", token);
+    const container = containerOf(token);
+    if (expected === null) {
+      assert.ok(!container || container.visible === false, setting);
+      continue;
+    }
+    const [track, counters] = container.children;
+    const texts = track.children.filter((/** @type {any} */ c) => c instanceof FakeText).map((/** @type {any} */ t) => t.text);
+    const boxes = track.children.filter((/** @type {any} */ c) => !(c instanceof FakeText)).flatMap((/** @type {any} */ c) => c.calls ?? []);
+    if (expected === "boxes") {
+      assert.ok(boxes.length > 0, "everyone: the boxes");
+      assert.ok(counters.children.length > 0);
+    } else {
+      assert.deepEqual(texts, expected, `${setting}: the word alone`);
+      assert.equal(boxes.length, 0, "no box");
+      assert.equal(counters.children.length, 0, "no counters");
+    }
+  }
 });

@@ -1,5 +1,5 @@
 """Detection (DET-1..10), one slice per concept: `handlers` (move, contest, the GM's pins and
-reveals), `queries` (explain), `round` (the round's stage-three contests, called by the round
+reveals), `queries` (explain, pins), `round` (the round's stage-three contests, called by the round
 handler); attack resolution (`attackCheck`, DET-10) is `actions.attack`'s, registered here. The
 decisions are `rules.detection`'s; the matrix and its caches are the world's
 `document.visibility.VisibilityIndex` (`Context.visibility`).
@@ -21,7 +21,7 @@ from vtt_bridge.actions.detection.handlers import (
     pin_locate,
     release_locate,
 )
-from vtt_bridge.actions.detection.queries import ExplainQuery, explain_query
+from vtt_bridge.actions.detection.queries import ExplainQuery, PinsQuery, explain_query, pins_query
 from vtt_bridge.rules.common import RuleModel
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
@@ -37,6 +37,7 @@ ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {
 
 QUERIES: dict[str, tuple[type[RuleModel], QueryHandler]] = {
     "explain": (ExplainQuery, explain_query),
+    "pins": (PinsQuery, pins_query),
     "attackCheck": (AttackCheckQuery, attack_check),
 }
 """Query kind -> (payload model, handler returning the `result` body as a model)."""

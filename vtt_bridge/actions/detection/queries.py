@@ -1,5 +1,5 @@
 """Detection queries: `explain` (DET-4..8, how an observer locates a target, rule by rule, and the
-GM's pin over it).
+GM's pin over it) and `pins` (the GM's pins now, for the module's panel of observers and targets).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from vtt_bridge.document.models import (
 )
 from vtt_bridge.document.pins import pin_for
 from vtt_bridge.document.visibility import VisibilityIndex
-from vtt_bridge.rules.common import RuleModel, Step, about
+from vtt_bridge.rules.common import RuleModel, Step, about, payloads
 from vtt_bridge.rules.detection import (
     STATES,
     explain_locate,
@@ -115,5 +115,17 @@ def explain_query(state: WorldState, query: ExplainQuery, index: VisibilityIndex
         "observer": query.observer,
         "target": query.target,
         "locate": final["result"],
-        "log": [step.payload() for step in steps],
+        "log": payloads(steps),
     }
+
+
+class PinsQuery(RuleModel):
+    """`query` `{kind: "pins"}`: the GM's pins now."""
+
+    kind: Literal["pins"]
+
+
+def pins_query(state: WorldState, query: PinsQuery, index: VisibilityIndex) -> dict[str, Any]:
+    """`pins`: the document's `/pins` (target token -> `{every?, observers}`), as the state query
+    dumps it, without the rest of a large document."""
+    return {"pins": {target: pins.model_dump(mode="json") for target, pins in state.pins.items()}}

@@ -1,0 +1,46 @@
+"""The areas' cost counted in instructions, not seconds (a loaded machine moves seconds, hardly
+instructions): one process syncs the generated scene (seed 7) and rules `--rounds` combat rounds as
+the server's worker does, with or without the area step (`World._finish` without `rule_areas`, as
+`bench_areas` does). Run it under `perf stat -e instructions:u` with 0 and 3 rounds, both ways; the
+rounds' instructions are the difference (docs/benchmarks.md, areas).
+
+    PYTHONHASHSEED=0 perf stat -e instructions:u \
+        python -m benchmarks.instr_areas --tokens 1000 --rounds 3 --areas off
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import orjson
+
+from benchmarks.bench_detection_rules import scene
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tokens", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--areas", choices=("on", "off"), default="on")
+    args = parser.parse_args()
+    from vtt_bridge.engine import world as world_module
+    from vtt_bridge.engine.roller import SeededRoller
+    from vtt_bridge.engine.world import Pending, World
+    from vtt_bridge.server.workers import ruled_in_worker
+
+    if args.areas == "off":
+        setattr(world_module, "rule_areas", lambda before, after, *a, **k: after)  # noqa: B010
+    state = scene(args.tokens, seed=7).model_dump(mode="json")
+    world = World("bench")
+    pending = world.prepare_sync({"state": {k: state[k] for k in ("scene", "settings", "actors", "tokens")}})
+    world.commit(pending, orjson.dumps(pending.result))
+    for number in range(1, args.rounds + 1):
+        ruled, dumped = ruled_in_worker(
+            world.prepare_action, f"r{number}", {"kind": "round", "round": number}, SeededRoller(number + 1)
+        )
+        assert isinstance(ruled, Pending) and dumped is not None
+        world.commit(ruled, dumped.data)
+
+
+if __name__ == "__main__":
+    main()
