@@ -392,8 +392,10 @@ test("DET-10 the player's card of an attack on a silhouette names it Someone: hi
   await postAsGm(world, requests, results);
   const shown = world.visibleTo(ann);
   const whispered = [...world.messages.values()].filter((/** @type {any} */ m) => !shown.includes(m));
-  const texts = shown.map((/** @type {any} */ m) => [String(m._source.content), ...(m._source.rolls ?? []).map((/** @type {any} */ r) => JSON.stringify(r))].join(" "));
+  // what the player's browser receives of each card: its content, its rolls and its flags (the card kept as data)
+  const texts = shown.map((/** @type {any} */ m) => [String(m._source.content), ...(m._source.rolls ?? []).map((/** @type {any} */ r) => JSON.stringify(r)), JSON.stringify(m._source.flags ?? {})].join(" "));
   assert.equal(texts.length, 4, `the player has a card of each attack and the roll: ${texts.join(" | ")}`);
+  for (const message of shown) assert.ok(message.getFlag("vtt-bridge", "publicCard"), "each players' card keeps what it shows as data, worded by each client");
   const someone = "Someone: hit; located only roughly, the successes count half: 3 → 1 (DET-10)";
   assert.ok(texts[0].includes("Ayla attacks") && texts[0].includes(someone), texts[0]);
   assert.ok(texts[1].includes("The attack on that square missed (DET-10)."), texts[1]);
@@ -408,6 +410,18 @@ test("DET-10 the player's card of an attack on a silhouette names it Someone: hi
   // the roll is thrown once (Dice So Nice): only the players' card carries its dice, the GM's none
   const withRolls = [...world.messages.values()].filter((/** @type {any} */ m) => (m._source.rolls ?? []).length);
   assert.deepEqual(withRolls, [shown[3]], "one message of the roll carries its dice");
+  // a German player's browser words the same message in German, from its flags
+  world.loginAs("ann");
+  g.game.user = world.user;
+  g.game.i18n = i18nFor("de");
+  const hadElement = "HTMLElement" in g;
+  g.HTMLElement ??= FakeElement;
+  const german = world.renderMessage(shown[0], FakeElement).querySelector(".vtt-bridge-ruling")?.textContent ?? "";
+  if (!hadElement) delete g.HTMLElement;
+  assert.ok(german.startsWith("Ayla greift an") && german.includes("Jemand: getroffen"), german);
+  g.game.i18n = i18nFor("en");
+  world.loginAs("gm");
+  g.game.user = world.user;
   // the GM's cards are whispered to the GMs only, and name the target
   assert.ok(whispered.length >= 3);
   for (const message of whispered) assert.ok(message._source.whisper.every((/** @type {string} */ id) => world.users.get(id)?.isGM));

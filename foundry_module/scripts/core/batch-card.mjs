@@ -56,6 +56,16 @@ export function instanceTotals(steps) {
 }
 
 /**
+ * A damage type in the reader's language (`VTTBRIDGE.Rules.Card.DamageType.<type>`), as the IWR
+ * steps word it; a type the language lacks as the sidecar wrote it.
+ * @param {string} type @param {I18n} i18n
+ */
+function damageTypeWord(type, i18n) {
+  const key = `VTTBRIDGE.Rules.Card.DamageType.${type}`;
+  return i18n.has(key) ? i18n.localize(key) : type;
+}
+
+/**
  * The card's HTML: a section per target, its name (`names`), "12 fire → 7" per instance, and the
  * steps that changed an amount, each rendered as the ruling card renders steps (localized).
  * @param {Step[]} log
@@ -72,7 +82,7 @@ export function renderBatchSummary(log, i18n, names) {
       ? [`<li class="vtt-bridge-batch-missed">${escapeHtml(i18n.localize("VTTBRIDGE.Batch.Missed"))}</li>`]
       : instanceTotals(steps).map(
           ({ type, from, to }) =>
-            `<li class="vtt-bridge-batch-total">${escapeHtml(i18n.format("VTTBRIDGE.Batch.Total", { from: String(from), to: String(to), type }))}</li>`,
+            `<li class="vtt-bridge-batch-total">${escapeHtml(i18n.format("VTTBRIDGE.Batch.Total", { from: String(from), to: String(to), type: damageTypeWord(type, i18n) }))}</li>`,
         );
     const changes = iwrChanges(steps).filter((s) => !(typeof s.key === "string" && MISS_KEYS.includes(s.key)));
     const why = changes.length ? `<ol class="vtt-bridge-steps">${changes.map((s) => renderStep(s, i18n, names)).join("")}</ol>` : "";

@@ -133,6 +133,14 @@ function fieldParams(step, i18n, names) {
   if (typeof data.delta === "number") out.delta = data.delta > 0 ? `+${data.delta}` : String(data.delta);
   if (typeof data.spellChance === "number") out.spellChance = `${Math.round(data.spellChance * 100)}%`;
   if (typeof data.spell === "string") out.spell = word("Spell", data.spell);
+  // a means of detection: the ordinary senses (DET-5) in the reader's language, a named one as written
+  if (typeof data.means === "string") out.means = word("Sense", data.means);
+  // a Rank (RANK-1) as its letter, "unranked" in the reader's language
+  if (typeof data.rank === "string") out.rank = data.rank === "unranked" ? word("Rank", data.rank) : data.rank;
+  // the damage type an immunity's trait names (IWR-2)
+  if (typeof data.trait === "string") out.trait = word("DamageType", data.trait);
+  // the kind of ruling an undo or redo names
+  if (typeof data.kind === "string" && typeof data.action === "string") out.kind = word("Kind", data.kind);
   for (const key of ["token", "actor", "opponent"]) if (typeof data[key] === "string") out[key] = names?.(data[key]) ?? data[key];
   Object.assign(out, immunityParams(data, i18n, word), energyParams(data, i18n, word), rollParams(data, i18n));
   if (Array.isArray(data.antiDetection)) {
@@ -417,8 +425,10 @@ export function keyedParams(step, i18n, names) {
     else if (field === "grade") out[field] = word(`${STEP_KEY}.Grade.${value}`, value);
     else if (field === "wins") out[field] = word(`${STEP_KEY}.Wins.${value}`, value);
     else if (field === "dp") out[field] = typeof value === "number" && value > 0 ? `+${value}` : String(value);
+    // a damage instance's place in its action, counted from 1 as people count (the sidecar's from 0)
+    else if (field === "index" && typeof value === "number" && String(step.rule).startsWith("IWR")) out[field] = String(value + 1);
     else if (field === "conditions") out[field] = Array.isArray(value) && value.length ? `; ${value.map((c) => card("Condition", c)).join(", ")}` : "";
-    else if (field === "means" && step.key === "DET-4.summary") out[field] = typeof value === "string" ? `${value}, ` : "";
+    else if (field === "means" && step.key === "DET-4.summary") out[field] = typeof value === "string" ? `${out.means ?? value}, ` : "";
     else if (field === "old" || field === "new") out[field] = value === null || value === undefined ? i18n.localize(`${STEP_KEY}.Nothing`) : JSON.stringify(value);
     else if (RANK_NUMBER_FIELDS.has(field) && typeof value === "number") out[field] = rankLetter(value, i18n);
     else if (IWR_TYPE_FIELDS.has(field) && typeof value === "string" && String(step.rule).startsWith("IWR")) out[field] = card("DamageType", value);
@@ -603,15 +613,31 @@ export function inferKind(log) {
 }
 
 /**
- * The whole card.
- * @param {CardInput} input
+ * The whole card: its headline first (`headline`, in words, from headline.mjs; else the kind and
+ * subject), the lines under it (`lead`, HTML), then the rule steps and dice folded under "Why" (a
+ * closed `<details>`; `why` is HTML put first in it). A quiet card (`quiet`: a round that changed
+ * nothing) is one line: the headline is the fold's own summary.
+ * @param {CardInput & {headline?: string, lead?: string, why?: string, quiet?: boolean}} input
  * @param {I18n} i18n
  * @returns {string}
  */
-export function renderCard({ log, rolls = [], kind, subject, names, summary = null }, i18n) {
+export function renderCard({ log, rolls = [], kind, subject, names, summary = null, headline, lead = "", why = "", quiet = false }, i18n) {
+  const cardKind = kind && CARD_KINDS.includes(kind) ? kind : inferKind(log);
+  return `<div class="vtt-bridge-ruling" data-kind="${escapeHtml(cardKind)}">${renderCardInner({ log, rolls, kind: cardKind, subject, names, summary, headline, lead, why, quiet }, i18n)}</div>`;
+}
+
+/**
+ * The inside of `renderCard`'s `<div class="vtt-bridge-ruling">`: what each client renders again
+ * in its own user's language from the card's flags.
+ * @param {CardInput & {headline?: string, lead?: string, why?: string, quiet?: boolean}} input
+ * @param {I18n} i18n
+ * @returns {string}
+ */
+export function renderCardInner({ log, rolls = [], kind, subject, names, summary = null, headline, lead = "", why = "", quiet = false }, i18n) {
   const cardKind = kind && CARD_KINDS.includes(kind) ? kind : inferKind(log);
   const heading = escapeHtml(i18n.localize(`${CARD_KEY}.Kind.${cardKind}`));
   const subjectHtml = subject ? ` <span class="vtt-bridge-subject">${escapeHtml(subject)}</span>` : "";
+  const title = headline ? `<span class="vtt-bridge-headline">${escapeHtml(headline)}</span>` : `${heading}${subjectHtml}`;
   const more = (/** @type {string} */ key, /** @type {string} */ word, /** @type {number} */ count) =>
     `<li class="vtt-bridge-more">${escapeHtml(i18n.format(`${CARD_KEY}.${key}`, { count: countWord(count, word, i18n) }))}</li>`;
   const stepCount = Math.max(summary?.steps ?? 0, log.length);
@@ -622,14 +648,13 @@ export function renderCard({ log, rolls = [], kind, subject, names, summary = nu
   const shownRolls = rolls.slice(0, MAX_CARD_ROLLS);
   const dice = rollCount
     ? `<div class="vtt-bridge-rolls">${shownRolls.map((r) => renderRoll(r, i18n, names)).join("")}` +
-      (rollCount > MAX_CARD_ROLLS ? `<ol>${more("MoreRolls", "moreRoll", rollCount - MAX_CARD_ROLLS)}</ol>` : "") +
+      (rollCount > MAX_CARD_ROLLS ? `<ul class="vtt-bridge-more-rolls">${more("MoreRolls", "moreRoll", rollCount - MAX_CARD_ROLLS)}</ul>` : "") +
       "</div>"
     : "";
-  return (
-    `<div class="vtt-bridge-ruling" data-kind="${escapeHtml(cardKind)}">` +
-    `<header class="vtt-bridge-ruling-head">${heading}${subjectHtml}</header>` +
-    `<ol class="vtt-bridge-steps">${steps}</ol>${dice}</div>`
-  );
+  const body = `${why}<ol class="vtt-bridge-steps">${steps}</ol>${dice}`;
+  if (quiet) return `<details class="vtt-bridge-why vtt-bridge-quiet"><summary class="vtt-bridge-ruling-head">${title}</summary>${body}</details>`;
+  const fold = `<details class="vtt-bridge-why"><summary>${escapeHtml(i18n.localize("VTTBRIDGE.Headline.Why"))}</summary>${body}</details>`;
+  return `<header class="vtt-bridge-ruling-head">${title}</header>${lead}${fold}`;
 }
 
 /**

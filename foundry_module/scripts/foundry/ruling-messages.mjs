@@ -17,7 +17,7 @@ import {
   MAX_CARD_ROLLS,
   namedIds,
   readRuling,
-  renderCard,
+  inferKind,
   renderHealthLine,
   renderRoll,
   renderStepList,
@@ -31,6 +31,7 @@ import {
   undoneBy,
 } from "../core/chat-cards.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
+import { CARD_DATA_FLAG, cardData, errorSentence, isCardData, laterRulings, namesOf, renderCardData, undoAllActions } from "../core/headline.mjs";
 import { MODULE_ID } from "../core/constants.mjs";
 import { CARD_FLAG } from "../core/damage.mjs";
 import { applyAsDamageHtml, rollSuccesses } from "../core/damage-preview.mjs";
@@ -54,6 +55,12 @@ import { healthAudience } from "../core/health-track.mjs";
 
 /** @returns {any} */
 const env = () => globalThis;
+
+/**
+ * The flag of a public Health line (HEALTH-6, `renderHealthLine`): its kind and each named one's
+ * name and status word id, which every client words in its own language.
+ */
+export const HEALTH_LINE_FLAG = "healthLine";
 
 /** The hook `(pair: {observer, target})` that opens the pin dialog of one pair (the overlay's right click). */
 export const PIN_PAIR_HOOK = `${MODULE_ID}.pinPair`;
@@ -128,32 +135,74 @@ function foundryRolls(rolls) {
 }
 
 /**
- * Post one card.
- * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null, throws?: boolean}} card
+ * A card's HTML from its data in this client's language: the `.vtt-bridge-ruling` element whole
+ * (`outer`) or its inside; a batch's per-target breakdown goes first under "Why".
+ * @param {import("../core/headline.mjs").CardData} data
+ * @param {import("../core/chat-cards.mjs").I18n} loc
+ * @param {boolean} [outer]
+ */
+export function cardDataHtml(data, loc, outer = false) {
+  const why = Array.isArray(data.log) ? renderBatchSummary(data.log, loc, namesOf(data)) : "";
+  const inner = renderCardData(data, loc, { why });
+  if (!outer) return inner;
+  const kind = data.refusal ? "refusal" : data.undo ? data.undo.mode : data.kind === "batch" ? "damage" : data.kind;
+  return `<div class="vtt-bridge-ruling" data-kind="${escapeHtml(kind)}">${inner}</div>`;
+}
+
+/**
+ * The user who acted for a ruling, by name: a player's relayed action names its sender in the id
+ * the bridge gave it (`relay-<user id>-<request id>`, player-requests.mjs); an action this browser
+ * sent is its user's; another client's is not known here (null: the card says no one).
+ * @param {string|undefined} actionId
+ * @param {boolean} sentHere
+ * @returns {string|null}
+ */
+export function actingUserName(actionId, sentHere) {
+  const relayed = typeof actionId === "string" ? /^relay-([A-Za-z0-9]+)-/.exec(actionId) : null;
+  if (relayed) {
+    const user = [.../** @type {any} */ (game).users ?? []].find((u) => u?.id === relayed[1]);
+    return typeof user?.name === "string" ? user.name : null;
+  }
+  return sentHere && typeof game.user?.name === "string" ? game.user.name : null;
+}
+
+/**
+ * Post one card. Its ruling is kept as data (`flags["vtt-bridge"].rulingCard`) that each client renders in
+ * its own user's language; the content is the poster's rendering of it. The speaker is the user who
+ * acted (`by`, as the speaker's alias: the message's author stays the bridge's GM, whose messages
+ * alone carry buttons).
+ * A non-empty `whisper` sends the card to those users only, whatever else would decide.
+ * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null, by?: string|null, throws?: boolean, undo?: import("../core/headline.mjs").CardData["undo"], whisper?: string[]}} card
  *   `throws`: the card carries the rolls as Foundry rolls (false: the players' card of the same roll does, so Dice So Nice throws once)
  * @param {string} mode the "ruling cards" setting
  * @param {unknown} [healthSetting] the "who sees Health boxes" setting
  */
-async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null, throws = true }, mode, healthSetting = "owner") {
+async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null, by = null, throws = true, undo, whisper = [] }, mode, healthSetting = "owner") {
   const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret, summary });
   if (audience === "none") return;
   const loc = i18n();
-  // a batch (damage to several targets): each target's own totals and what changed them, first
-  const batch = renderBatchSummary(log, loc, nameOf);
-  const card = renderCard({ log, rolls, kind: kind === "batch" ? batchKind(log) : kind, subject, names: nameOf, summary }, loc);
+  // a batch is a damage card, or a ruling of pins (batch-card.mjs `batchKind`)
+  const cardKind = kind === "batch" ? batchKind(log) : (kind ?? inferKind(log));
+  const card = cardData({ log, rolls: rolls.slice(0, MAX_CARD_ROLLS), kind: cardKind, subject: subject ?? null, by, names: nameOf, ids: namedIds(log, named), summary });
+  if (undo) card.undo = undo;
   // a roll's card: "Apply as damage" with its successes (a card type of its own: damage-tools.mjs)
   const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc, named[0] ?? null) : "";
-  const content = (batch ? card.replace("</header>", `</header>${batch}`) : card) + applyRow;
+  const content = cardDataHtml(card, loc, true) + applyRow;
   const rollObjects = foundryRolls(rolls);
   /** @type {Record<string, unknown>} */
-  const data = { content, speaker: { alias: "vtt-bridge" } };
+  const data = { content, speaker: { alias: by ?? "vtt-bridge" } };
   if (rollObjects.length && throws) data.rolls = rollObjects;
   if (audience === "gm") data.whisper = gmIds();
   /** @type {Record<string, unknown>} */
-  const flags = {};
+  const flags = { [CARD_DATA_FLAG]: card };
   if (ruling) flags[RULING_FLAG] = ruling;
   if (applyRow) flags[CARD_FLAG] = "roll";
   if (Object.keys(flags).length) data.flags = { [MODULE_ID]: flags };
+  if (whisper.length) {
+    data.whisper = [...whisper];
+    await ChatMessage.create(data);
+    return;
+  }
   // HEALTH-6, "who sees Health boxes": a public card about a token some user may not read the
   // Health of goes whole to those who may, and as a line without boxes, IWR and dice to everyone
   const namedOnes = audience === "public" ? namedIds(log, named) : [];
@@ -163,7 +212,8 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
     data.whisper = split.detailTo;
     await ChatMessage.create(data);
     const entries = namedOnes.map((id) => ({ name: nameOf(id) ?? id, status: split.words ? healthStatusOf(id) : null }));
-    await ChatMessage.create({ content: renderHealthLine({ kind: kind === "batch" ? batchKind(log) : kind, entries }, loc), speaker: { alias: "vtt-bridge" } });
+    const line = { kind: cardKind, entries };
+    await ChatMessage.create({ content: renderHealthLine(line, loc), speaker: { alias: by ?? "vtt-bridge" }, flags: { [MODULE_ID]: { [HEALTH_LINE_FLAG]: line } } });
     return;
   }
   await ChatMessage.create(data);
@@ -206,14 +256,15 @@ function healthStatusOf(id) {
  * @param {any[]} rolls the ruling's engine rolls
  * @param {Record<string, any>|undefined} action
  * @param {string} mode the "ruling cards" setting
+ * @param {string|null} [by] the user who acted (the speaker)
  */
-async function postPublicAttack(log, rolls, action, mode) {
+async function postPublicAttack(log, rolls, action, mode, by = null) {
   if (mode === "off") return;
   const outcomes = attackOutcomes(log, action);
   const roll = publicRoll(log, rolls, action);
   // a roll against an opponent the players can pinpoint already has its public card
   if (!outcomes.length && !(roll && isSecret(roll.opponent))) return;
-  await postPlayersCard(log, roll, outcomes, action, mode);
+  await postPlayersCard(log, roll, outcomes, action, mode, by);
 }
 
 /**
@@ -229,19 +280,20 @@ function playersRollCard(log, rolls, action, mode) {
 
 /**
  * @param {any[]} log @param {ReturnType<typeof publicRoll>} roll @param {ReturnType<typeof attackOutcomes>} outcomes
- * @param {Record<string, any>|undefined} action @param {string} mode
+ * @param {Record<string, any>|undefined} action @param {string} mode @param {string|null} by
  */
-async function postPlayersCard(log, roll, outcomes, action, mode) {
-  const loc = i18n();
-  const someone = loc.localize("VTTBRIDGE.Visibility.Speaker.Someone");
-  const label = (/** @type {string} */ id) => (isSecret(id) ? someone : (nameOf(id) ?? someone));
+async function postPlayersCard(log, roll, outcomes, action, mode, by) {
+  // each one as the players may know it: a name, or null for "Someone" (worded by each client);
+  // the flag never holds the id or name of what the players cannot pinpoint
+  const shown = (/** @type {string} */ id) => (isSecret(id) ? null : (nameOf(id) ?? null));
   const first = action?.kind === "batch" ? action.actions?.[0] : action;
   const attackerId = roll ? roll.actor : String(first?.attack?.attacker ?? "");
-  const content = roll
-    ? renderPublicRollCard({ actor: label(roll.actor), target: label(roll.opponent), successes: roll.successes, wins: roll.wins }, loc)
-    : renderPublicAttackCard({ attacker: label(attackerId), outcomes }, loc, label);
+  /** @type {PublicCard} */
+  const card = roll
+    ? { type: "roll", actor: shown(roll.actor), target: shown(roll.opponent), successes: roll.successes, wins: roll.wins }
+    : { type: "attack", attacker: shown(attackerId), outcomes: outcomes.map((o) => ({ ...o, target: o.target ? shown(o.target) : null })) };
   /** @type {Record<string, unknown>} */
-  const data = { content, speaker: { alias: "vtt-bridge" } };
+  const data = { content: publicCardHtml(card, i18n()), speaker: { alias: by ?? "vtt-bridge" }, flags: { [MODULE_ID]: { [PUBLIC_CARD_FLAG]: card } } };
   if (roll?.rolls.length) data.rolls = foundryRolls(roll.rolls);
   if (mode !== "public") {
     const actor = tokensFor(attackerId)[0]?.actor ?? (roll ? env().fromUuidSync?.(roll.actor) : null);
@@ -249,6 +301,30 @@ async function postPlayersCard(log, roll, outcomes, action, mode) {
     data.whisper = [...gmIds(), ...owners];
   }
   await ChatMessage.create(data);
+}
+
+/**
+ * What the players' card of an attack or a roll against a hidden opponent shows, in no language:
+ * each one by the name the players may know, null for "Someone".
+ * @typedef {{type: "roll", actor: string|null, target: string|null, successes: number, wins: boolean|null}
+ *   | {type: "attack", attacker: string|null, outcomes: Array<import("../core/attack-card.mjs").AttackOutcome>}} PublicCard
+ */
+
+/** The flag of a players' attack or roll card (`PublicCard`), which each client words in its language. */
+export const PUBLIC_CARD_FLAG = "publicCard";
+
+/**
+ * A players' card in the reader's language.
+ * @param {PublicCard} card
+ * @param {import("../core/chat-cards.mjs").I18n} loc
+ * @returns {string} "" when the flag is not one
+ */
+export function publicCardHtml(card, loc) {
+  const someone = loc.localize("VTTBRIDGE.Visibility.Speaker.Someone");
+  const as = (/** @type {unknown} */ name) => (typeof name === "string" && name ? name : someone);
+  if (card?.type === "roll") return renderPublicRollCard({ actor: as(card.actor), target: as(card.target), successes: Number(card.successes) || 0, wins: typeof card.wins === "boolean" ? card.wins : null }, loc);
+  if (card?.type === "attack" && Array.isArray(card.outcomes)) return renderPublicAttackCard({ attacker: as(card.attacker), outcomes: card.outcomes }, loc, as);
+  return "";
 }
 
 /**
@@ -292,6 +368,7 @@ function followConnection(connection, getSetting) {
     if (!game.user.isGM) return;
     const undone = undoneBy(event.log);
     if (undone) await markCard(undone.action, undone.undone);
+    const undoStep = undone ? event.log.find((/** @type {any} */ s) => s.rule === "UNDO" && s.data?.action === undone.action) : null;
     const summary = summaryOf(event.summary);
     const action = event.request?.type === "action" ? event.request.payload : undefined;
     const kind = typeof action?.kind === "string" ? action.kind : event.kind;
@@ -310,6 +387,13 @@ function followConnection(connection, getSetting) {
     await askReveals(log ?? []);
     if (!shouldPostCard(log)) return;
     const subjectId = actionSubject(action);
+    const by = actingUserName(actionId, event.request?.type === "action");
+    const undo = undone
+      ? { mode: /** @type {"undo"|"redo"} */ (undone.undone ? "undo" : "redo"), undid: sourceOf(undone.action), kind: String(undoStep?.data?.kind ?? ""), rev: Number(undoStep?.data?.rev ?? 0) }
+      : undefined;
+    // an undo card names the ruling by its headline: it goes to no one the ruling's own card was not
+    // shown to (a card whispered for a hidden token, or whole only to those who see its Health)
+    const original = undone ? cardMessageOf(undone.action) : null;
     try {
       await postCard(
         {
@@ -321,11 +405,14 @@ function followConnection(connection, getSetting) {
           ruling: rulingFlag(event, scene()?.id ?? null),
           summary,
           throws: !playersRollCard(log ?? [], rolls ?? [], action, String(getSetting("rulingCards") ?? "public")),
+          by,
+          undo,
+          whisper: original ? whisperOf(original) : [],
         },
         String(getSetting("rulingCards") ?? "public"),
         getSetting("healthVisibility"),
       );
-      await postPublicAttack(log, rolls ?? [], action, String(getSetting("rulingCards") ?? "public"));
+      await postPublicAttack(log, rolls ?? [], action, String(getSetting("rulingCards") ?? "public"), by);
     } catch (error) {
       console.error(`${MODULE_ID} |`, error);
     }
@@ -340,6 +427,37 @@ const byGM = (message) => {
 
 /** @param {any} message @returns {import("../core/chat-cards.mjs").RulingFlag|null} */
 const flagOf = (message) => message?.getFlag?.(MODULE_ID, RULING_FLAG) ?? null;
+
+/** @param {any} message @returns {import("../core/headline.mjs").CardData|null} its ruling as data, when a GM posted it */
+const cardDataOf = (message) => {
+  const data = message?.getFlag?.(MODULE_ID, CARD_DATA_FLAG);
+  return isCardData(data) && byGM(message) ? data : null;
+};
+
+/**
+ * The headline source of a ruling from its card (the newest GM card whose ruling flag names the
+ * action id), or null when this client holds none.
+ * @param {string} action
+ * @returns {import("../core/headline.mjs").HeadlineSource|null}
+ */
+function sourceOf(action) {
+  return cardDataOf(cardMessageOf(action))?.source ?? null;
+}
+
+/**
+ * The newest GM card of a ruling (its ruling flag names the action id) that keeps it as data, or null.
+ * @param {string} action
+ * @returns {any}
+ */
+function cardMessageOf(action) {
+  return [.../** @type {any} */ (game).messages ?? []].reverse().find((m) => flagOf(m)?.id === action && cardDataOf(m)) ?? null;
+}
+
+/** @param {any} message @returns {string[]} the users a message is whispered to ([]: everyone) */
+const whisperOf = (message) => {
+  const list = message?.whisper ?? message?._source?.whisper;
+  return Array.isArray(list) ? list.filter((id) => typeof id === "string") : [];
+};
 
 /**
  * Mark the card of a ruling undone (struck through, with Redo) or standing again (with Undo).
@@ -356,10 +474,13 @@ async function markCard(action, undone) {
 }
 
 /**
- * Send an undo or redo; a refusal (a conflict, say) is shown to the GM.
+ * Send an undo or redo; whether the sidecar accepted it. An undo refused because later rulings
+ * changed its values (`conflict`) gets a card whispered to the GMs: the later rulings by their
+ * headlines, and "undo them all"; any other refusal is a notice, as a sentence.
  * @param {any} connection
  * @param {Record<string, any>} action
  * @param {((action: Record<string, any>) => Promise<unknown>)|null} [relay]
+ * @returns {Promise<boolean>}
  */
 async function sendUndo(connection, action, relay = null) {
   const loc = i18n();
@@ -367,13 +488,53 @@ async function sendUndo(connection, action, relay = null) {
     // a co-GM without the bridge: relayed to the bridge, which checks that the sender is a GM
     if (relay) await relay(action);
     else ui.notifications.warn(loc.localize("VTTBRIDGE.Rules.Card.NoBridge"));
-    return;
+    return !!relay;
   }
   try {
     await connection.action(action);
+    return true;
   } catch (error) {
-    ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+    const refusal = /** @type {{code?: unknown, details?: unknown}} */ (error);
+    const later = refusal?.code === "conflict" && action.kind === "undo" ? laterRulings(refusal.details) : [];
+    if (later.length) await postRefusal(String(action.action), later);
+    else ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: errorSentence(refusal, loc) }));
+    return false;
   }
+}
+
+/**
+ * The card of a refused undo, whispered to the GMs: the ruling, the later rulings that changed its
+ * values by their headlines (newest first), and "undo them all" (each an undo action, newest first,
+ * the refused one last).
+ * @param {string} action the refused undo's ruling
+ * @param {{kind: string, action: string|null, rev: number}[]} later newest first
+ */
+async function postRefusal(action, later) {
+  const original = [...(/** @type {any} */ (game).messages ?? [])].map(flagOf).find((f) => f?.id === action);
+  /** @type {import("../core/headline.mjs").CardData} */
+  const card = {
+    kind: "undo",
+    by: typeof game.user?.name === "string" ? game.user.name : null,
+    subject: null,
+    names: [],
+    log: [],
+    rolls: [],
+    summary: null,
+    source: { kind: "undo", by: null, subject: null, outcomes: [], round: null, changed: null, successes: null },
+    refusal: {
+      refused: sourceOf(action),
+      kind: original?.kind,
+      rev: original?.rev,
+      later: later.map((r) => ({ kind: r.kind, rev: r.rev, source: r.action ? sourceOf(r.action) : null })),
+      actions: undoAllActions(later, action),
+    },
+  };
+  await ChatMessage.create({
+    content: cardDataHtml(card, i18n(), true),
+    speaker: { alias: card.by ?? "vtt-bridge" },
+    whisper: gmIds(),
+    flags: { [MODULE_ID]: { [CARD_DATA_FLAG]: card } },
+  });
 }
 
 /**
@@ -412,7 +573,7 @@ function addAllSteps(card, flag, read) {
       if (next >= total || (!log.length && !dice.length)) button.remove();
       else label();
     } catch (error) {
-      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: errorSentence(/** @type {any} */ (error), loc) }));
     } finally {
       button.disabled = false;
     }
@@ -430,12 +591,33 @@ function addAllSteps(card, flag, read) {
  * @param {((query: Record<string, unknown>) => Promise<any>)|null} [read] a connection's `query`
  */
 export function decorateRulingCard(message, root, send, read = null) {
+  if (!root) return;
+  // this client's language: the card rendered again from its data (a GM's message only)
+  const data = cardDataOf(message);
+  const shown = root.querySelector(".vtt-bridge-ruling");
+  if (data && shown) {
+    shown.replaceChildren();
+    shown.insertAdjacentHTML("beforeend", cardDataHtml(data, i18n()));
+  }
+  if (data?.refusal?.actions && game.user?.isGM) addUndoAll(shown ?? root, data.refusal.actions, send);
+  const players = byGM(message) ? message?.getFlag?.(MODULE_ID, PUBLIC_CARD_FLAG) : null;
+  const playersHtml = shown && players ? publicCardHtml(players, i18n()) : "";
+  if (shown && playersHtml) {
+    shown.replaceChildren();
+    shown.insertAdjacentHTML("beforeend", playersHtml.replace(/^<div[^>]*>/, "").replace(/<\/div>$/, ""));
+  }
+  const line = byGM(message) ? message?.getFlag?.(MODULE_ID, HEALTH_LINE_FLAG) : null;
+  if (shown && line && typeof line.kind === "string" && Array.isArray(line.entries)) {
+    const entries = line.entries.filter((/** @type {any} */ e) => e && typeof e.name === "string").map((/** @type {any} */ e) => ({ name: e.name, status: typeof e.status === "string" ? e.status : null }));
+    const html = renderHealthLine({ kind: line.kind, entries }, i18n());
+    shown.replaceChildren();
+    shown.insertAdjacentHTML("beforeend", html.replace(/^<div[^>]*>/, "").replace(/<\/div>$/, ""));
+  }
   const flag = flagOf(message);
-  if (!flag || !root) return;
+  if (!flag) return;
   // a ruling flag on a message a player created is not the bridge's card: no Undo there
-  const author = typeof message?.author === "object" ? message.author : game.users?.get?.(message?.author ?? message?._source?.author);
-  if (!author?.isGM) return;
-  const card = root.querySelector(".vtt-bridge-ruling") ?? root;
+  if (!byGM(message)) return;
+  const card = shown ?? root;
   if (flag.undone) card.classList.add(`${MODULE_ID}-undone`);
   if (read && hasMoreSteps(flag)) addAllSteps(card, flag, read);
   const button = cardButton(flag, !!game.user?.isGM);
@@ -449,6 +631,23 @@ export function decorateRulingCard(message, root, send, read = null) {
     send(undoAction(button.mode, flag));
   });
   card.append(element);
+}
+
+/**
+ * "Undo them all" of a refused undo's card: each undo in turn, newest first, until one is refused
+ * (the sidecar decides each; a refusal shows its own card or notice).
+ * @param {Element} card
+ * @param {{kind: "undo", action: string}[]} actions
+ * @param {(action: Record<string, any>) => unknown} send
+ */
+function addUndoAll(card, actions, send) {
+  const button = card.querySelector(".vtt-bridge-undo-all");
+  if (!button) return;
+  button.addEventListener("click", async (/** @type {Event} */ event) => {
+    event.preventDefault();
+    /** @type {HTMLButtonElement} */ (button).disabled = true;
+    for (const action of actions) if ((await send({ kind: "undo", action: String(action.action) })) === false) break;
+  });
 }
 
 /** The keybinding action of "undo the last ruling of this scene". */
@@ -515,7 +714,7 @@ async function explainFor(target, connection) {
       const answer = await connection.query({ kind: "explain", observer: observer.id, target: target.id });
       await postCard({ log: answer.log ?? [], kind: "explain", subject: `${observer.name} → ${target.name}`, forceGm: true }, "gm");
     } catch (error) {
-      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+      ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: errorSentence(/** @type {any} */ (error), loc) }));
     }
   }
 }
@@ -576,7 +775,7 @@ export async function pinFor(target, connection, observer = null) {
     const action = form.state === "release" ? releaseAction(target.id, observer) : pinAction(target.id, form, { round, by: String(game.user.name ?? "") });
     await connection.action(action);
   } catch (error) {
-    ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+    ui.notifications.error(loc.format("VTTBRIDGE.Notice.Error", { message: errorSentence(/** @type {any} */ (error), loc) }));
   }
 }
 

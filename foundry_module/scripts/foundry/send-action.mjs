@@ -16,7 +16,21 @@
 import { BRIDGE_FLAG, electBridge } from "../core/bridge-election.mjs";
 import { MODULE_ID } from "../core/constants.mjs";
 import { randomId } from "../core/connection.mjs";
+import { errorSentence } from "../core/headline.mjs";
 import { RelayQueue } from "./player-requests.mjs";
+
+/**
+ * A refusal as a sentence in this user's language (`errorSentence`: the sidecar's code and field
+ * paths in words), through `game.i18n`; without it, the error's own message.
+ * @param {any} env @param {unknown} error
+ * @returns {string}
+ */
+function refusalText(env, error) {
+  const source = env?.game?.i18n;
+  if (!source || typeof source.format !== "function") return String(/** @type {Error} */ (error)?.message ?? error);
+  const has = (/** @type {string} */ key) => (typeof source.has === "function" ? source.has(key) : source.localize(key) !== key);
+  return errorSentence(/** @type {any} */ (error), { localize: (key) => source.localize(key), format: (key, data) => source.format(key, data), has, lang: source.lang });
+}
 
 /**
  * The localized notice of a refused relay, or null when it was sent.
@@ -84,7 +98,7 @@ export function makeSendAction({ env = globalThis, connection, localize, relay }
       try {
         await direct.action(action);
       } catch (error) {
-        env.ui.notifications.error(localize("VTTBRIDGE.Notice.Error", { message: /** @type {Error} */ (error).message }));
+        env.ui.notifications.error(localize("VTTBRIDGE.Notice.Error", { message: refusalText(env, error) }));
       }
       return;
     }
