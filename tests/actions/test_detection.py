@@ -529,5 +529,6 @@ def test_DET_8_the_module_registers_its_actions_and_queries() -> None:
         QUERIES
     ) == {
         "explain",
+        "pins",
         "attackCheck",
     }
