@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from hypothesis import settings
 
 from vtt_bridge.actions.registry import ACTION_ADAPTER, QUERY_ADAPTER
 from vtt_bridge.cli.app import create_app
@@ -23,6 +24,11 @@ from vtt_bridge.engine.protocol import json_schema
 from vtt_bridge.server.bridge import Config
 
 TOKEN = "test-token-0123456789"
+
+settings.register_profile("vtt-bridge", deadline=None)
+settings.load_profile("vtt-bridge")
+"""No time limit on a Hypothesis example (its default is 200 ms, which a loaded machine breaks):
+loaded here, before any test module makes its own `settings`, which take the rest from it."""
 
 
 SCHEMA = json_schema(ACTION_ADAPTER, QUERY_ADAPTER)

@@ -11,7 +11,7 @@ import { BridgeConnection } from "./core/connection.mjs";
 import { MODULE_ID } from "./core/constants.mjs";
 import { BRIDGE_FLAG } from "./core/bridge-election.mjs";
 import { actionCardHtml, CARD_FLAG } from "./core/damage.mjs";
-import { installDamageTools } from "./foundry/damage-tools.mjs";
+import { installDamageTools, LAST_TYPE_FLAG } from "./foundry/damage-tools.mjs";
 import { makeRelayQueue, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
 import { BridgeHost, renderIndicator } from "./foundry/bridge-host.mjs";
 import {
@@ -270,6 +270,9 @@ const rollDeps = {
   sendAction: (/** @type {Record<string, unknown>} */ action) => sendAction(action),
   t,
   notifyError: (/** @type {string} */ message) => ui.notifications.error(message),
+  // the traits the game system holds (every CofD Skill), and whose names they carry
+  stateOf: (/** @type {any} */ actor) => stateOf(actor),
+  systemOf: (/** @type {any} */ actor) => systemOf(actor).adapter?.id ?? null,
 };
 
 /** @param {Array<{path: string, value: unknown}>} upserts */
@@ -478,5 +481,10 @@ Hooks.on("getActorSheetHeaderButtons", (/** @type {any} */ app, /** @type {any[]
 // the damage dialog and the cards' Apply buttons: to the targets or the selection, one batch; its
 // own init handler, so the chat hook (one per version) does not wait on the rest of the set-up
 Hooks.once("init", () => {
-  damageTools = installDamageTools({ sendAction, localize: t, preview: previewDamage });
+  // the damage dialog opens with this user's last damage type (a flag of their own User)
+  const lastType = {
+    get: () => game.user?.getFlag?.(MODULE_ID, LAST_TYPE_FLAG),
+    set: (/** @type {string} */ type) => Promise.resolve(game.user?.setFlag?.(MODULE_ID, LAST_TYPE_FLAG, type)).catch((/** @type {unknown} */ error) => console.warn(`${MODULE_ID} |`, error)),
+  };
+  damageTools = installDamageTools({ sendAction, localize: t, preview: previewDamage, lastType });
 });

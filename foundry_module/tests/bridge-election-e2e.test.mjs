@@ -93,7 +93,7 @@ for (const generation of /** @type {const} */ ([12, 13])) {
       socket: pia.socket,
       newId: () => `pia${(n += 1)}`,
       subtle: globalThis.crypto.subtle,
-      timeout: 400,
+      timeout: 3_000, // room for a loaded machine's round trip to the sidecar; the takeover below waits it out once
       retry: 50,
     });
     // every browser's userConnected / updateUser retries the queue, as main.mjs wires it

@@ -2,20 +2,19 @@
  * Issue 35 in headless Chromium: the damage dialog opened from a roll card's "Apply as damage", as
  * the real wiring builds it (damage-tools.mjs `damageDialog`, the real language files and the
  * module's stylesheet), its preview from the real sidecar's `preview` of the batch it would send
- * (three targets: the Ogre resists fire 5, the Thief and Ghost do not). English, German and
+ * (three targets attacked from Ayla's token: the Ogre resists fire 5, the Thief takes it all, the
+ * Ghost, which Ayla locates only approximately, takes half: DET-10). English, German and
  * Chinese, in a dialog of Foundry's usual width: no field or preview wider than the dialog, the
  * Health numbers right-aligned in their columns, every word localized. With
  * VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes docs/images/damage-dialog-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
-
+import { launchChromium } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
 
@@ -26,11 +25,13 @@ const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
 const STATE = {
   scene: { id: "scene1", round: 1, gridSize: 100 },
   actors: {
+    "Actor.ayla": { name: "Ayla", health: { max: 7 }, detection: [{ name: "sight", sense: "sight", essence: "magical", rank: "D" }] },
     "Actor.thief": { name: "Thief", health: { max: 7 } },
     "Actor.ogre": { name: "Ogre", health: { max: 9 }, iwr: { resistances: [{ type: "fire", value: 5 }] } },
-    "Actor.ghost": { name: "Ghost", health: { max: 5 } },
+    "Actor.ghost": { name: "Ghost", health: { max: 5 }, antiDetection: [{ name: "veil", essence: "magical", rank: "D" }] },
   },
   tokens: {
+    tA: { actor: "Actor.ayla", x: 400, y: 400 },
     tT: { actor: "Actor.thief", x: 800, y: 400 },
     tO: { actor: "Actor.ogre", x: 400, y: 800 },
     tG: { actor: "Actor.ghost", x: 1200, y: 400 },
@@ -44,33 +45,33 @@ const TARGETS = [
 const FORM = { amount: "6", grade: "L", type: "fire" };
 
 test("headless Chromium: the damage dialog's preview of three targets fits a Foundry dialog, numbers aligned, in English, German and Chinese", async (t) => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   // the batch the dialog sends for these values, and the real sidecar's preview of it
-  const batch = { kind: "batch", actions: TARGETS.map(({ actor }) => ({ kind: "damage", target: actor, instances: [{ amount: 6, grade: "L", type: "fire" }] })) };
+  const batch = {
+    kind: "batch",
+    actions: TARGETS.map(({ actor, token }) => ({ kind: "damage", target: actor, instances: [{ amount: 6, grade: "L", type: "fire" }], attack: { attacker: "tA", token, successes: 6 } })),
+  };
   const [answer] = await sidecarRulings(STATE, [{ query: { kind: "preview", action: batch } }]);
   assert.ok(answer.data?.log?.length, JSON.stringify(answer));
+  assert.ok(answer.data.log.some((/** @type {any} */ s) => s.key === "DET-10.damageHalved" && s.data.target === "tG"), "the ghost (approximate to Ayla) takes half");
   const http = await serveModuleFiles(moduleRoot);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const { browser, close } = await launchChromium();
   t.after(async () => {
-    await browser.close();
+    await close();
     await http.close();
-    rmSync(profile, { recursive: true, force: true });
   });
   const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
 
   for (const lang of ["en", "de", "zh-CN"]) {
     const page = await browser.newPage();
-    await page.setViewport({ width: 600, height: 420 });
+    await page.setViewport({ width: 640, height: 560 });
     /** @type {string[]} */
     const errors = [];
     page.on("pageerror", (error) => errors.push(String(error)));
     await page.goto(`${http.origin}/module.json`);
-    // Foundry's dialog: a window of 560 px (the dialog's `position.width`), its header, content and button
+    // Foundry's dialog: a window of 600 px (the dialog's `position.width`), its header, content and button
     await page.setContent(
       `<!doctype html><html lang="${lang}"><body style="margin:0;background:#3a3a40;font-family:'Signika','Noto Sans','Noto Sans CJK SC',sans-serif;font-size:14px">` +
-        `<section id="dialog" style="box-sizing:border-box;width:560px;margin:12px 20px;background:#f0eee6;color:#191813;border-radius:6px;box-shadow:0 0 12px #000">` +
+        `<section id="dialog" style="box-sizing:border-box;width:600px;margin:12px 20px;background:#f0eee6;color:#191813;border-radius:6px;box-shadow:0 0 12px #000">` +
         `<header id="title" style="padding:6px 10px;background:#23221d;color:#f0f0e0;border-radius:6px 6px 0 0"></header>` +
         `<form id="content" style="padding:8px 10px"></form>` +
         `<footer style="padding:0 10px 10px"><button id="ok" type="button" style="width:100%;line-height:28px"></button></footer></section></body></html>`,
@@ -89,10 +90,11 @@ test("headless Chromium: the damage dialog's preview of three targets fits a Fou
           return String(text ?? key).replace(/\{(\w+)\}/g, (_, k) => data[k] ?? `{${k}}`);
         };
         const { damageDialog } = await import(`${origin}/scripts/foundry/damage-tools.mjs`);
-        const names = Object.fromEntries(targets.map((/** @type {any} */ t) => [t.token, t.name]));
+        const names = Object.fromEntries([...targets.map((/** @type {any} */ t) => [t.token, t.name]), ["tA", "Ayla"]]);
+        const placeables = Object.entries(names).map(([id, name]) => ({ id, document: { id, name }, actor: { uuid: `Actor.${name.toLowerCase()}`, isOwner: true } }));
         const env = {
           game: { i18n: { lang, has: (/** @type {string} */ key) => typeof find(key) === "string" }, user: { isGM: true } },
-          canvas: { tokens: { get: (/** @type {string} */ id) => ({ document: { name: names[id] } }) } },
+          canvas: { tokens: { get: (/** @type {string} */ id) => (names[id] ? { document: { name: names[id] } } : undefined), placeables, controlled: [] } },
           ui: { notifications: { error: (/** @type {string} */ m) => missing.push(`error: ${m}`), warn: (/** @type {string} */ m) => missing.push(`warn: ${m}`) } },
           FormData,
           foundry: {
@@ -112,7 +114,7 @@ test("headless Chromium: the damage dialog's preview of three targets fits a Fou
           },
         };
         await damageDialog(
-          { targets: targets.map((/** @type {any} */ t) => ({ actor: t.actor, token: t.token })), values: form, fallback: "" },
+          { targets: targets.map((/** @type {any} */ t) => ({ actor: t.actor, token: t.token })), values: form, fallback: "", source: "Actor.ayla" },
           { env, localize, sendAction: () => undefined, preview: async () => preview },
         );
         const dialog = /** @type {HTMLElement} */ (document.getElementById("dialog"));
@@ -153,8 +155,11 @@ test("headless Chromium: the damage dialog's preview of three targets fits a Fou
     assert.match(report.rows[1], /6 .+ → 1/, `${lang}: ${report.rows[1]}`);
     assert.match(report.rows[1], /8\/9/, `${lang}: ${report.rows[1]}`);
     assert.match(String(report.title), /Thief.*Ogre.*Ghost/);
+    // the Ghost's row: 6 fire halved to 3 (DET-10), named by its token's name, not its id
+    assert.match(report.rows[2], /Ayla.*Ghost.*6 → 3/, `${lang}: ${report.rows[2]}`);
+    assert.doesNotMatch(report.rows[2], /\btA\b|\btG\b/, `${lang}: tokens by name`);
     if (lang !== "en") assert.doesNotMatch(report.text, /\b(Target|Deals|Healthy|Status|lethal|fire|badly injured|Unconscious)\b/, `${lang}: no English left`);
-    assert.ok(report.height < 400, `${lang}: the dialog is ${report.height} px tall`);
+    assert.ok(report.height < 520, `${lang}: the dialog is ${report.height} px tall`);
     if (writeDocs) await (await page.$("#dialog"))?.screenshot({ path: join(images, `damage-dialog-${lang}.png`) });
     await page.close();
   }

@@ -9,7 +9,7 @@ import { test } from "node:test";
 
 import { MODULE_ID } from "../scripts/core/constants.mjs";
 import { actionCardHtml } from "../scripts/core/damage.mjs";
-import { installDamageTools } from "../scripts/foundry/damage-tools.mjs";
+import { installDamageTools, LAST_TYPE_FLAG } from "../scripts/foundry/damage-tools.mjs";
 import { listenAsBridge } from "../scripts/foundry/player-requests.mjs";
 import { installChatCards } from "../scripts/foundry/ruling-messages.mjs";
 import { makeSendAction, ownsSubject } from "../scripts/foundry/send-action.mjs";
@@ -17,7 +17,7 @@ import { FakeCanvas, FakeDialogs, FakeFormData, FakeNetwork, FakeRoll, FakeWorld
 import { FakeElement } from "./helpers/fake-dom.mjs";
 import { FAKE_PIXI } from "./helpers/fake-pixi.mjs";
 import { i18nFor } from "./helpers/i18n.mjs";
-import { sidecarRulings } from "./helpers/sidecar.mjs";
+import { rulingsInFlight, sidecarRulings } from "./helpers/sidecar.mjs";
 
 const g = /** @type {any} */ (globalThis);
 const GLOBALS = ["game", "canvas", "CONFIG", "Hooks", "ui", "ChatMessage", "foundry", "FormData", "document", "HTMLElement", "fromUuid", "fromUuidSync"];
@@ -110,7 +110,12 @@ function table(as, { lang = "en", preview = undefined } = {}) {
   const localize = (/** @type {string} */ key, /** @type {Record<string, string>|undefined} */ data) => (data ? i18n.format(key, data) : i18n.localize(key));
   // main.mjs's wiring: the GM's browser sends over its connection, a player's is relayed
   const sendAction = makeSendAction({ env: g, connection: () => (as === "gm" ? bridge : null), localize });
-  const tools = installDamageTools({ env: g, sendAction, localize, preview });
+  // this user's last damage type: a flag of their own User (main.mjs), written as Foundry writes it
+  const lastType = {
+    get: () => world.user.getFlag?.(MODULE_ID, LAST_TYPE_FLAG),
+    set: (/** @type {string} */ type) => network.setUserFlag(world.user, world.user.id, MODULE_ID, LAST_TYPE_FLAG, type),
+  };
+  const tools = installDamageTools({ env: g, sendAction, localize, preview, lastType });
   canvas.draw();
   const token = (/** @type {string} */ id) => /** @type {any} */ (canvas.tokens.get(id));
   /** Ann's or the GM's click on the first action button of a message as this browser renders it. */
@@ -132,8 +137,11 @@ function table(as, { lang = "en", preview = undefined } = {}) {
   return { world, dialogs, notes, sidecar, tools, token, press, ayla, sendAction, post };
 }
 
-/** Let a click's relay (queries between the browsers) finish. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** Let a click's relay (queries between the browsers) finish, and any ruling it asked the real sidecar for. */
+const settle = async () => {
+  do await new Promise((resolve) => setTimeout(resolve, 20));
+  while (rulingsInFlight() > 0);
+};
 
 async function cleanup() {
   for (const name of GLOBALS) delete g[name];
@@ -168,6 +176,38 @@ test("the damage dialog of a player who targets two tokens: one batch, one damag
   assert.deepEqual(batchItems(ruled), ["Actor.thief", "Actor.ogre"], "the sidecar rules one ruling with each target's part");
 });
 
+test("DET-10 from the sheet: a player's damage dialog attacks from their own token, so the silhouette (approximately located) takes half, as from the Attack tool; a token they do not own is not offered", async (t) => {
+  t.after(cleanup);
+  const { dialogs, notes, sidecar, tools, token, ayla, world } = table("ann");
+  const ann = /** @type {any} */ (world.users.get("ann"));
+  token("tT").setTarget(true, { user: ann });
+  token("tG").setTarget(true, { user: ann, releaseOthers: false });
+  dialogs.answers.push({ button: "ok", edit: { amount: "6", grade: "L" } });
+  await tools.openDamageDialog(ayla, "damage");
+  await settle();
+  assert.deepEqual(notes, []);
+  const content = String(dialogs.opened[0].content);
+  assert.match(content, /<option value="tA" selected>Ayla<\/option>/, "Ayla's token, the sheet's, attacks");
+  assert.doesNotMatch(content, /value="tO"/, "the Ogre is not Ann's: not offered as the attacker");
+  const attack = (/** @type {string} */ tok) => ({ attacker: "tA", token: tok, successes: 6 });
+  const batch = {
+    kind: "batch",
+    actions: [
+      { kind: "damage", target: "Actor.thief", instances: [{ amount: 6, grade: "L" }], attack: attack("tT") },
+      { kind: "damage", target: "Actor.ghost", instances: [{ amount: 6, grade: "L" }], attack: attack("tG") },
+    ],
+  };
+  assert.deepEqual(sidecar, [batch], "relayed through the GM's bridge: Ayla is Ann's token");
+  const [ruled] = await sidecarRulings(SIDECAR_STATE, sidecar);
+  const halved = ruled.log.filter((/** @type {any} */ s) => s.key === "DET-10.damageHalved");
+  assert.deepEqual(halved.map((/** @type {any} */ s) => [s.data.target, s.data.before, s.data.after]), [["tG", [6], [3]]], "the silhouette takes half, the thief in full");
+  // "nobody" chosen: a plain damage, no attack (the GM's say, e.g. a trap)
+  dialogs.answers.push({ button: "ok", edit: { amount: "6", grade: "L", attacker: "" } });
+  await tools.openDamageDialog(ayla, "damage");
+  await settle();
+  assert.equal(/** @type {any} */ (sidecar[1]).actions[1].attack, undefined);
+});
+
 test("the damage dialog of a GM: the selected tokens (not the GM's targets) get one batch; nothing selected or targeted, the dialog's own actor", async (t) => {
   t.after(cleanup);
   const { dialogs, notes, sidecar, tools, token, ayla, world } = table("gm");
@@ -183,6 +223,7 @@ test("the damage dialog of a GM: the selected tokens (not the GM's targets) get 
   dialogs.answers.push({ button: "ok", form: FIRE });
   await tools.openDamageDialog(ayla, "damage");
   assert.deepEqual(sidecar.at(-1), { kind: "damage", target: "Actor.ayla", instances });
+  assert.match(String(dialogs.opened.at(-1).content), /<option value="" selected>/, "nobody to attack from: the actor damages itself");
   // closed without a choice: nothing
   dialogs.answers.push(null);
   await tools.openDamageDialog(ayla, "damage");
@@ -380,7 +421,7 @@ async function rollCard(parts) {
   return { successes, buttons: root.querySelectorAll(`[data-${MODULE_ID}-action]`), content: String(cards[0]._source.content) };
 }
 
-test("from a roll card to three targets damaged: four clicks at most; the dialog lists each target's predicted Health, IWR and status; one batch lands as previewed", async (t) => {
+test("from a roll card to three targets damaged with typed damage: four clicks; the preview follows the type as it is chosen, the silhouette's halving (DET-10) shown; one batch lands as previewed", async (t) => {
   t.after(cleanup);
   /** @type {Record<string, unknown>[]} */
   const asked = [];
@@ -392,35 +433,53 @@ test("from a roll card to three targets damaged: four clicks at most; the dialog
   assert.match(content, new RegExp(`<span>Apply ${successes} as damage:</span>`));
   assert.deepEqual(buttons.map((/** @type {any} */ b) => b.textContent), ["bashing", "lethal", "aggravated"]);
   let clicks = 0;
-  dialogs.answers.push({ button: "ok", form: { amount: String(successes), grade: "L", type: "untyped" } });
-  buttons[1].click(); // 1: "lethal" on the roll card
+  // in the dialog the GM opens the type list and picks fire (2 clicks), then presses Damage (1)
+  dialogs.answers.push({ button: "ok", edit: { type: "fire" } });
+  buttons[1].click(); // "lethal" on the roll card
   clicks += 1;
   await settle();
-  clicks += 1; // 2: the dialog's Damage button (the answer queued above), its fields as offered
+  clicks += 2 + 1;
   assert.ok(clicks <= 4, `${clicks} clicks`);
   assert.deepEqual(notes, []);
-  assert.equal(dialogs.opened.length, 1, "one dialog, applied as previewed");
+  assert.equal(dialogs.opened.length, 1, "one dialog: the preview was redrawn in it, nothing reopened");
   const [dialog] = dialogs.opened;
   assert.equal(dialog.window.title, "Damage Thief, Ogre, Ghost");
+  // the attack comes from the roller's token (Ayla's), each target's own DET-10 ruled by the sidecar
   const batch = {
     kind: "batch",
-    actions: ["Actor.thief", "Actor.ogre", "Actor.ghost"].map((target) => ({ kind: "damage", target, instances: [{ amount: successes, grade: "L" }] })),
+    actions: [["Actor.thief", "tT"], ["Actor.ogre", "tO"], ["Actor.ghost", "tG"]].map(([target, tok]) => ({
+      kind: "damage",
+      target,
+      instances: [{ amount: successes, grade: "L", type: "fire" }],
+      attack: { attacker: "tA", token: tok, successes },
+    })),
   };
-  assert.deepEqual(asked, [batch], "the preview asked is the batch that is sent");
+  assert.deepEqual(asked.at(-1), batch, "the last preview asked is the batch that is sent");
   assert.deepEqual(sidecar, [batch], "one batch: one card, one undo");
-  // what lands is what the dialog showed: each target's Health after, its status
+  // what lands is what the dialog shows: each target's Health after, the Ogre's resistance, the ghost's halving
   const [, landed] = await sidecarRulings(SIDECAR_STATE, [ROLL, batch]);
   const [, previewed] = await sidecarRulings(SIDECAR_STATE, [ROLL, { query: { kind: "preview", action: batch } }]);
   assert.deepEqual([previewed.data.patch, previewed.data.log], [landed.patch, landed.log]);
-  const html = String(dialog.content);
+  const shown = dialogs.elements[0].querySelector(`.${MODULE_ID}-damage-preview`);
+  const html = shown.children.map((/** @type {any} */ el) => el.textContent).join(" ");
   for (const step of landed.log.filter((/** @type {any} */ s) => s.key === "HEALTH-2.damage")) {
-    assert.ok(html.includes(`<td class="num">${step.data.healthy}/${step.data.max}</td>`), `the dialog shows ${step.data.actor}'s Health after`);
+    assert.ok(html.includes(`${step.data.healthy}/${step.data.max}`), `the dialog shows ${step.data.actor}'s Health after`);
   }
-  for (const name of ["Thief", "Ogre", "Ghost"]) assert.ok(html.includes(`<th scope="row">${name}</th>`), `a row for ${name}`);
-  assert.match(html, /<select name="type">.*<option value="fire">fire<\/option>.*<option value="other">other \(ruled as untyped\)<\/option><\/select>/);
+  assert.ok(landed.log.some((/** @type {any} */ s) => s.key === "DET-10.damageHalved" && s.data.target === "tG"), "the sidecar halves the damage to the silhouette");
+  assert.match(html, /resistance/i, "the Ogre's fire resistance at work, in the redrawn preview");
+  assert.match(html, /Ayla's attack on Ghost is halved, and so is its damage: \d+ → \d+/, "the ghost's halving, in the redrawn preview, by names");
+  assert.match(String(dialog.content), /<option value="tA" selected>Ayla<\/option>/, "the attack is Ayla's (the roller's token)");
+  // the dialog remembers the type for this user: the next one opens with fire (2 clicks: grade, Damage)
+  assert.equal(world.user.getFlag?.(MODULE_ID, LAST_TYPE_FLAG), "fire");
+  dialogs.answers.push({ button: "ok" });
+  buttons[0].click();
+  await settle();
+  assert.equal(dialogs.opened.length, 2);
+  assert.match(String(dialogs.opened[1].content), /<option value="fire" selected>/);
+  assert.equal(/** @type {any} */ (sidecar[1]).actions[0].instances[0].type, "fire");
 });
 
-test("a field changed after the preview: the dialog opens again with the new preview before anything lands (the Ogre's fire resistance shown)", async (t) => {
+test("a field changed and Damage pressed before its preview shows: the dialog opens again with the new preview before anything lands (the Ogre's fire resistance shown)", async (t) => {
   t.after(cleanup);
   /** @type {Record<string, unknown>[]} */
   const asked = [];
@@ -428,7 +487,8 @@ test("a field changed after the preview: the dialog opens again with the new pre
   const { world, dialogs, sidecar, token } = parts;
   token("tO").setTarget(true, { user: world.user });
   const { successes, buttons } = await rollCard(parts);
-  const fire = { amount: String(successes), grade: "L", type: "fire" };
+  const fire = { amount: String(successes), grade: "L", type: "fire", attacker: "" };
+  // the submitted form differs from the values shown (no change event: the preview was not redrawn)
   dialogs.answers.push({ button: "ok", form: fire }, { button: "ok", form: fire });
   buttons[1].click();
   await settle();

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 
 import { WebSocket } from "ws";
 
-import { pageReport } from "./helpers/chromium.mjs";
+import { launchChromium, pageReport } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { startSidecar } from "./helpers/sidecar.mjs";
 import { checkedWebSocket, frameChecker } from "./helpers/schema-check.mjs";
@@ -42,6 +42,8 @@ let sidecar = null;
 let http = null;
 let sidecarUrl = "";
 let httpOrigin = "";
+/** @type {Awaited<ReturnType<typeof launchChromium>>|null} the file's one Chromium (a page per test) */
+let chromium = null;
 
 before(async () => {
   sidecar = await startSidecar({ token: TOKEN, seed: 7 });
@@ -50,9 +52,11 @@ before(async () => {
   // the module's files over http, as Foundry would serve them
   http = await serveModuleFiles(moduleRoot);
   httpOrigin = http.origin;
+  chromium = await launchChromium();
 });
 
 after(async () => {
+  await chromium?.close();
   await sidecar?.stop();
   await http?.close();
 });
@@ -107,6 +111,7 @@ async function inChromium(pagePath, world) {
   const before = frames.report.checked;
   const query = new URLSearchParams({ url: sidecarUrl, token: TOKEN, world });
   const report = await pageReport(`${httpOrigin}/${pagePath}?${query}`, {
+    browser: chromium?.browser,
     onFrame: (frame) => {
       if (frame.opcode === 1) frames.check(frame.payloadData);
     },
@@ -124,7 +129,8 @@ function checkMtaReport(r) {
   assert.deepEqual(r.errors, []);
   // sync: every field the rules need came from the system's data
   assert.deepEqual(r.syncedAnn.attributes, { STR: 2, DEX: 3, STA: 2, INT: 2, PER: 3, RES: 2, PRE: 1, MAN: 1, COM: 2 });
-  assert.deepEqual(r.syncedAnn.skills, { investigation: 2, stealth: 1 });
+  // every Skill of the sheet (a roll may name any), the rules' two among them
+  assert.deepEqual(r.syncedAnn.skills, { investigation: 2, stealth: 1, occult: 0, athletics: 1, brawl: 0, empathy: 0, persuasion: 1 });
   assert.equal(r.syncedAnn.health.max, 7, "Stamina 2 + Size 5");
   assert.deepEqual([r.syncedAnn.health.bashing, r.syncedAnn.health.lethal, r.syncedAnn.health.aggravated], [0, 0, 0]);
   assert.deepEqual([r.syncedAnn.willpower.max, r.syncedAnn.willpower.current], [4, 4]);

@@ -4,14 +4,15 @@
  * the page as a browser shows it. Then across a restart (kill -9, the same SQLite file): the rulings
  * read back, the page's Undo and Redo (the token asked for once, never in the page), and a hostile
  * page of another origin refused. With VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes
- * docs/images/status-page.png.
+ * docs/images/status-page.png. One Chromium for the file (a page per test, closed after it); the
+ * first two tests read one sidecar's scene, played once before them (neither changes it).
  */
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { test } from "node:test";
+import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import puppeteer from "puppeteer-core";
@@ -56,28 +57,42 @@ const SCENE = {
   },
 };
 
-test("the status page after a short scene: subjects by name, the actors' table, who locates whom, never the token", async () => {
+/** @type {import("puppeteer-core").Browser} the file's one Chromium */
+let browser;
+/** @type {string} its profile folder */
+let profile;
+/** @type {Awaited<ReturnType<typeof startSidecar>>} the sidecar of the short scene the first two tests read */
+let scene;
+
+before(async () => {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  const sidecar = await startSidecar({ token: TOKEN, seed: 5 });
-  const port = sidecar.port;
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  /** @type {import("puppeteer-core").Browser|null} */
-  let browser = null;
-  try {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
-    await new Promise((resolve, reject) => {
-      ws.once("open", resolve);
-      ws.once("error", reject);
-    });
-    await request(ws, "hello", { token: TOKEN, world: "friday-night", client: { name: "GM" } });
-    await request(ws, "sync", { state: SCENE });
-    await request(ws, "action", { kind: "round", round: 1 });
-    await request(ws, "action", { kind: "damage", target: "Actor.bran00000000001", instances: [{ amount: 3, grade: "L" }, { amount: 2, grade: "B" }] });
-    await request(ws, "action", { kind: "damage", target: "Actor.cora00000000001", instances: [{ amount: 8, grade: "A" }] });
+  profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
+  browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    userDataDir: profile,
+    args: ["--no-sandbox", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP evil.example 127.0.0.1"],
+  });
+  scene = await startSidecar({ token: TOKEN, seed: 5 });
+  const ws = await gmSocket(scene.port, "friday-night");
+  await request(ws, "sync", { state: SCENE });
+  await request(ws, "action", { kind: "round", round: 1 });
+  await request(ws, "action", { kind: "damage", target: "Actor.bran00000000001", instances: [{ amount: 3, grade: "L" }, { amount: 2, grade: "B" }] });
+  await request(ws, "action", { kind: "damage", target: "Actor.cora00000000001", instances: [{ amount: 8, grade: "A" }] });
+  ws.close();
+});
 
-    browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
-    const page = await browser.newPage();
+after(async () => {
+  await browser?.close();
+  await scene?.stop();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+test("the status page after a short scene: subjects by name, the actors' table, who locates whom, never the token", async () => {
+  const port = scene.port;
+  const page = await browser.newPage();
+  try {
     await page.setViewport({ width: 1000, height: 1400 });
     await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: "load" });
     const text = await page.evaluate(() => document.body.innerText);
@@ -95,29 +110,14 @@ test("the status page after a short scene: subjects by name, the actors' table, 
     assert.ok(await page.$$eval(".box.aggravated", (b) => b.length) >= 7);
     assert.match(text, /Who locates whom: \d+ unlocated, \d+ approximate, \d+ pinpointed\./);
     assert.match(text, new RegExp(`http://127\\.0\\.0\\.1:${port}/module\\.zip`));
-    ws.close();
   } finally {
-    await browser?.close();
-    await sidecar.stop();
-    rmSync(profile, { recursive: true, force: true });
+    await page.close();
   }
 });
 
 test("the page words every step with the module's own card code, in the reader's language (en, de, zh-CN), subjects by name", async () => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  const sidecar = await startSidecar({ token: TOKEN, seed: 5 });
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  /** @type {import("puppeteer-core").Browser|null} */
-  let browser = null;
-  try {
-    const ws = await gmSocket(sidecar.port, "friday-night");
-    await request(ws, "sync", { state: SCENE });
-    await request(ws, "action", { kind: "round", round: 1 });
-    await request(ws, "action", { kind: "damage", target: "Actor.bran00000000001", instances: [{ amount: 3, grade: "L" }, { amount: 2, grade: "B" }] });
-    await request(ws, "action", { kind: "damage", target: "Actor.cora00000000001", instances: [{ amount: 8, grade: "A" }] });
-    ws.close();
-    browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const sidecar = scene;
+  {
     /** @type {Record<string, {accept: string, contest: RegExp, penalty: RegExp, dying: string}>} */
     const readers = {
       en: { accept: "en-GB,en;q=0.9", contest: /^(Bran|Cora) spots with \d+ dice?: .*; Assassin hides with /, penalty: /^Bran's wound penalty: 0 → -\d$/, dying: "Cora: dying" },
@@ -144,10 +144,6 @@ test("the page words every step with the module's own card code, in the reader's
       }
       await page.close();
     }
-  } finally {
-    await browser?.close();
-    await sidecar.stop();
-    rmSync(profile, { recursive: true, force: true });
   }
 });
 
@@ -183,11 +179,8 @@ const HOSTILE = (/** @type {number} */ port) => `<!doctype html><meta charset="u
 </script>`;
 
 test("after a restart the page reads the rulings back; its Undo asks for the token once and sends undo over the socket, Redo after; a hostile page is refused", async () => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "vtt-bridge-status-"));
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
   const hostile = createServer((_req, res) => {
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
     res.end(HOSTILE(port));
@@ -196,8 +189,8 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
   const hostilePort = /** @type {import("node:net").AddressInfo} */ (hostile.address()).port;
   /** @type {Awaited<ReturnType<typeof spawnSidecar>>|null} */
   let sidecar = null;
-  /** @type {import("puppeteer-core").Browser|null} */
-  let browser = null;
+  /** @type {import("puppeteer-core").Page[]} */
+  const pages = [];
   try {
     sidecar = await spawnSidecar({ token: TOKEN, seed: 5, port, dataDir });
     const ws = await gmSocket(port, "friday-night");
@@ -218,13 +211,8 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     sidecar = await spawnSidecar({ token: TOKEN, seed: 5, port, dataDir });
     assert.deepEqual(await bransHealth(port), { bashing: 2, lethal: 3, aggravated: 0 });
 
-    browser = await puppeteer.launch({
-      executablePath,
-      headless: true,
-      userDataDir: profile,
-      args: ["--no-sandbox", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP evil.example 127.0.0.1"],
-    });
     const page = await browser.newPage();
+    pages.push(page);
     /** @type {string[]} */
     const problems = [];
     page.on("pageerror", (error) => problems.push(String(error)));
@@ -284,6 +272,7 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
 
     // a hostile page (another origin) cannot open the socket, read the page, or frame it
     const evil = await browser.newPage();
+    pages.push(evil);
     await evil.goto(`http://evil.example:${hostilePort}/`, { waitUntil: "load" });
     await evil.waitForFunction(() => /** @type {any} */ (window).results.ws && /** @type {any} */ (window).results.read, { timeout: 20_000 });
     assert.deepEqual(await evil.evaluate(() => /** @type {any} */ (window).results), { ws: "refused", read: "blocked" });
@@ -295,10 +284,10 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     const rebound = await evil.goto(`http://evil.example:${port}/`);
     assert.equal(rebound?.status(), 403);
   } finally {
-    await browser?.close();
+    for (const page of pages) await page.close();
     if (sidecar) await sidecar.stop();
+    hostile.closeAllConnections(); // the file's Chromium lives on, and with it its kept-alive connections
     await new Promise((resolve) => hostile.close(() => resolve(undefined)));
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(profile, { recursive: true, force: true });
   }
 });

@@ -64,8 +64,17 @@ test("no language words a step key the sidecar does not declare", () => {
   }
 });
 
-/** Real rulings of the sidecar (its World, its seeded dice), as JSON. */
+/** @type {string|null} the rulings' JSON, made once for the file (each call parses its own copy) */
+let rulingsJson = null;
+
+/** Real rulings of the sidecar (its World, its seeded dice), a fresh copy each call. */
 function sidecarRulings() {
+  rulingsJson ??= rulingsText();
+  return JSON.parse(rulingsJson);
+}
+
+/** The rulings as the sidecar's Python prints them (one Python for the file). */
+function rulingsText() {
   const script = `
 import json
 from vtt_bridge.engine.world import World
@@ -91,7 +100,7 @@ run("hit2", {"kind": "damage", "target": "Actor.cora", "instances": [{"amount": 
 run("round2", {"kind": "round", "round": 2})
 print(json.dumps(out))
 `;
-  return JSON.parse(execFileSync(python(), ["-c", script], { cwd: repo, encoding: "utf8" }));
+  return execFileSync(python(), ["-c", script], { cwd: repo, encoding: "utf8" });
 }
 
 const NAMES = /** @type {Record<string, string>} */ ({ tokAssassin: "Assassin", tokBran: "Bran", tokCora: "Cora", "Actor.bran": "Bran", "Actor.cora": "Cora", "Actor.assassin": "Assassin" });

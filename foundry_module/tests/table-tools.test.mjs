@@ -405,6 +405,9 @@ test("DET-10 the player's card of an attack on a silhouette names it Someone: hi
   assert.deepEqual(rolled.map((/** @type {any} */ r) => r.terms[0].number), [4], "only the roller's own dice, never the opponent's pool");
   for (const text of texts) for (const secret of SECRETS) assert.ok(!text.includes(secret), `a card the player sees carries ${secret}: ${text}`);
   for (const message of shown) assert.deepEqual(message._source.whisper ?? [], [], "the players' card is public");
+  // the roll is thrown once (Dice So Nice): only the players' card carries its dice, the GM's none
+  const withRolls = [...world.messages.values()].filter((/** @type {any} */ m) => (m._source.rolls ?? []).length);
+  assert.deepEqual(withRolls, [shown[3]], "one message of the roll carries its dice");
   // the GM's cards are whispered to the GMs only, and name the target
   assert.ok(whispered.length >= 3);
   for (const message of whispered) assert.ok(message._source.whisper.every((/** @type {string} */ id) => world.users.get(id)?.isGM));

@@ -9,19 +9,18 @@
  * Redo button is not.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
 import { WebSocket } from "ws";
 
 import { damageAction } from "../scripts/core/messages.mjs";
 import { answerRequest, relayRequest } from "../scripts/foundry/player-requests.mjs";
 import { installChatCards } from "../scripts/foundry/ruling-messages.mjs";
 import { clearChatGlobals, installChatGlobals } from "./helpers/chat-globals.mjs";
+import { launchChromium } from "./helpers/chromium.mjs";
 import { FakeElement } from "./helpers/fake-dom.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { client, until } from "./helpers/scenario.mjs";
@@ -130,15 +129,11 @@ test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo
 
 test("headless Chromium: the module's stylesheet strikes an undone card's steps through, not its Redo button; a standing card is not", async (t) => {
   const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const http = await serveModuleFiles(moduleRoot);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const { browser, close } = await launchChromium();
   t.after(async () => {
-    await browser.close();
+    await close();
     await http.close();
-    rmSync(profile, { recursive: true, force: true });
   });
   const page = await browser.newPage();
   /** @type {string[]} */

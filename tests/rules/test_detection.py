@@ -32,10 +32,13 @@ from vtt_bridge.rules.detection import (
     distance_squared,
     effective_rank,
     explain_locate,
+    guess_step,
     hide_pool_base,
     locate,
+    locate_step,
     raise_one_step,
     spot_pool_base,
+    verdict_step,
 )
 from vtt_bridge.rules.dice import SuppliedDice, active_wins
 from vtt_bridge.rules.ranks import Rank
@@ -563,3 +566,18 @@ def test_DET_10_an_attack_at_a_guessed_square(
         assert out is None
     else:
         assert out is not None and (out.successes, out.extra_successes, out.effect_points) == expected
+
+
+def test_DET_10_an_attacks_steps_say_how_it_was_located_guessed_and_what_it_counts_for() -> None:
+    assert locate_step("a", "t", LocateState.APPROXIMATE).key == "DET-4.attack"
+    assert [guess_step("a", "t", right).key for right in (None, True, False)] == [
+        "DET-10.noGuess",
+        "DET-10.guessRight",
+        "DET-10.guessWrong",
+    ]
+    full = verdict_step("a", "t", attack_consequence(LocateState.PINPOINTED, 5, 3, 7))
+    halved = verdict_step("a", "t", attack_consequence(LocateState.APPROXIMATE, 5, 3, 7))
+    spell = verdict_step("a", "t", attack_consequence(LocateState.UNLOCATED, 5, spell=SpellKind.TARGETED))
+    assert (full.key, full.data["successes"]) == ("DET-10.full", 5)
+    assert (halved.key, halved.data["successes"], halved.data["halved"]) == ("DET-10.halved", 2, True)
+    assert spell.key == "DET-10.noSpell" and spell.data["spellAllowed"] is False

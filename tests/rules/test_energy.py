@@ -19,10 +19,13 @@ from vtt_bridge.rules.energy import (
     PoolCategory,
     PoolTrait,
     Region,
+    annihilation_step,
     base_max,
     blocked_by_immunity,
     can_pay_for,
+    change_gauge_max_by,
     change_max,
+    change_pool_max_by,
     choice_refusal,
     gain_pool,
     gauge_conflicts,
@@ -30,6 +33,10 @@ from vtt_bridge.rules.energy import (
     pool_conflicts,
     pool_traits,
     reopening_bonus,
+    restore_gauge_by,
+    restore_pool,
+    spend_energy_from,
+    spend_from_gauge,
 )
 
 A = Attribute
@@ -211,6 +218,8 @@ def test_EP_2_gaining_a_conflicting_pool_annihilates() -> None:
     gain = gain_pool(MANA, {"picky": picky}, {}, ATTRS)
     assert gain.annihilated
     assert [s.rule for s in gain.steps] == ["EP-1", "EP-2"]
+    step = annihilation_step(gain.conflicts)
+    assert step.key == "EP-2.annihilated" and len(step.data["conflicts"]) == len(gain.conflicts) > 0
 
 
 def test_EP_2_a_pool_that_rejects_gauges_conflicts_with_a_held_gauge_of_that_nature() -> None:
@@ -444,3 +453,64 @@ def test_EP_9_a_gauge_without_a_maximum_and_one_above_its_maximum() -> None:
     assert Gauge(name="Sin", max=None, current=999, source="Demon Bloodline").max is None
     with pytest.raises(ValidationError, match="exceeds max"):
         Gauge(name="Sin", max=3, current=4, source="Demon Bloodline")
+
+
+def test_EP_6_EP_7_spend_energy_from_pays_reduced_in_place_of_the_original_and_refuses_the_reverse() -> None:
+    spec = new("heavenly-demon-force", (A.STA, A.PER), region=Region.EASTERN, variant_of="inner-force")
+    pools = gain_pool(spec, {"inner-force": held(INNER_FORCE)}, {}, ATTRS).pools
+    variant, original = pools["heavenly-demon-force"], pools["inner-force"]
+    spent = spend_energy_from(
+        "heavenly-demon-force", variant, "inner-force", original,
+        substituted=True, chosen=False, chosen_class=None, cost=3, reduction=1, spend_all=False,
+    )  # fmt: skip
+    assert spent.pool.current == variant.current - 2 and spent.payment.effect_cost == 3
+    assert [step.key for step in spent.steps] == ["EP-7.substitute", "EP-6.reduced", "EP-6.paid"]
+    with pytest.raises(RuleViolation) as refused:
+        spend_energy_from(
+            "inner-force", original, "heavenly-demon-force", variant,
+            substituted=True, chosen=False, chosen_class=None, cost=1, reduction=0, spend_all=False,
+        )  # fmt: skip
+    assert refused.value.rule == "EP-7" and refused.value.path == ("substituteFrom",)
+    with pytest.raises(RuleViolation) as too_much:
+        spend_energy_from(
+            "inner-force", original, "inner-force", original,
+            substituted=False, chosen=False, chosen_class=None, cost=original.current + 1, reduction=0,
+            spend_all=False,
+        )  # fmt: skip
+    assert too_much.value.rule == "EP-6" and too_much.value.path == ("cost",)
+
+
+def test_EP_5_restoring_stops_at_the_maximum_and_a_full_pool_stays_the_same_object() -> None:
+    pool = held(INNER_FORCE).model_copy(update={"current": 1})
+    restored = restore_pool("inner-force", pool, 100)
+    assert restored.pool.current == pool.max and restored.step.data["restored"] == pool.max - 1
+    full = restored.pool
+    assert restore_pool("inner-force", full, 3).pool is full
+
+
+def test_EP_5_EP_8_a_max_change_keeps_current_or_loses_the_excess_and_special_pools_refuse_enhancement() -> (
+    None
+):
+    pool = held(INNER_FORCE)
+    lost = change_pool_max_by("inner-force", pool, -2, attack=False, enhancement=False)
+    assert (lost.pool.max, lost.pool.current, lost.step.data["lost"]) == (pool.max - 2, pool.max - 2, 2)
+    gained = change_pool_max_by("inner-force", pool, 3, attack=False, enhancement=True)
+    assert (gained.pool.max, gained.pool.current) == (pool.max + 3, pool.current)
+    with pytest.raises(RuleViolation) as refused:
+        change_pool_max_by("hamon", held(HAMON), 1, attack=False, enhancement=True)
+    assert refused.value.rule == "EP-8"
+
+
+def test_EP_9_a_gauge_spends_what_it_holds_restores_to_its_max_and_changes_a_max_it_has() -> None:
+    rage = Gauge(name="Rage", max=5, current=3, source="Berserker")
+    assert spend_from_gauge("rage", rage, 3).gauge.current == 0
+    with pytest.raises(RuleViolation) as too_much:
+        spend_from_gauge("rage", rage, 4)
+    assert (too_much.value.rule, too_much.value.path) == ("EP-9", ("amount",))
+    assert restore_gauge_by("rage", rage, 10).gauge.current == 5
+    endless = Gauge(name="Gold", max=None, current=3, source="Merchant")
+    assert restore_gauge_by("gold", endless, 10).gauge.current == 13
+    lowered = change_gauge_max_by("rage", rage, -4)
+    assert (lowered.gauge.max, lowered.gauge.current, lowered.step.data["lost"]) == (1, 1, 2)
+    with pytest.raises(RuleViolation, match="no maximum"):
+        change_gauge_max_by("gold", endless, 1)

@@ -4,8 +4,17 @@ a new round (rules/iwr.py) and the waking that recovering Willpower brings (rule
 from __future__ import annotations
 
 from vtt_bridge.rules.common import Step
-from vtt_bridge.rules.health import Grade, HealthTrack, worsen_tracks
-from vtt_bridge.rules.injury import take_damage
+from vtt_bridge.rules.health import (
+    Grade,
+    HealthTrack,
+    health_status,
+    is_worsening,
+    read_tracks,
+    unconscious_from_injuries,
+    worsen_tracks,
+    wound_penalty,
+)
+from vtt_bridge.rules.injury import round_passes, take_damage
 from vtt_bridge.rules.iwr import DealtDamage, TemporaryImmunity, lapse_temporary_immunities
 from vtt_bridge.rules.willpower import Willpower, recover
 
@@ -75,3 +84,45 @@ def test_HEALTH_4_worsening_stays_on_the_first_track_and_leaves_a_stable_one_alo
     stable = first.model_copy(update={"stabilized": True})
     out = worsen_tracks(stable, None)
     assert out.health is stable and out.steps == ()
+
+
+def test_HEALTH_4_WP_3_HEALTH_10_a_round_worsens_then_lapses_staying_conscious_then_heals() -> None:
+    track = HealthTrack(max=3, lethal=2, aggravated=1)
+    will = Willpower(max=3, current=2, kept_conscious=True)
+    passed = round_passes(track, None, will, fast_healing=(1,), regeneration=())
+    assert keys(passed.steps)[:2] == [*keys(worsen_tracks(track, None).steps), "WP-3.round"]
+    assert not passed.willpower.kept_conscious
+    assert any(step.rule == "HEALTH-10" for step in passed.steps)
+    assert passed.health != worsen_tracks(track, None).health  # healed after it worsened
+
+
+def test_HEALTH_10_no_healing_once_the_worsening_killed() -> None:
+    track = HealthTrack(max=2, lethal=1, aggravated=1)
+    passed = round_passes(track, None, Willpower(max=3, current=3), fast_healing=(3,), regeneration=(3,))
+    assert passed.health.aggravated == 2 and not any(step.rule == "HEALTH-10" for step in passed.steps)
+
+
+def test_HEALTH_6_and_HEALTH_7_tracks_read_at_once_as_each_rule_reads_them() -> None:
+    for track in (
+        HealthTrack(max=5),
+        HealthTrack(max=5, lethal=2, bashing=1),
+        HealthTrack(max=3, lethal=2, aggravated=1),
+        HealthTrack(max=3, aggravated=3),
+        HealthTrack(max=0),
+    ):
+        for enabled in (False, True):
+            reading = read_tracks(track, None, enabled)
+            assert reading.status is health_status(track)
+            assert reading.out_from_injuries is unconscious_from_injuries(track)
+            assert reading.worsening is is_worsening(track)
+            assert reading.wound_penalty == wound_penalty(track, enabled)
+
+
+def test_HEALTH_6_and_EP_2_the_dead_and_the_annihilated_pass_a_round_as_they_are() -> None:
+    will = Willpower(max=3, current=2, kept_conscious=True)
+    for track, annihilated in (
+        (HealthTrack(max=2, aggravated=2), False),
+        (HealthTrack(max=3, lethal=3), True),
+    ):
+        passed = round_passes(track, None, will, fast_healing=(2,), regeneration=(), annihilated=annihilated)
+        assert passed.health is track and passed.willpower is will and passed.steps == ()

@@ -12,6 +12,7 @@ import pytest
 
 from tests.actions.test_batch import fire, table
 from tests.conftest import Client, Connect, Peer, world_state
+from vtt_bridge.engine.protocol import LOG_SHOWN
 from vtt_bridge.server.bridge import BRIDGE
 
 
@@ -161,3 +162,24 @@ async def test_a_preview_of_an_undo_changes_nothing(connect: Connect) -> None:
     assert await peer.state() == before
     result = await landed(peer, {"kind": "undo", "action": "hit"})
     assert (result["patch"], result["log"]) == (data["patch"], data["log"])
+
+
+async def test_a_preview_of_a_long_batch_carries_its_whole_log_where_the_action_is_cut(
+    connect: Connect,
+) -> None:
+    """A `result`'s log is cut to its first `LOG_SHOWN` steps (the ruling card's); the preview's
+    `data.log` is the whole log the action would give, so the dialog reads every target's part."""
+    peer = await connect()
+    await peer.request("sync", {"state": world_state(actors=30)})
+    hit = [{"amount": 3, "grade": "L"}]
+    batch = {
+        "kind": "batch",
+        "actions": [{"kind": "damage", "target": f"actor{i}", "instances": hit} for i in range(30)],
+    }
+    data = await previewed(peer, batch)
+    keys = [step.get("key") for step in data["log"]]
+    assert len(data["log"]) > LOG_SHOWN, len(data["log"])
+    assert keys.count("BATCH.item") == 30 and keys.count("HEALTH-2.damage") == 30, keys
+    result = await landed(peer, batch)
+    assert len(result["log"]) == LOG_SHOWN and result["summary"]["steps"] == len(data["log"])
+    assert result["log"] == data["log"][:LOG_SHOWN], "what lands begins as previewed"

@@ -446,7 +446,7 @@ async def test_a_large_round_is_packed_for_undo_once_answered_and_its_retry_is_r
     stored = reply("w1", "r3")
     assert "r3" not in world.replies and stored is not None and len(stored[0]) > 10_000
     entry = world.history.by_id["r3"]
-    for _ in range(500):
+    for _ in range(3000):  # (30 s: a bound against a hang only)
         if isinstance(entry.forward, JsonOps) and entry.forward.is_packed:
             break
         await asyncio.sleep(0.01)

@@ -175,7 +175,7 @@ async def test_status_page_shows_newest_ruling_first_and_drops_a_client_that_lef
     await gm.action(damage("actor1", 1, "B"))
     assert "Leaver" in await page(server)
     await leaver.ws.close()
-    for _ in range(100):  # the server sees the close on its own schedule
+    for _ in range(1500):  # the server sees the close on its own schedule
         text = await page(server)
         if "Leaver" not in text:
             break

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from vtt_bridge.document.models import Coordinate, Id, NotFound, Scene, WorldState
 from vtt_bridge.document.pins import pin_for
 from vtt_bridge.document.visibility import VisibilityIndex
-from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step, payloads
 from vtt_bridge.rules.detection import (
     STATES,
     AttackConsequence,
@@ -20,6 +20,9 @@ from vtt_bridge.rules.detection import (
     attack_consequence,
     attack_on_guess,
     guess_is_right,
+    guess_step,
+    locate_step,
+    verdict_step,
 )
 
 TokenId = Id
@@ -148,77 +151,12 @@ def rule_attack(
     consequence = attack_on_guess(
         located, right, attack.successes, attack.extra_successes, attack.effect_points
     )
-    steps = [_locate_step(attack.attacker, attack.token, located)]
+    steps = [locate_step(attack.attacker, attack.token, located)]
     if located is LocateState.UNLOCATED:
-        steps.append(_guess_step(attack.attacker, attack.token, right))
+        steps.append(guess_step(attack.attacker, attack.token, right))
     if consequence is not None:
-        steps.append(_verdict_step(attack.attacker, attack.token, consequence))
+        steps.append(verdict_step(attack.attacker, attack.token, consequence))
     return consequence, steps
-
-
-def _locate_step(attacker: str, target: str, located: LocateState) -> Step:
-    return Step(
-        rule="DET-4",
-        text=f"{attacker} locates {target}: {located.value}",
-        data={"attacker": attacker, "target": target, "locate": located.value},
-        key="DET-4.attack",
-    )
-
-
-_GUESS_STEPS = {
-    None: ("DET-10.noGuess", "unlocated and no square guessed: the attack misses"),
-    True: (
-        "DET-10.guessRight",
-        "the guessed square is right: the attack counts as against an approximate target",
-    ),
-    False: ("DET-10.guessWrong", "the guessed square is wrong: the attack misses"),
-}
-
-
-def _guess_step(attacker: str, target: str, right: bool | None) -> Step:
-    """An attack at a guessed square on an unlocated target: right, wrong, or no square guessed."""
-    key, text = _GUESS_STEPS[right]
-    return Step(
-        rule="DET-10",
-        text=text,
-        data={"attacker": attacker, "target": target, "guessed": right is not None, "right": bool(right)},
-        key=key,
-    )
-
-
-def _verdict_step(attacker: str, target: str, consequence: AttackConsequence) -> Step:
-    if consequence.spell is not None:
-        chance = f"works with a {consequence.spell_chance:.0%} chance"
-        verdict = f"{consequence.spell.value} spell: " + (
-            chance if consequence.spell_allowed else "not allowed"
-        )
-        key = "DET-10.spell" if consequence.spell_allowed else "DET-10.noSpell"
-    elif consequence.halved:
-        verdict = "attack: successes, extra successes and effect points halved (round down)"
-        key = "DET-10.halved"
-        if consequence.guessed_position_only:
-            verdict += ", only at a guessed position (a right guess counts as approximate)"
-            key = "DET-10.guessed"
-    else:
-        verdict = "attack: counts in full"
-        key = "DET-10.full"
-    return Step(
-        rule="DET-10",
-        text=verdict,
-        data={
-            "attacker": attacker,
-            "target": target,
-            "successes": consequence.successes,
-            "extraSuccesses": consequence.extra_successes,
-            "effectPoints": consequence.effect_points,
-            "halved": consequence.halved,
-            "guessedPositionOnly": consequence.guessed_position_only,
-            "spell": None if consequence.spell is None else consequence.spell.value,
-            "spellAllowed": consequence.spell_allowed,
-            "spellChance": consequence.spell_chance,
-        },
-        key=key,
-    )
 
 
 def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> dict[str, Any]:
@@ -231,17 +169,17 @@ def attack_check(state: WorldState, query: AttackCheckQuery, index: VisibilityIn
         raise RuleViolation("DET-10", "name the target's token (or ask with view: attacker)", ("target",))
     consequence = check_attack(state, query, index)
     located = consequence.locate
-    log = [_locate_step(query.attacker, query.target, located)]
+    log = [locate_step(query.attacker, query.target, located)]
     hit = True
     if query.spell is None and located is LocateState.UNLOCATED and query.guess is not None:
         right = _guess_right(state, query.target, query.guess, ("guess",))
-        log.append(_guess_step(query.attacker, query.target, right))
+        log.append(guess_step(query.attacker, query.target, right))
         guessed = attack_on_guess(located, right, query.successes, query.extra_successes, query.effect_points)
         hit = guessed is not None
         if guessed is not None:
             consequence = guessed.model_copy(update={"locate": located, "guessed_position_only": True})
-    log.append(_verdict_step(query.attacker, query.target, consequence))
-    return {**consequence.model_dump(mode="json"), "hit": hit, "log": [step.payload() for step in log]}
+    log.append(verdict_step(query.attacker, query.target, consequence))
+    return {**consequence.model_dump(mode="json"), "hit": hit, "log": payloads(log)}
 
 
 def attacker_view(state: WorldState, query: AttackCheckQuery, index: VisibilityIndex) -> dict[str, Any]:

@@ -22,14 +22,15 @@ from vtt_bridge.rules.energy import (
     EnergyPool,
     Gauge,
     NewPool,
-    PoolCategory,
-    can_pay_for,
-    change_max,
-    choice_refusal,
+    annihilation_step,
+    change_gauge_max_by,
+    change_pool_max_by,
     gain_pool,
     gauge_conflicts,
-    payment,
-    pool_summary,
+    restore_gauge_by,
+    restore_pool,
+    spend_energy_from,
+    spend_from_gauge,
 )
 
 
@@ -200,13 +201,7 @@ def _annihilate(actor: Actor, conflicts: tuple[Conflict, ...] | list[Conflict]) 
     conditions = dict(actor.conditions)
     conditions["annihilated"] = True
     conditions["dead"] = True
-    step = Step(
-        rule="EP-2",
-        text="conflicting Energy Pools or Gauges meet: annihilated, dead beyond any revival, no save",
-        data={"conflicts": [{"rule": c.rule, "text": c.text} for c in conflicts]},
-        key="EP-2.annihilated",
-    )
-    return actor.model_copy(update={"conditions": conditions}), [step]
+    return actor.model_copy(update={"conditions": conditions}), [annihilation_step(conflicts)]
 
 
 # ---------------------------------------------------------------- handlers
@@ -224,104 +219,38 @@ def gain_energy_pool(state: WorldState, action: GainEnergyPoolAction, ctx: Conte
 def spend_energy(state: WorldState, action: SpendEnergyAction, ctx: Context) -> Ruling:
     """EP-6..8: pay for an ability, maybe from a substitute pool, maybe at a reduced cost."""
     actor = _living(state, action.actor)
-    steps: list[Step] = []
     if action.substitute_from is None:
-        payer_id = action.pool
-        payer = _pool(actor, payer_id, ("pool",))
+        payer_id, path = action.pool, ("pool",)
     else:
-        payer_id = action.substitute_from
-        payer = _pool(actor, payer_id, ("substituteFrom",))
-        if not can_pay_for(payer_id, payer, action.pool):
-            target = actor.energy_pools.get(action.pool)
-            if target is not None and target.variant_of == payer_id:
-                message = (
-                    f"{payer.name} is the original of {target.name}: "
-                    "the original cannot be spent in place of its variant"
-                )
-            else:
-                message = f"{payer.name} cannot be spent in place of {action.pool!r}"
-            raise RuleViolation("EP-7", message, ("substituteFrom",))
-        if payer_id != action.pool:
-            steps.append(
-                Step(
-                    rule="EP-7",
-                    text=f"{payer.name} spent in place of {action.pool}; immunity is judged on {payer.name}",
-                    data={**pool_summary(payer_id, payer), "name": payer.name, "inPlaceOf": action.pool},
-                    key="EP-7.substitute",
-                )
-            )
-    if action.chosen:
-        refusal = choice_refusal(payer_id, payer, action.chosen_class)
-        if refusal is not None:
-            path = ("pool",) if action.substitute_from is None else ("substituteFrom",)
-            raise RuleViolation("EP-8", refusal, path)
-    cost = 0 if action.cost is None else action.cost
-    pay = payment(cost, action.reduction, action.spend_all, payer.current)
-    if action.spend_all:
-        steps.append(
-            Step(
-                rule="EP-6",
-                text=f"the ability spends all energy: {pay.paid}"
-                + ("; no cost reduction applies" if action.reduction else ""),
-                data={"spendAll": True, "paid": pay.paid},
-                key="EP-6.spendAll",
-            )
-        )
-    elif pay.reduction_applied:
-        steps.append(
-            Step(
-                rule="EP-6",
-                text=(
-                    f"cost {cost} reduced by {pay.reduction_applied} to {pay.paid}; "
-                    f"the effect is worked out from the original cost {cost}"
-                ),
-                data={"cost": cost, "reduction": pay.reduction_applied, "paid": pay.paid},
-                key="EP-6.reduced",
-            )
-        )
-    if pay.paid > payer.current:
-        raise RuleViolation(
-            "EP-6",
-            f"paying {pay.paid} needs more than the {payer.current} {payer.name} holds",
-            ("cost",),
-        )
-    spent = payer.model_copy(update={"current": payer.current - pay.paid})
-    steps.append(
-        Step(
-            rule="EP-6",
-            text=(
-                f"{payer.name}: {payer.current} - {pay.paid} = {spent.current}; effect cost {pay.effect_cost}"
-            ),
-            data={
-                **pool_summary(payer_id, payer),
-                "paid": pay.paid,
-                "effectCost": pay.effect_cost,
-                "current": spent.current,
-            },
-            key="EP-6.paid",
-        )
+        payer_id, path = action.substitute_from, ("substituteFrom",)
+    payer = _pool(actor, payer_id, path)
+    spent = spend_energy_from(
+        payer_id,
+        payer,
+        action.pool,
+        actor.energy_pools.get(action.pool),
+        substituted=action.substitute_from is not None,
+        chosen=action.chosen,
+        chosen_class=action.chosen_class,
+        cost=0 if action.cost is None else action.cost,
+        reduction=action.reduction,
+        spend_all=action.spend_all,
     )
-    if pay.paid == 0:
-        return Ruling(state=state, log=tuple(steps))
-    updated = _with_pool(actor, payer_id, spent)
-    return Ruling(state=with_actor(state, action.actor, updated), log=tuple(steps))
+    if spent.payment.paid == 0:
+        return Ruling(state=state, log=spent.steps)
+    updated = _with_pool(actor, payer_id, spent.pool)
+    return Ruling(state=with_actor(state, action.actor, updated), log=spent.steps)
 
 
 def restore_energy(state: WorldState, action: RestoreEnergyAction, ctx: Context) -> Ruling:
     """Recover energy up to the maximum; what would go past it is lost."""
     actor = _living(state, action.actor)
     pool = _pool(actor, action.pool, ("pool",))
-    current = min(pool.max, pool.current + action.amount)
-    step = Step(
-        rule="EP-5",
-        text=f"{pool.name}: {pool.current} + {action.amount} = {current} (max {pool.max})",
-        data={"pool": action.pool, "restored": current - pool.current, "current": current},
-        key="EP-5.restore",
-    )
-    if current == pool.current:
-        return Ruling(state=state, log=(step,))
-    updated = _with_pool(actor, action.pool, pool.model_copy(update={"current": current}))
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    restored = restore_pool(action.pool, pool, action.amount)
+    if restored.pool is pool:
+        return Ruling(state=state, log=(restored.step,))
+    updated = _with_pool(actor, action.pool, restored.pool)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(restored.step,))
 
 
 def change_pool_max(state: WorldState, action: ChangePoolMaxAction, ctx: Context) -> Ruling:
@@ -329,42 +258,17 @@ def change_pool_max(state: WorldState, action: ChangePoolMaxAction, ctx: Context
     cannot be enhanced; enhancements work on general pools only."""
     actor = _living(state, action.actor)
     pool = _pool(actor, action.pool, ("pool",))
-    if action.reason is MaxChangeReason.ATTACK and not pool.counts_as_pool:
-        step = Step(
-            rule="EP-8",
-            text=(
-                f"{pool.name} doesn't count as an Energy Pool: "
-                "effects that attack Energy Pools don't touch it"
-            ),
-            data={"pool": action.pool, "name": pool.name, "attack": True},
-            key="EP-8.untouched",
-        )
-        return Ruling(state=state, log=(step,))
-    if action.reason is MaxChangeReason.ENHANCEMENT:
-        if not pool.counts_as_pool:
-            raise RuleViolation(
-                "EP-8", f"{pool.name} doesn't count as an Energy Pool: it cannot be enhanced", ("pool",)
-            )
-        if pool.category is not PoolCategory.GENERAL:
-            raise RuleViolation(
-                "EP-8", f"{pool.name} is special: Energy Pool Enhancement raises general pools", ("pool",)
-            )
-    change = change_max(pool.max, pool.current, action.delta)
-    text = f"{pool.name}: max {pool.max} -> {change.max}"
-    if action.delta > 0:
-        text += f"; {action.delta} empty maximum, current stays {change.current}"
-    elif change.lost:
-        text += f"; {change.lost} energy above the new max is lost for good"
-    step = Step(
-        rule="EP-5",
-        text=text,
-        data={"pool": action.pool, "max": change.max, "current": change.current, "lost": change.lost},
-        key="EP-5.max",
+    changed = change_pool_max_by(
+        action.pool,
+        pool,
+        action.delta,
+        attack=action.reason is MaxChangeReason.ATTACK,
+        enhancement=action.reason is MaxChangeReason.ENHANCEMENT,
     )
-    updated = _with_pool(
-        actor, action.pool, pool.model_copy(update={"max": change.max, "current": change.current})
-    )
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    if changed.pool is pool:
+        return Ruling(state=state, log=(changed.step,))
+    updated = _with_pool(actor, action.pool, changed.pool)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(changed.step,))
 
 
 def cannot_gain_again(state: WorldState, action: CannotGainAgainAction, ctx: Context) -> Ruling:
@@ -434,59 +338,25 @@ def gain_gauge(state: WorldState, action: GainGaugeAction, ctx: Context) -> Ruli
 def spend_gauge(state: WorldState, action: SpendGaugeAction, ctx: Context) -> Ruling:
     """EP-9: spend from a Gauge; never more than it holds."""
     actor = _living(state, action.actor)
-    gauge = _gauge(actor, action.gauge)
-    if action.amount > gauge.current:
-        raise RuleViolation(
-            "EP-9",
-            f"spending {action.amount} needs more than the {gauge.current} {gauge.name} holds",
-            ("amount",),
-        )
-    current = gauge.current - action.amount
-    step = Step(
-        rule="EP-9",
-        text=f"{gauge.name}: {gauge.current} - {action.amount} = {current}",
-        data={"gauge": action.gauge, "current": current},
-        key="EP-9.gauge",
-    )
-    updated = _with_gauge(actor, action.gauge, gauge.model_copy(update={"current": current}))
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    changed = spend_from_gauge(action.gauge, _gauge(actor, action.gauge), action.amount)
+    updated = _with_gauge(actor, action.gauge, changed.gauge)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(changed.step,))
 
 
 def restore_gauge(state: WorldState, action: RestoreGaugeAction, ctx: Context) -> Ruling:
     """EP-9: raise a Gauge, up to its maximum if it has one."""
     actor = _living(state, action.actor)
-    gauge = _gauge(actor, action.gauge)
-    current = gauge.current + action.amount
-    if gauge.max is not None:
-        current = min(current, gauge.max)
-    step = Step(
-        rule="EP-9",
-        text=f"{gauge.name}: {gauge.current} + {action.amount} = {current}",
-        data={"gauge": action.gauge, "current": current},
-        key="EP-9.gauge",
-    )
-    updated = _with_gauge(actor, action.gauge, gauge.model_copy(update={"current": current}))
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    changed = restore_gauge_by(action.gauge, _gauge(actor, action.gauge), action.amount)
+    updated = _with_gauge(actor, action.gauge, changed.gauge)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(changed.step,))
 
 
 def change_gauge_max(state: WorldState, action: ChangeGaugeMaxAction, ctx: Context) -> Ruling:
     """EP-9 (as EP-5): a gain adds empty maximum; a loss drops the excess for good."""
     actor = _living(state, action.actor)
-    gauge = _gauge(actor, action.gauge)
-    if gauge.max is None:
-        raise RuleViolation("EP-9", f"{gauge.name} has no maximum to change", ("gauge",))
-    change = change_max(gauge.max, gauge.current, action.delta)
-    step = Step(
-        rule="EP-9",
-        text=f"{gauge.name}: max {gauge.max} -> {change.max}, current {change.current}"
-        + (f" ({change.lost} lost for good)" if change.lost else ""),
-        data={"gauge": action.gauge, "max": change.max, "current": change.current, "lost": change.lost},
-        key="EP-9.max",
-    )
-    updated = _with_gauge(
-        actor, action.gauge, gauge.model_copy(update={"max": change.max, "current": change.current})
-    )
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    changed = change_gauge_max_by(action.gauge, _gauge(actor, action.gauge), action.delta)
+    updated = _with_gauge(actor, action.gauge, changed.gauge)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(changed.step,))
 
 
 ACTIONS: dict[str, tuple[type[RuleModel], Handler]] = {

@@ -17,7 +17,7 @@ from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about, counted
 from vtt_bridge.rules.conditions import Condition
 from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
-from vtt_bridge.rules.injury import take_damage
+from vtt_bridge.rules.injury import round_passes, take_damage
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
 PositiveBoxes = Annotated[int, Field(strict=True, ge=1, le=h.MAX_HEALTH)]
@@ -212,7 +212,8 @@ def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> 
     """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = derive_actor(actor, settings)
     # the conditions besides the status: Dying and Dead are the status itself (HEALTH-5), named once
-    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c) and c != derived.status.value]
+    status = str(derived.status)  # the StrEnum's value, without the enum's `value` property (hot path)
+    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c) and c != status]
     steps: list[Step] = []
     if derived.wound_penalty != before.wound_penalty:
         steps.append(
@@ -226,8 +227,8 @@ def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> 
     steps.append(
         Step(
             rule="HEALTH-6",
-            text=f"status: {derived.status.value}" + (f"; {', '.join(flags)}" if flags else ""),
-            data={"actor": actor_id, "status": derived.status.value, "conditions": flags},
+            text=f"status: {status}" + (f"; {', '.join(flags)}" if flags else ""),
+            data={"actor": actor_id, "status": status, "conditions": flags},
             key="HEALTH-6.status",
         )
     )
@@ -460,28 +461,16 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
     log: list[Step] = []
     for actor_id in sorted(state.actors):
         actor = state.actors[actor_id]
-        steps: list[Step] = []
-        first, second = actor.health, actor.second_health
-        if _is_dead(actor):
-            continue
-        worsened = h.worsen_tracks(first, second)
-        first, second = worsened.health, worsened.second_health
-        steps.extend(worsened.steps)
-        willpower = wp.new_round(actor.willpower)
-        if willpower is not actor.willpower:
-            steps.append(
-                Step(
-                    rule="WP-3",
-                    text="a new round: staying conscious must be paid again",
-                    data={"lapse": "round"},
-                    key="WP-3.round",
-                )
-            )
-        alive = h.health_status(first, second) is not HealthStatus.DEAD
-        if alive and (actor.healing.fast_healing or actor.healing.regeneration):
-            out = h.round_start_healing(first, second, actor.healing.fast_healing, actor.healing.regeneration)
-            first, second = out.health, out.second_health
-            steps.extend(out.steps)
+        passed = round_passes(
+            actor.health,
+            actor.second_health,
+            actor.willpower,
+            actor.healing.fast_healing,
+            actor.healing.regeneration,
+            annihilated=bool(actor.conditions.get("annihilated")),
+        )
+        first, second, willpower = passed.health, passed.second_health, passed.willpower
+        steps = list(passed.steps)
         new_actor = _updated(actor, health=first, second_health=second, willpower=willpower)
         if new_actor is not actor:
             if first is not actor.health or second is not actor.second_health:

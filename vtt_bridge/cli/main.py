@@ -165,6 +165,7 @@ def serve(args: argparse.Namespace) -> int:
     from vtt_bridge.cli.app import create_app
     from vtt_bridge.errors import StoreBusy, StoreDamaged
     from vtt_bridge.server.bridge import BRIDGE, Config
+    from vtt_bridge.server.heap import collect_young_less_often
 
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     sockets = bind(host, port)
@@ -203,6 +204,7 @@ def serve(args: argparse.Namespace) -> int:
         if warning is not None:
             print(warning, file=sys.stderr, flush=True)
 
+    collect_young_less_often()
     web.run_app(app, sock=sockets, print=ready, handle_signals=True, shutdown_timeout=5)
     try:
         print("vtt-bridge stopped: connections closed, every ruling stored", flush=True)

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from itertools import islice
 from typing import Any
 
-from vtt_bridge.document.models import Scene, Token, WorldState, edited_keys, pending_cells
-from vtt_bridge.rules.areas import Area, area_radius, draw_area, draw_areas, still_holds
+from vtt_bridge.document.models import Scene, WorldState, edited_keys, pending_cells
+from vtt_bridge.rules.areas import Area, area_radius, draw_areas, still_holds
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.detection import LocateState
 from vtt_bridge.rules.dice import Roller
@@ -45,6 +45,8 @@ def seal_areas(state: WorldState) -> None:
 
 
 _APPROXIMATE = LocateState.APPROXIMATE
+_UNDRAWN: Area = (0, 0, 0)
+"""The place of an area `rule_areas` draws once it knows every pair that needs one."""
 _DEFAULT_SCENE = Scene(id="default")
 
 
@@ -122,13 +124,6 @@ def _every_pair(state: WorldState, dice: Roller) -> Areas:
     return out
 
 
-def _drawn(row: Mapping[str, Area] | None, target: str, token: Token, radius: float, dice: Roller) -> Area:
-    area = None if row is None else row.get(target)
-    if area is not None and still_holds(area, token.x, token.y, radius):
-        return area
-    return draw_area(token.x, token.y, radius, dice)
-
-
 def rule_areas(
     before: WorldState,
     after: WorldState,
@@ -168,6 +163,8 @@ def rule_areas(
         return after
     tokens = after.tokens
     areas: Areas | None = None
+    undrawn: list[tuple[EditedRow, str]] = []
+    points: list[tuple[float, float]] = []
     for observer in sorted(by_observer):
         old_row = after.areas.get(observer)
         new_row: EditedRow | None = None
@@ -175,12 +172,14 @@ def rule_areas(
             located = _state_of(after, observer, target)
             area = None if old_row is None else old_row.get(target)
             if located is _APPROXIMATE and target in tokens and observer in tokens:
-                kept = _drawn(old_row, target, tokens[target], radius, dice)
-                if kept is area:
+                token = tokens[target]
+                if still_holds(area, token.x, token.y, radius):
                     continue
                 if new_row is None:
                     new_row = EditedRow(old_row or {})
-                new_row[target] = kept
+                new_row[target] = _UNDRAWN  # its place kept; drawn below, in this order
+                undrawn.append((new_row, target))
+                points.append((token.x, token.y))
                 new_row.changed.add(target)
             elif area is not None:
                 if new_row is None:
@@ -195,6 +194,9 @@ def rule_areas(
             areas[observer] = new_row
         else:
             areas.pop(observer, None)
+    if undrawn:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
+        for (row, target), drawn in zip(undrawn, draw_areas(points, radius, dice), strict=True):
+            row[target] = drawn
     if areas is None:
         return after
     return after.model_copy(update={"areas": areas})

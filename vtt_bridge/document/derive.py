@@ -7,22 +7,15 @@ from __future__ import annotations
 
 from vtt_bridge.document.models import Actor, Edited, Settings, WorldState, edited_keys
 from vtt_bridge.rules.conditions import Condition
-from vtt_bridge.rules.health import (
-    HealthStatus,
-    health_status,
-    is_worsening,
-    unconscious_from_injuries,
-    wound_penalty,
-)
+from vtt_bridge.rules.health import HealthStatus, read_tracks, unconscious_from_injuries
 
 
-def is_unconscious(actor: Actor, settings: Settings) -> bool:
-    """HEALTH-3/4 unless kept conscious (WP-3) or woken; WP-5 (optional) at 0 Willpower."""
-    injured = (
-        unconscious_from_injuries(actor.health, actor.second_health)
-        and not actor.willpower.kept_conscious
-        and not actor.health.woken
-    )
+def is_unconscious(actor: Actor, settings: Settings, from_injuries: bool | None = None) -> bool:
+    """HEALTH-3/4 unless kept conscious (WP-3) or woken; WP-5 (optional) at 0 Willpower.
+    `from_injuries`: HEALTH-3/4 read off the tracks already (`read_tracks`)."""
+    if from_injuries is None:
+        from_injuries = unconscious_from_injuries(actor.health, actor.second_health)
+    injured = from_injuries and not actor.willpower.kept_conscious and not actor.health.woken
     drained = settings.unconscious_at_zero_willpower and (
         actor.willpower.current + actor.willpower.temporary == 0 or actor.willpower.drained
     )
@@ -47,18 +40,19 @@ def derive_actor(actor: Actor, settings: Settings) -> Actor:
 
     Annihilation (EP-2) keeps `dead`. The same object comes back when nothing changes.
     """
-    status = health_status(actor.health, actor.second_health)
+    reading = read_tracks(actor.health, actor.second_health, settings.wound_penalty)
+    status = reading.status
     annihilated = bool(actor.conditions.get(_ANNIHILATED, False))
     if annihilated:
         status = HealthStatus.DEAD
     dead = status is HealthStatus.DEAD
     derived = {
-        _UNCONSCIOUS: not dead and is_unconscious(actor, settings),
-        _WORSENING: not dead and is_worsening(actor.health, actor.second_health),
+        _UNCONSCIOUS: not dead and is_unconscious(actor, settings, reading.out_from_injuries),
+        _WORSENING: not dead and reading.worsening,
         _DYING: status is HealthStatus.DYING,
         _DEAD: dead,
     }
-    penalty = wound_penalty(actor.health, settings.wound_penalty)
+    penalty = reading.wound_penalty
     unchanged = derived.items() <= actor.conditions.items()  # each derived condition holds its value
     if unchanged and status == actor.status and penalty == actor.wound_penalty:
         return actor

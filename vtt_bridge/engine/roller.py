@@ -14,8 +14,9 @@ class SeededRoller:
     are drawn as random bytes in blocks (`FaceSource`), each byte below 250 a face, so that a round's
     hundreds of thousands of dice cost a few C calls; `d10` takes the next of the same dice."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        self._random = random.Random(seed)
+    def __init__(self, seed: int | str | None = None, *, source: random.Random | None = None) -> None:
+        """`seed`: the dice's seed (None: from the OS); `source`: draw from this generator instead."""
+        self._random = source if source is not None else random.Random(seed)
         self._buffer = b""
         self._at = 0
 

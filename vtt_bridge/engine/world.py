@@ -12,7 +12,7 @@ import json
 import random
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -49,8 +49,9 @@ from vtt_bridge.engine import patch as patches
 from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, step_data
 from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.engine.refusals import RequestError, path_details, refusal
+from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.errors import AnsweredLongAgo
-from vtt_bridge.rules.common import Step, counted
+from vtt_bridge.rules.common import Step, counted, payloads
 from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller
 
@@ -141,42 +142,13 @@ def _validated(
         ) from None
 
 
-_AREA_FACES = bytes((byte % 10) + 1 if byte < 250 else 0 for byte in range(256))
-"""A random byte as a d10: 0..249 give each face 25 ways; 250..255 (0 here) are dropped."""
-
-
-class _AreaDice:
-    """d10s from a Python generator, drawn as random bytes in blocks (a `FaceSource`: a sync of a
-    big scene draws hundreds of thousands of areas): the dice a world draws its areas with."""
-
-    def __init__(self, source: random.Random) -> None:
-        self._random = source
-        self._buffer = b""
-        self._at = 0
-
-    def faces(self, count: int) -> bytes:
-        """The next `count` dice, as bytes of faces 1..10."""
-        end = self._at + count
-        if end > len(self._buffer):
-            rest = self._buffer[self._at :]
-            while len(rest) < count:
-                rest += self._random.randbytes(4096).translate(_AREA_FACES).replace(b"\0", b"")
-            self._buffer, self._at, end = rest, 0, count
-        at, self._at = self._at, end
-        return self._buffer[at:end]
-
-    def d10(self) -> int:
-        """One die, 1..10."""
-        return self.faces(1)[0]
-
-
 def area_dice(world_id: str, seed: int | None = 0) -> Roller:
     """The dice of a world's areas, a stream of their own (the rulings' dice stay as they are):
     seeded by `seed` and the world's id, so a seeded world draws the same areas for the same
     rulings; None: the system's random source."""
     if seed is None:
-        return _AreaDice(random.SystemRandom())
-    return _AreaDice(random.Random(f"areas:{seed}:{world_id}"))
+        return SeededRoller(source=random.SystemRandom())
+    return SeededRoller(f"areas:{seed}:{world_id}")
 
 
 class _Refusals:
@@ -315,7 +287,7 @@ class World:
         result = {
             "rev": new_rev,
             "patch": patches.ruling_patch(before.rev, new_rev, ops),
-            "log": [step.payload() for step in log],
+            "log": payloads(log),
             "rolls": [roll_payload(roll) for roll in rolls],
         }
         if action_id is not None:
@@ -656,9 +628,20 @@ class World:
         if pending.entry is not None:
             entry = pending.entry
             if entry.action_id is not None:  # its ops take memory in proportion to its reply
-                entry = replace(entry, size=len(data))
-                if kept is not None and entry.inverse is not None:
-                    entry = replace(entry, forward=kept[0], inverse=kept[1])
+                # one constructor call, not `dataclasses.replace` (a ruling's hot path)
+                forward, inverse = (
+                    kept if kept is not None and entry.inverse is not None else (entry.forward, entry.inverse)
+                )
+                entry = Entry(
+                    entry.action_id,
+                    entry.rev,
+                    entry.kind,
+                    forward,
+                    inverse,
+                    entry.target,
+                    entry.reason,
+                    len(data),
+                )
             self.history.record(entry, pending.message_id)
         if pending.action_id is not None:
             self.answered.add(pending.action_id)

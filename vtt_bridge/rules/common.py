@@ -105,6 +105,11 @@ class Step:
         return {"rule": self.rule, "text": self.text, "data": self.data, "key": self.key}
 
 
+def payloads(steps: Iterable[Step]) -> list[dict[str, Any]]:
+    """A ruling's steps as the wire shows them (`Step.payload`), in order."""
+    return [{"rule": step.rule, "text": step.text, "data": step.data, "key": step.key} for step in steps]
+
+
 _new = object.__new__
 _set_rule: Callable[[Step, str], None] = getattr(Step, "rule").__set__  # noqa: B009
 _set_text: Callable[[Step, str], None] = getattr(Step, "text").__set__  # noqa: B009

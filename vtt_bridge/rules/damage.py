@@ -38,7 +38,7 @@ class DamageType(StrEnum):
     @property
     def english(self) -> str:
         """The English name, e.g. `pure energy`."""
-        return self.value.replace("-", " ")
+        return str(self).replace("-", " ")  # its value, without the enum's `value` property
 
 
 DAMAGE_TYPE_SLUGS: frozenset[str] = frozenset(member.value for member in DamageType)

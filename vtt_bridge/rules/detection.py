@@ -867,3 +867,73 @@ def attack_on_guess(
     if not right:
         return None
     return attack_consequence(LocateState.APPROXIMATE, successes, extra_successes, effect_points)
+
+
+# DET-10: the steps an attack's ruling writes
+
+
+def locate_step(attacker: str, target: str, located: LocateState) -> Step:
+    """DET-4: how the attacker locates the target as the attack is made."""
+    return Step(
+        rule="DET-4",
+        text=f"{attacker} locates {target}: {located.value}",
+        data={"attacker": attacker, "target": target, "locate": located.value},
+        key="DET-4.attack",
+    )
+
+
+_GUESS_STEPS = {
+    None: ("DET-10.noGuess", "unlocated and no square guessed: the attack misses"),
+    True: (
+        "DET-10.guessRight",
+        "the guessed square is right: the attack counts as against an approximate target",
+    ),
+    False: ("DET-10.guessWrong", "the guessed square is wrong: the attack misses"),
+}
+
+
+def guess_step(attacker: str, target: str, right: bool | None) -> Step:
+    """An attack at a guessed square on an unlocated target: right, wrong, or no square guessed."""
+    key, text = _GUESS_STEPS[right]
+    return Step(
+        rule="DET-10",
+        text=text,
+        data={"attacker": attacker, "target": target, "guessed": right is not None, "right": bool(right)},
+        key=key,
+    )
+
+
+def verdict_step(attacker: str, target: str, consequence: AttackConsequence) -> Step:
+    """DET-10: what the attack or the targeted spell counts for (`attack_consequence`)."""
+    if consequence.spell is not None:
+        chance = f"works with a {consequence.spell_chance:.0%} chance"
+        verdict = f"{consequence.spell.value} spell: " + (
+            chance if consequence.spell_allowed else "not allowed"
+        )
+        key = "DET-10.spell" if consequence.spell_allowed else "DET-10.noSpell"
+    elif consequence.halved:
+        verdict = "attack: successes, extra successes and effect points halved (round down)"
+        key = "DET-10.halved"
+        if consequence.guessed_position_only:
+            verdict += ", only at a guessed position (a right guess counts as approximate)"
+            key = "DET-10.guessed"
+    else:
+        verdict = "attack: counts in full"
+        key = "DET-10.full"
+    return Step(
+        rule="DET-10",
+        text=verdict,
+        data={
+            "attacker": attacker,
+            "target": target,
+            "successes": consequence.successes,
+            "extraSuccesses": consequence.extra_successes,
+            "effectPoints": consequence.effect_points,
+            "halved": consequence.halved,
+            "guessedPositionOnly": consequence.guessed_position_only,
+            "spell": None if consequence.spell is None else consequence.spell.value,
+            "spellAllowed": consequence.spell_allowed,
+            "spellChance": consequence.spell_chance,
+        },
+        key=key,
+    )

@@ -194,7 +194,7 @@ class PoolRolls:
 
 
 _CHUNK = 16_384
-"""Pools per C loop of `roll_pools` (a few ms each): a C loop holds the interpreter's lock, and a
+"""Pools per C loop of `roll_pools`: a C loop holds the interpreter's lock, and a
 round in a worker thread must not keep another world's ruling waiting for long."""
 
 

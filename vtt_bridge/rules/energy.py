@@ -6,7 +6,7 @@ Willpower is not an Energy Pool (WP-1): nothing here reads or writes it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Protocol, TypeVar
@@ -581,3 +581,232 @@ def choice_refusal(pool_id: str, pool: EnergyPool, required_class: str | None) -
 def pool_summary(pool_id: str, pool: EnergyPool) -> dict[str, Any]:
     """Step data naming a pool and the classes it answers to (for immunity judgements, EP-7)."""
     return {"pool": pool_id, "classes": sorted(pool_classes(pool_id, pool))}
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """EP-6..8: the pool that paid, after paying (the same object when it paid nothing), what it
+    paid, and why."""
+
+    pool: EnergyPool
+    payment: Payment
+    steps: tuple[Step, ...]
+
+
+def spend_energy_from(
+    payer_id: str,
+    payer: EnergyPool,
+    pool_id: str,
+    target: EnergyPool | None,
+    *,
+    substituted: bool,
+    chosen: bool,
+    chosen_class: str | None,
+    cost: int,
+    reduction: int,
+    spend_all: bool,
+) -> Spent:
+    """EP-6..8: `payer` pays `cost` (less `reduction`, or all it holds: `spend_all`) for an ability
+    that calls for `pool_id` (`target`: the actor's pool of that id, if any). `substituted`: the
+    payer stands in for it (EP-7: only a pool that can pay for it); `chosen`: the ability lets the
+    actor choose the pool (EP-8), of `chosen_class` when it names one. `RuleViolation` (EP-6, 7, 8)
+    when it cannot pay; its path names the field that chose the payer."""
+    steps: list[Step] = []
+    if substituted:
+        if not can_pay_for(payer_id, payer, pool_id):
+            if target is not None and target.variant_of == payer_id:
+                message = (
+                    f"{payer.name} is the original of {target.name}: "
+                    "the original cannot be spent in place of its variant"
+                )
+            else:
+                message = f"{payer.name} cannot be spent in place of {pool_id!r}"
+            raise RuleViolation("EP-7", message, ("substituteFrom",))
+        if payer_id != pool_id:
+            steps.append(
+                Step(
+                    rule="EP-7",
+                    text=f"{payer.name} spent in place of {pool_id}; immunity is judged on {payer.name}",
+                    data={**pool_summary(payer_id, payer), "name": payer.name, "inPlaceOf": pool_id},
+                    key="EP-7.substitute",
+                )
+            )
+    if chosen:
+        refusal = choice_refusal(payer_id, payer, chosen_class)
+        if refusal is not None:
+            path = ("substituteFrom",) if substituted else ("pool",)
+            raise RuleViolation("EP-8", refusal, path)
+    pay = payment(cost, reduction, spend_all, payer.current)
+    if spend_all:
+        steps.append(
+            Step(
+                rule="EP-6",
+                text=f"the ability spends all energy: {pay.paid}"
+                + ("; no cost reduction applies" if reduction else ""),
+                data={"spendAll": True, "paid": pay.paid},
+                key="EP-6.spendAll",
+            )
+        )
+    elif pay.reduction_applied:
+        steps.append(
+            Step(
+                rule="EP-6",
+                text=(
+                    f"cost {cost} reduced by {pay.reduction_applied} to {pay.paid}; "
+                    f"the effect is worked out from the original cost {cost}"
+                ),
+                data={"cost": cost, "reduction": pay.reduction_applied, "paid": pay.paid},
+                key="EP-6.reduced",
+            )
+        )
+    if pay.paid > payer.current:
+        raise RuleViolation(
+            "EP-6",
+            f"paying {pay.paid} needs more than the {payer.current} {payer.name} holds",
+            ("cost",),
+        )
+    spent = payer.model_copy(update={"current": payer.current - pay.paid})
+    steps.append(
+        Step(
+            rule="EP-6",
+            text=(
+                f"{payer.name}: {payer.current} - {pay.paid} = {spent.current}; effect cost {pay.effect_cost}"
+            ),
+            data={
+                **pool_summary(payer_id, payer),
+                "paid": pay.paid,
+                "effectCost": pay.effect_cost,
+                "current": spent.current,
+            },
+            key="EP-6.paid",
+        )
+    )
+    return Spent(spent if pay.paid else payer, pay, tuple(steps))
+
+
+@dataclass(frozen=True, slots=True)
+class PoolChange:
+    """A pool after a change (the same object when the change leaves it untouched), and why."""
+
+    pool: EnergyPool
+    step: Step
+
+
+def restore_pool(pool_id: str, pool: EnergyPool, amount: int) -> PoolChange:
+    """EP-5: energy recovered up to the maximum; what would go past it is lost."""
+    current = min(pool.max, pool.current + amount)
+    step = Step(
+        rule="EP-5",
+        text=f"{pool.name}: {pool.current} + {amount} = {current} (max {pool.max})",
+        data={"pool": pool_id, "restored": current - pool.current, "current": current},
+        key="EP-5.restore",
+    )
+    return PoolChange(pool if current == pool.current else pool.model_copy(update={"current": current}), step)
+
+
+def change_pool_max_by(
+    pool_id: str, pool: EnergyPool, delta: int, *, attack: bool, enhancement: bool
+) -> PoolChange:
+    """EP-5: a gain adds empty maximum, a loss drops the excess for good; EP-8: a pool that does not
+    count as one is untouched by an attack on pools (`attack`) and cannot be enhanced
+    (`enhancement`: general pools only). `RuleViolation` (EP-8) for an enhancement it cannot take."""
+    if attack and not pool.counts_as_pool:
+        step = Step(
+            rule="EP-8",
+            text=(
+                f"{pool.name} doesn't count as an Energy Pool: "
+                "effects that attack Energy Pools don't touch it"
+            ),
+            data={"pool": pool_id, "name": pool.name, "attack": True},
+            key="EP-8.untouched",
+        )
+        return PoolChange(pool, step)
+    if enhancement:
+        if not pool.counts_as_pool:
+            raise RuleViolation(
+                "EP-8", f"{pool.name} doesn't count as an Energy Pool: it cannot be enhanced", ("pool",)
+            )
+        if pool.category is not PoolCategory.GENERAL:
+            raise RuleViolation(
+                "EP-8", f"{pool.name} is special: Energy Pool Enhancement raises general pools", ("pool",)
+            )
+    change = change_max(pool.max, pool.current, delta)
+    text = f"{pool.name}: max {pool.max} -> {change.max}"
+    if delta > 0:
+        text += f"; {delta} empty maximum, current stays {change.current}"
+    elif change.lost:
+        text += f"; {change.lost} energy above the new max is lost for good"
+    step = Step(
+        rule="EP-5",
+        text=text,
+        data={"pool": pool_id, "max": change.max, "current": change.current, "lost": change.lost},
+        key="EP-5.max",
+    )
+    return PoolChange(pool.model_copy(update={"max": change.max, "current": change.current}), step)
+
+
+@dataclass(frozen=True, slots=True)
+class GaugeChange:
+    """A Gauge after a change, and why (EP-9)."""
+
+    gauge: Gauge
+    step: Step
+
+
+def spend_from_gauge(gauge_id: str, gauge: Gauge, amount: int) -> GaugeChange:
+    """EP-9: spend from a Gauge; never more than it holds (`RuleViolation`)."""
+    if amount > gauge.current:
+        raise RuleViolation(
+            "EP-9",
+            f"spending {amount} needs more than the {gauge.current} {gauge.name} holds",
+            ("amount",),
+        )
+    current = gauge.current - amount
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: {gauge.current} - {amount} = {current}",
+        data={"gauge": gauge_id, "current": current},
+        key="EP-9.gauge",
+    )
+    return GaugeChange(gauge.model_copy(update={"current": current}), step)
+
+
+def restore_gauge_by(gauge_id: str, gauge: Gauge, amount: int) -> GaugeChange:
+    """EP-9: raise a Gauge, up to its maximum if it has one."""
+    current = gauge.current + amount
+    if gauge.max is not None:
+        current = min(current, gauge.max)
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: {gauge.current} + {amount} = {current}",
+        data={"gauge": gauge_id, "current": current},
+        key="EP-9.gauge",
+    )
+    return GaugeChange(gauge.model_copy(update={"current": current}), step)
+
+
+def change_gauge_max_by(gauge_id: str, gauge: Gauge, delta: int) -> GaugeChange:
+    """EP-9 (as EP-5): a gain adds empty maximum; a loss drops the excess for good. A Gauge without a
+    maximum has none to change (`RuleViolation`)."""
+    if gauge.max is None:
+        raise RuleViolation("EP-9", f"{gauge.name} has no maximum to change", ("gauge",))
+    change = change_max(gauge.max, gauge.current, delta)
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: max {gauge.max} -> {change.max}, current {change.current}"
+        + (f" ({change.lost} lost for good)" if change.lost else ""),
+        data={"gauge": gauge_id, "max": change.max, "current": change.current, "lost": change.lost},
+        key="EP-9.max",
+    )
+    return GaugeChange(gauge.model_copy(update={"max": change.max, "current": change.current}), step)
+
+
+def annihilation_step(conflicts: Sequence[Conflict]) -> Step:
+    """EP-2: conflicting Energy Pools or Gauges meet; the character is annihilated, dead beyond any
+    revival, with no save (the conflicts that did it named)."""
+    return Step(
+        rule="EP-2",
+        text="conflicting Energy Pools or Gauges meet: annihilated, dead beyond any revival, no save",
+        data={"conflicts": [{"rule": c.rule, "text": c.text} for c in conflicts]},
+        key="EP-2.annihilated",
+    )

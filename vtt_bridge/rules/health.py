@@ -213,9 +213,10 @@ def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpil
         aggravated += from_lethal
         left -= from_lethal
         overflow[grade] = left
+        name = str(grade)  # the value (a StrEnum), without the enum's `value` property on the hot path
         parts = []
         if from_healthy:
-            parts.append(f"{from_healthy} healthy → {grade.value}")
+            parts.append(f"{from_healthy} healthy → {name}")
         if from_bashing:
             parts.append(f"{from_bashing} B → {'A' if grade is Grade.AGGRAVATED else 'L'}")
         if from_lethal:
@@ -225,10 +226,10 @@ def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpil
         steps.append(
             Step(
                 rule="HEALTH-2",
-                text=f"{amount} {grade.value} damage: {', '.join(parts)}; "
+                text=f"{amount} {name} damage: {', '.join(parts)}; "
                 f"now {_describe(healthy, bashing, lethal, aggravated)}",
                 data={
-                    "grade": grade.value,
+                    "grade": name,
                     "amount": amount,
                     "healthyTo": from_healthy,
                     "bashingUp": from_bashing,
@@ -447,6 +448,28 @@ def wound_penalty(track: HealthTrack, enabled: bool) -> int:
     if not enabled or (track.lethal == 0 and track.aggravated == 0):
         return 0
     return max(0, 3 - track.healthy)
+
+
+@dataclass(frozen=True, slots=True)
+class TrackReading:
+    """What an actor's tracks say before its conditions and Willpower are weighed: its status
+    (HEALTH-6), whether its injuries leave it unconscious (HEALTH-3/4), whether it worsens
+    (HEALTH-4), and its wound penalty (HEALTH-7, 0 when the optional rule is off)."""
+
+    status: HealthStatus
+    out_from_injuries: bool
+    worsening: bool
+    wound_penalty: int
+
+
+def read_tracks(first: HealthTrack, second: HealthTrack | None, wound_penalties: bool) -> TrackReading:
+    """HEALTH-3..7 read off an actor's tracks in one go (`document.derive` writes them into it)."""
+    return TrackReading(
+        health_status(first, second),
+        unconscious_from_injuries(first, second),
+        is_worsening(first, second),
+        wound_penalty(first, wound_penalties),
+    )
 
 
 # ---- HEALTH-8: natural recovery times --------------------------------------------------------------

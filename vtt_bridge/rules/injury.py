@@ -1,7 +1,8 @@
 """Taking damage (HEALTH-2, 4, 11, 13; WP-3): what the damage IWR-8 lets through does to a
 character's Health tracks and Willpower, in the rulebook's order: temporary HP first (HEALTH-11,
 never against unavoidable damage), then the track and its overflow into a second one (HEALTH-2,
-HEALTH-13), then the re-checks a blow that got through starts (HEALTH-4, HEALTH-3, WP-3).
+HEALTH-13), then the re-checks a blow that got through starts (HEALTH-4, HEALTH-3, WP-3). And what
+a new round does to the same tracks and Willpower (`round_passes`: HEALTH-4, WP-3, HEALTH-10).
 """
 
 from __future__ import annotations
@@ -97,3 +98,48 @@ def take_damage(
             )
         )
     return DamageTaken(health, second, wp.after_blow(willpower), tuple(steps))
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPassed:
+    """The tracks and Willpower after a round (each the same object when unchanged), and why."""
+
+    health: h.HealthTrack
+    second_health: h.HealthTrack | None
+    willpower: wp.Willpower
+    steps: tuple[Step, ...]
+
+
+def round_passes(
+    health: h.HealthTrack,
+    second: h.HealthTrack | None,
+    willpower: wp.Willpower,
+    fast_healing: Sequence[int],
+    regeneration: Sequence[int],
+    annihilated: bool = False,
+) -> RoundPassed:
+    """A character's tracks and Willpower after a round, in the rulebook's order: worsening for the
+    round that ended (HEALTH-4), staying conscious lapses (WP-3), then fast healing and regeneration
+    at the new round's start (HEALTH-10) unless the worsening killed it (HEALTH-6). A dead one
+    (HEALTH-6, or annihilated: EP-2) passes the round as it is, the same objects and no steps."""
+    if annihilated or h.health_status(health, second) is h.HealthStatus.DEAD:
+        return RoundPassed(health, second, willpower, ())
+    worsened = h.worsen_tracks(health, second)
+    health, second = worsened.health, worsened.second_health
+    steps = list(worsened.steps)
+    renewed = wp.new_round(willpower)
+    if renewed is not willpower:
+        steps.append(
+            Step(
+                rule="WP-3",
+                text="a new round: staying conscious must be paid again",
+                data={"lapse": "round"},
+                key="WP-3.round",
+            )
+        )
+    alive = h.health_status(health, second) is not h.HealthStatus.DEAD
+    if alive and (fast_healing or regeneration):
+        out = h.round_start_healing(health, second, fast_healing, regeneration)
+        health, second = out.health, out.second_health
+        steps.extend(out.steps)
+    return RoundPassed(health, second, renewed, tuple(steps))

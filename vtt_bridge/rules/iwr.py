@@ -501,11 +501,12 @@ def _weakness_key(slug: str, instance: DamageInstance) -> tuple[str, str | None]
 
 
 def _intro_step(index: int, instance: DamageInstance, base: dict[str, object]) -> Step:
+    grade = str(instance.grade)  # StrEnums' values, without the enum's `value` property (hot path)
     return Step(
         rule="IWR-8",
-        text=f"instance {index}: {_label(instance, instance.amount)} ({instance.grade.value}, "
+        text=f"instance {index}: {_label(instance, instance.amount)} ({grade}, "
         f"{instance.rank.label}{', critical' if instance.critical else ''})",
-        data={**base, "amount": instance.amount, "grade": instance.grade.value, "rank": instance.rank.value},
+        data={**base, "amount": instance.amount, "grade": grade, "rank": str(instance.rank)},
         key="IWR-8.instance",
     )
 
@@ -534,7 +535,7 @@ def _undefended(instances: Sequence[DamageInstance]) -> DamageResolution:
     steps: list[Step] = []
     dealt: list[DealtDamage] = []
     for index, instance in enumerate(instances):
-        base: dict[str, object] = {"index": index, "type": instance.type.value}
+        base: dict[str, object] = {"index": index, "type": str(instance.type)}
         amount = instance.amount
         steps.append(_intro_step(index, instance, base))
         if instance.critical:

@@ -36,7 +36,7 @@ class Rank(StrEnum):
     @property
     def label(self) -> str:
         """English label: `unranked`, `D-Rank`, ..."""
-        return "unranked" if self is Rank.UNRANKED else f"{self.value}-Rank"
+        return "unranked" if self is Rank.UNRANKED else f"{self!s}-Rank"
 
     @classmethod
     def from_number(cls, number: int) -> Rank:

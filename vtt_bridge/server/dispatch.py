@@ -40,8 +40,8 @@ def _long(type_: str, payload: dict[str, Any], world: World) -> bool:
 
 
 OFFLOAD_DAMAGES = 500
-"""A `batch` of more damage instances than this is ruled in a worker thread (6,400, its most, took
-0.42 s on the loop; other worlds then waited up to 459 ms: docs/benchmarks.md)."""
+"""A `batch` of more damage instances than this is ruled in a worker thread, so other worlds are
+served meanwhile (the measurements behind the bound: docs/benchmarks.md)."""
 
 
 def _batch_damages(payload: dict[str, Any]) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import sys
 from functools import cache
 
@@ -45,7 +46,22 @@ def share_one_arena() -> bool:
 
 
 def release_freed_memory() -> bool:
-    """Give the allocator's free pages back to the system (True: some were; a few ms for a heap of
-    hundreds of MB, holding the allocator's locks meanwhile)."""
+    """Give the allocator's free pages back to the system (True: some were), holding the allocator's
+    locks meanwhile."""
     libc = _glibc()
     return libc is not None and libc.malloc_trim(0) == 1
+
+
+YOUNG_COLLECTION_EVERY = 10_000
+"""Allocations of container objects (less their frees) between two collections of the youngest
+generation; Python's default is 700."""
+
+
+def collect_young_less_often() -> None:
+    """Run the cycle collector's youngest generation every `YOUNG_COLLECTION_EVERY` allocations
+    (the older generations keep their ratios). A ruling's objects are trees that reference counting
+    frees, but each collection walks every young object still alive, such as the rows of areas a
+    `move` copies (docs/benchmarks.md). Cyclic garbage (a ruling makes none on purpose) waits
+    longer to be freed."""
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_COLLECTION_EVERY, middle, old)

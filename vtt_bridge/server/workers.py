@@ -37,7 +37,7 @@ reply sent meanwhile, and its objects gone with the frames that held them)."""
 
 def release_later(bridge: Bridge) -> None:
     """After a long ruling: its freed memory given back (`heap.release_freed_memory`) in
-    `RELEASE_AFTER` seconds, once for any number of long rulings meanwhile (a few ms on the loop)."""
+    `RELEASE_AFTER` seconds, once for any number of long rulings meanwhile."""
     if bridge.release is not None:
         return
 

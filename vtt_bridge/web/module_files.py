@@ -201,7 +201,7 @@ class ModuleSource:
 
     def zip(self, base_url: str) -> bytes:
         """The installable zip; rebuilt only when a file's mtime or size (or the base URL) changes.
-        Thread-safe (the server builds it in a worker thread: some 50 ms of deflating)."""
+        Thread-safe (the server builds it in a worker thread: it deflates every file)."""
         manifest_path = self.folder / "module.json"
         manifest = self.served_manifest(base_url)
         files = self.files(manifest)

@@ -102,7 +102,7 @@ async def module_json(request: web.Request) -> web.Response:
 async def module_zip(request: web.Request) -> web.Response:
     """`GET /module.zip`: the module as Foundry installs it."""
     source = request.app[MODULE]
-    try:  # off the event loop: a build for a Host not cached deflates every file (some 50 ms)
+    try:  # off the event loop: a build for a Host not cached deflates every file
         data = await asyncio.to_thread(source.zip, base_url(request))
     except ModuleUnavailable as error:
         return _unavailable(error)
@@ -242,8 +242,8 @@ def ruling_subjects(log: list[dict[str, Any]], names: dict[str, str]) -> list[st
 
 
 PAGE_BOXES = 30
-"""A Health track of more boxes than this is drawn as one box of each kind with its count (a track
-of 10,000 boxes, one span each, made a page of 300 such actors 109 MB)."""
+"""A Health track of more boxes than this is drawn as one box of each kind with its count: one span
+per box would make the page of a world of huge tracks too large to load."""
 
 PAGE_ACTORS = 200
 """Actors the page lists of one world (sorted by name); the rest are counted."""
@@ -413,13 +413,6 @@ def _ruling_html(
         parts.append('<p class="muted">No steps.</p>')
     parts.append("</div>")
     return "\n".join(parts)
-
-
-def status_html(bridge: Bridge, base: str = "", lang: str = "en") -> str:
-    """The status page: how to install the module (`base`: this server's URL as the browser reached
-    it), worlds with their rev and connected clients, then the latest rulings, newest first, their
-    steps for the page's script to word in `lang`."""
-    return status_head(bridge, base, lang) + status_body(bridge)
 
 
 def status_head(bridge: Bridge, base: str, lang: str = "en") -> str:

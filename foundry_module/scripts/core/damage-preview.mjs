@@ -72,16 +72,19 @@ export function rollSuccesses(log) {
 
 /**
  * A roll card's "Apply as damage" row: the successes as the amount, one button per grade, each
- * carrying a `damage` with no target (the dialog names the targets). "" for no successes.
+ * carrying a `damage` with no target (the dialog names the targets) and the roller (`source`: the
+ * actor whose token the damage's attack comes from by default, DET-10). "" for no successes.
  * @param {number|null} successes
  * @param {I18n} i18n
+ * @param {string|null} [source] the rolling actor's uuid
  * @returns {string}
  */
-export function applyAsDamageHtml(successes, i18n) {
+export function applyAsDamageHtml(successes, i18n, source = null) {
   if (typeof successes !== "number" || successes < 1) return "";
+  const from = typeof source === "string" && source ? ` data-${MODULE_ID}-source="${escapeHtml(source)}"` : "";
   const buttons = GRADES.map((grade) => {
     const action = escapeHtml(JSON.stringify({ kind: "damage", instances: [{ amount: successes, grade }] }));
-    return `<button type="button" data-${MODULE_ID}-action="${action}">${escapeHtml(i18n.localize(`VTTBRIDGE.Grade.${grade}`))}</button>`;
+    return `<button type="button" data-${MODULE_ID}-action="${action}"${from}>${escapeHtml(i18n.localize(`VTTBRIDGE.Grade.${grade}`))}</button>`;
   });
   const label = i18n.format("VTTBRIDGE.Preview.ApplyAsDamage", { amount: String(successes) });
   return `<div class="${MODULE_ID}-apply-damage"><span>${escapeHtml(label)}</span>${buttons.join("")}</div>`;

@@ -22,9 +22,12 @@
 import { MODULE_ID } from "../core/constants.mjs";
 import { actionFromButton, actionFromDialog, buttonRefusal, CARD_FLAG, DIALOG_CHOICES } from "../core/damage.mjs";
 import { batchTargets, damageSends } from "../core/attack.mjs";
-import { damageTypeOf, damageTypeOptions, previewRows, renderPreview } from "../core/damage-preview.mjs";
+import { DAMAGE_TYPES, damageTypeOf, damageTypeOptions, OTHER_TYPE, previewRows, renderPreview } from "../core/damage-preview.mjs";
 import { escapeHtml } from "../core/chat-cards.mjs";
 import { chatRenderHook, namespacedClass } from "./compat.mjs";
+
+/** The User flag that keeps a user's last damage type (the dialog opens with it). */
+export const LAST_TYPE_FLAG = "lastDamageType";
 
 /**
  * @typedef {object} DamageToolsOptions
@@ -34,6 +37,8 @@ import { chatRenderHook, namespacedClass } from "./compat.mjs";
  * @property {(action: Record<string, unknown>) => Promise<{log?: any[]}|null>} [preview] the sidecar's
  *   `preview` of an action (its `data`: the log it would give); null when this browser cannot ask
  *   (it does not run the bridge: a player's preview would show a target's Health)
+ * @property {{get: () => unknown, set: (type: string) => unknown}} [lastType] this user's last
+ *   damage type (a flag on their own User, main.mjs), the dialog's type when it opens
  */
 
 /**
@@ -100,13 +105,6 @@ function targetName(env, target) {
 }
 
 /**
- * The form values a dialog shows and what they mean, compared as the form gives them (strings).
- * @param {Record<string, unknown>} a @param {Record<string, unknown>} b
- */
-const sameValues = (a, b) =>
-  String(a.amount) === String(b.amount) && String(a.grade) === String(b.grade) && damageTypeOf(a.type || "untyped") === damageTypeOf(b.type || "untyped");
-
-/**
  * The preview of what `actions` would do, as the dialog's HTML: a row per target (the sidecar's
  * `preview`, nothing kept), or a line saying why there is none.
  * @param {Record<string, any>[]} actions
@@ -135,15 +133,88 @@ async function previewHtml(actions, options, names) {
 }
 
 /**
- * The damage dialog for `targets`: amount, grade and damage type (the known types plus "other"),
- * and under them what the damage would leave each target with (the sidecar's `preview`). Applying
- * sends the one `batch` (or `damage`) the preview showed; when the fields were changed first, the
- * dialog opens again with the new preview instead, so nothing lands unseen.
- * @param {{targets: import("../core/attack.mjs").AttackTarget[], values: Record<string, unknown>, fallback: string}} what
- *   `fallback`: the actor uuid a damage names when no target was chosen (none: "")
+ * The tokens a damage's attack may come from (DET-10: the observer whose locating the sidecar
+ * rules): for a GM every token on the canvas with an actor that is not a target, for a player only
+ * the tokens they own (the bridge takes an attack from no other), each `{id, name}`.
+ * @param {any} env
+ * @param {import("../core/attack.mjs").AttackTarget[]} targets
+ * @returns {{id: string, name: string}[]}
+ */
+export function attackerChoices(env, targets) {
+  const hit = new Set(targets.map((target) => target.token));
+  const isGM = !!env.game?.user?.isGM;
+  return [...(env.canvas?.tokens?.placeables ?? [])]
+    .filter((token) => token?.actor && !hit.has(String(token.document?.id ?? token.id)) && (isGM || token.actor?.isOwner))
+    .map((token) => ({ id: String(token.document?.id ?? token.id), name: String(token.document?.name ?? token.name ?? "") }));
+}
+
+/**
+ * The token a damage's attack comes from by default: the roll's or the sheet's actor's token on the
+ * canvas when it may attack (`attackerChoices`), else the one token this user controls there, else none ("").
+ * @param {any} env
+ * @param {{id: string}[]} choices
+ * @param {string|null|undefined} actor the roll's or sheet's actor uuid
+ */
+export function defaultAttacker(env, choices, actor) {
+  const ids = new Set(choices.map((choice) => choice.id));
+  const tokens = [...(env.canvas?.tokens?.placeables ?? [])];
+  const own = tokens.find((token) => actor && token?.actor?.uuid === actor && ids.has(String(token.document?.id ?? token.id)));
+  if (own) return String(own.document?.id ?? own.id);
+  const controlled = (env.canvas?.tokens?.controlled ?? []).filter((/** @type {any} */ token) => ids.has(String(token.document?.id ?? token.id)));
+  return controlled.length === 1 ? String(controlled[0].document?.id ?? controlled[0].id) : "";
+}
+
+/**
+ * What a dialog's fields send for these targets: the damage (with the attack of `attacker`, DET-10,
+ * its successes the amount, when one is chosen and each target has a token) as `damageSends` plans it.
+ * @param {string} named the damage's own target
+ * @param {Record<string, unknown>} form
+ * @param {import("../core/attack.mjs").AttackTarget[]} targets
+ * @returns {{actions: Record<string, unknown>[]}|{error: "NoTargets"}}
+ * @throws {TypeError} a field that is not valid
+ */
+export function dialogSends(named, form, targets) {
+  const action = actionFromDialog(named, { amount: form.amount, grade: form.grade, type: form.type, mode: "damage" });
+  const attacker = typeof form.attacker === "string" ? form.attacker : "";
+  const armed = attacker && targets.length && targets.every((target) => target.token && target.token !== attacker);
+  const plan = damageSends(armed ? { ...action, attack: { attacker, successes: Number(form.amount) } } : action, targets);
+  return plan;
+}
+
+/**
+ * The form values a dialog shows and what they mean, compared as the form gives them (strings).
+ * @param {Record<string, unknown>} a @param {Record<string, unknown>} b
+ */
+const sameValues = (a, b) =>
+  String(a.amount) === String(b.amount) &&
+  String(a.grade) === String(b.grade) &&
+  damageTypeOf(a.type || "untyped") === damageTypeOf(b.type || "untyped") &&
+  String(a.attacker ?? "") === String(b.attacker ?? "");
+
+/**
+ * The values of the dialog's fields as the user left them (each field carries `data-vtt-bridge-field`).
+ * @param {any} root the dialog's element
+ * @returns {Record<string, string>}
+ */
+function fieldValues(root) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const field of root?.querySelectorAll?.(`[data-${MODULE_ID}-field]`) ?? []) out[String(field.getAttribute("name"))] = String(field.value ?? "");
+  return out;
+}
+
+/**
+ * The damage dialog for `targets`: amount, grade, damage type (the known types plus "other", this
+ * user's last one first) and the token the attack comes from (DET-10), and under them what the
+ * damage would leave each target with (the sidecar's `preview`), asked again whenever a field
+ * changes. Applying sends the one `batch` (or `damage`) whose preview is shown; when the fields
+ * changed and the new preview is not shown yet, the dialog opens again with it, so nothing lands unseen.
+ * @param {{targets: import("../core/attack.mjs").AttackTarget[], values: Record<string, unknown>, fallback: string, source?: string|null}} what
+ *   `fallback`: the actor uuid a damage names when no target was chosen (none: ""); `source`: the
+ *   roll's or sheet's actor (its token is the default attacker)
  * @param {DamageToolsOptions} options
  */
-export async function damageDialog({ targets, values, fallback }, options) {
+export async function damageDialog({ targets, values, fallback, source = null }, options) {
   const { env = globalThis, localize: t } = options;
   const DialogV2 = namespacedClass(env, "foundry.applications.api.DialogV2");
   const FormData = env.FormData;
@@ -154,37 +225,79 @@ export async function damageDialog({ targets, values, fallback }, options) {
     return;
   }
   const named = fallback || targets[0].actor; // the damage's own target, replaced by each target's
-  let form = { amount: "1", grade: "B", type: "untyped", ...values };
-  for (;;) {
-    let action;
+  const choices = attackerChoices(env, targets);
+  const remembered = options.lastType?.get();
+  const lastType = typeof remembered === "string" && (remembered === OTHER_TYPE || DAMAGE_TYPES.includes(remembered)) ? remembered : "untyped";
+  // no target chosen (the sheet's own actor is damaged): no attack, nobody to attack from
+  /** @type {Record<string, unknown>} */
+  let form = { amount: "1", grade: "B", type: lastType, attacker: targets.length ? defaultAttacker(env, choices, source ?? fallback) : "", ...values };
+  // an actor by its uuid, a token (a DET-10 step's attacker and target) by its id, as this browser names them
+  const nameOf = (/** @type {string} */ id) => {
+    const token = env.canvas?.tokens?.get?.(id);
+    return names.get(id) ?? (token ? String(token.document?.name ?? token.name) : env.fromUuidSync?.(id)?.name);
+  };
+  /** The preview of these values: its HTML, and whether it shows what they send. @param {Record<string, unknown>} shown */
+  const previewOf = async (shown) => {
+    let plan;
     try {
-      action = actionFromDialog(named, { ...form, mode: "damage" });
+      plan = dialogSends(named, shown, targets);
+    } catch (error) {
+      return { html: `<p class="${MODULE_ID}-preview-note">${escapeHtml(String(/** @type {Error} */ (error)?.message ?? error))}</p>`, shown: false };
+    }
+    if ("error" in plan) return { html: `<p class="${MODULE_ID}-preview-note">${escapeHtml(t(`VTTBRIDGE.Dialog.${plan.error}`))}</p>`, shown: false };
+    return previewHtml(plan.actions, options, nameOf);
+  };
+  for (;;) {
+    let first;
+    try {
+      first = dialogSends(named, form, targets);
     } catch (error) {
       env.ui.notifications.error(/** @type {Error} */ (error).message);
       return;
     }
-    const plan = damageSends(action, targets);
-    if ("error" in plan) {
-      env.ui.notifications.warn(t(`VTTBRIDGE.Dialog.${plan.error}`));
+    if ("error" in first) {
+      env.ui.notifications.warn(t(`VTTBRIDGE.Dialog.${first.error}`));
       return;
     }
-    const preview = await previewHtml(plan.actions, options, (id) => names.get(id) ?? env.fromUuidSync?.(id)?.name);
+    let preview = await previewHtml(first.actions, options, nameOf);
+    let shown = { ...form };
+    const field = `data-${MODULE_ID}-field`;
     const grades = DIALOG_CHOICES.grades.map((g) => `<option value="${g}"${g === form.grade ? " selected" : ""}>${escapeHtml(t(`VTTBRIDGE.Grade.${g}`))}</option>`).join("");
+    const attackers = [{ id: "", name: t("VTTBRIDGE.Preview.NoAttacker") }, ...choices]
+      .map(({ id, name }) => `<option value="${escapeHtml(id)}"${id === form.attacker ? " selected" : ""}>${escapeHtml(name)}</option>`)
+      .join("");
     const content =
       `<div class="${MODULE_ID}-damage-form">` +
-      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Amount"))} <input type="number" name="amount" value="${escapeHtml(String(form.amount))}" min="0" step="1"></label>` +
-      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Grade"))} <select name="grade">${grades}</select></label>` +
-      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Type"))} <select name="type">${damageTypeOptions(loc, String(form.type || "untyped"))}</select></label>` +
-      `</div>${preview.html}`;
-    const shown = { ...form };
+      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Amount"))} <input type="number" name="amount" ${field} value="${escapeHtml(String(form.amount))}" min="0" step="1"></label>` +
+      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Grade"))} <select name="grade" ${field}>${grades}</select></label>` +
+      `<label>${escapeHtml(t("VTTBRIDGE.Dialog.Type"))} <select name="type" ${field}>${damageTypeOptions(loc, String(form.type || "untyped"))}</select></label>` +
+      `<label>${escapeHtml(t("VTTBRIDGE.Preview.Attacker"))} <select name="attacker" ${field}>${attackers}</select></label>` +
+      `</div><div class="${MODULE_ID}-damage-preview">${preview.html}</div>`;
     const title = targets.length
       ? t("VTTBRIDGE.Dialog.damageTargets", { names: targets.map((target) => names.get(target.actor) ?? target.actor).join(", ") })
       : t("VTTBRIDGE.Dialog.damage", { name: env.fromUuidSync?.(fallback)?.name ?? fallback });
+    let asked = 0;
     const data = await DialogV2.prompt({
       rejectClose: false, // v12 rejects when the dialog is closed; v13 resolves null
       window: { title },
-      position: { width: 560 },
+      position: { width: 600 },
       content,
+      // a field changed: the preview of the new values replaces the old one (the latest asked wins)
+      render: (/** @type {Event} */ _event, /** @type {any} */ dialog) => {
+        const root = dialog?.element;
+        root?.addEventListener?.("change", async () => {
+          const now = fieldValues(root);
+          const mine = ++asked;
+          const next = await previewOf(now);
+          if (mine !== asked) return;
+          const box = root.querySelector(`.${MODULE_ID}-damage-preview`);
+          if (!box) return;
+          box.replaceChildren();
+          box.insertAdjacentHTML("beforeend", next.html);
+          preview = next;
+          shown = now;
+        });
+      },
       ok: {
         label: t("VTTBRIDGE.Dialog.damageButton"),
         callback: (/** @type {Event} */ _event, /** @type {HTMLButtonElement} */ button) => Object.fromEntries(new FormData(button.form).entries()),
@@ -192,12 +305,12 @@ export async function damageDialog({ targets, values, fallback }, options) {
     });
     if (!data) return;
     if (preview.shown && !sameValues(data, shown)) {
-      form = { ...form, ...data }; // changed after the preview: show the new one before anything lands
+      form = { ...form, ...data }; // changed and its preview not shown yet: show it before anything lands
       continue;
     }
     let sent;
     try {
-      sent = damageSends(actionFromDialog(named, { ...data, mode: "damage" }), targets);
+      sent = dialogSends(named, data, targets);
     } catch (error) {
       env.ui.notifications.error(/** @type {Error} */ (error).message);
       return;
@@ -206,6 +319,7 @@ export async function damageDialog({ targets, values, fallback }, options) {
       env.ui.notifications.warn(t(`VTTBRIDGE.Dialog.${sent.error}`));
       return;
     }
+    options.lastType?.set(String(data.type || "untyped"));
     for (const each of sent.actions) await options.sendAction(each);
     return;
   }
@@ -222,7 +336,7 @@ export async function openDamageDialog(actor, mode, options) {
   const { env = globalThis, localize: t } = options;
   if (mode === "damage") {
     const targets = damageTargets(env, null);
-    await damageDialog({ targets, values: {}, fallback: actor.uuid }, options);
+    await damageDialog({ targets, values: {}, fallback: actor.uuid, source: actor.uuid }, options);
     return;
   }
   const DialogV2 = namespacedClass(env, "foundry.applications.api.DialogV2");
@@ -293,7 +407,8 @@ export function bindChatButtons(html, options, message) {
       if (message?.getFlag?.(MODULE_ID, CARD_FLAG) === "roll") {
         // a roll card's "Apply as damage": its successes in the damage dialog, with the preview
         const [instance] = /** @type {any[]} */ (action.instances ?? []);
-        await damageDialog({ targets: damageTargets(env, null), values: { amount: String(instance?.amount ?? 1), grade: String(instance?.grade ?? "L") }, fallback: "" }, options);
+        const source = button.getAttribute?.(`data-${MODULE_ID}-source`) || null;
+        await damageDialog({ targets: damageTargets(env, null), values: { amount: String(instance?.amount ?? 1), grade: String(instance?.grade ?? "L") }, fallback: "", source }, options);
         return;
       }
       const fallback = typeof action.target === "string" ? { actor: action.target } : null;

@@ -129,11 +129,12 @@ function foundryRolls(rolls) {
 
 /**
  * Post one card.
- * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null}} card
+ * @param {{log: any[], rolls?: any[], kind?: string, subject?: string, named?: string[], forceGm?: boolean, ruling?: import("../core/chat-cards.mjs").RulingFlag|null, summary?: import("../core/chat-cards.mjs").Summary|null, throws?: boolean}} card
+ *   `throws`: the card carries the rolls as Foundry rolls (false: the players' card of the same roll does, so Dice So Nice throws once)
  * @param {string} mode the "ruling cards" setting
  * @param {unknown} [healthSetting] the "who sees Health boxes" setting
  */
-async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null }, mode, healthSetting = "owner") {
+async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = false, ruling = null, summary = null, throws = true }, mode, healthSetting = "owner") {
   const audience = forceGm ? "gm" : cardAudience({ log, mode, named: namedIds(log, named), isSecret, summary });
   if (audience === "none") return;
   const loc = i18n();
@@ -141,12 +142,12 @@ async function postCard({ log, rolls = [], kind, subject, named = [], forceGm = 
   const batch = renderBatchSummary(log, loc, nameOf);
   const card = renderCard({ log, rolls, kind: kind === "batch" ? batchKind(log) : kind, subject, names: nameOf, summary }, loc);
   // a roll's card: "Apply as damage" with its successes (a card type of its own: damage-tools.mjs)
-  const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc) : "";
+  const applyRow = kind === "roll" ? applyAsDamageHtml(rollSuccesses(log), loc, named[0] ?? null) : "";
   const content = (batch ? card.replace("</header>", `</header>${batch}`) : card) + applyRow;
   const rollObjects = foundryRolls(rolls);
   /** @type {Record<string, unknown>} */
   const data = { content, speaker: { alias: "vtt-bridge" } };
-  if (rollObjects.length) data.rolls = rollObjects;
+  if (rollObjects.length && throws) data.rolls = rollObjects;
   if (audience === "gm") data.whisper = gmIds();
   /** @type {Record<string, unknown>} */
   const flags = {};
@@ -212,6 +213,25 @@ async function postPublicAttack(log, rolls, action, mode) {
   const roll = publicRoll(log, rolls, action);
   // a roll against an opponent the players can pinpoint already has its public card
   if (!outcomes.length && !(roll && isSecret(roll.opponent))) return;
+  await postPlayersCard(log, roll, outcomes, action, mode);
+}
+
+/**
+ * Whether a ruling gets a players' roll card (a roll against an opponent they cannot pinpoint):
+ * that card then carries the roll's dice, and the GM's card none (one message throws them).
+ * @param {any[]} log @param {any[]} rolls @param {Record<string, any>|undefined} action @param {string} mode
+ */
+function playersRollCard(log, rolls, action, mode) {
+  if (mode === "off" || attackOutcomes(log, action).length) return false;
+  const roll = publicRoll(log, rolls, action);
+  return !!(roll && roll.rolls.length && isSecret(roll.opponent));
+}
+
+/**
+ * @param {any[]} log @param {ReturnType<typeof publicRoll>} roll @param {ReturnType<typeof attackOutcomes>} outcomes
+ * @param {Record<string, any>|undefined} action @param {string} mode
+ */
+async function postPlayersCard(log, roll, outcomes, action, mode) {
   const loc = i18n();
   const someone = loc.localize("VTTBRIDGE.Visibility.Speaker.Someone");
   const label = (/** @type {string} */ id) => (isSecret(id) ? someone : (nameOf(id) ?? someone));
@@ -300,6 +320,7 @@ function followConnection(connection, getSetting) {
           named: subjectId ? [subjectId] : [],
           ruling: rulingFlag(event, scene()?.id ?? null),
           summary,
+          throws: !playersRollCard(log ?? [], rolls ?? [], action, String(getSetting("rulingCards") ?? "public")),
         },
         String(getSetting("rulingCards") ?? "public"),
         getSetting("healthVisibility"),

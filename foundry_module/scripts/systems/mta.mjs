@@ -56,6 +56,28 @@ export const SKILL_PATHS = Object.freeze({
   stealth: "skills_physical.stealth",
 });
 
+/** The system's three groups of Skills: each Skill in them is read under its own key (a roll's trait). */
+export const SKILL_GROUPS = Object.freeze(["skills_mental", "skills_physical", "skills_social"]);
+
+/**
+ * Every Skill of a character, its key → its path (the rules' two first, then each group's own in
+ * the system's order): a roll may name any of them (DICE-1), Brawl as surely as Stealth.
+ * @param {ActorData} actorData
+ * @returns {[string, string][]}
+ */
+export function skillPaths(actorData) {
+  /** @type {Map<string, string>} */
+  const out = new Map(Object.entries(SKILL_PATHS));
+  for (const group of SKILL_GROUPS) {
+    const node = getPath(actorData, `system.${group}`);
+    if (node === null || typeof node !== "object") continue;
+    for (const [key, skill] of Object.entries(/** @type {Record<string, unknown>} */ (node))) {
+      if (!out.has(key) && skill !== null && typeof skill === "object" && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(key)) out.set(key, `${group}.${key}`);
+    }
+  }
+  return [...out];
+}
+
 /**
  * The system's Conditions and Tilts (Items of type `condition` / `tilt`, named by the GM, English
  * names of the CofD books) that the rules know → our condition id.
@@ -181,7 +203,7 @@ export function read(actorData, problems) {
   if (!ephemeral && getPath(actorData, "system.skills_physical") !== undefined) {
     /** @type {Record<string, number>} */
     const skills = {};
-    for (const [key, path] of Object.entries(SKILL_PATHS)) {
+    for (const [key, path] of skillPaths(actorData)) {
       const n = readNumber(actorData, traitPaths(`system.${path}`), { field: `skills.${key}`, max: MAX_RATING }, problems);
       if (n !== undefined) skills[key] = n;
     }

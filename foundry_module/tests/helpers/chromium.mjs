@@ -17,11 +17,11 @@ import puppeteer from "puppeteer-core";
 /** @typedef {{requestId: string, opcode: number, payloadData: string}} Frame */
 
 /**
- * @param {string} url the page, with its query
- * @param {{onFrame?: (frame: Frame) => void, timeout?: number}} [options]
- * @returns {Promise<any>} the page's report
+ * Headless Chromium in a profile folder of its own, as every browser test starts it; `close` ends
+ * the browser and removes the folder. A missing browser fails the test with a clear message.
+ * @returns {Promise<{browser: import("puppeteer-core").Browser, close: () => Promise<void>}>}
  */
-export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } = {}) {
+export async function launchChromium() {
   const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
   assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
@@ -31,24 +31,46 @@ export async function pageReport(url, { onFrame = () => {}, timeout = 60_000 } =
     userDataDir: profile,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync"],
   });
+  const close = async () => {
+    try {
+      await browser.close();
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  };
+  return { browser, close };
+}
+
+/**
+ * @param {string} url the page, with its query
+ * @param {{onFrame?: (frame: Frame) => void, timeout?: number, browser?: import("puppeteer-core").Browser}} [options]
+ *   `browser`: a Chromium the caller started (`launchChromium`) and keeps open (a page of its own is
+ *   opened and closed here); without it one is started for this page and ended after it
+ * @returns {Promise<any>} the page's report
+ */
+export async function pageReport(url, { onFrame = () => {}, timeout = 60_000, browser = undefined } = {}) {
+  const own = browser ? null : await launchChromium();
   try {
-    const page = await browser.newPage();
-    /** @type {string[]} */
-    const consoleErrors = [];
-    page.on("console", (msg) => {
-      if (msg.type() === "error") consoleErrors.push(msg.text());
-    });
-    page.on("pageerror", (error) => consoleErrors.push(String(error)));
-    const devtools = await page.createCDPSession();
-    await devtools.send("Network.enable");
-    devtools.on("Network.webSocketFrameReceived", (event) => onFrame({ requestId: event.requestId, ...event.response }));
-    await page.goto(url);
-    await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout });
-    const result = await page.evaluate(() => /** @type {any} */ (window).__result);
-    assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
-    return result.report;
+    const page = await (browser ?? /** @type {NonNullable<typeof own>} */ (own).browser).newPage();
+    try {
+      /** @type {string[]} */
+      const consoleErrors = [];
+      page.on("console", (msg) => {
+        if (msg.type() === "error") consoleErrors.push(msg.text());
+      });
+      page.on("pageerror", (error) => consoleErrors.push(String(error)));
+      const devtools = await page.createCDPSession();
+      await devtools.send("Network.enable");
+      devtools.on("Network.webSocketFrameReceived", (event) => onFrame({ requestId: event.requestId, ...event.response }));
+      await page.goto(url);
+      await page.waitForFunction(() => /** @type {any} */ (window).__result !== undefined, { timeout });
+      const result = await page.evaluate(() => /** @type {any} */ (window).__result);
+      assert.ok(result.ok, `the page failed: ${result.error}\n${consoleErrors.join("\n")}`);
+      return result.report;
+    } finally {
+      await page.close();
+    }
   } finally {
-    await browser.close();
-    rmSync(profile, { recursive: true, force: true });
+    await own?.close();
   }
 }

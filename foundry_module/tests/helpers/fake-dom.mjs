@@ -110,6 +110,14 @@ export class FakeElement {
     this.children.push(...nodes);
   }
 
+  /** Element#replaceChildren (https://developer.mozilla.org/en-US/docs/Web/API/Element/replaceChildren): its children replaced by `nodes`. @param {FakeElement[]} nodes */
+  replaceChildren(...nodes) {
+    for (const child of this.children) if (child && typeof child === "object") /** @type {any} */ (child).parentElement = null;
+    this.children = [];
+    this.textContent = "";
+    this.append(...nodes);
+  }
+
   /** Element#remove: out of its parent. */
   remove() {
     const parent = /** @type {any} */ (this).parentElement;
@@ -126,7 +134,7 @@ export class FakeElement {
   insertAdjacentHTML(position, html) {
     if (position !== "beforeend") throw new Error(`fake DOM: insertAdjacentHTML("${position}") is not modelled`);
     this.append(...parseHtml(html, /** @type {typeof FakeElement} */ (this.constructor)));
-    this.textContent += parseHtml(html).map((node) => node.textContent).join("");
+    this.textContent += parseHtml(`<div>${html}</div>`)[0].textContent; // text outside any tag too
   }
 
   /** @param {string} type @param {Function} fn */

@@ -149,7 +149,14 @@
  *              `rejectClose: false`, null — https://foundryvtt.com/api/interfaces/foundry.DialogV2WaitOptions.html,
  *              https://foundryvtt.com/api/types/foundry.DialogV2ButtonCallback.html. The test says
  *              which button (or none) the user picks and what the form holds; a button the dialog
- *              does not offer is refused.
+ *              does not offer is refused. With a `render(event, dialog)` option ("a synchronous
+ *              function to invoke whenever the dialog is rendered", DialogV2WaitOptions) the dialog
+ *              is rendered first: `dialog.element` holds its form with the content parsed, each
+ *              field holding its value (an input its `value`, a select its `selected` option, else
+ *              its first, a checkbox `checked`); a test's `edit` then changes fields as a user does
+ *              (a select only to one of its options, a checkbox "on" or "off") and each change fires a bubbling `change` event
+ *              (https://developer.mozilla.org/en-US/docs/Web/API/HTMLElement/change_event); the
+ *              form submitted is then the fields' values.
  */
 
 import { FakeElement as FakeDomElement, parseHtml } from "./fake-dom.mjs";
@@ -1268,10 +1275,12 @@ export class FakeCombatTracker {
 /** [dialog] DialogV2 answering with the test's choice: `choose(options) -> {button, form}|null`. */
 export class FakeDialogs {
   constructor() {
-    /** @type {Array<{button: string, form: Record<string, string>}|null>} */
+    /** @type {Array<{button: string, form?: Record<string, string>, edit?: Record<string, string>}|null>} */
     this.answers = [];
     /** @type {any[]} */
     this.opened = [];
+    /** @type {any[]} each rendered dialog's element (a `render` option's), as opened */
+    this.elements = [];
     const dialogs = this;
     this.DialogV2 = {
       /** @param {any} options */
@@ -1287,6 +1296,8 @@ export class FakeDialogs {
   /** @param {any} options @param {any[]} buttons */
   async answer(options, buttons) {
     this.opened.push(options);
+    const element = typeof options.render === "function" ? renderDialog(options) : null;
+    if (element) this.elements.push(element);
     const answer = this.answers.shift() ?? null;
     if (answer === null) {
       if (options.rejectClose !== false) throw new Error("the dialog was closed");
@@ -1294,9 +1305,66 @@ export class FakeDialogs {
     }
     const button = buttons.find((b) => b.action === answer.button);
     if (!button) throw new Error(`the dialog offers no button ${answer.button}`);
-    const form = { values: answer.form };
+    if (answer.edit && !element) throw new Error("the dialog was not rendered: no field to edit");
+    for (const [name, value] of Object.entries(answer.edit ?? {})) await editField(/** @type {any} */ (element), name, value);
+    const form = { values: answer.form ?? (element ? fieldValues(element) : {}) };
     return typeof button.callback === "function" ? button.callback({ type: "click" }, { form }, {}) : button.action;
   }
+}
+
+/** Every descendant element, depth first. @param {any} node @returns {any[]} */
+const descendants = (node) => (node.children ?? []).flatMap((/** @type {any} */ child) => [child, ...descendants(child)]);
+/** A form's fields (input, select, textarea with a name). @param {any} root */
+const formFields = (root) => descendants(root).filter((el) => ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) && el.getAttribute("name") !== null);
+/** @param {any} select */
+const optionsOf = (select) => descendants(select).filter((el) => el.tagName === "OPTION");
+
+/** The dialog rendered: a form holding the parsed content, each field its value; then `render(event, dialog)`. @param {any} options */
+function renderDialog(options) {
+  const element = new FakeDomElement("dialog");
+  const form = new FakeDomElement("form", "dialog-form");
+  form.append(...parseHtml(String(options.content ?? "")));
+  element.append(form);
+  for (const field of formFields(form)) {
+    if (field.tagName === "SELECT") {
+      const choices = optionsOf(field);
+      const chosen = choices.find((o) => o.getAttribute("selected") !== null) ?? choices[0];
+      field.value = chosen ? String(chosen.getAttribute("value") ?? chosen.textContent) : "";
+    } else if (isCheckbox(field)) {
+      field.value = String(field.getAttribute("value") ?? "on");
+      field.checked = field.getAttribute("checked") !== null;
+    } else field.value = String(field.getAttribute("value") ?? "");
+  }
+  options.render({ type: "render" }, { element });
+  return element;
+}
+
+/** @param {any} field */
+const isCheckbox = (field) => field.tagName === "INPUT" && field.getAttribute("type") === "checkbox";
+
+/** The values a form submits (a checkbox only when checked: https://developer.mozilla.org/en-US/docs/Web/API/FormData). @param {any} element */
+const fieldValues = (element) =>
+  Object.fromEntries(formFields(element).filter((field) => !isCheckbox(field) || field.checked).map((field) => [String(field.getAttribute("name")), String(field.value)]));
+
+/**
+ * A user changes one field: its value set (a select's only to one of its options), then `change`
+ * bubbles up from it; what the listeners started is awaited (the user acts on what they then see).
+ * @param {any} element @param {string} name @param {string} value
+ */
+async function editField(element, name, value) {
+  const field = formFields(element).find((el) => el.getAttribute("name") === name);
+  if (!field) throw new Error(`the dialog has no field ${name}`);
+  if (field.tagName === "SELECT" && !optionsOf(field).some((o) => String(o.getAttribute("value") ?? o.textContent) === value)) {
+    throw new Error(`the select ${name} offers no option ${value}`);
+  }
+  if (isCheckbox(field)) {
+    if (value !== "on" && value !== "off") throw new Error(`the checkbox ${name} is checked ("on") or not ("off"), not ${value}`);
+    field.checked = value === "on";
+  } else field.value = value;
+  const event = { type: "change", target: field, bubbles: true };
+  const started = [];
+  for (let node = field; node; node = node.parentElement) for (const fn of node._listeners?.get("change") ?? []) started.push(fn(event));
+  await Promise.all(started);
 }
 
 /**

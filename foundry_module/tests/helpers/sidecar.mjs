@@ -45,46 +45,109 @@ export function sidecarPython() {
 }
 
 /**
- * Rulings of the real sidecar (its `World`, seeded dice) on a synced state, in order, without a
- * server: each action's `result` payload, or `{error: {code, message}}` for a refused one; an item
- * `{query}` is asked as a query (its `result` payload) between the rulings (a `preview` as the
- * server answers it, `engine/preview.py`, from the same dice).
- * @param {Record<string, unknown>} state the `sync` state
- * @param {Record<string, unknown>[]} actions
- * @returns {Promise<any[]>}
+ * The real sidecar's rulings, one request a line: each line of stdin `[state, actions]`, each line
+ * of stdout the answers, ruled on a new `World` with new seeded dice (nothing is kept between two
+ * requests); one such Python per test file, which ends when its stdin closes.
  */
-export async function sidecarRulings(state, actions) {
-  const { execFileSync } = await import("node:child_process");
-  const script = `
+const RULINGS_SCRIPT = `
 import json, sys
 from vtt_bridge.engine.world import World
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.preview import preview
-state, actions = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-w = World("w")
-w.commit(w.prepare_sync({"state": state}), "")
-roller = SeededRoller(7)
-out = []
-for i, action in enumerate(actions):
-    if set(action) == {"query"}:
+def rule(state, actions):
+    w = World("w")
+    w.commit(w.prepare_sync({"state": state}), "")
+    roller = SeededRoller(7)
+    out = []
+    for i, action in enumerate(actions):
+        if set(action) == {"query"}:
+            try:
+                q = action["query"]
+                out.append(preview(w, q, roller) if q.get("kind") == "preview" else w.query(q))
+            except RequestError as exc:
+                out.append({"error": {"code": exc.code.value, "message": exc.message}})
+            continue
         try:
-            q = action["query"]
-            out.append(preview(w, q, roller) if q.get("kind") == "preview" else w.query(q))
+            pending = w.prepare_action(f"a{i}", action, roller)
         except RequestError as exc:
             out.append({"error": {"code": exc.code.value, "message": exc.message}})
-        continue
-    try:
-        pending = w.prepare_action(f"a{i}", action, roller)
-    except RequestError as exc:
-        out.append({"error": {"code": exc.code.value, "message": exc.message}})
-        continue
-    w.commit(pending, "")
-    out.append(pending.result)
-print(json.dumps(out))
+            continue
+        w.commit(pending, "")
+        out.append(pending.result)
+    return out
+for line in sys.stdin:
+    print(json.dumps(rule(*json.loads(line))), flush=True)
 `;
-  const text = execFileSync(sidecarPython(), ["-c", script, JSON.stringify(state), JSON.stringify(actions)], { cwd: repoRoot, encoding: "utf8", maxBuffer: 256 << 20 });
-  return JSON.parse(text);
+
+/** @type {{ask: (line: string) => Promise<string>}|null} the test file's rulings process, once started */
+let rulings = null;
+let inFlight = 0;
+
+/** How many `sidecarRulings` calls wait for their answer now (a test's flow that asks one is not done). */
+export function rulingsInFlight() {
+  return inFlight;
+}
+
+/** The test file's rulings process (started on first use). It keeps Node running only while a request waits. */
+function rulingsProcess() {
+  if (rulings) return rulings;
+  const child = spawn(sidecarPython(), ["-c", RULINGS_SCRIPT], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
+  /** @type {{resolve: (line: string) => void, reject: (error: Error) => void}[]} */
+  const waiting = [];
+  let pending = "";
+  let errors = "";
+  const idle = () => {
+    for (const stream of [child.stdout, child.stderr, child.stdin]) /** @type {any} */ (stream).unref?.();
+    child.unref();
+  };
+  const busy = () => {
+    for (const stream of [child.stdout, child.stderr, child.stdin]) /** @type {any} */ (stream).ref?.();
+    child.ref();
+  };
+  child.stderr.on("data", (/** @type {Buffer} */ chunk) => void (errors += chunk.toString()));
+  child.stdout.on("data", (/** @type {Buffer} */ chunk) => {
+    pending += chunk.toString();
+    let newline;
+    while ((newline = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      waiting.shift()?.resolve(line);
+    }
+    if (waiting.length === 0) idle();
+  });
+  child.once("exit", (code) => {
+    rulings = null;
+    for (const request of waiting.splice(0)) request.reject(new Error(`the rulings process exited (${code}):\n${errors}`));
+  });
+  rulings = {
+    ask: (line) =>
+      new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        busy();
+        child.stdin.write(`${line}\n`);
+      }),
+  };
+  return rulings;
+}
+
+/**
+ * Rulings of the real sidecar (its `World`, seeded dice) on a synced state, in order, without a
+ * server: each action's `result` payload, or `{error: {code, message}}` for a refused one; an item
+ * `{query}` is asked as a query (its `result` payload) between the rulings (a `preview` as the
+ * server answers it, `engine/preview.py`, from the same dice). Each call starts afresh (a new world,
+ * new dice), in one Python process per test file.
+ * @param {Record<string, unknown>} state the `sync` state
+ * @param {Record<string, unknown>[]} actions
+ * @returns {Promise<any[]>}
+ */
+export async function sidecarRulings(state, actions) {
+  inFlight += 1;
+  try {
+    return JSON.parse(await rulingsProcess().ask(JSON.stringify([state, actions])));
+  } finally {
+    inFlight -= 1;
+  }
 }
 
 /**

@@ -164,7 +164,7 @@ test("K9 K10 K13: each browser has its own hooks; a query handler is told who as
   /** @type {any[]} */
   const callers = [];
   gm.queries.ask = (/** @type {unknown} */ _data, /** @type {any} */ options) => void callers.push(options.user?.id);
-  await /** @type {any} */ (pia.users().get("gm")).query("ask", {}, { timeout: 100 });
+  await /** @type {any} */ (pia.users().get("gm")).query("ask", {}, { timeout: 10_000 });
   assert.deepEqual(callers, ["pia"]);
   assert.equal(pia.users().activeGM?.id, "gm", "the full GM, though the assistant's id sorts first");
   /** @type {any[]} */

@@ -59,7 +59,7 @@ function table(generation, { bridgeOn = "gm", connected = ["gm", "assistant", "p
     bridge: () => (up ? { id: up, up: true, key: null, query: pia.users().get(up)?.query } : null),
     socket: pia.socket,
     newId: () => `r${(n += 1)}`,
-    timeout: 200,
+    timeout: 10_000, // a bound against a hang only: every answer here comes
     retry: 20,
   });
   /** @param {Record<string, any>} action */

@@ -11,12 +11,15 @@ import { fileURLToPath } from "node:url";
 import { inferKind, renderCard, renderStep, keyedTemplate } from "../../scripts/core/chat-cards.mjs";
 import { PLAYER_ACTION_KINDS } from "../../scripts/core/messages.mjs";
 import {
+  opposedFromDialog,
   parseModifiers,
   parseRollCommand,
   poolFromChoices,
+  poolTotal,
   requestFromDialog,
-  RollInputError,
   rollAction,
+  RollInputError,
+  stackedModifiers,
   traitOptions,
 } from "../../scripts/core/roll-command.mjs";
 import { chatMessageListener, openRollDialog, rollDialogContent } from "../../scripts/foundry/roll-dialog.mjs";
@@ -121,7 +124,8 @@ test("the dialog's form makes the roll action, with only the fields that differ 
 
 test("the dialog offers the actor's traits by name in the reader's language, escaped", () => {
   const de = i18nFor("de");
-  const html = rollDialogContent(traitOptions({ attributes: { DEX: 3 }, skills: { stealth: 2, "<b>": 1 } }), (k, d) => (d ? de.format(k, d) : de.localize(k)));
+  const options = traitOptions({ attributes: { DEX: 3 }, skills: { stealth: 2, "<b>": 1 } });
+  const html = rollDialogContent({ options, system: null, opponents: [], opponent: null }, (k, d) => (d ? de.format(k, d) : de.localize(k)));
   assert.match(html, /<option value="DEX">Geschick \(3\)<\/option>/);
   assert.match(html, /<option value="stealth">Heimlichkeit \(2\)<\/option>/);
   assert.ok(!html.includes("<b>") && html.includes("&#60;b&#62;"));
@@ -278,4 +282,24 @@ test("the sidecar's roll rulings: every step worded in en, de and zh-CN, with th
   assert.match(renderStep(second.log.at(-2), i18nFor("de"), names), /Ann: 2 zusätzliche Erfolge, nicht gezählt/);
   assert.match(renderStep(third.log.at(-1), en, names), /opposed roll against Guard/);
   assert.equal(third.rolls[0].again, 10, "RANK-11: the guard is immune to 9-again");
+});
+
+test("DICE-4 the dialog's total: per type the highest bonus and the worst penalty, every perfect bonus, Willpower's +3 (DICE-7), as the sidecar counts", () => {
+  assert.equal(stackedModifiers([{ type: "equipment", value: 2 }, { type: "equipment", value: 1 }, { type: "aid", value: 1, perfect: true }, { type: "aid", value: 2, perfect: true }]), 5);
+  assert.equal(stackedModifiers([{ type: "circumstance", value: -1 }, { type: "circumstance", value: -3 }, { type: "circumstance", value: 2 }]), -1);
+  const options = traitOptions({ attributes: { STR: 3 }, skills: { brawl: 2 } });
+  assert.deepEqual(poolTotal(options, { attribute: "STR", skill: "brawl", modifier: "-1", modifiers: "+2equipment +1equipment", willpower: "on" }), { base: 5, modifiers: 1, willpower: 3, total: 9 });
+  assert.deepEqual(poolTotal(options, { dice: "2", modifier: "-4" }), { base: 2, modifiers: -4, willpower: 0, total: 0 }, "never below 0 dice");
+  assert.deepEqual(poolTotal(options, { attribute: "STR", modifiers: "+2 equipment" }), { error: "Modifier", data: { word: "equipment" } }, "a bad word says which");
+});
+
+test("DICE-5 the dialog's opposed roll: the opponent's pool from its own traits, none when nothing is chosen; it rides on the roll with its opponent only", () => {
+  const goblin = traitOptions({ attributes: { DEX: 3 }, skills: { athletics: 2 } });
+  assert.deepEqual(opposedFromDialog(goblin, { opposedAttribute: "DEX", opposedSkill: "athletics" }), { pool: ["DEX", "athletics"] });
+  assert.deepEqual(opposedFromDialog(goblin, { opposedDice: "4" }), { pool: 4 });
+  assert.equal(opposedFromDialog(goblin, { opposedAttribute: "", opposedSkill: "", opposedDice: "0" }), null);
+  refusedAs(() => opposedFromDialog(goblin, { opposedSkill: "brawl" }), "Unknown");
+  const request = { pool: 3, again: 10, willpower: false, modifiers: [], extraSuccesses: 0 };
+  assert.deepEqual(rollAction("Actor.ayla", request, { opponent: "Actor.goblin", opposed: { pool: ["DEX"] } }), { kind: "roll", actor: "Actor.ayla", pool: 3, opponent: "Actor.goblin", opposed: { pool: ["DEX"] } });
+  assert.deepEqual(rollAction("Actor.ayla", request, { opponent: null, opposed: { pool: ["DEX"] } }), { kind: "roll", actor: "Actor.ayla", pool: 3 }, "no opponent, no opposed roll");
 });

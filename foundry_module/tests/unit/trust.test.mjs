@@ -56,7 +56,7 @@ for (const generation of /** @type {const} */ ([12, 13, 14])) {
     /** @type {any} */
     let answer;
     if (generation >= 13) {
-      answer = await /** @type {any} */ (pia.users().get("gm")).query(QUERY_NAME, forged, { timeout: 500 });
+      answer = await /** @type {any} */ (pia.users().get("gm")).query(QUERY_NAME, forged, { timeout: 10_000 });
     } else {
       answer = await new Promise((resolve) => {
         pia.socket.on(SOCKET_CHANNEL, (data) => resolve(data));
@@ -74,7 +74,7 @@ test("F1: a player may not relay a GM's kinds (undo, a held reveal's Accept), wh
   const undo = { type: "vtt-bridge.action", id: "u1", from: "gm", action: { kind: "undo", action: "ruling-42" } };
   const reveal = { type: "vtt-bridge.action", id: "u2", from: "gm", action: { kind: "approveReveal", observer: "t1", target: "t2", accept: true } };
   for (const request of [undo, reveal]) {
-    const answer = await /** @type {any} */ (pia.users().get("gm")).query(QUERY_NAME, request, { timeout: 500 });
+    const answer = await /** @type {any} */ (pia.users().get("gm")).query(QUERY_NAME, request, { timeout: 10_000 });
     assert.deepEqual(answer, { ok: false, code: "invalid" });
   }
   assert.deepEqual(sent, []);
@@ -83,7 +83,7 @@ test("F1: a player may not relay a GM's kinds (undo, a held reveal's Accept), wh
   const cogm = net.connect("cogm");
   void gm;
   for (const request of [undo, reveal]) {
-    const answer = await /** @type {any} */ (cogm.users().get("gm")).query(QUERY_NAME, { ...request, from: "pia" }, { timeout: 500 });
+    const answer = await /** @type {any} */ (cogm.users().get("gm")).query(QUERY_NAME, { ...request, from: "pia" }, { timeout: 10_000 });
     assert.deepEqual(answer, { ok: true, code: "sent" });
   }
   assert.deepEqual(sent.map((/** @type {any} */ a) => a.kind), ["undo", "approveReveal"]);
@@ -143,7 +143,7 @@ test("v12 F3: a relayed request and its answer (an attackCheck verdict) are not 
     socket: pia.socket,
     newId: () => `p${(n += 1)}`,
     subtle: globalThis.crypto.subtle,
-    timeout: 500,
+    timeout: 10_000, // a bound against a hang only: the answer comes
   });
   const verdict = await queue.submit({ kind: "attackCheck", attacker: "t1", successes: 3, guess: { x: 50, y: 50 } });
   assert.deepEqual(verdict, { ok: true, code: "sent", data: { verdict: "guessed", successes: 1, halved: true } }, "Pia reads her answer, cut to the attacker's view");

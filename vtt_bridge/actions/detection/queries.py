@@ -15,7 +15,7 @@ from vtt_bridge.document.models import (
 )
 from vtt_bridge.document.pins import pin_for
 from vtt_bridge.document.visibility import VisibilityIndex
-from vtt_bridge.rules.common import RuleModel, Step, about
+from vtt_bridge.rules.common import RuleModel, Step, about, payloads
 from vtt_bridge.rules.detection import (
     STATES,
     explain_locate,
@@ -115,7 +115,7 @@ def explain_query(state: WorldState, query: ExplainQuery, index: VisibilityIndex
         "observer": query.observer,
         "target": query.target,
         "locate": final["result"],
-        "log": [step.payload() for step in steps],
+        "log": payloads(steps),
     }
 
 

@@ -41,13 +41,14 @@ test("detect: every version's characters and ephemeral beings, by shape; not oth
   assert.ok(!mta.detect({ type: "character", system: {} }));
 });
 
-test("read: a mortal's Attributes (PER from Wits, with its modifiers), the rules' Skills, Health, Willpower, Speed", () => {
+test("read: a mortal's Attributes (PER from Wits, with its modifiers), every Skill, Health, Willpower, Speed", () => {
   for (const version of VERSIONS) {
     const actor = mtaCharacter(version, { str: 3, dex: 2, sta: 3, wits: 2, witsBonus: 1, com: 3, res: 2, investigation: 4, stealth: 2 });
     const { fields, problems } = readAll(actor);
     assert.deepEqual(problems, [], version);
     assert.deepEqual(fields.attributes, { STR: 3, DEX: 2, STA: 3, INT: 2, PER: 3, RES: 2, PRE: 1, MAN: 1, COM: 3 }, version);
-    assert.deepEqual(fields.skills, { investigation: 4, stealth: 2 }, version);
+    // every Skill of the sheet, under the system's own key (a roll may name Brawl as well as Stealth)
+    assert.deepEqual(fields.skills, { investigation: 4, stealth: 2, occult: 0, athletics: 1, brawl: 0, empathy: 0, persuasion: 1 }, version);
     assert.deepEqual(fields.health, { max: 8, bashing: 0, lethal: 0, aggravated: 0 }, `${version}: Stamina 3 + Size 5`);
     assert.deepEqual(fields.willpower, { max: 5, current: 5 }, `${version}: Resolve + Composure`);
     assert.equal(fields.speed, 10, `${version}: 5 + STR + DEX`);

@@ -1,5 +1,6 @@
-"""Detection actions (DET-4..10): `move`, `contest`, the round's contests, `explain` and
-`attackCheck`. The matrix itself: tests/document/test_visibility.py."""
+"""Detection handlers (`actions/detection/handlers.py`): `move` (DET-5), `contest` (DET-8, DET-3,
+DET-6, DICE-6) and the DET-9 modifiers in play. The round's contests: test_round.py; the queries:
+test_queries.py; the matrix itself: tests/document/test_visibility.py."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from tests.actions.helpers import contest_dice, run_contest
 from tests.detection_scenes import (
     ASSASSIN,
     DOG,
@@ -24,19 +26,11 @@ from tests.detection_scenes import (
     scene_tavern,
     world,
 )
-from vtt_bridge.actions import Context
-from vtt_bridge.actions.attack import AttackCheckQuery, attack_check
-from vtt_bridge.actions.detection import ACTIONS, QUERIES
 from vtt_bridge.actions.detection.handlers import ContestAction, MoveAction, contest_action, move
-from vtt_bridge.actions.detection.queries import ExplainQuery, explain, explain_query
-from vtt_bridge.actions.detection.round import ROUND_DETAIL_LIMIT, round_contests
-from vtt_bridge.document.models import NotFound, WorldState
-from vtt_bridge.document.visibility import VisibilityIndex
+from vtt_bridge.actions.detection.round import round_contests
+from vtt_bridge.document.models import NotFound
 from vtt_bridge.rules.common import RuleViolation
-from vtt_bridge.rules.dice import SuppliedDice
 from vtt_bridge.rules.ranks import Rank
-
-# --- move --------------------------------------------------------------------------------------------
 
 
 def test_DET_5_move_recomputes_only_pairs_with_the_moved_token_and_keeps_other_rows() -> None:
@@ -76,20 +70,6 @@ def test_DET_5_move_of_an_unknown_token_is_not_found() -> None:
 def test_DET_5_a_move_with_bad_numbers_is_invalid(bad: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         MoveAction.model_validate({"kind": "move", "token": "dog", "x": 0, "y": 0, **bad})
-
-
-# --- contest -----------------------------------------------------------------------------------------
-
-
-def contest_dice(observer: list[int], target: list[int]) -> dict[str, Any]:
-    return {"observer": observer, "target": target}
-
-
-def run_contest(state: WorldState, observer: str, target: str, dice: dict[str, Any] | None = None) -> Any:
-    action = ContestAction.model_validate(
-        {"kind": "contest", "observer": observer, "target": target, "dice": dice}
-    )
-    return contest_action(state, action, ctx())
 
 
 def test_DET_8_a_win_from_unlocated_gives_an_approximate_location() -> None:
@@ -133,26 +113,6 @@ def test_DET_8_a_win_from_approximate_pinpoints_and_holds_until_stage_two_change
     assert changed.visibility["seer"]["ghost"] is U and changed.contests == {}
 
 
-def test_DET_8_a_result_holds_until_the_next_rounds_contests_and_lapses_without_one() -> None:
-    """'Once per round': the guard's round-1 win holds through round 1; in round 2 the guard, out
-    cold, runs no contest, so the win lapses and, awake again, the guard has only its stage two."""
-    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=1)
-    won = run_contest(state, "guard", "assassin", contest_dice([8, 8, 1, 1, 1], [8] + [1] * 12)).state
-    assert won.visibility["guard"]["assassin"] is A and won.contests["guard"]["assassin"].round == 1
-    out = GUARD.model_copy(update={"conditions": {"unconscious": True}})
-    knocked = won.model_copy(
-        update={
-            "actors": {**won.actors, "a-guard": out},
-            "scene": won.scene.model_copy(update={"round": 2}) if won.scene else None,
-        }
-    )
-    ruling = round_contests(knocked, ctx(3))
-    assert ruling.state.contests == {}
-    assert ruling.state.visibility["guard"]["assassin"] is U
-    assert [s.data for s in ruling.log if s.data and "lapsed" in s.data] == [{"lapsed": 1}]
-    assert ruling.state.visibility == recompute_visibility(ruling.state)
-
-
 def test_DET_8_a_pair_contested_again_keeps_the_new_result() -> None:
     """The next round's contest replaces the result: a win of this round stands, nothing lapses."""
     state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=2)
@@ -184,25 +144,6 @@ def test_DET_8_in_a_combat_round_a_pair_is_contested_once() -> None:
     for _ in range(3):
         calm = run_contest(calm, "guard", "assassin", contest_dice([1] * 5, [8] + [1] * 12)).state
     assert calm.contests == {}
-
-
-def test_DET_8_the_rounds_own_contest_won_or_lost_is_the_pairs_contest_of_the_round() -> None:
-    """A loss of the round's own contests is kept like a win (raising nothing), so no on-demand
-    contest follows either in the same round; the next round's contests replace both."""
-    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=2)
-    outcomes = set()
-    for seed in range(1, 60):
-        ruled = round_contests(state, ctx(seed)).state
-        kept = ruled.contests["guard"]["assassin"]
-        assert (kept.round, kept.stage_two) == (2, U)
-        assert (ruled.visibility["guard"]["assassin"] is A) is kept.won
-        with pytest.raises(RuleViolation, match="once per round") as refused:
-            run_contest(ruled, "guard", "assassin")
-        assert refused.value.rule == "DET-8"
-        outcomes.add(kept.won)
-        if outcomes == {True, False}:
-            break
-    assert outcomes == {True, False}
 
 
 def test_DET_3_a_win_never_raises_above_the_observers_capability() -> None:
@@ -278,9 +219,6 @@ def test_DET_8_engine_dice_are_reproducible_from_the_seed() -> None:
     first = contest_action(state, action, ctx(5))
     second = contest_action(state, action, ctx(5))
     assert first.rolls == second.rolls and first.state.visibility == second.state.visibility
-
-
-# --- DET-9 in play -------------------------------------------------------------------------------------
 
 
 def modifiers_of(ruling: Any) -> list[tuple[str, int]]:
@@ -360,175 +298,3 @@ def test_DET_9_a_hider_already_located_approximately_gets_no_invisibility_bonus(
     assert state.visibility["dog"]["assassin"] is A
     ruling = contest_action(state, ContestAction(kind="contest", observer="dog", target="assassin"), ctx())
     assert ("hider", 10) not in modifiers_of(ruling)
-
-
-# --- the round ----------------------------------------------------------------------------------------
-
-
-def test_DET_8_once_per_round_every_observer_that_has_not_pinpointed_contests() -> None:
-    state = scene_tavern()
-    ruling = round_contests(state, ctx(3))
-    contested = {
-        (d["observerPool"], d["hiderPool"])
-        for s in ruling.log
-        if s.rule == "DET-8" and (d := s.data) and "observerPool" in d
-    }
-    # guard: unlocated, 5 vs 13 (+10 invisible); dog: approximate by hearing, its sight could
-    # pinpoint: 1 vs 3; the wizard pinpoints in stage two: no contest.
-    assert contested == {(5, 13), (1, 3)}
-    assert len(ruling.rolls) == 4
-    assert ruling.log[0].rule == "DET-8" and ruling.log[0].data is not None
-    assert ruling.log[0].data["contests"] == 2 and ruling.log[0].data["detailed"] == 2
-    assert ruling.state.visibility == recompute_visibility(ruling.state)
-
-
-@pytest.mark.parametrize("condition", ["unconscious", "dead"])
-def test_DET_8_an_unconscious_or_dead_observer_makes_no_contest(condition: str) -> None:
-    """HEALTH-3/5: the guard out cold spots nothing: the round leaves it out, an on-demand contest is
-    refused; its stage one and two stand (they describe its means)."""
-    out = GUARD.model_copy(update={"conditions": {condition: True}})
-    state = world({"guard": (out, 0), "assassin": (ASSASSIN, 2), "dog": (DOG, 6)})
-    ruling = round_contests(state, ctx(3))
-    observers = {
-        s.text.split(" ")[0] for s in ruling.log if s.rule == "DET-8" and s.data and "observerPool" in s.data
-    }
-    assert observers == {"dog"}
-    with pytest.raises(RuleViolation, match="spots nothing") as refused:
-        contest_action(state, ContestAction(kind="contest", observer="guard", target="assassin"), ctx())
-    assert refused.value.path == ("observer",)
-    assert state.visibility["guard"]["dog"] is P
-
-
-def test_DET_8_a_crowded_round_details_only_the_contests_that_changed_a_pair() -> None:
-    cast = {f"guard{i}": (GUARD, i % 5) for i in range(ROUND_DETAIL_LIMIT + 10)}
-    state = world({**cast, "assassin": (ASSASSIN, 2)})
-    ruling = round_contests(state, ctx(7))
-    (summary,) = [s for s in ruling.log if s.rule == "DET-8" and s.data and "contests" in s.data]
-    assert summary.data is not None
-    assert summary.data["contests"] == ROUND_DETAIL_LIMIT + 10  # every guard contests the assassin
-    changed = [
-        o for o in cast if ruling.state.visibility[o]["assassin"] is not state.visibility[o]["assassin"]
-    ]
-    assert summary.data["changed"] == summary.data["detailed"] == len(changed) > 0
-    detailed = [s for s in ruling.log if s.rule == "DET-8" and s.data and "observerPool" in s.data]
-    assert len(detailed) == len(changed) and len(ruling.rolls) == 2 * len(changed)
-    assert ruling.state.visibility == recompute_visibility(ruling.state)
-
-
-def test_DET_8_the_next_rounds_contest_replaces_the_last_result() -> None:
-    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)})
-    won = round_contests(state, Context(roller=SuppliedDice([8] * 5 + [1] * 13))).state
-    assert won.visibility["guard"]["assassin"] is A
-    # this round the assassin is approximately located: no +10, DEX 2 + Stealth 1 = 3 dice
-    lost = round_contests(won, Context(roller=SuppliedDice([1] * 5 + [8] * 3))).state
-    assert lost.visibility["guard"]["assassin"] is U and lost.contests == {}
-
-
-# --- queries -------------------------------------------------------------------------------------------
-
-
-def test_DET_7_explain_walks_the_rules_and_agrees_with_the_matrix() -> None:
-    state = scene_tavern()
-    for observer in state.tokens:
-        for target in state.tokens:
-            if observer != target:
-                steps = explain(state, observer, target, VisibilityIndex())
-                assert steps[-1].rule == "DET-4"
-                assert steps[-1].data is not None and steps[-1].key == "DET-4.locate"
-                assert steps[-1].data["result"] == state.visibility[observer][target].value
-                assert (steps[-1].data["observer"], steps[-1].data["target"]) == (observer, target)
-                summary = steps[0].data
-                assert steps[0].key == "DET-4.summary" and summary is not None
-                assert summary == {**steps[-1].data, "decidedBy": summary["decidedBy"]}
-    answer = QUERIES["explain"][1](
-        state, ExplainQuery(kind="explain", observer="dog", target="assassin"), VisibilityIndex()
-    )
-    assert answer["locate"] == "approximate"
-    assert any(step["rule"] == "DET-2" for step in answer["log"])
-
-
-def test_DET_8_explain_shows_a_standing_win() -> None:
-    state = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8] * 5, [1] * 13)).state
-    answer = explain_query(
-        state, ExplainQuery(kind="explain", observer="guard", target="assassin"), VisibilityIndex()
-    )
-    assert answer["locate"] == "approximate"
-    assert [s["rule"] for s in answer["log"]][-2:] == ["DET-8", "DET-4"]
-
-
-def test_DET_8_explain_shows_a_kept_loss_and_whether_it_was_this_rounds_contest() -> None:
-    state = world({"guard": (GUARD, 0), "assassin": (ASSASSIN, 2)}, round=2)
-    lost = run_contest(state, "guard", "assassin", contest_dice([1] * 5, [8] + [1] * 12)).state
-    query = ExplainQuery(kind="explain", observer="guard", target="assassin")
-    step = explain_query(lost, query, VisibilityIndex())["log"][-2]
-    assert step["rule"] == "DET-8"
-    assert step["key"] == "DET-8.lostThisRound"
-    assert step["data"] == {
-        "observer": "guard",
-        "target": "assassin",
-        "lostIn": 2,
-        "result": "unlocated",
-        "thisRound": True,
-    }
-    assert step["text"].endswith("no other contest this round")
-    later = lost.model_copy(
-        update={"scene": lost.scene.model_copy(update={"round": 3}) if lost.scene else None}
-    )
-    step = explain_query(later, query, VisibilityIndex())["log"][-2]
-    assert step["data"] == {
-        "observer": "guard",
-        "target": "assassin",
-        "lostIn": 2,
-        "result": "unlocated",
-        "thisRound": False,
-    }
-    run_contest(later, "guard", "assassin")  # a loss of an earlier round does not refuse this one
-
-
-def test_DET_4_explain_of_an_unknown_or_same_token() -> None:
-    state = scene_tavern()
-    with pytest.raises(NotFound):
-        explain(state, "nobody", "guard", VisibilityIndex())
-    with pytest.raises(RuleViolation):
-        explain(state, "guard", "guard", VisibilityIndex())
-
-
-@pytest.mark.parametrize(
-    ("attacker", "spell", "expected"),
-    [
-        ("wizard", None, {"locate": "pinpointed", "successes": 5, "extraSuccesses": 3, "effectPoints": 7}),
-        ("dog", None, {"locate": "approximate", "successes": 2, "extraSuccesses": 1, "halved": True}),
-        ("dog", "targeted", {"spellAllowed": True, "spellChance": 0.5, "successes": 5}),
-        ("guard", None, {"locate": "unlocated", "guessedPositionOnly": True, "successes": 2}),
-        ("guard", "targeted", {"spellAllowed": False, "spellChance": 0.0}),
-        ("guard", "area", {"spellAllowed": True, "spellChance": 1.0}),
-    ],
-)
-def test_DET_10_attack_check_applies_the_attackers_locate_state(
-    attacker: str, spell: str | None, expected: dict[str, Any]
-) -> None:
-    query = AttackCheckQuery.model_validate(
-        {"kind": "attackCheck", "attacker": attacker, "target": "assassin", "successes": 5,
-         "extraSuccesses": 3, "effectPoints": 7, "spell": spell}
-    )  # fmt: skip
-    state = scene_tavern()
-    answer = attack_check(state, query, VisibilityIndex())
-    assert {k: answer[k] for k in expected} == expected
-    assert answer["log"][-1]["rule"] == "DET-10"
-    assert state is scene_tavern() or state.visibility == scene_tavern().visibility
-
-
-def test_DET_10_attack_check_counts_a_standing_win() -> None:
-    state = run_contest(scene_tavern(), "guard", "assassin", contest_dice([8] * 5, [1] * 13)).state
-    query = AttackCheckQuery(kind="attackCheck", attacker="guard", target="assassin", successes=4)
-    assert attack_check(state, query, VisibilityIndex())["locate"] == "approximate"
-
-
-def test_DET_8_the_module_registers_its_actions_and_queries() -> None:
-    assert set(ACTIONS) == {"move", "contest", "pinLocate", "releaseLocate", "approveReveal"} and set(
-        QUERIES
-    ) == {
-        "explain",
-        "pins",
-        "attackCheck",
-    }
