@@ -326,6 +326,7 @@ Hooks.once("init", () => {
   installTableTools({ sendAction: (action) => sendAction(action), localize: t, overlay: visibilityRuntime, checkAttack });
   RulesSheet = defineRulesSheet(foundry.applications.api, {
     localize: (key) => t(key),
+    format: (key, data) => t(key, data),
     notifyError: (message) => ui.notifications.error(message),
     deletion: deletionOperator(globalThis),
     systemFields: (actor) => {

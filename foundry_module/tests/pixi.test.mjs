@@ -473,6 +473,37 @@ describe(build.title, () => {
     assert.equal(log.destroyed, "none");
   });
 
+  test("Health track in play: a 50 px token readable, a 3×3 melee with the track inside each token, the hovered one lifted above its neighbours; en, de, zh-CN", async () => {
+    assert.ok(page);
+    const { langs } = await import("./helpers/i18n.mjs");
+    const FLAGS = [
+      { health: { max: 7, lethal: 3 }, status: "moderately", woundPenalty: 1 },
+      { health: { max: 5, bashing: 1 }, status: "lightly" },
+      { health: { max: 5, lethal: 5 }, status: "dead", woundPenalty: 3 },
+      { health: { max: 9, aggravated: 2, lethal: 4 }, status: "badly", woundPenalty: 2, conditionPoints: { burn: 2 } },
+      { health: { max: 7 }, status: "unharmed" },
+      { health: { max: 5, lethal: 4, bashing: 1 }, status: "dying", woundPenalty: 3 },
+    ];
+    for (const lang of ["en", "de", "zh-CN"]) {
+      // one 50 px token at 100 % zoom: boxes of 8 px or more, its status at 9 px or more on screen
+      const small = await render("renderMelee", { grid: 1, size: 50, strings: langs[lang], flags: [FLAGS[0]], margin: 40, scale: 2 });
+      const [only] = /** @type {any} */ (small).tracks;
+      assert.ok(only.textScreen[0] >= 9, `${lang}: the status is ${only.textScreen[0]} px tall on screen`);
+      assert.match(only.words[0], /\u22121/);
+      savePng(small, `health-track-small-token-${lang}.png`);
+      // the 3×3 melee, placement "inside", the centre token hovered, the canvas at 75 %
+      const melee = await render("renderMelee", { grid: 3, size: 100, placement: "inside", hover: 4, zoom: 0.75, strings: langs[lang], flags: FLAGS, scale: 2 });
+      const tracks = /** @type {any} */ (melee).tracks;
+      assert.equal(tracks.length, 9);
+      assert.ok(tracks.every((/** @type {any} */ t) => t && t.trackY < 100), `${lang}: every track inside its token`);
+      assert.ok(tracks[4].lifted && /** @type {any} */ (melee).overlayLast, `${lang}: the hovered track is lifted above the others`);
+      assert.ok(tracks.every((/** @type {any} */ t) => t.textScreen.every((/** @type {number} */ h) => h >= 9)), `${lang}: at 75 % every status is 9 px or taller on screen (${tracks.map((/** @type {any} */ t) => t.textScreen)})`);
+      const dead = tracks[2];
+      assert.ok(!dead.words.join(" ").includes("\u2212"), `${lang}: no wound penalty on the dead: ${dead.words}`);
+      savePng(melee, `health-track-melee-${lang}.png`);
+    }
+  });
+
   test("visibility Token mixin for real: pinpointed drawn in full, approximate only the grey blurred silhouette, unlocated nothing; the GM sees all", async () => {
     assert.ok(page);
     const shot = await render("renderTokens", {});

@@ -95,20 +95,21 @@ test("the status page after a short scene: subjects by name, the actors' table, 
   try {
     await page.setViewport({ width: 1000, height: 1400 });
     await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: "load" });
+    await page.waitForSelector("main[data-worded]");
     const text = await page.evaluate(() => document.body.innerText);
     // the sidecar's own version heads the page (and the README's picture of it)
     const { version } = JSON.parse(readFileSync(join(repoRoot, "foundry_module", "module.json"), "utf8"));
     assert.equal(await page.$eval("h1", (h) => h.textContent), `vtt-bridge ${version}`);
     const headings = await page.$$eval(".ruling h3", (hs) => hs.map((h) => h.textContent ?? ""));
-    assert.ok(headings.some((h) => h.startsWith("damage → Bran")), headings.join("\n"));
-    assert.ok(headings.some((h) => h.startsWith("damage → Cora")), headings.join("\n"));
-    assert.ok(headings.some((h) => h.startsWith("round") && h.includes("Bran") && h.includes("Assassin")), headings.join("\n"));
+    assert.ok(headings.some((h) => h.startsWith("Damage → Bran")), headings.join("\n"));
+    assert.ok(headings.some((h) => h.startsWith("Damage → Cora")), headings.join("\n"));
+    assert.ok(headings.some((h) => h.startsWith("New round") && h.includes("Bran") && h.includes("Assassin")), headings.join("\n"));
     assert.ok(!text.includes("tokBran00000000001"), "the token ids are shown by name");
     assert.ok(!text.includes(TOKEN), "the page never shows the token");
     const rows = await page.$$eval("table tr", (trs) => trs.map((tr) => tr.textContent ?? ""));
     assert.ok(rows.some((r) => r.startsWith("Bran") && r.includes("-1")), rows.join("\n"));
     assert.ok(await page.$$eval(".box.aggravated", (b) => b.length) >= 7);
-    assert.match(text, /Who locates whom: \d+ unlocated, \d+ approximate, \d+ pinpointed\./);
+    assert.match(text, /Who locates whom: \d+ not at all, \d+ roughly, \d+ exactly\./);
     assert.match(text, new RegExp(`http://127\\.0\\.0\\.1:${port}/module\\.zip`));
   } finally {
     await page.close();
@@ -139,6 +140,18 @@ test("the page words every step with the module's own card code, in the reader's
       assert.ok(said.some((s) => s.startsWith(reader.dying)), `${lang}: ${said.join("\n")}`);
       assert.ok(!said.some((s) => /\btok[A-Z]|Actor\.|\{\w+\}|undefined/.test(s)), `${lang}: ids or placeholders: ${said.join("\n")}`);
       if (lang === "en") assert.ok(said.includes("Cora: dying"), "dying once, not 'dying; Dying'");
+      // the page's own words too: every marked word worded, none left in English in de / zh-CN
+      const page2 = await page.evaluate(() => ({
+        unworded: [...document.querySelectorAll("[data-say]")].filter((el) => el.getAttribute("lang") !== document.documentElement.lang).map((el) => el.getAttribute("data-say")),
+        lang: document.documentElement.lang,
+        text: /** @type {HTMLElement} */ (document.querySelector("main")).innerText.replace(/^.*\n.*Rules sidecar.*$/m, ""),
+        pairs: [...document.querySelectorAll("li:has(> .locate)")].map((li) => /** @type {HTMLElement} */ (li).innerText.replace(/\s+/g, " ").trim()),
+      }));
+      assert.equal(page2.lang, lang);
+      assert.deepEqual(page2.unworded, [], `${lang}: every word of the page in the reader's language`);
+      const pairWords = { en: /locates Assassin roughly|does not locate Assassin at all/, de: /ortet Assassin (ungefähr|gar nicht)/, "zh-CN": /(大致定位了|完全无法定位) Assassin/ };
+      assert.ok(page2.pairs.length > 0 && page2.pairs.every((p) => pairWords[/** @type {"en"|"de"|"zh-CN"} */ (lang)].test(p)), `${lang}: ${page2.pairs.join(" | ")}`);
+      if (lang !== "en") assert.doesNotMatch(page2.text, /\b(Worlds|Latest rulings|Who locates whom|Connected clients|Wound penalty|unharmed|moderately|read back from|Install the Foundry module)\b/, `${lang}: no English left`);
       if (process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1") {
         await page.screenshot({ path: join(repoRoot, "docs", "images", `status-page-${lang}.png`), fullPage: false });
       }
@@ -221,13 +234,13 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     });
     await page.setViewport({ width: 1000, height: 1400 });
     await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: "load" });
-    const headings = await page.$$eval(".ruling h3", (hs) => hs.map((h) => h.textContent ?? ""));
-    const bran = headings.find((h) => h.startsWith("damage → Bran"));
-    assert.ok(bran?.includes("read back from the store"), headings.join("\n"));
-    assert.ok(headings.some((h) => h.startsWith("damage → Cora") && h.includes("read back from the store")), headings.join("\n"));
-    assert.ok(headings.some((h) => h.startsWith("round") && h.includes("Bran") && h.includes("Assassin")), headings.join("\n"));
-    // the steps in the browser's language (en), worded from their key: each contest names both tokens
     await page.waitForSelector("main[data-worded]");
+    const headings = await page.$$eval(".ruling h3", (hs) => hs.map((h) => h.textContent ?? ""));
+    const bran = headings.find((h) => h.startsWith("Damage → Bran"));
+    assert.ok(bran?.includes("read back from the store"), headings.join("\n"));
+    assert.ok(headings.some((h) => h.startsWith("Damage → Cora") && h.includes("read back from the store")), headings.join("\n"));
+    assert.ok(headings.some((h) => h.startsWith("New round") && h.includes("Bran") && h.includes("Assassin")), headings.join("\n"));
+    // the steps in the browser's language (en), worded from their key: each contest names both tokens
     const said = await page.$$eval(".ruling li .say", (items) => items.map((i) => i.textContent ?? ""));
     assert.ok(said.some((s) => /^(Bran|Cora) spots with \d+ dice?: .*; Assassin hides with /.test(s)), said.join("\n"));
     assert.ok(!said.some((s) => /\bthe observer wins\b|\btok[A-Z]/.test(s)), said.join("\n"));
@@ -240,13 +253,13 @@ test("after a restart the page reads the rulings back; its Undo asks for the tok
     assert.equal(await page.$eval("#token-dialog input", (i) => /** @type {HTMLInputElement} */ (i).type), "password");
     await page.type("#token-dialog input", TOKEN);
     await page.click('#token-dialog button[type="submit"]');
-    await page.waitForFunction(() => [...document.querySelectorAll(".ruling.undone h3")].some((h) => h.textContent?.startsWith("damage → Bran")), { timeout: 20_000 });
+    await page.waitForFunction(() => [...document.querySelectorAll(".ruling.undone h3")].some((h) => /^damage → Bran/i.test(h.textContent ?? "")), { timeout: 20_000 });
     assert.deepEqual(await bransHealth(port), { bashing: 0, lethal: 0, aggravated: 0 }, "the undo restored Bran's track");
     const undone = await page.$eval(".ruling.undone", (r) => ({ text: r.textContent ?? "", decoration: getComputedStyle(/** @type {Element} */ (r.querySelector("h3 .what"))).textDecorationLine }));
     assert.match(undone.text, /undone/);
     assert.equal(undone.decoration, "line-through");
     assert.ok(await page.$('.ruling.undone button[data-mode="redo"][data-action="hit-bran"]'), "Redo on the undone ruling");
-    assert.ok((await page.$$eval(".ruling h3", (hs) => hs.map((h) => h.textContent ?? ""))).some((h) => h.startsWith("undo → Bran")), "the undo is a ruling of its own");
+    assert.ok((await page.$$eval(".ruling h3", (hs) => hs.map((h) => h.textContent ?? ""))).some((h) => /^undo → Bran/i.test(h)), "the undo is a ruling of its own (worded once the script ran)");
     // the token is in this tab's sessionStorage, never in the page
     assert.equal(await page.evaluate(() => sessionStorage.getItem("vtt-bridge.token")), TOKEN);
     const html = await page.evaluate(() => document.documentElement.outerHTML);

@@ -43,11 +43,27 @@ async def joined(server: Client, world: str, name: str) -> Peer:
     return peer
 
 
+_SAID = re.compile(
+    r'<span data-say="[^"]*"(?: data-say-args="[^"]*")?>((?:(?!<span|</span>).)*?)</span>', re.S
+)
+
+
+def plain(text: str) -> str:
+    """The page as a reader without the script sees it: the English inside each `data-say` span
+    (the words the page's script puts there in the reader's language), the spans removed."""
+    while True:
+        stripped = _SAID.sub(r"\1", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
 async def page(server: Client) -> str:
+    """The status page's HTML, its `data-say` spans unwrapped (`plain`)."""
     response = await server.get("/")
     assert response.status == 200
     assert response.content_type == "text/html"
-    return await response.text()
+    return plain(await response.text())
 
 
 @pytest.fixture
@@ -730,3 +746,35 @@ def test_the_zipped_modules_readme_points_at_nothing_the_zip_lacks() -> None:
     relative = [link for link in links if "://" not in link]
     assert all(link in shipped for link in relative), relative
     assert "package.json" not in shipped and "no `package.json`" in readme
+
+
+async def test_status_page_marks_every_word_for_the_readers_language_and_says_who_locates_whom_in_words(
+    server: Client,
+) -> None:
+    """Issue 35: the page's own words (headings, table heads, statuses, who locates whom, the
+    ruling headings, the token dialog) carry a key the page's script rewords in the reader's
+    language; each key is in every language file; a pair is a sentence naming both by name."""
+    gm = await joined(server, "w1", "GM")
+    assert (await gm.request("sync", {"state": STEALTH_SCENE}))["type"] == "result"
+    assert (await gm.action({"kind": "round", "round": 1}))["type"] == "result"
+    assert (await gm.action(damage("Actor.bran", 2)))["type"] == "result"
+    raw = await (await server.get("/")).text()
+    keys = set(re.findall(r'data-say="([^"]+)"', raw))
+    assert {"Worlds", "Rulings", "Locating", "Where", "Actor", "TokenAsk", "Undo"} <= keys, keys
+    assert "VTTBRIDGE.HealthTrack.Status.lightly" in keys, keys
+    lang_dir = Path(__file__).resolve().parents[2] / "foundry_module" / "lang"
+    for lang in pages.LANGS:
+        tree = json.loads((lang_dir / f"{lang}.json").read_text(encoding="utf-8"))
+        for key in keys:
+            node: Any = tree
+            for part in (key if key.startswith("VTTBRIDGE.") else f"VTTBRIDGE.StatusPage.{key}").split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+            assert isinstance(node, str), f"{lang}: no words for {key}"
+    text = plain(raw)
+    pair = re.search(r'<li><span class="locate (\w+)">\w+</span> (.*?)</li>', text)
+    assert pair is not None, text
+    assert pair.groups() in {
+        ("approximate", "Bran locates Assassin roughly"),
+        ("unlocated", "Bran does not locate Assassin at all"),
+    }
+    assert "tokBran" not in text.split("<h2>Latest rulings</h2>", 1)[1].split("<details>", 1)[0]

@@ -192,6 +192,15 @@ class _Escaper:
         return html.escape(text, quote=True)
 
 
+def _say(_e: _Escaper, key: str, english: str, **args: object) -> str:
+    """`english` (HTML) marked for the page's script to reword in the reader's language: the
+    module's `VTTBRIDGE.StatusPage.<key>` (or the full key `VTTBRIDGE.…`) formatted with `args`,
+    which are text (escaped here) or, for keys ending in `_html`, HTML the caller built."""
+    shown = {k.removesuffix("_html"): (str(v) if k.endswith("_html") else _e(v)) for k, v in args.items()}
+    data = f' data-say-args="{_e(json.dumps(shown, ensure_ascii=False))}"' if shown else ""
+    return f'<span data-say="{_e(key)}"{data}>{english}</span>'
+
+
 SUBJECTS = ("actor", "target", "observer", "opponent", "token", "attacker")
 """The step data fields that name a subject (an actor uuid or token id; `rules.steps.SUBJECT`)."""
 
@@ -272,29 +281,45 @@ def _boxes_html(health: Any) -> str:
 
 def _actors_html(world: World, _e: _Escaper) -> list[str]:
     """One world's actors: Health boxes drawn as on the token, status, Willpower, wound penalty and
-    conditions."""
+    conditions (status and conditions in the module's words)."""
     state = world.state
     if not state.actors:
         return []
-    rows = [
-        "<table><tr><th>Actor</th><th>Health</th><th>Status</th><th>Willpower</th>"
-        "<th>Wound penalty</th><th>Conditions</th></tr>"
-    ]
+    heads = (
+        ("Actor", "Actor"),
+        ("Health", "Health"),
+        ("Status", "Status"),
+        ("Willpower", "Willpower"),
+        ("WoundPenalty", "Wound penalty"),
+        ("Conditions", "Conditions"),
+    )
+    rows = ["<table><tr>" + "".join(f"<th>{_say(_e, k, e)}</th>" for k, e in heads) + "</tr>"]
     shown = sorted(state.actors.items(), key=lambda kv: (kv[1].name or kv[0]).lower())
     for actor_id, actor in shown[:PAGE_ACTORS]:
         tracks = _boxes_html(actor.health)
         if actor.second_health is not None:
             tracks += " + " + _boxes_html(actor.second_health)
-        conditions = ", ".join(sorted(c for c, on in actor.conditions.items() if on)) or "—"
+        conditions = (
+            ", ".join(
+                _say(_e, f"VTTBRIDGE.Rules.Card.Condition.{c}", _e(c))
+                for c in sorted(c for c, on in actor.conditions.items() if on)
+            )
+            or "—"
+        )
         wp = actor.willpower
+        status = actor.status.value
+        said = _say(_e, f"VTTBRIDGE.HealthTrack.Status.{status}", _e(status))
         rows.append(
-            f"<tr><td>{_e(actor.name or actor_id)}</td><td>{tracks}</td><td>{_e(actor.status.value)}</td>"
+            f"<tr><td>{_e(actor.name or actor_id)}</td><td>{tracks}</td><td>{said}</td>"
             f"<td>{_e(wp.current)}/{_e(wp.max)}</td><td>{_e(-actor.wound_penalty or 0)}</td>"
-            f"<td>{_e(conditions)}</td></tr>"
+            f"<td>{conditions}</td></tr>"
         )
     rows.append("</table>")
     if len(shown) > PAGE_ACTORS:
-        rows.append(f'<p class="muted">… and {len(shown) - PAGE_ACTORS:,} more actors.</p>')
+        more = f"{len(shown) - PAGE_ACTORS:,}"
+        rows.append(
+            f'<p class="muted">{_say(_e, "MoreActors", f"… and {more} more actors.", count=more)}</p>'
+        )
     return rows
 
 
@@ -317,12 +342,18 @@ def _locating_html(world: World, names: dict[str, str], _e: _Escaper) -> list[st
         return []
     summary = ", ".join(f"{n} {state}" for state, n in counts.items())
     worst = (listed["unlocated"] + listed["approximate"])[:LOCATING_LISTED]
-    items = "".join(
-        f'<li><span class="locate {state}">{_e(state)}</span> '
-        f"{_e(names.get(o, o))} → {_e(names.get(t, t))}</li>"
-        for state, o, t in worst
-    )
-    return [f"<p>Who locates whom: {_e(summary)}.</p>", f"<ul>{items}</ul>" if items else ""]
+    words = {"unlocated": "does not locate {target} at all", "approximate": "locates {target} roughly"}
+
+    def pair(state: str, observer: str, target: str) -> str:
+        o, t = names.get(observer, observer), names.get(target, target)
+        english = f"{_e(o)} " + _e(words[state]).replace("{target}", _e(t))
+        tag = _say(_e, f"VTTBRIDGE.Rules.Card.Locate.{state}", _e(state))
+        said = _say(_e, f"Locates.{state}", english, observer=o, target=t)
+        return f'<li><span class="locate {state}">{tag}</span> {said}</li>'
+
+    items = "".join(pair(state, o, t) for state, o, t in worst)
+    line = _say(_e, "Locating", f"Who locates whom: {_e(summary)}.", **{k: str(n) for k, n in counts.items()})
+    return [f"<p>{line}</p>", f"<ul>{items}</ul>" if items else ""]
 
 
 def _step_html(step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None = None) -> str:
@@ -338,16 +369,18 @@ def _step_html(step: dict[str, Any], _e: _Escaper, names: dict[str, str] | None 
     data = step.get("data")
     if data:
         listed = json.dumps(data, indent=1, ensure_ascii=False, default=str)
-        item += f"<details><summary>data</summary><pre>{_e(listed)}</pre></details>"
+        item += f"<details><summary>{_say(_e, 'Data', 'data')}</summary><pre>{_e(listed)}</pre></details>"
     return item + "</li>"
 
 
 _TOKEN_DIALOG = """<dialog id="token-dialog"><form id="token-form">
-<p><strong>The sidecar's token</strong>, to undo or redo a ruling: the one in Foundry's module settings
-(or the sidecar's data folder). It stays in this tab only, until the tab is closed; the page never
-shows it.</p>
-<label>Token <input type="password" name="token" autocomplete="off" required></label>
-<p><button type="submit">Send</button> <button type="button" id="token-cancel">Cancel</button></p>
+<p><span data-say="TokenAsk"><strong>The sidecar's token</strong>, to undo or redo a ruling: the one in
+Foundry's module settings (or the sidecar's data folder). It stays in this tab only, until the tab is
+closed; the page never shows it.</span></p>
+<label><span data-say="Token">Token</span>
+<input type="password" name="token" autocomplete="off" required></label>
+<p><button type="submit"><span data-say="Send">Send</span></button>
+<button type="button" id="token-cancel"><span data-say="Cancel">Cancel</span></button></p>
 </form></dialog>"""
 """Where the Undo button asks for the token (`status.js`); the page itself never holds it."""
 
@@ -380,37 +413,50 @@ def _ruling_html(
         about = about_rulings.get((ruling.world, undid[0]), [])
     subject = f" → {_e(', '.join(about))}" if about else ""
     if undid is not None:
-        subject += f' <span class="muted">({_e(undid[1])}, rev {_e(undid[2])})</span>'
+        what = _say(_e, f"Kind.{undid[1]}", _e(undid[1]))
+        which = _say(_e, "Undid", f"({what}, rev {_e(undid[2])})", kind_html=what, rev=undid[2])
+        subject += f' <span class="muted">{which}</span>'
     if ruling.at is None:
-        when = "read back from the store"
+        when = _say(_e, "ReadBack", "read back from the store")
     else:
-        when = "at " + time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ruling.at))
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ruling.at))
+        when = _say(_e, "At", f"at {at}", time=at)
     undone = world is not None and ruling.action_id is not None and ruling.action_id in world.history.undone
     button = tag = ""
     if world is not None and ruling.action_id is not None and ruling.kind not in NO_BUTTON_KINDS:
         mode = "redo" if undone else "undo"
         button = (
             f'<button type="button" hidden data-mode="{mode}" data-world="{_e(ruling.world)}" '
-            f'data-action="{_e(ruling.action_id)}">{mode.capitalize()}</button>'
+            f'data-action="{_e(ruling.action_id)}">{_say(_e, mode.capitalize(), mode.capitalize())}</button>'
         )
     if undone:
-        tag = '<span class="tag">undone</span>'
+        tag = f'<span class="tag">{_say(_e, "Undone", "undone")}</span>'
+    kind = _say(_e, f"Kind.{ruling.kind}", _e(ruling.kind))
+    where = _say(
+        _e,
+        "Where",
+        f"in <code>{_e(ruling.world)}</code>, rev {_e(ruling.rev)} {when}",
+        world_html=f"<code>{_e(ruling.world)}</code>",
+        rev=ruling.rev,
+        when_html=when,
+    )
     parts = [
         f'<div class="ruling{" undone" if undone else ""}"><h3>'
-        f'<span class="what"><code>{_e(ruling.kind)}</code>{subject}</span>{tag} '
-        f'<span class="muted">in <code>{_e(ruling.world)}</code>, rev {_e(ruling.rev)} {_e(when)}</span>'
+        f'<span class="what"><code>{kind}</code>{subject}</span>{tag} '
+        f'<span class="muted">{where}</span>'
         f"{button}</h3>"
     ]
     if ruling.log:
         shown = "".join(_step_html(step, _e, who) for step in ruling.log[:PAGE_STEPS])
         more = ruling.steps - min(len(ruling.log), PAGE_STEPS)
         if more > 0:
-            shown += f'<li class="muted">… and {more} more steps</li>'
+            shown += f'<li class="muted">{_say(_e, "MoreSteps", f"… and {more} more steps", count=more)}</li>'
         parts.append(f"<ol>{shown}</ol>")
     elif ruling.unread:
-        parts.append('<p class="muted">Its steps were not read back (older than what the page reads).</p>')
+        not_read = "Its steps were not read back (older than what the page reads)."
+        parts.append(f'<p class="muted">{_say(_e, "NotRead", not_read)}</p>')
     else:
-        parts.append('<p class="muted">No steps.</p>')
+        parts.append(f'<p class="muted">{_say(_e, "NoSteps", "No steps.")}</p>')
     parts.append("</div>")
     return "\n".join(parts)
 
@@ -419,6 +465,8 @@ def status_head(bridge: Bridge, base: str, lang: str = "en") -> str:
     """The status page up to how to install the module (all of it that names `base` or the reader's
     language `lang`, in which the page's script words the steps: cheap)."""
     _e = _Escaper(bridge.config.token)
+    manifest = f'<a href="/module.json"><code>{_e(base)}/module.json</code></a>'
+    zipped = f'<a href="/module.zip" download id="module-zip"><code>{_e(base)}/module.zip</code></a>'
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -428,13 +476,26 @@ def status_head(bridge: Bridge, base: str, lang: str = "en") -> str:
         f"<title>vtt-bridge {_e(__version__)}</title><style>{_CSS}</style></head><body>",
         f'<main data-lang="{_e(lang)}">',
         f"<h1>vtt-bridge {_e(__version__)}</h1>",
-        '<p class="muted">Rules sidecar.</p>',
-        "<h2>Install the Foundry module</h2>",
-        "<p>Foundry on this computer: in Foundry's setup, <b>Add-on Modules → Install Module</b>, paste "
-        f'the manifest URL <a href="/module.json"><code>{_e(base)}/module.json</code></a>.</p>',
-        "<p>Foundry hosted elsewhere (its server cannot reach this computer): download "
-        f'<a href="/module.zip" download id="module-zip"><code>{_e(base)}/module.zip</code></a> and upload '
-        "it to the host, or unzip it into the server's <code>Data/modules/</code>.</p>",
+        f'<p class="muted">{_say(_e, "Tagline", "Rules sidecar.")}</p>',
+        f"<h2>{_say(_e, 'Install', 'Install the Foundry module')}</h2>",
+        "<p>"
+        + _say(
+            _e,
+            "InstallHere",
+            "Foundry on this computer: in Foundry's setup, <b>Add-on Modules → Install Module</b>, paste "
+            f"the manifest URL {manifest}.",
+            manifest_html=manifest,
+        )
+        + "</p>",
+        "<p>"
+        + _say(
+            _e,
+            "InstallElsewhere",
+            f"Foundry hosted elsewhere (its server cannot reach this computer): download {zipped} and upload "
+            "it to the host, or unzip it into the server's <code>Data/modules/</code>.",
+            zip_html=zipped,
+        )
+        + "</p>",
     ]
     return "\n".join(parts) + "\n"
 
@@ -452,14 +513,20 @@ def status_body(bridge: Bridge) -> str:
             "taken until the disk takes a checkpoint again.</p>"
         )
     parts.extend(f'<p class="fault">{_e(warning)}</p>' for warning in bridge.store.warnings)
-    parts.append("<h2>Worlds</h2>")
+    parts.append(f"<h2>{_say(_e, 'Worlds', 'Worlds')}</h2>")
     world_ids = sorted(set(bridge.worlds) | {w for w, clients in bridge.clients.items() if clients})
     if world_ids:
-        parts.append("<table><tr><th>World</th><th>Rev</th><th>Connected clients</th></tr>")
+        heads = (("World", "World"), ("Rev", "Rev"), ("Clients", "Connected clients"))
+        parts.append("<table><tr>" + "".join(f"<th>{_say(_e, k, e)}</th>" for k, e in heads) + "</tr>")
         for world_id in world_ids:
             world = bridge.worlds.get(world_id)
             names = sorted(client.name for client in bridge.clients.get(world_id, ()))
-            shown = ", ".join(_e(name or "(unnamed)") for name in names) if names else "none"
+            unnamed = _say(_e, "Unnamed", "(unnamed)")
+            shown = (
+                ", ".join(_e(name) if name else unnamed for name in names)
+                if names
+                else _say(_e, "NoClients", "none")
+            )
             count = f"{len(names)}: " if names else ""
             rev = _e(world.rev) if world is not None else "?"
             parts.append(
@@ -474,12 +541,12 @@ def status_body(bridge: Bridge) -> str:
             parts.extend(_actors_html(world, _e))
             parts.extend(_locating_html(world, world_names(world), _e))
     else:
-        parts.append('<p class="muted">No world yet.</p>')
-    parts.append("<h2>Latest rulings</h2>")
+        parts.append(f'<p class="muted">{_say(_e, "NoWorld", "No world yet.")}</p>')
+    parts.append(f"<h2>{_say(_e, 'Rulings', 'Latest rulings')}</h2>")
     parts.append('<p id="undo-status" role="status" aria-live="polite"></p>')
     rulings = list(reversed(bridge.recent))
     if not rulings:
-        parts.append('<p class="muted">No ruling yet.</p>')
+        parts.append(f'<p class="muted">{_say(_e, "NoRuling", "No ruling yet.")}</p>')
     about_rulings = {
         (r.world, r.action_id): ruling_subjects(r.log, world_names(bridge.worlds.get(r.world)))
         for r in rulings

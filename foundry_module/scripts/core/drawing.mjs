@@ -40,6 +40,7 @@ export const COLORS = Object.freeze({
  * @property {boolean} [text] draw the texts (needs a font; off in pixel tests)
  * @property {string} [fontFamily]
  * @property {number} [fontSize]
+ * @property {number} [minFontSize] the status text is never shrunk below this size (it may then be wider than the token)
  * @property {Readonly<Palette>} [palette] the colours (default the standard palette)
  */
 
@@ -289,16 +290,19 @@ export function drawHealthTrack(PIXI, target, layout, style = {}) {
   let height = layout.height;
   const words = [style.status, style.penalty].filter((s) => typeof s === "string" && s !== "").join(" ");
   if (style.text && words) {
+    const fontSize = style.fontSize ?? Math.max(10, Math.min(16, layout.boxSize || 12));
     const text = createText(PIXI, words, {
       fontFamily: style.fontFamily ?? "Signika, sans-serif",
-      fontSize: style.fontSize ?? Math.max(10, Math.min(16, layout.boxSize || 12)),
+      fontSize,
       fill: COLORS.text,
       stroke: COLORS.textStroke,
       strokeWidth: 3,
     });
     text.anchor.set(0.5, 0);
     const available = layout.tokenWidth;
-    if (available > 0 && text.width > available) text.scale.set(available / text.width);
+    // shrunk to the token's width, but never below `minFontSize` (then wider than the token, centred)
+    const floor = style.minFontSize && style.minFontSize > 0 ? style.minFontSize / fontSize : 0;
+    if (available > 0 && text.width > available) text.scale.set(Math.min(1, Math.max(available / text.width, floor)));
     text.position.set(Math.floor(available / 2), height + (height ? 2 : 0));
     parent.addChild(text);
     height = text.y + text.height;

@@ -279,9 +279,45 @@ export function counterLabelKey(counter) {
   return counter.kind === "tempHp" ? "VTTBRIDGE.HealthTrack.TempHp" : pointNameKey(counter.id);
 }
 
+/** The client setting "where the Health track sits" and its choices (this browser only). */
+export const TRACK_PLACEMENT_SETTING = "trackPlacement";
+export const TRACK_PLACEMENTS = Object.freeze(/** @type {const} */ (["below", "inside", "hover"]));
+
+/** The smallest side of a Health box on screen, in screen pixels, at any canvas zoom. */
+export const MIN_SCREEN_BOX = 8;
+/** The smallest status text on screen, in screen pixels. */
+export const MIN_SCREEN_FONT = 9;
+/** The track grows at most this many times its size as the canvas zooms out. */
+export const MAX_TRACK_SCALE = 4;
+
+/**
+ * How much larger the track is drawn at canvas zoom `zoom` (1 = 100 %): 1 when zoomed in or at
+ * 100 %, else 1/zoom (in quarter steps, up to MAX_TRACK_SCALE), so a box of at least
+ * MIN_SCREEN_BOX × scale canvas pixels is at least MIN_SCREEN_BOX pixels on screen.
+ * @param {unknown} zoom
+ * @returns {number}
+ */
+export function trackScale(zoom) {
+  const z = typeof zoom === "number" && Number.isFinite(zoom) && zoom > 0 ? zoom : 1;
+  return Math.min(MAX_TRACK_SCALE, Math.max(1, Math.ceil(4 / z) / 4));
+}
+
+/**
+ * Where the track of a token sits and whether it shows, by the placement setting: "below" the token
+ * (the default, also for an unknown value), "inside" it along its bottom edge, or "hover": below,
+ * only while the token is hovered (or controlled).
+ * @param {{placement: unknown, hovered: boolean, tokenHeight: number, trackHeight: number}} args
+ * @returns {{shown: boolean, y: number, inside: boolean}}
+ */
+export function trackPlacement({ placement, hovered, tokenHeight, trackHeight }) {
+  if (placement === "inside") return { shown: true, y: Math.max(0, Math.floor(tokenHeight - trackHeight - 2)), inside: true };
+  return { shown: placement !== "hover" || hovered, y: tokenHeight + 2, inside: false };
+}
+
 /**
  * Everything one token shows, from its actor's flags: the layout, the status key, the penalty text
  * and the counters. `null` when the actor has no Health flag at all (an actor the sidecar never saw).
+ * No wound penalty is shown on the dead (HEALTH-7 penalises rolls; the dead roll nothing).
  * @param {unknown} actorFlags the actor's `flags["vtt-bridge"]`
  * @param {LayoutOptions} options
  */
@@ -292,7 +328,7 @@ export function healthTrackView(actorFlags, options) {
   return {
     layout: healthTrackLayout(flags.health, options),
     statusKey: statusTextKey(flags.status),
-    penalty: woundPenaltyText(flags.woundPenalty),
+    penalty: flags.status === "dead" ? null : woundPenaltyText(flags.woundPenalty),
     counters: conditionCounters(flags),
   };
 }

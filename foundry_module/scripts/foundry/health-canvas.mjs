@@ -9,7 +9,7 @@
 
 import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
 import { drawConditionCounters, drawHealthTrack, setLabel } from "../core/drawing.mjs";
-import { counterLabelKey, healthDetail, healthTrackView } from "../core/health-track.mjs";
+import { counterLabelKey, healthDetail, healthTrackView, MIN_SCREEN_BOX, MIN_SCREEN_FONT, TRACK_PLACEMENT_SETTING, trackPlacement, trackScale } from "../core/health-track.mjs";
 import { PALETTE_SETTING, paletteOf } from "../core/palette.mjs";
 
 /** The setting key of "who sees Health boxes". */
@@ -30,6 +30,9 @@ const WATCHED_FLAGS = ["health", "status", "woundPenalty", "conditionPoints", "e
  * @property {() => boolean} [isGM] default `game.user.isGM`
  * @property {(key: string) => string} [localize] default `game.i18n.localize`
  * @property {() => Iterable<any>} [tokens] the token placeables of the canvas (redrawn when the setting changes)
+ * @property {() => number} [zoom] the canvas zoom (default `canvas.stage.scale.x`)
+ * @property {() => any} [overlay] the container a hovered token's track is lifted into, above every
+ *   token's track and nameplate (default the token layer, `canvas.tokens`)
  */
 
 /**
@@ -70,8 +73,10 @@ export function installHealthTrack({
   isGM = () => !!game.user?.isGM,
   localize = (key) => game.i18n.localize(key),
   tokens = () => /** @type {any} */ (globalThis).canvas?.tokens?.placeables ?? [],
+  zoom = () => Number(/** @type {any} */ (globalThis).canvas?.stage?.scale?.x ?? 1),
+  overlay = () => /** @type {any} */ (globalThis).canvas?.tokens ?? null,
 }) {
-  /** @type {WeakMap<object, {container: any, track: any, counters: any, signature: string, trackHeight?: number, nameplateBase?: number, nameplateSet?: number}>} */
+  /** @type {WeakMap<object, {container: any, track: any, counters: any, signature: string, trackHeight?: number, countersHeight?: number, nameplateBase?: number, nameplateSet?: number}>} */
   const drawn = new WeakMap();
 
   // "who sees Health boxes", read once and again only when the setting changes: `refreshToken`
@@ -85,6 +90,14 @@ export function installHealthTrack({
   /** @type {{name: unknown}|null} */
   let paletteSetting = null;
   const paletteName = () => (paletteSetting ??= { name: getSetting(PALETTE_SETTING) }).name;
+  // this browser's "where the Health track sits" (below, inside, on hover), read likewise
+  /** @type {{value: unknown}|null} */
+  let placementSetting = null;
+  const placementName = () => (placementSetting ??= { value: getSetting(TRACK_PLACEMENT_SETTING) }).value;
+  /** the tokens the pointer is over (`hoverToken`): their tracks show under "hover" and are lifted above their neighbours' */
+  const hovered = new WeakSet();
+  /** the zoom the tracks were last drawn for (a pan that does not change the scale redraws nothing) */
+  let drawnScale = trackScale(zoom());
 
   /** @param {any} token */
   function entryOf(token) {
@@ -118,19 +131,41 @@ export function installHealthTrack({
     entry.nameplateSet = plate.y;
   }
 
+  /**
+   * Lift a hovered token's track into the overlay (drawn after every token, so above its
+   * neighbours' tracks and nameplates), at the same place on the canvas; put it back after.
+   * @param {any} token @param {{container: any, track: any}} entry @param {boolean} raise @param {number} y
+   */
+  function lift(token, entry, raise, y) {
+    const top = raise ? overlay() : null;
+    const parent = top && typeof top.addChild === "function" ? top : token;
+    if (entry.container.parent !== parent) parent.addChild(entry.container);
+    else if (parent !== token) parent.addChild(entry.container); // again the last child: on top
+    if (parent === token) entry.container.position.set(0, 0);
+    else {
+      const at = parent.toLocal(new PIXI.Point(0, 0), token);
+      entry.container.position.set(at.x, at.y);
+    }
+    entry.track.y = y;
+  }
+
   /** @param {any} token */
   function refresh(token) {
     if (!token || token.destroyed) return;
     const flags = token.actor?.flags?.[MODULE_ID];
     const setting = healthVisibility();
     const isOwner = !!(token.isOwner ?? token.document?.isOwner ?? token.actor?.isOwner);
+    const isHovered = hovered.has(token) || !!token.controlled;
+    const placement = placementName();
     // HEALTH-6: "boxes" the track; "words" (a user the setting lets read only that much) the status word alone
     const detail = healthDetail({ setting, isGM: isGM(), isOwner });
-    const visible = !!flags?.health && detail !== "none" && !isIdentityHidden(token);
+    const allowed = !!flags?.health && detail !== "none" && !isIdentityHidden(token);
+    const visible = allowed && trackPlacement({ placement, hovered: isHovered, tokenHeight: 0, trackHeight: 0 }).shown;
     const existing = drawn.get(token);
     if (!visible) {
       if (existing) {
         existing.container.visible = false;
+        lift(token, existing, false, existing.track.y);
         placeNameplate(token, existing, 0);
       }
       return;
@@ -140,10 +175,13 @@ export function installHealthTrack({
     const entry = entryOf(token);
     entry.container.visible = true;
     const palette = paletteName();
-    const signature = JSON.stringify([width, height, palette, detail, WATCHED_FLAGS.map((k) => flags[k])]);
+    const scale = trackScale(zoom());
+    const signature = JSON.stringify([width, height, palette, scale, detail, WATCHED_FLAGS.map((k) => flags[k])]);
     if (signature !== entry.signature) {
       entry.signature = signature;
-      const full = healthTrackView(flags, { width });
+      // zoomed out: boxes, text and badges drawn `scale` times larger, so they keep a readable size on
+      // screen; the boxes wrap onto more rows rather than grow wider than the token
+      const full = healthTrackView(flags, { width, minBox: Math.ceil(MIN_SCREEN_BOX * scale), maxBox: Math.ceil(16 * scale) });
       if (!full) return;
       const view = detail === "boxes" ? full : { ...full, layout: { ...full.layout, boxes: [], height: 0 }, penalty: null, counters: [] };
       const colours = paletteOf(palette);
@@ -151,11 +189,13 @@ export function installHealthTrack({
         status: view.statusKey ? localize(view.statusKey) : null,
         penalty: view.penalty,
         text: true,
+        fontSize: Math.round(Math.max(10 * scale, Math.min(16 * scale, view.layout.boxSize || 12))),
+        minFontSize: MIN_SCREEN_FONT * scale,
         palette: colours,
       });
-      entry.track.position.set(0, height + 2);
       const countersHeight = drawConditionCounters(PIXI, entry.counters, view.counters, {
         maxWidth: width,
+        diameter: Math.round(14 * scale),
         text: true,
         palette: colours,
         label: (counter) => {
@@ -164,10 +204,14 @@ export function installHealthTrack({
           return words && words !== key ? words : counter.id;
         },
       });
-      entry.counters.position.set(0, -countersHeight - 2);
+      entry.countersHeight = countersHeight;
       entry.trackHeight = trackHeight;
     }
-    placeNameplate(token, entry, (entry.trackHeight ?? 0) + 2);
+    const where = trackPlacement({ placement, hovered: isHovered, tokenHeight: height, trackHeight: entry.trackHeight ?? 0 });
+    // the counters above the token, or inside along its top edge when the track is inside
+    entry.counters.position.set(0, where.inside ? 2 : -(entry.countersHeight ?? 0) - 2);
+    lift(token, entry, hovered.has(token), where.y);
+    placeNameplate(token, entry, where.inside ? 0 : (entry.trackHeight ?? 0) + 2);
   }
 
   function refreshAll() {
@@ -176,6 +220,21 @@ export function installHealthTrack({
 
   hooks.on("drawToken", (/** @type {any} */ token) => refresh(token));
   hooks.on("refreshToken", (/** @type {any} */ token) => refresh(token));
+  // the pointer over a token: its track shows ("hover") and rises above its neighbours'
+  hooks.on("hoverToken", (/** @type {any} */ token, /** @type {boolean} */ isHovered) => {
+    if (!token || typeof token !== "object") return;
+    if (isHovered) hovered.add(token);
+    else hovered.delete(token);
+    refresh(token);
+  });
+  hooks.on("controlToken", (/** @type {any} */ token) => refresh(token));
+  // the canvas zoomed: tracks keep their screen size (redrawn only when the scale step changes)
+  hooks.on("canvasPan", () => {
+    const scale = trackScale(zoom());
+    if (scale === drawnScale) return;
+    drawnScale = scale;
+    refreshAll();
+  });
   hooks.on("destroyToken", (/** @type {any} */ token) => {
     const entry = drawn.get(token);
     drawn.delete(token);
@@ -196,6 +255,7 @@ export function installHealthTrack({
     hooks.on(hook, (/** @type {any} */ setting) => {
       if (setting?.key === `${MODULE_ID}.${HEALTH_VISIBILITY_SETTING}`) visibilitySetting = null;
       else if (setting?.key === `${MODULE_ID}.${PALETTE_SETTING}`) paletteSetting = null;
+      else if (setting?.key === `${MODULE_ID}.${TRACK_PLACEMENT_SETTING}`) placementSetting = null;
       else return;
       refreshAll();
     });

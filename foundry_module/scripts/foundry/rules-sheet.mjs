@@ -12,26 +12,12 @@ import { deletionOperator } from "./compat.mjs";
 import { ATTRIBUTES, MODULE_ID, RULE_SKILLS } from "../core/constants.mjs";
 import { deepEqual, isPlainObject } from "../core/json-patch.mjs";
 import { isUpdateKey, slugify } from "../core/messages.mjs";
+import { DEFAULT_DETECTION, LISTS, listEdited, listErrorText, listValue, parseLists, rulesFormHtml } from "../core/rules-form.mjs";
 
 export { ATTRIBUTES, isUpdateKey, RULE_SKILLS, slugify };
 
 
-/** Fields entered as JSON (lists and tables of the state document), with the shape they must have. */
-export const JSON_FIELDS = Object.freeze(
-  /** @type {const} */ ({
-    detection: "array",
-    antiDetection: "array",
-    immunities: "array",
-    iwr: "object",
-    energyPools: "object",
-  }),
-);
-
-/** The default senses (an ordinary person: sight pinpoints, hearing approximates). */
-export const DEFAULT_DETECTION = Object.freeze([
-  { name: "sight", sense: "sight", essence: "natural", rank: "unranked", capability: "pinpoint", range: null },
-  { name: "hearing", sense: "hearing", essence: "natural", rank: "unranked", capability: "approximate", range: null },
-]);
+export { DEFAULT_DETECTION };
 
 /**
  * @typedef {object} SheetContext
@@ -40,7 +26,6 @@ export const DEFAULT_DETECTION = Object.freeze([
  * @property {number} speed
  * @property {Array<{key: string, value: number}>} attributes
  * @property {Array<{key: string, value: number}>} skills
- * @property {Array<{key: string, text: string}>} json
  * @property {Record<string, boolean>} fromSystem the fields the game system holds (read-only here)
  * @property {string} systemName the game-system adapter's id ("" when none)
  */
@@ -55,15 +40,12 @@ export const DEFAULT_DETECTION = Object.freeze([
 export function sheetContext(flags = {}, system = { fields: [], name: "" }) {
   const attributes = isPlainObject(flags.attributes) ? flags.attributes : {};
   const skills = isPlainObject(flags.skills) ? flags.skills : {};
-  /** @type {Record<string, unknown>} */
-  const defaults = { detection: DEFAULT_DETECTION, antiDetection: [], immunities: [], iwr: { immunities: [], weaknesses: [], resistances: [] }, energyPools: {} };
   return {
     healthMax: flags.health?.max ?? 7,
     willpowerMax: flags.willpower?.max ?? 2,
     speed: typeof flags.speed === "number" ? flags.speed : 0,
     attributes: ATTRIBUTES.map((key) => ({ key, value: typeof attributes[key] === "number" ? attributes[key] : 1 })),
     skills: RULE_SKILLS.map((key) => ({ key, value: typeof skills[key] === "number" ? skills[key] : 0 })),
-    json: Object.keys(JSON_FIELDS).map((key) => ({ key, text: JSON.stringify(flags[key] ?? defaults[key], null, 2) })),
     fromSystem: Object.fromEntries(system.fields.map((field) => [field, true])),
     systemName: system.name,
   };
@@ -72,7 +54,8 @@ export function sheetContext(flags = {}, system = { fields: [], name: "" }) {
 /**
  * @typedef {object} SheetError
  * @property {string} field
- * @property {"integer"|"json"|"shape"|"key"} problem
+ * @property {"integer"|"required"|"number"|"choice"|"key"|"duplicate"} problem
+ * @property {import("../core/rules-form.mjs").ListError} [cell] a list's wrong cell
  */
 
 /**
@@ -86,7 +69,6 @@ function shownValues(flags) {
   const shown = { healthMax: ctx.healthMax, willpowerMax: ctx.willpowerMax, speed: ctx.speed };
   for (const { key, value } of ctx.attributes) shown[`attributes.${key}`] = value;
   for (const { key, value } of ctx.skills) shown[`skills.${key}`] = value;
-  for (const { key, text } of ctx.json) shown[`json.${key}`] = JSON.parse(text);
   return shown;
 }
 
@@ -156,30 +138,123 @@ export function parseSheetForm(form, current = {}, options = {}) {
     const value = int(`skills.${key}`, 0);
     if (value !== undefined && edited(`skills.${key}`, value)) diffInto(update, `${root}.skills.${key}`, current.skills?.[key], value, deletion);
   }
-  for (const [key, shape] of Object.entries(JSON_FIELDS)) {
-    const raw = form[`json.${key}`];
-    if (typeof raw !== "string") continue;
-    let value;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      errors.push({ field: `json.${key}`, problem: "json" });
+  const lists = parseLists(form, rendered ?? current);
+  for (const cell of lists.errors) errors.push({ field: cell.name, problem: cell.problem, cell });
+  for (const { list, path, keyed } of LISTS) {
+    if (!(list in lists.values)) continue;
+    const value = /** @type {any} */ (lists.values[list]);
+    if (rendered !== undefined && !listEdited(rendered, list, value)) continue;
+    const now = path.split(".").reduce((/** @type {any} */ node, part) => (isPlainObject(node) ? node[part] : undefined), current);
+    if (!keyed || rendered === undefined) {
+      diffInto(update, `${root}.${path}`, now, value, deletion);
       continue;
     }
-    if (shape === "array" ? !Array.isArray(value) : !isPlainObject(value)) {
-      errors.push({ field: `json.${key}`, problem: "shape" });
-      continue;
-    }
-    if (key === "energyPools") {
-      const bad = Object.keys(value).filter((id) => !isUpdateKey(id));
-      if (bad.length) {
-        for (const id of bad) errors.push({ field: `json.${key}: "${id}" → "${slugify(id)}"`, problem: "key" });
+    // a pool or Gauge: only the fields the GM changed, over what the actor holds now
+    const shownItems = listValue(rendered, list);
+    for (const id of new Set([...Object.keys(shownItems), ...Object.keys(value)])) {
+      const [was, is] = [shownItems[id], value[id]];
+      if (deepEqual(was, is)) continue;
+      if (is === undefined || was === undefined || !isPlainObject(now?.[id])) {
+        diffInto(update, `${root}.${path}.${id}`, now?.[id], is, deletion);
         continue;
       }
+      for (const key of new Set([...Object.keys(was), ...Object.keys(is)])) {
+        if (!deepEqual(was[key], is[key])) diffInto(update, `${root}.${path}.${id}.${key}`, now[id][key], is[key], deletion);
+      }
     }
-    if (edited(`json.${key}`, value)) diffInto(update, `${root}.${key}`, current[key], value, deletion);
   }
   return errors.length ? { update: {}, errors } : { update, errors };
+}
+
+/** Text made safe for HTML. @param {unknown} text */
+const esc = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The rules sheet's form (everything inside the window but its Save button): the trackers,
+ * Attributes and Skills as number fields (those the game system holds disabled, with where they
+ * come from), then the lists (`rulesFormHtml`).
+ * @param {Record<string, any>|undefined} flags
+ * @param {{fields: readonly string[], name: string}} system
+ * @param {import("../core/rules-form.mjs").FormI18n} i18n
+ * @returns {string}
+ */
+export function rulesSheetHtml(flags, system, i18n) {
+  const ctx = sheetContext(flags, system);
+  const held = (/** @type {string} */ field) => (ctx.fromSystem[field] ? ` disabled title="${esc(i18n.format("VTTBRIDGE.System.FromSystem", { system: ctx.systemName }))}"` : "");
+  const number = (/** @type {string} */ label, /** @type {string} */ name, /** @type {number} */ value, /** @type {number} */ min, /** @type {string} */ field) =>
+    `<label>${esc(label)} <input type="number" name="${name}" value="${value}" min="${min}" max="1000" step="1" required data-dtype="Number"${held(field)}></label>`;
+  const hints = [`<p class="hint">${esc(i18n.localize("VTTBRIDGE.Sheet.Hint"))}</p>`];
+  if (ctx.systemName) hints.push(`<p class="hint from-system">${esc(i18n.format("VTTBRIDGE.System.FromSystemHint", { system: ctx.systemName }))}</p>`);
+  return (
+    `<div class="vtt-bridge-rules">${hints.join("")}<p class="errors" role="alert" hidden></p>` +
+    `<fieldset><legend>${esc(i18n.localize("VTTBRIDGE.Sheet.Trackers"))}</legend><div class="grid">` +
+    number(i18n.localize("VTTBRIDGE.Sheet.HealthMax"), "healthMax", ctx.healthMax, 1, "health") +
+    number(i18n.localize("VTTBRIDGE.Sheet.WillpowerMax"), "willpowerMax", ctx.willpowerMax, 0, "willpower") +
+    number(i18n.localize("VTTBRIDGE.Sheet.Speed"), "speed", ctx.speed, 0, "speed") +
+    `</div></fieldset><fieldset><legend>${esc(i18n.localize("VTTBRIDGE.Sheet.Attributes"))}</legend><div class="grid">` +
+    ctx.attributes.map(({ key, value }) => number(i18n.localize(`VTTBRIDGE.Attribute.${key}`), `attributes.${key}`, value, 0, "attributes")).join("") +
+    `</div></fieldset><fieldset><legend>${esc(i18n.localize("VTTBRIDGE.Sheet.Skills"))}</legend><div class="grid">` +
+    ctx.skills.map(({ key, value }) => number(i18n.localize(`VTTBRIDGE.Skill.${key}`), `skills.${key}`, value, 0, "skills")).join("") +
+    `</div></fieldset>${rulesFormHtml(flags, i18n)}</div>`
+  );
+}
+
+/**
+ * The sentence for a wrong field of the sheet.
+ * @param {SheetError} error
+ * @param {import("../core/rules-form.mjs").FormI18n} i18n
+ */
+export function sheetErrorText(error, i18n) {
+  if (error.cell) return listErrorText(error.cell, i18n);
+  const [group, key] = error.field.includes(".") ? error.field.split(".") : ["", error.field];
+  const label = group === "attributes" ? `VTTBRIDGE.Attribute.${key}` : group === "skills" ? `VTTBRIDGE.Skill.${key}` : `VTTBRIDGE.Sheet.${key[0].toUpperCase()}${key.slice(1)}`;
+  return i18n.format("VTTBRIDGE.Sheet.Error.Field", { field: i18n.localize(label), problem: i18n.format(`VTTBRIDGE.Sheet.Error.${error.problem}`, { suggestion: "" }) });
+}
+
+/**
+ * Add an empty row to a list of the form: a copy of the list's row template, numbered after the
+ * rows it has (numbers are never reused, so a removed row's fields never come back).
+ * @param {Element} section the list's `<section data-list>`
+ * @returns {Element|null} the new row
+ */
+export function addListRow(section) {
+  const template = /** @type {HTMLTemplateElement|null} */ (section.querySelector("template.row-template"));
+  const rows = section.querySelector("ol.rows");
+  if (!template || !rows) return null;
+  const next = Number(section.getAttribute("data-next") ?? rows.children.length);
+  section.setAttribute("data-next", String(next + 1));
+  const holder = section.ownerDocument.createElement("ol");
+  holder.innerHTML = template.innerHTML.replaceAll("__ROW__", String(next));
+  const row = holder.firstElementChild;
+  if (row) rows.append(row);
+  /** @type {HTMLElement|null|undefined} */ (row?.querySelector("input:not([type=hidden]),select"))?.focus?.();
+  return row;
+}
+
+/**
+ * Remove the row a button sits in.
+ * @param {Element} button
+ */
+export function removeListRow(button) {
+  const row = button.closest("li.row");
+  const section = button.closest("section[data-list]");
+  if (section && !section.hasAttribute("data-next")) section.setAttribute("data-next", String(section.querySelector("ol.rows")?.children.length ?? 0));
+  row?.remove();
+}
+
+/**
+ * Show the wrong fields in the form: each marked `aria-invalid`, the sentences listed on top.
+ * @param {Element} root
+ * @param {SheetError[]} errors
+ * @param {import("../core/rules-form.mjs").FormI18n} i18n
+ */
+export function showSheetErrors(root, errors, i18n) {
+  for (const el of root.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+  for (const error of errors) root.querySelector(`[name="${CSS.escape(error.field)}"]`)?.setAttribute("aria-invalid", "true");
+  const box = /** @type {HTMLElement|null} */ (root.querySelector(".errors"));
+  if (!box) return;
+  box.hidden = errors.length === 0;
+  box.replaceChildren(...errors.map((e) => Object.assign(root.ownerDocument.createElement("span"), { textContent: sheetErrorText(e, i18n) })));
 }
 
 /**
@@ -187,13 +262,15 @@ export function parseSheetForm(form, current = {}, options = {}) {
  * of the actor, so Foundry re-renders it whenever the actor changes (the sidecar's writes
  * included) and it submits through `document.update`.
  * @param {{DocumentSheetV2: any, HandlebarsApplicationMixin: (base: any) => any}} api
- * @param {{localize: (key: string) => string, notifyError: (message: string) => void,
+ * @param {{localize: (key: string) => string, format?: (key: string, data: Record<string, string>) => string, notifyError: (message: string) => void,
  *   deletion?: (parent: string, key: string) => [string, unknown],
  *   systemFields?: (actor: any) => {fields: readonly string[], name: string}}} ui `systemFields`: what the
  *   actor's game-system adapter holds (read-only on the sheet)
  */
 export function defineRulesSheet(api, ui) {
   const systemOf = (/** @type {any} */ actor) => ui.systemFields?.(actor) ?? { fields: [], name: "" };
+  /** @type {import("../core/rules-form.mjs").FormI18n} */
+  const i18n = { localize: ui.localize, format: ui.format ?? ((key, data) => Object.entries(data).reduce((text, [k, v]) => text.replaceAll(`{${k}}`, v), ui.localize(key))) };
   const Base = api.HandlebarsApplicationMixin(api.DocumentSheetV2);
   return class RulesSheet extends Base {
     /** @param {{document: {uuid: string, name: string, flags: Record<string, any>, update: (u: Record<string, unknown>) => Promise<unknown>}}} options */
@@ -209,9 +286,12 @@ export function defineRulesSheet(api, ui) {
       tag: "form",
       classes: [MODULE_ID, "rules-sheet"],
       window: { title: "VTTBRIDGE.Sheet.Title", resizable: true },
-      position: { width: 520, height: "auto" },
+      position: { width: 640, height: "auto" },
       sheetConfig: false,
       form: { handler: RulesSheet.#onSubmit, submitOnChange: false, closeOnSubmit: true },
+      // ApplicationV2's `actions`: a click on an element with `data-action` calls the handler
+      // with `this` the application — https://foundryvtt.com/api/interfaces/foundry.applications.types.ApplicationConfiguration.html
+      actions: { addRow: RulesSheet.#onAddRow, removeRow: RulesSheet.#onRemoveRow },
     };
 
     static PARTS = { form: { template: `modules/${MODULE_ID}/templates/rules-sheet.hbs` } };
@@ -248,23 +328,45 @@ export function defineRulesSheet(api, ui) {
     async _prepareContext() {
       const flags = this.document.flags?.[MODULE_ID];
       this.shown = structuredClone(flags ?? {});
-      return { actorName: this.document.name, ...sheetContext(flags, systemOf(this.document)) };
+      return { actorName: this.document.name, body: rulesSheetHtml(flags, systemOf(this.document), i18n) };
     }
 
     /**
      * @this {RulesSheet}
      * @param {Event} _event
-     * @param {HTMLFormElement} _form
+     * @param {{closest: (selector: string) => Element|null}} target the Add button (in its list's section)
+     */
+    static #onAddRow(_event, target) {
+      const section = target.closest("section[data-list]");
+      if (section) addListRow(section);
+      this.edited = true;
+    }
+
+    /**
+     * @this {RulesSheet}
+     * @param {Event} _event
+     * @param {Element} target the row's remove button
+     */
+    static #onRemoveRow(_event, target) {
+      removeListRow(target);
+      this.edited = true;
+    }
+
+    /**
+     * @this {RulesSheet}
+     * @param {Event} _event
+     * @param {HTMLFormElement} form
      * @param {{object: Record<string, unknown>}} formData
      */
-    static async #onSubmit(_event, _form, formData) {
+    static async #onSubmit(_event, form, formData) {
       const { update, errors } = parseSheetForm(formData.object, this.document.flags?.[MODULE_ID], {
         deletion: ui.deletion,
         rendered: this.shown,
         fromSystem: systemOf(this.document).fields,
       });
+      if (typeof form?.querySelector === "function") showSheetErrors(form, errors, i18n);
       if (errors.length) {
-        for (const error of errors) ui.notifyError(`${ui.localize(`VTTBRIDGE.Sheet.Error.${error.problem}`)}: ${error.field}`);
+        for (const error of errors) ui.notifyError(sheetErrorText(error, i18n));
         throw new Error("invalid rules sheet");
       }
       if (Object.keys(update).length) await this.document.update(update);

@@ -9,6 +9,7 @@
 
 import { MODULE_ID, SETTING_CHANGED_HOOK } from "../core/constants.mjs";
 import { PALETTE_NAMES, PALETTE_SETTING } from "../core/palette.mjs";
+import { TRACK_PLACEMENT_SETTING, TRACK_PLACEMENTS } from "../core/health-track.mjs";
 import { SYSTEM_BAR_CHOICES } from "../systems/canvas.mjs";
 import { ADAPTER_CHOICES } from "../systems/index.mjs";
 
@@ -63,6 +64,17 @@ export const SETTINGS = Object.freeze([
     group: "display",
     i18n: "VTTBRIDGE.Palette.Setting",
     choices: Object.freeze(Object.fromEntries(PALETTE_NAMES.map((name) => [name, `VTTBRIDGE.Palette.Setting.Choices.${name}`]))),
+  },
+  // this browser only: where the Health track sits (health-track.mjs `trackPlacement`)
+  {
+    key: TRACK_PLACEMENT_SETTING,
+    scope: "client",
+    type: String,
+    default: TRACK_PLACEMENTS[0],
+    config: true,
+    group: "display",
+    i18n: "VTTBRIDGE.HealthTrack.Placement",
+    choices: Object.freeze(Object.fromEntries(TRACK_PLACEMENTS.map((name) => [name, `VTTBRIDGE.HealthTrack.Placement.Choices.${name}`]))),
   },
   {
     key: "rulingCards",

@@ -27,7 +27,12 @@ export class FakeDisplay {
         Object.assign(this.position, { x, y });
       },
     };
-    this.scale = { set: () => {} };
+    /** @type {{x: number, y: number, set: (x: number, y?: number) => void}} */
+    this.scale = {
+      x: 1,
+      y: 1,
+      set: (/** @type {number} */ x, /** @type {number} */ y = x) => Object.assign(this.scale, { x, y }),
+    };
     this.anchor = { set: () => {} };
     /** @type {Array<[string, ...any[]]>} */
     this.calls = [];
@@ -62,6 +67,26 @@ export class FakeDisplay {
     this.children = this.children.filter((/** @type {any} */ c) => c !== child);
     if (child) child.parent = null;
     return child;
+  }
+  /**
+   * PIXI's `toLocal(position, from)`: a point of `from`'s space in this object's space (positions
+   * and scales of both parent chains).
+   * @param {{x: number, y: number}} point @param {any} [from]
+   */
+  toLocal(point, from) {
+    /** @param {any} node @param {{x: number, y: number}} p */
+    const toGlobal = (node, p) => {
+      let { x, y } = p;
+      for (let n = node; n; n = n.parent) ({ x, y } = { x: n.x + x * n.scale.x, y: n.y + y * n.scale.y });
+      return { x, y };
+    };
+    const global = from ? toGlobal(from, point) : point;
+    /** @type {any[]} */
+    const chain = [];
+    for (let n = /** @type {any} */ (this); n; n = n.parent) chain.unshift(n);
+    let { x, y } = global;
+    for (const n of chain) ({ x, y } = { x: (x - n.x) / n.scale.x, y: (y - n.y) / n.scale.y });
+    return { x, y };
   }
   removeChildren() {
     const removed = this.children;
@@ -98,5 +123,13 @@ export class FakeText extends FakeDisplay {
   }
 }
 
+/** PIXI.Point: a pair of coordinates. */
+export class FakePoint {
+  constructor(x = 0, y = 0) {
+    this.x = x;
+    this.y = y;
+  }
+}
+
 /** The `PIXI` namespace the module's drawing gets in Node tests. */
-export const FAKE_PIXI = /** @type {any} */ ({ Container: FakeDisplay, Graphics: FakeGraphics, Text: FakeText, BlurFilter: class {} });
+export const FAKE_PIXI = /** @type {any} */ ({ Container: FakeDisplay, Graphics: FakeGraphics, Text: FakeText, BlurFilter: class {}, Point: FakePoint });

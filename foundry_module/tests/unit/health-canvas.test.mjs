@@ -134,6 +134,122 @@ test("the palette (a client setting): read once, the track redrawn in it when it
   assert.equal(before, 2 + 3, "lethal: 2 strokes, aggravated: 3");
 });
 
+/**
+ * The wiring with a placement, a zoom and an overlay as Foundry would give them.
+ * @param {Record<string, unknown>} settings @param {{zoom?: number}} [view]
+ */
+function placed(settings, view = { zoom: 1 }) {
+  const hooks = new FakeHooks();
+  const overlay = new FakeDisplay();
+  const layer = new FakeDisplay();
+  const a = makeToken({ health: { max: 7, lethal: 3 }, status: "moderately", woundPenalty: 1 });
+  const b = makeToken({ health: { max: 7 }, status: "unharmed" });
+  const nameplate = new FakeDisplay();
+  nameplate.y = 102;
+  a.nameplate = nameplate;
+  a.addChild(nameplate);
+  a.position.set(200, 300);
+  b.position.set(200, 400);
+  layer.addChild(a, b);
+  /** @type {any[]} every text drawn */
+  const drawnTexts = [];
+  const texts = {
+    get length() {
+      return drawnTexts.length;
+    },
+    set length(n) {
+      drawnTexts.length = n;
+    },
+    some: (/** @type {(t: string) => boolean} */ fn) => drawnTexts.some((t) => fn(String(t.text))),
+    join: (/** @type {string} */ sep) => drawnTexts.map((t) => t.text).join(sep),
+  };
+  installHealthTrack({
+    hooks,
+    PIXI: {
+      ...PIXI,
+      Text: class extends FakeText {
+        constructor() {
+          super();
+          drawnTexts.push(this);
+        }
+      },
+    },
+    getSetting: (key) => settings[key],
+    isGM: () => true,
+    localize: (key) => key.split(".").at(-1) ?? key,
+    tokens: () => [a, b],
+    zoom: () => /** @type {number} */ (view.zoom),
+    overlay: () => overlay,
+  });
+  for (const t of [a, b]) hooks.call("drawToken", t);
+  return { hooks, overlay, layer, a, b, texts, view };
+}
+
+test("placement 'inside': the track sits inside the token along its bottom edge, the nameplate stays; 'below' under it, the nameplate moved down", () => {
+  const inside = placed({ trackPlacement: "inside" });
+  const track = containerOf(inside.a).children[0];
+  assert.ok(track.y > 50 && track.y < 100, `inside the 100 px token (${track.y})`);
+  assert.equal(inside.a.nameplate.y, 102, "the nameplate is not pushed down");
+  const below = placed({ trackPlacement: "below" });
+  assert.equal(containerOf(below.a).children[0].y, 102);
+  assert.ok(below.a.nameplate.y > 110, "the nameplate moves below the track");
+  const unknown = placed({ trackPlacement: "sideways" });
+  assert.equal(containerOf(unknown.a).children[0].y, 102, "an unknown value: below");
+});
+
+test("placement 'hover': no track until the pointer is over the token (hoverToken), none after it leaves", () => {
+  const { hooks, a, b } = placed({ trackPlacement: "hover" });
+  assert.ok(!containerOf(a) || !containerOf(a).visible, "not hovered: nothing shown");
+  hooks.call("hoverToken", a, true);
+  const lifted = (/** @type {any} */ t) => t.children.find((/** @type {any} */ c) => c.name === HEALTH_CONTAINER_NAME);
+  assert.equal(lifted(a), undefined, "lifted out of the token into the overlay");
+  hooks.call("hoverToken", a, false);
+  assert.equal(lifted(a)?.visible, false, "back in the token, hidden");
+  assert.ok(!lifted(b) || !lifted(b).visible, "the other token never showed");
+});
+
+test("hovering a token in a melee lifts its track above every neighbour's (the overlay's last child), at the same place; leaving puts it back", () => {
+  const { hooks, overlay, a, b } = placed({ trackPlacement: "below" });
+  const own = containerOf(a);
+  hooks.call("hoverToken", b, true);
+  hooks.call("hoverToken", a, true);
+  assert.equal(own.parent, overlay);
+  assert.equal(overlay.children.at(-1), own, "drawn after the other lifted track");
+  assert.deepEqual([own.x, own.y], [200, 300], "where the token is");
+  hooks.call("hoverToken", a, false);
+  assert.equal(own.parent, a);
+  assert.deepEqual([own.x, own.y], [0, 0]);
+});
+
+test("zoomed out, the boxes keep a readable size on screen (they wrap, never wider than the token); a pan at the same zoom draws nothing new", () => {
+  const view = { zoom: 0.5 };
+  const { hooks, a, texts } = placed({ trackPlacement: "below" }, view);
+  const track = containerOf(a).children[0];
+  const boxes = track.children[0].calls.filter((/** @type {any[]} */ c) => c[0] === "drawRect");
+  assert.ok(boxes.length >= 7);
+  const side = Math.max(...boxes.map((/** @type {any[]} */ c) => c[3]));
+  assert.ok(side * view.zoom >= 8, `a box is ≥ 8 px on screen (${side} × 0.5)`);
+  assert.ok(Math.max(...boxes.map((/** @type {any[]} */ c) => c[1] + c[3])) <= 100, "and the track no wider than the token");
+  const drawn = texts.length;
+  hooks.call("canvasPan", {}, { x: 10, y: 10, scale: 0.5 });
+  assert.equal(texts.length, drawn, "same zoom: no redraw");
+  view.zoom = 1;
+  hooks.call("canvasPan", {}, { x: 10, y: 10, scale: 1 });
+  const again = containerOf(a).children[0].children[0].calls.filter((/** @type {any[]} */ c) => c[0] === "drawRect");
+  assert.ok(Math.max(...again.map((/** @type {any[]} */ c) => c[3])) < side, "at 100 % the boxes are drawn smaller again");
+  assert.ok(texts.length > drawn, "a new zoom step redraws");
+});
+
+test("HEALTH-7: no wound penalty shown on the dead", () => {
+  const { hooks, a, texts } = placed({ trackPlacement: "below" });
+  assert.ok(texts.some((t) => t.includes("\u22121")), texts.join(" | "));
+  a.actor.flags["vtt-bridge"] = { health: { max: 7, lethal: 7 }, status: "dead", woundPenalty: 3 };
+  texts.length = 0;
+  hooks.call("updateActor", { ...a.actor, getActiveTokens: () => [a] }, { flags: { "vtt-bridge": { status: "dead" } } });
+  assert.ok(texts.some((t) => t.includes("dead")), texts.join(" | "));
+  assert.ok(!texts.some((t) => t.includes("\u2212")), `no penalty: ${texts.join(" | ")}`);
+});
+
 test("HEALTH-6 where the setting hides the boxes but allows words ('Owners and GM'), a token one does not own shows its Health status word and no boxes, counters or penalty; 'GM only' shows nothing", () => {
   for (const [setting, expected] of /** @type {const} */ ([["owner", ["VTTBRIDGE.HealthTrack.Status.badly"]], ["gm", null], ["everyone", "boxes"]])) {
     const hooks = new FakeHooks();

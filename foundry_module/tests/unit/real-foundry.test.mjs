@@ -7,7 +7,9 @@ import { deletionOperator } from "../../scripts/foundry/compat.mjs";
 import * as forward from "../../scripts/core/forward.mjs";
 import { moveFromTokenUpdate, roundFromCombatUpdate, upsertsFromActorUpdate } from "../../scripts/core/forward.mjs";
 import { actorState, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
-import { defineRulesSheet, parseSheetForm, sheetContext } from "../../scripts/foundry/rules-sheet.mjs";
+import { defineRulesSheet, parseSheetForm, rulesSheetHtml } from "../../scripts/foundry/rules-sheet.mjs";
+import { readForm } from "../helpers/form-reader.mjs";
+import { i18nFor } from "../helpers/i18n.mjs";
 import { locateStateFor } from "../../scripts/core/visibility.mjs";
 import { FakeWorld } from "../helpers/fake-foundry.mjs";
 
@@ -125,15 +127,14 @@ test("item 3: after a sidecar deletion the forwarder still sees the Foundry edit
 
 /** The form as the sheet renders it for `flags` (what FormDataExtended would submit untouched). @param {Record<string, any>} flags */
 function renderedForm(flags) {
-  const ctx = sheetContext(flags);
-  return {
-    healthMax: ctx.healthMax,
-    willpowerMax: ctx.willpowerMax,
-    speed: ctx.speed,
-    ...Object.fromEntries(ctx.attributes.map(({ key, value }) => [`attributes.${key}`, value])),
-    ...Object.fromEntries(ctx.skills.map(({ key, value }) => [`skills.${key}`, value])),
-    ...Object.fromEntries(ctx.json.map(({ key, text }) => [`json.${key}`, text])),
-  };
+  return readForm(rulesSheetHtml(flags, { fields: [], name: "" }, i18nFor("en")));
+}
+
+/** `form` without the row of `list` that came from `from` (the GM clicked its remove button). @param {Record<string, unknown>} form @param {string} list @param {string} from */
+function withoutRow(form, list, from) {
+  const row = Object.keys(form).find((k) => k.startsWith(`list.${list}.`) && k.endsWith("._from") && form[k] === from);
+  const prefix = row?.slice(0, -"_from".length) ?? "\0";
+  return Object.fromEntries(Object.entries(form).filter(([k]) => !k.startsWith(prefix)));
 }
 
 test("item 2: what a dotted key becomes in Foundry (why it must never be written)", async () => {
@@ -145,18 +146,19 @@ test("item 2: what a dotted key becomes in Foundry (why it must never be written
 
 test("item 2: the rules sheet refuses a pool id Foundry would expand, and says which slug to use", () => {
   const flags = { energyPools: {} };
-  const form = { ...renderedForm(flags), "json.energyPools": JSON.stringify({ "Potion 1.5": POOL }) };
+  const form = { ...renderedForm(flags), "list.energyPools.0.id": "Potion 1.5", "list.energyPools.0.name": "Potion", "list.energyPools.0.category": "general", "list.energyPools.0.current": "1", "list.energyPools.0.max": "1" };
   const { update, errors } = parseSheetForm(form, flags);
   assert.deepEqual(update, {});
-  assert.deepEqual(errors, [{ field: 'json.energyPools: "Potion 1.5" → "potion-1-5"', problem: "key" }]);
+  assert.deepEqual(errors.map((e) => [e.field, e.problem, e.cell?.suggestion]), [["list.energyPools.0.id", "key", "potion-1-5"]]);
 });
 
 for (const generation of /** @type {const} */ ([12, 13, 14])) {
   test(`item 3 (v${generation}): a pool removed in the rules sheet is deleted from the actor`, async () => {
     const { w, ann } = gm(generation);
     const flags = ann.flags["vtt-bridge"];
-    const form = { ...renderedForm(flags), "json.energyPools": JSON.stringify({ ki: POOL }) };
-    const { update, errors } = parseSheetForm(form, flags, { deletion: deletionOperator(w.env) });
+    assert.deepEqual(Object.keys(flags.energyPools).sort(), ["ki", "old"]);
+    const form = withoutRow(renderedForm(flags), "energyPools", "old");
+    const { update, errors } = parseSheetForm(form, flags, { deletion: deletionOperator(w.env), rendered: flags });
     assert.deepEqual(errors, []);
     await ann.update(update);
     assert.deepEqual(Object.keys(ann.flags["vtt-bridge"].energyPools), ["ki"]);

@@ -31,6 +31,7 @@ test("the token, URL and 'runs the bridge' are client settings; only the optiona
     approximateSquares: "world",
     healthVisibility: "world",
     palette: "client",
+    trackPlacement: "client",
     rulingCards: "world",
     systemAdapter: "world",
     systemMapping: "world",

@@ -68,7 +68,46 @@ async function wordSteps() {
     say.innerHTML = i18n.format(key, cards.keyedParams(step, i18n, nameOf));
     say.lang = lang;
   }
+  wordPage(i18n);
   main.dataset.worded = lang;
+}
+
+/** The reader's words (set once the language file is read), for the Undo and Redo notices. @type {ReturnType<typeof i18nOf>|null} */
+let words = null;
+
+/**
+ * Word the page's own text (`[data-say]`: a key under `VTTBRIDGE.StatusPage`, or a full module key,
+ * with `data-say-args`: HTML the server escaped) in the reader's language; a key the language file
+ * lacks keeps the server's English.
+ * @param {ReturnType<typeof i18nOf>} i18n
+ */
+function wordPage(i18n) {
+  words = i18n;
+  // a worded element may bring marked words of its own (its arguments): word those in the next pass
+  for (let pass = 0; pass < 4; pass++) {
+    const unworded = document.querySelectorAll("[data-say]:not([data-said])");
+    if (unworded.length === 0) break;
+    for (const element of unworded) {
+      if (!(element instanceof HTMLElement)) continue;
+      element.dataset.said = "";
+      const name = element.dataset.say ?? "";
+      const key = name.startsWith("VTTBRIDGE.") ? name : `VTTBRIDGE.StatusPage.${name}`;
+      if (!i18n.has(key)) continue;
+      element.innerHTML = i18n.format(key, JSON.parse(element.dataset.sayArgs ?? "{}"));
+      element.lang = i18n.lang ?? "en";
+    }
+  }
+  document.documentElement.lang = i18n.lang ?? "en";
+}
+
+/**
+ * A notice in the reader's words: `VTTBRIDGE.StatusPage.<key>` with `data`, or `english` before the
+ * language file is read.
+ * @param {string} key @param {Record<string, string>} data @param {string} english
+ */
+function t(key, data, english) {
+  const full = `VTTBRIDGE.StatusPage.${key}`;
+  return words?.has(full) ? words.format(full, data) : english;
 }
 
 const TOKEN_KEY = "vtt-bridge.token";
@@ -190,15 +229,17 @@ async function onButton(button) {
       if (!token) return;
       sessionStorage.setItem(TOKEN_KEY, token);
     }
-    say(kind === "undo" ? "Undoing…" : "Redoing…");
+    say(kind === "undo" ? t("Undoing", {}, "Undoing…") : t("Redoing", {}, "Redoing…"));
     const reply = await send(token, world, kind, action);
     if (reply.type === "result") {
-      say(`${kind === "undo" ? "Undone" : "Redone"}: rev ${reply.payload?.rev}.`);
+      const rev = String(reply.payload?.rev);
+      say(kind === "undo" ? t("DoneUndo", { rev }, `Undone: rev ${rev}.`) : t("DoneRedo", { rev }, `Redone: rev ${rev}.`));
       await refresh();
       return;
     }
     if (reply.payload?.code === "unauthorized") sessionStorage.removeItem(TOKEN_KEY);
-    say(`${kind === "undo" ? "Undo" : "Redo"} refused (${reply.payload?.code ?? "error"}): ${describe(reply.payload)}`);
+    const data = { code: String(reply.payload?.code ?? "error"), message: describe(reply.payload) };
+    say(kind === "undo" ? t("RefusedUndo", data, `Undo refused (${data.code}): ${data.message}`) : t("RefusedRedo", data, `Redo refused (${data.code}): ${data.message}`));
   } finally {
     busy = false;
   }
