@@ -454,9 +454,11 @@ describe(build.title, () => {
     assert.ok(mine.trackRight <= 100, "inside the token width");
     assert.equal(mine.counters, 1, "poison 3");
     assert.ok(mine.nameplate > 102 + 10, `the nameplate moves below the track (${mine.nameplate})`);
-    // HEALTH-6 (main's "words"): under 'owner' another player's token shows its status word, no boxes, no counters
-    assert.notEqual(theirs, "none", "'owner': another player's token shows its status word");
-    assert.equal(theirs.counters, 0, "'owner': no counters on another player's token");
+    // HEALTH-6 under 'Owners and GM': another player's token shows its status word alone
+    assert.deepEqual(theirs.texts, ["unharmed"], "'owner': another player's token shows its Health status word");
+    assert.equal(theirs.boxesWidth, 0, "'owner': and no boxes");
+    assert.equal(theirs.counters, 0);
+    assert.ok(mine.boxesWidth > 50, `its own track has its boxes (${mine.boxesWidth})`);
     assert.equal(bare, "none", "an actor without a Health flag shows nothing");
     assert.ok(log.sameContainer, "refreshes reuse the one container");
     assert.equal(log.nameplateStable, mine.nameplate, "the nameplate does not drift on refreshes");

@@ -51,6 +51,13 @@ def holds(area: Area, x: float, y: float) -> bool:
 _DIGIT = bytes(face % 10 for face in range(256))
 """A d10's face as a decimal digit (10 reads as 0; `bytes.translate`)."""
 
+_ANGLES = tuple(2 * math.pi * (n + 0.5) / _STEPS for n in range(_STEPS))
+_COS = tuple(math.cos(a) for a in _ANGLES)
+_SIN = tuple(math.sin(a) for a in _ANGLES)
+"""The angle each of the 1,000 three-digit numbers names (the middle of its step), its cosine and sine."""
+_ROOT = tuple(math.sqrt((n + 0.5) / _STEPS) for n in range(_STEPS))
+"""The square root of the fraction each three-digit number names: a uniform point of the disc."""
+
 
 def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Roller) -> list[Area]:
     """A new area of `radius` holding each point, in order: its centre drawn uniformly from the
@@ -65,15 +72,14 @@ def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Rolle
     digits = rolled.translate(_DIGIT)
     whole = radius >= 2
     span = radius - 1 if whole else radius
-    tau, cos, sin, sqrt = 2 * math.pi, math.cos, math.sin, math.sqrt
     out: list[Area] = []
     at = 0
     for x, y in points:
         d = digits[at : at + 6]
         at += 6
-        angle = tau * (d[0] * 100 + d[1] * 10 + d[2] + 0.5) / _STEPS
-        reach = span * sqrt((d[3] * 100 + d[4] * 10 + d[5] + 0.5) / _STEPS)
-        cx, cy = x + reach * cos(angle), y + reach * sin(angle)
+        turn = d[0] * 100 + d[1] * 10 + d[2]
+        reach = span * _ROOT[d[3] * 100 + d[4] * 10 + d[5]]
+        cx, cy = x + reach * _COS[turn], y + reach * _SIN[turn]
         out.append((round(cx), round(cy), radius) if whole else (cx, cy, radius))
     return out
 
