@@ -430,7 +430,7 @@ test("from a roll card to three targets damaged with typed damage: four clicks; 
   // the three targets were chosen before the roll (Foundry's targeting, as for any attack roll)
   for (const id of ["tT", "tO", "tG"]) token(id).setTarget(true, { user: world.user, releaseOthers: false });
   const { successes, buttons, content } = await rollCard(parts);
-  assert.match(content, new RegExp(`<span>Apply ${successes} as damage:</span>`));
+  assert.match(content, new RegExp(`<span class="vtt-bridge-apply-label">Apply ${successes} as damage:</span>`));
   assert.deepEqual(buttons.map((/** @type {any} */ b) => b.textContent), ["bashing", "lethal", "aggravated"]);
   let clicks = 0;
   // in the dialog the GM opens the type list and picks fire (2 clicks), then presses Damage (1)

@@ -87,7 +87,7 @@ export function applyAsDamageHtml(successes, i18n, source = null) {
     return `<button type="button" data-${MODULE_ID}-action="${action}"${from}>${escapeHtml(i18n.localize(`VTTBRIDGE.Grade.${grade}`))}</button>`;
   });
   const label = i18n.format("VTTBRIDGE.Preview.ApplyAsDamage", { amount: String(successes) });
-  return `<div class="${MODULE_ID}-apply-damage"><span>${escapeHtml(label)}</span>${buttons.join("")}</div>`;
+  return `<div class="${MODULE_ID}-apply-damage"><span class="${MODULE_ID}-apply-label">${escapeHtml(label)}</span>${buttons.join("")}</div>`;
 }
 
 /**

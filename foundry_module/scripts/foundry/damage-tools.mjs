@@ -381,6 +381,28 @@ export function messageAuthor(message, env) {
 }
 
 /**
+ * A roll card's "Apply as damage" row worded in this client's language: the message's content holds
+ * the poster's words, the amount and the grades come from the buttons' own actions. Text only: the
+ * elements (and any listener already on them) stay.
+ * @param {HTMLElement|null|undefined} html
+ * @param {DamageToolsOptions["localize"]} localize
+ */
+export function relabelApplyRow(html, localize) {
+  for (const row of html?.querySelectorAll?.(`.${MODULE_ID}-apply-damage`) ?? []) {
+    /** @type {number|null} */
+    let amount = null;
+    for (const button of row.querySelectorAll(`[data-${MODULE_ID}-action]`)) {
+      const instance = /** @type {any} */ (actionFromButton(/** @type {HTMLElement} */ (button)))?.instances?.[0];
+      if (!instance || typeof instance.grade !== "string" || typeof instance.amount !== "number") continue;
+      amount = instance.amount;
+      button.textContent = localize(`VTTBRIDGE.Grade.${instance.grade}`);
+    }
+    const label = row.querySelector(`.${MODULE_ID}-apply-label`);
+    if (label && amount !== null) label.textContent = localize("VTTBRIDGE.Preview.ApplyAsDamage", { amount: String(amount) });
+  }
+}
+
+/**
  * Bind the action buttons of a rendered chat card (`data-vtt-bridge-action`): only on a card a Game
  * Master created with the module's card flag, and only the kinds that card type carries
  * (`buttonRefusal`); any other button says why and sends nothing. A damage goes to the targets (or
@@ -391,6 +413,7 @@ export function messageAuthor(message, env) {
  */
 export function bindChatButtons(html, options, message) {
   const env = options.env ?? globalThis;
+  if (message?.getFlag?.(MODULE_ID, CARD_FLAG) === "roll") relabelApplyRow(html, options.localize);
   for (const button of html?.querySelectorAll?.(`[data-${MODULE_ID}-action]`) ?? []) {
     button.addEventListener("click", async () => {
       const action = actionFromButton(button);
