@@ -74,13 +74,18 @@ test("headless Chromium: cards read in Foundry's light and dark themes (borders,
           localize: (/** @type {string} */ key) => find(key) ?? key,
           format: (/** @type {string} */ key, /** @type {Record<string, string>} */ data = {}) => String(find(key) ?? key).replace(/\{(\w+)\}/g, (m, k) => (k in data ? data[k] : m)),
         };
-        const { renderCard } = await import(`${origin}/scripts/core/chat-cards.mjs`);
+        // the cards as a client renders them from their data (headline first, the steps under an open "Why")
+        const { cardData, renderCardData } = await import(`${origin}/scripts/core/headline.mjs`);
         const names = (/** @type {string} */ id) => ({ "Actor.ayla": "Ayla", "Actor.ogre": "Ogre" })[id] ?? id;
+        const ids = ["Actor.ayla", "Actor.ogre"];
+        const card = (/** @type {Record<string, any>} */ data, /** @type {string} */ kind) =>
+          `<div class="vtt-bridge-ruling" data-kind="${kind}">${renderCardData(cardData({ ...data, kind, names, ids }), i18n)}</div>`;
         const cards = [
-          renderCard({ log: rulings[0].log, kind: "damage", subject: "Ogre", names }, i18n),
-          renderCard({ log: rulings[1].log, rolls: rulings[1].rolls ?? [], kind: "roll", subject: "Ayla", names }, i18n),
+          card({ log: rulings[0].log, subject: "Ogre", by: "Ayla" }, "damage"),
+          card({ log: rulings[1].log, rolls: rulings[1].rolls ?? [], subject: "Ayla", by: "Ayla" }, "roll"),
         ];
         for (const section of document.querySelectorAll("section")) section.querySelectorAll(".card").forEach((el, i) => (el.innerHTML = cards[i]));
+        for (const why of document.querySelectorAll("details")) why.setAttribute("open", "");
         // WCAG 2 relative luminance and contrast, of a computed colour blended over the column
         /** @param {string} text @returns {[number, number, number, number]} */
         const parse = (text) => {
