@@ -55,14 +55,6 @@ def area_radius_of(state: WorldState) -> float:
     return area_radius(state.settings.approximate_squares, (state.scene or _DEFAULT_SCENE).grid_size)
 
 
-def _state_of(state: WorldState, observer: str, target: str) -> LocateState | None:
-    changed = pending_cells(state.visibility).get(observer)
-    if changed is not None and target in changed:
-        return changed[target]
-    row = state.visibility.get(observer)
-    return None if row is None else row.get(target)
-
-
 def _moved_tokens(before: WorldState, after: WorldState) -> set[str] | None:
     """The tokens whose position may differ (or that left); None when unknown (check every pair)."""
     if before.tokens is after.tokens:
@@ -149,32 +141,48 @@ def rule_areas(
         return after.model_copy(update={"areas": every})
     by_observer: dict[str, set[str]] = {}
     for observer, target in pairs:
-        by_observer.setdefault(observer, set()).add(target)
-    for observer, cells in pending_cells(after.visibility).items():
+        named = by_observer.get(observer)
+        if named is None:
+            by_observer[observer] = {target}
+        else:
+            named.add(target)
+    pending = pending_cells(after.visibility)
+    for observer, cells in pending.items():
         by_observer.setdefault(observer, set()).update(cells)
+    old_areas = after.areas
     if moved:
-        for observer, row in after.areas.items():
-            near = [t for t in moved if t in row]
-            if near:
-                by_observer.setdefault(observer, set()).update(near)
+        for target in moved:
+            for observer, row in old_areas.items():
+                if target in row:
+                    by_observer.setdefault(observer, set()).add(target)
         # a moved target whose pair stayed approximate without an area cannot be (the invariant
         # holds before the ruling), so the areas' rows name every pair to look at
     if not by_observer:
         return after
     tokens = after.tokens
+    visibility = after.visibility
+    reach = radius * radius
     areas: Areas | None = None
     undrawn: list[tuple[EditedRow, str]] = []
     points: list[tuple[float, float]] = []
     for observer in sorted(by_observer):
-        old_row = after.areas.get(observer)
+        old_row = old_areas.get(observer)
+        old_get = None if old_row is None else old_row.get
+        states = visibility.get(observer)
+        if states is None:
+            states = {}
+        cells = pending.get(observer)
+        present = observer in tokens
         new_row: EditedRow | None = None
         for target in sorted(by_observer[observer]):
-            located = _state_of(after, observer, target)
-            area = None if old_row is None else old_row.get(target)
-            if located is _APPROXIMATE and target in tokens and observer in tokens:
+            area = None if old_get is None else old_get(target)
+            located = cells[target] if cells is not None and target in cells else states.get(target)
+            if located is _APPROXIMATE and present and target in tokens:
                 token = tokens[target]
-                if still_holds(area, token.x, token.y, radius):
-                    continue
+                if area is not None and area[2] == radius:  # `still_holds`, inline
+                    dx, dy = token.x - area[0], token.y - area[1]
+                    if dx * dx + dy * dy <= reach:
+                        continue
                 if new_row is None:
                     new_row = EditedRow(old_row or {})
                 new_row[target] = _UNDRAWN  # its place kept; drawn below, in this order
@@ -189,7 +197,7 @@ def rule_areas(
         if new_row is None:
             continue
         if areas is None:
-            areas = dict(after.areas)
+            areas = dict(old_areas)
         if new_row:
             areas[observer] = new_row
         else:
@@ -200,10 +208,6 @@ def rule_areas(
     if areas is None:
         return after
     return after.model_copy(update={"areas": areas})
-
-
-def _json(area: Area) -> list[float]:
-    return list(area)
 
 
 def area_ops(
@@ -223,39 +227,43 @@ def area_ops(
     for observer in sorted(before.keys() - after.keys()):
         ops.append({"op": "remove", "path": f"/areas/{observer}"})
         if olds is not None:
-            olds[f"/areas/{observer}"] = {t: _json(a) for t, a in before[observer].items()}
+            olds[f"/areas/{observer}"] = {t: list(a) for t, a in before[observer].items()}
     for observer in sorted(after.keys() - before.keys()):
         row = after[observer]
-        ops.append(
-            {"op": "add", "path": f"/areas/{observer}", "value": {t: _json(a) for t, a in row.items()}}
-        )
+        ops.append({"op": "add", "path": f"/areas/{observer}", "value": {t: list(a) for t, a in row.items()}})
         if olds is not None:
             olds[f"/areas/{observer}"] = missing
     old_get = before.get
+    append = ops.append
     for observer in sorted(o for o, row in after.items() if old_get(o, row) is not row):
         old, new = before[observer], after[observer]
         prefix = f"/areas/{observer}/"
         cell_get = old.get
         if type(new) is EditedRow and new.base is old:  # the ruling said which it changed
-            changed = [t for t in new.changed if t in new]
-            gone: Iterable[str] = [t for t in new.changed if t not in new and t in old]
+            changed = sorted(new.changed)
+            gone = [t for t in changed if t not in new and t in old]
         else:
-            changed = [t for t, area in new.items() if cell_get(t) is not area]
-            gone = old.keys() - new.keys() if len(old) + len(changed) != len(new) else ()
-        for target in sorted(gone):
-            ops.append({"op": "remove", "path": prefix + target})
+            changed = sorted(t for t, area in new.items() if cell_get(t) is not area)
+            gone = sorted(old.keys() - new.keys()) if len(old) + len(changed) != len(new) else []
+        for target in gone:
+            path = prefix + target
+            append({"op": "remove", "path": path})
             if olds is not None:
-                olds[prefix + target] = _json(old[target])
-        for target in sorted(changed):
-            area, was = new[target], cell_get(target)
+                olds[path] = list(old[target])
+        for target in changed:
+            area = new.get(target)
+            if area is None:
+                continue  # gone (above)
+            was = cell_get(target)
+            path = prefix + target
             if was is None:
-                ops.append({"op": "add", "path": prefix + target, "value": _json(area)})
+                append({"op": "add", "path": path, "value": list(area)})
+                if olds is not None:
+                    olds[path] = missing
             elif was != area:
-                ops.append({"op": "replace", "path": prefix + target, "value": _json(area)})
-            else:
-                continue
-            if olds is not None:
-                olds[prefix + target] = missing if was is None else _json(was)
+                append({"op": "replace", "path": path, "value": list(area)})
+                if olds is not None:
+                    olds[path] = list(was)
     return ops
 
 
