@@ -24,24 +24,28 @@ from vtt_bridge.rules.dice import Roller
 Areas = dict[str, dict[str, Area]]
 
 
-class EditedRow(dict[str, Area]):
-    """A row of areas made from `base` by a ruling that changed only `changed` (targets added,
-    redrawn or dropped): the patch builder reads those instead of comparing the whole row. A plain
-    dict in every other respect; `seal_areas` forgets `base` once the ruling is committed."""
+class EditedAreas(dict[str, dict[str, Area]]):
+    """The areas of a ruling's state made from `base` (the areas before it): `edited[observer]`
+    names the targets whose areas the ruling added, redrew or dropped in that observer's row, and
+    every row not named is `base`'s very row. The patch builder reads those instead of comparing
+    whole rows. A plain dict in every other respect, its rows plain dicts (each edited row a
+    `dict.copy` of the old one: a dict subclass would be copied entry by entry once its table has
+    holes); `seal_areas` forgets `base` once the ruling is committed."""
 
-    __slots__ = ("base", "changed")
+    __slots__ = ("base", "edited")
 
-    def __init__(self, base: Mapping[str, Area]) -> None:
+    def __init__(self, base: Mapping[str, dict[str, Area]]) -> None:
         super().__init__(base)
-        self.base: Mapping[str, Area] | None = base
-        self.changed: set[str] = set()
+        self.base: Mapping[str, dict[str, Area]] | None = base
+        self.edited: dict[str, set[str]] = {}
 
 
 def seal_areas(state: WorldState) -> None:
-    """Forget the base rows of a committed state's edited rows (so old rows can be freed)."""
-    for row in state.areas.values():
-        if type(row) is EditedRow:
-            row.base = None
+    """Forget the base of a committed state's edited areas (so old rows can be freed)."""
+    areas = state.areas
+    if type(areas) is EditedAreas:
+        areas.base = None
+        areas.edited = {}
 
 
 _APPROXIMATE = LocateState.APPROXIMATE
@@ -162,8 +166,8 @@ def rule_areas(
     tokens = after.tokens
     visibility = after.visibility
     reach = radius * radius
-    areas: Areas | None = None
-    undrawn: list[tuple[EditedRow, str]] = []
+    areas: EditedAreas | None = None
+    undrawn: list[tuple[dict[str, Area], str]] = []
     points: list[tuple[float, float]] = []
     for observer in sorted(by_observer):
         old_row = old_areas.get(observer)
@@ -171,12 +175,15 @@ def rule_areas(
         states = visibility.get(observer)
         if states is None:
             states = {}
-        cells = pending.get(observer)
+        unapplied = pending.get(observer)
         present = observer in tokens
-        new_row: EditedRow | None = None
+        new_row: dict[str, Area] | None = None
+        changed: set[str] = set()
         for target in sorted(by_observer[observer]):
             area = None if old_get is None else old_get(target)
-            located = cells[target] if cells is not None and target in cells else states.get(target)
+            located = (
+                unapplied[target] if unapplied is not None and target in unapplied else states.get(target)
+            )
             if located is _APPROXIMATE and present and target in tokens:
                 token = tokens[target]
                 if area is not None and area[2] == radius:  # `still_holds`, inline
@@ -184,20 +191,21 @@ def rule_areas(
                     if dx * dx + dy * dy <= reach:
                         continue
                 if new_row is None:
-                    new_row = EditedRow(old_row or {})
+                    new_row = {} if old_row is None else old_row.copy()
                 new_row[target] = _UNDRAWN  # its place kept; drawn below, in this order
                 undrawn.append((new_row, target))
                 points.append((token.x, token.y))
-                new_row.changed.add(target)
+                changed.add(target)
             elif area is not None:
                 if new_row is None:
-                    new_row = EditedRow(old_row or {})
+                    new_row = {} if old_row is None else old_row.copy()
                 del new_row[target]
-                new_row.changed.add(target)
+                changed.add(target)
         if new_row is None:
             continue
         if areas is None:
-            areas = dict(old_areas)
+            areas = EditedAreas(old_areas)
+        areas.edited[observer] = changed
         if new_row:
             areas[observer] = new_row
         else:
@@ -235,12 +243,14 @@ def area_ops(
             olds[f"/areas/{observer}"] = missing
     old_get = before.get
     append = ops.append
+    edited = after.edited if type(after) is EditedAreas and after.base is before else None
     for observer in sorted(o for o, row in after.items() if old_get(o, row) is not row):
         old, new = before[observer], after[observer]
         prefix = f"/areas/{observer}/"
         cell_get = old.get
-        if type(new) is EditedRow and new.base is old:  # the ruling said which it changed
-            changed = sorted(new.changed)
+        named = None if edited is None else edited.get(observer)
+        if named is not None:  # the ruling said which it changed
+            changed = sorted(named)
             gone = [t for t in changed if t not in new and t in old]
         else:
             changed = sorted(t for t, area in new.items() if cell_get(t) is not area)
@@ -295,4 +305,4 @@ def area_steps(state: WorldState, observer: str, target: str) -> list[Step]:
     ]
 
 
-__all__ = ["Areas", "EditedRow", "area_ops", "area_radius_of", "area_steps", "rule_areas", "seal_areas"]
+__all__ = ["Areas", "EditedAreas", "area_ops", "area_radius_of", "area_steps", "rule_areas", "seal_areas"]
