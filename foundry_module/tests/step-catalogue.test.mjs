@@ -63,6 +63,10 @@ test("the module words each field as the sidecar's catalogue says: step-fields.m
     );
     assert.deepEqual(STEP_FIELDS[key], declared, `${key}: step-fields.mjs words its fields otherwise than the catalogue (make docs)`);
   }
+  // the headline words a Health status, a condition and locate states as these fields of these keys are
+  assert.equal(STEP_FIELDS["HEALTH-6.status"].status, "health-status");
+  assert.equal(STEP_FIELDS["RANK-5.condition"].condition, "condition");
+  assert.deepEqual([STEP_FIELDS["DICE-5.spotted"].result, STEP_FIELDS["DICE-5.spotted"].before], ["locate", "locate"]);
 });
 
 test("no language words a step key the sidecar does not declare", () => {

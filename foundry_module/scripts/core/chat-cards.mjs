@@ -296,6 +296,24 @@ const WORDERS = Object.freeze({
 });
 
 /**
+ * One value worded as the catalogue says a field of a key is (`fieldWording`), not escaped: for a
+ * reader of a step's data outside its sentence (the headline's Health status, conditions, locate states).
+ * @param {string} key a declared step key
+ * @param {string} field
+ * @param {unknown} value
+ * @param {I18n} i18n
+ * @param {{data?: Record<string, any>, names?: (id: string) => string|undefined}} [context] the step's other fields; names for subjects
+ * @returns {string}
+ */
+export function wordField(key, field, value, i18n, { data = {}, names } = {}) {
+  const word = (/** @type {string} */ k, /** @type {unknown} */ v) => (i18n.has(k) ? i18n.localize(k) : String(v));
+  const card = (/** @type {string} */ group, /** @type {unknown} */ v) => word(`${CARD_KEY}.${group}.${v}`, v);
+  const [wording, counted] = fieldWording(key, field);
+  const worder = /** @type {Record<string, (c: WordCtx) => string>} */ (WORDERS)[wording];
+  return worder ? worder({ value, data, counted, i18n, names, card, word }) : plainValue(value);
+}
+
+/**
  * The parameters `DERIVED_PARAMS` names, made from a step's data.
  * @param {Record<string, any>} data
  * @param {I18n} i18n
@@ -323,14 +341,8 @@ function derivedParams(data, i18n) {
  */
 export function keyedParams(step, i18n, names) {
   const data = step.data ?? {};
-  const word = (/** @type {string} */ key, /** @type {unknown} */ value) => (i18n.has(key) ? i18n.localize(key) : String(value));
-  const card = (/** @type {string} */ group, /** @type {unknown} */ value) => word(`${CARD_KEY}.${group}.${value}`, value);
   const out = derivedParams(data, i18n);
-  for (const [field, value] of Object.entries(data)) {
-    const [wording, counted] = fieldWording(step.key, field);
-    const worder = /** @type {Record<string, (c: WordCtx) => string>} */ (WORDERS)[wording];
-    out[field] = worder ? worder({ value, data, counted, i18n, names, card, word }) : plainValue(value);
-  }
+  for (const [field, value] of Object.entries(data)) out[field] = wordField(step.key ?? "", field, value, i18n, { data, names });
   for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
   return out;
 }
