@@ -761,6 +761,7 @@ class Wording(StrEnum):
     RANK_NAME = "rank-name"  # a Rank in words ("C-Rank")
     RANK_NUMBER = "rank-number"  # a Rank's number as its letter (DET-2)
     DAMAGE_TYPE = "damage-type"
+    IWR_NAME = "iwr-name"  # an IWR entry (IWR-1..4): a damage type or group, or a category, or as written
     SENSE = "sense"  # a means of detection: an ordinary sense in words, a named one as written
     SENSE_LEAD = "sense-lead"  # a means as the lead of the summary ("by sight, "); null: nothing
     HEALTH_STATUS = "health-status"  # HEALTH-6
@@ -907,6 +908,8 @@ _IWR: dict[str, FieldWording] = {
     "type": (Wording.DAMAGE_TYPE, None),
     "resistance": (Wording.DAMAGE_TYPE, None),
     "weakness": (Wording.DAMAGE_TYPE, None),
+    "immunity": (Wording.IWR_NAME, None),
+    "exception": (Wording.IWR_NAME, None),
 }
 """Fields of the IWR steps (IWR-1..8): a damage instance's place and the damage types it meets."""
 

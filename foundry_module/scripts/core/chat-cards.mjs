@@ -223,6 +223,8 @@ const WORDERS = Object.freeze({
   "rank-name": (c) => (typeof c.value === "string" && holdsImmunity(c.data) ? c.card("Rank", c.value) : plainValue(c.value)),
   "rank-number": (c) => (typeof c.value === "number" ? rankLetter(c.value, c.i18n) : plainValue(c.value)),
   "damage-type": (c) => (typeof c.value === "string" ? c.card("DamageType", c.value) : plainValue(c.value)),
+  // an IWR entry (IWR-1..4): a damage type, else a group or category the rules know, else as written
+  "iwr-name": (c) => (typeof c.value === "string" ? c.word(`${CARD_KEY}.DamageType.${c.value}`, c.card("IwrName", c.value)) : plainValue(c.value)),
   // a means of detection: the ordinary senses (DET-5) in the reader's language, a named one as written
   sense: (c) => (typeof c.value === "string" ? c.card("Sense", c.value) : plainValue(c.value)),
   "sense-lead": (c) => (typeof c.value === "string" ? `${c.card("Sense", c.value)}, ` : ""),

@@ -697,14 +697,14 @@ export const STEP_FIELDS = Object.freeze({
     "actor": "subject",
     "after": "number",
     "before": "number",
-    "immunity": "text",
+    "immunity": "iwr-name",
     "index": "ordinal",
     "type": "damage-type"
   },
   "IWR-1.exception": {
     "actor": "subject",
-    "exception": "text",
-    "immunity": "text",
+    "exception": "iwr-name",
+    "immunity": "iwr-name",
     "index": "ordinal",
     "type": "damage-type"
   },
@@ -712,7 +712,7 @@ export const STEP_FIELDS = Object.freeze({
     "actor": "subject",
     "after": "number",
     "before": "number",
-    "immunity": "text",
+    "immunity": "iwr-name",
     "index": "ordinal",
     "type": "damage-type"
   },
@@ -722,7 +722,7 @@ export const STEP_FIELDS = Object.freeze({
   },
   "IWR-2.trait": {
     "actor": "subject",
-    "immunity": "text",
+    "immunity": "iwr-name",
     "trait": "damage-type"
   },
   "IWR-3.doubled": {
@@ -743,7 +743,7 @@ export const STEP_FIELDS = Object.freeze({
     "actor": "subject",
     "after": "number",
     "before": "number",
-    "immunity": "text",
+    "immunity": "iwr-name",
     "index": "ordinal",
     "type": "damage-type"
   },
