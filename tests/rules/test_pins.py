@@ -1,11 +1,12 @@
-"""PIN: the GM's pins on locate states, decided and explained without a server."""
+"""PIN and DET-8: the GM's pins on locate states and answers to held reveals, decided and explained
+without a server."""
 
 from __future__ import annotations
 
 import pytest
 
 from vtt_bridge.rules.common import RuleViolation
-from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step
+from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step, reveal_answered_step
 from vtt_bridge.rules.steps import STEPS
 
 
@@ -44,3 +45,14 @@ def test_PIN_releasing_a_pin_not_held_is_refused_and_a_held_one_is_explained() -
     assert (step.rule, step.key) == ("PIN", "PIN.released")
     assert step.text == "the pin on how every observer locates t-goblin is released"
     assert step.data == {"observer": None, "target": "t-goblin", "released": True}
+
+
+def test_DET_8_the_gm_answers_a_held_reveal_and_none_held_is_refused() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        reveal_answered_step("t-elf", "t-goblin", True, held=False)
+    assert caught.value.rule == "DET-8" and caught.value.path == ("target",)
+    accepted = reveal_answered_step("t-elf", "t-goblin", True, held=True)
+    assert (accepted.key, accepted.text) == ("DET-8.accepted", "the GM accepted (t-elf → t-goblin)")
+    assert accepted.data == {"observer": "t-elf", "target": "t-goblin", "accepted": True}
+    refused = reveal_answered_step("t-elf", "t-goblin", False, held=True)
+    assert refused.key == "DET-8.refused" and "the contest counts as lost" in refused.text

@@ -1,6 +1,7 @@
-"""The GM's pins on locate states (PIN, over DET-4): when a pin may be set or released, and the step
-that explains it. The pins themselves live in the document (`document.models.TargetPins`); these
-functions decide from plain values, so the handlers only read the document and apply the result.
+"""The GM's word on locating: pins on locate states (PIN, over DET-4), when one may be set or
+released, and the answer to a reveal held for approval (DET-8); each with the step that explains
+it. The pins and reveals themselves live in the document (`document.models`); these functions
+decide from plain values, so the handlers only read the document and apply the result.
 """
 
 from __future__ import annotations
@@ -53,4 +54,18 @@ def released_step(observer: str | None, target: str, held: bool) -> Step:
         text=f"the pin on how {_who(observer)} locates {target} is released",
         data={"observer": observer, "target": target, "released": True},
         key="PIN.released",
+    )
+
+
+def reveal_answered_step(observer: str, target: str, accept: bool, *, held: bool) -> Step:
+    """DET-8: the GM accepts (the observer pinpoints the target) or refuses (the contest counts as
+    lost) a reveal held for approval; none held (`held` False) is refused."""
+    if not held:
+        raise RuleViolation("DET-8", f"no reveal of {target} to {observer} waits for approval", ("target",))
+    verdict = "accepted" if accept else "refused: the contest counts as lost"
+    return Step(
+        rule="DET-8",
+        text=f"the GM {verdict} ({observer} → {target})",
+        data={"observer": observer, "target": target, "accepted": accept},
+        key="DET-8.accepted" if accept else "DET-8.refused",
     )

@@ -43,7 +43,7 @@ from vtt_bridge.rules.detection import (
     spots_nothing,
 )
 from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice
-from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step
+from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step, reveal_answered_step
 
 TokenId = Id
 """A document id (`document.models.Id`)."""
@@ -308,10 +308,7 @@ def approve_reveal(state: WorldState, action: ApproveRevealAction, ctx: Context)
     """Release a held reveal (`settings.approveReveals`): accepted or refused. None held: refused."""
     _pin_tokens(state, action.observer, action.target)
     row = state.reveals.get(action.target, {})
-    if action.observer not in row:
-        raise RuleViolation(
-            "DET-8", f"no reveal of {action.target} to {action.observer} waits for approval", ("target",)
-        )
+    step = reveal_answered_step(action.observer, action.target, action.accept, held=action.observer in row)
     reveals = dict(state.reveals)
     left = {o: shown for o, shown in row.items() if o != action.observer}
     if left:
@@ -331,11 +328,4 @@ def approve_reveal(state: WorldState, action: ApproveRevealAction, ctx: Context)
         else:
             contests.pop(action.observer, None)
         update["contests"] = contests
-    verdict = "accepted" if action.accept else "refused: the contest counts as lost"
-    step = Step(
-        rule="DET-8",
-        text=f"the GM {verdict} ({action.observer} → {action.target})",
-        data={"observer": action.observer, "target": action.target, "accepted": action.accept},
-        key="DET-8.accepted" if action.accept else "DET-8.refused",
-    )
     return Ruling(state=state.model_copy(update=update), log=(step,))
