@@ -275,7 +275,7 @@ STEPS: MappingProxyType[str, StepSpec] = MappingProxyType(
         "DET-8.refused": _spec(
             "DET-8", "the GM refused a held reveal: the contest counts as lost", PAIR, accepted=BOOL
         ),
-        # the GM's pins (document/pins.py, actions/detection/handlers.py)
+        # the GM's pins (document/pins.py, rules/pins.py)
         "PIN.pinned": _spec(
             "PIN",
             "the GM pins how an observer (null: every observer) locates a target until a moment",
