@@ -93,3 +93,4 @@ clean:
 
 docs: $(VENV)/.installed
 	{ cat docs/protocol.head.md; echo; $(VENV)/bin/vtt-bridge schema --markdown; } > docs/protocol.md
+	$(VENV)/bin/vtt-bridge schema --step-fields > $(NPM_DIR)/scripts/core/step-fields.mjs

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { renderCard, SUBJECT_FIELDS } from "../scripts/core/chat-cards.mjs";
+import { fieldWording, renderCard } from "../scripts/core/chat-cards.mjs";
 import { errorSentence } from "../scripts/core/headline.mjs";
 import { i18nFor, LANGS, langs, lookup } from "./helpers/i18n.mjs";
 import { sidecarSchema } from "./helpers/schema-check.mjs";
@@ -26,8 +26,10 @@ function sidecarTables() {
   if (!existsSync(bin)) throw new Error(`no sidecar Python at ${bin}`);
   const script = `
 import json
-from vtt_bridge.rules import detection, energy, conditions, immunities, ranks, damage, health, willpower
+from vtt_bridge.rules import detection, energy, conditions, immunities, ranks, damage, health, willpower, iwr
 out = {}
+# what an IWR entry may name besides a damage type (rules/iwr.py matches): groups, effect categories
+out["IwrName"] = sorted((set(damage.DAMAGE_GROUPS) | set(iwr.EFFECT_CATEGORIES) | {"critical-hits", "nonlethal-attacks", "non-magical"}) - set(damage.DAMAGE_TYPE_SLUGS))
 for mod, names in [(detection, ["Essence", "Sense", "SpellKind"]), (energy, ["PoolTrait", "PoolCategory", "Region", "CompatibilityMode"]),
                    (conditions, ["Condition", "ConditionPointKind", "EmotionPointKind"]), (immunities, ["ImmunityKindId"]), (ranks, ["Rank"]),
                    (damage, ["DamageType"]), (health, ["Grade", "HealthStatus", "HealSource"]), (willpower, ["WillpowerUse"])]:
@@ -51,7 +53,7 @@ const NAMES = /** @type {Record<string, string>} */ ({ tokA: "Qorvath", tokB: "Y
 function valuesOf(key, field, schema, t) {
   const rule = key.split(".")[0];
   const points = [...t.ConditionPointKind, ...t.EmotionPointKind];
-  if (SUBJECT_FIELDS.includes(field)) return ["tokA"];
+  if (fieldWording(key, field)[0] === "subject") return ["tokA"];
   const anyOf = schema.anyOf?.find((/** @type {any} */ s) => s.type !== "null") ?? schema;
   if (Array.isArray(anyOf.enum)) return anyOf.enum.filter((/** @type {unknown} */ v) => v !== null);
   const byName = /** @type {Record<string, unknown[]>} */ ({
@@ -73,7 +75,9 @@ function valuesOf(key, field, schema, t) {
     effectRank: t.Rank,
     rank: t.Rank,
     conditions: [t.Condition],
-    immunity: t.ImmunityKindId.map((kind) => ({ kind, rank: "C", source: "Zuvrel" })),
+    // an immunity as RANK-9 writes it; the IWR steps name the immunity's type as text (IWR-1/2/4)
+    immunity: fieldWording(key, field)[0] === "immunity" ? t.ImmunityKindId.map((kind) => ({ kind, rank: "C", source: "Zuvrel" })) : fieldWording(key, field)[0] === "iwr-name" ? [...t.DamageType, ...t.IwrName] : USER_WORDS.slice(3, 4),
+    exception: fieldWording(key, field)[0] === "iwr-name" ? [...t.DamageType, ...t.IwrName] : USER_WORDS.slice(0, 1),
     replaced: [{ kind: "poison", rank: "unranked", source: "Kessyl" }],
     healed: [{ B: 1, L: 2, A: 0 }],
     points: [{ B: 1 }],

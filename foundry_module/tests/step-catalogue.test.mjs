@@ -9,7 +9,8 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { COUNT_FIELDS, DERIVED_PARAMS, KEY_COUNT_FIELDS, renderCard, STEP_KEY, SUBJECT_FIELDS } from "../scripts/core/chat-cards.mjs";
+import { DERIVED_PARAMS, fieldWording, renderCard, STEP_KEY } from "../scripts/core/chat-cards.mjs";
+import { STEP_FIELDS } from "../scripts/core/step-fields.mjs";
 import { i18nFor, LANGS, langs, lookup } from "./helpers/i18n.mjs";
 import { sidecarSchema } from "./helpers/schema-check.mjs";
 
@@ -34,7 +35,7 @@ test("every key of the sidecar's catalogue has a sentence in en, de and zh-CN, e
   assert.ok(keys.size >= 20, `only ${keys.size} keys`);
   for (const [key, entry] of keys) {
     const fields = Object.keys(entry.properties.data.properties);
-    for (const subject of entry["x-subjects"]) assert.ok(SUBJECT_FIELDS.includes(subject), `${key}: subject ${subject} is not shown by name`);
+    for (const subject of entry["x-subjects"]) assert.equal(fieldWording(key, subject)[0], "subject", `${key}: subject ${subject} is not shown by name`);
     for (const lang of LANGS) {
       const sentence = lookup(langs[lang], `${STEP_KEY}.${key}`);
       assert.ok(sentence, `${lang}: no sentence for ${key}`);
@@ -46,11 +47,26 @@ test("every key of the sidecar's catalogue has a sentence in en, de and zh-CN, e
       for (const subject of entry["x-subjects"]) assert.ok(sentence.includes(`{${subject}}`), `${lang} ${key}: the sentence does not name its ${subject}`);
     }
   }
-  const words = [...Object.values(COUNT_FIELDS), ...Object.values(KEY_COUNT_FIELDS).flatMap((f) => Object.values(f))];
-  for (const key of Object.keys(KEY_COUNT_FIELDS)) assert.ok(keys.has(key), `KEY_COUNT_FIELDS names ${key}, not a declared key`);
+  const words = new Set(Object.values(STEP_FIELDS).flatMap((f) => Object.values(f).filter((w) => w.includes(":")).map((w) => w.split(":")[1])));
+  assert.ok(words.size >= 10, `only ${words.size} counted words`);
   for (const word of words) {
     for (const lang of LANGS) assert.ok(lookup(langs[lang], `${STEP_KEY}.Count.${word}.other`), `${lang}: no plural of ${word}`);
   }
+});
+
+test("the module words each field as the sidecar's catalogue says: step-fields.mjs holds every key and field with its x-wording", () => {
+  const keys = catalogue();
+  assert.deepEqual(Object.keys(STEP_FIELDS).sort(), [...keys.keys()].sort(), "step-fields.mjs and the catalogue name other keys: make docs");
+  for (const [key, entry] of keys) {
+    const declared = Object.fromEntries(
+      Object.entries(entry.properties.data.properties).map(([field, /** @type {any} */ schema]) => [field, schema["x-counts"] ? `${schema["x-wording"]}:${schema["x-counts"]}` : schema["x-wording"]]),
+    );
+    assert.deepEqual(STEP_FIELDS[key], declared, `${key}: step-fields.mjs words its fields otherwise than the catalogue (make docs)`);
+  }
+  // the headline words a Health status, a condition and locate states as these fields of these keys are
+  assert.equal(STEP_FIELDS["HEALTH-6.status"].status, "health-status");
+  assert.equal(STEP_FIELDS["RANK-5.condition"].condition, "condition");
+  assert.deepEqual([STEP_FIELDS["DICE-5.spotted"].result, STEP_FIELDS["DICE-5.spotted"].before], ["locate", "locate"]);
 });
 
 test("no language words a step key the sidecar does not declare", () => {

@@ -6,6 +6,7 @@ key; every step they write has a declared key whose data carries exactly that ke
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,7 +17,7 @@ from vtt_bridge.engine.protocol import json_schema
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
-from vtt_bridge.rules.steps import EVERY, STEPS
+from vtt_bridge.rules.steps import EVERY, STEPS, WORDING, Wording, step_fields_module
 from vtt_bridge.web.pages import SUBJECTS
 
 ASSASSIN = {
@@ -634,6 +635,24 @@ def test_the_exported_catalogue_is_the_declared_one() -> None:
         assert key.startswith(spec.rule + "."), key
         assert set(spec.subjects) <= set(spec.fields)
         assert set(spec.subjects) <= set(SUBJECTS), f"the status page does not name {key}'s subjects"
+
+
+def test_every_field_is_worded_and_the_modules_table_is_the_catalogues() -> None:
+    """Each declared field has its wording in the export; the module words fields from a generated
+    copy (`make docs`), which must be this catalogue's own."""
+    used = set()
+    for key, entry in catalogue().items():
+        for field, schema in entry["properties"]["data"]["properties"].items():
+            kind, counted = WORDING[key][field]
+            assert schema["x-wording"] == kind.value, (key, field)
+            assert schema.get("x-counts") == (counted.value if counted else None), (key, field)
+            assert (kind in (Wording.COUNT, Wording.SIGNED_COUNT)) == (counted is not None), (key, field)
+            used.add(kind)
+    assert used == set(Wording), f"wordings no field uses: {set(Wording) - used}"
+    table = Path(__file__).parents[2] / "foundry_module" / "scripts" / "core" / "step-fields.mjs"
+    assert table.read_text(encoding="utf-8") == step_fields_module(), (
+        "step-fields.mjs is stale: run make docs"
+    )
 
 
 def test_every_step_written_has_a_declared_key_and_exactly_its_fields() -> None:

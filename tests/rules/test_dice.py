@@ -15,8 +15,11 @@ from vtt_bridge.rules.dice import (
     SuppliedDice,
     active_wins,
     active_wins_each,
+    check_opponent,
     kept_extra_successes,
     opposed,
+    opposed_step,
+    result_step,
     roll_pool,
     roll_pools,
     roll_supplied,
@@ -262,3 +265,26 @@ def test_DICE_2_big_pools_rolled_together_are_the_pools_rolled_one_by_one(again:
         assert [rolled.roll(i) for i in range(len(pools))] == one_by_one
         assert list(rolled.successes) == [roll.successes for roll in one_by_one]
         assert together.d10() == alone.d10()
+
+
+def test_DICE_5_an_opposed_roll_names_another_actor_and_explains_its_dc() -> None:
+    with pytest.raises(RuleViolation) as itself:
+        check_opponent("a", "a", opposed=False)
+    assert itself.value.rule == "DICE-5" and itself.value.path == ("opponent",)
+    with pytest.raises(RuleViolation) as unnamed:
+        check_opponent("a", None, opposed=True)
+    assert unnamed.value.path == ("opposed",)
+    check_opponent("a", "b", opposed=True)
+    check_opponent("a", None, opposed=False)
+    met = opposed_step("a", "b", 2, 2)
+    assert (met.key, met.text) == ("DICE-5.opposed", "opposed roll: 2 successes meet DC 2")
+    assert met.data == {"actor": "a", "opponent": "b", "successes": 2, "dc": 2, "wins": True}
+    assert opposed_step("a", "b", 0, 0).data["wins"] is False
+
+
+def test_DICE_1_a_plain_roll_result_names_its_successes_and_a_failure() -> None:
+    failed = result_step("a", 0)
+    assert (failed.key, failed.text) == ("DICE-1.result", "0 successes (a failure)")
+    assert failed.data == {"actor": "a", "successes": 0, "wins": False}
+    one = result_step("a", 1)
+    assert one.text == "1 success" and one.data["wins"] is True

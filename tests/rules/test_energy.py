@@ -15,10 +15,12 @@ from vtt_bridge.rules.energy import (
     CompatibilityMode,
     EnergyPool,
     Gauge,
+    NewGauge,
     NewPool,
     PoolCategory,
     PoolTrait,
     Region,
+    anchor_cannot_gain_again,
     annihilation_step,
     base_max,
     blocked_by_immunity,
@@ -27,6 +29,7 @@ from vtt_bridge.rules.energy import (
     change_max,
     change_pool_max_by,
     choice_refusal,
+    gain_new_gauge,
     gain_pool,
     gauge_conflicts,
     payment,
@@ -447,6 +450,52 @@ def test_EP_9_a_gauge_that_rejects_a_pool_class_or_another_gauge_conflicts() -> 
     assert (
         gauge_conflicts("heat", picky.model_copy(update={"compatibility": ()}), pools, {"frost": other}) == []
     )
+
+
+def test_EP_9_gain_new_gauge_fills_it_keeps_same_names_apart_and_refuses_a_held_id() -> None:
+    held_gauge = Gauge(name="Rage", max=5, current=2, source="Berserker Title")
+    full = gain_new_gauge(
+        NewGauge(id="rage-2", name="Rage", max=4, source="Blood Title"), {}, {"rage": held_gauge}
+    )
+    assert (full.gauge.current, full.gauge.max, full.conflicts) == (4, 4, ())
+    assert [(s.key, s.text) for s in full.steps] == [
+        ("EP-9.gained", "Rage from Blood Title: 4/4; separate from rage")
+    ]
+    assert full.steps[0].data == {"gauge": "rage-2", "current": 4, "max": 4}
+    open_ended = gain_new_gauge(NewGauge(id="sin", name="Sin", max=None, source="Demon Bloodline"), {}, {})
+    assert open_ended.gauge.current == 0
+    assert open_ended.steps[0].text == "Sin from Demon Bloodline: 0 (no maximum)"
+    with pytest.raises(RuleViolation) as refused:
+        gain_new_gauge(NewGauge(id="rage", name="Fury", max=3, source="Other"), {}, {"rage": held_gauge})
+    assert refused.value.rule == "EP-9" and refused.value.path == ("gauge", "id")
+
+
+def test_EP_9_gain_new_gauge_names_each_conflict_for_the_annihilation() -> None:
+    picky = NewGauge(
+        id="heat",
+        name="Heat",
+        max=None,
+        source="Fire Bloodline",
+        compatibility=(rule("incompatibleWith", "eastern"),),
+    )
+    gained = gain_new_gauge(picky, {"inner-force": held(INNER_FORCE)}, {})
+    assert [c.rule for c in gained.conflicts] == ["EP-9"]
+    assert [s.key for s in gained.steps] == ["EP-9.gained", "EP-9.rejects"]
+    assert gained.steps[1].text.endswith(": annihilated")
+
+
+def test_EP_3_anchor_cannot_gain_again_writes_the_anchor_and_names_the_participants() -> None:
+    anchored = anchor_cannot_gain_again("true-essence", "Ascension", ())
+    anchor, step = anchored.anchor, anchored.step
+    assert anchor == CannotGainAgain(class_="true-essence", source="Ascension")
+    assert (step.rule, step.key) == ("EP-3", "EP-3.anchored")
+    assert step.text == "from now on (Ascension) gaining a 'true-essence' Energy Pool annihilates"
+    assert step.data == {"class": "true-essence", "participants": [], "anchorSource": "Ascension"}
+    anchored = anchor_cannot_gain_again("true-essence", "Ascension", ("inner-force",))
+    anchor, step = anchored.anchor, anchored.step
+    assert anchor.participants == ("inner-force",)
+    assert step.key == "EP-3.anchoredWith"
+    assert step.text.endswith("; taking part: inner-force")
 
 
 def test_EP_9_a_gauge_without_a_maximum_and_one_above_its_maximum() -> None:

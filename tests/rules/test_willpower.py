@@ -140,6 +140,19 @@ def test_WP_5_losing_more_than_held_stops_at_zero() -> None:
     assert total(lost) == 0
 
 
+def test_WP_5_losing_the_last_point_knocks_out_only_with_the_setting() -> None:
+    held = Willpower(max=3, current=1, temporary=1)
+    out = lose(held, 2, unconscious_at_zero=True)
+    assert [s.key for s in out.steps] == ["WP-4.lose", "WP-5.unconscious"]
+    assert out.steps[1].data == {"unconscious": True}
+    assert [s.key for s in lose(held, 2).steps] == ["WP-4.lose"]
+    assert [s.key for s in lose(held, 1, unconscious_at_zero=True).steps] == ["WP-4.lose"]
+    assert [s.key for s in lose(Willpower(max=3, current=0), 0, unconscious_at_zero=True).steps] == [
+        "WP-4.lose",
+        "WP-5.unconscious",
+    ]
+
+
 def test_WP_5_falling_to_0_drains_and_only_recovery_lifts_it() -> None:
     """Spent or lost to 0: `drained` holds through temporary Willpower (not recovery, WP-4) until a
     point is recovered."""

@@ -666,6 +666,7 @@ async def test_status_page_serves_the_modules_sentence_code_and_language_files_a
     for path, kind in (
         ("/module/scripts/core/chat-cards.mjs", "text/javascript"),
         ("/module/scripts/core/rolls.mjs", "text/javascript"),
+        ("/module/scripts/core/step-fields.mjs", "text/javascript"),
         ("/module/lang/de.json", "application/json"),
         ("/module/lang/zh-CN.json", "application/json"),
     ):

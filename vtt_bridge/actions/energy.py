@@ -14,19 +14,18 @@ from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor
 from vtt_bridge.document.models import Actor, Id, NotFound, WorldState
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, SignedInt, Slug, Step
 from vtt_bridge.rules.energy import (
-    CONFLICT_KEYS,
-    CannotGainAgain,
-    Compatibility,
     Conflict,
     EnergyName,
     EnergyPool,
     Gauge,
+    NewGauge,
     NewPool,
+    anchor_cannot_gain_again,
     annihilation_step,
     change_gauge_max_by,
     change_pool_max_by,
+    gain_new_gauge,
     gain_pool,
-    gauge_conflicts,
     restore_gauge_by,
     restore_pool,
     spend_energy_from,
@@ -102,24 +101,6 @@ class CannotGainAgainAction(RuleModel):
     class_: Slug = Field(alias="class")
     source: EnergyName
     participants: tuple[Slug, ...] = ()
-
-
-class NewGauge(RuleModel):
-    """EP-9: a Gauge being gained from a resource; `current` defaults to full (0 without a max)."""
-
-    id: Slug
-    name: EnergyName
-    max: Count | None
-    source: EnergyName
-    nature: Slug | None = None
-    current: Count | None = None
-    compatibility: tuple[Compatibility, ...] = ()
-
-    @model_validator(mode="after")
-    def _current_fits(self) -> NewGauge:
-        if self.max is not None and self.current is not None and self.current > self.max:
-            raise ValueError(f"current ({self.current}) exceeds max ({self.max})")
-        return self
 
 
 class GainGaugeAction(RuleModel):
@@ -276,63 +257,17 @@ def cannot_gain_again(state: WorldState, action: CannotGainAgainAction, ctx: Con
     actor = _living(state, action.actor)
     for index, participant in enumerate(action.participants):
         _pool(actor, participant, ("participants", index))
-    anchor = CannotGainAgain(class_=action.class_, source=action.source, participants=action.participants)
-    step = Step(
-        rule="EP-3",
-        text=(
-            f"from now on ({action.source}) gaining a {action.class_!r} Energy Pool annihilates"
-            + (f"; taking part: {', '.join(action.participants)}" if action.participants else "")
-        ),
-        data={
-            "class": action.class_,
-            "participants": list(action.participants),
-            "anchorSource": action.source,
-        },
-        key="EP-3.anchoredWith" if action.participants else "EP-3.anchored",
-    )
-    updated = actor.model_copy(update={"cannot_gain_again": (*actor.cannot_gain_again, anchor)})
-    return Ruling(state=with_actor(state, action.actor, updated), log=(step,))
+    anchored = anchor_cannot_gain_again(action.class_, action.source, action.participants)
+    updated = actor.model_copy(update={"cannot_gain_again": (*actor.cannot_gain_again, anchored.anchor)})
+    return Ruling(state=with_actor(state, action.actor, updated), log=(anchored.step,))
 
 
 def gain_gauge(state: WorldState, action: GainGaugeAction, ctx: Context) -> Ruling:
     """EP-9: gain a Gauge from a resource; same-named Gauges under other ids stay separate."""
     actor = _living(state, action.actor)
-    new = action.gauge
-    if new.id in actor.gauges:
-        held = actor.gauges[new.id]
-        raise RuleViolation(
-            "EP-9",
-            f"the actor already has Gauge {new.id!r} (from {held.source}); "
-            "a Gauge from another upgrade needs its own id",
-            ("gauge", "id"),
-        )
-    current = new.current if new.current is not None else (new.max if new.max is not None else 0)
-    gauge = Gauge(
-        name=new.name,
-        max=new.max,
-        current=current,
-        source=new.source,
-        nature=new.nature,
-        compatibility=new.compatibility,
-    )
-    same_name = sorted(gid for gid, g in actor.gauges.items() if g.name == new.name)
-    steps = [
-        Step(
-            rule="EP-9",
-            text=f"{new.name} from {new.source}: {current}"
-            + (f"/{new.max}" if new.max is not None else " (no maximum)")
-            + (f"; separate from {', '.join(same_name)}" if same_name else ""),
-            data={"gauge": new.id, "current": current, "max": new.max},
-            key="EP-9.gained",
-        )
-    ]
-    conflicts = gauge_conflicts(new.id, gauge, actor.energy_pools, actor.gauges)
-    steps += [
-        Step(rule=c.rule, text=f"{c.text}: annihilated", data=c.data, key=CONFLICT_KEYS[c.rule])
-        for c in conflicts
-    ]
-    updated, more = _annihilate(_with_gauge(actor, new.id, gauge), conflicts)
-    return Ruling(state=with_actor(state, action.actor, updated), log=(*steps, *more))
+    gained = gain_new_gauge(action.gauge, actor.energy_pools, actor.gauges)
+    updated, more = _annihilate(_with_gauge(actor, action.gauge.id, gained.gauge), gained.conflicts)
+    return Ruling(state=with_actor(state, action.actor, updated), log=(*gained.steps, *more))
 
 
 def spend_gauge(state: WorldState, action: SpendGaugeAction, ctx: Context) -> Ruling:

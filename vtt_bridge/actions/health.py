@@ -369,19 +369,11 @@ def gain_willpower(state: WorldState, action: GainWillpowerAction, ctx: Context)
 def lose_willpower(state: WorldState, action: LoseWillpowerAction, ctx: Context) -> Ruling:
     """WP-4: temporary Willpower is lost first; WP-5 may knock the character out at 0."""
     actor = get_actor(state, action.actor, ("actor",))
-    lost = wp.lose(actor.willpower, action.amount)
-    log = list(lost.steps)
-    if state.settings.unconscious_at_zero_willpower and wp.total(lost.willpower) == 0:
-        log.append(
-            Step(
-                rule="WP-5",
-                text="Willpower is 0: unconscious until 1 is recovered",
-                data={"unconscious": True},
-                key="WP-5.unconscious",
-            )
-        )
+    lost = wp.lose(
+        actor.willpower, action.amount, unconscious_at_zero=state.settings.unconscious_at_zero_willpower
+    )
     new_actor = _updated(actor, willpower=lost.willpower)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
+    return Ruling(state=with_actor(state, action.actor, new_actor), log=lost.steps)
 
 
 def change_will(state: WorldState, action: ChangeWillAction, ctx: Context) -> Ruling:

@@ -20,7 +20,7 @@ from vtt_bridge.document.derive import is_unconscious
 from vtt_bridge.document.models import Actor, Id, WorldState
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Slug, Step, counted
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Slug, Step
 from vtt_bridge.rules.dice import (
     MAX_POOL,
     NO_AGAIN,
@@ -29,8 +29,10 @@ from vtt_bridge.rules.dice import (
     Roll,
     Roller,
     add_willpower,
+    check_opponent,
     dice_pool,
-    opposed,
+    opposed_step,
+    result_step,
     roll_pool,
     roll_steps,
     roll_supplied,
@@ -249,12 +251,7 @@ def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:
     successes; the roller needs at least one and at least the DC)."""
     get_actor(state, action.actor, ("actor",))
     opponent = None if action.opponent is None else get_actor(state, action.opponent, ("opponent",))
-    if action.opponent == action.actor:
-        raise RuleViolation("DICE-5", "an actor does not roll against itself", ("opponent",))
-    if action.opposed is not None and opponent is None:
-        raise RuleViolation(
-            "DICE-5", "an opposed roll needs the opponent's actor id (`opponent`)", ("opposed",)
-        )
+    check_opponent(action.actor, action.opponent, opposed=action.opposed is not None)
     mine = _roll_side(state, action.actor, action, opponent, ctx.roller, ())
     after = state if mine.actor is state.actors[action.actor] else with_actor(state, action.actor, mine.actor)
     log = list(mine.steps)
@@ -265,31 +262,9 @@ def roll(state: WorldState, action: RollAction, ctx: Context) -> Ruling:
             after = with_actor(after, action.opponent, theirs.actor)
         log.extend(theirs.steps)
         rolls.append(theirs.roll.of(action.opponent, "oppose"))
-        outcome = opposed(mine.successes, theirs.successes)
-        log.append(
-            Step(
-                rule="DICE-5",
-                text=f"opposed roll: {outcome.reason}",
-                data={
-                    "actor": action.actor,
-                    "opponent": action.opponent,
-                    "successes": mine.successes,
-                    "dc": theirs.successes,
-                    "wins": outcome.active_wins,
-                },
-                key="DICE-5.opposed",
-            )
-        )
+        log.append(opposed_step(action.actor, action.opponent, mine.successes, theirs.successes))
     else:
-        log.append(
-            Step(
-                rule="DICE-1",
-                text=counted(mine.successes, "success", "successes")
-                + (" (a failure)" if mine.successes == 0 else ""),
-                data={"actor": action.actor, "successes": mine.successes, "wins": mine.successes >= 1},
-                key="DICE-1.result",
-            )
-        )
+        log.append(result_step(action.actor, mine.successes))
     return Ruling(state=after, log=tuple(log), rolls=tuple(rolls))
 
 

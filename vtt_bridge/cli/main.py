@@ -107,6 +107,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     schema = commands.add_parser("schema", help="print the JSON Schema of every protocol message")
     schema.add_argument("--markdown", action="store_true", help="the action and query reference as Markdown")
+    schema.add_argument(
+        "--step-fields",
+        action="store_true",
+        help="the module's table of how each step field is worded (scripts/core/step-fields.mjs)",
+    )
     return parser
 
 
@@ -230,7 +235,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "schema":
         from vtt_bridge.actions.registry import ACTION_ADAPTER, ACTION_KINDS, QUERY_ADAPTER, QUERY_KINDS
         from vtt_bridge.engine.protocol import json_schema, reference_markdown
+        from vtt_bridge.rules.steps import step_fields_module
 
+        if args.step_fields:
+            return _print_to_a_pipe(step_fields_module().rstrip("\n"))
         text = (
             reference_markdown(ACTION_KINDS, QUERY_KINDS)
             if args.markdown

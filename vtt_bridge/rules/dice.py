@@ -624,3 +624,40 @@ def roll_steps(roll: Roll, *, supplied: bool, extra: int = 0) -> tuple[Step, ...
             )
         )
     return tuple(steps)
+
+
+def check_opponent(actor: str, opponent: str | None, *, opposed: bool) -> None:
+    """DICE-5: an actor does not roll against itself; an opposed roll names its opponent."""
+    if opponent == actor:
+        raise RuleViolation("DICE-5", "an actor does not roll against itself", ("opponent",))
+    if opposed and opponent is None:
+        raise RuleViolation(
+            "DICE-5", "an opposed roll needs the opponent's actor id (`opponent`)", ("opposed",)
+        )
+
+
+def opposed_step(actor: str, opponent: str, successes: int, dc: int) -> Step:
+    """DICE-5: the opposed roll's result; the opponent's successes are the roller's DC."""
+    outcome = opposed(successes, dc)
+    return Step(
+        rule="DICE-5",
+        text=f"opposed roll: {outcome.reason}",
+        data={
+            "actor": actor,
+            "opponent": opponent,
+            "successes": successes,
+            "dc": dc,
+            "wins": outcome.active_wins,
+        },
+        key="DICE-5.opposed",
+    )
+
+
+def result_step(actor: str, successes: int) -> Step:
+    """DICE-1: a plain roll's result; no success is a failure."""
+    return Step(
+        rule="DICE-1",
+        text=counted(successes, "success", "successes") + (" (a failure)" if successes == 0 else ""),
+        data={"actor": actor, "successes": successes, "wins": successes >= 1},
+        key="DICE-1.result",
+    )

@@ -187,6 +187,24 @@ REGION_CLASSES = frozenset({"eastern", "western", "special"})
 TRAIT_CLASSES = frozenset(trait.value for trait in PoolTrait)
 
 
+class NewGauge(RuleModel):
+    """EP-9: a Gauge being gained from a resource; `current` defaults to full (0 without a max)."""
+
+    id: Slug
+    name: EnergyName
+    max: Count | None
+    source: EnergyName
+    nature: Slug | None = None
+    current: Count | None = None
+    compatibility: tuple[Compatibility, ...] = ()
+
+    @model_validator(mode="after")
+    def _current_fits(self) -> NewGauge:
+        if self.max is not None and self.current is not None and self.current > self.max:
+            raise ValueError(f"current ({self.current}) exceeds max ({self.max})")
+        return self
+
+
 def slug(text: str) -> str:
     """A pool or gauge name as a class slug: 'Inner Force' -> 'inner-force'."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
@@ -810,3 +828,76 @@ def annihilation_step(conflicts: Sequence[Conflict]) -> Step:
         data={"conflicts": [{"rule": c.rule, "text": c.text} for c in conflicts]},
         key="EP-2.annihilated",
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Anchoring:
+    """EP-3: the anchor set and the step that explains it."""
+
+    anchor: CannotGainAgain
+    step: Step
+
+
+def anchor_cannot_gain_again(class_: str, source: str, participants: tuple[str, ...]) -> Anchoring:
+    """EP-3: anchor "cannot gain <class> Energy Pools again" now (the pools in `participants` take
+    part through `source`)."""
+    anchor = CannotGainAgain(class_=class_, source=source, participants=participants)
+    step = Step(
+        rule="EP-3",
+        text=(
+            f"from now on ({source}) gaining a {class_!r} Energy Pool annihilates"
+            + (f"; taking part: {', '.join(participants)}" if participants else "")
+        ),
+        data={"class": class_, "participants": list(participants), "anchorSource": source},
+        key="EP-3.anchoredWith" if participants else "EP-3.anchored",
+    )
+    return Anchoring(anchor, step)
+
+
+@dataclass(frozen=True, slots=True)
+class GaugeGain:
+    """EP-9: the Gauge gained, its steps (the gain, then each conflict) and the conflicts (EP-2
+    annihilates when there are any)."""
+
+    gauge: Gauge
+    steps: tuple[Step, ...]
+    conflicts: tuple[Conflict, ...]
+
+
+def gain_new_gauge(new: NewGauge, pools: Mapping[str, EnergyPool], gauges: Mapping[str, Gauge]) -> GaugeGain:
+    """EP-9: gain Gauge `new` beside the held `pools` and `gauges`. An id already held is refused;
+    same-named Gauges under other ids stay separate; `current` defaults to full (0 without a max)."""
+    if new.id in gauges:
+        raise RuleViolation(
+            "EP-9",
+            f"the actor already has Gauge {new.id!r} (from {gauges[new.id].source}); "
+            "a Gauge from another upgrade needs its own id",
+            ("gauge", "id"),
+        )
+    current = new.current if new.current is not None else (new.max if new.max is not None else 0)
+    gauge = Gauge(
+        name=new.name,
+        max=new.max,
+        current=current,
+        source=new.source,
+        nature=new.nature,
+        compatibility=new.compatibility,
+    )
+    same_name = sorted(gid for gid, g in gauges.items() if g.name == new.name)
+    gained = Step(
+        rule="EP-9",
+        text=f"{new.name} from {new.source}: {current}"
+        + (f"/{new.max}" if new.max is not None else " (no maximum)")
+        + (f"; separate from {', '.join(same_name)}" if same_name else ""),
+        data={"gauge": new.id, "current": current, "max": new.max},
+        key="EP-9.gained",
+    )
+    conflicts = tuple(gauge_conflicts(new.id, gauge, pools, gauges))
+    steps = (
+        gained,
+        *(
+            Step(rule=c.rule, text=f"{c.text}: annihilated", data=c.data, key=CONFLICT_KEYS[c.rule])
+            for c in conflicts
+        ),
+    )
+    return GaugeGain(gauge, steps, conflicts)

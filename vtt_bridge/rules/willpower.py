@@ -186,8 +186,9 @@ def gain(willpower: Willpower, amount: int, *, temporary: bool = False) -> Willp
     )
 
 
-def lose(willpower: Willpower, amount: int) -> WillpowerOutcome:
-    """WP-4: Willpower lost to an ability goes from temporary Willpower first, then current (not below 0)."""
+def lose(willpower: Willpower, amount: int, *, unconscious_at_zero: bool = False) -> WillpowerOutcome:
+    """WP-4: Willpower lost to an ability goes from temporary Willpower first, then current (not below 0);
+    WP-5 (`unconscious_at_zero`, the table's setting): at 0 in all the character is unconscious."""
     if amount < 0:
         raise ValueError(f"amount must not be negative, got {amount}")
     from_temporary = min(amount, willpower.temporary)
@@ -209,7 +210,16 @@ def lose(willpower: Willpower, amount: int) -> WillpowerOutcome:
         data={"fromTemporary": from_temporary, "fromCurrent": from_current, "current": new.current},
         key="WP-4.lose",
     )
-    return WillpowerOutcome(new if from_temporary or from_current else willpower, (step,))
+    left = new if from_temporary or from_current else willpower
+    if unconscious_at_zero and total(left) == 0:
+        knocked_out = Step(
+            rule="WP-5",
+            text="Willpower is 0: unconscious until 1 is recovered",
+            data={"unconscious": True},
+            key="WP-5.unconscious",
+        )
+        return WillpowerOutcome(left, (step, knocked_out))
+    return WillpowerOutcome(left, (step,))
 
 
 def change_will(willpower: Willpower, delta: int) -> WillpowerOutcome:

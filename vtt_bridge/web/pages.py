@@ -7,8 +7,9 @@
 - `GET /`: connected worlds and clients, each world's rev, and the latest rulings with their steps
   (after a restart, the last ones read back from the store). The token is never shown.
 - `GET /status.js`: the page's script: it words the steps in the reader's language with the
-  module's own sentence code (`GET /module/scripts/core/chat-cards.mjs` and `rolls.mjs`, its one
-  import) and language files (`GET /module/lang/<lang>.json`); it refreshes the page while open, and
+  module's own sentence code (`GET /module/scripts/core/chat-cards.mjs`, and its imports `rolls.mjs`
+  and `step-fields.mjs`, the catalogue's wording of each field) and language files
+  (`GET /module/lang/<lang>.json`); it refreshes the page while open, and
   its Undo and Redo buttons ask the GM for the token once (a password field, kept in the tab's
   `sessionStorage`, never written into the page) and send `undo`/`redo` over `/ws` like the module
   (docs/security.md).
@@ -43,9 +44,9 @@ MODULE = web.AppKey("module", ModuleSource)
 LANGS = ("en", "de", "zh-CN")
 """The languages the module has files for; the status page's steps are worded in one of them."""
 
-MODULE_SCRIPTS = frozenset(("chat-cards.mjs", "rolls.mjs"))
+MODULE_SCRIPTS = frozenset(("chat-cards.mjs", "rolls.mjs", "step-fields.mjs"))
 """The module's `scripts/core/` files the status page loads: the card code that words a step, and
-its one import."""
+its imports."""
 
 
 def best_language(accept: str, offered: tuple[str, ...] = LANGS) -> str:

@@ -12,6 +12,7 @@
  */
 
 import { NO_AGAIN, SUCCESS_THRESHOLD } from "./rolls.mjs";
+import { STEP_FIELDS } from "./step-fields.mjs";
 
 /** The localization block of this module part. */
 export const RULES_KEY = "VTTBRIDGE.Rules";
@@ -95,66 +96,6 @@ export function plainValue(value) {
   return String(value);
 }
 
-/**
- * The data fields of a step in the reader's language, not yet escaped: each field formatted for its
- * kind (immunities, pools, traits, conditions, sources ...), plus the parameters `DERIVED_PARAMS`
- * derives from declared fields.
- * @param {Step} step
- * @param {I18n} i18n
- * @param {(id: string) => string|undefined} [names]
- * @returns {Record<string, string>}
- */
-function fieldParams(step, i18n, names) {
-  const data = step.data ?? {};
-  const word = (/** @type {string} */ group, /** @type {unknown} */ value) => {
-    const key = `${CARD_KEY}.${group}.${value}`;
-    return i18n.has(key) ? i18n.localize(key) : String(value);
-  };
-  /** @type {Record<string, string>} */
-  const out = {};
-  for (const [key, value] of Object.entries(data)) out[key] = plainValue(value);
-  for (const key of ["result", "locate"]) if (typeof data[key] === "string") out[key] = word("Locate", data[key]);
-  if (typeof data.status === "string") out.status = word("Status", data.status);
-  if (Array.isArray(data.conditions)) {
-    out.conditions = data.conditions.length ? `; ${data.conditions.map((c) => word("Condition", c)).join(", ")}` : "";
-  }
-  if (typeof data.condition === "string") out.condition = word("Condition", data.condition);
-  // a condition or emotion point kind (RANK-9), worded as on the counters drawn on tokens
-  if (typeof data.kind === "string") out.kind = word("Point", data.kind);
-  if (typeof data.side === "string") out.side = word("Side", data.side);
-  if (typeof data.reason === "string") out.reason = word("Reason", data.reason);
-  if (typeof data.paidFrom === "string") out.paidFrom = word("Pool", data.paidFrom);
-  if (typeof data.unusable === "string") out.unusable = word("Condition", data.unusable);
-  if (typeof data.source === "string") {
-    const key = `VTTBRIDGE.HealSource.${data.source}`;
-    out.source = i18n.has(key) ? i18n.localize(key) : data.source;
-  }
-  if (typeof data.dp === "number") out.dp = data.dp > 0 ? `+${data.dp}` : String(data.dp);
-  if (typeof data.delta === "number") out.delta = data.delta > 0 ? `+${data.delta}` : String(data.delta);
-  if (typeof data.spellChance === "number") out.spellChance = `${Math.round(data.spellChance * 100)}%`;
-  if (typeof data.spell === "string") out.spell = word("Spell", data.spell);
-  // a means of detection: the ordinary senses (DET-5) in the reader's language, a named one as written
-  if (typeof data.means === "string") out.means = word("Sense", data.means);
-  // a Rank (RANK-1) as its letter, "unranked" in the reader's language
-  if (typeof data.rank === "string") out.rank = data.rank === "unranked" ? word("Rank", data.rank) : data.rank;
-  // the damage type an immunity's trait names (IWR-2)
-  if (typeof data.trait === "string") out.trait = word("DamageType", data.trait);
-  // the kind of ruling an undo or redo names
-  if (typeof data.kind === "string" && typeof data.action === "string") out.kind = word("Kind", data.kind);
-  for (const key of ["token", "actor", "opponent"]) if (typeof data[key] === "string") out[key] = names?.(data[key]) ?? data[key];
-  Object.assign(out, immunityParams(data, i18n, word), energyParams(data, i18n, word), rollParams(data, i18n));
-  if (Array.isArray(data.antiDetection)) {
-    out.anti = data.antiDetection
-      .map((/** @type {Record<string, any>} */ a) => i18n.format(`${CARD_KEY}.Means`, { name: String(a.name), essence: word("Essence", a.essence), rank: word("Rank", a.rank) }))
-      .join(", ");
-  }
-  if (typeof data.healthy === "number") {
-    const { healthy, bashing = 0, lethal = 0, aggravated = 0 } = data;
-    out.boxes = i18n.format(`${CARD_KEY}.Boxes`, { healthy: String(healthy), bashing: String(bashing), lethal: String(lethal), aggravated: String(aggravated) });
-  }
-  return out;
-}
-
 /** Parameters a sentence may use besides the declared fields, each made from the fields it lists. */
 export const DERIVED_PARAMS = Object.freeze({
   boxes: ["healthy", "bashing", "lethal", "aggravated"],
@@ -166,38 +107,6 @@ export const DERIVED_PARAMS = Object.freeze({
 
 /** @param {unknown} n */
 const signed = (n) => (typeof n === "number" && n >= 0 ? `+${n}` : String(n));
-
-/**
- * The parameters of the roll action's steps (DICE-1/4): the pool's traits (Attributes by their
- * name in the reader's language, Skills as the sheet names them) and the modifiers, each marked
- * perfect or not counted (DICE-4).
- * @param {Record<string, any>} data
- * @param {I18n} i18n
- * @returns {Record<string, string>}
- */
-function rollParams(data, i18n) {
-  /** @type {Record<string, string>} */
-  const out = {};
-  if (Array.isArray(data.traits) && has(data, "base")) {
-    const name = (/** @type {string} */ trait) => {
-      if (trait === "dice") return i18n.localize(`${CARD_KEY}.Dice`);
-      const key = /^[A-Z]{3}$/.test(trait) ? `VTTBRIDGE.Attribute.${trait}` : `VTTBRIDGE.Skill.${trait}`;
-      return i18n.has(key) ? i18n.localize(key) : trait;
-    };
-    out.traits = data.traits.map((/** @type {Record<string, any>} */ t) => `${name(String(t.trait))} ${t.value}`).join(" + ");
-  }
-  if (Array.isArray(data.modifiers) && has(data, "total")) {
-    out.modifiers = data.modifiers
-      .map((/** @type {Record<string, any>} */ m) => {
-        const text = `${m.type} ${signed(m.value)}`;
-        if (!m.counted) return i18n.format(`${CARD_KEY}.NotStacked`, { modifier: text });
-        return m.perfect ? i18n.format(`${CARD_KEY}.Perfect`, { modifier: text }) : text;
-      })
-      .join(", ");
-  }
-  if (typeof data.total === "number" && Array.isArray(data.modifiers)) out.total = signed(data.total);
-  return out;
-}
 
 /** The table an immunity kind's `subject` names (RANK-9), as a `Card` lookup block. */
 const SUBJECT_WORDS = Object.freeze({ damage: "DamageType", "emotion-points": "Point", "condition-points": "Point", condition: "Condition" });
@@ -219,130 +128,8 @@ export function immunityLabel(immunity, i18n, word) {
   return i18n.format(`${CARD_KEY}.Ranked`, { immunity: name, rank: word("Rank", immunity.rank) });
 }
 
-/**
- * The parameters of the immunity steps (RANK-5/9/10/13): `immunity`, `replaced`, their sources,
- * `effectRank`, `save` and `what` (the thing an immunity blocks: points, a condition, the effect, damage).
- * @param {Record<string, any>} data
- * @param {I18n} i18n
- * @param {Word} word
- * @returns {Record<string, string>}
- */
-function immunityParams(data, i18n, word) {
-  /** @type {Record<string, string>} */
-  const out = {};
-  for (const key of ["immunity", "replaced"]) {
-    const immunity = data[key];
-    if (!isImmunity(immunity)) continue;
-    out[key] = immunityLabel(immunity, i18n, word);
-    out[`${key}Source`] = immunity.source ?? "?";
-  }
-  if (!isImmunity(data.immunity)) return out;
-  if (typeof data.effectRank === "string") out.effectRank = word("Rank", data.effectRank);
-  if (typeof data.save === "string") out.save = word("Save", data.save);
-  if (typeof data.what === "string") {
-    const key = `${CARD_KEY}.What.${data.what}`;
-    const parts = {
-      kind: word("Point", data.kind),
-      condition: word("Condition", data.condition),
-      amount: String(data.amount ?? ""),
-      type: word("DamageType", data.type),
-    };
-    out.what = i18n.has(key) ? i18n.format(key, parts) : data.what;
-  }
-  return out;
-}
-
-/**
- * The parameters of the Energy Pool steps (EP-1..9): key Attributes by name, the pool's kind and
- * traits, pool classes (`class`, `classes`) and compatibility modes (`mode`) in the reader's language;
- * pool, Gauge and source names stay as the users wrote them.
- * @param {Record<string, any>} data
- * @param {I18n} i18n
- * @param {Word} word
- * @returns {Record<string, string>}
- */
-function energyParams(data, i18n, word) {
-  /** @type {Record<string, string>} */
-  const out = {};
-  const poolClass = (/** @type {unknown} */ c) => word("PoolClass", c);
-  if (data.keyAttributes && typeof data.keyAttributes === "object") {
-    out.keyAttributes = Object.entries(data.keyAttributes)
-      .map(([attribute, value]) => {
-        const key = `VTTBRIDGE.Attribute.${attribute}`;
-        return `${i18n.has(key) ? i18n.localize(key) : attribute} ${value}`;
-      })
-      .join(" + ");
-    out.category = word("PoolKind", data.region ?? data.category);
-  }
-  if (Array.isArray(data.traits)) out.traits = data.traits.map(poolClass).join(", ");
-  if (Array.isArray(data.classes)) out.classes = data.classes.map(poolClass).join(", ");
-  if (typeof data.class === "string") out.class = poolClass(data.class);
-  if (typeof data.mode === "string") {
-    const key = `${CARD_KEY}.Mode.${data.mode}`;
-    out.mode = i18n.has(key) ? i18n.format(key, { class: out.class ?? "" }) : `${data.mode} ${out.class ?? ""}`;
-  }
-  return out;
-}
-
 /** The localization block of the keyed step sentences: `VTTBRIDGE.Step.<step key>`. */
 export const STEP_KEY = "VTTBRIDGE.Step";
-
-/** Data fields that name a step's subjects (actor uuids or token ids): shown by their names. */
-export const SUBJECT_FIELDS = Object.freeze(["observer", "target", "actor", "opponent", "attacker", "token"]);
-
-/**
- * Count fields and the word they count (`VTTBRIDGE.Step.Count.<word>.<plural category>`). The sidecar's
- * status page words its steps with this very file (it serves it to the browser).
- */
-export const COUNT_FIELDS = Object.freeze({
-  observerSuccesses: "success",
-  hiderSuccesses: "success",
-  successes: "success",
-  observerPool: "dieWith",
-  hiderPool: "dieWith",
-  penalty: "die",
-  contests: "contest",
-  changed: "pair",
-  changedPairs: "pair",
-  lapsed: "result",
-  actors: "actor",
-  tokens: "token",
-  extraSuccesses: "extra",
-  effectPoints: "effectPoint",
-  rerolls: "reroll",
-  restHours: "hour",
-  periodHours: "hour",
-  longRests: "longRest",
-});
-
-/** Count fields of one key whose word is not the field's own (`key → field → word`). */
-export const KEY_COUNT_FIELDS = Object.freeze({
-  "DICE-3.extra": { extra: "extra", total: "success" },
-  "DICE-3.noExtra": { extra: "extra" },
-  "DICE-1.rolled": { successes: "success" },
-  "DICE-1.pool": { base: "die" },
-  "DICE-1.toRoll": { pool: "die" },
-  "DICE-4.modifiers": { total: "die" },
-  "DICE-7.bonus": { bonus: "die" },
-  "WP-2.roll": { bonus: "die" },
-  "RANK-13.bonus": { bonus: "die" },
-  "RANK-5.points": { points: "point" },
-  "RANK-12.points": { points: "point" },
-  "HEALTH-9.cost": { aggravated: "aggravatedBox", cost: "point" },
-  "HEALTH-13.new": { max: "healthyBoxWith" },
-});
-
-/** Count fields shown with their sign ("+1 die"): `key → fields`. */
-export const SIGNED_COUNT_FIELDS = Object.freeze({ "DICE-4.modifiers": ["total"] });
-
-/**
- * Fields shown negated (`key → fields`): a wound penalty as the dice it takes ("0 → -3"), as the
- * status page's table and the token show it (HEALTH-7).
- */
-export const NEGATED_FIELDS = Object.freeze({ "HEALTH-7.change": ["before", "after"] });
-
-/** Fields holding a Rank's number (DET-2/7: unranked 0 ... S 5, S+1 6), shown as the Rank's letter. */
-const RANK_NUMBER_FIELDS = new Set(["effectiveRank", "antiRank"]);
 
 /** The Ranks by number (RANK-1); 6 is S+1 (DET-2: a means one Rank above S). */
 export const RANK_LETTERS = Object.freeze(["unranked", "D", "C", "B", "A", "S", "S+1"]);
@@ -357,9 +144,6 @@ export function rankLetter(number, i18n) {
   const key = `${CARD_KEY}.Rank.${letter}`;
   return letter === "unranked" && i18n.has(key) ? i18n.localize(key) : letter;
 }
-
-/** Fields holding a locate state (DET-4), worded by `Card.Locate.<state>`. */
-const LOCATE_FIELDS = new Set(["result", "before", "locate", "state", "shown", "rules"]);
 
 /**
  * A count in the reader's language with its plural form ("1 success", "2 successes"; zh-CN has one
@@ -387,12 +171,171 @@ function untilWords(until, i18n) {
   return i18n.format(`${STEP_KEY}.Until.round`, { round: String(round ?? "?") });
 }
 
-/** The fields of an IWR step that name a damage type (IWR-6/7: the instance's, the resistance's, the weakness's). */
-const IWR_TYPE_FIELDS = new Set(["type", "resistance", "weakness"]);
+/**
+ * How a field of a declared step key is worded (the sidecar's catalogue, `x-wording` of its schema,
+ * copied into step-fields.mjs): the wording and, for a count, the word it counts. A field the
+ * catalogue does not declare (an older or newer sidecar's) is shown as written.
+ * @param {string|null|undefined} key
+ * @param {string} field
+ * @returns {[string, string]}
+ */
+export function fieldWording(key, field) {
+  const fields = /** @type {Record<string, Record<string, string>>} */ (STEP_FIELDS)[key ?? ""];
+  const [wording, counted = ""] = (fields?.[field] ?? "plain").split(":");
+  return [wording, counted];
+}
 
 /**
- * The parameters of a keyed step: every data field, formatted for its kind (subjects by name,
- * counts with their plural form, locate states, grades and tracks in the reader's language), escaped.
+ * What a worder is given: the field's value, the step's data (a few wordings read a sibling field),
+ * the word it counts, and the reader's language.
+ * @typedef {{value: any, data: Record<string, any>, counted: string, i18n: I18n, names?: (id: string) => string|undefined, card: Word, word: (key: string, value: unknown) => string}} WordCtx
+ */
+
+/**
+ * A pool class (EP-1), as worded on the card.
+ * @param {WordCtx} c @param {unknown} value
+ */
+const poolClass = (c, value) => c.card("PoolClass", value);
+
+/** @param {Record<string, any>} data */
+const holdsImmunity = (data) => isImmunity(data.immunity);
+
+/**
+ * The worders of the catalogue's wordings (`Wording` in the sidecar's steps.py), each from a value of
+ * the declared type; a value of another type is shown as written.
+ * @type {Readonly<Record<string, (c: WordCtx) => string>>}
+ */
+const WORDERS = Object.freeze({
+  subject: (c) => (typeof c.value === "string" ? (c.names?.(c.value) ?? c.value) : c.value === null ? c.i18n.localize(`${STEP_KEY}.Every`) : plainValue(c.value)),
+  count: (c) => (typeof c.value === "number" ? countWord(c.value, c.counted, c.i18n) : plainValue(c.value)),
+  "signed-count": (c) => (typeof c.value === "number" ? countWord(c.value, c.counted, c.i18n, signed(c.value)) : plainValue(c.value)),
+  signed: (c) => (typeof c.value === "number" ? (c.value > 0 ? `+${c.value}` : String(c.value)) : plainValue(c.value)),
+  negated: (c) => (typeof c.value === "number" ? (c.value ? String(-c.value) : "0") : plainValue(c.value)),
+  percent: (c) => (typeof c.value === "number" ? `${Math.round(c.value * 100)}%` : plainValue(c.value)),
+  // a damage instance's place in its action, counted from 1 as people count (the sidecar's from 0)
+  ordinal: (c) => (typeof c.value === "number" ? String(c.value + 1) : plainValue(c.value)),
+  locate: (c) => (typeof c.value === "string" ? c.card("Locate", c.value) : plainValue(c.value)),
+  grade: (c) => c.word(`${STEP_KEY}.Grade.${c.value}`, c.value),
+  track: (c) => c.word(`${STEP_KEY}.Track.${c.value}`, c.value),
+  wins: (c) => c.word(`${STEP_KEY}.Wins.${c.value}`, c.value),
+  // a Rank (RANK-1) as its letter, "unranked" in the reader's language
+  rank: (c) => (typeof c.value === "string" ? (c.value === "unranked" ? c.card("Rank", c.value) : c.value) : plainValue(c.value)),
+  "rank-name": (c) => (typeof c.value === "string" && holdsImmunity(c.data) ? c.card("Rank", c.value) : plainValue(c.value)),
+  "rank-number": (c) => (typeof c.value === "number" ? rankLetter(c.value, c.i18n) : plainValue(c.value)),
+  "damage-type": (c) => (typeof c.value === "string" ? c.card("DamageType", c.value) : plainValue(c.value)),
+  // an IWR entry (IWR-1..4): a damage type, else a group or category the rules know, else as written
+  "iwr-name": (c) => (typeof c.value === "string" ? c.word(`${CARD_KEY}.DamageType.${c.value}`, c.card("IwrName", c.value)) : plainValue(c.value)),
+  // a means of detection: the ordinary senses (DET-5) in the reader's language, a named one as written
+  sense: (c) => (typeof c.value === "string" ? c.card("Sense", c.value) : plainValue(c.value)),
+  "sense-lead": (c) => (typeof c.value === "string" ? `${c.card("Sense", c.value)}, ` : ""),
+  "health-status": (c) => c.card("Status", c.value),
+  condition: (c) => (typeof c.value === "string" ? c.card("Condition", c.value) : plainValue(c.value)),
+  conditions: (c) => (Array.isArray(c.value) && c.value.length ? `; ${c.value.map((v) => c.card("Condition", v)).join(", ")}` : ""),
+  // a condition or emotion point kind (RANK-9), worded as on the counters drawn on tokens
+  "point-kind": (c) => (typeof c.value === "string" ? c.card("Point", c.value) : plainValue(c.value)),
+  "ruling-kind": (c) => (typeof c.value === "string" ? c.card("Kind", c.value) : plainValue(c.value)),
+  side: (c) => c.card("Side", c.value),
+  reason: (c) => c.card("Reason", c.value),
+  spell: (c) => c.card("Spell", c.value),
+  user: (c) => (typeof c.value === "string" && c.value ? c.value : c.i18n.localize(`${STEP_KEY}.TheGM`)),
+  until: (c) => untilWords(c.value, c.i18n),
+  json: (c) => (c.value === null || c.value === undefined ? c.i18n.localize(`${STEP_KEY}.Nothing`) : JSON.stringify(c.value)),
+  "heal-source": (c) => (typeof c.value === "string" ? c.word(`VTTBRIDGE.HealSource.${c.value}`, c.value) : plainValue(c.value)),
+  "paid-from": (c) => (typeof c.value === "string" ? c.card("Pool", c.value) : plainValue(c.value)),
+  save: (c) => (typeof c.value === "string" && holdsImmunity(c.data) ? c.card("Save", c.value) : plainValue(c.value)),
+  immunity: (c) => (isImmunity(c.value) ? immunityLabel(c.value, c.i18n, c.card) : plainValue(c.value)),
+  // the thing an immunity blocks (RANK-5/9): points of a kind, a condition, the effect, damage
+  "immunity-what": (c) => {
+    if (typeof c.value !== "string" || !holdsImmunity(c.data)) return plainValue(c.value);
+    const key = `${CARD_KEY}.What.${c.value}`;
+    const parts = { kind: c.card("Point", c.data.kind), condition: c.card("Condition", c.data.condition), amount: String(c.data.amount ?? ""), type: c.card("DamageType", c.data.type) };
+    return c.i18n.has(key) ? c.i18n.format(key, parts) : c.value;
+  },
+  // key Attributes by their name in the reader's language (EP-1)
+  attributes: (c) => {
+    if (!c.value || typeof c.value !== "object") return plainValue(c.value);
+    return Object.entries(c.value)
+      .map(([attribute, n]) => `${c.word(`VTTBRIDGE.Attribute.${attribute}`, attribute)} ${n}`)
+      .join(" + ");
+  },
+  "pool-kind": (c) => (c.data.keyAttributes && typeof c.data.keyAttributes === "object" ? c.card("PoolKind", c.data.region ?? c.data.category) : plainValue(c.value)),
+  "pool-class": (c) => (typeof c.value === "string" ? poolClass(c, c.value) : plainValue(c.value)),
+  "pool-classes": (c) => (Array.isArray(c.value) ? c.value.map((v) => poolClass(c, v)).join(", ") : plainValue(c.value)),
+  // a compatibility mode with the pool class it is about (EP-2/9)
+  mode: (c) => {
+    if (typeof c.value !== "string") return plainValue(c.value);
+    const poolWord = typeof c.data.class === "string" ? poolClass(c, c.data.class) : "";
+    const key = `${CARD_KEY}.Mode.${c.value}`;
+    return c.i18n.has(key) ? c.i18n.format(key, { class: poolWord }) : `${c.value} ${poolWord}`;
+  },
+  // the roll's pool (DICE-1): Attributes by their name in the reader's language, Skills as the sheet names them
+  "roll-traits": (c) => {
+    if (!Array.isArray(c.value) || !has(c.data, "base")) return plainValue(c.value);
+    const name = (/** @type {string} */ trait) => {
+      if (trait === "dice") return c.i18n.localize(`${CARD_KEY}.Dice`);
+      return c.word(/^[A-Z]{3}$/.test(trait) ? `VTTBRIDGE.Attribute.${trait}` : `VTTBRIDGE.Skill.${trait}`, trait);
+    };
+    return c.value.map((/** @type {Record<string, any>} */ t) => `${name(String(t.trait))} ${t.value}`).join(" + ");
+  },
+  // the modifiers (DICE-4), each marked perfect or not counted (same-type bonuses do not stack)
+  modifiers: (c) => {
+    if (!Array.isArray(c.value) || !has(c.data, "total")) return plainValue(c.value);
+    return c.value
+      .map((/** @type {Record<string, any>} */ m) => {
+        const text = `${m.type} ${signed(m.value)}`;
+        if (!m.counted) return c.i18n.format(`${CARD_KEY}.NotStacked`, { modifier: text });
+        return m.perfect ? c.i18n.format(`${CARD_KEY}.Perfect`, { modifier: text }) : text;
+      })
+      .join(", ");
+  },
+  // the target's anti-detection (DET-1) by name, Essence and Rank, from the step's `antiDetection`
+  "anti-detection": (c) => {
+    if (!Array.isArray(c.data.antiDetection)) return plainValue(c.value);
+    return c.data.antiDetection
+      .map((/** @type {Record<string, any>} */ a) => c.i18n.format(`${CARD_KEY}.Means`, { name: String(a.name), essence: c.card("Essence", a.essence), rank: c.card("Rank", a.rank) }))
+      .join(", ");
+  },
+});
+
+/**
+ * One value worded as the catalogue says a field of a key is (`fieldWording`), not escaped: for a
+ * reader of a step's data outside its sentence (the headline's Health status, conditions, locate states).
+ * @param {string} key a declared step key
+ * @param {string} field
+ * @param {unknown} value
+ * @param {I18n} i18n
+ * @param {{data?: Record<string, any>, names?: (id: string) => string|undefined}} [context] the step's other fields; names for subjects
+ * @returns {string}
+ */
+export function wordField(key, field, value, i18n, { data = {}, names } = {}) {
+  const word = (/** @type {string} */ k, /** @type {unknown} */ v) => (i18n.has(k) ? i18n.localize(k) : String(v));
+  const card = (/** @type {string} */ group, /** @type {unknown} */ v) => word(`${CARD_KEY}.${group}.${v}`, v);
+  const [wording, counted] = fieldWording(key, field);
+  const worder = /** @type {Record<string, (c: WordCtx) => string>} */ (WORDERS)[wording];
+  return worder ? worder({ value, data, counted, i18n, names, card, word }) : plainValue(value);
+}
+
+/**
+ * The parameters `DERIVED_PARAMS` names, made from a step's data.
+ * @param {Record<string, any>} data
+ * @param {I18n} i18n
+ * @returns {Record<string, string>}
+ */
+function derivedParams(data, i18n) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const key of ["immunity", "replaced"]) if (isImmunity(data[key])) out[`${key}Source`] = data[key].source ?? "?";
+  if (typeof data.healthy === "number") {
+    const { healthy, bashing = 0, lethal = 0, aggravated = 0 } = data;
+    out.boxes = i18n.format(`${CARD_KEY}.Boxes`, { healthy: String(healthy), bashing: String(bashing), lethal: String(lethal), aggravated: String(aggravated) });
+  }
+  return out;
+}
+
+/**
+ * The parameters of a keyed step: every data field worded as the sidecar's catalogue says
+ * (`fieldWording`: subjects by name, counts with their plural form, locate states, grades and
+ * tracks in the reader's language ...), and the derived ones (`DERIVED_PARAMS`), escaped.
  * @param {Step} step
  * @param {I18n} i18n
  * @param {(id: string) => string|undefined} [names]
@@ -400,40 +343,8 @@ const IWR_TYPE_FIELDS = new Set(["type", "resistance", "weakness"]);
  */
 export function keyedParams(step, i18n, names) {
   const data = step.data ?? {};
-  const word = (/** @type {string} */ key, /** @type {unknown} */ value) => (i18n.has(key) ? i18n.localize(key) : String(value));
-  const card = (/** @type {string} */ group, /** @type {unknown} */ value) => word(`${CARD_KEY}.${group}.${value}`, value);
-  const counts = /** @type {Record<string, string>} */ (COUNT_FIELDS);
-  const keyCounts = /** @type {Record<string, Record<string, string>>} */ (KEY_COUNT_FIELDS)[step.key ?? ""] ?? {};
-  const signedCounts = /** @type {Record<string, string[]>} */ (SIGNED_COUNT_FIELDS)[step.key ?? ""] ?? [];
-  const negated = /** @type {Record<string, string[]>} */ (NEGATED_FIELDS)[step.key ?? ""] ?? [];
-  const out = fieldParams(step, i18n, names);
-  for (const [field, value] of Object.entries(data)) {
-    if (negated.includes(field) && typeof value === "number") out[field] = value ? String(-value) : "0";
-    else if (field in keyCounts && typeof value === "number") out[field] = countWord(value, keyCounts[field], i18n, signedCounts.includes(field) ? signed(value) : undefined);
-    else if (SUBJECT_FIELDS.includes(field) && typeof value === "string") out[field] = names?.(value) ?? value;
-    else if (SUBJECT_FIELDS.includes(field) && value === null) out[field] = i18n.localize(`${STEP_KEY}.Every`);
-    else if (field in counts && typeof value === "number") out[field] = countWord(value, counts[field], i18n);
-    else if (LOCATE_FIELDS.has(field) && typeof value === "string") out[field] = card("Locate", value);
-    else if (field === "spell") out[field] = card("Spell", value);
-    else if (field === "spellChance" && typeof value === "number") out[field] = `${Math.round(value * 100)}%`;
-    else if (field === "by") out[field] = typeof value === "string" && value ? value : i18n.localize(`${STEP_KEY}.TheGM`);
-    else if (field === "until") out[field] = untilWords(value, i18n);
-    else if (field === "side") out[field] = card("Side", value);
-    else if (field === "reason") out[field] = card("Reason", value);
-    else if (field === "status") out[field] = card("Status", value);
-    else if (field === "track") out[field] = word(`${STEP_KEY}.Track.${value}`, value);
-    else if (field === "grade") out[field] = word(`${STEP_KEY}.Grade.${value}`, value);
-    else if (field === "wins") out[field] = word(`${STEP_KEY}.Wins.${value}`, value);
-    else if (field === "dp") out[field] = typeof value === "number" && value > 0 ? `+${value}` : String(value);
-    // a damage instance's place in its action, counted from 1 as people count (the sidecar's from 0)
-    else if (field === "index" && typeof value === "number" && String(step.rule).startsWith("IWR")) out[field] = String(value + 1);
-    else if (field === "conditions") out[field] = Array.isArray(value) && value.length ? `; ${value.map((c) => card("Condition", c)).join(", ")}` : "";
-    else if (field === "means" && step.key === "DET-4.summary") out[field] = typeof value === "string" ? `${out.means ?? value}, ` : "";
-    else if (field === "old" || field === "new") out[field] = value === null || value === undefined ? i18n.localize(`${STEP_KEY}.Nothing`) : JSON.stringify(value);
-    else if (RANK_NUMBER_FIELDS.has(field) && typeof value === "number") out[field] = rankLetter(value, i18n);
-    else if (IWR_TYPE_FIELDS.has(field) && typeof value === "string" && String(step.rule).startsWith("IWR")) out[field] = card("DamageType", value);
-    else if (!(field in out)) out[field] = plainValue(value);
-  }
+  const out = derivedParams(data, i18n);
+  for (const [field, value] of Object.entries(data)) out[field] = wordField(step.key ?? "", field, value, i18n, { data, names });
   for (const key of Object.keys(out)) out[key] = escapeHtml(out[key]);
   return out;
 }

@@ -8,7 +8,7 @@
  * @module headline
  */
 
-import { countWord, escapeHtml, renderCardInner } from "./chat-cards.mjs";
+import { countWord, escapeHtml, renderCardInner, wordField } from "./chat-cards.mjs";
 
 /** The localization block of this module part. */
 export const HEADLINE_KEY = "VTTBRIDGE.Headline";
@@ -131,14 +131,10 @@ function gradeAmounts(amounts, i18n) {
     .join(i18n.localize(`${HEADLINE_KEY}.Comma`));
 }
 
-/**
- * A catalogue word of the card (`VTTBRIDGE.Rules.Card.<group>.<id>`), or the id when the language lacks it.
- * @param {I18n} i18n @param {string} group @param {string} id
- */
-function cardWord(i18n, group, id) {
-  const key = `VTTBRIDGE.Rules.Card.${group}.${id}`;
-  return i18n.has(key) ? i18n.localize(key) : id;
-}
+/** The steps the headline's words come from: each value is worded as the catalogue words that field of that key. */
+const STATUS_STEP = "HEALTH-6.status";
+const CONDITION_STEP = "RANK-5.condition";
+const LOCATE_STEP = "DICE-5.spotted";
 
 /**
  * What came of one named one, in words: "6 lethal, badly injured, unconscious"; "no damage" when a
@@ -155,9 +151,9 @@ export function outcomeWords(outcome, i18n) {
   if (dealt) parts.push(dealt);
   if (healed) parts.push(i18n.format(`${HEADLINE_KEY}.Healed`, { amounts: healed }));
   if (!dealt && !healed && outcome.hit) parts.push(i18n.localize(`${HEADLINE_KEY}.NoDamage`));
-  if (outcome.status) parts.push(cardWord(i18n, "Status", outcome.status));
+  if (outcome.status) parts.push(wordField(STATUS_STEP, "status", outcome.status, i18n));
   // the conditions the Health status brings besides its own word (a dying one is not also "dying")
-  for (const condition of outcome.conditions) if (condition !== outcome.status) parts.push(cardWord(i18n, "Condition", condition));
+  for (const condition of outcome.conditions) if (condition !== outcome.status) parts.push(wordField(CONDITION_STEP, "condition", condition, i18n));
   return parts.join(comma);
 }
 
@@ -204,7 +200,7 @@ export function outcomeLines(source, i18n) {
   if (source.kind === "round") {
     const items = (source.changes ?? []).map(
       (c) =>
-        `<li>${escapeHtml(i18n.format(`${HEADLINE_KEY}.Locates`, { observer: c.observer, target: c.target, result: cardWord(i18n, "Locate", c.result), before: cardWord(i18n, "Locate", c.before) }))}</li>`,
+        `<li>${escapeHtml(i18n.format(`${HEADLINE_KEY}.Locates`, { observer: c.observer, target: c.target, result: wordField(LOCATE_STEP, "result", c.result, i18n), before: wordField(LOCATE_STEP, "before", c.before, i18n) }))}</li>`,
     );
     return items.length ? `<ul class="vtt-bridge-outcomes">${items.join("")}</ul>` : "";
   }

@@ -43,6 +43,7 @@ from vtt_bridge.rules.detection import (
     spots_nothing,
 )
 from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice
+from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step, reveal_answered_step
 
 TokenId = Id
 """A document id (`document.models.Id`)."""
@@ -247,20 +248,13 @@ def _pin_tokens(state: WorldState, observer: str | None, target: str) -> None:
             )
 
 
-def _who(observer: str | None) -> str:
-    return "every observer" if observer is None else observer
-
-
 def pin_locate(state: WorldState, action: PinLocateAction, ctx: Context) -> Ruling:
     """Pin a pair (or a target against every observer) to a state; the world lays it over the matrix
     (`document.pins`). A round already past is refused."""
     _pin_tokens(state, action.observer, action.target)
     round_number = state.scene.round if state.scene is not None else 0
     until = action.until
-    if isinstance(until, UntilRound) and until.round < round_number:
-        raise RuleViolation(
-            "PIN", f"round {until.round} is past: the scene is in round {round_number}", ("until", "round")
-        )
+    check_pin_round(until.round if isinstance(until, UntilRound) else None, round_number)
     pin = LocatePin(state=action.state, until=until, by=action.by)
     old = state.pins.get(action.target, TargetPins())
     pins = (
@@ -268,19 +262,12 @@ def pin_locate(state: WorldState, action: PinLocateAction, ctx: Context) -> Ruli
         if action.observer is None
         else TargetPins(every=old.every, observers={**old.observers, action.observer: pin})
     )
-    shown = until if isinstance(until, str) else f"the end of round {until.round}"
-    step = Step(
-        rule="PIN",
-        text=f"{action.by or 'the GM'} pins how {_who(action.observer)} locates {action.target}: "
-        f"{action.state.value} until {shown}",
-        data={
-            "observer": action.observer,
-            "target": action.target,
-            "state": action.state.value,
-            "until": until if isinstance(until, str) else until.model_dump(mode="json"),
-            "by": action.by,
-        },
-        key="PIN.pinned",
+    step = pinned_step(
+        action.observer,
+        action.target,
+        action.state.value,
+        until if isinstance(until, str) else until.model_dump(mode="json"),
+        action.by,
     )
     return Ruling(state=state.model_copy(update={"pins": {**state.pins, action.target: pins}}), log=(step,))
 
@@ -288,16 +275,9 @@ def pin_locate(state: WorldState, action: PinLocateAction, ctx: Context) -> Ruli
 def release_locate(state: WorldState, action: ReleaseLocateAction, ctx: Context) -> Ruling:
     """Release a pin; the pair gets the rules' state back. A pin that is not there is refused."""
     _pin_tokens(state, action.observer, action.target)
-    old = state.pins.get(action.target)
-    held = (
-        None
-        if old is None
-        else (old.every if action.observer is None else old.observers.get(action.observer))
-    )
-    if old is None or held is None:
-        raise RuleViolation(
-            "PIN", f"no pin on how {_who(action.observer)} locates {action.target}", ("target",)
-        )
+    old = state.pins.get(action.target, TargetPins())
+    held = old.every if action.observer is None else old.observers.get(action.observer)
+    step = released_step(action.observer, action.target, held is not None)
     if action.observer is None:
         left = TargetPins(observers=old.observers)
     else:
@@ -309,12 +289,6 @@ def release_locate(state: WorldState, action: ReleaseLocateAction, ctx: Context)
         del pins[action.target]
     else:
         pins[action.target] = left
-    step = Step(
-        rule="PIN",
-        text=f"the pin on how {_who(action.observer)} locates {action.target} is released",
-        data={"observer": action.observer, "target": action.target, "released": True},
-        key="PIN.released",
-    )
     return Ruling(state=state.model_copy(update={"pins": pins}), log=(step,))
 
 
@@ -334,10 +308,7 @@ def approve_reveal(state: WorldState, action: ApproveRevealAction, ctx: Context)
     """Release a held reveal (`settings.approveReveals`): accepted or refused. None held: refused."""
     _pin_tokens(state, action.observer, action.target)
     row = state.reveals.get(action.target, {})
-    if action.observer not in row:
-        raise RuleViolation(
-            "DET-8", f"no reveal of {action.target} to {action.observer} waits for approval", ("target",)
-        )
+    step = reveal_answered_step(action.observer, action.target, action.accept, held=action.observer in row)
     reveals = dict(state.reveals)
     left = {o: shown for o, shown in row.items() if o != action.observer}
     if left:
@@ -357,11 +328,4 @@ def approve_reveal(state: WorldState, action: ApproveRevealAction, ctx: Context)
         else:
             contests.pop(action.observer, None)
         update["contests"] = contests
-    verdict = "accepted" if action.accept else "refused: the contest counts as lost"
-    step = Step(
-        rule="DET-8",
-        text=f"the GM {verdict} ({action.observer} → {action.target})",
-        data={"observer": action.observer, "target": action.target, "accepted": action.accept},
-        key="DET-8.accepted" if action.accept else "DET-8.refused",
-    )
     return Ruling(state=state.model_copy(update=update), log=(step,))

@@ -1,0 +1,58 @@
+"""PIN and DET-8: the GM's pins on locate states and answers to held reveals, decided and explained
+without a server."""
+
+from __future__ import annotations
+
+import pytest
+
+from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step, reveal_answered_step
+from vtt_bridge.rules.steps import STEPS
+
+
+def test_PIN_a_pin_through_a_round_already_past_is_refused() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        check_pin_round(2, 3)
+    assert caught.value.rule == "PIN"
+    assert caught.value.path == ("until", "round")
+    check_pin_round(3, 3)
+    check_pin_round(None, 7)
+
+
+def test_PIN_the_pinned_step_names_the_pair_the_state_and_the_moment() -> None:
+    step = pinned_step(None, "t-goblin", "pinpointed", {"round": 4}, "")
+    assert (step.rule, step.key) == ("PIN", "PIN.pinned")
+    assert step.text == "the GM pins how every observer locates t-goblin: pinpointed until the end of round 4"
+    assert step.data == {
+        "observer": None,
+        "target": "t-goblin",
+        "state": "pinpointed",
+        "until": {"round": 4},
+        "by": "",
+    }
+    assert set(step.data) <= set(STEPS[step.key].fields) | set(STEPS[step.key].subjects)
+    by_name = pinned_step("t-elf", "t-goblin", "unlocated", "move", "Gamemaster")
+    assert by_name.text == "Gamemaster pins how t-elf locates t-goblin: unlocated until move"
+    assert by_name.data["until"] == "move"
+
+
+def test_PIN_releasing_a_pin_not_held_is_refused_and_a_held_one_is_explained() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        released_step("t-elf", "t-goblin", held=False)
+    assert caught.value.rule == "PIN"
+    assert "no pin on how t-elf locates t-goblin" in str(caught.value)
+    step = released_step(None, "t-goblin", held=True)
+    assert (step.rule, step.key) == ("PIN", "PIN.released")
+    assert step.text == "the pin on how every observer locates t-goblin is released"
+    assert step.data == {"observer": None, "target": "t-goblin", "released": True}
+
+
+def test_DET_8_the_gm_answers_a_held_reveal_and_none_held_is_refused() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        reveal_answered_step("t-elf", "t-goblin", True, held=False)
+    assert caught.value.rule == "DET-8" and caught.value.path == ("target",)
+    accepted = reveal_answered_step("t-elf", "t-goblin", True, held=True)
+    assert (accepted.key, accepted.text) == ("DET-8.accepted", "the GM accepted (t-elf → t-goblin)")
+    assert accepted.data == {"observer": "t-elf", "target": "t-goblin", "accepted": True}
+    refused = reveal_answered_step("t-elf", "t-goblin", False, held=True)
+    assert refused.key == "DET-8.refused" and "the contest counts as lost" in refused.text
