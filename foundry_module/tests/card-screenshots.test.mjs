@@ -7,14 +7,13 @@
  * Writes cards-<lang>.png to the temp folder, or with VTT_BRIDGE_WRITE_SCREENSHOTS=1 to docs/images/.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
-
+import { launchChromium } from "./helpers/chromium.mjs";
 import { langs, LANGS } from "./helpers/i18n.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
@@ -46,8 +45,6 @@ const NAMES = { "Actor.ayla": "Ayla", "Actor.g1": "Goblin 1", "Actor.g2": "Gobli
 const fire = (/** @type {string} */ target, /** @type {number} */ amount) => ({ kind: "damage", target, instances: [{ amount, grade: "L", type: "fire" }] });
 
 test("headless Chromium: cards lead with their headline in a 300 px column in en, de and zh-CN; three targets within 400 px, a quiet round on one line", async (t) => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath}`);
   // a0 the batch, a1 a later hit on Goblin 2, a2 its undo, a3 a round where the goblins spot the thief
   const [batch, later, undo, round] = await sidecarRulings(STATE, [
     { kind: "batch", actions: [fire("Actor.g1", 4), fire("Actor.g2", 4), fire("Actor.g3", 4)] },
@@ -62,12 +59,10 @@ test("headless Chromium: cards lead with their headline in a 300 px column in en
   assert.ok(round.log.some((/** @type {any} */ s) => s.key === "DET-8.round" && s.data.changed > 0), "the round changed a pair");
   for (const r of [batch, later, round, quiet, undo]) assert.ok(Array.isArray(r.log), JSON.stringify(r).slice(0, 300));
   const http = await serveModuleFiles(moduleRoot);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const { browser, close } = await launchChromium();
   t.after(async () => {
-    await browser.close();
+    await close();
     await http.close();
-    rmSync(profile, { recursive: true, force: true });
   });
   const folder = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1" ? join(moduleRoot, "..", "docs", "images") : tmpdir();
   /** @type {Record<string, Record<string, number>>} */

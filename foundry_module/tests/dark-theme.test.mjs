@@ -10,14 +10,12 @@
  * docs/images/dark-theme-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
-
+import { launchChromium } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
 
@@ -37,20 +35,16 @@ const STATE = {
 const THEMES = { light: { background: "#e9e4d4", color: "#191813" }, dark: { background: "#1d1e23", color: "#e4e4e0" } };
 
 test("headless Chromium: cards read in Foundry's light and dark themes (borders, badges, success dice keep their contrast); en, de, zh-CN", async (t) => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath}`);
   const rulings = await sidecarRulings(STATE, [
     { kind: "damage", target: "Actor.ogre", instances: [{ amount: 3, grade: "L", type: "fire" }] },
     { kind: "roll", actor: "Actor.ayla", pool: 8, dice: [10, 8, 3, 6, 9, 1, 2, 7, 4] },
   ]);
   for (const r of rulings) assert.ok(!r.error, JSON.stringify(r));
   const http = await serveModuleFiles(moduleRoot);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const { browser, close } = await launchChromium();
   t.after(async () => {
-    await browser.close();
+    await close();
     await http.close();
-    rmSync(profile, { recursive: true, force: true });
   });
   const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
   for (const lang of ["en", "de", "zh-CN"]) {

@@ -8,14 +8,12 @@
  * docs/images/roll-dialog-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
-
+import { launchChromium } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { mtaCharacter } from "./helpers/mta-actors.mjs";
 
@@ -33,15 +31,11 @@ const AYLA = character({ str: 3, wits: 3 }, [["skills_physical", "brawl", 2]]);
 const GOBLIN = character({ dex: 3 }, [["skills_physical", "athletics", 2]]);
 
 test("headless Chromium: the roll dialog of a CofD character, opposed, its total as built, in English, German and Chinese", async (t) => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const http = await serveModuleFiles(moduleRoot);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const { browser, close } = await launchChromium();
   t.after(async () => {
-    await browser.close();
+    await close();
     await http.close();
-    rmSync(profile, { recursive: true, force: true });
   });
   const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
   const expected = {

@@ -8,14 +8,12 @@
  * VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes docs/images/rules-sheet-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import puppeteer from "puppeteer-core";
-
+import { launchChromium } from "./helpers/chromium.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 
 const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -37,15 +35,11 @@ const FLAGS = {
 };
 
 test("headless Chromium: the rules sheet's lists: Add, choose, save one write; a wrong field refused with a sentence; en, de, zh-CN", async (t) => {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-  assert.ok(existsSync(executablePath), `no browser at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`);
   const http = await serveModuleFiles(moduleRoot);
-  const profile = mkdtempSync(join(tmpdir(), "vtt-bridge-chromium-"));
-  const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir: profile, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const { browser, close } = await launchChromium();
   t.after(async () => {
-    await browser.close();
+    await close();
     await http.close();
-    rmSync(profile, { recursive: true, force: true });
   });
   const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
 
