@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -32,7 +31,7 @@ import aiohttp
 
 from benchmarks.bench_roundtrip import _damage, _setup_world
 from benchmarks.bench_scene import _sync_frames, _sync_state
-from benchmarks.common import TOKEN, free_port
+from benchmarks.common import TOKEN, child_env, free_port
 
 WARM_UP = {"damage": 300, "move": 60}
 
@@ -60,12 +59,7 @@ def _counted_sidecar(out: Path) -> Iterator[tuple[int, int]]:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={
-            **os.environ,
-            "VTT_BRIDGE_TOKEN": TOKEN,
-            "VTT_BRIDGE_LOG_LEVEL": "WARNING",
-            "PYTHONHASHSEED": "0",
-        },
+        env=child_env(),
     )
     assert child.stdout is not None
     try:

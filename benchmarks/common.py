@@ -65,6 +65,13 @@ def place(placement: Placement, servers: Iterable[int]) -> None:
         os.sched_setaffinity(pid, {placement.servers})
 
 
+def child_env() -> dict[str, str]:
+    """The environment of a benchmarked server process: the bench token, warnings only, and a fixed
+    hash seed (with Python's random one, identical sidecars measured side by side differed by up to
+    12% (dict layouts); with it, by 3%)."""
+    return {**os.environ, "VTT_BRIDGE_TOKEN": TOKEN, "VTT_BRIDGE_LOG_LEVEL": "WARNING", "PYTHONHASHSEED": "0"}
+
+
 @contextmanager
 def process(args: list[str], ready: str) -> Iterator[subprocess.Popen[str]]:
     """A child process, ready once its first line contains `ready`."""
@@ -73,14 +80,7 @@ def process(args: list[str], ready: str) -> Iterator[subprocess.Popen[str]]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        # A fixed hash seed: with Python's random one, identical sidecars measured side by side
-        # differed by up to 12% (dict layouts); with it, by 3%.
-        env={
-            **os.environ,
-            "VTT_BRIDGE_TOKEN": TOKEN,
-            "VTT_BRIDGE_LOG_LEVEL": "WARNING",
-            "PYTHONHASHSEED": "0",
-        },
+        env=child_env(),
     )
     assert child.stdout is not None
     line = child.stdout.readline()
