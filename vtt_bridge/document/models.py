@@ -164,6 +164,54 @@ def seal(state: WorldState) -> None:
             members.base = None
 
 
+def senses_changed(before: Actor | None, after: Actor) -> bool:
+    """Whether an actor's change reaches what detection reads of it (DET-1..7: its means and
+    anti-detection, humanoid, blinded and deafened); a new actor (no `before`) always does. Its
+    Health, Willpower and status do not: an unconscious or dead observer keeps its stages one and
+    two, and only makes no contest (DET-8, read when one is made)."""
+    if before is after:
+        return False
+    if before is None:
+        return True
+    if before.humanoid != after.humanoid:
+        return True
+    if before.detection is not after.detection and before.detection != after.detection:
+        return True
+    if before.anti_detection is not after.anti_detection and before.anti_detection != after.anti_detection:
+        return True
+    if before.conditions is after.conditions:
+        return False
+    return before.conditions.get("blinded", False) != after.conditions.get(
+        "blinded", False
+    ) or before.conditions.get("deafened", False) != after.conditions.get("deafened", False)
+
+
+def reaches_detection(before: WorldState, after: WorldState) -> bool:
+    """Whether a ruling from `before` to `after` changed anything detection reads (DET-4..8: the
+    visibility index, the GM's pins and held reveals, the areas): the scene, the settings, a token,
+    the matrix, the standing wins, the pins, the reveals, the areas, or an actor's senses
+    (`senses_changed`; an actor added or removed counts). False for a ruling on Health, Willpower
+    or Energy alone: detection would give back `after` as it is."""
+    if (
+        after.tokens is not before.tokens
+        or after.scene is not before.scene
+        or after.settings is not before.settings
+        or after.visibility is not before.visibility
+        or after.contests is not before.contests
+        or after.pins is not before.pins
+        or after.reveals is not before.reveals
+        or after.areas is not before.areas
+    ):
+        return True
+    b_actors, a_actors = before.actors, after.actors
+    if a_actors is b_actors:
+        return False
+    edited = edited_keys(b_actors, a_actors)
+    if edited is None:
+        return True
+    return any(aid not in a_actors or senses_changed(b_actors.get(aid), a_actors[aid]) for aid in edited)
+
+
 class NotFound(Refusal):
     """A request names an actor or token the world does not have; `path` is the field that named it."""
 

@@ -30,6 +30,7 @@ from vtt_bridge.document.models import (
     WorldState,
     edited_keys,
     pending_cells,
+    senses_changed,
     settled,
 )
 from vtt_bridge.rules.common import RuleViolation
@@ -91,24 +92,6 @@ def standing_of(senses: Senses, key: AntiKey, distance2: float, result: ContestW
     standing stage-three result (`rules.detection.standing`)."""
     profile = senses.profile
     return standing(profile.reach(key).at(distance2), profile.capability, distance2, bool(key), result)
-
-
-def _senses_changed(before: Actor | None, after: Actor) -> bool:
-    if before is after:
-        return False
-    if before is None:
-        return True
-    if before.humanoid != after.humanoid:
-        return True
-    if before.detection is not after.detection and before.detection != after.detection:
-        return True
-    if before.anti_detection is not after.anti_detection and before.anti_detection != after.anti_detection:
-        return True
-    if before.conditions is after.conditions:
-        return False
-    return before.conditions.get("blinded", False) != after.conditions.get(
-        "blinded", False
-    ) or before.conditions.get("deafened", False) != after.conditions.get("deafened", False)
 
 
 def _moved(before: Token | None, after: Token) -> bool:
@@ -516,7 +499,7 @@ class VisibilityIndex:
             b_actors, a_actors = before.actors, after.actors
             edited = edited_keys(b_actors, a_actors) if a_actors is not b_actors else set()
             if edited is not None and all(
-                aid in a_actors and not _senses_changed(b_actors.get(aid), a_actors[aid]) for aid in edited
+                aid in a_actors and not senses_changed(b_actors.get(aid), a_actors[aid]) for aid in edited
             ):
                 return after, []
         return self.refresh_tokens(before, after, None, unapplied_cells)
@@ -558,15 +541,13 @@ class VisibilityIndex:
             b_actors, a_actors = before.actors, after.actors
             edited_actors = edited_keys(b_actors, a_actors)
             if edited_actors is None:
-                changed = {
-                    aid for aid, actor in a_actors.items() if _senses_changed(b_actors.get(aid), actor)
-                }
+                changed = {aid for aid, actor in a_actors.items() if senses_changed(b_actors.get(aid), actor)}
                 changed.update(aid for aid in b_actors if aid not in a_actors)
             else:
                 changed = {
                     aid
                     for aid in edited_actors
-                    if aid not in a_actors or _senses_changed(b_actors.get(aid), a_actors[aid])
+                    if aid not in a_actors or senses_changed(b_actors.get(aid), a_actors[aid])
                 }
             if changed:
                 sensed = {tid for tid, tok in a_tokens.items() if tok.actor in changed}

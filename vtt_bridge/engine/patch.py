@@ -284,7 +284,8 @@ def diff_states(
             {t: {o: v.value for o, v in row.items()} for t, row in after.reveals.items()},
             ops,
         )
-    ops.extend(area_ops(before.areas, after.areas, olds, MISSING))
+    if before.areas is not after.areas:
+        ops.extend(area_ops(before.areas, after.areas, olds, MISSING))
     if before.pins is not after.pins:
         _diff_json(
             "/pins",

@@ -40,6 +40,7 @@ from vtt_bridge.document.models import (
     TokenId,
     WorldState,
     dumped_in_parts,
+    reaches_detection,
     seal,
     settled,
 )
@@ -70,6 +71,9 @@ class Pending:
     """The ruling as undo sees it (its ops and their inverse), stored with it."""
     message_id: str | None = None
     """The message id of a sync or upsert (an undo of it is refused as not a ruling)."""
+    detection: bool = True
+    """Whether the ruling went through detection (the visibility index, the pins, the areas); False:
+    it changed nothing detection reads (`reaches_detection`), which was left alone."""
 
 
 def payload_digest(payload: dict[str, Any]) -> str:
@@ -263,14 +267,19 @@ class World:
         message_id: str | None = None,
         digest: str | None = None,
     ) -> Pending:
-        """`previous`: the state the pins' ends are judged against, when not `before` (a sync);
+        """Derive, rule detection (the visibility index, the pins, the areas: only when the ruling
+        changed something they read, `reaches_detection`), diff, and keep the undo entry.
+        `previous`: the state the pins' ends are judged against, when not `before` (a sync);
         `digest`: the action's payload digest (`payload_digest`)."""
         after = derive(before, after, derived)
-        after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
-        after, refreshed = apply_pins(previous or before, after, self.visibility, refreshed)
-        after = rule_areas(before, after, refreshed, self.dice, recheck=not self._areas_checked)
-        if after.reveals is not before.reveals:
-            log = [*log, *held_steps(before, after)]
+        detection = not self._areas_checked or reaches_detection(previous or before, after)
+        refreshed: list[tuple[str, str]] | None = []
+        if detection:
+            after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
+            after, refreshed = apply_pins(previous or before, after, self.visibility, refreshed)
+            after = rule_areas(before, after, refreshed, self.dice, recheck=not self._areas_checked)
+            if after.reveals is not before.reveals:
+                log = [*log, *held_steps(before, after)]
         if pairs is None:
             pairs = None if target is not None else refreshed  # an undo diffs the rows it restored
         new_rev = before.rev + 1
@@ -303,7 +312,7 @@ class World:
                 None,
                 reason=f"a {kind} is no ruling",
             )
-        return Pending(after, result, action_id, full, digest, entry, message_id)
+        return Pending(after, result, action_id, full, digest, entry, message_id, detection)
 
     def prepare_action(self, action_id: str, payload: dict[str, Any], roller: Roller) -> Pending | bytes:
         """Rule on one `action`. A retried action id with the same payload returns its stored reply
@@ -349,7 +358,15 @@ class World:
                 kind=kind,
                 digest=digest,
             )
-        return Pending(pending.state, pending.result, action_id, pending.snapshot, digest, pending.entry)
+        return Pending(
+            pending.state,
+            pending.result,
+            action_id,
+            pending.snapshot,
+            digest,
+            pending.entry,
+            detection=pending.detection,
+        )
 
     def _prepare_history(self, action_id: str, action: UndoAction | RedoAction) -> Pending:
         """An undo or redo (`history.py`): the planned ops applied, everything derived again."""
@@ -621,9 +638,10 @@ class World:
         undo then keeps instead (packed once the ruling is answered: `History.repack`)."""
         self.state = pending.state
         seal(pending.state)
-        seal_areas(pending.state)
-        self._areas_checked = True
-        self.visibility.committed(pending.state)
+        if pending.detection:  # else its areas are sealed already; the index forgets at the next one
+            seal_areas(pending.state)
+            self._areas_checked = True
+            self.visibility.committed(pending.state)
         data = _utf8(reply)
         if pending.entry is not None:
             entry = pending.entry
