@@ -25,9 +25,8 @@ import pytest
 from tests.conftest import TOKEN, Peer, client_frame, damage, welcomed, world_state
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, RulingRecord
-from vtt_bridge.server.endpoint import origin_allowed
-from vtt_bridge.server.hostcheck import host_allowed
-from vtt_bridge.server.limits import Limits, too_deep
+from vtt_bridge.server.endpoint import host_allowed, origin_allowed, too_deep
+from vtt_bridge.server.limits import Limits
 from vtt_bridge.server.tokenfile import load_or_create_token
 from vtt_bridge.store.log import Store
 from vtt_bridge.store.schema import LAYOUT

@@ -1,5 +1,5 @@
 """Memory a long ruling freed goes back to the system (`heap.py`, glibc), and the server asks for it
-once after a long ruling (`server.release_later`)."""
+once after a long ruling (`heap.release_later`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from vtt_bridge.server import heap
-from vtt_bridge.server import workers as server
+from vtt_bridge.server import heap as server
 from vtt_bridge.server.bridge import Bridge, Config
 
 pytestmark = pytest.mark.skipif(heap._glibc() is None, reason="glibc's allocator only")

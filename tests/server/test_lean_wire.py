@@ -14,7 +14,7 @@ from vtt_bridge.actions.registry import RULING_PAGE_MAX
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server.replies import dumps
+from vtt_bridge.server.commit import dumps
 
 HIDERS = guard_among_hiders([f"h{i}" for i in range(200)], 100, 10)
 ROUND = {"kind": "round", "round": 2}

@@ -13,8 +13,7 @@ from tests.detection_scenes import guard_among_hiders
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World, replayed
-from vtt_bridge.server.outbox import Part
-from vtt_bridge.server.replies import (
+from vtt_bridge.server.commit import (
     dumped_result,
     dumps,
     pushed_parts,
@@ -22,6 +21,7 @@ from vtt_bridge.server.replies import (
     replayed_copy,
     wire_payload,
 )
+from vtt_bridge.server.outbox import Part
 
 STATE = {
     "scene": {"id": "s"},

@@ -20,7 +20,7 @@ from vtt_bridge.engine.history import stored_ops
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import StoreDamaged
-from vtt_bridge.server.replies import dumps
+from vtt_bridge.server.commit import dumps
 from vtt_bridge.store.log import Store
 from vtt_bridge.store.rows import checksum, keeps_reply, pack, snapshot_of
 from vtt_bridge.store.schema import LAYOUT

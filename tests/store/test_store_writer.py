@@ -19,7 +19,7 @@ from tests.conftest import Connect, damage, world_state
 from vtt_bridge.cli.app import checkpoint
 from vtt_bridge.engine import history
 from vtt_bridge.server import commit as commit_module
-from vtt_bridge.server import dispatch, replies, workers
+from vtt_bridge.server import dispatch, workers
 from vtt_bridge.server.bridge import BRIDGE
 from vtt_bridge.store import rows as store_module
 
@@ -35,14 +35,14 @@ json_values = st.recursive(
 def test_dumps_in_turns_writes_the_same_text_as_one_dump(value: Any) -> None:
     """Long lists (here: longer than 2) are dumped a chunk at a time, an object's values one at a
     time, the pieces joined once; the text is `dumps`' own."""
-    original = replies.DUMP_CHUNK
-    replies.DUMP_CHUNK = 2
+    original = commit_module.DUMP_CHUNK
+    commit_module.DUMP_CHUNK = 2
     try:
-        in_turns = replies._dumped_in_turns(value).decode()
-        assert in_turns == replies.dumps(value)
+        in_turns = commit_module._dumped_in_turns(value).decode()
+        assert in_turns == commit_module.dumps(value)
         assert orjson.loads(in_turns) == orjson.loads(orjson.dumps(value))
     finally:
-        replies.DUMP_CHUNK = original
+        commit_module.DUMP_CHUNK = original
 
 
 async def test_a_large_ruling_is_committed_in_the_writer_thread_and_acknowledged_after_it(
@@ -224,5 +224,5 @@ def test_a_long_rulings_result_is_sent_as_the_same_text(value: Any, msg_id: str,
     """A long ruling's result goes out as UTF-8 made in the worker: its envelope's parts joined are
     `envelope`'s text, encoded."""
     data = orjson.dumps(value)
-    expected = replies.envelope("result", data.decode(), msg_id, re).encode()
-    assert b"".join(replies.envelope_parts("result", data, msg_id, re)) == expected
+    expected = commit_module.envelope("result", data.decode(), msg_id, re).encode()
+    assert b"".join(commit_module.envelope_parts("result", data, msg_id, re)) == expected

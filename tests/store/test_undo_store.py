@@ -16,7 +16,7 @@ from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import StoreDamaged
-from vtt_bridge.server.replies import dumps
+from vtt_bridge.server.commit import dumps
 from vtt_bridge.store.log import Store
 from vtt_bridge.store.rows import checksum
 from vtt_bridge.store.schema import APPLICATION_ID, LAYOUT

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from aiohttp import WSCloseCode, web
 
 from vtt_bridge.server import endpoint as server
-from vtt_bridge.server import heap, hostcheck
+from vtt_bridge.server import heap
 from vtt_bridge.server.bridge import BRIDGE, Bridge, Config
 from vtt_bridge.store.files import StoreGone
 from vtt_bridge.web import pages
@@ -107,7 +107,7 @@ async def _close_sockets(app: web.Application) -> None:
 def create_app(config: Config) -> web.Application:
     """The aiohttp application: `/ws`, and the pages of `web/pages.py`."""
     heap.share_one_arena()  # before any thread allocates
-    app = web.Application(middlewares=[hostcheck.middleware(config.allow_hosts)])
+    app = web.Application(middlewares=[server.middleware(config.allow_hosts)])
     app[BRIDGE] = Bridge(config)
     app.router.add_get("/ws", server.websocket)
     pages.setup(app, config.module_dir)

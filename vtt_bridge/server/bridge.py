@@ -64,7 +64,7 @@ class Config:
     module_dir: Path | None = None
     """The Foundry module folder `/module.zip` is built from (None: `pages.default_module_dir()`)."""
     allow_hosts: tuple[str, ...] = ()
-    """Host names served beside the loopback ones (`--allow-host`; `hostcheck.py`)."""
+    """Host names served beside the loopback ones (`--allow-host`; the Host check, `endpoint.middleware`)."""
     limits: Limits = field(default_factory=Limits)
     """What a connection, a world and an unauthenticated socket may cost (`limits.py`)."""
 
@@ -184,7 +184,7 @@ class Bridge:
         self.roller = SeededRoller(config.seed)
         self.recent: deque[RulingRecord] = deque(maxlen=50)
         self.release: asyncio.TimerHandle | None = None
-        """The pending hand-back of a long ruling's freed memory (`server.release_later`)."""
+        """The pending hand-back of a long ruling's freed memory (`heap.release_later`)."""
         self._ids = itertools.count(1)
         self.dirty = False
         self.unauthenticated = 0

@@ -14,10 +14,19 @@ from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import World
 from vtt_bridge.errors import AnsweredLongAgo
 from vtt_bridge.server.bridge import Bridge, Client
-from vtt_bridge.server.commit import STORE_THREAD_BYTES, Commit, commit_ruling
-from vtt_bridge.server.replies import Dumped, dumps, envelope, envelope_parts, replayed_copy
+from vtt_bridge.server.commit import (
+    STORE_THREAD_BYTES,
+    Commit,
+    Dumped,
+    commit_ruling,
+    dumps,
+    envelope,
+    envelope_parts,
+    replayed_copy,
+)
+from vtt_bridge.server.heap import release_later
 from vtt_bridge.server.sync import check_counts
-from vtt_bridge.server.workers import query_dumped, release_later, ruled_in_worker
+from vtt_bridge.server.workers import query_dumped, ruled_in_worker
 
 OFFLOAD_TOKENS = 100
 """A `sync` or `round` in a world of more tokens than this is ruled in a worker thread, so other

@@ -1,4 +1,11 @@
-"""The websocket endpoint on the bridge: authentication, the envelope, one reply per message.
+"""The websocket endpoint on the bridge: who may reach the sidecar, the frames it takes, one reply per
+message.
+
+Who may reach it: every HTTP route and the websocket upgrade answer only to a name the sidecar is
+known by (the Host check, `middleware`: a DNS-rebinding page names its own host, which is refused);
+a browser page only from an allowed origin (`origin_allowed`); off loopback the status page asks
+for the token (`token_given`). A frame is bounded in size and depth (`too_deep`) and parsed as a
+protocol v1 envelope before anything reads it; until `welcome` only a good `hello` is taken.
 
 One event loop owns every world. A request is validated, ruled on (pure code in `engine/world.py`),
 written to the store, and only then committed and acknowledged; a request that fails at any step
@@ -10,13 +17,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import ipaddress
 import json
 import logging
+import re
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp.typedefs import Middleware
 from pydantic import ValidationError
 
 from vtt_bridge import __version__
@@ -29,12 +39,11 @@ from vtt_bridge.engine.protocol import (
 )
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.server.bridge import BRIDGE, Bridge, Client
+from vtt_bridge.server.commit import dumps, envelope
 from vtt_bridge.server.dispatch import answer_query, rule
 from vtt_bridge.server.framecap import DeflateResponse, raise_frame_cap
 from vtt_bridge.server.hello import version_mismatch
-from vtt_bridge.server.limits import too_deep
 from vtt_bridge.server.outbox import Outbox
-from vtt_bridge.server.replies import dumps, envelope
 from vtt_bridge.server.sync import drop_sync_parts, merge_sync_part
 
 log = logging.getLogger("vtt_bridge")
@@ -46,6 +55,86 @@ CLOSE_UNAUTHORIZED = 4401
 
 CLOSE_TOO_SLOW = 4429
 """Close code of a client whose outgoing queue is full: it does not read what it is sent."""
+
+
+# ---- who may reach the sidecar ----------------------------------------------------------------
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def host_name(header: str) -> str:
+    """The name in a `Host` header, without its port, brackets or trailing dot, lowercased."""
+    value = header.strip().lower()
+    if value.startswith("["):
+        name = value[1 : value.find("]")] if "]" in value else value[1:]
+    else:
+        name = value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+    return name.rstrip(".")
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """An IP address literal (an IPv4-mapped IPv6 one as its IPv4; a zone id dropped), else None."""
+    try:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def host_allowed(header: str | None, allowed: tuple[str, ...], local: str | None = None) -> bool:
+    """Whether a request naming this `Host` is served: a loopback name, one of `allowed`, or the
+    literal of `local`, the address of this computer the connection came in on."""
+    if not header:
+        return False
+    name = host_name(header)
+    if name in LOOPBACK_NAMES or name in {host_name(a) for a in allowed}:
+        return True
+    literal = _address(name)
+    return literal is not None and local is not None and literal == _address(local)
+
+
+def is_loopback(address: str) -> bool:
+    """Whether the address the sidecar binds is a loopback one (only this computer can connect)."""
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def token_given(request: web.Request, token: str) -> bool:
+    """Whether a request carries the token (`?token=` or `Authorization: Bearer <token>`)."""
+    given = request.query.get("token", "")
+    auth = request.headers.get("Authorization", "")
+    if auth.lower().startswith("bearer "):
+        given = auth[7:].strip()
+    return bool(given) and hmac.compare_digest(given.encode(), token.encode())
+
+
+RequestHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+"""An aiohttp request handler (what a middleware wraps); `actions.Handler` is a ruling's."""
+
+
+def middleware(allowed: tuple[str, ...]) -> Middleware:
+    """An aiohttp middleware refusing (403) any request whose `Host` is not served."""
+
+    @web.middleware
+    async def check_host(request: web.Request, handler: RequestHandler) -> web.StreamResponse:
+        header = request.headers.get("Host")
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        local = str(sockname[0]) if isinstance(sockname, tuple) and sockname else None
+        if not host_allowed(header, allowed, local):
+            log.warning("refused a request for host %r from %s", header, request.remote)
+            raise web.HTTPForbidden(
+                text=f"host {header!r} is not served; start the sidecar with --allow-host to name it "
+                "(this computer's own address is served as it is)\n"
+            )
+        return await handler(request)
+
+    return check_host
 
 
 def origin_allowed(origin: str, patterns: tuple[str, ...]) -> bool:
@@ -110,6 +199,46 @@ def _rate_ok(bridge: Bridge, client: Client) -> bool:
         return False
     client.tokens -= 1.0
     return True
+
+
+# ---- the frames it takes ----------------------------------------------------------------------
+
+_ESCAPED = (b"\\\\", b'\\"')
+"""The escapes that could hide a quote, removed in this order (a pair of backslashes first, so that
+the backslash of an escaped backslash never escapes the quote after it)."""
+
+_KEPT = bytes(sorted(set(range(256)) - set(b'"{}[]')))
+"""Every byte but quotes and brackets (deleted: what is left is the text's structure)."""
+
+_STRING = re.compile(rb'"[^"]*"')
+_BRACKETS = bytes.maketrans(b"[]", b"{}")
+
+
+def too_deep(text: str, limit: int) -> bool:
+    """Whether JSON text nests objects and arrays more than `limit` deep (without walking a parsed
+    value: a deeply nested one would exhaust the recursion of the code that walks it). Exact for
+    valid JSON (the server parses a frame first); a frame with no more brackets than `limit` is
+    answered at once (a ruling's request has a handful).
+
+    Each step runs over the whole text in one call (bytes' replace and translate), so a sync part of
+    a megabyte costs a few milliseconds on the event loop: escapes that could hide a quote are
+    dropped, then every byte but quotes and brackets; adjacent quotes are dropped in pairs (an empty
+    string, or the end of one string and the start of the next with no bracket between: the quotes
+    left still alternate opening and closing), then the strings left (those that hold a bracket);
+    the brackets, all of one kind, then lose their innermost level once per step."""
+    if text.count("{") + text.count("[") <= limit:
+        return False
+    data = text.encode()
+    for escape in _ESCAPED:
+        data = data.replace(escape, b"")
+    structure = _STRING.sub(b"", data.translate(None, _KEPT).replace(b'""', b""))
+    brackets = structure.translate(_BRACKETS)
+    for _ in range(limit):
+        inner = brackets.replace(b"{}", b"")
+        if len(inner) == len(brackets):
+            return False
+        brackets = inner
+    return bool(brackets)
 
 
 def _no_constants(name: str) -> Any:

@@ -8,11 +8,16 @@ keeps the free pages inside its heaps for later use. `release_freed_memory` afte
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import ctypes.util
 import gc
 import sys
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vtt_bridge.server.bridge import Bridge
 
 
 @cache
@@ -65,3 +70,21 @@ def collect_young_less_often() -> None:
     longer to be freed."""
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG_COLLECTION_EVERY, middle, old)
+
+
+RELEASE_AFTER = 2.0
+"""Seconds after a long ruling's commit that the memory it freed is given back to the system (its
+reply sent meanwhile, and its objects gone with the frames that held them)."""
+
+
+def release_later(bridge: Bridge) -> None:
+    """After a long ruling: its freed memory given back (`release_freed_memory`) in
+    `RELEASE_AFTER` seconds, once for any number of long rulings meanwhile."""
+    if bridge.release is not None:
+        return
+
+    def release() -> None:
+        bridge.release = None
+        release_freed_memory()
+
+    bridge.release = asyncio.get_running_loop().call_later(RELEASE_AFTER, release)

@@ -1,13 +1,14 @@
 """The sidecar's bounds: what one connection, one world and one unauthenticated socket may cost.
 
 Every bound here is a number in `Limits` (docs/security.md says what each one defends against); a
-request past one is refused with `too_large` (or the socket closed) and changes nothing.
+request past one is refused with `too_large` (or the socket closed) and changes nothing. The
+endpoint applies the frame's bounds (`endpoint.too_deep`); the wrong tokens' back-off and the
+rate-limited warnings are here.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 
@@ -50,44 +51,6 @@ class Limits:
     """Seconds between two parts of a `sync` after which the buffered parts are dropped."""
     max_depth: int = 32
     """The deepest nesting of objects and arrays a frame may have."""
-
-
-_ESCAPED = (b"\\\\", b'\\"')
-"""The escapes that could hide a quote, removed in this order (a pair of backslashes first, so that
-the backslash of an escaped backslash never escapes the quote after it)."""
-
-_KEPT = bytes(sorted(set(range(256)) - set(b'"{}[]')))
-"""Every byte but quotes and brackets (deleted: what is left is the text's structure)."""
-
-_STRING = re.compile(rb'"[^"]*"')
-_BRACKETS = bytes.maketrans(b"[]", b"{}")
-
-
-def too_deep(text: str, limit: int) -> bool:
-    """Whether JSON text nests objects and arrays more than `limit` deep (without walking a parsed
-    value: a deeply nested one would exhaust the recursion of the code that walks it). Exact for
-    valid JSON (the server parses a frame first); a frame with no more brackets than `limit` is
-    answered at once (a ruling's request has a handful).
-
-    Each step runs over the whole text in one call (bytes' replace and translate), so a sync part of
-    a megabyte costs a few milliseconds on the event loop: escapes that could hide a quote are
-    dropped, then every byte but quotes and brackets; adjacent quotes are dropped in pairs (an empty
-    string, or the end of one string and the start of the next with no bracket between: the quotes
-    left still alternate opening and closing), then the strings left (those that hold a bracket);
-    the brackets, all of one kind, then lose their innermost level once per step."""
-    if text.count("{") + text.count("[") <= limit:
-        return False
-    data = text.encode()
-    for escape in _ESCAPED:
-        data = data.replace(escape, b"")
-    structure = _STRING.sub(b"", data.translate(None, _KEPT).replace(b'""', b""))
-    brackets = structure.translate(_BRACKETS)
-    for _ in range(limit):
-        inner = brackets.replace(b"{}", b"")
-        if len(inner) == len(brackets):
-            return False
-        brackets = inner
-    return bool(brackets)
 
 
 def token_problem(token: str) -> str | None:

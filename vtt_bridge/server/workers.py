@@ -1,10 +1,9 @@
 """Long work off the event loop: a long ruling or a big world's state dumped in a worker thread with
-the cycle collector paused, and the memory it freed given back to the system afterwards.
+the cycle collector paused (the memory it freed is given back afterwards: `heap.release_later`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import threading
@@ -14,9 +13,7 @@ from typing import Any, TypeVar
 import orjson
 
 from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server import heap
-from vtt_bridge.server.bridge import Bridge
-from vtt_bridge.server.replies import Dumped, dumped_result, json_default
+from vtt_bridge.server.commit import Dumped, dumped_result, json_default
 
 P = TypeVar("P")
 
@@ -28,24 +25,6 @@ def query_dumped(world: World, payload: dict[str, Any]) -> bytes:
     gc.freeze()
     with COLLECTOR.paused():
         return orjson.dumps(world.query(payload), default=json_default)
-
-
-RELEASE_AFTER = 2.0
-"""Seconds after a long ruling's commit that the memory it freed is given back to the system (its
-reply sent meanwhile, and its objects gone with the frames that held them)."""
-
-
-def release_later(bridge: Bridge) -> None:
-    """After a long ruling: its freed memory given back (`heap.release_freed_memory`) in
-    `RELEASE_AFTER` seconds, once for any number of long rulings meanwhile."""
-    if bridge.release is not None:
-        return
-
-    def release() -> None:
-        bridge.release = None
-        heap.release_freed_memory()
-
-    bridge.release = asyncio.get_running_loop().call_later(RELEASE_AFTER, release)
 
 
 class CollectorPause:

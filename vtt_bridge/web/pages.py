@@ -32,7 +32,7 @@ from aiohttp import web
 from vtt_bridge import __version__
 from vtt_bridge.engine.world import World
 from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
-from vtt_bridge.server.hostcheck import is_loopback, token_given
+from vtt_bridge.server.endpoint import is_loopback, token_given
 from vtt_bridge.web.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$")

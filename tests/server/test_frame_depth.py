@@ -1,4 +1,4 @@
-"""`limits.too_deep` against the nesting of the parsed value, for any JSON (strings that hold
+"""`endpoint.too_deep` against the nesting of the parsed value, for any JSON (strings that hold
 brackets, quotes and backslashes included) and any limit."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vtt_bridge.server.limits import too_deep
+from vtt_bridge.server.endpoint import too_deep
 
 _TRICKY = st.text(alphabet=st.sampled_from('{}[]"\\/:,ab é\n'), max_size=8)
 _VALUES: st.SearchStrategy[Any] = st.recursive(
