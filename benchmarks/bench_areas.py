@@ -31,7 +31,7 @@ def one(tokens: int, areas: bool) -> dict[str, Any]:
     from vtt_bridge.engine import world as world_module
     from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.engine.world import Pending, World
-    from vtt_bridge.server.workers import ruled_in_worker
+    from vtt_bridge.server.commit import ruled_in_worker
 
     if not areas:
         setattr(world_module, "rule_areas", lambda before, after, *args, **kwargs: after)  # noqa: B010

@@ -50,17 +50,17 @@ LAST = 6
 
 
 def _ruled_round(world: Any, number: int) -> dict[str, float]:
-    """Combat round `number`, ruled as the server's worker rules it (`server.ruled_in_worker`: the live heap
+    """Combat round `number`, ruled as the server's worker rules it (`commit.ruled_in_worker`: the live heap
     frozen, the cycle collector paused, the reply dumped), committed as the server commits it (its
-    ops and inverse kept for undo as JSON in parts, `server._stored`), then settled as the server
-    settles it after the acknowledgement: those packed (`server._pack_later`), the ruling and its
-    reply dropped (sent), and the freed memory given back (`server.release_later`). Its time
+    ops and inverse kept for undo as JSON in parts, `commit._made`), then settled as the server
+    settles it after the acknowledgement: those packed (`commit._pack_later`), the ruling and its
+    reply dropped (sent), and the freed memory given back (`heap.release_later`). Its time
     (`seconds`) covers the ruling and its reply; the packing's is `pack_s`."""
     from vtt_bridge.engine.history import packed_ops, stored_ops
     from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.engine.world import Pending
     from vtt_bridge.server import heap
-    from vtt_bridge.server.workers import ruled_in_worker
+    from vtt_bridge.server.commit import ruled_in_worker
 
     start = time.perf_counter()
     ruled, dumped = ruled_in_worker(

@@ -26,7 +26,7 @@ def main() -> None:
     from vtt_bridge.engine import world as world_module
     from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.engine.world import Pending, World
-    from vtt_bridge.server.workers import ruled_in_worker
+    from vtt_bridge.server.commit import ruled_in_worker
 
     if args.areas == "off":
         setattr(world_module, "rule_areas", lambda before, after, *a, **k: after)  # noqa: B010

@@ -11,7 +11,8 @@ import pytest
 
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server.workers import CollectorPause, ruled_in_worker
+from vtt_bridge.server.commit import ruled_in_worker
+from vtt_bridge.server.workers import CollectorPause
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from vtt_bridge.server import heap
-from vtt_bridge.server import heap as server
 from vtt_bridge.server.bridge import Bridge, Config
 
 pytestmark = pytest.mark.skipif(heap._glibc() is None, reason="glibc's allocator only")
@@ -95,16 +94,16 @@ def test_the_server_gives_freed_memory_back_once_after_long_rulings(
         return released[-1]
 
     monkeypatch.setattr(heap, "release_freed_memory", counted)
-    monkeypatch.setattr(server, "RELEASE_AFTER", 0.05)
+    monkeypatch.setattr(heap, "RELEASE_AFTER", 0.05)
 
     async def run() -> None:
         bridge = Bridge(Config(data_dir=tmp_path, token="t"))
-        server.release_later(bridge)
-        server.release_later(bridge)  # a second long ruling meanwhile: one release
+        heap.release_later(bridge)
+        heap.release_later(bridge)  # a second long ruling meanwhile: one release
         assert bridge.release is not None
         await asyncio.sleep(0.2)
         assert bridge.release is None
-        server.release_later(bridge)
+        heap.release_later(bridge)
         await asyncio.sleep(0.2)
 
     asyncio.run(run())

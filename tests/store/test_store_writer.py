@@ -19,7 +19,7 @@ from tests.conftest import Connect, damage, world_state
 from vtt_bridge.cli.app import checkpoint
 from vtt_bridge.engine import history
 from vtt_bridge.server import commit as commit_module
-from vtt_bridge.server import dispatch, workers
+from vtt_bridge.server import queries
 from vtt_bridge.server.bridge import BRIDGE
 from vtt_bridge.store import rows as store_module
 
@@ -199,15 +199,15 @@ async def test_a_big_worlds_state_query_is_answered_from_a_worker_with_the_world
     state is tens of MB of JSON) is dumped in a worker, with the world's lock held so that no ruling
     commits meanwhile, and answers what it answers on the event loop: the state document."""
     bridge = server.app[BRIDGE]
-    real = workers.query_dumped
+    real = queries.query_dumped
     seen: list[tuple[str, bool]] = []
 
     def query_dumped(world: Any, payload: dict[str, Any]) -> bytes:
         seen.append((threading.current_thread().name, bridge.lock(world.id).locked()))
         return real(world, payload)
 
-    monkeypatch.setattr(dispatch, "query_dumped", query_dumped)
-    monkeypatch.setattr(dispatch, "OFFLOAD_TOKENS", 3)
+    monkeypatch.setattr(queries, "query_dumped", query_dumped)
+    monkeypatch.setattr(queries, "OFFLOAD_TOKENS", 3)
     small, big = await connect("small"), await connect("big")
     assert (await small.request("sync", {"state": world_state(2)}))["type"] == "result"
     assert (await big.request("sync", {"state": world_state(6)}))["type"] == "result"

@@ -1,9 +1,12 @@
-"""The commit pipeline of one ruling, and the encoding of its reply.
+"""A ruling's way through the server: made, stored, acknowledged, committed, pushed; and its reply's
+encoding.
 
-The ruling (a `Pending` from `engine/world.py`) is written to the store as one row, then
-acknowledged to the client that asked, committed into its world and pushed to the world's other
-clients, in that order. A ruling the store cannot take is refused and changes nothing; a stored one
-is always committed (the world never falls behind its store).
+`rule` takes a welcomed client's `sync`, `upsert` or `action` (a long one ruled in a worker thread,
+`ruled_in_worker`; a retried action id answered with its stored reply) and hands the ruling (a
+`Pending` from `engine/world.py`) to the commit pipeline, `commit_ruling`: written to the store as
+one row, then acknowledged to the client that asked, committed into its world and pushed to the
+world's other clients, in that order. A ruling the store cannot take is refused and changes
+nothing; a stored one is always committed (the world never falls behind its store).
 
 The reply encoding: a ruling's result as the JSON that is stored, the copy each client is sent (its
 log and rolls cut, `/contests` ops only for a client that asked for them), the envelope around it,
@@ -14,6 +17,7 @@ the event loop, or in turns in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sqlite3
 import time
@@ -30,13 +34,17 @@ from vtt_bridge.engine.history import JsonOps, packed_ops, stored_ops
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN, ErrorCode
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import Pending, World
+from vtt_bridge.errors import AnsweredLongAgo
 from vtt_bridge.server.bridge import Bridge, Client, RulingRecord
 from vtt_bridge.server.heap import release_later
 from vtt_bridge.server.outbox import Part
+from vtt_bridge.server.sync import check_counts
+from vtt_bridge.server.workers import COLLECTOR
 from vtt_bridge.store.rows import keeps_reply, pack, snapshot_of
 
 A = TypeVar("A")
 R = TypeVar("R")
+P = TypeVar("P")
 
 log = logging.getLogger("vtt_bridge")
 
@@ -99,29 +107,6 @@ def _made(pending: Pending) -> Made:
     return kept, None if kept is None else pack(kept[1].data())
 
 
-def _stored(
-    commit: Commit, reply: bytes | None, snapshot: bytes | None, made: Made
-) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (in whichever thread runs the store's work), its reply and
-    snapshot as the store takes them (`store.pack`, `store.snapshot_of`; a reply the store does not
-    keep may be None: `store.keeps_reply`); returns its ops and inverse as JSON in parts (`_made`)."""
-    pending = commit.pending
-    entry = pending.entry
-    kept, inverse = made
-    commit.bridge.store.append(
-        commit.world.id,
-        pending.result["rev"],
-        pending.action_id,
-        b"" if reply is None else reply,
-        snapshot,
-        pending.digest,
-        kind=None if entry is None else entry.kind,
-        target=pending.message_id if entry is None or entry.action_id is None else entry.target,
-        inverse=inverse,
-    )
-    return kept
-
-
 def _in_worker(work: Callable[[A], R], value: A | None) -> Awaitable[R | None]:
     """`work(value)` in a worker thread, or None at once for no value."""
     if value is None:
@@ -132,26 +117,41 @@ def _in_worker(work: Callable[[A], R], value: A | None) -> Awaitable[R | None]:
 async def _store(
     commit: Commit, result_json: bytes, snapshot: WorldState | None, off_loop: bool
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (`off_loop`: its row made in workers, the reply packed in one
-    while the inverse is made and packed in another and the snapshot dumped and packed in a third,
-    then written in the store's writer thread), or raise `StorageError` (nothing written); returns
-    what `_stored` does."""
-    bridge, pending = commit.bridge, commit.pending
+    """Write one ruling to the store as one row (`Store.append`, through `Bridge.in_store`), or raise
+    `StorageError` (nothing written); returns its ops and inverse as JSON in parts (`_made`).
+    `off_loop`: its row made in workers (the reply packed in one while the inverse is made and
+    packed in another and the snapshot dumped and packed in a third, `store.pack`,
+    `store.snapshot_of`; a reply the store does not keep is not packed, `store.keeps_reply`), then
+    written in the store's writer thread. On the loop a ruling carries no snapshot (`commit_ruling`),
+    so the store keeps its reply."""
+    bridge, pending, entry = commit.bridge, commit.pending, commit.pending.entry
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
-    written = result_json if keeps_reply(pending.action_id, snapshot is not None) else None
     if off_loop:
+        written = result_json if keeps_reply(pending.action_id, snapshot is not None) else None
         made, reply, dumped = await asyncio.gather(
             asyncio.to_thread(_made, pending), _in_worker(pack, written), _in_worker(snapshot_of, snapshot)
         )
     else:
-        made = _made(pending)
-        reply = None if written is None else pack(written)
-        dumped = None if snapshot is None else snapshot_of(snapshot)
+        made, reply, dumped = _made(pending), pack(result_json), None
+    kept, inverse = made
     try:
-        return await bridge.in_store(_stored, commit, reply, dumped, made, off_loop=off_loop)
+        await bridge.in_store(
+            bridge.store.append,
+            commit.world.id,
+            pending.result["rev"],
+            pending.action_id,
+            b"" if reply is None else reply,
+            dumped,
+            pending.digest,
+            None if entry is None else entry.kind,
+            pending.message_id if entry is None or entry.action_id is None else entry.target,
+            inverse,
+            off_loop=off_loop,
+        )
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None
+    return kept
 
 
 async def commit_ruling(commit: Commit, dumped: Dumped | None = None) -> None:
@@ -236,6 +236,106 @@ def _committed(commit: Commit, dumped: Dumped, kept: tuple[JsonOps, JsonOps] | N
             copy = dumped.sent(other.contests)
             parts = pushed[other.contests] = pushed_parts(pending, kind, copy, other.contests)
         other.send(envelope_parts("patch", parts, bridge.next_id(), None), after=answered)
+
+
+# ---- a ruling made ----------------------------------------------------------------------------
+
+OFFLOAD_TOKENS = 100
+"""A `sync` or `round` in a world of more tokens than this is ruled in a worker thread, so other
+worlds are served meanwhile (the GIL hands the event loop a turn every few milliseconds)."""
+
+
+def long_ruling(type_: str, payload: dict[str, Any], world: World) -> bool:
+    """Whether a ruling is expected to take long enough to hold other worlds up."""
+    if type_ == "sync":
+        tokens = payload.get("state", {}).get("tokens") if isinstance(payload.get("state"), dict) else None
+        return isinstance(tokens, dict) and len(tokens) > OFFLOAD_TOKENS
+    if type_ == "action" and payload.get("kind") == "batch":
+        return _batch_damages(payload) > OFFLOAD_DAMAGES
+    # an undo or redo may restore a whole round's results
+    return (
+        type_ == "action"
+        and payload.get("kind") in ("round", "undo", "redo")
+        and len(world.state.tokens) > OFFLOAD_TOKENS
+    )
+
+
+OFFLOAD_DAMAGES = 500
+"""A `batch` of more damage instances than this is ruled in a worker thread, so other worlds are
+served meanwhile (the measurements behind the bound: docs/benchmarks.md)."""
+
+
+def _batch_damages(payload: dict[str, Any]) -> int:
+    """How many damage instances a batch's payload names (its validation comes later)."""
+    actions = payload.get("actions")
+    if not isinstance(actions, list):
+        return 0
+    return sum(
+        len(item["instances"])
+        for item in actions
+        if isinstance(item, dict) and isinstance(item.get("instances"), list)
+    )
+
+
+def ruled_in_worker(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
+    """In a worker: a long ruling prepared, and its result's JSON (None for a stored reply's text).
+
+    The objects alive when it starts (the worlds' documents: millions in a big scene) are moved out
+    of the cycle collector's reach first (`gc.freeze`), and the collector is paused while it runs
+    (`COLLECTOR`): a round allocates enough to trigger full collections, each walked every object it
+    made so far holding the interpreter lock, and none freed anything: a ruling's objects are
+    trees that reference counting frees. Only cyclic garbage made meanwhile waits for the next
+    collection."""
+    gc.freeze()
+    with COLLECTOR.paused():
+        prepared = prepare(*args)
+        if isinstance(prepared, Pending):
+            return prepared, dumped_result(prepared.result, in_turns=True)
+        return prepared, None
+
+
+async def rule(
+    bridge: Bridge, client: Client, world: World, msg_id: str, type_: str, payload: dict[str, Any]
+) -> None:
+    """Rule on a `sync`, `upsert` or `action` (in a worker thread when it is long), then commit it."""
+    offload = long_ruling(type_, payload, world)
+    if type_ == "action":
+        dumped: Dumped | None = None
+        try:
+            if offload:
+                prepared, dumped = await asyncio.to_thread(
+                    ruled_in_worker, world.prepare_action, msg_id, payload, bridge.roller
+                )
+            else:
+                prepared = world.prepare_action(msg_id, payload, bridge.roller)
+        except AnsweredLongAgo as old:
+            # in the store's thread: a round's reply is megabytes, read back and checksummed
+            stored = await bridge.in_store(bridge.store.reply, world.id, msg_id, off_loop=True)
+            if stored is None:
+                raise
+            prepared = world.replay(msg_id, old.digest, *stored)
+        if isinstance(prepared, bytes):
+            if len(prepared) > STORE_THREAD_BYTES:
+                sent = await asyncio.to_thread(replayed_copy, prepared, client.contests)
+            else:
+                sent = replayed_copy(prepared, client.contests)
+            client.send(envelope_parts("result", sent, bridge.next_id(), msg_id))
+            return
+        await commit_ruling(Commit(bridge, client, world, prepared, msg_id, str(payload.get("kind"))), dumped)
+        if offload:
+            release_later(bridge)
+        return
+    if type_ == "sync":
+        if offload:
+            pending, dumped = await asyncio.to_thread(ruled_in_worker, world.prepare_sync, payload, msg_id)
+            await commit_ruling(Commit(bridge, client, world, pending, msg_id, type_), dumped)
+            release_later(bridge)
+            return
+        pending = world.prepare_sync(payload, msg_id)
+    else:
+        pending = world.prepare_upsert(payload, msg_id)
+        check_counts(bridge.config.limits, pending.state)
+    await commit_ruling(Commit(bridge, client, world, pending, msg_id, type_))
 
 
 # ---- the reply encoding ------------------------------------------------------------------------

@@ -39,11 +39,11 @@ from vtt_bridge.engine.protocol import (
 )
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.server.bridge import BRIDGE, Bridge, Client
-from vtt_bridge.server.commit import dumps, envelope
-from vtt_bridge.server.dispatch import answer_query, rule
+from vtt_bridge.server.commit import dumps, envelope, rule
 from vtt_bridge.server.framecap import DeflateResponse, raise_frame_cap
 from vtt_bridge.server.hello import version_mismatch
 from vtt_bridge.server.outbox import Outbox
+from vtt_bridge.server.queries import answer_query
 from vtt_bridge.server.sync import drop_sync_parts, merge_sync_part
 
 log = logging.getLogger("vtt_bridge")

@@ -1,5 +1,6 @@
-"""Long work off the event loop: a long ruling or a big world's state dumped in a worker thread with
-the cycle collector paused (the memory it freed is given back afterwards: `heap.release_later`).
+"""Long work off the event loop: the cycle collector paused while a long ruling (`commit.ruled_in_worker`)
+or a big world's state (`queries.query_dumped`) is made in a worker thread (the memory it freed is
+given back afterwards: `heap.release_later`).
 """
 
 from __future__ import annotations
@@ -7,24 +8,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
-
-import orjson
-
-from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server.commit import Dumped, dumped_result, json_default
-
-P = TypeVar("P")
-
-
-def query_dumped(world: World, payload: dict[str, Any]) -> bytes:
-    """In a worker: a query answered (`World.query`) and its result's JSON (one `orjson` call: the
-    state is dumped in parts already, `dumped_in_parts`), the cycle collector paused as for a long
-    ruling (`ruled_in_worker`)."""
-    gc.freeze()
-    with COLLECTOR.paused():
-        return orjson.dumps(world.query(payload), default=json_default)
+from collections.abc import Iterator
 
 
 class CollectorPause:
@@ -59,20 +43,3 @@ class CollectorPause:
 
 
 COLLECTOR = CollectorPause()
-
-
-def ruled_in_worker(prepare: Callable[..., P], *args: Any) -> tuple[P, Dumped | None]:
-    """In a worker: a long ruling prepared, and its result's JSON (None for a stored reply's text).
-
-    The objects alive when it starts (the worlds' documents: millions in a big scene) are moved out
-    of the cycle collector's reach first (`gc.freeze`), and the collector is paused while it runs
-    (`COLLECTOR`): a round allocates enough to trigger full collections, each walked every object it
-    made so far holding the interpreter lock, and none freed anything: a ruling's objects are
-    trees that reference counting frees. Only cyclic garbage made meanwhile waits for the next
-    collection."""
-    gc.freeze()
-    with COLLECTOR.paused():
-        prepared = prepare(*args)
-        if isinstance(prepared, Pending):
-            return prepared, dumped_result(prepared.result, in_turns=True)
-        return prepared, None
