@@ -11,8 +11,8 @@ them); `--watchers` more clients of the world take the pushed patches (every sec
 
 The moves' instructions are the difference of the two runs (the client's part included: it reads
 every reply). `--profile FILE` writes a cProfile of the moves alone (`python -m pstats FILE`);
-`--hashes` prints the sha256 of every reply and pushed frame of the moves: a change that is meant to
-change no byte keeps it.
+`--hashes` prints one sha256 of every reply and pushed frame of the moves (a pushed frame without its
+message id): a change that is meant to change no byte keeps it.
 """
 
 from __future__ import annotations
@@ -46,6 +46,13 @@ def _move(ids: list[str], i: int) -> str:
     return json.dumps({"v": 1, "id": f"m{i}", "type": "action", "payload": payload})
 
 
+def _unnumbered(pushed: str) -> str:
+    """A pushed frame without its message id (each client's push is numbered in turn)."""
+    head = '{"v":1,"id":'
+    assert pushed.startswith(head), pushed[:80]
+    return pushed[pushed.index(",", len(head)) + 1 :]
+
+
 async def run(
     tokens: int, moves: int, watchers: int, rounds: int, profile: Path | None, hashes: bool
 ) -> None:
@@ -77,11 +84,10 @@ async def run(
                     await acting.send_str(frame)
                     reply = (await acting.receive()).data
                     assert json.loads(reply)["type"] == "result", reply[:400]
-                    for other in others:
-                        pushed = (await other.receive()).data
-                        if hashes:
-                            digest.update(hashlib.sha256(pushed.encode()).digest())
-                    if hashes:
+                    pushes = [_unnumbered((await other.receive()).data) for other in others]
+                    if hashes:  # which watcher a push numbers first follows the clients' set order
+                        for pushed in sorted(hashlib.sha256(text.encode()).digest() for text in pushes):
+                            digest.update(pushed)
                         digest.update(hashlib.sha256(reply.encode()).digest())
 
                 for frame in _sync_frames(state, limit=900_000):
