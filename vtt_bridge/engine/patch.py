@@ -184,7 +184,7 @@ def _diff_models(
             _diff_model(f"{path}/{escape(key)}", old, new, ops, olds)
 
 
-_CODES: dict[object, str] = dict(LOCATE_CODES)
+_CODES: dict[object, str] = {state: code for state, code in LOCATE_CODES.items()}
 """A cell's code in the sparse form; an absent or pinpointed cell has none. Read by lookup, not by
 comparing a cell with `PINPOINTED`: a `LocateState` compares through its class's Python-level
 comparisons (it orders its members), some thousands of instructions a `==`, where a lookup of the
