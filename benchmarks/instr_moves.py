@@ -6,10 +6,11 @@ token to a new place across a 4,000-pixel square, as `bench_scene` and `bench_in
 them); `--watchers` more clients of the world take the pushed patches (every second one asks for
 `/contests`); `--rounds` combat rounds before the moves leave their stage-three results standing.
 
-    PYTHONHASHSEED=0 perf stat -e instructions:u python -m benchmarks.instr_moves --moves 0
-    PYTHONHASHSEED=0 perf stat -e instructions:u python -m benchmarks.instr_moves --moves 300
+    PYTHONHASHSEED=0 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=moves.out \
+        python -m benchmarks.instr_moves --moves 150 --callgrind
 
-The moves' instructions are the difference of the two runs (the client's part included: it reads
+With `--callgrind` (under callgrind, its collection off at the start) the count covers the measured
+moves alone (`callgrind_control -i on` before them, `-d` after; the client's part included: it reads
 every reply). `--profile FILE` writes a cProfile of the moves alone (`python -m pstats FILE`);
 `--hashes` prints one sha256 of every reply and pushed frame of the moves (a pushed frame without its
 message id): a change that is meant to change no byte keeps it.
@@ -23,6 +24,7 @@ import cProfile
 import hashlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +48,11 @@ def _move(ids: list[str], i: int) -> str:
     return json.dumps({"v": 1, "id": f"m{i}", "type": "action", "payload": payload})
 
 
+def _callgrind(*command: str) -> None:
+    """Tell callgrind, which runs this process, to count (`-i on`) or to dump its count (`-d`)."""
+    subprocess.run(["callgrind_control", *command, str(os.getpid())], check=True, capture_output=True)
+
+
 def _unnumbered(pushed: str) -> str:
     """A pushed frame without its message id (each client's push is numbered in turn)."""
     head = '{"v":1,"id":'
@@ -54,7 +61,7 @@ def _unnumbered(pushed: str) -> str:
 
 
 async def run(
-    tokens: int, moves: int, watchers: int, rounds: int, profile: Path | None, hashes: bool
+    tokens: int, moves: int, watchers: int, rounds: int, profile: Path | None, hashes: bool, counted: bool
 ) -> None:
     """Sync, warm up, then the measured moves (profiled when `profile` is given)."""
     collect_young_less_often()
@@ -105,10 +112,14 @@ async def run(
                 profiler = cProfile.Profile() if profile is not None else None
                 start = time.perf_counter()
                 cpu = time.process_time()
+                if counted:
+                    _callgrind("-i", "on")
                 if profiler is not None:
                     profiler.enable()
                 for i in range(WARM_UP, WARM_UP + moves):
                     await ask(_move(ids, i))
+                if counted:
+                    _callgrind("-d")
                 if profiler is not None:
                     profiler.disable()
                     profiler.dump_stats(profile)  # type: ignore[arg-type]
@@ -134,11 +145,14 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, default=0, help="more clients of the world, pushed each move")
     parser.add_argument("--rounds", type=int, default=0, help="combat rounds before the moves")
     parser.add_argument("--profile", type=Path, default=None, help="a cProfile of the moves, to this file")
+    parser.add_argument("--callgrind", action="store_true", help="count the moves alone (under callgrind)")
     parser.add_argument("--hashes", action="store_true", help="the sha256 of the moves' replies and pushes")
     args = parser.parse_args()
     if args.hashes and os.environ.get("PYTHONHASHSEED") != "0":
         sys.exit("run with PYTHONHASHSEED=0")
-    asyncio.run(run(args.tokens, args.moves, args.watchers, args.rounds, args.profile, args.hashes))
+    asyncio.run(
+        run(args.tokens, args.moves, args.watchers, args.rounds, args.profile, args.hashes, args.callgrind)
+    )
 
 
 if __name__ == "__main__":
