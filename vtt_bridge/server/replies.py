@@ -56,12 +56,15 @@ def _is_contests(op: Any) -> bool:
     return type(path) is str and path.startswith("/contests") and (len(path) == 9 or path[9] == "/")
 
 
+_PATH = itemgetter("path")
+
+
 def _has_contests(patch: list[Any]) -> bool:
     """Whether a patch holds a `/contests` op (`_is_contests`). Its paths are first joined and
     searched in C: a move's hundreds of ops are not looked at one by one in Python unless one path
     names `/contests` at all (or an op is not an object with a string path)."""
     try:
-        paths = "\n".join(map(itemgetter("path"), patch))
+        paths = "\n".join(map(_PATH, patch))
     except (KeyError, TypeError):
         return any(_is_contests(op) for op in patch)
     return "/contests" in paths and any(_is_contests(op) for op in patch)
