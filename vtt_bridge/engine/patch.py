@@ -186,9 +186,8 @@ def _diff_models(
 
 _CODES: dict[object, str] = {state: code for state, code in LOCATE_CODES.items()}
 """A cell's code in the sparse form; an absent or pinpointed cell has none. Read by lookup, not by
-comparing a cell with `PINPOINTED`: a `LocateState` compares through its class's Python-level
-comparisons (it orders its members), some thousands of instructions a `==`, where a lookup of the
-member itself matches by identity."""
+comparing a cell with `PINPOINTED`: `LocateState` orders its members in Python, so each `==` goes
+through a slot call, where a lookup of the member itself matches by identity."""
 
 
 def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: Olds | None = None) -> None:
