@@ -197,9 +197,10 @@ def _pack_later(bridge: Bridge, world: World, rev: int, kept: tuple[JsonOps, Jso
 def _committed(commit: Commit, dumped: Dumped, kept: tuple[JsonOps, JsonOps] | None = None) -> None:
     """A stored ruling acknowledged, made the world's state, recorded and pushed (`dumped`: its JSON
     and each client's copy of it, `dumped_result`; `kept`: its ops and inverse as JSON, `_stored`).
-    Pushed after the acknowledgement is written when it is long (a message in fragments): the client
-    that asked gets its answer first, not at the pace of every socket of the world at once, and the
-    others no later than they would (`Outbox.put`'s `after`)."""
+    Pushed after the acknowledgement is written when it is long (`Outbox.answers_first`: in
+    fragments, compressed in a worker thread, or as it is): the client that asked gets its answer
+    first, not at the pace of every socket of the world at once, and the others no later than they
+    would (`Outbox.put`'s `after`)."""
     bridge, client, world, pending, kind = (
         commit.bridge,
         commit.client,
@@ -211,8 +212,8 @@ def _committed(commit: Commit, dumped: Dumped, kept: tuple[JsonOps, JsonOps] | N
     bridge.dirty = True
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     answer = envelope_parts("result", dumped.sent(client.contests), bridge.next_id(), commit.msg_id)
-    fragmented = client.outbox is not None and client.outbox.fragmented(answer)
-    answered = asyncio.get_running_loop().create_future() if others and fragmented else None
+    first = client.outbox is not None and client.outbox.answers_first(answer)
+    answered = asyncio.get_running_loop().create_future() if others and first else None
     client.send(answer, written=answered)
     world.commit(pending, dumped.data, kept)
     bridge.changes += 1
