@@ -15,8 +15,6 @@ from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World, replayed
 from vtt_bridge.server.outbox import Part
-from vtt_bridge.store.pages import LOG, PAGED_FROM, PART_ITEMS, ROLLS
-from vtt_bridge.store.pages import Part as LogPart
 from vtt_bridge.server.replies import (
     dumped_result,
     dumps,
@@ -25,6 +23,8 @@ from vtt_bridge.server.replies import (
     replayed_copy,
     wire_payload,
 )
+from vtt_bridge.store.pages import LOG, PAGED_FROM, PART_ITEMS, ROLLS
+from vtt_bridge.store.pages import Part as LogPart
 
 STATE = {
     "scene": {"id": "s"},
