@@ -689,7 +689,9 @@ class Store:
         """A world's last `count` rulings, oldest first, each with its first `steps` steps, its
         checksum verified. Bounded: one range scan from the end of the world's keys; SQLite's JSON
         functions cut the log, so Python never parses a round's patch; once `budget` characters of
-        replies were read, the older rulings come back as headings only (`steps` -1)."""
+        replies were read, the older rulings come back as headings only (`steps` -1). A paged
+        ruling's steps are read from its parts (`store.pages`); one whose parts are damaged comes
+        back as a heading, and the damage is added to `warnings`."""
         base = self._bases.get(world)
         if base is None or count <= 0:
             return []
@@ -703,7 +705,12 @@ class Store:
             if spent >= budget:
                 read.append(StoredRuling(key - base, action_id, kind, [], -1))
                 continue
-            paged = self._paged(world, key, 0, max(0, steps)) if steps > 0 else None
+            try:
+                paged = self._paged(world, key, 0, max(0, steps)) if steps > 0 else None
+            except StoreDamaged as exc:  # told on the status page and to a query; the world serves on
+                self.warnings.append(str(exc))
+                read.append(StoredRuling(key - base, action_id, kind, [], -1))
+                continue
             if paged is not None:  # its first steps and their count from its parts: its reply unread
                 (total, shown), _ = paged
                 read.append(StoredRuling(key - base, action_id, kind, shown, total))
