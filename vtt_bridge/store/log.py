@@ -44,7 +44,7 @@ from vtt_bridge.store.files import (
     take_lock,
     what_to_do,
 )
-from vtt_bridge.store.pages import INSERT_PART, LOG, ROLLS, Part, PartDamaged, read_page, rows_of
+from vtt_bridge.store.pages import INSERT_PART, LOG, ROLLS, ListPage, Part, PartDamaged, read_page, rows_of
 from vtt_bridge.store.rows import (
     FORWARD_OPS,
     INSERT_RULING,
@@ -319,7 +319,7 @@ class Store:
             db.execute("BEGIN")
             try:
                 db.execute(INSERT_RULING, row)
-                db.executemany(INSERT_PART, rows_of(key, parts))
+                db.executemany(INSERT_PART, rows_of(key, kind, parts))
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -333,7 +333,7 @@ class Store:
         try:
             if keeps_reply(action_id, snapshot=True):
                 db.execute(INSERT_RULING, row)
-                db.executemany(INSERT_PART, rows_of(key, parts))
+                db.executemany(INSERT_PART, rows_of(key, kind, parts))
                 if large:
                     self._unbind(INSERT_RULING, (key, *(None,) * 7))
             elif target is not None and kind is not None:  # a sync's (or upsert's) id, in `changes`
@@ -465,19 +465,19 @@ class Store:
         base = self._bases.get(world)
         if base is None:
             return None
-        found = self._db.execute(
-            "SELECT key, kind FROM log WHERE key >= ? AND key < ? AND action_id = ? "
-            "ORDER BY key DESC LIMIT 1",
+        found = self._db.execute(  # its key only: a column after the reply is read through the reply
+            "SELECT key FROM log WHERE key >= ? AND key < ? AND action_id = ? ORDER BY key DESC LIMIT 1",
             (base, base + REV_SPAN, action_id),
         ).fetchone()
         if found is None:
             return None
-        key, kind = found
+        key = found[0]
         paged = self._paged(world, key, offset, limit)
         if paged is not None:
-            (steps, log), (rolls, dice) = paged
-            return RulingPage(key - base, kind, steps, rolls, log, dice)
+            log, rolls = paged
+            return RulingPage(key - base, log.kind, log.total, rolls.total, log.items, rolls.items)
         row = self._db.execute(f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?", (key,)).fetchone()
+        kind = row[5]
         self._check(world, row)
         with self._read_back(world, key):
             steps, rolls, log_json, dice_json, cut = self._db.execute(
@@ -494,9 +494,7 @@ class Store:
             json.loads(dice_json),
         )
 
-    def _paged(
-        self, world: str, key: int, offset: int, limit: int
-    ) -> tuple[tuple[int, list[Any]], tuple[int, list[Any]]] | None:
+    def _paged(self, world: str, key: int, offset: int, limit: int) -> tuple[ListPage, ListPage] | None:
         """A paged ruling's log and rolls from `offset` (`limit` of each) and their lengths, read from
         their parts (`pages.read_page`); None for a ruling that is not paged."""
         try:
@@ -712,8 +710,7 @@ class Store:
                 read.append(StoredRuling(key - base, action_id, kind, [], -1))
                 continue
             if paged is not None:  # its first steps and their count from its parts: its reply unread
-                (total, shown), _ = paged
-                read.append(StoredRuling(key - base, action_id, kind, shown, total))
+                read.append(StoredRuling(key - base, action_id, kind, paged[0].items, paged[0].total))
                 continue
             row = self._db.execute(f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?", (key,)).fetchone()
             self._check(world, row)

@@ -6,9 +6,10 @@ A paged ruling (an action's whose log or rolls are longer than a reply carries, 
 `ROLLS_SHOWN`, or whose reply is larger than `PAGED_FROM`) has, in table `pages`, each of its two
 lists (`LOG`, `ROLLS`) as runs of `PART_ITEMS` items: each row one run's JSON array, packed when
 long (`PACK_PART_FROM`), with the run's first index, its length, the list's whole length (so a part
-missing at the end is told) and a CRC-32 of them all (`part_checksum`). An empty list has one empty
-part, so that a paged ruling always has parts of both lists. Its reply in `log` keeps what a client
-was sent of them (the first steps and rolls and their `summary`) and the whole patch.
+missing at the end is told), the ruling's kind (a page reads nothing of its row in `log`, where the
+kind comes after the reply's megabytes) and a CRC-32 of them all (`part_checksum`). An empty list
+has one empty part, so that a paged ruling always has parts of both lists. Its reply in `log` keeps
+what a client was sent of them (the first steps and rolls and their `summary`) and the whole patch.
 """
 
 from __future__ import annotations
@@ -77,25 +78,31 @@ def packed_parts(parts: Sequence[Part]) -> list[Part]:
     ]
 
 
-def part_checksum(key: int, which: int, first: int, count: int, total: int, data: bytes) -> int:
-    """CRC-32 of a row of `pages`: the ruling's key, the list, the run's place and the list's length,
-    and the part's bytes as stored. A part changed on disk fails it."""
-    return zlib.crc32(data, zlib.crc32(f"{key}\0{which}\0{first}\0{count}\0{total}\0".encode()))
+def part_checksum(
+    key: int, which: int, first: int, count: int, total: int, kind: str | None, data: bytes
+) -> int:
+    """CRC-32 of a row of `pages`: the ruling's key, the list, the run's place, the list's length, the
+    ruling's kind, and the part's bytes as stored. A part changed on disk fails it."""
+    head = f"{key}\0{which}\0{first}\0{count}\0{total}\0{kind or ''}\0".encode()
+    return zlib.crc32(data, zlib.crc32(head))
 
 
 INSERT_PART = (
-    "INSERT INTO pages (key, list, first, count, total, data, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO pages (key, list, first, count, total, kind, data, checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
+PartRow = tuple[int, int, int, int, int, str | None, bytes, int]
 
-def rows_of(key: int, parts: Sequence[Part]) -> Iterator[tuple[int, int, int, int, int, bytes, int]]:
-    """The rows of `pages` a ruling's parts (`packed_parts`) are written as."""
+
+def rows_of(key: int, kind: str | None, parts: Sequence[Part]) -> Iterator[PartRow]:
+    """The rows of `pages` a ruling's parts (`packed_parts`) are written as (`kind`: the ruling's)."""
     for which, first, length, total, data in parts:
-        yield key, which, first, length, total, data, part_checksum(key, which, first, length, total, data)
+        checked = part_checksum(key, which, first, length, total, kind, data)
+        yield key, which, first, length, total, kind, data, checked
 
 
 PAGE_PARTS = (
-    "SELECT first, count, total, data, checksum FROM pages WHERE key = ?1 AND list = ?2 AND first >= "
+    "SELECT first, count, total, kind, data, checksum FROM pages WHERE key = ?1 AND list = ?2 AND first >= "
     "coalesce((SELECT first FROM pages WHERE key = ?1 AND list = ?2 AND first <= ?3 ORDER BY first DESC "
     "LIMIT 1), 0) AND first < ?3 + ?4 ORDER BY first"
 )
@@ -107,23 +114,32 @@ class PartDamaged(Exception):
     """A ruling's part fails its checksum, does not unpack or parse, or is missing."""
 
 
+class ListPage(NamedTuple):
+    """A page of one list of a paged ruling: the list's length, its items in the page, and the
+    ruling's kind (what its parts say)."""
+
+    total: int
+    items: list[Any]
+    kind: str | None
+
+
 def page_of(
-    key: int, which: int, rows: list[tuple[int, int, int, bytes, int]], offset: int, limit: int
-) -> tuple[int, list[Any]] | None:
+    key: int, which: int, rows: list[tuple[int, int, int, str | None, bytes, int]], offset: int, limit: int
+) -> ListPage | None:
     """A list's length and its items `offset` to `offset + limit - 1`, from the rows `PAGE_PARTS`
     read (None: the ruling is not paged), each verified: `PartDamaged` when one fails its checksum,
     does not unpack or parse, or when they do not hold the whole range (a part missing)."""
     if not rows:
         return None
-    total = rows[0][2]
+    total, kind = rows[0][2], rows[0][3]
     end = min(offset + limit, total)
     items: list[Any] = []
     at = rows[0][0] if rows[0][0] <= offset else -1  # else the part that holds `offset` is missing
-    for first, count, whole, data, stored in rows:
+    for first, count, whole, named, data, stored in rows:
         data = bytes(data)
-        if part_checksum(key, which, first, count, whole, data) != stored:
+        if part_checksum(key, which, first, count, whole, named, data) != stored:
             raise PartDamaged(f"its part from item {first} fails its checksum (changed on disk)")
-        if whole != total or first != at:
+        if whole != total or named != kind or first != at:
             raise PartDamaged(f"its part from item {max(at, 0)} is missing")
         at = first + count
         if first + count <= offset or first >= end:
@@ -137,12 +153,10 @@ def page_of(
         items += run[max(0, offset - first) : end - first]
     if at < end or (offset >= total and at != total):
         raise PartDamaged(f"its part from item {at} of {total} is missing")
-    return total, items
+    return ListPage(total, items, kind)
 
 
-def read_page(
-    db: sqlite3.Connection, key: int, which: int, offset: int, limit: int
-) -> tuple[int, list[Any]] | None:
+def read_page(db: sqlite3.Connection, key: int, which: int, offset: int, limit: int) -> ListPage | None:
     """`page_of` the parts `PAGE_PARTS` reads."""
     return page_of(key, which, db.execute(PAGE_PARTS, (key, which, offset, limit)).fetchall(), offset, limit)
 
@@ -176,6 +190,6 @@ def page_earlier_rulings(
             continue
         if not isinstance(value, dict):
             continue
-        db.executemany(INSERT_PART, rows_of(key, packed_parts(parts_of(value, orjson.dumps))))
+        db.executemany(INSERT_PART, rows_of(key, row[5], packed_parts(parts_of(value, orjson.dumps))))
         done += 1
     return done

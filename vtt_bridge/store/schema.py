@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS pages (
     first INTEGER NOT NULL,
     count INTEGER NOT NULL,
     total INTEGER NOT NULL,
+    kind TEXT,
     data BLOB NOT NULL,
     checksum INTEGER NOT NULL,
     PRIMARY KEY (key, list, first)
