@@ -1,15 +1,15 @@
 """What a page of a ruling's log costs (`query {kind: "ruling"}`, `Store.ruling_page`), against
 reading the whole: rounds 1-3 of the harsher 1,000-token scene (every third actor hides) ruled in
 this process as the server's worker rules them, each written to a real SQLite store as the server
-writes it (store layout 10: the reply cut, the log and rolls in parts), and the same rulings as
-layout 9 kept them (the whole reply in the row, no parts: `tests/store/test_pages.as_layout_9`, the
-file then opened again, which gives it its parts: so the "whole" rows are read through the fallback
-for a ruling without parts, as every page was read before).
+writes it (store layout 10: the reply cut, the log and rolls in parts), and to a second store as
+layout 9 kept them (the whole reply in the row, no parts: a page of it reads the whole reply, as
+every page was read before layout 10).
 
 For each round and for a page of 500 at its start, middle and end: the process's CPU seconds (best of
 `--repeat`) and the bytes read by the first of them, in a store just opened (`rchar` of
 /proc/self/io: every read of SQLite's, of the file or of its temporary files, served from the page
-cache or not); and what the round's row and parts take in the file.
+cache or not); and for each round what each store keeps, the CPU seconds of packing it and the wall
+seconds of its write.
 A loaded machine slows both alike: compare the two columns, not the seconds with other runs.
 
     python -m benchmarks.bench_ruling_page [--tokens 1000] [--rounds 3] [--repeat 3]
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -37,7 +36,6 @@ from vtt_bridge.server.workers import ruled_in_worker
 from vtt_bridge.store.log import Store
 from vtt_bridge.store.pages import packed_parts
 from vtt_bridge.store.rows import pack, snapshot_of
-from vtt_bridge.store.schema import LAYOUT, SCHEMA
 
 PAGE = 500
 """Steps (and rolls) a page holds: what the module asks for a click."""
@@ -48,34 +46,48 @@ def _rchar() -> int:
         return next(int(line.split()[1]) for line in io if line.startswith("rchar:"))
 
 
-def _write(store: Store, world: World, pending: Pending, dumped: Any) -> dict[str, float]:
-    """Write one ruling as `server.commit` does, then commit it; the CPU seconds of packing."""
+def _write(stores: tuple[Store, Store], world: World, pending: Pending, dumped: Any) -> dict[str, float]:
+    """Write one ruling to both stores, as `server.commit` does (the reply cut, its log and rolls in
+    parts) and as layout 9 kept it (the whole reply, no parts), then commit it; the CPU seconds of
+    packing and the wall seconds of each write, and the bytes each stored."""
     kept = None if pending.entry is None else stored_ops(pending.entry)
     start = time.process_time()
     reply = pack(dumped.data)
     parts = packed_parts(dumped.parts) if dumped.parts and pending.action_id is not None else []
-    packed_s = time.process_time() - start
-    store.append(
-        world.id,
-        pending.result["rev"],
-        pending.action_id,
-        reply,
-        snapshot_of(settled(pending.state)) if pending.snapshot else None,
-        pending.digest,
-        kind=None if pending.entry is None else pending.entry.kind,
-        target=pending.message_id if pending.entry is None or pending.entry.action_id is None else None,
-        inverse=None if kept is None else pack(kept[1].data()),
-        parts=parts,
-    )
-    world.commit(pending, dumped.data, kept)
+    pack_s = time.process_time() - start
     whole = orjson.dumps(pending.result, default=json_default)
     start = time.process_time()
-    pack(whole)  # as layout 9 packed the whole reply
+    whole_reply = pack(whole)
+    whole_pack_s = time.process_time() - start
+    snapshot = snapshot_of(settled(pending.state)) if pending.snapshot else None
+    inverse = None if kept is None else pack(kept[1].data())
+    kind = None if pending.entry is None else pending.entry.kind
+    target = pending.message_id if pending.entry is None or pending.entry.action_id is None else None
+    written: list[float] = []
+    for store, stored, stored_parts in ((stores[0], reply, parts), (stores[1], whole_reply, [])):
+        start = time.perf_counter()
+        store.append(
+            world.id,
+            pending.result["rev"],
+            pending.action_id,
+            stored,
+            snapshot,
+            pending.digest,
+            kind=kind,
+            target=target,
+            inverse=inverse,
+            parts=stored_parts,
+        )
+        written.append(time.perf_counter() - start)
+    world.commit(pending, dumped.data, kept)
     return {
-        "whole_pack_s": time.process_time() - start,
-        "pack_s": packed_s,
+        "pack_s": pack_s,
+        "whole_pack_s": whole_pack_s,
+        "append_s": written[0],
+        "whole_append_s": written[1],
         "reply_mb": len(reply) / 1e6,
         "parts_mb": sum(len(part.data) for part in parts) / 1e6,
+        "whole_mb": len(whole_reply) / 1e6,
     }
 
 
@@ -106,17 +118,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from tests.store.test_pages import as_layout_9
 
     state = scene(args.tokens, seed=7, hide_every=3).model_dump(mode="json")
     folder = Path(tempfile.mkdtemp(prefix="bench-page-"))
     try:
-        path = folder / "vtt-bridge.sqlite3"
-        store = Store(path)
+        path, whole = folder / "paged.sqlite3", folder / "whole.sqlite3"
+        stores = (Store(path), Store(whole))
         world = World("bench")
         sync = world.prepare_sync({"state": {k: state[k] for k in ("scene", "settings", "actors", "tokens")}})
         _, dumped = ruled_in_worker(lambda: sync)
-        _write(store, world, sync, dumped)
+        _write(stores, world, sync, dumped)
         written: dict[str, dict[str, float]] = {}
         for number in range(1, args.rounds + 1):
             action = f"round-{number}"
@@ -124,40 +135,30 @@ def main() -> None:
                 world.prepare_action, action, {"kind": "round", "round": number}, SeededRoller(number)
             )
             assert isinstance(pending, Pending) and dumped is not None
-            written[action] = _write(store, world, pending, dumped)
+            written[action] = _write(stores, world, pending, dumped)
             del pending, dumped
-        store.close()
-        whole = folder / "layout9.sqlite3"
-        shutil.copy(path, whole)
-        as_layout_9(whole)
-        db = sqlite3.connect(whole, isolation_level=None)  # keep it without parts: the fallback read
-        db.executescript(SCHEMA)  # `pages` again, empty
-        db.execute(f"PRAGMA user_version = {LAYOUT}")
-        (whole_mb,) = db.execute(
-            "SELECT sum(length(reply)) / 1e6 FROM log WHERE action_id LIKE 'round-%'"
-        ).fetchone()
-        db.close()
+        for store in stores:
+            store.close()
         print(f"harsher {args.tokens}-token scene, rounds 1-{args.rounds}; a page of {PAGE} steps and rolls")
-        print(
-            "| round | steps | stored: reply + parts (layout 10) / whole reply (layout 9) | page at | "
-            "CPU: page / whole | bytes read: page / whole |"
-        )
-        print("|---|---|---|---|---|---|")
-        for action, sizes in written.items():
+        print("| round | steps | page at | CPU: page / whole | bytes read: page / whole |")
+        print("|---|---|---|---|---|")
+        for action in written:
             steps = _page_cost(path, action, 0, 1)[2]
             for offset in (0, steps // 2, max(0, steps - PAGE)):
                 page_s, page_read, _ = _page_cost(path, action, offset, args.repeat)
                 whole_s, whole_read, _ = _page_cost(whole, action, offset, args.repeat)
                 print(
-                    f"| {action} | {steps:,} | {sizes['reply_mb']:.2f} + {sizes['parts_mb']:.2f} MB | "
-                    f"{offset:,} | {page_s * 1e3:.1f} / {whole_s * 1e3:.0f} ms | "
+                    f"| {action} | {steps:,} | {offset:,} | {page_s * 1e3:.1f} / {whole_s * 1e3:.0f} ms | "
                     f"{page_read / 1e3:,.0f} kB / {whole_read / 1e6:.1f} MB |"
                 )
-        print(f"whole replies of the rounds as layout 9 stored them: {whole_mb:.2f} MB")
-        print(
-            "packing the reply and parts / the whole reply (CPU s): "
-            + ", ".join(f"{a} {s['pack_s']:.2f} / {s['whole_pack_s']:.2f}" for a, s in written.items())
-        )
+        print("| round | stored: reply + parts / whole | packing (CPU) | the store's write (wall) |")
+        print("|---|---|---|---|")
+        for action, w in written.items():
+            print(
+                f"| {action} | {w['reply_mb']:.2f} + {w['parts_mb']:.2f} / {w['whole_mb']:.2f} MB | "
+                f"{w['pack_s'] * 1e3:.0f} / {w['whole_pack_s'] * 1e3:.0f} ms | "
+                f"{w['append_s'] * 1e3:.1f} / {w['whole_append_s'] * 1e3:.1f} ms |"
+            )
     finally:
         shutil.rmtree(folder)
 
