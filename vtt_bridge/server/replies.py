@@ -71,7 +71,7 @@ def wire_payload(result: dict[str, Any], contests: bool) -> dict[str, Any]:
     """The copy of a `result` (or `patch`) payload a client is sent: its log and rolls cut to the
     first `LOG_SHOWN` steps and `ROLLS_SHOWN` rolls with a `summary` when longer, and its patch
     without `/contests` ops unless the client asked for them; the payload itself when nothing is
-    left out. The store keeps the whole (`query {kind: "ruling"}` reads it)."""
+    left out. The store keeps the whole log and rolls (`store.pages`; `query {kind: "ruling"}` reads them)."""
     log, rolls, patch = result.get("log"), result.get("rolls"), result.get("patch")
     long_log = isinstance(log, list) and len(log) > LOG_SHOWN
     long_rolls = isinstance(rolls, list) and len(rolls) > ROLLS_SHOWN
@@ -170,8 +170,9 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
 
 
 def replayed_copy(reply: bytes, contests: bool) -> bytes:
-    """A client's copy (`wire_payload`) of a stored reply to a retried action id (the whole ruling,
-    as the store keeps it): the reply itself when nothing is left out."""
+    """A client's copy (`wire_payload`) of a stored reply to a retried action id (as the store keeps
+    it: the copy for a client that asked for `/contests`, or a layout-9 row's whole ruling): the
+    reply itself when nothing is left out."""
     value = orjson.loads(reply)
     if not isinstance(value, dict):
         return reply
