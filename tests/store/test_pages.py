@@ -40,9 +40,9 @@ def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
 HIT = {"kind": "damage", "target": "guard", "instances": [{"amount": 1, "grade": "B"}]}
 
 
-def _written(store: Store, world: World, pending: Pending | bytes) -> dict[str, Any]:
+def _written(store: Store, world: World, pending: Pending | bytes, snapshot: bool = False) -> dict[str, Any]:
     """Write, then commit, as the server does (`server.commit`: the reply cut, its log and rolls in
-    parts); the whole result."""
+    parts; `snapshot`: with a snapshot, as every `SNAPSHOT_EVERY`th ruling is); the whole result."""
     assert isinstance(pending, Pending) and pending.entry is not None
     dumped = dumped_result(pending.result)
     kept = stored_ops(pending.entry)
@@ -51,7 +51,7 @@ def _written(store: Store, world: World, pending: Pending | bytes) -> dict[str, 
         pending.result["rev"],
         pending.action_id,
         pack(dumped.data),
-        snapshot_of(settled(pending.state)) if pending.snapshot else None,
+        snapshot_of(settled(pending.state)) if pending.snapshot or snapshot else None,
         pending.digest,
         kind=pending.entry.kind,
         target=pending.message_id if pending.entry.action_id is None else pending.entry.target,
@@ -62,16 +62,19 @@ def _written(store: Store, world: World, pending: Pending | bytes) -> dict[str, 
     return pending.result
 
 
-def _session(path: Path) -> dict[str, dict[str, Any]]:
-    """A synced world of 200 hiders, a round (its log and rolls paged), a damage (not paged); the
-    whole results by action id, as JSON values."""
+def _session(path: Path, snapshot: bool = False) -> dict[str, dict[str, Any]]:
+    """A synced world of 200 hiders, a round (its log and rolls paged; `snapshot`: written with a
+    snapshot), a damage (not paged); the whole results by action id, as JSON values."""
     store = Store(path)
     world = World("w")
     try:
         _written(store, world, world.prepare_sync({"state": HIDERS}, "sync-1"))
+        actions: list[tuple[str, dict[str, Any]]] = [("round-2", {"kind": "round", "round": 2}), ("hit", HIT)]
         done = {
-            action: _written(store, world, world.prepare_action(action, payload, SeededRoller(7)))
-            for action, payload in (("round-2", {"kind": "round", "round": 2}), ("hit", HIT))
+            action: _written(
+                store, world, world.prepare_action(action, payload, SeededRoller(7)), snapshot and n == 0
+            )
+            for n, (action, payload) in enumerate(actions)
         }
     finally:
         store.close()
@@ -94,9 +97,12 @@ def _every_page(store: Store, action: str, limit: int) -> tuple[list[Any], list[
             return log, rolls
 
 
-def test_a_paged_ruling_reads_every_step_and_roll_in_order_across_a_reopen(tmp_path: Path) -> None:
+@pytest.mark.parametrize("snapshot", [False, True], ids=["alone", "with a snapshot"])
+def test_a_paged_ruling_reads_every_step_and_roll_in_order_across_a_reopen(
+    tmp_path: Path, snapshot: bool
+) -> None:
     path = tmp_path / "vtt-bridge.sqlite3"
-    whole = _session(path)
+    whole = _session(path, snapshot)
     rounds = whole["round-2"]
     assert len(rounds["log"]) > 2 * PART_ITEMS and len(rounds["rolls"]) > ROLLS_SHOWN
     store = Store(path)
