@@ -23,6 +23,7 @@ import orjson
 
 from vtt_bridge.engine.codec import NotUnpacked, frame, is_packed, unpacked
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
+from vtt_bridge.errors import StoreError
 
 LOG = 0
 ROLLS = 1
@@ -110,8 +111,9 @@ PAGE_PARTS = (
 item ?3 is in (or the last one, past the end) on, two seeks in the primary key."""
 
 
-class PartDamaged(Exception):
-    """A ruling's part fails its checksum, does not unpack or parse, or is missing."""
+class PartDamaged(StoreError):
+    """A ruling's part fails its checksum, does not unpack or parse, or is missing (`Store` says
+    which file and ruling: `StoreDamaged`)."""
 
 
 class ListPage(NamedTuple):
