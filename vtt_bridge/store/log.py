@@ -315,7 +315,7 @@ class Store:
                 self._unbind(INSERT_RULING, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
             return
-        if snapshot is None:
+        if snapshot is None:  # the row and its parts: one transaction
             db.execute("BEGIN")
             try:
                 db.execute(INSERT_RULING, row)
@@ -324,9 +324,8 @@ class Store:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-            finally:
-                if large:
-                    self._unbind(INSERT_RULING, (key, *(None,) * 7))
+            if large:
+                self._unbind(INSERT_RULING, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
             return
         db.execute("BEGIN")
