@@ -17,7 +17,9 @@ from vtt_bridge.engine.protocol import json_schema
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
-from vtt_bridge.rules.steps import EVERY, STEPS, WORDING, Wording, step_fields_module
+from vtt_bridge.rules.catalogue.fields import EVERY
+from vtt_bridge.rules.catalogue.wording import Wording
+from vtt_bridge.rules.steps import STEPS, WORDING, step_fields_module
 from vtt_bridge.web.pages import SUBJECTS
 
 ASSASSIN = {
