@@ -29,7 +29,7 @@ from vtt_bridge.document.visibility import (
     Visibility,
     VisibilityIndex,
 )
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, counted
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation
 from vtt_bridge.rules.detection import (
     STATES,
     LocateState,
@@ -40,6 +40,7 @@ from vtt_bridge.rules.detection import (
     contestable,
     contested_this_round,
     keeps_result,
+    moved_step,
     spots_nothing,
 )
 from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice
@@ -124,18 +125,7 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
             if state.visibility.get(observer, {}).get(target) is not located
         ]
     changed = len(cells) + sum(len(row) for row in pending_cells(after.visibility).values())
-    log = (
-        Step(
-            rule="DET-5",
-            text=(
-                f"{action.token} moved to ({action.x}, {action.y}, elevation {elevation}); "
-                f"{counted(changed, 'pair')} changed"
-            ),
-            data={"token": action.token, "changedPairs": changed},
-            key="DET-5.moved",
-        ),
-    )
-    return Ruling(state=after, log=log)
+    return Ruling(state=after, log=(moved_step(action.token, action.x, action.y, elevation, changed),))
 
 
 class ContestDice(RuleModel):

@@ -1,8 +1,9 @@
 """Detection and locating (DET-1..10), one module per concept: `means` (the vocabulary: means,
 anti-detection, locate states and levels, one means against one anti-detection), `locating` (stages
 one and two over all means, explained), `contests` (stage three: standing results, DET-9 modifiers,
-the contest and its steps), `attacks` (DET-10: what an attack on a located target counts for).
-Every name is re-exported here, so callers import from `rules.detection`.
+the contest and its steps), `attacks` (DET-10: what
+an attack on a located target counts for). Every name is re-exported here, so callers import from
+`rules.detection`.
 """
 
 from vtt_bridge.rules.detection.attacks import (
@@ -45,6 +46,7 @@ from vtt_bridge.rules.detection.locating import (
     build_reach,
     explain_locate,
     locate,
+    moved_step,
 )
 from vtt_bridge.rules.detection.means import (
     APPROXIMATE,
@@ -120,6 +122,7 @@ __all__ = [
     "locate_step",
     "means_level",
     "modifier_dice",
+    "moved_step",
     "pair_contest_steps",
     "raise_one_step",
     "range_squared",

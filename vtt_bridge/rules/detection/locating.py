@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.common import Step, counted
 from vtt_bridge.rules.detection.means import (
     APPROXIMATE,
     STATES,
@@ -259,3 +259,14 @@ def explain_locate(
         )
     )
     return LocateExplanation(STATES[best], tuple(steps))
+
+
+def moved_step(token: str, x: float, y: float, elevation: float, changed: int) -> Step:
+    """DET-5: a token moved to (x, y, elevation); the pairs whose locate state the move changed,
+    `changed`, counted (the visibility index finds them)."""
+    return Step(
+        rule="DET-5",
+        text=f"{token} moved to ({x}, {y}, elevation {elevation}); {counted(changed, 'pair')} changed",
+        data={"token": token, "changedPairs": changed},
+        key="DET-5.moved",
+    )
