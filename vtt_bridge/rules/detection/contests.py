@@ -366,3 +366,41 @@ def pair_contest_steps(
         )
     )
     return steps
+
+
+ROUND_DETAIL_LIMIT = 20
+"""A round with more stage-three contests than this details only those that changed a pair's state
+(a 500-token scene runs thousands each round); the GM can `explain` any other pair."""
+
+
+def details_every_contest(contests: int) -> bool:
+    """Whether a round details each of its `contests` (few) or only those that changed a pair."""
+    return contests <= ROUND_DETAIL_LIMIT
+
+
+def round_steps(round_number: int, contests: int, changed: int, detailed: int, lapsed: int) -> list[Step]:
+    """DET-8 for a whole round: the earlier results that lapse (none: no step), then how many
+    contests ran (none: no step), how many changed a pair's state and how many are detailed (all of
+    them while few, `details_every_contest`, else those that changed)."""
+    steps: list[Step] = []
+    if lapsed:
+        steps.append(
+            Step(
+                rule="DET-8",
+                text=f"{lapsed} stage-three results of earlier rounds lapse: no contest of theirs this round",
+                data={"lapsed": lapsed},
+                key="DET-8.lapsed",
+            )
+        )
+    if contests:
+        every = details_every_contest(contests)
+        steps.append(
+            Step(
+                rule="DET-8",
+                text=f"stage three, round {round_number}: {counted(contests, 'contest')}, {changed} changed "
+                f"a pair's state" + ("" if every else f"; the {detailed} that changed are detailed"),
+                data={"round": round_number, "contests": contests, "changed": changed, "detailed": detailed},
+                key="DET-8.round",
+            )
+        )
+    return steps
