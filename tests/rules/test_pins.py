@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from vtt_bridge.rules.common import RuleViolation
-from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step, reveal_answered_step
+from vtt_bridge.rules.pins import (
+    check_pin_round,
+    pin_explained_step,
+    pinned_step,
+    released_step,
+    reveal_answered_step,
+)
 from vtt_bridge.rules.steps import STEPS
 
 
@@ -56,3 +62,21 @@ def test_DET_8_the_gm_answers_a_held_reveal_and_none_held_is_refused() -> None:
     assert accepted.data == {"observer": "t-elf", "target": "t-goblin", "accepted": True}
     refused = reveal_answered_step("t-elf", "t-goblin", False, held=True)
     assert refused.key == "DET-8.refused" and "the contest counts as lost" in refused.text
+
+
+def test_PIN_explain_names_the_pinned_state_over_the_rules_own_and_who_pinned_it() -> None:
+    step = pin_explained_step("t-elf", "t-goblin", "pinpointed", "unlocated", "", {"round": 4})
+    assert (step.rule, step.key) == ("PIN", "PIN.explain")
+    assert step.text == "pinned by the GM: t-elf locates t-goblin: pinpointed"
+    assert step.data == {
+        "observer": "t-elf",
+        "target": "t-goblin",
+        "result": "pinpointed",
+        "rules": "unlocated",
+        "by": "",
+        "until": {"round": 4},
+    }
+    assert set(step.data) == set(STEPS[step.key].fields)
+    assert pin_explained_step("o", "t", "approximate", "approximate", "Gamemaster", "move").text == (
+        "pinned by Gamemaster: o locates t: approximate"
+    )

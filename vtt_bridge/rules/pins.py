@@ -69,3 +69,23 @@ def reveal_answered_step(observer: str, target: str, accept: bool, *, held: bool
         data={"observer": observer, "target": target, "accepted": accept},
         key="DET-8.accepted" if accept else "DET-8.refused",
     )
+
+
+def pin_explained_step(
+    observer: str, target: str, pinned: str, rules_state: str, by: str, until: str | Mapping[str, Any]
+) -> Step:
+    """PIN in an explanation: the pair is pinned to `pinned` by `by` (empty: the GM) until `until`,
+    over the rules' own state `rules_state`."""
+    return Step(
+        rule="PIN",
+        text=f"pinned by {by or 'the GM'}: {observer} locates {target}: {pinned}",
+        data={
+            "observer": observer,
+            "target": target,
+            "result": pinned,
+            "rules": rules_state,
+            "by": by,
+            "until": until,
+        },
+        key="PIN.explain",
+    )

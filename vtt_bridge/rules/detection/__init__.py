@@ -1,7 +1,7 @@
 """Detection and locating (DET-1..10), one module per concept: `means` (the vocabulary: means,
 anti-detection, locate states and levels, one means against one anti-detection), `locating` (stages
 one and two over all means, explained), `contests` (stage three: standing results, DET-9 modifiers,
-the contest and its steps), `attacks` (DET-10: what
+the contest and its steps), `explaining` (the `explain` answer for a pair), `attacks` (DET-10: what
 an attack on a located target counts for). Every name is re-exported here, so callers import from
 `rules.detection`.
 """
@@ -42,6 +42,7 @@ from vtt_bridge.rules.detection.contests import (
     standing,
     standing_steps,
 )
+from vtt_bridge.rules.detection.explaining import deciding_rule, explain_pair
 from vtt_bridge.rules.detection.locating import (
     LocateExplanation,
     ObserverProfile,
@@ -113,10 +114,12 @@ __all__ = [
     "contest_steps",
     "contestable",
     "contested_this_round",
+    "deciding_rule",
     "details_every_contest",
     "distance_squared",
     "effective_rank",
     "explain_locate",
+    "explain_pair",
     "guess_is_right",
     "guess_step",
     "hide_pool_base",
