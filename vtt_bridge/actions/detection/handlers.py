@@ -34,14 +34,12 @@ from vtt_bridge.rules.detection import (
     STATES,
     LocateState,
     StageThreeContest,
+    check_contest,
     contest,
     contest_level,
     contest_steps,
-    contestable,
-    contested_this_round,
     keeps_result,
     moved_step,
-    spots_nothing,
 )
 from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice
 from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step, reveal_answered_step
@@ -152,28 +150,18 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
     index = ctx.visibility
     base = index.refresh(state, state)
     pair = index.pair(base, action.observer, action.target, ("observer", "target"))
-    if spots_nothing(pair.observer.conditions):
-        raise RuleViolation(
-            "DET-8", f"{action.observer} is unconscious or dead: it spots nothing", ("observer",)
-        )
-    if not pair.key:
-        raise RuleViolation(
-            "DET-6", f"{action.target} has no anti-detection: no contest is needed", ("target",)
-        )
     stage_two, capability = pair.stage_two, pair.capability
-    if not contestable(stage_two, capability, bool(pair.key)):
-        raise RuleViolation(
-            "DET-8",
-            f"{action.observer} already locates {action.target} as well as its means allow",
-            ("observer",),
-        )
     round_number = base.scene.round if base.scene is not None else 0
-    if contested_this_round(base.contests.get(action.observer, {}).get(action.target), round_number):
-        raise RuleViolation(
-            "DET-8",
-            f"{action.observer} already contested {action.target} in round {round_number}: once per round",
-            ("target",),
-        )
+    check_contest(
+        action.observer,
+        action.target,
+        conditions=pair.observer.conditions,
+        anti=bool(pair.key),
+        stage_two=stage_two,
+        capability=capability,
+        last=base.contests.get(action.observer, {}).get(action.target),
+        round_number=round_number,
+    )
     current = base.visibility[action.observer][action.target]
     if action.dice is None:
         outcome = _run_contest(base, pair, current, ctx.roller, ctx.roller)

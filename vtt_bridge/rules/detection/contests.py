@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, Step, counted, make_step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, counted, make_step
 from vtt_bridge.rules.detection.locating import Reach
 from vtt_bridge.rules.detection.means import PINPOINTED, STATES, LocateState
 from vtt_bridge.rules.dice import Roll, Roller, active_wins, roll_pool
@@ -404,3 +404,34 @@ def round_steps(round_number: int, contests: int, changed: int, detailed: int, l
             )
         )
     return steps
+
+
+def check_contest(
+    observer: str,
+    target: str,
+    *,
+    conditions: Mapping[str, bool],
+    anti: bool,
+    stage_two: int,
+    capability: int,
+    last: ContestWin | None,
+    round_number: int,
+) -> None:
+    """DET-6/8: whether `observer` may contest `target` now; refused, in this order, when the observer
+    spots nothing (unconscious or dead), the target has no anti-detection (stage one exposes it),
+    stage two already gives what the observer's means allow, or the pair had its contest of this
+    combat round."""
+    if spots_nothing(conditions):
+        raise RuleViolation("DET-8", f"{observer} is unconscious or dead: it spots nothing", ("observer",))
+    if not anti:
+        raise RuleViolation("DET-6", f"{target} has no anti-detection: no contest is needed", ("target",))
+    if not contestable(stage_two, capability, anti):
+        raise RuleViolation(
+            "DET-8", f"{observer} already locates {target} as well as its means allow", ("observer",)
+        )
+    if contested_this_round(last, round_number):
+        raise RuleViolation(
+            "DET-8",
+            f"{observer} already contested {target} in round {round_number}: once per round",
+            ("target",),
+        )

@@ -1,0 +1,66 @@
+"""What detection refuses, decided by the rules without a server (DET-4, DET-6, DET-8, DET-10): each
+refusal names its rule id, says why, and points at the field to fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.detection import (
+    APPROXIMATE,
+    PINPOINTED,
+    UNLOCATED,
+    ContestWin,
+    LocateState,
+    check_contest,
+)
+
+OUT_COLD = "o is unconscious or dead: it spots nothing"
+
+CAN_CONTEST = {
+    "conditions": {},
+    "anti": True,
+    "stage_two": UNLOCATED,
+    "capability": PINPOINTED,
+    "last": None,
+    "round_number": 2,
+}
+"""An awake observer that has not contested its invisible target this round: it may."""
+
+
+@pytest.mark.parametrize(
+    ("change", "rule", "path", "message"),
+    [
+        ({"conditions": {"unconscious": True}}, "DET-8", ("observer",), OUT_COLD),
+        ({"conditions": {"dead": True}}, "DET-8", ("observer",), OUT_COLD),
+        ({"anti": False}, "DET-6", ("target",), "t has no anti-detection: no contest is needed"),
+        (
+            {"stage_two": APPROXIMATE, "capability": APPROXIMATE},
+            "DET-8",
+            ("observer",),
+            "o already locates t as well as its means allow",
+        ),
+        (
+            {"last": ContestWin(stage_two=LocateState.UNLOCATED, round=2, won=False)},
+            "DET-8",
+            ("target",),
+            "o already contested t in round 2: once per round",
+        ),
+        # the first reason in the rules' order is the one given
+        ({"conditions": {"dead": True}, "anti": False}, "DET-8", ("observer",), OUT_COLD),
+    ],
+)
+def test_DET_6_DET_8_who_may_contest_whom(
+    change: dict[str, object], rule: str, path: tuple[str, ...], message: str
+) -> None:
+    check_contest("o", "t", **CAN_CONTEST)  # type: ignore[arg-type]
+    with pytest.raises(RuleViolation) as caught:
+        check_contest("o", "t", **{**CAN_CONTEST, **change})  # type: ignore[arg-type]
+    assert (caught.value.rule, caught.value.path, caught.value.message) == (rule, path, message)
+
+
+def test_DET_8_a_contest_of_another_round_or_out_of_combat_does_not_count_against_this_one() -> None:
+    lost_before = ContestWin(stage_two=LocateState.UNLOCATED, round=1, won=False)
+    check_contest("o", "t", **{**CAN_CONTEST, "last": lost_before})  # type: ignore[arg-type]
+    kept = ContestWin(stage_two=LocateState.UNLOCATED, round=0, won=True)
+    check_contest("o", "t", **{**CAN_CONTEST, "last": kept, "round_number": 0})  # type: ignore[arg-type]
