@@ -13,7 +13,17 @@ from vtt_bridge.rules.detection import (
     ContestWin,
     LocateState,
     check_contest,
+    check_two_tokens,
 )
+
+
+def test_DET_4_a_token_is_not_its_own_target() -> None:
+    check_two_tokens("observer", "t-elf", "t-goblin", ("target",))
+    with pytest.raises(RuleViolation) as caught:
+        check_two_tokens("attacker", "t-elf", "t-elf", ("attack", "token"))
+    assert (caught.value.rule, caught.value.path) == ("DET-4", ("attack", "token"))
+    assert caught.value.message == "an attacker and its target must be two different tokens"
+
 
 OUT_COLD = "o is unconscious or dead: it spots nothing"
 

@@ -19,6 +19,7 @@ from vtt_bridge.rules.detection import (
     SpellKind,
     attack_consequence,
     attack_on_guess,
+    check_two_tokens,
     guess_is_right,
     guess_step,
     locate_step,
@@ -142,10 +143,7 @@ def rule_attack(
     for field, token in (("attacker", attack.attacker), ("token", attack.token)):
         if token not in state.tokens:
             raise NotFound(("attack", field), f"no token {token!r} on the scene")
-    if attack.attacker == attack.token:
-        raise RuleViolation(
-            "DET-4", "an attacker and its target must be two different tokens", ("attack", "token")
-        )
+    check_two_tokens("attacker", attack.attacker, attack.token, ("attack", "token"))
     located = locate_now(state, attack.attacker, attack.token, index, ("attacker", "token"))
     right = _guess_right(state, attack.token, attack.guess, ("attack", "guess"))
     consequence = attack_on_guess(

@@ -29,12 +29,13 @@ from vtt_bridge.document.visibility import (
     Visibility,
     VisibilityIndex,
 )
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation
+from vtt_bridge.rules.common import Flag, RuleModel
 from vtt_bridge.rules.detection import (
     STATES,
     LocateState,
     StageThreeContest,
     check_contest,
+    check_two_tokens,
     contest,
     contest_level,
     contest_steps,
@@ -220,10 +221,7 @@ def _pin_tokens(state: WorldState, observer: str | None, target: str) -> None:
     if observer is not None:
         if observer not in state.tokens:
             raise NotFound(("observer",), f"no token {observer!r} on the scene")
-        if observer == target:
-            raise RuleViolation(
-                "DET-4", "an observer and its target must be two different tokens", ("target",)
-            )
+        check_two_tokens("observer", observer, target, ("target",))
 
 
 def pin_locate(state: WorldState, action: PinLocateAction, ctx: Context) -> Ruling:

@@ -15,7 +15,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Distance
+from vtt_bridge.rules.common import Distance, RuleViolation
 from vtt_bridge.rules.ranks import Priced, PricedRank, Rank
 
 MeansName = Annotated[str, Field(strict=True, min_length=1, max_length=100)]
@@ -195,3 +195,10 @@ def distance_squared(dx: float, dy: float, dz: float, scale_squared: float) -> f
 def in_range(means: DetectionMeans, distance2: float) -> bool:
     """DET-5 reading: a means reaches a target at a distance not above its range."""
     return distance2 <= range_squared(means)
+
+
+def check_two_tokens(role: str, token: str, target: str, path: tuple[str | int, ...]) -> None:
+    """DET-4: locating is between two tokens: an observer (an attacker, ...: `role`) and a target
+    that is another token; one token as both is refused at `path`."""
+    if token == target:
+        raise RuleViolation("DET-4", f"an {role} and its target must be two different tokens", path)
