@@ -13,7 +13,9 @@ from vtt_bridge.rules.detection import (
     ContestWin,
     LocateState,
     check_contest,
+    check_guess_on_scene,
     check_two_tokens,
+    guessed_square,
 )
 
 
@@ -74,3 +76,36 @@ def test_DET_8_a_contest_of_another_round_or_out_of_combat_does_not_count_agains
     check_contest("o", "t", **{**CAN_CONTEST, "last": lost_before})  # type: ignore[arg-type]
     kept = ContestWin(stage_two=LocateState.UNLOCATED, round=0, won=True)
     check_contest("o", "t", **{**CAN_CONTEST, "last": kept, "round_number": 0})  # type: ignore[arg-type]
+
+
+def test_DET_10_an_attack_that_names_no_token_needs_a_guessed_square() -> None:
+    square = (3.0, 4.0)
+    assert guessed_square(square, ("attack", "guess")) is square
+    with pytest.raises(RuleViolation) as caught:
+        guessed_square(None, ("attack", "guess"))
+    assert (caught.value.rule, caught.value.path) == ("DET-10", ("attack", "guess"))
+    assert caught.value.message == "an attack that names no target token needs a guessed square"
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "width", "height", "inside"),
+    [
+        (0.0, 0.0, 1000.0, 800.0, True),
+        (999.5, 799.5, 1000.0, 800.0, True),
+        (1000.0, 10.0, 1000.0, 800.0, False),  # at the width: past the last pixel
+        (10.0, 800.0, 1000.0, 800.0, False),
+        (-0.5, 10.0, 1000.0, 800.0, False),
+        (10.0, -1.0, None, None, False),
+        (1e6, 1e6, None, None, True),  # a scene without a size: only the top-left corner bounds it
+    ],
+)
+def test_DET_10_a_guessed_position_lies_on_the_scene(
+    x: float, y: float, width: float | None, height: float | None, inside: bool
+) -> None:
+    if inside:
+        check_guess_on_scene(x, y, width, height, ("guess",))
+        return
+    with pytest.raises(RuleViolation) as caught:
+        check_guess_on_scene(x, y, width, height, ("guess",))
+    assert (caught.value.rule, caught.value.path) == ("DET-10", ("guess",))
+    assert caught.value.message == f"the guessed position ({x}, {y}) is outside the scene"

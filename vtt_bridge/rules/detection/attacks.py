@@ -5,13 +5,16 @@ given how the attacker locates it, a guessed square, and the steps an attack's r
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step
 from vtt_bridge.rules.detection.means import LocateState
 from vtt_bridge.rules.dice import kept_extra_successes
+
+G = TypeVar("G")
+"""A guessed square, as the caller models it."""
 
 
 class SpellKind(StrEnum):
@@ -160,3 +163,22 @@ def verdict_step(attacker: str, target: str, consequence: AttackConsequence) -> 
         },
         key=key,
     )
+
+
+def guessed_square(guess: G | None, path: tuple[str | int, ...]) -> G:
+    """DET-10: an attack that names no target token goes at a guessed square, `guess`; without one
+    (None) it is refused at `path`."""
+    if guess is None:
+        raise RuleViolation("DET-10", "an attack that names no target token needs a guessed square", path)
+    return guess
+
+
+def check_guess_on_scene(
+    x: float, y: float, width: float | None, height: float | None, path: tuple[str | int, ...]
+) -> None:
+    """DET-10: a guessed position is a point of the scene: not left of or above its top-left corner,
+    not at or past its `width` and `height` where the scene has them (None: unbounded); a guess
+    outside is refused at `path`."""
+    outside = x < 0 or y < 0 or (width is not None and x >= width) or (height is not None and y >= height)
+    if outside:
+        raise RuleViolation("DET-10", f"the guessed position ({x}, {y}) is outside the scene", path)
