@@ -15,6 +15,9 @@ SUBJECT: dict[str, Any] = {
     "minLength": 1,
     "description": "an actor uuid or token id: shown by its name",
 }
+SUBJECT_FIELDS: tuple[str, ...] = ("actor", "target", "observer", "opponent", "token", "attacker")
+"""The data fields that name a step's subjects (an actor uuid or token id, `SUBJECT`): worded by
+name, and what a ruling is about."""
 INT: dict[str, Any] = {"type": "integer"}
 NUMBER: dict[str, Any] = {"type": "number"}
 BOOL: dict[str, Any] = {"type": "boolean"}

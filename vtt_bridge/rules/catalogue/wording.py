@@ -8,7 +8,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from vtt_bridge.rules.catalogue.fields import DICE, EVERY, IMMUNITY, LOCATE, SUBJECT, StepSpec
+from vtt_bridge.rules.catalogue.fields import DICE, EVERY, IMMUNITY, LOCATE, SUBJECT, SUBJECT_FIELDS, StepSpec
 
 
 class Wording(StrEnum):
@@ -95,10 +95,7 @@ def _count(word: Counted, signed: bool = False) -> FieldWording:
 
 
 _BY_NAME: dict[str, FieldWording] = {
-    **{
-        name: (Wording.SUBJECT, None)
-        for name in ("observer", "target", "actor", "opponent", "attacker", "token")
-    },
+    **{name: (Wording.SUBJECT, None) for name in SUBJECT_FIELDS},
     **{name: _count(Counted.SUCCESS) for name in ("successes", "observerSuccesses", "hiderSuccesses")},
     "observerPool": _count(Counted.DIE_WITH),
     "hiderPool": _count(Counted.DIE_WITH),
