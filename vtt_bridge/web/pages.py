@@ -32,6 +32,7 @@ from aiohttp import web
 from vtt_bridge import __version__
 from vtt_bridge.engine.world import World
 from vtt_bridge.rules.catalogue.fields import SUBJECT_FIELDS
+from vtt_bridge.rules.detection import STATES
 from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
 from vtt_bridge.server.hostcheck import is_loopback, token_given
 from vtt_bridge.web.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
@@ -206,7 +207,8 @@ def _say(_e: _Escaper, key: str, english: str, **args: object) -> str:
 BOX_MARKS = {"healthy": "□", "bashing": "/", "lethal": "✕", "aggravated": "✱"}
 """HEALTH-1/2: one mark per box, told apart by shape (not only by colour), as the token's track."""
 
-LOCATE_ORDER = ("unlocated", "approximate", "pinpointed")
+LOCATE_ORDER = tuple(state.value for state in STATES)
+"""DET-4: the locate states, worst first, as the page counts them."""
 
 
 def world_names(world: World | None) -> dict[str, str]:
