@@ -191,7 +191,7 @@ test("audience: off, GM only, public; DET steps and hidden tokens are always whi
   assert.equal(cardAudience({ log: health, mode: "nonsense" }), "gm");
 });
 
-/** Immunity and Energy Pool steps as the sidecar writes them (rules/immunities.py, rules/energy.py, actions/effects.py, actions/energy.py, rules/detection.py), with the sentence expected in en, de and zh-CN. */
+/** Immunity and Energy Pool steps as the sidecar writes them (rules/immunities.py, rules/energy.py, actions/effects.py, actions/energy.py, rules/detection/), with the sentence expected in en, de and zh-CN. */
 const WORDED = [
   {
     step: { rule: "RANK-5", key: "RANK-5.blocks", text: "C-Rank flat-footed immunity blocks the flat-footed condition (C-Rank) - equal Rank (C): the shield wins ties", data: { actor: "Actor.hero", what: "condition", condition: "flat-footed", immunity: { kind: "flat-footed", rank: "C", source: "Title: Mage Slayer" }, effectRank: "C", blocked: true } },
