@@ -378,11 +378,12 @@ test("every immunity kind of the catalogue, damage type, pool class and Essence 
   const iwr = readFileSync(join(repo, "vtt_bridge", "rules", "damage.py"), "utf8");
   const damage = [...(iwr.match(/class DamageType\(StrEnum\):([\s\S]*?)@property/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
   assert.equal(damage.length, 20);
-  const detection = readFileSync(join(repo, "vtt_bridge", "rules", "detection.py"), "utf8");
-  const essences = [...(detection.match(/class Essence\(StrEnum\):([\s\S]*?)\n\n\n/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
+  const means = readFileSync(join(repo, "vtt_bridge", "rules", "detection", "means.py"), "utf8");
+  const essences = [...(means.match(/class Essence\(StrEnum\):([\s\S]*?)\n\n\n/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
   assert.equal(essences.length, 4);
   // DET-9 contest modifiers: ContestModifier(side, dp, text, reason)
-  const reasons = [...detection.matchAll(/ContestModifier\(\s*"(?:observer|hider)",[^)]*?"([A-Za-z]+)"\s*\)/g)].map((m) => m[1]);
+  const contests = readFileSync(join(repo, "vtt_bridge", "rules", "detection", "contests.py"), "utf8");
+  const reasons = [...contests.matchAll(/ContestModifier\(\s*"(?:observer|hider)",[^)]*?"([A-Za-z]+)"\s*\)/g)].map((m) => m[1]);
   assert.deepEqual([...new Set(reasons)].sort(), ["approximateRange", "attacked", "invisible", "moved", "noisy", "sensoryRange", "smell", "sound", "woundPenalty"]);
   const tables = { Immunity: kinds, DamageType: damage, Essence: essences, Reason: reasons, PoolClass: ["eastern", "western", "special", "general", "physical", "mental", "social"], PoolKind: ["special", "eastern", "western", "both", "general"], Mode: ["onlyWith", "incompatibleWith", "rejectsGauges"], Save: ["reflex", "fortitude", "will"], Rank: ["unranked", "D", "C", "B", "A", "S"] };
   for (const [group, ids] of Object.entries(tables)) {
