@@ -41,6 +41,8 @@ from vtt_bridge.server.heap import release_later
 from vtt_bridge.server.outbox import Part
 from vtt_bridge.server.sync import check_counts
 from vtt_bridge.server.workers import COLLECTOR
+from vtt_bridge.store.pages import PAGED_FROM, packed_parts, parts_of
+from vtt_bridge.store.pages import Part as LogPart
 from vtt_bridge.store.rows import keeps_reply, pack, snapshot_of
 
 A = TypeVar("A")
@@ -86,10 +88,10 @@ def _storage_refusal(bridge: Bridge, exc: sqlite3.Error | OSError | None) -> Sto
 
 
 STORE_THREAD_BYTES = 64 << 10
-"""A ruling whose reply is larger than this (or that carries a snapshot) is written to the store in
-the store's writer thread (`Bridge.in_store`): its commit of megabytes would hold every other world
-up. A smaller one is written on the event loop: its commit costs less than the two thread switches
-a hand-off takes (docs/benchmarks.md)."""
+"""A ruling whose reply (with its log's parts, `Dumped.stored_bytes`) is larger than this (or that
+carries a snapshot) is written to the store in the store's writer thread (`Bridge.in_store`): its
+commit of megabytes would hold every other world up. A smaller one is written on the event loop:
+its commit costs less than the two thread switches a hand-off takes (docs/benchmarks.md)."""
 
 
 Made = tuple[tuple[JsonOps, JsonOps] | None, bytes | None]
@@ -116,25 +118,31 @@ def _in_worker(work: Callable[[A], R], value: A | None) -> Awaitable[R | None]:
 
 
 async def _store(
-    commit: Commit, result_json: bytes, snapshot: WorldState | None, off_loop: bool
+    commit: Commit, result: Dumped, snapshot: WorldState | None, off_loop: bool
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store as one row (`Store.append`, through `Bridge.in_store`), or raise
-    `StorageError` (nothing written); returns its ops and inverse as JSON in parts (`_made`).
-    `off_loop`: its row made in workers (the reply packed in one while the inverse is made and
-    packed in another and the snapshot dumped and packed in a third, `store.pack`,
-    `store.snapshot_of`; a reply the store does not keep is not packed, `store.keeps_reply`), then
+    """Write one ruling to the store as one row (`Store.append`, through `Bridge.in_store`), with
+    its log in parts when it is paged (`store.pages`), or raise `StorageError` (nothing written);
+    returns its ops and inverse as JSON in parts (`_made`). `off_loop`: its row made in workers (the
+    reply packed in one while the inverse is made and packed in another, the snapshot dumped and
+    packed in a third and its log's parts packed in a fourth: `store.pack`, `store.snapshot_of`,
+    `pages.packed_parts`; a reply the store does not keep is not packed, `store.keeps_reply`), then
     written in the store's writer thread. On the loop a ruling carries no snapshot (`commit_ruling`),
     so the store keeps its reply."""
     bridge, pending, entry = commit.bridge, commit.pending, commit.pending.entry
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
+    parts = result.parts if pending.action_id is not None else None
     if off_loop:
-        written = result_json if keeps_reply(pending.action_id, snapshot is not None) else None
-        made, reply, dumped = await asyncio.gather(
-            asyncio.to_thread(_made, pending), _in_worker(pack, written), _in_worker(snapshot_of, snapshot)
+        written = result.data if keeps_reply(pending.action_id, snapshot is not None) else None
+        made, reply, dumped, packed = await asyncio.gather(
+            asyncio.to_thread(_made, pending),
+            _in_worker(pack, written),
+            _in_worker(snapshot_of, snapshot),
+            _in_worker(packed_parts, parts),
         )
     else:
-        made, reply, dumped = _made(pending), pack(result_json), None
+        made, reply, dumped = _made(pending), pack(result.data), None
+        packed = None if parts is None else packed_parts(parts)
     kept, inverse = made
     try:
         await bridge.in_store(
@@ -148,6 +156,7 @@ async def _store(
             None if entry is None else entry.kind,
             pending.message_id if entry is None or entry.action_id is None else entry.target,
             inverse,
+            packed or (),
             off_loop=off_loop,
         )
     except (sqlite3.Error, OSError) as exc:
@@ -169,15 +178,15 @@ async def commit_ruling(commit: Commit, dumped: Dumped | None = None) -> None:
         dumped = dumped_result(pending.result)
     wanted = pending.snapshot or commit.bridge.store.wants_snapshot(commit.world.id)
     snapshot = settled(pending.state) if wanted else None
-    if snapshot is None and len(dumped.data) <= STORE_THREAD_BYTES:
-        kept = await _store(commit, dumped.data, None, off_loop=False)
+    if snapshot is None and dumped.stored_bytes() <= STORE_THREAD_BYTES:
+        kept = await _store(commit, dumped, None, off_loop=False)
         _committed(commit, dumped, kept)
         return
     await asyncio.shield(_stored_then_committed(commit, dumped, snapshot))
 
 
 async def _stored_then_committed(commit: Commit, dumped: Dumped, snapshot: WorldState | None) -> None:
-    kept = await _store(commit, dumped.data, snapshot, off_loop=True)
+    kept = await _store(commit, dumped, snapshot, off_loop=True)
     _committed(commit, dumped, kept)
     if kept is not None:
         _pack_later(commit.bridge, commit.world, commit.pending.result["rev"], kept)
@@ -208,9 +217,10 @@ def _pack_later(bridge: Bridge, world: World, rev: int, kept: tuple[JsonOps, Jso
 def _committed(commit: Commit, dumped: Dumped, kept: tuple[JsonOps, JsonOps] | None = None) -> None:
     """A stored ruling acknowledged, made the world's state, recorded and pushed (`dumped`: its JSON
     and each client's copy of it, `dumped_result`; `kept`: its ops and inverse as JSON, `_stored`).
-    Pushed after the acknowledgement is written when it is long (a message in fragments): the client
-    that asked gets its answer first, not at the pace of every socket of the world at once, and the
-    others no later than they would (`Outbox.put`'s `after`)."""
+    Pushed after the acknowledgement is written when it is long (`Outbox.answers_first`: in
+    fragments, compressed in a worker thread, or as it is): the client that asked gets its answer
+    first, not at the pace of every socket of the world at once, and the others no later than they
+    would (`Outbox.put`'s `after`)."""
     bridge, client, world, pending, kind = (
         commit.bridge,
         commit.client,
@@ -222,8 +232,8 @@ def _committed(commit: Commit, dumped: Dumped, kept: tuple[JsonOps, JsonOps] | N
     bridge.dirty = True
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     answer = envelope_parts("result", dumped.sent(client.contests), bridge.next_id(), commit.msg_id)
-    fragmented = client.outbox is not None and client.outbox.fragmented(answer)
-    answered = asyncio.get_running_loop().create_future() if others and fragmented else None
+    first = client.outbox is not None and client.outbox.answers_first(answer)
+    answered = asyncio.get_running_loop().create_future() if others and first else None
     client.send(answer, written=answered)
     world.commit(pending, dumped.data, kept)
     bridge.changes += 1
@@ -407,7 +417,7 @@ def wire_payload(result: dict[str, Any], contests: bool) -> dict[str, Any]:
     """The copy of a `result` (or `patch`) payload a client is sent: its log and rolls cut to the
     first `LOG_SHOWN` steps and `ROLLS_SHOWN` rolls with a `summary` when longer, and its patch
     without `/contests` ops unless the client asked for them; the payload itself when nothing is
-    left out. The store keeps the whole (`query {kind: "ruling"}` reads it)."""
+    left out. The store keeps the whole log and rolls (`store.pages`; `query {kind: "ruling"}` reads them)."""
     log, rolls, patch = result.get("log"), result.get("rolls"), result.get("patch")
     long_log = isinstance(log, list) and len(log) > LOG_SHOWN
     long_rolls = isinstance(rolls, list) and len(rolls) > ROLLS_SHOWN
@@ -428,24 +438,29 @@ def wire_payload(result: dict[str, Any], contests: bool) -> dict[str, Any]:
 
 class Dumped:
     """A result's JSON as the UTF-8 it is stored and kept for retries as (never decoded: a round's
-    megabytes of text beyond ASCII would take twice the memory as a str), and the copies clients are
-    sent (`wire_payload`) in parts: `wire` for a client that did not ask for `/contests`,
-    `wire_contests` for one that did; None: the copy is `data` itself (nothing left out). A plain
-    class with slots: one is made for every ruling, a `damage`'s included."""
+    megabytes of text beyond ASCII would take twice the memory as a str), which is the copy a
+    client that asked for `/contests` is sent, and `wire`, the copy (`wire_payload`) in parts for a
+    client that did not (None: `data` itself, nothing left out). `parts`: its log and rolls in runs
+    for the store when it is paged (`store.pages`; its log and rolls in `data` are then cut as in
+    every client's copy). A plain class with slots: one is made for every ruling,
+    a `damage`'s included."""
 
-    __slots__ = ("data", "wire", "wire_contests")
+    __slots__ = ("data", "parts", "wire")
 
     def __init__(
-        self, data: bytes, wire: list[Part] | None = None, wire_contests: list[Part] | None = None
+        self, data: bytes, wire: list[Part] | None = None, parts: list[LogPart] | None = None
     ) -> None:
         self.data = data
         self.wire = wire
-        self.wire_contests = wire_contests
+        self.parts = parts
+
+    def stored_bytes(self) -> int:
+        """The bytes the store writes of it: its JSON and its parts (before they are packed)."""
+        return len(self.data) + (0 if self.parts is None else sum(len(part.data) for part in self.parts))
 
     def sent(self, contests: bool) -> bytes | list[Part]:
         """The JSON a client is sent (`contests`: it asked for them), whole or in parts."""
-        chosen = self.wire_contests if contests else self.wire
-        return self.data if chosen is None else chosen
+        return self.data if contests or self.wire is None else self.wire
 
 
 def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
@@ -457,14 +472,13 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
     long_log = type(log) is list and len(log) > LOG_SHOWN
     long_rolls = type(rolls) is list and len(rolls) > ROLLS_SHOWN
     has_contests = type(patch) is list and _has_contests(patch)
-    if not (long_log or long_rolls or has_contests):
-        if in_turns:
-            return Dumped(_dumped_in_turns(result))
-        return Dumped(orjson.dumps(result, default=json_default))
     dump = _dumped_in_turns if in_turns else _dumped_at_once
-    full: list[Part] = []
+    if not (long_log or long_rolls or has_contests):
+        data = _dumped_in_turns(result) if in_turns else orjson.dumps(result, default=json_default)
+        # a large reply is paged even when its log is short: a page of it then reads no patch
+        return Dumped(data, parts=None if len(data) <= PAGED_FROM else parts_of(result, dump))
+    full: list[Part] = []  # the stored JSON: a copy for a client that asked for `/contests`
     wire: list[Part] = []
-    wire_contests: list[Part] = []
     opening = b"{"
     for key, value in result.items():
         head = opening + orjson.dumps(key) + b":"
@@ -474,34 +488,31 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
             everything, plain = _patch_pieces(value, dump)
             full += [head, *everything]
             wire += [head, *plain]
-            wire_contests += [head, *everything]
         elif key in ("log", "rolls") and (long_log or long_rolls):
             assert isinstance(value, list)
-            whole = memoryview(dump(value))
             shown = orjson.dumps(value[: LOG_SHOWN if key == "log" else ROLLS_SHOWN], default=json_default)
-            full += [head, whole]
+            full += [head, shown]  # the whole of them goes to the store in parts
             wire += [head, shown]
-            wire_contests += [head, shown]
         else:
             piece = dump(value)
             full += [head, piece]
             wire += [head, piece]
-            wire_contests += [head, piece]
     if long_log or long_rolls:
         assert isinstance(log, list) and isinstance(rolls, list)
         tail = b',"summary":' + orjson.dumps(summary(log, rolls))
+        full.append(tail)
         wire.append(tail)
-        wire_contests.append(tail)
-    for pieces in (full, wire, wire_contests):
-        pieces.append(b"}")
+    full.append(b"}")
+    wire.append(b"}")
     data = b"".join(full)
-    # without `/contests` ops and with the whole log a client's copy is the JSON itself
-    return Dumped(data, wire, wire_contests if long_log or long_rolls else None)
+    paged = long_log or long_rolls or len(data) > PAGED_FROM
+    return Dumped(data, wire, parts_of(result, dump) if paged else None)
 
 
 def replayed_copy(reply: bytes, contests: bool) -> bytes:
-    """A client's copy (`wire_payload`) of a stored reply to a retried action id (the whole ruling,
-    as the store keeps it): the reply itself when nothing is left out."""
+    """A client's copy (`wire_payload`) of a stored reply to a retried action id (as the store keeps
+    it: the copy for a client that asked for `/contests`, or a layout-9 row's whole ruling): the
+    reply itself when nothing is left out."""
     value = orjson.loads(reply)
     if not isinstance(value, dict):
         return reply
