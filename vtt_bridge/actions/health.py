@@ -12,11 +12,13 @@ from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor
 from vtt_bridge.actions.attack import Attack, rule_attack, token_at_guess
 from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
+from vtt_bridge.rules import healing
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about, counted
 from vtt_bridge.rules.conditions import Condition
-from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
+from vtt_bridge.rules.healing import HealGrade, HealSource
+from vtt_bridge.rules.health import Boxes, EffectId, HealthStatus, MaxHealthChange
 from vtt_bridge.rules.injury import round_passes, take_damage
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
@@ -105,7 +107,7 @@ def _attack_instances(
 
 
 class HealAction(RuleModel):
-    """`heal`: `amount` boxes, points, rests or days depending on `source` (see `rules.health.heal`)."""
+    """`heal`: `amount` boxes, points, rests or days depending on `source` (see `rules.healing.heal`)."""
 
     kind: Literal["heal"]
     target: Id
@@ -312,7 +314,7 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
                 "(source overseer)",
                 ("source",),
             )
-    out = h.heal(
+    out = healing.heal(
         actor.health,
         actor.second_health,
         amount=action.amount,

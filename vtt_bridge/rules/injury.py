@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Step
+from vtt_bridge.rules.healing import round_start_healing
 from vtt_bridge.rules.iwr import DealtDamage
 
 
@@ -139,7 +140,7 @@ def round_passes(
         )
     alive = h.health_status(health, second) is not h.HealthStatus.DEAD
     if alive and (fast_healing or regeneration):
-        out = h.round_start_healing(health, second, fast_healing, regeneration)
+        out = round_start_healing(health, second, fast_healing, regeneration)
         health, second = out.health, out.second_health
         steps.extend(out.steps)
     return RoundPassed(health, second, renewed, tuple(steps))
