@@ -22,15 +22,10 @@ from vtt_bridge.rules.energy import (
     NewPool,
     anchor_cannot_gain_again,
     annihilation_step,
-    change_gauge_max_by,
-    change_pool_max_by,
-    gain_new_gauge,
     gain_pool,
-    restore_gauge_by,
-    restore_pool,
-    spend_energy_from,
-    spend_from_gauge,
 )
+from vtt_bridge.rules.energy_use import change_pool_max_by, restore_pool, spend_energy_from
+from vtt_bridge.rules.gauges import change_gauge_max_by, gain_new_gauge, restore_gauge_by, spend_from_gauge
 
 
 class GainEnergyPoolAction(RuleModel):
