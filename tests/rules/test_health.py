@@ -27,6 +27,8 @@ from vtt_bridge.rules.health import (
     gain_temp_hp,
     health_status,
     is_worsening,
+    read_tracks,
+    status_steps,
     worsen,
     wound_penalty,
 )
@@ -264,6 +266,40 @@ def test_HEALTH_5_all_a_is_dead_unless_an_ability_or_second_track() -> None:
 )
 def test_HEALTH_7_wound_penalty(t: HealthTrack, enabled: bool, penalty: int) -> None:
     assert wound_penalty(t, enabled) == penalty
+
+
+def test_HEALTH_6_the_worked_example_ends_badly_injured_unconscious_and_worsening() -> None:
+    """The rulebook's worked example: 20 Health ends at 0 healthy + 0B + 14L + 6A; E = 14*2 + 6*3 = 46,
+    past twice 20, so badly injured; he passes out and his injuries keep worsening."""
+    t = track(20, 0, 14, 6)
+    reading = read_tracks(t, None, wound_penalties=False)
+    assert (reading.status, reading.out_from_injuries, reading.worsening) == (HealthStatus.BADLY, True, True)
+    conditions = {"unconscious": reading.out_from_injuries, "worsening": reading.worsening, "frozen": True}
+    (step,) = status_steps("a1", reading.status, conditions, 0, reading.wound_penalty)
+    assert (step.rule, step.key) == ("HEALTH-6", "HEALTH-6.status")
+    assert step.text == "status: badly; unconscious, worsening"
+    assert step.data == {"actor": "a1", "status": "badly", "conditions": ["unconscious", "worsening"]}
+
+
+def test_HEALTH_6_dying_and_dead_are_the_status_and_are_not_named_again() -> None:
+    conditions = {"dead": True, "unconscious": False, "dying": False}
+    (step,) = status_steps("a1", HealthStatus.DEAD, conditions, 0, 0)
+    assert step.text == "status: dead" and step.data["conditions"] == []
+    (step,) = status_steps("a1", HealthStatus.DYING, {"dying": True, "unconscious": True}, 0, 0)
+    assert step.text == "status: dying; unconscious" and step.data["conditions"] == ["unconscious"]
+
+
+def test_HEALTH_7_a_changed_wound_penalty_is_said_before_the_status() -> None:
+    """The worked example with the optional rule on: no healthy box left, so (3 - 0) = 3 dice."""
+    reading = read_tracks(track(20, 0, 14, 6), None, wound_penalties=True)
+    assert reading.wound_penalty == 3
+    change, summary = status_steps("a1", reading.status, {}, 1, reading.wound_penalty)
+    assert (change.rule, change.key, summary.key) == ("HEALTH-7", "HEALTH-7.change", "HEALTH-6.status")
+    assert change.text == "wound penalty -1 → -3 dice"
+    assert change.data == {"actor": "a1", "before": 1, "after": 3}
+    healed, _ = status_steps("a1", HealthStatus.LIGHTLY, {}, 3, 0)
+    assert healed.text == "wound penalty -3 → 0 dice"
+    assert [s.key for s in status_steps("a1", HealthStatus.LIGHTLY, {}, 2, 2)] == ["HEALTH-6.status"]
 
 
 # ---- HEALTH-11 --------------------------------------------------------------------------------------

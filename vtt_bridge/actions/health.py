@@ -16,7 +16,6 @@ from vtt_bridge.rules import healing
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about, counted
-from vtt_bridge.rules.conditions import Condition
 from vtt_bridge.rules.healing import HealGrade, HealSource
 from vtt_bridge.rules.health import Boxes, EffectId, HealthStatus, MaxHealthChange
 from vtt_bridge.rules.injury import round_passes, take_damage
@@ -200,39 +199,19 @@ def _is_dead(actor: Actor) -> bool:
     )
 
 
-_DERIVED_IN_ORDER = tuple(c.value for c in Condition if c.derived)
-"""The derived conditions (HEALTH-3..5, WP-5) in the order the HEALTH-6 summary names them."""
-
-
-def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> list[Step]:
-    """HEALTH-6: what the ruling leaves the character as (the world layer writes these fields), after
-    a HEALTH-7 step when its wound penalty changed."""
+def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> tuple[Step, ...]:
+    """HEALTH-6 (after HEALTH-7 when the wound penalty changed): what the ruling leaves the character
+    as (the world layer writes these fields)."""
     return _derived(actor_id, actor, before, settings)[1]
 
 
-def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> tuple[Actor, list[Step]]:
+def _derived(
+    actor_id: str, actor: Actor, before: Actor, settings: Settings
+) -> tuple[Actor, tuple[Step, ...]]:
     """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = derive_actor(actor, settings)
-    # the conditions besides the status: Dying and Dead are the status itself (HEALTH-5), named once
-    status = str(derived.status)  # the StrEnum's value, without the enum's `value` property (hot path)
-    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c) and c != status]
-    steps: list[Step] = []
-    if derived.wound_penalty != before.wound_penalty:
-        steps.append(
-            Step(
-                rule="HEALTH-7",
-                text=f"wound penalty {-before.wound_penalty or 0} → {-derived.wound_penalty or 0} dice",
-                data={"actor": actor_id, "before": before.wound_penalty, "after": derived.wound_penalty},
-                key="HEALTH-7.change",
-            )
-        )
-    steps.append(
-        Step(
-            rule="HEALTH-6",
-            text=f"status: {status}" + (f"; {', '.join(flags)}" if flags else ""),
-            data={"actor": actor_id, "status": status, "conditions": flags},
-            key="HEALTH-6.status",
-        )
+    steps = h.status_steps(
+        actor_id, derived.status, derived.conditions, before.wound_penalty, derived.wound_penalty
     )
     return derived, steps
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, model_validator
 
 from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, counted, update_path_segment
+from vtt_bridge.rules.conditions import Condition
 
 MAX_HEALTH = 10_000
 """The largest Health track the engine accepts (a sane bound; no rulebook creature comes near)."""
@@ -465,6 +466,35 @@ def read_tracks(first: HealthTrack, second: HealthTrack | None, wound_penalties:
         is_worsening(first, second),
         wound_penalty(first, wound_penalties),
     )
+
+
+_DERIVED_IN_ORDER: tuple[str, ...] = tuple(c.value for c in Condition if c.derived)
+"""The derived conditions (HEALTH-3..5, WP-5) in the order the HEALTH-6 summary names them."""
+
+
+def status_steps(
+    actor: str, status: HealthStatus, conditions: Mapping[str, bool], wound_before: int, wound_after: int
+) -> tuple[Step, ...]:
+    """HEALTH-6: what a ruling leaves the character as, read off its derived fields: its status and
+    the derived conditions besides it (Dying and Dead are the status itself, HEALTH-5: named once);
+    after a HEALTH-7 step when the wound penalty changed (`wound_*`: the penalty in dice, >= 0)."""
+    name = str(status)  # the StrEnum's value, without the enum's `value` property (hot path)
+    flags = [c for c in _DERIVED_IN_ORDER if conditions.get(c) and c != name]
+    summary = Step(
+        rule="HEALTH-6",
+        text=f"status: {name}" + (f"; {', '.join(flags)}" if flags else ""),
+        data={"actor": actor, "status": name, "conditions": flags},
+        key="HEALTH-6.status",
+    )
+    if wound_after == wound_before:
+        return (summary,)
+    change = Step(
+        rule="HEALTH-7",
+        text=f"wound penalty {-wound_before or 0} → {-wound_after or 0} dice",
+        data={"actor": actor, "before": wound_before, "after": wound_after},
+        key="HEALTH-7.change",
+    )
+    return (change, summary)
 
 
 # ---- HEALTH-12: changes to maximum Health -------------------------------------------------------------
