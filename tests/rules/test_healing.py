@@ -12,11 +12,13 @@ from vtt_bridge.rules.healing import (
     HealSource,
     RecoveryKind,
     heal,
+    heal_character,
     recovery_long_rests,
     recovery_time,
     round_start_healing,
 )
 from vtt_bridge.rules.health import Grade, HealthTrack
+from vtt_bridge.rules.willpower import Willpower
 
 B, L, A = Grade.BASHING, Grade.LETHAL, Grade.AGGRAVATED
 
@@ -227,3 +229,49 @@ def test_HEALTH_13_no_excess_while_the_second_track_is_still_damaged() -> None:
     out = heal(track(3, 0, 0, 3), track(4, 1, 0, 1), amount=3, grade="B", source=HealSource.MAGIC)
     assert out.second_health is not None and boxes(out.second_health) == (3, 0, 0, 1)
     assert boxes(out.health) == (0, 0, 0, 3)
+
+
+# ---- HEALTH-8 on a character: long rests also restore Willpower ----------------------------------------
+
+
+def test_HEALTH_8_each_long_rest_restores_1_willpower_and_stacks_with_health_recovery() -> None:
+    """ "Each long rest of at least 8 hours ... restores 1 Willpower. These effects stack with Health
+    recovery": two days heal 1 L (two days, two long rests) and restore 2 Willpower."""
+    willpower = Willpower(max=3, current=0)
+    out = heal_character(
+        track(6, 0, 2), None, willpower, amount=2, source=HealSource.LONG_REST, unconscious_at_zero=False
+    )
+    assert boxes(out.health) == (5, 0, 1, 0) and out.willpower.current == 2
+    assert [s.key for s in out.steps] == [
+        "HEALTH-8.source",
+        "HEALTH-8.healed",
+        "HEALTH-4.stabilized",
+        "HEALTH-8.longRest",
+        "WP-1.recover",
+    ]
+    rested = out.steps[3]
+    assert rested.rule == "HEALTH-8" and rested.data == {"longRests": 2}
+    assert rested.text == "2 long rests: 1 Willpower each (stacks with Health recovery)"
+
+
+def test_HEALTH_8_other_sources_restore_no_willpower_and_leave_it_the_same_object() -> None:
+    willpower = Willpower(max=3, current=0)
+    for source in (HealSource.SHORT_REST, HealSource.MAGIC, HealSource.FIRST_AID):
+        out = heal_character(
+            track(6, 2, 2), None, willpower, amount=1, source=source, unconscious_at_zero=False
+        )
+        assert out.willpower is willpower and all(s.key != "HEALTH-8.longRest" for s in out.steps)
+    nothing = heal_character(
+        track(6, 0, 2), None, willpower, amount=0, source=HealSource.LONG_REST, unconscious_at_zero=False
+    )
+    assert nothing.willpower is willpower
+
+
+def test_HEALTH_8_a_long_rest_wakes_the_injured_through_willpower() -> None:
+    """HEALTH-3: recovering 1 Willpower wakes a character unconscious from injuries, even when the
+    rest heals no box (here no L is left, and a day is far from the seven an A needs)."""
+    out = heal_character(
+        track(2, 2), None, Willpower(max=2, current=0), amount=1, source=HealSource.LONG_REST,
+        unconscious_at_zero=False,
+    )  # fmt: skip
+    assert boxes(out.health) == (0, 2, 0, 0) and out.health.woken

@@ -15,7 +15,7 @@ from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
 from vtt_bridge.rules import healing
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about, counted
+from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about
 from vtt_bridge.rules.healing import HealGrade, HealSource
 from vtt_bridge.rules.health import Boxes, EffectId, HealthStatus, MaxHealthChange
 from vtt_bridge.rules.injury import round_passes, take_damage
@@ -293,27 +293,18 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
                 "(source overseer)",
                 ("source",),
             )
-    out = healing.heal(
+    out = healing.heal_character(
         actor.health,
         actor.second_health,
+        actor.willpower,
         amount=action.amount,
         grade=action.grade,
         source=action.source,
         double=action.double,
+        unconscious_at_zero=state.settings.unconscious_at_zero_willpower,
     )
-    steps = list(out.steps)
-    new_actor = _updated(actor, health=out.health, second_health=out.second_health)
-    if action.source is HealSource.LONG_REST and action.amount:
-        steps.append(
-            Step(
-                rule="HEALTH-8",
-                text=f"{counted(action.amount, 'long rest')}: 1 Willpower each (stacks with Health recovery)",
-                data={"longRests": action.amount},
-                key="HEALTH-8.longRest",
-            )
-        )
-        new_actor, wp_steps = _recover_willpower(new_actor, action.amount, state.settings)
-        steps.extend(wp_steps)
+    new_actor = _updated(actor, health=out.health, second_health=out.second_health, willpower=out.willpower)
+    steps = out.steps
     return _summarized(state, action.target, new_actor, steps)
 
 

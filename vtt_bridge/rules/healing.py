@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Literal
 
+from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import RuleViolation, Step, counted
 from vtt_bridge.rules.health import (
     HEAVIEST_FIRST,
@@ -299,6 +300,47 @@ def heal(
             )
     return HealOutcome(
         health=first, second_health=second, healed=healed, overseer_cost=cost, steps=tuple(steps)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterHealing:
+    """A heal on a character: both Health tracks and Willpower after it, and the steps."""
+
+    health: HealthTrack
+    second_health: HealthTrack | None
+    willpower: wp.Willpower
+    steps: tuple[Step, ...]
+
+
+def heal_character(
+    first: HealthTrack,
+    second: HealthTrack | None,
+    willpower: wp.Willpower,
+    *,
+    amount: int,
+    grade: HealGrade = "any",
+    source: HealSource,
+    double: bool = False,
+    unconscious_at_zero: bool,
+) -> CharacterHealing:
+    """`heal` on a character's tracks; days of long rest also restore 1 Willpower each (HEALTH-8:
+    stacks with the Health they heal), a WP-1 recovery that may wake the character (HEALTH-3, WP-5:
+    `unconscious_at_zero` is the table's option). Untouched parts stay the same objects."""
+    out = heal(first, second, amount=amount, grade=grade, source=source, double=double)
+    if source is not HealSource.LONG_REST or not amount:
+        return CharacterHealing(out.health, out.second_health, willpower, out.steps)
+    rested = Step(
+        rule="HEALTH-8",
+        text=f"{counted(amount, 'long rest')}: 1 Willpower each (stacks with Health recovery)",
+        data={"longRests": amount},
+        key="HEALTH-8.longRest",
+    )
+    recovery = wp.recover(
+        willpower, amount, out.health, out.second_health, unconscious_at_zero=unconscious_at_zero
+    )
+    return CharacterHealing(
+        recovery.health, out.second_health, recovery.willpower, (*out.steps, rested, *recovery.steps)
     )
 
 
