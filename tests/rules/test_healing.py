@@ -275,3 +275,25 @@ def test_HEALTH_8_a_long_rest_wakes_the_injured_through_willpower() -> None:
         unconscious_at_zero=False,
     )  # fmt: skip
     assert boxes(out.health) == (0, 2, 0, 0) and out.health.woken
+
+
+def test_HEALTH_5_the_dead_are_healed_only_by_the_overseer_and_the_annihilated_not_at_all() -> None:
+    dead, willpower = track(3, 0, 0, 3), Willpower(max=2, current=2)
+    with pytest.raises(RuleViolation) as refused:
+        heal_character(dead, None, willpower, amount=1, source=HealSource.MAGIC, unconscious_at_zero=False)
+    assert (refused.value.rule, refused.value.path) == ("HEALTH-5", ("source",))
+    assert str(refused.value).startswith("the dead are not healed by magic")
+    revived = heal_character(
+        dead, None, willpower, amount=1, source=HealSource.OVERSEER, unconscious_at_zero=False
+    )
+    assert boxes(revived.health) == (1, 0, 0, 2)
+    with pytest.raises(RuleViolation) as beyond:
+        heal_character(
+            track(3), None, willpower, amount=1, source=HealSource.OVERSEER, unconscious_at_zero=False,
+            annihilated=True,
+        )  # fmt: skip
+    assert (beyond.value.rule, beyond.value.path) == ("HEALTH-5", ("target",))
+    dying = heal_character(
+        dead, track(2, 0, 1), willpower, amount=1, source=HealSource.MAGIC, unconscious_at_zero=False
+    )
+    assert dying.second_health is not None and boxes(dying.second_health) == (2, 0, 0, 0)

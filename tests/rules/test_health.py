@@ -26,6 +26,7 @@ from vtt_bridge.rules.health import (
     gain_second_health,
     gain_temp_hp,
     health_status,
+    is_dead,
     is_worsening,
     read_tracks,
     status_steps,
@@ -248,6 +249,44 @@ def test_HEALTH_5_all_a_is_dead_unless_an_ability_or_second_track() -> None:
     assert health_status(t, kept_alive=True) is HealthStatus.DYING
     assert health_status(t, track(3)) is HealthStatus.DYING
     assert health_status(t, track(3, 0, 0, 3)) is HealthStatus.DEAD
+
+
+def test_HEALTH_5_dead_when_all_a_or_max_0_or_annihilated() -> None:
+    """ "A character dies when all their Health has become A"; "maximum Health drops to 0" kills too;
+    the annihilated (EP-2) are dead whatever their tracks say."""
+    assert is_dead(track(4, 0, 0, 4), None, annihilated=False)
+    assert is_dead(track(0), None, annihilated=False)
+    assert is_dead(track(4), None, annihilated=True)
+    assert not is_dead(track(4, 0, 0, 4), track(3), annihilated=False)  # dying on the second track
+    assert not is_dead(track(20, 0, 14, 6), None, annihilated=False)  # the worked example: worsening
+
+
+def test_HEALTH_5_the_dead_gain_no_max_health_but_still_lose_it() -> None:
+    dead = track(3, 0, 0, 3)
+    with pytest.raises(RuleViolation) as refused:
+        change_max(dead, 2, dead=True)
+    assert (refused.value.rule, refused.value.path) == ("HEALTH-5", ("delta",))
+    assert "revival is the Overseer's" in str(refused.value)
+    assert change_max(dead, -1, dead=True).track.max == 2
+    assert change_max(track(3), 2, dead=False).track.max == 5
+
+
+def test_HEALTH_5_a_loss_that_ends_gives_the_dead_no_health_back() -> None:
+    """The rulebook's temporary-max example, dead in between: Health 8, a curse takes 3 for its
+    duration and the character dies all A; when the curse ends the 3 boxes do not come back."""
+    cursed = change_max(track(8), -3, "curse").track
+    dead = cursed.model_copy(update={"aggravated": 5})
+    ended = end_temporary_max(dead, "curse", dead=True)
+    assert (ended.track.max, ended.track.aggravated, ended.track.temporary_max) == (5, 5, {})
+    (step,) = ended.steps
+    assert (step.rule, step.key) == ("HEALTH-5", "HEALTH-5.notReturned")
+    assert step.data == {"effect": "curse", "notReturned": 3}
+    assert (
+        step.text == "effect 'curse' ends, but the dead stay dead: the 3 max Health it took is not given back"
+    )
+    assert end_temporary_max(dead, "curse", dead=False).track.max == 8
+    boon = change_max(track(8), 3, "boon").track.model_copy(update={"aggravated": 11})
+    assert end_temporary_max(boon, "boon", dead=True).track.max == 8  # a gain that ends is still reversed
 
 
 # ---- HEALTH-7 ---------------------------------------------------------------------------------------

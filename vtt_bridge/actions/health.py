@@ -17,7 +17,7 @@ from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about
 from vtt_bridge.rules.healing import HealGrade, HealSource
-from vtt_bridge.rules.health import Boxes, EffectId, HealthStatus, MaxHealthChange
+from vtt_bridge.rules.health import Boxes, EffectId, MaxHealthChange
 from vtt_bridge.rules.injury import round_passes, take_damage
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
@@ -193,10 +193,12 @@ def _updated(actor: Actor, **fields: Any) -> Actor:
     return actor.model_copy(update=update) if update else actor
 
 
+def _annihilated(actor: Actor) -> bool:
+    return bool(actor.conditions.get("annihilated"))
+
+
 def _is_dead(actor: Actor) -> bool:
-    return bool(actor.conditions.get("annihilated")) or (
-        h.health_status(actor.health, actor.second_health) is HealthStatus.DEAD
-    )
+    return h.is_dead(actor.health, actor.second_health, annihilated=_annihilated(actor))
 
 
 def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> tuple[Step, ...]:
@@ -283,16 +285,6 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
     (HEALTH-5) are not healed: bringing them back is a revival, the Overseer's (`source: overseer`),
     and the annihilated (EP-2) are beyond any."""
     actor = get_actor(state, action.target, ("target",))
-    if _is_dead(actor):
-        if actor.conditions.get("annihilated"):
-            raise RuleViolation("HEALTH-5", "the annihilated are dead beyond any revival", ("target",))
-        if action.source is not HealSource.OVERSEER:
-            raise RuleViolation(
-                "HEALTH-5",
-                f"the dead are not healed by {action.source.value}; a revival is the Overseer's "
-                "(source overseer)",
-                ("source",),
-            )
     out = healing.heal_character(
         actor.health,
         actor.second_health,
@@ -302,6 +294,7 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
         source=action.source,
         double=action.double,
         unconscious_at_zero=state.settings.unconscious_at_zero_willpower,
+        annihilated=_annihilated(actor),
     )
     new_actor = _updated(actor, health=out.health, second_health=out.second_health, willpower=out.willpower)
     steps = out.steps
@@ -311,8 +304,6 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
 def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Context) -> Ruling:
     """WP-2, WP-3: pay 1 Willpower (temporary first, WP-4)."""
     actor = get_actor(state, action.actor, ("actor",))
-    if _is_dead(actor):
-        raise RuleViolation("HEALTH-5", "a dead character spends no Willpower", ("actor",))
     injured = h.unconscious_from_injuries(actor.health, actor.second_health) and not actor.health.woken
     spent = wp.spend(
         actor.willpower,
@@ -321,6 +312,7 @@ def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Contex
         injured_unconscious=injured,
         extended=action.extended,
         scene=state.scene.id if state.scene is not None else "",
+        dead=_is_dead(actor),
     )
     new_actor = _updated(actor, willpower=spent.willpower)
     return Ruling(state=with_actor(state, action.actor, new_actor), log=spent.steps)
@@ -359,13 +351,7 @@ def change_will(state: WorldState, action: ChangeWillAction, ctx: Context) -> Ru
 def change_max_health(state: WorldState, action: ChangeMaxHealthAction, ctx: Context) -> Ruling:
     """HEALTH-12; the dead gain no Health (HEALTH-5: a revival is the Overseer's)."""
     actor = get_actor(state, action.actor, ("actor",))
-    if action.delta > 0 and _is_dead(actor):
-        raise RuleViolation(
-            "HEALTH-5",
-            "the dead gain no max Health; a revival is the Overseer's (heal, source overseer)",
-            ("delta",),
-        )
-    changed = h.change_max(actor.health, action.delta, action.effect)
+    changed = h.change_max(actor.health, action.delta, action.effect, dead=_is_dead(actor))
     return _summarized(state, action.actor, _updated(actor, health=changed.track), changed.steps)
 
 
@@ -373,19 +359,7 @@ def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Con
     """HEALTH-12: the effect ends; its change is reversed, later changes stay. The dead stay dead
     (HEALTH-5): a loss that ends gives them no Health back."""
     actor = get_actor(state, action.actor, ("actor",))
-    taken = -actor.health.temporary_max.get(action.effect, 0)
-    if taken > 0 and _is_dead(actor):
-        held = {k: v for k, v in actor.health.temporary_max.items() if k != action.effect}
-        health = actor.health.model_copy(update={"temporary_max": held})
-        step = Step(
-            rule="HEALTH-5",
-            text=f"effect {action.effect!r} ends, but the dead stay dead: the {taken} max Health it took "
-            "is not given back",
-            data={"effect": action.effect, "notReturned": taken},
-            key="HEALTH-5.notReturned",
-        )
-        return _summarized(state, action.actor, _updated(actor, health=health), (step,))
-    ended = h.end_temporary_max(actor.health, action.effect)
+    ended = h.end_temporary_max(actor.health, action.effect, dead=_is_dead(actor))
     return _summarized(state, action.actor, _updated(actor, health=ended.track), ended.steps)
 
 

@@ -20,6 +20,7 @@ from vtt_bridge.rules.health import (
     box_data,
     describe,
     grade_count,
+    is_dead,
 )
 
 OVERSEER_COST_PER_AGGRAVATED = 200
@@ -323,10 +324,23 @@ def heal_character(
     source: HealSource,
     double: bool = False,
     unconscious_at_zero: bool,
+    annihilated: bool = False,
 ) -> CharacterHealing:
     """`heal` on a character's tracks; days of long rest also restore 1 Willpower each (HEALTH-8:
     stacks with the Health they heal), a WP-1 recovery that may wake the character (HEALTH-3, WP-5:
-    `unconscious_at_zero` is the table's option). Untouched parts stay the same objects."""
+    `unconscious_at_zero` is the table's option). Untouched parts stay the same objects.
+
+    The dead (HEALTH-5) are not healed: bringing them back is a revival, the Overseer's (`source`
+    overseer), and the `annihilated` (EP-2) are beyond any (`RuleViolation`)."""
+    if is_dead(first, second, annihilated=annihilated):
+        if annihilated:
+            raise RuleViolation("HEALTH-5", "the annihilated are dead beyond any revival", ("target",))
+        if source is not HealSource.OVERSEER:
+            raise RuleViolation(
+                "HEALTH-5",
+                f"the dead are not healed by {source.value}; a revival is the Overseer's (source overseer)",
+                ("source",),
+            )
     out = heal(first, second, amount=amount, grade=grade, source=source, double=double)
     if source is not HealSource.LONG_REST or not amount:
         return CharacterHealing(out.health, out.second_health, willpower, out.steps)

@@ -376,6 +376,11 @@ def health_status(
     return HealthStatus.BADLY
 
 
+def is_dead(first: HealthTrack, second: HealthTrack | None, *, annihilated: bool) -> bool:
+    """HEALTH-5: dead as the tracks read (HEALTH-6), or annihilated (EP-2: dead beyond any revival)."""
+    return annihilated or health_status(first, second) is HealthStatus.DEAD
+
+
 def unconscious_from_injuries(first: HealthTrack, second: HealthTrack | None = None) -> bool:
     """HEALTH-3/HEALTH-4: no healthy box left on the active track (before Willpower or waking)."""
     track = active_track(first, second)
@@ -500,14 +505,22 @@ def status_steps(
 # ---- HEALTH-12: changes to maximum Health -------------------------------------------------------------
 
 
-def change_max(track: HealthTrack, delta: int, effect: str | None = None) -> HealthOutcome:
+def change_max(
+    track: HealthTrack, delta: int, effect: str | None = None, *, dead: bool = False
+) -> HealthOutcome:
     """HEALTH-12: a gain adds healthy boxes; a loss removes healthy, then B, L, A boxes (never below
     max 0). A loss that leaves no healthy box ends a stabilization and a waking, as new damage does
-    (HEALTH-3/4).
+    (HEALTH-3/4). The `dead` gain nothing (HEALTH-5: a revival is the Overseer's heal).
 
     With `effect`, the change is temporary and the change actually made is recorded (a loss of 8 from
     max 5 removes 5), so `end_temporary_max` reverses exactly that.
     """
+    if delta > 0 and dead:
+        raise RuleViolation(
+            "HEALTH-5",
+            "the dead gain no max Health; a revival is the Overseer's (heal, source overseer)",
+            ("delta",),
+        )
     update: dict[str, Any] = {}
     applied = delta if delta >= 0 else -min(-delta, track.max)
     if effect is not None:
@@ -565,8 +578,20 @@ def change_max(track: HealthTrack, delta: int, effect: str | None = None) -> Hea
     return HealthOutcome(new, (step,))
 
 
-def end_temporary_max(track: HealthTrack, effect: str) -> HealthOutcome:
-    """HEALTH-12: a temporary max change ends; it is reversed and other changes stay as they are."""
+def end_temporary_max(track: HealthTrack, effect: str, *, dead: bool = False) -> HealthOutcome:
+    """HEALTH-12: a temporary max change ends; it is reversed and other changes stay as they are.
+    The `dead` stay dead (HEALTH-5): a loss that ends gives them no Health back."""
+    taken = -track.temporary_max.get(effect, 0)
+    if taken > 0 and dead:
+        held = {k: v for k, v in track.temporary_max.items() if k != effect}
+        step = Step(
+            rule="HEALTH-5",
+            text=f"effect {effect!r} ends, but the dead stay dead: the {taken} max Health it took "
+            "is not given back",
+            data={"effect": effect, "notReturned": taken},
+            key="HEALTH-5.notReturned",
+        )
+        return HealthOutcome(track.model_copy(update={"temporary_max": held}), (step,))
     if effect not in track.temporary_max:
         known = ", ".join(sorted(track.temporary_max)) or "none"
         raise RuleViolation(
