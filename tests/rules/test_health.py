@@ -408,6 +408,20 @@ def test_HEALTH_12_ending_an_unknown_effect_is_refused() -> None:
 # ---- HEALTH-13 --------------------------------------------------------------------------------------
 
 
+def test_HEALTH_13_a_second_track_is_set_up_all_healthy_and_replaces_an_earlier_one() -> None:
+    """ "A new Health track is set up based on your maximum Willpower ... at that moment": max
+    Willpower 5 gives 5 healthy boxes; a second one set up later takes the earlier one's place."""
+    first = gain_second_health(5)
+    assert boxes(first.track) == (5, 0, 0, 0)
+    assert [(s.rule, s.key, s.data) for s in first.steps] == [("HEALTH-13", "HEALTH-13.new", {"max": 5})]
+    assert first.steps[0].text == "second Health track of 5 healthy boxes set up"
+    again = gain_second_health(3, replacing=True)
+    assert boxes(again.track) == (3, 0, 0, 0)
+    assert [s.key for s in again.steps] == ["HEALTH-13.replaced", "HEALTH-13.new"]
+    assert again.steps[0].data == {"replaced": True}
+    assert again.steps[0].text == "the earlier second Health track is replaced"
+
+
 def test_HEALTH_13_damage_past_an_all_a_first_track_goes_to_the_second() -> None:
     second = gain_second_health(4).track
     outcome = damage_tracks(track(3, 0, 2), second, {L: 2, A: 3})

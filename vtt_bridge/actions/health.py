@@ -366,19 +366,8 @@ def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Con
 def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: Context) -> Ruling:
     """HEALTH-13: a new second track (an existing one is replaced)."""
     actor = get_actor(state, action.actor, ("actor",))
-    gained = h.gain_second_health(action.max)
-    log = list(gained.steps)
-    if actor.second_health is not None:
-        log.insert(
-            0,
-            Step(
-                rule="HEALTH-13",
-                text="the earlier second Health track is replaced",
-                data={"replaced": True},
-                key="HEALTH-13.replaced",
-            ),
-        )
-    return _summarized(state, action.actor, _updated(actor, second_health=gained.track), log)
+    gained = h.gain_second_health(action.max, replacing=actor.second_health is not None)
+    return _summarized(state, action.actor, _updated(actor, second_health=gained.track), gained.steps)
 
 
 def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> Ruling:

@@ -612,9 +612,9 @@ def end_temporary_max(track: HealthTrack, effect: str, *, dead: bool = False) ->
 # ---- HEALTH-13: second Health --------------------------------------------------------------------
 
 
-def gain_second_health(max_boxes: int) -> HealthOutcome:
+def gain_second_health(max_boxes: int, *, replacing: bool = False) -> HealthOutcome:
     """HEALTH-13: a new all-healthy track sized from a value at this moment; later changes to that value
-    do not touch it."""
+    do not touch it. It takes the place of a second track the character holds (`replacing`)."""
     track = HealthTrack(max=max_boxes)
     step = Step(
         rule="HEALTH-13",
@@ -622,4 +622,12 @@ def gain_second_health(max_boxes: int) -> HealthOutcome:
         data={"max": max_boxes},
         key="HEALTH-13.new",
     )
-    return HealthOutcome(track, (step,))
+    if not replacing:
+        return HealthOutcome(track, (step,))
+    replaced = Step(
+        rule="HEALTH-13",
+        text="the earlier second Health track is replaced",
+        data={"replaced": True},
+        key="HEALTH-13.replaced",
+    )
+    return HealthOutcome(track, (replaced, step))
