@@ -15,10 +15,17 @@ from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
 from vtt_bridge.rules import healing
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about
+from vtt_bridge.rules.common import Flag, RuleModel, Step, about
 from vtt_bridge.rules.healing import HealGrade, HealSource
 from vtt_bridge.rules.health import Boxes, EffectId, MaxHealthChange
-from vtt_bridge.rules.injury import round_passes, take_damage
+from vtt_bridge.rules.injury import (
+    at_guessed_square,
+    check_token_shows,
+    halve_damage,
+    nobody_at_square,
+    round_passes,
+    take_damage,
+)
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
 PositiveBoxes = Annotated[int, Field(strict=True, ge=1, le=h.MAX_HEALTH)]
@@ -44,16 +51,9 @@ def _resolved_target(state: WorldState, action: DamageAction) -> DamageAction | 
     """The action with its target named: an attack at a square (no `target`, no `attack.token`) lands
     on the token standing there (None: nobody is there)."""
     attack = action.attack
-    if action.target is not None:
-        if attack is not None and attack.token is None:
-            raise RuleViolation("DET-10", "name the target's token with the target", ("attack", "token"))
+    token = None if attack is None else attack.token
+    if not at_guessed_square(action.target, attack is not None, token) or attack is None:
         return action
-    if attack is None or attack.token is not None:
-        raise RuleViolation(
-            "IWR-8",
-            "a damage names its target (only an attack at a guessed square may leave it out)",
-            ("target",),
-        )
     if attack.attacker not in state.tokens:
         raise NotFound(("attack", "attacker"), f"no token {attack.attacker!r} on the scene")
     token = token_at_guess(state, attack)
@@ -74,34 +74,14 @@ def _attack_instances(
     if attack is None:
         return action.instances, []
     token = None if attack.token is None else state.tokens.get(attack.token)
-    if token is not None and token.actor != action.target:
-        raise RuleViolation(
-            "DET-10",
-            f"token {attack.token!r} shows {token.actor!r}, not the damaged actor {action.target!r}",
-            ("attack", "token"),
-        )
+    check_token_shows(attack.token, None if token is None else token.actor, action.target)
     consequence, steps = rule_attack(state, attack, ctx.visibility)
     if consequence is None:
         return None, steps
     if not consequence.halved:
         return action.instances, steps
-    halved = tuple(
-        instance.model_copy(update={"amount": instance.amount // 2}) for instance in action.instances
-    )
-    steps.append(
-        Step(
-            rule="DET-10",
-            text="the damage counts half: "
-            + ", ".join(f"{a.amount} → {b.amount}" for a, b in zip(action.instances, halved, strict=True)),
-            data={
-                "attacker": attack.attacker,
-                "target": attack.token,
-                "before": [i.amount for i in action.instances],
-                "after": [i.amount for i in halved],
-            },
-            key="DET-10.damageHalved",
-        )
-    )
+    halved, step = halve_damage(action.instances, attack.attacker, attack.token)
+    steps.append(step)
     return halved, steps
 
 
@@ -252,12 +232,7 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     resolved = _resolved_target(state, action)
     if resolved is None:
         attacker = action.attack.attacker if action.attack is not None else ""
-        step = Step(
-            rule="DET-10",
-            text="nobody stands at the guessed square: the attack misses",
-            data={"attacker": attacker, "guessed": True, "right": False},
-            key="DET-10.noTarget",
-        )
+        step = nobody_at_square(attacker)
         return Ruling(state=state, log=(step,))
     action = resolved
     target = action.target or ""
