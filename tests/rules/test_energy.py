@@ -20,6 +20,7 @@ from vtt_bridge.rules.energy import (
     anchor_cannot_gain_again,
     annihilation_step,
     base_max,
+    check_not_annihilated,
     gain_pool,
     gauge_conflicts,
     pool_conflicts,
@@ -208,6 +209,19 @@ def test_EP_2_gaining_a_conflicting_pool_annihilates() -> None:
     assert [s.rule for s in gain.steps] == ["EP-1", "EP-2"]
     step = annihilation_step(gain.conflicts)
     assert step.key == "EP-2.annihilated" and len(step.data["conflicts"]) == len(gain.conflicts) > 0
+
+
+def test_EP_2_the_annihilated_are_dead_beyond_revival_and_gain_or_spend_nothing_more() -> None:
+    """EP-3's example 1 ends in EP-2's annihilation: Player A gains inner force again mid-condensing
+    and "is annihilated"; from then on nothing is gained, spent or changed on him."""
+    pools = {"inner-force": held(INNER_FORCE)}
+    again = new("inner-force", (A.STA, A.PER), region=Region.EASTERN, source="another route")
+    assert gain_pool(again, pools, {}, ATTRS, (TRUE_ESSENCE,)).annihilated
+    with pytest.raises(RuleViolation) as refused:
+        check_not_annihilated("Player A", True)
+    assert (refused.value.rule, refused.value.path) == ("EP-2", ("actor",))
+    assert refused.value.message == "Player A is annihilated: dead beyond revival"
+    check_not_annihilated("Player B", False)
 
 
 def test_EP_2_a_pool_that_rejects_gauges_conflicts_with_a_held_gauge_of_that_nature() -> None:

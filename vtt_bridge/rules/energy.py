@@ -531,6 +531,13 @@ def gain_pool(
 # ---------------------------------------------------------------- EP-2 annihilation, EP-3 anchoring
 
 
+def check_not_annihilated(name: str, annihilated: bool) -> None:
+    """EP-2: the annihilated are dead beyond any revival: nothing more is gained, spent or changed on
+    them (`RuleViolation`)."""
+    if annihilated:
+        raise RuleViolation("EP-2", f"{name} is annihilated: dead beyond revival", ("actor",))
+
+
 def annihilation_step(conflicts: Sequence[Conflict]) -> Step:
     """EP-2: conflicting Energy Pools or Gauges meet; the character is annihilated, dead beyond any
     revival, with no save (the conflicts that did it named)."""
