@@ -186,10 +186,6 @@ def _pay_willpower(
 ) -> tuple[Actor, tuple[Step, ...]]:
     """WP-2: 1 Willpower (temporary first, WP-4) on this one-roll action; refused at 0, on an
     extended roll, while not self-aware, and for the dead (HEALTH-5)."""
-    if h.health_status(actor.health, actor.second_health) is h.HealthStatus.DEAD or actor.conditions.get(
-        "annihilated"
-    ):
-        raise RuleViolation("HEALTH-5", "a dead character spends no Willpower", (*path, "willpower"))
     try:
         spent = wp.spend(
             actor.willpower,
@@ -198,6 +194,9 @@ def _pay_willpower(
             injured_unconscious=False,
             extended=side.extended,
             scene=state.scene.id if state.scene is not None else "",
+            dead=h.is_dead(
+                actor.health, actor.second_health, annihilated=bool(actor.conditions.get("annihilated"))
+            ),
         )
     except RuleViolation as refused:
         field = "extended" if refused.path == ("extended",) else "willpower"
