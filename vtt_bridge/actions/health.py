@@ -51,8 +51,8 @@ def _resolved_target(state: WorldState, action: DamageAction) -> DamageAction | 
     """The action with its target named: an attack at a square (no `target`, no `attack.token`) lands
     on the token standing there (None: nobody is there)."""
     attack = action.attack
-    token = None if attack is None else attack.token
-    if not at_guessed_square(action.target, attack is not None, token) or attack is None:
+    at_square = at_guessed_square(action.target, attack is not None, None if attack is None else attack.token)
+    if attack is None or not at_square:  # only an attack goes at a square
         return action
     if attack.attacker not in state.tokens:
         raise NotFound(("attack", "attacker"), f"no token {attack.attacker!r} on the scene")
