@@ -144,8 +144,9 @@ def test_DET_10_an_attack_on_an_approximate_target_deals_half_of_each_instance_r
     """ "Their successes, extra successes, and effect points all count only half, rounded down": the
     damage those count for is halved the same way, instance by instance (5 -> 2, 4 -> 2, 1 -> 0)."""
     instances = tuple(DamageInstance(amount=n, grade=g) for n, g in ((5, "L"), (4, "B"), (1, "A")))
-    halved, step = halve_damage(instances, "token0", "token2")
-    assert [(i.amount, i.grade) for i in halved] == [(2, "L"), (2, "B"), (0, "A")]
+    halved = halve_damage(instances, "token0", "token2")
+    assert [(i.amount, i.grade) for i in halved.instances] == [(2, "L"), (2, "B"), (0, "A")]
+    (step,) = halved.steps
     assert (step.rule, step.key) == ("DET-10", "DET-10.damageHalved")
     assert step.text == "the damage counts half: 5 → 2, 4 → 2, 1 → 0"
     assert step.data == {"attacker": "token0", "target": "token2", "before": [5, 4, 1], "after": [2, 2, 0]}

@@ -80,9 +80,9 @@ def _attack_instances(
         return None, steps
     if not consequence.halved:
         return action.instances, steps
-    halved, step = halve_damage(action.instances, attack.attacker, attack.token)
-    steps.append(step)
-    return halved, steps
+    halved = halve_damage(action.instances, attack.attacker, attack.token)
+    steps.extend(halved.steps)
+    return halved.instances, steps
 
 
 class HealAction(RuleModel):

@@ -59,11 +59,17 @@ def nobody_at_square(attacker: str) -> Step:
     )
 
 
-def halve_damage(
-    instances: Sequence[DamageInstance], attacker: str, token: str | None
-) -> tuple[tuple[DamageInstance, ...], Step]:
+@dataclass(frozen=True, slots=True)
+class HalvedDamage:
+    """DET-10: the instances an attack that counts half deals, and the step that says so."""
+
+    instances: tuple[DamageInstance, ...]
+    steps: tuple[Step, ...]
+
+
+def halve_damage(instances: Sequence[DamageInstance], attacker: str, token: str | None) -> HalvedDamage:
     """DET-10: the damage of an attack that counts half (an approximate target, or a right guess at an
-    unlocated one): each instance deals half its amount, rounded down; and the step that says so."""
+    unlocated one): each instance deals half its amount, rounded down."""
     halved = tuple(instance.model_copy(update={"amount": instance.amount // 2}) for instance in instances)
     step = Step(
         rule="DET-10",
@@ -77,7 +83,7 @@ def halve_damage(
         },
         key="DET-10.damageHalved",
     )
-    return halved, step
+    return HalvedDamage(halved, (step,))
 
 
 @dataclass(frozen=True, slots=True)
