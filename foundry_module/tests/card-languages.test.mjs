@@ -26,13 +26,14 @@ function sidecarTables() {
   if (!existsSync(bin)) throw new Error(`no sidecar Python at ${bin}`);
   const script = `
 import json
-from vtt_bridge.rules import detection, energy, conditions, immunities, ranks, damage, health, willpower, iwr
+from vtt_bridge.rules import detection, energy, conditions, immunities, ranks, damage, health, healing, willpower, iwr
 out = {}
 # what an IWR entry may name besides a damage type (rules/iwr.py IWR_NAMES, as matches reads them)
 out["IwrName"] = sorted(iwr.IWR_NAMES)
 for mod, names in [(detection, ["Essence", "Sense", "SpellKind"]), (energy, ["PoolTrait", "PoolCategory", "Region", "CompatibilityMode"]),
                    (conditions, ["Condition", "ConditionPointKind", "EmotionPointKind"]), (immunities, ["ImmunityKindId"]), (ranks, ["Rank"]),
-                   (damage, ["DamageType"]), (health, ["Grade", "HealthStatus", "HealSource"]), (willpower, ["WillpowerUse"])]:
+                   (damage, ["DamageType"]), (health, ["Grade", "HealthStatus"]),
+                   (healing, ["HealSource"]), (willpower, ["WillpowerUse"])]:
     for name in names:
         out[name] = [e.value for e in getattr(mod, name)]
 print(json.dumps(out))

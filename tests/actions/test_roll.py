@@ -325,6 +325,20 @@ async def test_WP_2_the_opponent_may_pay_willpower_on_its_own_roll_too(connect: 
             ["modifiers", 0, "type"],
             id="once per action: not again as a modifier",
         ),
+        pytest.param(
+            ann(health={"max": 3, "aggravated": 3}),
+            roll(pool=2, willpower=True),
+            "HEALTH-5",
+            ["willpower"],
+            id="not by the dead (all A)",
+        ),
+        pytest.param(
+            ann(conditions={"annihilated": True}),
+            roll(pool=2, willpower=True),
+            "HEALTH-5",
+            ["willpower"],
+            id="not by the annihilated",
+        ),
     ],
 )
 async def test_WP_2_willpower_refusals_name_the_rule_and_change_nothing(

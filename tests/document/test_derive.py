@@ -7,13 +7,12 @@ import pytest
 
 from vtt_bridge.document.derive import derive_actor
 from vtt_bridge.document.models import Actor, Settings
+from vtt_bridge.rules.healing import HealSource, heal
 from vtt_bridge.rules.health import (
     Grade,
-    HealSource,
     HealthStatus,
     HealthTrack,
     apply_damage,
-    heal,
     unconscious_from_injuries,
     wound_penalty,
 )

@@ -11,12 +11,11 @@ from pydantic import ValidationError
 
 from vtt_bridge.document.models import Actor
 from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.healing import HealSource, heal, round_start_healing
 from vtt_bridge.rules.health import (
     Grade,
-    HealSource,
     HealthStatus,
     HealthTrack,
-    RecoveryKind,
     absorb_temp_hp,
     apply_damage,
     change_max,
@@ -26,12 +25,11 @@ from vtt_bridge.rules.health import (
     end_temporary_max,
     gain_second_health,
     gain_temp_hp,
-    heal,
     health_status,
+    is_dead,
     is_worsening,
-    recovery_long_rests,
-    recovery_time,
-    round_start_healing,
+    read_tracks,
+    status_steps,
     worsen,
     wound_penalty,
 )
@@ -253,6 +251,44 @@ def test_HEALTH_5_all_a_is_dead_unless_an_ability_or_second_track() -> None:
     assert health_status(t, track(3, 0, 0, 3)) is HealthStatus.DEAD
 
 
+def test_HEALTH_5_dead_when_all_a_or_max_0_or_annihilated() -> None:
+    """ "A character dies when all their Health has become A"; "maximum Health drops to 0" kills too;
+    the annihilated (EP-2) are dead whatever their tracks say."""
+    assert is_dead(track(4, 0, 0, 4), None, annihilated=False)
+    assert is_dead(track(0), None, annihilated=False)
+    assert is_dead(track(4), None, annihilated=True)
+    assert not is_dead(track(4, 0, 0, 4), track(3), annihilated=False)  # dying on the second track
+    assert not is_dead(track(20, 0, 14, 6), None, annihilated=False)  # the worked example: worsening
+
+
+def test_HEALTH_5_the_dead_gain_no_max_health_but_still_lose_it() -> None:
+    dead = track(3, 0, 0, 3)
+    with pytest.raises(RuleViolation) as refused:
+        change_max(dead, 2, dead=True)
+    assert (refused.value.rule, refused.value.path) == ("HEALTH-5", ("delta",))
+    assert "revival is the Overseer's" in str(refused.value)
+    assert change_max(dead, -1, dead=True).track.max == 2
+    assert change_max(track(3), 2, dead=False).track.max == 5
+
+
+def test_HEALTH_5_a_loss_that_ends_gives_the_dead_no_health_back() -> None:
+    """The rulebook's temporary-max example, dead in between: Health 8, a curse takes 3 for its
+    duration and the character dies all A; when the curse ends the 3 boxes do not come back."""
+    cursed = change_max(track(8), -3, "curse").track
+    dead = cursed.model_copy(update={"aggravated": 5})
+    ended = end_temporary_max(dead, "curse", dead=True)
+    assert (ended.track.max, ended.track.aggravated, ended.track.temporary_max) == (5, 5, {})
+    (step,) = ended.steps
+    assert (step.rule, step.key) == ("HEALTH-5", "HEALTH-5.notReturned")
+    assert step.data == {"effect": "curse", "notReturned": 3}
+    assert (
+        step.text == "effect 'curse' ends, but the dead stay dead: the 3 max Health it took is not given back"
+    )
+    assert end_temporary_max(dead, "curse", dead=False).track.max == 8
+    boon = change_max(track(8), 3, "boon").track.model_copy(update={"aggravated": 11})
+    assert end_temporary_max(boon, "boon", dead=True).track.max == 8  # a gain that ends is still reversed
+
+
 # ---- HEALTH-7 ---------------------------------------------------------------------------------------
 
 
@@ -271,197 +307,38 @@ def test_HEALTH_7_wound_penalty(t: HealthTrack, enabled: bool, penalty: int) -> 
     assert wound_penalty(t, enabled) == penalty
 
 
-# ---- HEALTH-8 ---------------------------------------------------------------------------------------
+def test_HEALTH_6_the_worked_example_ends_badly_injured_unconscious_and_worsening() -> None:
+    """The rulebook's worked example: 20 Health ends at 0 healthy + 0B + 14L + 6A; E = 14*2 + 6*3 = 46,
+    past twice 20, so badly injured; he passes out and his injuries keep worsening."""
+    t = track(20, 0, 14, 6)
+    reading = read_tracks(t, None, wound_penalties=False)
+    assert (reading.status, reading.out_from_injuries, reading.worsening) == (HealthStatus.BADLY, True, True)
+    conditions = {"unconscious": reading.out_from_injuries, "worsening": reading.worsening, "frozen": True}
+    (step,) = status_steps("a1", reading.status, conditions, 0, reading.wound_penalty)
+    assert (step.rule, step.key) == ("HEALTH-6", "HEALTH-6.status")
+    assert step.text == "status: badly; unconscious, worsening"
+    assert step.data == {"actor": "a1", "status": "badly", "conditions": ["unconscious", "worsening"]}
 
 
-@pytest.mark.parametrize(
-    ("kind", "double", "minutes"),
-    [
-        (RecoveryKind.SHORT_REST, False, 15),
-        (RecoveryKind.SHORT_REST, True, 8),
-        (RecoveryKind.LONG_REST, False, 480),
-        (RecoveryKind.LONG_REST, True, 240),
-        (RecoveryKind.LETHAL, False, 2880),
-        (RecoveryKind.LETHAL, True, 1440),
-        (RecoveryKind.AGGRAVATED, False, 10080),
-        (RecoveryKind.AGGRAVATED, True, 5040),
-    ],
-)
-def test_HEALTH_8_recovery_time_halved_rounded_up(kind: RecoveryKind, double: bool, minutes: int) -> None:
-    assert recovery_time(kind, double) == minutes
+def test_HEALTH_6_dying_and_dead_are_the_status_and_are_not_named_again() -> None:
+    conditions = {"dead": True, "unconscious": False, "dying": False}
+    (step,) = status_steps("a1", HealthStatus.DEAD, conditions, 0, 0)
+    assert step.text == "status: dead" and step.data["conditions"] == []
+    (step,) = status_steps("a1", HealthStatus.DYING, {"dying": True, "unconscious": True}, 0, 0)
+    assert step.text == "status: dying; unconscious" and step.data["conditions"] == ["unconscious"]
 
 
-def test_HEALTH_8_double_recovery_halves_rest_counts_rounding_up() -> None:
-    assert recovery_long_rests(RecoveryKind.AGGRAVATED) == 7
-    assert recovery_long_rests(RecoveryKind.AGGRAVATED, True) == 4
-    assert recovery_long_rests(RecoveryKind.LETHAL, True) == 1
-
-
-def test_HEALTH_8_short_rests_heal_one_bashing_each() -> None:
-    out = heal(track(6, 3, 2), None, amount=2, source=HealSource.SHORT_REST)
-    assert boxes(out.health) == (3, 1, 2, 0)
-    with pytest.raises(RuleViolation) as err:
-        heal(track(6, 3, 2), None, amount=2, grade="L", source=HealSource.SHORT_REST)
-    assert err.value.rule == "HEALTH-8" and err.value.path == ("grade",)
-
-
-@pytest.mark.parametrize(
-    ("grade", "days", "double", "after"),
-    [
-        pytest.param("L", 7, False, (3, 0, 1, 2), id="7 days: 3 L"),
-        pytest.param("A", 7, False, (1, 0, 4, 1), id="7 days: or 1 A, not both"),
-        pytest.param("any", 7, False, (3, 0, 1, 2), id="any: L while L remains"),
-        pytest.param("A", 7, True, (2, 0, 4, 0), id="double: 1 A per 3.5 days"),
-        pytest.param("L", 1, False, (0, 0, 4, 2), id="one day is not enough for L"),
-    ],
-)
-def test_HEALTH_8_long_rest_heals_l_or_a_never_combined(
-    grade: str, days: int, double: bool, after: tuple[int, int, int, int]
-) -> None:
-    out = heal(track(6, 0, 4, 2), None, amount=days, grade=grade, source=HealSource.LONG_REST, double=double)  # type: ignore[arg-type]
-    assert boxes(out.health) == after
-
-
-def test_HEALTH_8_rest_taken_a_night_at_a_time_adds_up() -> None:
-    """'Every two days ... turns 1 L back to healthy': two one-day rests heal the L one two-day rest
-    does; the day that made no box carries, and nothing carries once no box of its grade is left."""
-    night = heal(track(6, 0, 2), None, amount=1, source=HealSource.LONG_REST)
-    assert boxes(night.health) == (4, 0, 2, 0) and night.health.rest_minutes == 24 * 60
-    assert night.steps[-1].data == {"restHours": 24, "grade": "L", "periodHours": 48}
-    second = heal(night.health, None, amount=1, source=HealSource.LONG_REST)
-    assert boxes(second.health) == (5, 0, 1, 0) and second.health.rest_minutes == 0
-    week = track(6, 0, 0, 1)
-    for _ in range(6):
-        week = heal(week, None, amount=1, grade="A", source=HealSource.LONG_REST).health
-    assert boxes(week) == (5, 0, 0, 1) and week.rest_minutes == 6 * 24 * 60
-    assert boxes(heal(week, None, amount=1, grade="A", source=HealSource.LONG_REST).health) == (6, 0, 0, 0)
-    done = heal(track(6, 0, 1), None, amount=3, source=HealSource.LONG_REST).health
-    assert boxes(done) == (6, 0, 0, 0) and done.rest_minutes == 0
-
-
-def test_HEALTH_8_long_rest_does_not_heal_bashing() -> None:
-    with pytest.raises(RuleViolation):
-        heal(track(6, 2), None, amount=3, grade="B", source=HealSource.LONG_REST)
-
-
-# ---- HEALTH-9 ---------------------------------------------------------------------------------------
-
-
-def test_HEALTH_9_overseer_heals_b_and_l_free_and_charges_200_per_a() -> None:
-    out = heal(track(10, 2, 3, 3), None, amount=10, source=HealSource.OVERSEER)
-    assert boxes(out.health) == (10, 0, 0, 0)
-    assert out.overseer_cost == 600
-    assert any(s.rule == "HEALTH-9" and s.data == {"cost": 600, "aggravated": 3} for s in out.steps)
-
-
-# ---- HEALTH-10 --------------------------------------------------------------------------------------
-
-
-FAST_HEALING = [
-    # The rulebook's own examples.
-    pytest.param((1,), (), track(10, 2), (9, 1, 0, 0), id="fast healing 1: 1 point of B or L"),
-    pytest.param((4,), (), track(10, 0, 4), (10, 0, 0, 0), id="fast healing 4: 4 points of B or L"),
-    pytest.param((4,), (), track(10, 0, 0, 2), (9, 0, 0, 1), id="fast healing 4: or 1 A"),
-    pytest.param((), (4,), track(10, 0, 0, 2), (9, 0, 0, 1), id="regeneration 4: or 1 A"),
-    pytest.param((3, 2), (), track(10, 3, 3, 2), (7, 1, 0, 2), id="fast healing 3 + 2: 5 B/L, never A"),
-    pytest.param((3, 2), (), track(10, 0, 2, 2), (8, 0, 0, 2), id="3 + 2 with only 2L and 2A: A stays"),
-    pytest.param((1,), (1,), track(10, 2), (10, 0, 0, 0), id="regeneration works beside fast healing"),
-    # The least severe track: fewest A, then L, then B.
-    pytest.param((4,), (6,), track(10, 0, 1, 3), (9, 0, 0, 1), id="1L 3A, fast 4 + regen 6: 1 A left"),
-    pytest.param((4,), (), track(10, 1, 0, 2), (8, 1, 0, 1), id="4 with B left buys the A"),
-    pytest.param((2,), (), track(10, 2, 2), (8, 2, 0, 0), id="B/L points heal L before B"),
-    pytest.param((1,), (4,), track(10, 1, 0, 2), (9, 0, 0, 1), id="regen 4 buys an A, the 1 heals B"),
-    pytest.param((8,), (), track(10, 0, 0, 3), (9, 0, 0, 1), id="8 points buy 2 A"),
-    pytest.param((5,), (), track(10, 1, 0, 1), (10, 0, 0, 0), id="5 buys an A and heals a B"),
-    pytest.param((7, 4), (), track(10, 0, 4, 2), (9, 0, 1, 0), id="7 + 4: each buys an A, 3 mend 3 L"),
-]
-
-
-@pytest.mark.parametrize(("fast", "regen", "before", "after"), FAST_HEALING)
-def test_HEALTH_10_instances_leave_the_least_severe_track(
-    fast: tuple[int, ...], regen: tuple[int, ...], before: HealthTrack, after: tuple[int, int, int, int]
-) -> None:
-    out = round_start_healing(before, None, fast, regen)
-    assert boxes(out.health) == after
-
-
-def test_HEALTH_10_the_rules_example_says_what_each_instance_bought() -> None:
-    """1 L and 3 A, fast healing 4 and regeneration 6: the 4 buys an A; the 6 buys an A and mends the L."""
-    out = round_start_healing(track(10, 0, 1, 3), None, (4,), (6,))
-    healed = [(s.data or {})["healed"] for s in out.steps if s.key == "HEALTH-10.healed"]
-    sources = [(s.data or {})["source"] for s in out.steps if s.key == "HEALTH-10.source"]
-    assert sorted(zip(sources, [sorted(h.items()) for h in healed], strict=True)) == [
-        ("fastHealing", [("A", 1)]),
-        ("regeneration", [("A", 1), ("L", 1)]),
-    ]
-
-
-def _best_by_search(
-    first: tuple[int, int, int], second: tuple[int, int, int] | None, ratings: tuple[int, ...]
-) -> tuple[int, ...]:
-    """The least severe (second A, L, B, first A, L, B) over every way to spend each instance (1 point
-    per B/L box, 4 per A box, every split tried); the first track heals only once the second is all
-    healthy (HEALTH-13)."""
-    start = (*(second or (0, 0, 0)), *first)
-    states = {start}
-    for rating in ratings:
-        nxt = set()
-        for state in states:
-            a2, l2, b2, a1, l1, b1 = state
-            for da2 in range(a2 + 1):
-                for da1 in range(a1 + 1):
-                    rest = rating - 4 * (da2 + da1)
-                    if rest < 0:
-                        break
-                    for dl2 in range(min(l2, rest) + 1):
-                        for db2 in range(min(b2, rest - dl2) + 1):
-                            r1 = rest - dl2 - db2
-                            for dl1 in range(min(l1, r1) + 1):
-                                db1 = min(b1, r1 - dl1)
-                                for b in range(db1 + 1):
-                                    nxt.add((a2 - da2, l2 - dl2, b2 - db2, a1 - da1, l1 - dl1, b1 - b))
-        states = nxt
-    allowed = [s for s in states if s[3:] == start[3:] or s[:3] == (0, 0, 0)]
-    return min(allowed, key=lambda s: (s[0], s[1], s[2], s[3], s[4], s[5]))
-
-
-@st.composite
-def small_tracks(draw: st.DrawFn) -> HealthTrack:
-    return draw(tracks(max_max=6))
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    first=small_tracks(),
-    second=st.none() | small_tracks(),
-    ratings=st.lists(st.integers(0, 9), max_size=3),
-)
-def test_HEALTH_10_the_plan_is_the_best_any_split_reaches(
-    first: HealthTrack, second: HealthTrack | None, ratings: list[int]
-) -> None:
-    out = round_start_healing(first, second, ratings, ())
-    got = (
-        *(
-            (out.second_health.aggravated, out.second_health.lethal, out.second_health.bashing)
-            if out.second_health
-            else (0, 0, 0)
-        ),
-        out.health.aggravated,
-        out.health.lethal,
-        out.health.bashing,
-    )
-    want = _best_by_search(
-        (first.aggravated, first.lethal, first.bashing),
-        None if second is None else (second.aggravated, second.lethal, second.bashing),
-        tuple(ratings),
-    )
-    assert got == want
-
-
-def test_HEALTH_10_an_instance_below_4_cannot_heal_a() -> None:
-    with pytest.raises(RuleViolation) as err:
-        heal(track(5, 0, 0, 1), None, amount=3, grade="A", source=HealSource.FAST_HEALING)
-    assert err.value.rule == "HEALTH-10"
+def test_HEALTH_7_a_changed_wound_penalty_is_said_before_the_status() -> None:
+    """The worked example with the optional rule on: no healthy box left, so (3 - 0) = 3 dice."""
+    reading = read_tracks(track(20, 0, 14, 6), None, wound_penalties=True)
+    assert reading.wound_penalty == 3
+    change, summary = status_steps("a1", reading.status, {}, 1, reading.wound_penalty)
+    assert (change.rule, change.key, summary.key) == ("HEALTH-7", "HEALTH-7.change", "HEALTH-6.status")
+    assert change.text == "wound penalty -1 → -3 dice"
+    assert change.data == {"actor": "a1", "before": 1, "after": 3}
+    healed, _ = status_steps("a1", HealthStatus.LIGHTLY, {}, 3, 0)
+    assert healed.text == "wound penalty -3 → 0 dice"
+    assert [s.key for s in status_steps("a1", HealthStatus.LIGHTLY, {}, 2, 2)] == ["HEALTH-6.status"]
 
 
 # ---- HEALTH-11 --------------------------------------------------------------------------------------
@@ -531,6 +408,20 @@ def test_HEALTH_12_ending_an_unknown_effect_is_refused() -> None:
 # ---- HEALTH-13 --------------------------------------------------------------------------------------
 
 
+def test_HEALTH_13_a_second_track_is_set_up_all_healthy_and_replaces_an_earlier_one() -> None:
+    """ "A new Health track is set up based on your maximum Willpower ... at that moment": max
+    Willpower 5 gives 5 healthy boxes; a second one set up later takes the earlier one's place."""
+    first = gain_second_health(5)
+    assert boxes(first.track) == (5, 0, 0, 0)
+    assert [(s.rule, s.key, s.data) for s in first.steps] == [("HEALTH-13", "HEALTH-13.new", {"max": 5})]
+    assert first.steps[0].text == "second Health track of 5 healthy boxes set up"
+    again = gain_second_health(3, replacing=True)
+    assert boxes(again.track) == (3, 0, 0, 0)
+    assert [s.key for s in again.steps] == ["HEALTH-13.replaced", "HEALTH-13.new"]
+    assert again.steps[0].data == {"replaced": True}
+    assert again.steps[0].text == "the earlier second Health track is replaced"
+
+
 def test_HEALTH_13_damage_past_an_all_a_first_track_goes_to_the_second() -> None:
     second = gain_second_health(4).track
     outcome = damage_tracks(track(3, 0, 2), second, {L: 2, A: 3})
@@ -539,18 +430,6 @@ def test_HEALTH_13_damage_past_an_all_a_first_track_goes_to_the_second() -> None
     assert second2 is not None and boxes(second2) == (3, 0, 0, 1)
     assert any(s.rule == "HEALTH-13" for s in steps)
     assert health_status(first, second2) is HealthStatus.DYING
-
-
-def test_HEALTH_13_healing_heals_the_second_track_first_excess_to_first() -> None:
-    out = heal(track(3, 0, 0, 3), track(4, 1, 1), amount=4, source=HealSource.MAGIC)
-    assert out.second_health is not None and boxes(out.second_health) == (4, 0, 0, 0)
-    assert boxes(out.health) == (2, 0, 0, 1)
-
-
-def test_HEALTH_13_no_excess_while_the_second_track_is_still_damaged() -> None:
-    out = heal(track(3, 0, 0, 3), track(4, 1, 0, 1), amount=3, grade="B", source=HealSource.MAGIC)
-    assert out.second_health is not None and boxes(out.second_health) == (3, 0, 0, 1)
-    assert boxes(out.health) == (0, 0, 0, 3)
 
 
 # ---- HEALTH-1 properties: any sequence keeps the track whole ----------------------------------------

@@ -3,7 +3,9 @@ a new round (rules/iwr.py) and the waking that recovering Willpower brings (rule
 
 from __future__ import annotations
 
-from vtt_bridge.rules.common import Step
+import pytest
+
+from vtt_bridge.rules.common import RuleViolation, Step
 from vtt_bridge.rules.health import (
     Grade,
     HealthTrack,
@@ -14,8 +16,15 @@ from vtt_bridge.rules.health import (
     worsen_tracks,
     wound_penalty,
 )
-from vtt_bridge.rules.injury import round_passes, take_damage
-from vtt_bridge.rules.iwr import DealtDamage, TemporaryImmunity, lapse_temporary_immunities
+from vtt_bridge.rules.injury import (
+    at_guessed_square,
+    check_token_shows,
+    halve_damage,
+    nobody_at_square,
+    round_passes,
+    take_damage,
+)
+from vtt_bridge.rules.iwr import DamageInstance, DealtDamage, TemporaryImmunity, lapse_temporary_immunities
 from vtt_bridge.rules.willpower import Willpower, recover
 
 
@@ -126,3 +135,54 @@ def test_HEALTH_6_and_EP_2_the_dead_and_the_annihilated_pass_a_round_as_they_are
     ):
         passed = round_passes(track, None, will, fast_healing=(2,), regeneration=(), annihilated=annihilated)
         assert passed.health is track and passed.willpower is will and passed.steps == ()
+
+
+# ---- DET-10 and IWR-8: whom a damage hits, what an attack's damage counts for -------------------------
+
+
+def test_DET_10_an_attack_on_an_approximate_target_deals_half_of_each_instance_rounded_down() -> None:
+    """ "Their successes, extra successes, and effect points all count only half, rounded down": the
+    damage those count for is halved the same way, instance by instance (5 -> 2, 4 -> 2, 1 -> 0)."""
+    instances = tuple(DamageInstance(amount=n, grade=g) for n, g in ((5, "L"), (4, "B"), (1, "A")))
+    halved = halve_damage(instances, "token0", "token2")
+    assert [(i.amount, i.grade) for i in halved.instances] == [(2, "L"), (2, "B"), (0, "A")]
+    (step,) = halved.steps
+    assert (step.rule, step.key) == ("DET-10", "DET-10.damageHalved")
+    assert step.text == "the damage counts half: 5 → 2, 4 → 2, 1 → 0"
+    assert step.data == {"attacker": "token0", "target": "token2", "before": [5, 4, 1], "after": [2, 2, 0]}
+
+
+def test_DET_10_an_attack_at_a_square_where_nobody_stands_misses() -> None:
+    """ "A character can assume the target is at some position and attack it": nobody there, no hit."""
+    step = nobody_at_square("token0")
+    assert (step.rule, step.key, step.data) == (
+        "DET-10",
+        "DET-10.noTarget",
+        {"attacker": "token0", "guessed": True, "right": False},
+    )
+    assert step.text == "nobody stands at the guessed square: the attack misses"
+
+
+def test_DET_10_only_an_attack_naming_neither_target_nor_token_goes_at_a_guessed_square() -> None:
+    assert at_guessed_square(None, True, None)
+    assert not at_guessed_square("actor2", True, "token2")
+    assert not at_guessed_square("actor2", False, None)
+    with pytest.raises(RuleViolation) as refused:
+        at_guessed_square("actor2", True, None)
+    assert (refused.value.rule, refused.value.path) == ("DET-10", ("attack", "token"))
+
+
+@pytest.mark.parametrize(("attack", "token"), [(False, None), (True, "token2")])
+def test_IWR_8_a_damage_names_its_target(attack: bool, token: str | None) -> None:
+    with pytest.raises(RuleViolation) as refused:
+        at_guessed_square(None, attack, token)
+    assert (refused.value.rule, refused.value.path) == ("IWR-8", ("target",))
+
+
+def test_DET_10_the_attacks_token_shows_the_damaged_actor() -> None:
+    check_token_shows("token2", "actor2", "actor2")
+    check_token_shows("gone", None, "actor2")  # no such token: the attack's own check says so
+    with pytest.raises(RuleViolation) as refused:
+        check_token_shows("token2", "actor2", "actor1")
+    assert (refused.value.rule, refused.value.path) == ("DET-10", ("attack", "token"))
+    assert refused.value.message == "token 'token2' shows 'actor2', not the damaged actor 'actor1'"

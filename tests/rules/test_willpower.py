@@ -65,6 +65,14 @@ def test_WP_2_not_while_unconscious() -> None:
     assert "self-aware" in err.value.message
 
 
+@pytest.mark.parametrize("use", list(WillpowerUse))
+def test_HEALTH_5_a_dead_character_spends_no_willpower(use: WillpowerUse) -> None:
+    with pytest.raises(RuleViolation) as err:
+        spend(Willpower(max=4, current=4), use, self_aware=True, injured_unconscious=True, dead=True)
+    assert (err.value.rule, err.value.path) == ("HEALTH-5", ("actor",))
+    assert err.value.message == "a dead character spends no Willpower"
+
+
 def test_WP_2_nothing_to_spend() -> None:
     with pytest.raises(RuleViolation):
         spend(Willpower(max=4, current=0), WillpowerUse.DEFENSE, self_aware=True, injured_unconscious=False)

@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 
 from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, with_actor
 from vtt_bridge.document.models import Actor, Id, NotFound, WorldState
-from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, SignedInt, Slug, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, SignedInt, Slug, Step
 from vtt_bridge.rules.energy import (
     Conflict,
     EnergyName,
@@ -22,15 +22,11 @@ from vtt_bridge.rules.energy import (
     NewPool,
     anchor_cannot_gain_again,
     annihilation_step,
-    change_gauge_max_by,
-    change_pool_max_by,
-    gain_new_gauge,
+    check_not_annihilated,
     gain_pool,
-    restore_gauge_by,
-    restore_pool,
-    spend_energy_from,
-    spend_from_gauge,
 )
+from vtt_bridge.rules.energy_use import change_pool_max_by, restore_pool, spend_energy_from
+from vtt_bridge.rules.gauges import change_gauge_max_by, gain_new_gauge, restore_gauge_by, spend_from_gauge
 
 
 class GainEnergyPoolAction(RuleModel):
@@ -143,10 +139,7 @@ class ChangeGaugeMaxAction(RuleModel):
 
 def _living(state: WorldState, actor_id: str) -> Actor:
     actor = get_actor(state, actor_id, ("actor",))
-    if actor.conditions.get("annihilated"):
-        raise RuleViolation(
-            "EP-2", f"{actor.name or actor_id} is annihilated: dead beyond revival", ("actor",)
-        )
+    check_not_annihilated(actor.name or actor_id, bool(actor.conditions.get("annihilated")))
     return actor
 
 

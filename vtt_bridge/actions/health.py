@@ -12,12 +12,20 @@ from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor
 from vtt_bridge.actions.attack import Attack, rule_attack, token_at_guess
 from vtt_bridge.document.derive import derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
+from vtt_bridge.rules import healing
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, about, counted
-from vtt_bridge.rules.conditions import Condition
-from vtt_bridge.rules.health import Boxes, EffectId, HealGrade, HealSource, HealthStatus, MaxHealthChange
-from vtt_bridge.rules.injury import round_passes, take_damage
+from vtt_bridge.rules.common import Flag, RuleModel, Step, about
+from vtt_bridge.rules.healing import HealGrade, HealSource
+from vtt_bridge.rules.health import Boxes, EffectId, MaxHealthChange
+from vtt_bridge.rules.injury import (
+    at_guessed_square,
+    check_token_shows,
+    halve_damage,
+    nobody_at_square,
+    round_passes,
+    take_damage,
+)
 from vtt_bridge.rules.iwr import Amount, DamageInstance, resolve_damage
 
 PositiveBoxes = Annotated[int, Field(strict=True, ge=1, le=h.MAX_HEALTH)]
@@ -43,16 +51,9 @@ def _resolved_target(state: WorldState, action: DamageAction) -> DamageAction | 
     """The action with its target named: an attack at a square (no `target`, no `attack.token`) lands
     on the token standing there (None: nobody is there)."""
     attack = action.attack
-    if action.target is not None:
-        if attack is not None and attack.token is None:
-            raise RuleViolation("DET-10", "name the target's token with the target", ("attack", "token"))
+    at_square = at_guessed_square(action.target, attack is not None, None if attack is None else attack.token)
+    if attack is None or not at_square:  # only an attack goes at a square
         return action
-    if attack is None or attack.token is not None:
-        raise RuleViolation(
-            "IWR-8",
-            "a damage names its target (only an attack at a guessed square may leave it out)",
-            ("target",),
-        )
     if attack.attacker not in state.tokens:
         raise NotFound(("attack", "attacker"), f"no token {attack.attacker!r} on the scene")
     token = token_at_guess(state, attack)
@@ -73,39 +74,19 @@ def _attack_instances(
     if attack is None:
         return action.instances, []
     token = None if attack.token is None else state.tokens.get(attack.token)
-    if token is not None and token.actor != action.target:
-        raise RuleViolation(
-            "DET-10",
-            f"token {attack.token!r} shows {token.actor!r}, not the damaged actor {action.target!r}",
-            ("attack", "token"),
-        )
+    check_token_shows(attack.token, None if token is None else token.actor, action.target)
     consequence, steps = rule_attack(state, attack, ctx.visibility)
     if consequence is None:
         return None, steps
     if not consequence.halved:
         return action.instances, steps
-    halved = tuple(
-        instance.model_copy(update={"amount": instance.amount // 2}) for instance in action.instances
-    )
-    steps.append(
-        Step(
-            rule="DET-10",
-            text="the damage counts half: "
-            + ", ".join(f"{a.amount} → {b.amount}" for a, b in zip(action.instances, halved, strict=True)),
-            data={
-                "attacker": attack.attacker,
-                "target": attack.token,
-                "before": [i.amount for i in action.instances],
-                "after": [i.amount for i in halved],
-            },
-            key="DET-10.damageHalved",
-        )
-    )
-    return halved, steps
+    halved = halve_damage(action.instances, attack.attacker, attack.token)
+    steps.extend(halved.steps)
+    return halved.instances, steps
 
 
 class HealAction(RuleModel):
-    """`heal`: `amount` boxes, points, rests or days depending on `source` (see `rules.health.heal`)."""
+    """`heal`: `amount` boxes, points, rests or days depending on `source` (see `rules.healing.heal`)."""
 
     kind: Literal["heal"]
     target: Id
@@ -192,45 +173,27 @@ def _updated(actor: Actor, **fields: Any) -> Actor:
     return actor.model_copy(update=update) if update else actor
 
 
+def _annihilated(actor: Actor) -> bool:
+    return bool(actor.conditions.get("annihilated"))
+
+
 def _is_dead(actor: Actor) -> bool:
-    return bool(actor.conditions.get("annihilated")) or (
-        h.health_status(actor.health, actor.second_health) is HealthStatus.DEAD
-    )
+    return h.is_dead(actor.health, actor.second_health, annihilated=_annihilated(actor))
 
 
-_DERIVED_IN_ORDER = tuple(c.value for c in Condition if c.derived)
-"""The derived conditions (HEALTH-3..5, WP-5) in the order the HEALTH-6 summary names them."""
-
-
-def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> list[Step]:
-    """HEALTH-6: what the ruling leaves the character as (the world layer writes these fields), after
-    a HEALTH-7 step when its wound penalty changed."""
+def _summary(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> tuple[Step, ...]:
+    """HEALTH-6 (after HEALTH-7 when the wound penalty changed): what the ruling leaves the character
+    as (the world layer writes these fields)."""
     return _derived(actor_id, actor, before, settings)[1]
 
 
-def _derived(actor_id: str, actor: Actor, before: Actor, settings: Settings) -> tuple[Actor, list[Step]]:
+def _derived(
+    actor_id: str, actor: Actor, before: Actor, settings: Settings
+) -> tuple[Actor, tuple[Step, ...]]:
     """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = derive_actor(actor, settings)
-    # the conditions besides the status: Dying and Dead are the status itself (HEALTH-5), named once
-    status = str(derived.status)  # the StrEnum's value, without the enum's `value` property (hot path)
-    flags = [c for c in _DERIVED_IN_ORDER if derived.conditions.get(c) and c != status]
-    steps: list[Step] = []
-    if derived.wound_penalty != before.wound_penalty:
-        steps.append(
-            Step(
-                rule="HEALTH-7",
-                text=f"wound penalty {-before.wound_penalty or 0} → {-derived.wound_penalty or 0} dice",
-                data={"actor": actor_id, "before": before.wound_penalty, "after": derived.wound_penalty},
-                key="HEALTH-7.change",
-            )
-        )
-    steps.append(
-        Step(
-            rule="HEALTH-6",
-            text=f"status: {status}" + (f"; {', '.join(flags)}" if flags else ""),
-            data={"actor": actor_id, "status": status, "conditions": flags},
-            key="HEALTH-6.status",
-        )
+    steps = h.status_steps(
+        actor_id, derived.status, derived.conditions, before.wound_penalty, derived.wound_penalty
     )
     return derived, steps
 
@@ -269,12 +232,7 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     resolved = _resolved_target(state, action)
     if resolved is None:
         attacker = action.attack.attacker if action.attack is not None else ""
-        step = Step(
-            rule="DET-10",
-            text="nobody stands at the guessed square: the attack misses",
-            data={"attacker": attacker, "guessed": True, "right": False},
-            key="DET-10.noTarget",
-        )
+        step = nobody_at_square(attacker)
         return Ruling(state=state, log=(step,))
     action = resolved
     target = action.target or ""
@@ -302,45 +260,25 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
     (HEALTH-5) are not healed: bringing them back is a revival, the Overseer's (`source: overseer`),
     and the annihilated (EP-2) are beyond any."""
     actor = get_actor(state, action.target, ("target",))
-    if _is_dead(actor):
-        if actor.conditions.get("annihilated"):
-            raise RuleViolation("HEALTH-5", "the annihilated are dead beyond any revival", ("target",))
-        if action.source is not HealSource.OVERSEER:
-            raise RuleViolation(
-                "HEALTH-5",
-                f"the dead are not healed by {action.source.value}; a revival is the Overseer's "
-                "(source overseer)",
-                ("source",),
-            )
-    out = h.heal(
+    out = healing.heal_character(
         actor.health,
         actor.second_health,
+        actor.willpower,
         amount=action.amount,
         grade=action.grade,
         source=action.source,
         double=action.double,
+        unconscious_at_zero=state.settings.unconscious_at_zero_willpower,
+        annihilated=_annihilated(actor),
     )
-    steps = list(out.steps)
-    new_actor = _updated(actor, health=out.health, second_health=out.second_health)
-    if action.source is HealSource.LONG_REST and action.amount:
-        steps.append(
-            Step(
-                rule="HEALTH-8",
-                text=f"{counted(action.amount, 'long rest')}: 1 Willpower each (stacks with Health recovery)",
-                data={"longRests": action.amount},
-                key="HEALTH-8.longRest",
-            )
-        )
-        new_actor, wp_steps = _recover_willpower(new_actor, action.amount, state.settings)
-        steps.extend(wp_steps)
+    new_actor = _updated(actor, health=out.health, second_health=out.second_health, willpower=out.willpower)
+    steps = out.steps
     return _summarized(state, action.target, new_actor, steps)
 
 
 def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Context) -> Ruling:
     """WP-2, WP-3: pay 1 Willpower (temporary first, WP-4)."""
     actor = get_actor(state, action.actor, ("actor",))
-    if _is_dead(actor):
-        raise RuleViolation("HEALTH-5", "a dead character spends no Willpower", ("actor",))
     injured = h.unconscious_from_injuries(actor.health, actor.second_health) and not actor.health.woken
     spent = wp.spend(
         actor.willpower,
@@ -349,6 +287,7 @@ def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Contex
         injured_unconscious=injured,
         extended=action.extended,
         scene=state.scene.id if state.scene is not None else "",
+        dead=_is_dead(actor),
     )
     new_actor = _updated(actor, willpower=spent.willpower)
     return Ruling(state=with_actor(state, action.actor, new_actor), log=spent.steps)
@@ -387,13 +326,7 @@ def change_will(state: WorldState, action: ChangeWillAction, ctx: Context) -> Ru
 def change_max_health(state: WorldState, action: ChangeMaxHealthAction, ctx: Context) -> Ruling:
     """HEALTH-12; the dead gain no Health (HEALTH-5: a revival is the Overseer's)."""
     actor = get_actor(state, action.actor, ("actor",))
-    if action.delta > 0 and _is_dead(actor):
-        raise RuleViolation(
-            "HEALTH-5",
-            "the dead gain no max Health; a revival is the Overseer's (heal, source overseer)",
-            ("delta",),
-        )
-    changed = h.change_max(actor.health, action.delta, action.effect)
+    changed = h.change_max(actor.health, action.delta, action.effect, dead=_is_dead(actor))
     return _summarized(state, action.actor, _updated(actor, health=changed.track), changed.steps)
 
 
@@ -401,38 +334,15 @@ def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Con
     """HEALTH-12: the effect ends; its change is reversed, later changes stay. The dead stay dead
     (HEALTH-5): a loss that ends gives them no Health back."""
     actor = get_actor(state, action.actor, ("actor",))
-    taken = -actor.health.temporary_max.get(action.effect, 0)
-    if taken > 0 and _is_dead(actor):
-        held = {k: v for k, v in actor.health.temporary_max.items() if k != action.effect}
-        health = actor.health.model_copy(update={"temporary_max": held})
-        step = Step(
-            rule="HEALTH-5",
-            text=f"effect {action.effect!r} ends, but the dead stay dead: the {taken} max Health it took "
-            "is not given back",
-            data={"effect": action.effect, "notReturned": taken},
-            key="HEALTH-5.notReturned",
-        )
-        return _summarized(state, action.actor, _updated(actor, health=health), (step,))
-    ended = h.end_temporary_max(actor.health, action.effect)
+    ended = h.end_temporary_max(actor.health, action.effect, dead=_is_dead(actor))
     return _summarized(state, action.actor, _updated(actor, health=ended.track), ended.steps)
 
 
 def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: Context) -> Ruling:
     """HEALTH-13: a new second track (an existing one is replaced)."""
     actor = get_actor(state, action.actor, ("actor",))
-    gained = h.gain_second_health(action.max)
-    log = list(gained.steps)
-    if actor.second_health is not None:
-        log.insert(
-            0,
-            Step(
-                rule="HEALTH-13",
-                text="the earlier second Health track is replaced",
-                data={"replaced": True},
-                key="HEALTH-13.replaced",
-            ),
-        )
-    return _summarized(state, action.actor, _updated(actor, second_health=gained.track), log)
+    gained = h.gain_second_health(action.max, replacing=actor.second_health is not None)
+    return _summarized(state, action.actor, _updated(actor, second_health=gained.track), gained.steps)
 
 
 def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> Ruling:

@@ -168,8 +168,8 @@ def _pay_willpower(
 ) -> tuple[Actor, tuple[Step, ...]]:
     """WP-2: 1 Willpower (temporary first, WP-4) on this one-roll action; refused at 0, on an
     extended roll, while not self-aware, and for the dead (HEALTH-5)."""
-    dead = h.health_status(actor.health, actor.second_health) is h.HealthStatus.DEAD
-    wp.check_spender_alive(dead or bool(actor.conditions.get("annihilated")), (*path, "willpower"))
+    dead = h.is_dead(actor.health, actor.second_health, annihilated=bool(actor.conditions.get("annihilated")))
+    wp.check_spender_alive(dead, (*path, "willpower"))
     try:
         spent = wp.spend(
             actor.willpower,

@@ -3,6 +3,10 @@ character's Health tracks and Willpower, in the rulebook's order: temporary HP f
 never against unavoidable damage), then the track and its overflow into a second one (HEALTH-2,
 HEALTH-13), then the re-checks a blow that got through starts (HEALTH-4, HEALTH-3, WP-3). And what
 a new round does to the same tracks and Willpower (`round_passes`: HEALTH-4, WP-3, HEALTH-10).
+
+Before all that, whom a damage hits and what an attack's damage counts for (DET-10, IWR-8): it names
+its target, an attack also the target's token, unless it goes at a guessed square (where nobody
+standing is a miss); an attack that counts half deals half of each instance.
 """
 
 from __future__ import annotations
@@ -12,8 +16,74 @@ from dataclasses import dataclass
 
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import Step
-from vtt_bridge.rules.iwr import DealtDamage
+from vtt_bridge.rules.common import RuleViolation, Step
+from vtt_bridge.rules.healing import round_start_healing
+from vtt_bridge.rules.iwr import DamageInstance, DealtDamage
+
+
+def at_guessed_square(target: str | None, attack: bool, token: str | None) -> bool:
+    """IWR-8, DET-10: whether a damage goes at a guessed square (True: whoever stands there is hit).
+    A damage names its `target`; from an `attack`, also the target's `token`. Only an attack naming
+    neither goes at a square; any other mix is refused (`RuleViolation`)."""
+    if target is not None:
+        if attack and token is None:
+            raise RuleViolation("DET-10", "name the target's token with the target", ("attack", "token"))
+        return False
+    if not attack or token is not None:
+        raise RuleViolation(
+            "IWR-8",
+            "a damage names its target (only an attack at a guessed square may leave it out)",
+            ("target",),
+        )
+    return True
+
+
+def check_token_shows(token: str | None, shows: str | None, target: str | None) -> None:
+    """DET-10: the attack's target token shows the damaged actor (`shows`: the actor the token shows,
+    None when there is no such token); else `RuleViolation`."""
+    if shows is not None and shows != target:
+        raise RuleViolation(
+            "DET-10",
+            f"token {token!r} shows {shows!r}, not the damaged actor {target!r}",
+            ("attack", "token"),
+        )
+
+
+def nobody_at_square(attacker: str) -> Step:
+    """DET-10: an attack at a guessed square where nobody stands misses."""
+    return Step(
+        rule="DET-10",
+        text="nobody stands at the guessed square: the attack misses",
+        data={"attacker": attacker, "guessed": True, "right": False},
+        key="DET-10.noTarget",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HalvedDamage:
+    """DET-10: the instances an attack that counts half deals, and the step that says so."""
+
+    instances: tuple[DamageInstance, ...]
+    steps: tuple[Step, ...]
+
+
+def halve_damage(instances: Sequence[DamageInstance], attacker: str, token: str | None) -> HalvedDamage:
+    """DET-10: the damage of an attack that counts half (an approximate target, or a right guess at an
+    unlocated one): each instance deals half its amount, rounded down."""
+    halved = tuple(instance.model_copy(update={"amount": instance.amount // 2}) for instance in instances)
+    step = Step(
+        rule="DET-10",
+        text="the damage counts half: "
+        + ", ".join(f"{a.amount} → {b.amount}" for a, b in zip(instances, halved, strict=True)),
+        data={
+            "attacker": attacker,
+            "target": token,
+            "before": [i.amount for i in instances],
+            "after": [i.amount for i in halved],
+        },
+        key="DET-10.damageHalved",
+    )
+    return HalvedDamage(halved, (step,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +209,7 @@ def round_passes(
         )
     alive = h.health_status(health, second) is not h.HealthStatus.DEAD
     if alive and (fast_healing or regeneration):
-        out = h.round_start_healing(health, second, fast_healing, regeneration)
+        out = round_start_healing(health, second, fast_healing, regeneration)
         health, second = out.health, out.second_health
         steps.extend(out.steps)
     return RoundPassed(health, second, renewed, tuple(steps))

@@ -93,11 +93,14 @@ def spend(
     injured_unconscious: bool,
     extended: bool = False,
     scene: str = "",
+    dead: bool = False,
 ) -> WillpowerOutcome:
     """Spend 1 Willpower: WP-2 (+3 perfect bonus), WP-3 (stay conscious; hunger once per scene).
 
-    `self_aware`: not unconscious (or kept conscious); `injured_unconscious`: HEALTH-3/4 holds.
+    `self_aware`: not unconscious (or kept conscious); `injured_unconscious`: HEALTH-3/4 holds; the
+    `dead` spend none (HEALTH-5).
     """
+    check_spender_alive(dead, ("actor",))
     rule = "WP-2" if use in (WillpowerUse.ROLL, WillpowerUse.DEFENSE) else "WP-3"
     if total(willpower) == 0:
         raise RuleViolation(rule, "no Willpower left to spend", ("use",))
