@@ -58,6 +58,13 @@ _SIN = tuple(math.sin(a) for a in _ANGLES)
 _ROOT = tuple(math.sqrt((n + 0.5) / _STEPS) for n in range(_STEPS))
 """The square root of the fraction each three-digit number names: a uniform point of the disc."""
 
+SHARED_PIXELS = 1 << 14
+"""Whole-pixel centres in `0 <= v < SHARED_PIXELS` are shared int objects (`_PIXELS`)."""
+_PIXELS = tuple(range(SHARED_PIXELS))
+"""One int object per pixel of a map up to `SHARED_PIXELS` wide: a drawn centre's coordinates are
+taken from here, so the hundreds of thousands of areas of a big scene share a few thousand ints
+instead of holding two of their own each (equal values, less memory)."""
+
 
 def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Roller) -> list[Area]:
     """A new area of `radius` holding each point, in order: its centre drawn uniformly from the
@@ -73,6 +80,7 @@ def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Rolle
     whole = radius >= 2
     span = radius - 1 if whole else radius
     out: list[Area] = []
+    append = out.append
     at = 0
     for x, y in points:
         d = digits[at : at + 6]
@@ -80,7 +88,17 @@ def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Rolle
         turn = d[0] * 100 + d[1] * 10 + d[2]
         reach = span * _ROOT[d[3] * 100 + d[4] * 10 + d[5]]
         cx, cy = x + reach * _COS[turn], y + reach * _SIN[turn]
-        out.append((round(cx), round(cy), radius) if whole else (cx, cy, radius))
+        if whole:
+            ix, iy = round(cx), round(cy)
+            append(
+                (
+                    _PIXELS[ix] if 0 <= ix < SHARED_PIXELS else ix,
+                    _PIXELS[iy] if 0 <= iy < SHARED_PIXELS else iy,
+                    radius,
+                )
+            )
+        else:
+            append((cx, cy, radius))
     return out
 
 
