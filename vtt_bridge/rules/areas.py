@@ -66,6 +66,16 @@ taken from here, so the hundreds of thousands of areas of a big scene share a fe
 instead of holding two of their own each (equal values, less memory)."""
 
 
+def _shared(n: float) -> float:
+    return _PIXELS[n] if type(n) is int and 0 <= n < SHARED_PIXELS else n
+
+
+def shared_area(area: Sequence[float]) -> Area:
+    """The same area with its whole pixels taken from the shared table (`_PIXELS`): an area read
+    back from JSON holds as little memory as a drawn one."""
+    return (_shared(area[0]), _shared(area[1]), _shared(area[2]))
+
+
 def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Roller) -> list[Area]:
     """A new area of `radius` holding each point, in order: its centre drawn uniformly from the
     disc around the point, from `2 * DIGITS` dice (an angle and the square root of a fraction,
@@ -121,5 +131,6 @@ __all__ = [
     "draw_area",
     "draw_areas",
     "holds",
+    "shared_area",
     "still_holds",
 ]
