@@ -12,7 +12,7 @@ import { MODULE_ID } from "./core/constants.mjs";
 import { BRIDGE_FLAG } from "./core/bridge-election.mjs";
 import { actionCardHtml, CARD_FLAG } from "./core/damage.mjs";
 import { installDamageTools, LAST_TYPE_FLAG } from "./foundry/damage-tools.mjs";
-import { makeRelayQueue, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
+import { locatesTarget, makeRelayQueue, makeSendAction, ownsSubject } from "./foundry/send-action.mjs";
 import { BridgeHost, renderIndicator } from "./foundry/bridge-host.mjs";
 import {
   moveFromTokenUpdate,
@@ -389,6 +389,7 @@ Hooks.once("ready", () => {
       runsBridge: () => !!connection?.connected,
       user: (id) => game.users.get(id),
       owns: ownsSubject(globalThis, () => applier?.state?.scene?.id),
+      locates: locatesTarget(globalThis, () => applier?.state?.scene?.id),
       send: (action, options) => /** @type {BridgeConnection} */ (connection).action(action, options),
       query: (query) => /** @type {BridgeConnection} */ (connection).query(query),
       selfId: game.user.id,

@@ -16,6 +16,7 @@ import { bridgeTarget } from "../scripts/foundry/send-action.mjs";
 import { FakeNetwork, FakeWorld } from "./helpers/fake-foundry.mjs";
 import { client, until } from "./helpers/scenario.mjs";
 import { startSidecar } from "./helpers/sidecar.mjs";
+import { worldReads } from "./helpers/bridge-side.mjs";
 
 const MODULE = "vtt-bridge";
 const TOKEN = "election-e2e-" + Math.random().toString(36).slice(2);
@@ -78,6 +79,7 @@ for (const generation of /** @type {const} */ ([12, 13])) {
           selfId: id,
           user: (uid) => world.users.get(uid),
           owns: async () => false,
+          locates: worldReads(world).locates,
           send: (action, options) => sendVia[id](action, options),
           privateKey: () => host.privateKey,
           subtle: globalThis.crypto.subtle,

@@ -57,7 +57,7 @@ test("end to end: a player's batch card speaks as the player, leads with its hea
   // 1. Ayla's batch, relayed by the GM's browser: one card, spoken by Ayla, the headline first
   const relayed = await answerRequest(
     relayRequest({ kind: "batch", actions: [damageAction(gm.ann.uuid, [{ amount: 2, grade: "L" }]), damageAction(gm.bob.uuid, [{ amount: 8, grade: "L" }])] }, "ask-1"),
-    { runsBridge: () => true, user: () => ({ isGM: false }), owns: () => true, send: (action, options) => gm.connection.action(action, options) },
+    { runsBridge: () => true, user: () => ({ isGM: false }), owns: () => true, locates: () => true, send: (action, options) => gm.connection.action(action, options) },
     "pAyla",
   );
   assert.deepEqual(relayed, { ok: true, code: "sent" });

@@ -12,7 +12,8 @@ import { actionCardHtml } from "../scripts/core/damage.mjs";
 import { installDamageTools, LAST_TYPE_FLAG } from "../scripts/foundry/damage-tools.mjs";
 import { listenAsBridge } from "../scripts/foundry/player-requests.mjs";
 import { installChatCards } from "../scripts/foundry/ruling-messages.mjs";
-import { makeSendAction, ownsSubject } from "../scripts/foundry/send-action.mjs";
+import { makeSendAction } from "../scripts/foundry/send-action.mjs";
+import { worldReads } from "./helpers/bridge-side.mjs";
 import { FakeCanvas, FakeDialogs, FakeFormData, FakeNetwork, FakeRoll, FakeWorld } from "./helpers/fake-foundry.mjs";
 import { FakeElement } from "./helpers/fake-dom.mjs";
 import { FAKE_PIXI } from "./helpers/fake-pixi.mjs";
@@ -75,7 +76,7 @@ function table(as, { lang = "en", preview = undefined } = {}) {
     {
       runsBridge: () => true,
       user: (id) => world.users.get(id),
-      owns: ownsSubject({ fromUuid: (/** @type {string} */ uuid) => world.fromUuid(uuid), game: { scenes: { get: () => world.scene } } }, () => "scene1"),
+      ...worldReads(world),
       send: (action) => bridge.action(action),
     },
   );
@@ -201,11 +202,18 @@ test("DET-10 from the sheet: a player's damage dialog attacks from their own tok
   const [ruled] = await sidecarRulings(SIDECAR_STATE, sidecar);
   const halved = ruled.log.filter((/** @type {any} */ s) => s.key === "DET-10.damageHalved");
   assert.deepEqual(halved.map((/** @type {any} */ s) => [s.data.target, s.data.before, s.data.after]), [["tG", [6], [3]]], "the silhouette takes half, the thief in full");
-  // "nobody" chosen: a plain damage, no attack (the GM's say, e.g. a trap)
+  // "nobody" chosen: a plain damage, no attack. Ayla only locates the ghost roughly, so the bridge
+  // refuses it (DET-10 would be skipped: the silhouette struck in full); the thief alone is sent
   dialogs.answers.push({ button: "ok", edit: { amount: "6", grade: "L", attacker: "" } });
   await tools.openDamageDialog(ayla, "damage");
   await settle();
-  assert.equal(/** @type {any} */ (sidecar[1]).actions[1].attack, undefined);
+  assert.equal(sidecar.length, 1, "nothing sent: the ghost is not pinpointed by any of Ann's tokens");
+  assert.deepEqual(notes, [{ level: "warn", message: "vtt-bridge: the bridge refused the action: none of your tokens pinpoints that target. Attack it from one of your tokens (Attack from)." }]);
+  token("tG").setTarget(false, { user: ann });
+  dialogs.answers.push({ button: "ok", edit: { amount: "6", grade: "L", attacker: "" } });
+  await tools.openDamageDialog(ayla, "damage");
+  await settle();
+  assert.deepEqual(sidecar[1], { kind: "damage", target: "Actor.thief", instances: [{ amount: 6, grade: "L" }] }, "a pinpointed thief: plain damage is the player's to send");
 });
 
 test("the damage dialog of a GM: the selected tokens (not the GM's targets) get one batch; nothing selected or targeted, the dialog's own actor", async (t) => {

@@ -16,6 +16,7 @@ import { FakeElement } from "./helpers/fake-dom.mjs";
 import { FAKE_PIXI } from "./helpers/fake-pixi.mjs";
 import { i18nFor } from "./helpers/i18n.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
+import { worldReads } from "./helpers/bridge-side.mjs";
 
 const g = /** @type {any} */ (globalThis);
 
@@ -190,6 +191,7 @@ test("DET-10 bad input: attacking with no token, or guessing with one the player
     runsBridge: () => true,
     user: (/** @type {string} */ id) => world.users.get(id),
     owns: (/** @type {any} */ subject, /** @type {any} */ user) => !!world.scene.tokens.find((d) => d.id === subject.token)?.testUserPermission(user, "OWNER"),
+    locates: worldReads(world).locates,
     send: async (/** @type {any} */ action) => sent.push(action),
   };
   const request = { type: "vtt-bridge.action", id: "r1", action: theirs };
@@ -443,6 +445,7 @@ test("DET-10 the attack dialog asks attackCheck first, relayed as the attacker's
       runsBridge: () => true,
       user: (/** @type {string} */ id) => g.game.users.get(id),
       owns: async () => true,
+      locates: async () => true,
       send: async () => assert.fail("a query is not an action"),
       query: async (/** @type {Record<string, unknown>} */ q) => {
         relayed.push(q);
@@ -496,6 +499,7 @@ test("DET-10 the relay cuts an attackCheck answer to the attacker's fields, and 
     runsBridge: () => true,
     user: (/** @type {string} */ id) => world.users.get(id),
     owns: async (/** @type {any} */ subject, /** @type {any} */ user) => !!world.scene.tokens.find((d) => d.id === subject.token)?.testUserPermission(user, "OWNER"),
+    locates: worldReads(world).locates,
     send: async () => assert.fail("no action"),
     query: async () => full,
   };

@@ -111,6 +111,7 @@ test("end to end: another client's ruling gets Undo on the GM's card; Undo, Redo
       runsBridge: () => true,
       user: () => ({ isGM: false }),
       owns: () => true,
+      locates: () => true,
       send: (action, options) => gm.connection.action(action, options),
     },
     "p1",

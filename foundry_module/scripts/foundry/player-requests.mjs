@@ -54,7 +54,7 @@ const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /**
  * @typedef {object} RelayAnswer the bridge's answer
  * @property {boolean} ok the action was accepted and sent to the sidecar
- * @property {"sent"|"noBridge"|"notOwner"|"invalid"|"failed"} code
+ * @property {"sent"|"noBridge"|"notOwner"|"mustAttack"|"invalid"|"failed"} code
  * @property {string} [message] a sidecar error's message, when `failed`
  * @property {Record<string, unknown>|null} [data] a relayed query's answer (`attackerAnswer`)
  */
@@ -143,11 +143,33 @@ export function ownedSubject(action) {
 }
 
 /**
+ * The actors a relayed action damages without an attack: a `damage` without `attack`, or such items
+ * of a `batch`. DET-10 halves an attack on a target its attacker does not pinpoint; a plain damage is
+ * not halved, so a player may send one only at a target their own tokens pinpoint (`locates`), or
+ * the bridge refuses it (`mustAttack`): otherwise "Attack from: nobody" would strike a silhouette or
+ * an unseen creature in full.
+ * @param {Record<string, any>} action
+ * @returns {string[]} actor ids (duplicates kept out)
+ */
+export function plainDamageTargets(action) {
+  const items = action.kind === "batch" && Array.isArray(action.actions) ? action.actions : [action];
+  /** @type {Set<string>} */
+  const targets = new Set();
+  for (const item of items) {
+    if (isPlainObject(item) && item.kind === "damage" && item.attack === undefined && typeof item.target === "string") targets.add(item.target);
+  }
+  return [...targets];
+}
+
+/**
  * @typedef {object} BridgeSide what the bridge browser needs to answer
  * @property {() => boolean} runsBridge whether this browser is connected to the sidecar
  * @property {(id: string) => ({id?: string, isGM?: boolean}|null|undefined)} user `game.users.get`
  * @property {(subject: {actor: string}|{token: string}, user: any) => (boolean|Promise<boolean>)} owns
  *   whether that user owns the actor (by uuid) or the token's actor (by token id, on the synced scene)
+ * @property {(actor: string, user: any) => (boolean|Promise<boolean>)} locates whether that user's
+ *   tokens pinpoint the actor's token on the synced scene (or the user owns the actor, or it has no
+ *   token there to locate): a plain damage from a player needs it (`plainDamageTargets`)
  * @property {(action: Record<string, any>, options?: {id?: string}) => Promise<unknown>} send sends the action to the sidecar (with that action id)
  * @property {(query: Record<string, any>) => Promise<any>} [query] sends a query, resolves its `result` payload
  * @property {string} [selfId] this browser's user id (v12: the requests addressed to it)
@@ -171,6 +193,11 @@ export async function answerRequest(message, side, senderId) {
   if (!request) return { ok: false, code: "invalid" };
   const subject = ownedSubject(request.action);
   if (subject && !user.isGM && !(await side.owns(subject, user))) return { ok: false, code: "notOwner" };
+  if (!user.isGM) {
+    for (const target of plainDamageTargets(request.action)) {
+      if (!(await side.locates(target, user))) return { ok: false, code: "mustAttack" };
+    }
+  }
   if (PLAYER_QUERY_KINDS.includes(request.action.kind)) {
     if (!side.query) return { ok: false, code: "invalid" };
     try {

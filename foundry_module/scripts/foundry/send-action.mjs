@@ -17,6 +17,7 @@ import { BRIDGE_FLAG, electBridge } from "../core/bridge-election.mjs";
 import { MODULE_ID } from "../core/constants.mjs";
 import { randomId } from "../core/connection.mjs";
 import { errorSentence } from "../core/headline.mjs";
+import { locateStateFor, visibilityFlagOf } from "../core/visibility.mjs";
 import { RelayQueue } from "./player-requests.mjs";
 
 /**
@@ -41,6 +42,7 @@ export function relayNotice(answer) {
   if (answer.ok) return null;
   if (answer.code === "noBridge") return { level: "warn", key: "VTTBRIDGE.Notice.NoBridge" };
   if (answer.code === "notOwner") return { level: "warn", key: "VTTBRIDGE.Notice.NotOwner" };
+  if (answer.code === "mustAttack") return { level: "warn", key: "VTTBRIDGE.Notice.MustAttack" };
   return { level: "error", key: "VTTBRIDGE.Notice.Refused", data: { message: answer.message ?? answer.code } };
 }
 
@@ -128,5 +130,35 @@ export function ownsSubject(env, syncedScene) {
     // the scene's tokens: a Collection, iterated as its values
     const token = [...(scene?.tokens ?? [])].find((/** @type {any} */ t) => t.id === subject.token);
     return !!token?.actor?.testUserPermission?.(user, "OWNER");
+  };
+}
+
+/**
+ * Whether `user` may send a plain damage (no attack) at an actor (player-requests.mjs
+ * `plainDamageTargets`): they own it, or it has no token on the synced scene, or one of its tokens
+ * is pinpointed by the tokens `user` observes there (OBSERVER permission, not hidden: those Foundry
+ * lets them see through), read from the tokens' visibility flags as the map draws them
+ * (visibility.mjs `locateStateFor`). A token without a flag has no ruling: it is seen as Foundry
+ * shows it. A user who observes no token there locates no ruled token.
+ * @param {any} env
+ * @param {() => (string|null|undefined)} syncedScene the synced scene's id
+ * @returns {(actor: string, user: any) => Promise<boolean>}
+ */
+export function locatesTarget(env, syncedScene) {
+  return async (actorId, user) => {
+    const actor = actorId ? await env.fromUuid(actorId) : null;
+    if (actor?.testUserPermission?.(user, "OWNER")) return true;
+    const sceneId = syncedScene();
+    const scene = sceneId ? env.game.scenes.get(sceneId) : null;
+    /** @type {any[]} the scene's tokens: a Collection, iterated as its values */
+    const tokens = [...(scene?.tokens ?? [])];
+    const targets = tokens.filter((t) => t.actor?.uuid === actorId);
+    if (!targets.length) return true;
+    const observers = tokens.filter((t) => !t.hidden && !!t.actor?.testUserPermission?.(user, "OBSERVER")).map((t) => t.id);
+    return targets.some((t) => {
+      const flag = visibilityFlagOf(t);
+      if (flag === undefined || flag === null) return true;
+      return observers.length > 0 && locateStateFor(flag, observers) === "pinpointed";
+    });
   };
 }

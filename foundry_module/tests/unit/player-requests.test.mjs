@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { listenAsBridge, ownedSubject, parseRequest, RelayQueue, relayRequest } from "../../scripts/foundry/player-requests.mjs";
+import { listenAsBridge, ownedSubject, parseRequest, plainDamageTargets, RelayQueue, relayRequest } from "../../scripts/foundry/player-requests.mjs";
+import { worldReads } from "../helpers/bridge-side.mjs";
 import { FakeNetwork, FakeWorld } from "../helpers/fake-foundry.mjs";
 
 const damage = { kind: "damage", target: "Actor.b", instances: [{ amount: 1, grade: "B" }] };
@@ -13,16 +14,18 @@ const damage = { kind: "damage", target: "Actor.b", instances: [{ amount: 1, gra
  * A world with a GM, an assistant GM and a player Pia who owns Ann (and Ann's token t1), not Bob.
  * The elected bridge (bridge-election.mjs) is `bridgeOn`'s browser; Pia's queue asks it.
  * @param {12|13|14} generation
- * @param {{bridgeOn?: "gm"|"assistant"|null, connected?: string[]}} [options]
+ * @param {{bridgeOn?: "gm"|"assistant"|null, connected?: string[], bobSeen?: Record<string, string>}} [options]
+ *   `bobSeen`: Bob's token's visibility flag (the sidecar's ruling as the module mirrors it)
  */
-function table(generation, { bridgeOn = "gm", connected = ["gm", "assistant", "pia"] } = {}) {
+function table(generation, { bridgeOn = "gm", connected = ["gm", "assistant", "pia"], bobSeen } = {}) {
   const w = new FakeWorld({ generation });
   w.addUser("assistant", "Assistant", { isGM: true, assistant: true });
   w.addUser("pia", "Pia");
   const ann = w.addActor("a", "Ann", {}, { default: 0, pia: 3 });
-  const bob = w.addActor("b", "Bob", {}, { default: 2 });
+  // with a ruling on Bob, Bob is no longer everyone's to observe (OBSERVER would show his token to all)
+  const bob = w.addActor("b", "Bob", {}, { default: bobSeen ? 0 : 2 });
   w.addToken("t1", ann, 0, 0);
-  w.addToken("t2", bob, 100, 0);
+  w.addToken("t2", bob, 100, 0, w.scene, bobSeen ? { flags: { "vtt-bridge": { visibility: bobSeen } } } : {});
   const net = new FakeNetwork(w);
   /** @type {Record<string, any[]>} actions each GM browser sent to its sidecar */
   const sent = {};
@@ -44,6 +47,7 @@ function table(generation, { bridgeOn = "gm", connected = ["gm", "assistant", "p
           const doc = "actor" in subject ? await w.fromUuid(subject.actor) : w.scene.tokens.find((t) => t.id === subject.token)?.actor;
           return !!doc?.testUserPermission(user, "OWNER");
         },
+        locates: worldReads(w).locates,
         send: async (action, options) => {
           sent[id].push(action);
           ids[id].push(options?.id);
@@ -107,7 +111,35 @@ for (const generation of /** @type {const} */ ([12, 13, 14])) {
     assert.deepEqual(await click({ kind: "contest", observer: "t1", target: "t2" }), { ok: true, code: "sent" });
     assert.equal(sent.gm.length, 2);
   });
+
+  test(`v${generation}: DET-10: a player's plain damage (no attack) at a target their tokens do not pinpoint is refused mustAttack; an attack goes`, async () => {
+    for (const state of ["approximate", "unlocated"]) {
+      const { sent, click } = table(generation, { bobSeen: { t1: state } });
+      assert.deepEqual(await click(damage), { ok: false, code: "mustAttack" }, `${state}: Ann's token does not pinpoint Bob`);
+      const batch = { kind: "batch", actions: [{ ...damage, target: "Actor.a" }, damage] };
+      assert.deepEqual(await click(batch), { ok: false, code: "mustAttack" }, `${state}: one plain item at Bob refuses the batch`);
+      const attack = { ...damage, attack: { attacker: "t1", token: "t2", successes: 3 } };
+      assert.deepEqual(await click(attack), { ok: true, code: "sent" }, `${state}: an attack from Ann's token is DET-10's to rule`);
+      assert.deepEqual(await click({ ...damage, target: "Actor.a" }), { ok: true, code: "sent" }, "Pia owns Ann: plain damage on her own actor");
+      assert.deepEqual(sent.gm, [attack, { ...damage, target: "Actor.a" }]);
+    }
+    // the sparse flag: an observer without an entry pinpoints (Ann's t1 here; only some other token is listed)
+    const { sent, click, w } = table(generation, { bobSeen: { t9: "unlocated" } });
+    assert.deepEqual(await click(damage), { ok: true, code: "sent" });
+    assert.deepEqual(sent.gm, [damage]);
+    // a hidden observer is none (Foundry does not let a player look through it)
+    /** @type {any} */ (w.scene.tokens.find((t) => t.id === "t1")).hidden = true;
+    assert.deepEqual(await click(damage), { ok: false, code: "mustAttack" });
+  });
 }
+
+test("plainDamageTargets: the actors a damage or a batch's damages strike without an attack", () => {
+  const attack = { ...damage, attack: { attacker: "t1", token: "t2", successes: 2 } };
+  assert.deepEqual(plainDamageTargets(damage), ["Actor.b"]);
+  assert.deepEqual(plainDamageTargets(attack), []);
+  assert.deepEqual(plainDamageTargets({ kind: "batch", actions: [attack, damage, { ...damage, target: "Actor.c" }, damage, "junk"] }), ["Actor.b", "Actor.c"]);
+  assert.deepEqual(plainDamageTargets({ kind: "heal", target: "Actor.b" }), []);
+});
 
 test("a query (attackCheck) finds no bridge: answered noBridge at once, not queued", async () => {
   const { click, queue } = table(13, { bridgeOn: null });

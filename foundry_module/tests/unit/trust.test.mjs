@@ -8,6 +8,7 @@ import { MODULE_ID, SOCKET_CHANNEL } from "../../scripts/core/constants.mjs";
 import { actionCardHtml } from "../../scripts/core/damage.mjs";
 import { bindChatButtons } from "../../scripts/foundry/damage-tools.mjs";
 import { bridgeKeys, listenAsBridge, QUERY_NAME, RelayQueue } from "../../scripts/foundry/player-requests.mjs";
+import { worldReads } from "../helpers/bridge-side.mjs";
 import { FakeNetwork, FakeWorld } from "../helpers/fake-foundry.mjs";
 import { FakeElement } from "../helpers/fake-dom.mjs";
 
@@ -38,6 +39,7 @@ async function table(generation) {
         const doc = "actor" in subject ? await w.fromUuid(subject.actor) : w.scene.tokens.find((t) => t.id === subject.token)?.actor;
         return !!doc?.testUserPermission(user, "OWNER");
       },
+      locates: worldReads(w).locates,
       send: async (action) => void sent.push(action),
       query: async () => ({ data: { verdict: "guessed", successes: 1, halved: true, secret: "the square was right" } }),
       privateKey: () => keys.privateKey,
