@@ -1,10 +1,10 @@
 """The areas' cost counted in instructions, not seconds (a loaded machine moves seconds, hardly
 instructions): one process syncs the generated scene (seed 7), rules `--rounds` combat rounds as
 the server's worker does, then `--moves` moves as `bench_scene` makes them (each far, to a new
-place), with or without the area step (`World._finish` without `rule_areas`, as `bench_areas`
-does). Run it under `valgrind --tool=callgrind` (or `perf stat -e instructions:u` where the machine
-has the counter) with 0 and N rounds or moves, both ways; their instructions are the difference
-(docs/benchmarks.md, areas).
+place), the cycle collector set as `serve` sets it, with or without the area step
+(`World._finish` without `rule_areas`, as `bench_areas` does). Run it under `valgrind
+--tool=callgrind` (or `perf stat -e instructions:u` where the machine has the counter) with 0 and
+N rounds or moves, both ways; their instructions are the difference (docs/benchmarks.md, areas).
 
     PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         python -m benchmarks.instr_areas --tokens 1000 --rounds 3 --areas off
@@ -29,8 +29,11 @@ def main() -> None:
     from vtt_bridge.engine import world as world_module
     from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.engine.world import Pending, World
+    from vtt_bridge.server.heap import collect_young_less_often
     from vtt_bridge.server.replies import dumped_result
     from vtt_bridge.server.workers import ruled_in_worker
+
+    collect_young_less_often()  # as `serve` sets the cycle collector
 
     if args.areas == "off":
         setattr(world_module, "rule_areas", lambda before, after, *a, **k: after)  # noqa: B010
