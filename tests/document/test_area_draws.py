@@ -9,7 +9,7 @@ import copy
 import orjson
 
 from tests.server.test_areas import scene_state
-from vtt_bridge.document.areas import EditedAreas, area_ops, area_radius_of
+from vtt_bridge.document.areas import Areas, EditedAreas, area_ops, area_radius_of
 from vtt_bridge.document.models import WorldState, dumped_in_parts
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World, area_dice
@@ -59,7 +59,7 @@ def test_DET_4_the_ops_of_the_rows_a_ruling_names_equal_a_comparison_of_whole_ro
 
 
 def test_DET_4_the_rows_a_ruling_names_added_dropped_or_changed_give_the_ops_a_comparison_gives() -> None:
-    before = {
+    before: Areas = {
         "a": {"x": (1, 2, 300), "y": (3, 4, 300)},
         "b": {"x": (5, 6, 300), "y": (7, 8, 300)},
         "d": {"x": (9, 9, 300)},
