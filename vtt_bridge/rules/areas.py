@@ -87,28 +87,25 @@ def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Rolle
     faces = getattr(dice, "faces", None)
     rolled: bytes = faces(count) if faces is not None else bytes(dice.d10() for _ in range(count))
     digits = rolled.translate(_DIGIT)
-    whole = radius >= 2
-    span = radius - 1 if whole else radius
+    # each area's six digits, a column each: no slice made per area
+    drawn = zip(points, *(digits[n :: 2 * DIGITS] for n in range(2 * DIGITS)), strict=True)
+    cos, sin, root = _COS, _SIN, _ROOT
+    if radius < 2:  # no room for a whole pixel: the centre as drawn
+        exact: list[Area] = []
+        for (x, y), a, b, c, e, f, g in drawn:
+            turn = a * 100 + b * 10 + c
+            reach = radius * root[e * 100 + f * 10 + g]
+            exact.append((x + reach * cos[turn], y + reach * sin[turn], radius))
+        return exact
+    span = radius - 1
+    pixels, top = _PIXELS, SHARED_PIXELS
     out: list[Area] = []
     append = out.append
-    at = 0
-    for x, y in points:
-        d = digits[at : at + 6]
-        at += 6
-        turn = d[0] * 100 + d[1] * 10 + d[2]
-        reach = span * _ROOT[d[3] * 100 + d[4] * 10 + d[5]]
-        cx, cy = x + reach * _COS[turn], y + reach * _SIN[turn]
-        if whole:
-            ix, iy = round(cx), round(cy)
-            append(
-                (
-                    _PIXELS[ix] if 0 <= ix < SHARED_PIXELS else ix,
-                    _PIXELS[iy] if 0 <= iy < SHARED_PIXELS else iy,
-                    radius,
-                )
-            )
-        else:
-            append((cx, cy, radius))
+    for (x, y), a, b, c, e, f, g in drawn:
+        turn = a * 100 + b * 10 + c
+        reach = span * root[e * 100 + f * 10 + g]
+        cx, cy = round(x + reach * cos[turn]), round(y + reach * sin[turn])
+        append((pixels[cx] if 0 <= cx < top else cx, pixels[cy] if 0 <= cy < top else cy, radius))
     return out
 
 
