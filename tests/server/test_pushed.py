@@ -15,6 +15,8 @@ from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World, replayed
 from vtt_bridge.server.outbox import Part
 from vtt_bridge.server.replies import (
+    _has_contests,
+    _is_contests,
     dumped_result,
     dumps,
     pushed_parts,
@@ -106,3 +108,21 @@ def test_a_retried_rounds_stored_reply_is_cut_as_its_first_answer_was() -> None:
         assert again == {"replayed": True, **wire_payload(rounds[0].result, contests)}
     damage = replayed(b'{"rev":3,"patch":[],"log":[],"rolls":[]}')
     assert replayed_copy(damage, False) is damage  # nothing to leave out: the stored bytes
+
+
+def test_a_patch_holds_contests_only_where_an_op_writes_them() -> None:
+    """`_has_contests`' joined search answers as a look at each op (`_is_contests`) does."""
+    patches: list[list[Any]] = [
+        [],
+        [{"op": "replace", "path": "/tokens/t1/x", "value": 1}],
+        [{"op": "add", "path": "/actors/contests/name", "value": "x"}],  # `/contests`, not at the start
+        [{"op": "add", "path": "/contestsx", "value": 1}],
+        [{"op": "replace", "path": "/rev", "value": 2}, {"op": "replace", "path": "/contests", "value": {}}],
+        [{"op": "remove", "path": "/contests/o1/t2"}],
+        [{"op": "remove"}, {"op": "remove", "path": "/contests/o1"}],  # an op without a path
+        [["not", "an", "op"], {"op": "add", "path": 7}],
+        [{"op": "add", "path": "/areas/a\n/contests/b", "value": [1, 2, 3]}],
+    ]
+    expected = [False, False, False, False, True, True, True, False, False]
+    assert [_has_contests(patch) for patch in patches] == expected
+    assert [any(_is_contests(op) for op in patch) for patch in patches] == expected

@@ -185,13 +185,18 @@ def _diff_models(
             _diff_model(f"{path}/{escape(key)}", old, new, ops, olds)
 
 
+_CODES: dict[object, str] = {state: code for state, code in LOCATE_CODES.items()}
+"""A cell's code in the sparse form; an absent or pinpointed cell has none. Read by lookup, not by
+comparing a cell with `PINPOINTED`: `LocateState` orders its members in Python, so each `==` goes
+through a slot call, where a lookup of the member itself matches by identity."""
+
+
 def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: Olds | None = None) -> None:
     """The sparse form's op for one cell (`document.models.sparse_visibility`): a pair that becomes
     pinpointed (or leaves) is removed, one that stops being pinpointed is added, else replaced.
     `olds` gets the cell as the sparse row before held it (what an op's inverse restores)."""
-    was = None if old is None or old == PINPOINTED else LOCATE_CODES[old]
-    now = None if new is None or new == PINPOINTED else LOCATE_CODES[new]
-    if was == now:
+    was, now = _CODES.get(old), _CODES.get(new)
+    if was is now:  # the same code (`_CODES`' own values) or both absent
         return
     if now is None:
         ops.append({"op": "remove", "path": path})
@@ -245,8 +250,8 @@ def _diff_visibility(
 
 
 def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
-    codes = LOCATE_CODES
-    return {target: codes[state] for target, state in row.items() if state != PINPOINTED}
+    codes = _CODES
+    return {target: code for target, state in row.items() if (code := codes.get(state)) is not None}
 
 
 def diff_states(
@@ -557,7 +562,7 @@ class Reader:
                 row = self.state.visibility.get(segments[1])
                 cell = MISSING if row is None else row.get(segments[2], MISSING)
                 # the sparse form (DET-4): a pinpointed pair is absent, as the patch that made it says
-                return MISSING if cell is MISSING or cell == PINPOINTED else LOCATE_CODES[cell]
+                return _CODES.get(cell, MISSING)
             key: tuple[str, ...] = (head, segments[1])
             rest = segments[2:]
             if head == "contests" and rest:  # an entry: only it dumped

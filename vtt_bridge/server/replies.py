@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -53,6 +54,20 @@ def _is_contests(op: Any) -> bool:
     its copy of a patch only when it asked for them (`Hello.contests`)."""
     path = op.get("path") if type(op) is dict else None
     return type(path) is str and path.startswith("/contests") and (len(path) == 9 or path[9] == "/")
+
+
+_PATH = itemgetter("path")
+
+
+def _has_contests(patch: list[Any]) -> bool:
+    """Whether a patch holds a `/contests` op (`_is_contests`). Its paths are first joined and
+    searched in C: a move's hundreds of ops are not looked at one by one in Python unless one path
+    names `/contests` at all (or an op is not an object with a string path)."""
+    try:
+        paths = "\n".join(map(_PATH, patch))
+    except (KeyError, TypeError):
+        return any(_is_contests(op) for op in patch)
+    return "/contests" in paths and any(_is_contests(op) for op in patch)
 
 
 def summary(log: list[Any], rolls: list[Any]) -> dict[str, Any]:
@@ -118,13 +133,7 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
     log, rolls, patch = result.get("log"), result.get("rolls"), result.get("patch")
     long_log = type(log) is list and len(log) > LOG_SHOWN
     long_rolls = type(rolls) is list and len(rolls) > ROLLS_SHOWN
-    has_contests = False
-    if type(patch) is list:
-        for op in patch:  # inline, not any() over `_is_contests`: a `damage` is on the hot path
-            path = op.get("path") if type(op) is dict else None
-            if type(path) is str and path.startswith("/contests") and (len(path) == 9 or path[9] == "/"):
-                has_contests = True
-                break
+    has_contests = type(patch) is list and _has_contests(patch)
     if not (long_log or long_rolls or has_contests):
         if in_turns:
             return Dumped(_dumped_in_turns(result))
