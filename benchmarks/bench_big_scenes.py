@@ -74,7 +74,9 @@ def _ruled_round(world: Any, number: int) -> dict[str, float]:
     start = time.perf_counter()
     world.history.repack(ruled.result["rev"], kept, packed_ops(kept))
     pack_s = time.perf_counter() - start
-    done = {"seconds": seconds, "pack_s": pack_s, "contests": _contests(ruled), "mb": len(dumped.data) / 1e6}
+    # its JSON as stored: the reply (its log cut) and its log and rolls in parts (`Dumped.stored_bytes`)
+    stored_mb = dumped.stored_bytes() / 1e6
+    done = {"seconds": seconds, "pack_s": pack_s, "contests": _contests(ruled), "mb": stored_mb}
     del ruled, dumped, kept
     heap.release_freed_memory()
     return done

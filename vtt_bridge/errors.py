@@ -15,6 +15,7 @@ VttBridgeError                                   the root
 │   ├── StoreBusy       here                     another process holds the store
 │   ├── StoreDamaged    here                     the store's file is damaged, foreign or newer
 │   ├── NotUnpacked     engine/codec.py          packed bytes that do not unpack
+│   ├── PartDamaged     store/pages.py           a ruling's stored part damaged or missing
 │   └── StoreGone       store/files.py           the store's file deleted or replaced while it runs
 ├── ModuleUnavailable   web/module_files.py      the Foundry module cannot be served (HTTP status)
 └── StartupError        cli/startup.py           a start-up mistake (exit status 2)

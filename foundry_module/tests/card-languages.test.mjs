@@ -28,8 +28,8 @@ function sidecarTables() {
 import json
 from vtt_bridge.rules import detection, energy, conditions, immunities, ranks, damage, health, willpower, iwr
 out = {}
-# what an IWR entry may name besides a damage type (rules/iwr.py matches): groups, effect categories
-out["IwrName"] = sorted((set(damage.DAMAGE_GROUPS) | set(iwr.EFFECT_CATEGORIES) | {"critical-hits", "nonlethal-attacks", "non-magical"}) - set(damage.DAMAGE_TYPE_SLUGS))
+# what an IWR entry may name besides a damage type (rules/iwr.py IWR_NAMES, as matches reads them)
+out["IwrName"] = sorted(iwr.IWR_NAMES)
 for mod, names in [(detection, ["Essence", "Sense", "SpellKind"]), (energy, ["PoolTrait", "PoolCategory", "Region", "CompatibilityMode"]),
                    (conditions, ["Condition", "ConditionPointKind", "EmotionPointKind"]), (immunities, ["ImmunityKindId"]), (ranks, ["Rank"]),
                    (damage, ["DamageType"]), (health, ["Grade", "HealthStatus", "HealSource"]), (willpower, ["WillpowerUse"])]:

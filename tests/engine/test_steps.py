@@ -17,8 +17,9 @@ from vtt_bridge.engine.protocol import json_schema
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
-from vtt_bridge.rules.steps import EVERY, STEPS, WORDING, Wording, step_fields_module
-from vtt_bridge.web.pages import SUBJECTS
+from vtt_bridge.rules.catalogue.fields import EVERY, SUBJECT_FIELDS
+from vtt_bridge.rules.catalogue.wording import Wording
+from vtt_bridge.rules.steps import STEPS, WORDING, step_fields_module
 
 ASSASSIN = {
     "name": "Assassin",
@@ -634,7 +635,7 @@ def test_the_exported_catalogue_is_the_declared_one() -> None:
     for key, spec in STEPS.items():
         assert key.startswith(spec.rule + "."), key
         assert set(spec.subjects) <= set(spec.fields)
-        assert set(spec.subjects) <= set(SUBJECTS), f"the status page does not name {key}'s subjects"
+        assert set(spec.subjects) <= set(SUBJECT_FIELDS), f"the status page does not name {key}'s subjects"
 
 
 def test_every_field_is_worded_and_the_modules_table_is_the_catalogues() -> None:

@@ -6,14 +6,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from vtt_bridge.rules.common import RuleViolation
 from vtt_bridge.rules.dice import (
+    MAX_POOL,
     NO_AGAIN,
     PERFECT,
     Bonus,
     SuppliedDice,
     add_willpower,
+    check_pool_size,
     counted_bonuses,
     dice_pool,
+    pool_traits,
     roll_pool,
     roll_steps,
     stack_bonuses,
@@ -64,3 +68,46 @@ def test_DICE_2_roll_steps_say_no_rerolls_without_again() -> None:
     first, rolled = roll_steps(roll, supplied=False)
     assert first.data == {"again": None, "rerolls": 0}
     assert rolled.rule == "DICE-1" and rolled.data is not None and rolled.data["successes"] == 2
+
+
+ATTRIBUTES = {"STR": 0, "DEX": 3, "PER": 2}
+"""A few Attributes, each with its dots (0: the actor has none)."""
+
+
+def test_DICE_1_a_pool_is_its_traits_dots_attributes_and_skills_in_the_pools_order() -> None:
+    traits = pool_traits(("stealth", "DEX", "STR"), ATTRIBUTES, {"stealth": 2, "athletics": 1}, ())
+    assert traits == [("stealth", 2), ("DEX", 3), ("STR", 0)]
+
+
+@pytest.mark.parametrize(
+    ("pool", "index", "message"),
+    [
+        (
+            ("DEX", "flying"),
+            1,
+            "unknown Attribute or Skill 'flying'; allowed: STR, DEX, PER, athletics, stealth",
+        ),
+        (("DEX", "stealth", "DEX"), 2, "'DEX' is named twice in the pool"),
+        (("stealth", "stealth"), 1, "'stealth' is named twice in the pool"),
+    ],
+)
+def test_DICE_1_an_unknown_trait_or_one_named_twice_is_refused_at_its_place(
+    pool: tuple[str, ...], index: int, message: str
+) -> None:
+    with pytest.raises(RuleViolation) as caught:
+        pool_traits(pool, ATTRIBUTES, {"stealth": 2, "athletics": 1}, ("opposed",))
+    assert (caught.value.rule, caught.value.path, caught.value.message) == (
+        "DICE-1",
+        ("opposed", "pool", index),
+        message,
+    )
+
+
+def test_DICE_1_a_roll_rolls_at_most_MAX_POOL_dice_its_modifiers_counted() -> None:
+    check_pool_size(MAX_POOL, ())
+    with pytest.raises(RuleViolation) as caught:
+        check_pool_size(MAX_POOL + 1, ("opposed",))
+    assert (caught.value.rule, caught.value.path) == ("DICE-1", ("opposed", "modifiers"))
+    assert caught.value.message == (
+        f"the dice pool after its modifiers is {MAX_POOL + 1} dice; a roll rolls at most {MAX_POOL}"
+    )

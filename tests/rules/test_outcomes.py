@@ -15,9 +15,10 @@ import pytest
 import vtt_bridge.rules
 
 MODULES = [
-    importlib.import_module(f"vtt_bridge.rules.{info.name}")
-    for info in pkgutil.iter_modules(vtt_bridge.rules.__path__)
+    importlib.import_module(info.name)
+    for info in pkgutil.walk_packages(vtt_bridge.rules.__path__, "vtt_bridge.rules.")
 ]
+"""Every module of the rules, those of their sub-packages (`rules/detection/`) too."""
 
 
 def _public(module: ModuleType) -> list[tuple[str, object]]:

@@ -13,6 +13,8 @@ from vtt_bridge.rules.willpower import (
     WillpowerUse,
     after_blow,
     change_will,
+    check_not_a_modifier,
+    check_spender_alive,
     gain,
     lose,
     new_round,
@@ -199,3 +201,19 @@ def test_WP_6_current_never_exceeds_max(m: int, c: int, deltas: list[int]) -> No
     for d in deltas:
         w = change_will(w, d).willpower
         assert 0 <= w.current <= w.max
+
+
+def test_HEALTH_5_WP_2_the_dead_spend_no_willpower() -> None:
+    check_spender_alive(False, ("willpower",))
+    with pytest.raises(RuleViolation) as caught:
+        check_spender_alive(True, ("opposed", "willpower"))
+    assert (caught.value.rule, caught.value.path) == ("HEALTH-5", ("opposed", "willpower"))
+    assert caught.value.message == "a dead character spends no Willpower"
+
+
+def test_WP_2_willpowers_bonus_is_not_a_modifier() -> None:
+    check_not_a_modifier("equipment", ("modifiers", 0, "type"))
+    with pytest.raises(RuleViolation) as caught:
+        check_not_a_modifier("willpower", ("modifiers", 1, "type"))
+    assert (caught.value.rule, caught.value.path) == ("WP-2", ("modifiers", 1, "type"))
+    assert "`willpower: true`, once per action" in caught.value.message

@@ -12,10 +12,12 @@ import zlib
 from typing import Any
 
 import aiohttp
+import pytest
 
-from tests.conftest import TOKEN, client_frame, world_state
+from tests.conftest import TOKEN, client_frame, welcomed, world_state
 from tests.server.test_fragments import wordy_state
-from vtt_bridge.server.outbox import DEFLATE_FROM
+from vtt_bridge.server.bridge import BRIDGE
+from vtt_bridge.server.outbox import DEFLATE_FROM, Outbox, message_size
 
 TAIL = b"\x00\x00\xff\xff"
 """What RFC 7692 section 7.2.1 has a sender strip from each compressed message (and a reader put back)."""
@@ -138,3 +140,48 @@ async def test_an_aiohttp_client_with_compression_is_served_as_one_without(start
             await ws.close()
     assert answers[0][1:] == answers[1][1:]
     assert answers[0][0][0] == "welcome"
+
+
+async def test_a_long_compressed_answer_is_written_before_the_world_s_other_clients_get_its_patch(
+    start: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The asker and a world-mate negotiate permessage-deflate (aiohttp's client, `compress=15`), a
+    third client does not: a long answer, compressed in one frame (no fragments), is written whole to
+    the asker before the ruling's patch is written to either other client (`Outbox.answers_first`),
+    whose writes would otherwise start while aiohttp deflates the answer in a worker thread."""
+    events: list[tuple[str, str]] = []
+    real = Outbox._sent
+    names: dict[int, str] = {}
+
+    def traced(self: Outbox, message: Any) -> Any:
+        write = real(self, message)
+        if message_size(message) < DEFLATE_FROM:
+            return write
+        name = names.get(id(self), "?")
+
+        async def recorded() -> None:
+            events.append((name, "start"))
+            await write
+            events.append((name, "end"))
+
+        return recorded()
+
+    monkeypatch.setattr(Outbox, "_sent", traced)
+    server = await start(max_frame=8 << 20)
+    peers = {}
+    for name, compress in (("asker", 15), ("deflated mate", 15), ("plain mate", 0)):
+        before = set(server.app[BRIDGE].clients.get("w1", ()))
+        peers[name] = await welcomed(server, compress=compress)
+        assert bool(peers[name].ws.compress) == bool(compress)
+        [newest] = server.app[BRIDGE].clients["w1"] - before
+        assert newest.outbox is not None and newest.outbox.deflate == bool(compress)
+        names[id(newest.outbox)] = name
+    answer = await peers["asker"].request("sync", {"state": wordy_state(300)})
+    assert answer["type"] == "result"
+    for name in ("deflated mate", "plain mate"):
+        pushed = await asyncio.wait_for(peers[name].receive(), 30)  # a liveness bound only
+        assert pushed["type"] == "patch" and pushed["payload"]["patch"] == answer["payload"]["patch"]
+    assert events[:2] == [("asker", "start"), ("asker", "end")], events
+    assert sorted(events[2:]) == sorted(
+        [("deflated mate", "start"), ("deflated mate", "end"), ("plain mate", "start"), ("plain mate", "end")]
+    )

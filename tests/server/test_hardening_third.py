@@ -22,6 +22,7 @@ from tests.conftest import TOKEN, Peer, welcomed, world_state
 from vtt_bridge.errors import StoreBusy, StoreDamaged
 from vtt_bridge.server.bridge import BRIDGE
 from vtt_bridge.store.log import Store
+from vtt_bridge.store.schema import LAYOUT
 from vtt_bridge.web import pages
 
 
@@ -395,7 +396,7 @@ def test_6_an_earlier_layouts_snapshots_get_their_checksum_once(tmp_path: Path) 
         store = Store(path)
         try:
             assert store.recover("w", 10).state == before
-            assert store._db.execute("PRAGMA user_version").fetchone()[0] == 9
+            assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT
             (stored,) = store._db.execute("SELECT checksum FROM worlds").fetchone()
             assert stored is not None
         finally:

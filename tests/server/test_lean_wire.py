@@ -4,12 +4,14 @@ restart; `/contests` ops only to a client that asked for them."""
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import jsonpatch
 
 from tests.conftest import Peer, welcomed
 from tests.detection_scenes import guard_among_hiders
+from tests.store.test_pages import as_layout_9
 from vtt_bridge.actions.registry import RULING_PAGE_MAX
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.engine.roller import SeededRoller
@@ -101,6 +103,44 @@ async def test_the_ruling_query_pages_every_step_and_roll_in_order_across_a_rest
         "query", {"kind": "ruling", "action": "round-2", "limit": RULING_PAGE_MAX + 1}
     )
     assert too_many["payload"]["code"] == "invalid"
+
+
+async def test_the_ruling_query_pages_every_step_and_roll_of_a_migrated_layout_9_file(
+    start: Any, config: Any
+) -> None:
+    """The same session written by vtt-bridge 0.6.0 (layout 9: the round's whole reply in its row,
+    `as_layout_9`): the sidecar opens it, gives its round its parts, and pages it as it pages its own."""
+    folder = config.data_dir / "kept"
+    first = await start(seed=7, data_dir=folder)
+    gm = await welcomed(first)
+    await gm.request("sync", {"state": HIDERS}, "sync-1")
+    await gm.action(ROUND, "round-2")
+    await first.close()
+    assert as_layout_9(folder / "vtt-bridge.sqlite3") == 1
+    whole = _whole_round(7)
+    again = await welcomed(await start(data_dir=folder))
+    for limit in (7, RULING_PAGE_MAX):
+        log, rolls, data = await _pages(again, "round-2", limit)
+        assert log == whole["log"] and rolls == whole["rolls"]
+        assert data["kind"] == "round" and data["rev"] == 2
+
+
+async def test_a_damaged_part_answers_storage_and_the_sidecar_serves_on(start: Any, config: Any) -> None:
+    folder = config.data_dir / "kept"
+    first = await start(seed=7, data_dir=folder)
+    gm = await welcomed(first)
+    await gm.request("sync", {"state": HIDERS}, "sync-1")
+    await gm.action(ROUND, "round-2")
+    await first.close()
+    db = sqlite3.connect(folder / "vtt-bridge.sqlite3", isolation_level=None)
+    db.execute("UPDATE pages SET checksum = checksum + 1 WHERE list = 0 AND first = 0")
+    db.close()
+    again = await welcomed(await start(data_dir=folder))
+    damaged = await again.request("query", {"kind": "ruling", "action": "round-2"})
+    assert damaged["type"] == "error" and damaged["payload"]["code"] == "storage"
+    assert "round-2" in damaged["payload"]["message"] and "sqlite3" not in damaged["payload"]["message"]
+    hit = {"kind": "damage", "target": "guard", "instances": [{"amount": 1, "grade": "B"}]}
+    assert (await again.action(hit))["type"] == "result"
 
 
 async def test_a_client_that_asks_for_contests_gets_them_in_its_reply_and_pushed_patches(start: Any) -> None:

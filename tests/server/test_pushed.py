@@ -1,5 +1,6 @@
 """A ruling's JSON and the copies its clients are sent (`server.dumped_result`): the stored JSON
-byte for byte what `dumps(result)` gives, each client's copy what `dumps(wire_payload(...))` gives
+byte for byte what `dumps` gives a copy with `/contests` (its log and rolls cut, the whole of them in
+parts for the store), each client's copy what `dumps(wire_payload(...))` gives
 (its log and rolls cut, `/contests` left out unless it asked for them), and the pushed `patch` made
 from that copy what `dumps(pushed_patch(...))` gives, for every kind of ruling."""
 
@@ -24,6 +25,8 @@ from vtt_bridge.server.replies import (
     replayed_copy,
     wire_payload,
 )
+from vtt_bridge.store.pages import LOG, PAGED_FROM, PART_ITEMS, ROLLS
+from vtt_bridge.store.pages import Part as LogPart
 
 STATE = {
     "scene": {"id": "s"},
@@ -61,13 +64,30 @@ def _cases() -> list[tuple[Pending, str]]:
     return cases
 
 
+def _check_parts(result: dict[str, Any], parts: list[LogPart] | None, whole: int) -> None:
+    """A ruling's parts (`store.pages`): present when its log or rolls are cut or its JSON is
+    large, and then each list's runs in order, whole, each the JSON of its items."""
+    cut = len(result["log"]) > LOG_SHOWN or len(result["rolls"]) > ROLLS_SHOWN
+    if parts is None:
+        assert not cut and whole <= PAGED_FROM
+        return
+    assert cut or whole > PAGED_FROM
+    for which, key in ((LOG, "log"), (ROLLS, "rolls")):
+        runs = [part for part in parts if part.which == which]
+        assert [part.first for part in runs] == list(range(0, max(1, len(result[key])), PART_ITEMS))
+        items = [item for part in runs for item in orjson.loads(part.data)]
+        assert items == orjson.loads(dumps(result[key]))
+        assert all(part.total == len(result[key]) and part.length <= PART_ITEMS for part in runs)
+
+
 def test_every_copy_is_the_json_of_what_it_carries() -> None:
     cut = contested = 0
     for pending, kind in _cases():
         result = pending.result
         for in_turns in (False, True):
             dumped = dumped_result(result, in_turns=in_turns)
-            assert dumped.data == dumps(result).encode()
+            assert dumped.data == dumps(wire_payload(result, True)).encode()
+            _check_parts(result, dumped.parts, len(dumps(result).encode()))
             for contests in (False, True):
                 sent = dumped.sent(contests)
                 sent_json = _joined(sent)
@@ -101,11 +121,17 @@ def test_a_reply_carries_at_most_the_steps_and_rolls_a_card_shows_with_their_cou
 
 
 def test_a_retried_rounds_stored_reply_is_cut_as_its_first_answer_was() -> None:
+    """Whether the store keeps the round's whole reply (layout 9 and before) or its cut one (layout
+    10, `Dumped.data`), a retry answers each client with the bytes its first answer had."""
     rounds = [p for p, kind in _cases() if kind == "round" and len(p.result["log"]) > LOG_SHOWN]
-    stored = replayed(dumps(rounds[0].result).encode())
-    for contests in (False, True):
-        again = orjson.loads(replayed_copy(stored, contests))
-        assert again == {"replayed": True, **wire_payload(rounds[0].result, contests)}
+    result = rounds[0].result
+    dumped = dumped_result(result)
+    for kept in (dumps(result).encode(), dumped.data):
+        stored = replayed(kept)
+        for contests in (False, True):
+            again = replayed_copy(stored, contests)
+            assert orjson.loads(again) == {"replayed": True, **wire_payload(result, contests)}
+            assert again == replayed(_joined(dumped.sent(contests)))
     damage = replayed(b'{"rev":3,"patch":[],"log":[],"rolls":[]}')
     assert replayed_copy(damage, False) is damage  # nothing to leave out: the stored bytes
 

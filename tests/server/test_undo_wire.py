@@ -151,6 +151,20 @@ async def request(ws: aiohttp.ClientWebSocketResponse, msg_id: str, type_: str, 
     return json.loads((await ws.receive(timeout=30)).data)
 
 
+async def every_page(ws: aiohttp.ClientWebSocketResponse, action: str) -> tuple[list[Any], list[Any]]:
+    """Every step and roll of a ruling, read with `query {kind: "ruling"}` a page of 1,000 at a time."""
+    log: list[Any] = []
+    rolls: list[Any] = []
+    for offset in range(0, 10**7, 1000):
+        query = {"kind": "ruling", "action": action, "offset": offset, "limit": 1000}
+        page = (await request(ws, f"page-{offset}", "query", query))["payload"]
+        log += page["log"]
+        rolls += page["rolls"]
+        if offset + 1000 >= max(page["data"]["steps"], page["data"]["rolls"]):
+            break
+    return log, rolls
+
+
 @contextlib.asynccontextmanager
 async def welcomed_ws(port: int) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
     """A websocket to the sidecar on `port`, welcomed into world "w" (no bound on its messages)."""
@@ -217,10 +231,16 @@ async def test_a_packed_round_survives_a_sigkill_and_answers_its_retry_and_its_u
             assert ruled["type"] == "result" and "summary" in ruled["payload"]
             after_round = (await request(ws, "q2", "query", {"kind": "state"}))["payload"]["state"]
             assert (await request(ws, "hit", "action", hit))["type"] == "result"
+            paged = await every_page(ws, "r2")
+            summary = ruled["payload"]["summary"]
+            assert (len(paged[0]), len(paged[1])) == (summary["steps"], summary["rolls"])
+            assert paged[0][: len(ruled["payload"]["log"])] == ruled["payload"]["log"]
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
     with sidecar(tmp_path, port) as process:
         async with welcomed_ws(port) as ws:
+            # its log's parts were written with its row: every page reads as before the kill
+            assert await every_page(ws, "r2") == paged
             again = await request(ws, "r2", "action", {"kind": "round", "round": 2})
             assert again["payload"] == {"replayed": True, **ruled["payload"]}
             assert (await request(ws, "u-hit", "action", {"kind": "undo", "action": "hit"}))[

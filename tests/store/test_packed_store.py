@@ -147,7 +147,7 @@ def test_a_file_of_layout_7_keeps_its_text_rows_and_adds_packed_ones(
     monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 1000)
     store, again = reopened(path)
     try:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 9
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 10
         new_round = store_ruling(
             store, again, again.prepare_action("r3", {"kind": "round", "round": 3}, SeededRoller(2))
         )

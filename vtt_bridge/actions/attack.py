@@ -19,8 +19,11 @@ from vtt_bridge.rules.detection import (
     SpellKind,
     attack_consequence,
     attack_on_guess,
+    check_guess_on_scene,
+    check_two_tokens,
     guess_is_right,
     guess_step,
+    guessed_square,
     locate_step,
     verdict_step,
 )
@@ -82,15 +85,12 @@ class Attack(RuleModel):
 def token_at_guess(state: WorldState, attack: Attack) -> str | None:
     """DET-10: the token an attack at a guessed square (no `token` named) lands on: the first other
     token standing in that square, or None (nobody there: a miss). A guess off the scene is refused."""
-    if attack.guess is None:
-        raise RuleViolation(
-            "DET-10", "an attack that names no target token needs a guessed square", ("attack", "guess")
-        )
+    guess = guessed_square(attack.guess, ("attack", "guess"))
     scene = state.scene or _DEFAULT_SCENE
-    _check_on_scene(scene, attack.guess, ("attack", "guess"))
+    _check_on_scene(scene, guess, ("attack", "guess"))
     for token_id, token in state.tokens.items():
         if token_id != attack.attacker and guess_is_right(
-            token.x, token.y, scene.grid_size, attack.guess.x, attack.guess.y
+            token.x, token.y, scene.grid_size, guess.x, guess.y
         ):
             return token_id
     return None
@@ -109,15 +109,7 @@ def locate_now(
 
 
 def _check_on_scene(scene: Scene, guess: Guess, path: tuple[str | int, ...]) -> None:
-    outside = guess.x < 0 or guess.y < 0
-    if scene.width is not None and guess.x >= scene.width:
-        outside = True
-    if scene.height is not None and guess.y >= scene.height:
-        outside = True
-    if outside:
-        raise RuleViolation(
-            "DET-10", f"the guessed position ({guess.x}, {guess.y}) is outside the scene", path
-        )
+    check_guess_on_scene(guess.x, guess.y, scene.width, scene.height, path)
 
 
 def _guess_right(
@@ -142,10 +134,7 @@ def rule_attack(
     for field, token in (("attacker", attack.attacker), ("token", attack.token)):
         if token not in state.tokens:
             raise NotFound(("attack", field), f"no token {token!r} on the scene")
-    if attack.attacker == attack.token:
-        raise RuleViolation(
-            "DET-4", "an attacker and its target must be two different tokens", ("attack", "token")
-        )
+    check_two_tokens("attacker", attack.attacker, attack.token, ("attack", "token"))
     located = locate_now(state, attack.attacker, attack.token, index, ("attacker", "token"))
     right = _guess_right(state, attack.token, attack.guess, ("attack", "guess"))
     consequence = attack_on_guess(

@@ -30,8 +30,10 @@ from vtt_bridge.rules.dice import (
     Roller,
     add_willpower,
     check_opponent,
+    check_pool_size,
     dice_pool,
     opposed_step,
+    pool_traits,
     result_step,
     roll_pool,
     roll_steps,
@@ -147,35 +149,15 @@ def _traits(actor: Actor, pool: tuple[str, ...] | int, path: tuple[str | int, ..
     """DICE-1: each trait's dots; an unknown trait or one named twice is refused."""
     if isinstance(pool, int):
         return [("dice", pool)]
-    out: list[tuple[str, int]] = []
-    for index, trait in enumerate(pool):
-        if trait in ATTRIBUTES:
-            value = actor.attributes.get(Attribute(trait), 0)
-        elif trait in actor.skills:
-            value = actor.skills[trait]
-        else:
-            allowed = ", ".join((*ATTRIBUTES, *sorted(actor.skills)))
-            raise RuleViolation(
-                "DICE-1",
-                f"unknown Attribute or Skill {trait!r}; allowed: {allowed}",
-                (*path, "pool", index),
-            )
-        if any(name == trait for name, _ in out):
-            raise RuleViolation("DICE-1", f"{trait!r} is named twice in the pool", (*path, "pool", index))
-        out.append((trait, value))
-    return out
+    attributes = {name: actor.attributes.get(Attribute(name), 0) for name in ATTRIBUTES}
+    return pool_traits(pool, attributes, actor.skills, path)
 
 
 def _bonuses(side: RollSide, path: tuple[str | int, ...]) -> list[Bonus]:
     """DICE-4: the modifiers as bonuses (a perfect one as the perfect type, named by its own)."""
     out = []
     for index, modifier in enumerate(side.modifiers):
-        if modifier.type == "willpower":
-            raise RuleViolation(
-                "WP-2",
-                "Willpower's +3 DP is `willpower: true`, once per action, not a modifier",
-                (*path, "modifiers", index, "type"),
-            )
+        wp.check_not_a_modifier(modifier.type, (*path, "modifiers", index, "type"))
         kind = PERFECT if modifier.perfect else modifier.type
         out.append(Bonus(value=modifier.value, type=kind, source=modifier.type))
     return out
@@ -186,10 +168,8 @@ def _pay_willpower(
 ) -> tuple[Actor, tuple[Step, ...]]:
     """WP-2: 1 Willpower (temporary first, WP-4) on this one-roll action; refused at 0, on an
     extended roll, while not self-aware, and for the dead (HEALTH-5)."""
-    if h.health_status(actor.health, actor.second_health) is h.HealthStatus.DEAD or actor.conditions.get(
-        "annihilated"
-    ):
-        raise RuleViolation("HEALTH-5", "a dead character spends no Willpower", (*path, "willpower"))
+    dead = h.health_status(actor.health, actor.second_health) is h.HealthStatus.DEAD
+    wp.check_spender_alive(dead or bool(actor.conditions.get("annihilated")), (*path, "willpower"))
     try:
         spent = wp.spend(
             actor.willpower,
@@ -224,12 +204,7 @@ def _roll_side(
     wound = h.wound_penalty(actor.health, state.settings.wound_penalty)
     dp = dice_pool(traits, bonuses, wound)
     pool = dp.pool
-    if pool > MAX_POOL:  # each part is bounded; so is their sum, what is rolled
-        raise RuleViolation(
-            "DICE-1",
-            f"the dice pool after its modifiers is {pool} dice; a roll rolls at most {MAX_POOL}",
-            (*path, "modifiers"),
-        )
+    check_pool_size(pool, path)
     steps[:0] = dp.steps[:1]
     steps.extend(dp.steps[1:])
     again = NO_AGAIN if side.again is None else side.again

@@ -10,9 +10,10 @@ from vtt_bridge.actions.detection.round import round_contests
 from vtt_bridge.actions.health import round_health
 from vtt_bridge.document.models import Scene, WorldState
 from vtt_bridge.document.pins import restart_ends_round_pins
-from vtt_bridge.rules.common import Count, RuleModel, RuleViolation, Step
+from vtt_bridge.rules.common import Count, RuleModel, Step
 from vtt_bridge.rules.dice import Roll
 from vtt_bridge.rules.iwr import lapse_temporary_immunities
+from vtt_bridge.rules.rounds import begin_round
 
 
 class RoundAction(RuleModel):
@@ -25,28 +26,13 @@ class RoundAction(RuleModel):
 def new_round(state: WorldState, action: RoundAction, ctx: Context) -> Ruling:
     """Advance the scene's round, then run every rule that happens between two rounds."""
     scene = state.scene
-    if scene is None:
-        raise RuleViolation(
-            "ROUND", "there is no scene to advance; send `sync` with a scene first", ("round",)
-        )
-    if action.round not in (scene.round + 1, 0, 1):
-        raise RuleViolation(
-            "ROUND",
-            f"the scene is at round {scene.round}: the next round is {scene.round + 1} (0 or 1 restarts)",
-            ("round",),
-        )
+    start = begin_round(scene.round if scene is not None else None, action.round)
+    assert scene is not None  # begin_round refuses a world without a scene
     after = state.model_copy(
         update={"scene": Scene.model_validate({**scene.model_dump(), "round": action.round})}
     )
-    log = [
-        Step(
-            rule="ROUND",
-            text=f"round {action.round} begins",
-            data={"round": action.round},
-            key="ROUND.begins",
-        )
-    ]
-    restarted = action.round <= scene.round
+    log = list(start.steps)
+    restarted = start.restarted
     after, ended = end_temporary_immunities(after, restarted=restarted)
     log.extend(ended)
     if restarted:  # the GM's pins until a round of the old count end with it

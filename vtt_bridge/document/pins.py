@@ -23,6 +23,7 @@ from vtt_bridge.document.models import (
 from vtt_bridge.document.visibility import Pairs, VisibilityIndex
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.detection import STATES, LocateState
+from vtt_bridge.rules.pins import held_step, restart_ended_step
 
 
 def pin_for(pins: TargetPins | None, observer: str) -> LocatePin | None:
@@ -113,15 +114,7 @@ def restart_ends_round_pins(state: WorldState) -> tuple[WorldState, list[Step]]:
             out[target] = TargetPins(every=every, observers=observers)
         for who, pin in ended:
             until = pin.until.round if isinstance(pin.until, UntilRound) else 0
-            steps.append(
-                Step(
-                    rule="PIN",
-                    text=f"the round count restarted: the pin on how {who or 'every observer'} "
-                    f"locates {target} until round {until} ends",
-                    data={"observer": who, "target": target, "untilRound": until},
-                    key="PIN.restart",
-                )
-            )
+            steps.append(restart_ended_step(who, target, until))
     if not steps:
         return state, []
     return state.model_copy(update={"pins": out}), steps
@@ -233,12 +226,7 @@ def apply_pins(
 def held_steps(before: WorldState, after: WorldState) -> list[Step]:
     """One `DET-8` step `{held: true, observer, target, shown}` per reveal newly held for the GM."""
     return [
-        Step(
-            rule="DET-8",
-            text=f"{observer} would pinpoint {target}: held until the GM accepts or refuses it",
-            data={"held": True, "observer": observer, "target": target, "shown": shown.value},
-            key="DET-8.held",
-        )
+        held_step(observer, target, shown.value)
         for target, row in after.reveals.items()
         for observer, shown in row.items()
         if observer not in before.reveals.get(target, {})

@@ -4,7 +4,7 @@ dice are the engine's (`engine.roller.SeededRoller`): the rules take any `Roller
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, cycle, repeat
 from operator import add, itemgetter, mul
@@ -661,3 +661,37 @@ def result_step(actor: str, successes: int) -> Step:
         data={"actor": actor, "successes": successes, "wins": successes >= 1},
         key="DICE-1.result",
     )
+
+
+def pool_traits(
+    pool: Sequence[str], attributes: Mapping[str, int], skills: Mapping[str, int], path: tuple[str | int, ...]
+) -> list[tuple[str, int]]:
+    """DICE-1: each trait of a pool (an Attribute or one of the actor's Skills) with its dots, in the
+    pool's order. `attributes` holds every Attribute (0 where the actor has none); an unknown trait,
+    or one named twice, is refused at its place in the pool (`path`, "pool", index)."""
+    out: list[tuple[str, int]] = []
+    for index, trait in enumerate(pool):
+        if trait in attributes:
+            value = attributes[trait]
+        elif trait in skills:
+            value = skills[trait]
+        else:
+            allowed = ", ".join((*attributes, *sorted(skills)))
+            raise RuleViolation(
+                "DICE-1", f"unknown Attribute or Skill {trait!r}; allowed: {allowed}", (*path, "pool", index)
+            )
+        if any(name == trait for name, _ in out):
+            raise RuleViolation("DICE-1", f"{trait!r} is named twice in the pool", (*path, "pool", index))
+        out.append((trait, value))
+    return out
+
+
+def check_pool_size(pool: int, path: tuple[str | int, ...]) -> None:
+    """DICE-1: a roll rolls at most `MAX_POOL` dice, its modifiers counted; a larger pool is refused at
+    its modifiers (each part is bounded, their sum may not be)."""
+    if pool > MAX_POOL:
+        raise RuleViolation(
+            "DICE-1",
+            f"the dice pool after its modifiers is {pool} dice; a roll rolls at most {MAX_POOL}",
+            (*path, "modifiers"),
+        )

@@ -35,6 +35,20 @@ EFFECT_CATEGORIES: dict[str, str] = {"death-effects": "death", "disease": "disea
 """IWR-2: immunity types naming an effect category, and the trait that marks an effect of it. Any
 other `x-effects` type maps to trait `x` the same way."""
 
+CRITICAL_HITS = "critical-hits"
+"""IWR-3: the entry type of an immunity to critical hits (they do not double)."""
+NONLETHAL_ATTACKS = "nonlethal-attacks"
+"""IWR-4: the entry type of an immunity to nonlethal attacks (a `nonlethal` trait)."""
+NON_MAGICAL = "non-magical"
+"""An entry (or exception, or doubleVs) slug for damage of an effect without the `magical` trait."""
+
+IWR_NAMES: frozenset[str] = frozenset(
+    (set(DAMAGE_GROUPS) | set(EFFECT_CATEGORIES) | {CRITICAL_HITS, NONLETHAL_ATTACKS, NON_MAGICAL})
+    - set(DAMAGE_TYPE_SLUGS)
+)
+"""What an IWR entry may name besides a damage type and an open trait or material (`matches`): a
+damage group, an effect category, critical hits, nonlethal attacks, non-magical."""
+
 
 class DamageInstance(Priced):
     """One instance of damage: one type within one hit (IWR-6), with its grade and Rank (IWR-8).
@@ -171,11 +185,11 @@ def matches(
         return instance.type in DAMAGE_GROUPS[slug]
     if slug in DAMAGE_TYPE_SLUGS:
         return instance.type == slug
-    if slug == "critical-hits":
+    if slug == CRITICAL_HITS:
         return instance.critical
-    if slug == "nonlethal-attacks":
+    if slug == NONLETHAL_ATTACKS:
         return "nonlethal" in effect_traits
-    if slug == "non-magical":
+    if slug == NON_MAGICAL:
         return "magical" not in effect_traits
     if slug in EFFECT_CATEGORIES:
         return EFFECT_CATEGORIES[slug] in effect_traits
@@ -298,7 +312,7 @@ def _resolve_one(
             (
                 immunity
                 for immunity in iwr.immunities
-                if immunity.type == "critical-hits"
+                if immunity.type == CRITICAL_HITS
                 and _applies(immunity.type, immunity.exceptions, instance, effect_traits)
             ),
             None,
@@ -364,7 +378,7 @@ def _resolve_one(
 
     # IWR-1/2/4: pf2e immunities.
     for immunity in iwr.immunities:
-        if immunity.type == "critical-hits":
+        if immunity.type == CRITICAL_HITS:
             continue
         if not matches(immunity.type, instance, effect_traits, immunity=True):
             continue
@@ -379,7 +393,7 @@ def _resolve_one(
                 )
             )
             continue
-        if immunity.type == "nonlethal-attacks":
+        if immunity.type == NONLETHAL_ATTACKS:
             rule, why = "IWR-4", "immune to nonlethal attacks"
         elif _blocks_whole_effect(immunity, instance):
             rule, why = "IWR-2", f"immune to {immunity.type}: the whole effect does nothing"

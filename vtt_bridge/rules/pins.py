@@ -69,3 +69,46 @@ def reveal_answered_step(observer: str, target: str, accept: bool, *, held: bool
         data={"observer": observer, "target": target, "accepted": accept},
         key="DET-8.accepted" if accept else "DET-8.refused",
     )
+
+
+def pin_explained_step(
+    observer: str, target: str, pinned: str, rules_state: str, by: str, until: str | Mapping[str, Any]
+) -> Step:
+    """PIN in an explanation: the pair is pinned to `pinned` by `by` (empty: the GM) until `until`,
+    over the rules' own state `rules_state`."""
+    return Step(
+        rule="PIN",
+        text=f"pinned by {by or 'the GM'}: {observer} locates {target}: {pinned}",
+        data={
+            "observer": observer,
+            "target": target,
+            "result": pinned,
+            "rules": rules_state,
+            "by": by,
+            "until": until,
+        },
+        key="PIN.explain",
+    )
+
+
+def held_step(observer: str, target: str, shown: str) -> Step:
+    """DET-8 with `settings.approveReveals`: a stage-three win that would let `observer` pinpoint
+    `target` is held until the GM answers; meanwhile the pair shows `shown` (its state before)."""
+    return Step(
+        rule="DET-8",
+        text=f"{observer} would pinpoint {target}: held until the GM accepts or refuses it",
+        data={"held": True, "observer": observer, "target": target, "shown": shown},
+        key="DET-8.held",
+    )
+
+
+def restart_ended_step(observer: str | None, target: str, until_round: int) -> Step:
+    """PIN: a restart of the round count ends a pin held until round `until_round` of the old count
+    (`observer` None: the pin for every observer)."""
+    return Step(
+        rule="PIN",
+        text=f"the round count restarted: the pin on how {_who(observer)} locates {target} "
+        f"until round {until_round} ends",
+        data={"observer": observer, "target": target, "untilRound": until_round},
+        key="PIN.restart",
+    )

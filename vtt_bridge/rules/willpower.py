@@ -303,3 +303,18 @@ def recover(
             )
         )
     return WillpowerRecovery(gained.willpower, health, tuple(steps))
+
+
+def check_spender_alive(dead: bool, path: tuple[str | int, ...]) -> None:
+    """HEALTH-5 with WP-2: the dead (or annihilated: `dead`) spend no Willpower; refused at `path`."""
+    if dead:
+        raise RuleViolation("HEALTH-5", "a dead character spends no Willpower", path)
+
+
+def check_not_a_modifier(modifier_type: str, path: tuple[str | int, ...]) -> None:
+    """WP-2: Willpower's +3 DP is spent once per action (`willpower: true`), never given as a modifier
+    of the type "willpower"; one is refused at `path`."""
+    if modifier_type == "willpower":
+        raise RuleViolation(
+            "WP-2", "Willpower's +3 DP is `willpower: true`, once per action, not a modifier", path
+        )

@@ -23,6 +23,8 @@ from vtt_bridge.server.bridge import Bridge, Client, RulingRecord
 from vtt_bridge.server.outbox import Part
 from vtt_bridge.server.replies import Dumped, dumped_result, envelope_parts, pushed_parts
 from vtt_bridge.server.workers import release_later
+from vtt_bridge.store.pages import Part as LogPart
+from vtt_bridge.store.pages import packed_parts
 from vtt_bridge.store.rows import keeps_reply, pack, snapshot_of
 
 A = TypeVar("A")
@@ -67,10 +69,10 @@ def _storage_refusal(bridge: Bridge, exc: sqlite3.Error | OSError | None) -> Sto
 
 
 STORE_THREAD_BYTES = 64 << 10
-"""A ruling whose reply is larger than this (or that carries a snapshot) is written to the store in
-the store's writer thread (`Bridge.in_store`): its commit of megabytes would hold every other world
-up. A smaller one is written on the event loop: its commit costs less than the two thread switches
-a hand-off takes (docs/benchmarks.md)."""
+"""A ruling whose reply (with its log's parts, `Dumped.stored_bytes`) is larger than this (or that
+carries a snapshot) is written to the store in the store's writer thread (`Bridge.in_store`): its
+commit of megabytes would hold every other world up. A smaller one is written on the event loop:
+its commit costs less than the two thread switches a hand-off takes (docs/benchmarks.md)."""
 
 
 Made = tuple[tuple[JsonOps, JsonOps] | None, bytes | None]
@@ -90,11 +92,12 @@ def _made(pending: Pending) -> Made:
 
 
 def _stored(
-    commit: Commit, reply: bytes | None, snapshot: bytes | None, made: Made
+    commit: Commit, reply: bytes | None, snapshot: bytes | None, made: Made, parts: list[LogPart] | None
 ) -> tuple[JsonOps, JsonOps] | None:
-    """Write one ruling to the store (in whichever thread runs the store's work), its reply and
-    snapshot as the store takes them (`store.pack`, `store.snapshot_of`; a reply the store does not
-    keep may be None: `store.keeps_reply`); returns its ops and inverse as JSON in parts (`_made`)."""
+    """Write one ruling to the store (in whichever thread runs the store's work), its reply, snapshot
+    and log in parts as the store takes them (`store.pack`, `store.snapshot_of`,
+    `pages.packed_parts`; a reply the store does not keep may be None: `store.keeps_reply`);
+    returns its ops and inverse as JSON in parts (`_made`)."""
     pending = commit.pending
     entry = pending.entry
     kept, inverse = made
@@ -108,6 +111,7 @@ def _stored(
         kind=None if entry is None else entry.kind,
         target=pending.message_id if entry is None or entry.action_id is None else entry.target,
         inverse=inverse,
+        parts=parts or (),
     )
     return kept
 
@@ -120,26 +124,31 @@ def _in_worker(work: Callable[[A], R], value: A | None) -> Awaitable[R | None]:
 
 
 async def _store(
-    commit: Commit, result_json: bytes, snapshot: WorldState | None, off_loop: bool
+    commit: Commit, result: Dumped, snapshot: WorldState | None, off_loop: bool
 ) -> tuple[JsonOps, JsonOps] | None:
     """Write one ruling to the store (`off_loop`: its row made in workers, the reply packed in one
-    while the inverse is made and packed in another and the snapshot dumped and packed in a third,
-    then written in the store's writer thread), or raise `StorageError` (nothing written); returns
-    what `_stored` does."""
+    while the inverse is made and packed in another, the snapshot dumped and packed in a third and
+    its log's parts packed in a fourth, then written in the store's writer thread), or raise
+    `StorageError` (nothing written); returns what `_stored` does."""
     bridge, pending = commit.bridge, commit.pending
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
-    written = result_json if keeps_reply(pending.action_id, snapshot is not None) else None
+    written = result.data if keeps_reply(pending.action_id, snapshot is not None) else None
+    parts = result.parts if pending.action_id is not None else None
     if off_loop:
-        made, reply, dumped = await asyncio.gather(
-            asyncio.to_thread(_made, pending), _in_worker(pack, written), _in_worker(snapshot_of, snapshot)
+        made, reply, dumped, packed = await asyncio.gather(
+            asyncio.to_thread(_made, pending),
+            _in_worker(pack, written),
+            _in_worker(snapshot_of, snapshot),
+            _in_worker(packed_parts, parts),
         )
     else:
         made = _made(pending)
         reply = None if written is None else pack(written)
         dumped = None if snapshot is None else snapshot_of(snapshot)
+        packed = None if parts is None else packed_parts(parts)
     try:
-        return await bridge.in_store(_stored, commit, reply, dumped, made, off_loop=off_loop)
+        return await bridge.in_store(_stored, commit, reply, dumped, made, packed, off_loop=off_loop)
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None
 
@@ -158,15 +167,15 @@ async def commit_ruling(commit: Commit, dumped: Dumped | None = None) -> None:
         dumped = dumped_result(pending.result)
     wanted = pending.snapshot or commit.bridge.store.wants_snapshot(commit.world.id)
     snapshot = settled(pending.state) if wanted else None
-    if snapshot is None and len(dumped.data) <= STORE_THREAD_BYTES:
-        kept = await _store(commit, dumped.data, None, off_loop=False)
+    if snapshot is None and dumped.stored_bytes() <= STORE_THREAD_BYTES:
+        kept = await _store(commit, dumped, None, off_loop=False)
         _committed(commit, dumped, kept)
         return
     await asyncio.shield(_stored_then_committed(commit, dumped, snapshot))
 
 
 async def _stored_then_committed(commit: Commit, dumped: Dumped, snapshot: WorldState | None) -> None:
-    kept = await _store(commit, dumped.data, snapshot, off_loop=True)
+    kept = await _store(commit, dumped, snapshot, off_loop=True)
     _committed(commit, dumped, kept)
     if kept is not None:
         _pack_later(commit.bridge, commit.world, commit.pending.result["rev"], kept)
@@ -197,9 +206,10 @@ def _pack_later(bridge: Bridge, world: World, rev: int, kept: tuple[JsonOps, Jso
 def _committed(commit: Commit, dumped: Dumped, kept: tuple[JsonOps, JsonOps] | None = None) -> None:
     """A stored ruling acknowledged, made the world's state, recorded and pushed (`dumped`: its JSON
     and each client's copy of it, `dumped_result`; `kept`: its ops and inverse as JSON, `_stored`).
-    Pushed after the acknowledgement is written when it is long (a message in fragments): the client
-    that asked gets its answer first, not at the pace of every socket of the world at once, and the
-    others no later than they would (`Outbox.put`'s `after`)."""
+    Pushed after the acknowledgement is written when it is long (`Outbox.answers_first`: in
+    fragments, compressed in a worker thread, or as it is): the client that asked gets its answer
+    first, not at the pace of every socket of the world at once, and the others no later than they
+    would (`Outbox.put`'s `after`)."""
     bridge, client, world, pending, kind = (
         commit.bridge,
         commit.client,
@@ -211,8 +221,8 @@ def _committed(commit: Commit, dumped: Dumped, kept: tuple[JsonOps, JsonOps] | N
     bridge.dirty = True
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     answer = envelope_parts("result", dumped.sent(client.contests), bridge.next_id(), commit.msg_id)
-    fragmented = client.outbox is not None and client.outbox.fragmented(answer)
-    answered = asyncio.get_running_loop().create_future() if others and fragmented else None
+    first = client.outbox is not None and client.outbox.answers_first(answer)
+    answered = asyncio.get_running_loop().create_future() if others and first else None
     client.send(answer, written=answered)
     world.commit(pending, dumped.data, kept)
     bridge.changes += 1

@@ -12,7 +12,7 @@ from vtt_bridge.engine.preview import preview
 from vtt_bridge.engine.protocol import ErrorCode
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.world import World
-from vtt_bridge.errors import AnsweredLongAgo
+from vtt_bridge.errors import AnsweredLongAgo, StoreDamaged
 from vtt_bridge.server.bridge import Bridge, Client
 from vtt_bridge.server.commit import STORE_THREAD_BYTES, Commit, commit_ruling
 from vtt_bridge.server.replies import Dumped, dumps, envelope, envelope_parts, replayed_copy
@@ -66,12 +66,20 @@ async def _ruling_page(
     bridge: Bridge, client: Client, world: World, msg_id: str, payload: dict[str, Any]
 ) -> None:
     """`query {kind: "ruling"}`: a page of a ruling's whole log and rolls, read from the store (in
-    its thread: a round's reply is megabytes), so it outlives a restart; `not_found` for an action
-    id the world never answered."""
+    its thread), so it outlives a restart; `not_found` for an action id the world never answered,
+    `storage` when what it reads is damaged on disk."""
     query = world.ruling_query(payload)
-    page = await bridge.in_store(
-        bridge.store.ruling_page, world.id, query.action, query.offset, query.limit, off_loop=True
-    )
+    try:
+        page = await bridge.in_store(
+            bridge.store.ruling_page, world.id, query.action, query.offset, query.limit, off_loop=True
+        )
+    except StoreDamaged as exc:  # a part or row changed on disk: the client is told, nothing changes
+        bridge.storage_log.warn(str(exc))
+        raise RequestError(
+            ErrorCode.STORAGE,
+            f"the stored log of action {query.action[:60]!r} cannot be read back (damaged on disk; the "
+            "sidecar's log names it); nothing was changed",
+        ) from None
     if page is None:
         raise RequestError(
             ErrorCode.NOT_FOUND, f"world {world.id!r} answered no action {query.action[:60]!r}"

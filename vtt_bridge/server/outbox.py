@@ -52,6 +52,13 @@ is sent compressed (by aiohttp, which compresses one this long in a worker threa
 event loop); a shorter one goes as it is (RSV1 clear, which section 6 allows per message): a
 `damage`'s kilobyte would save less than a millisecond of loopback for the deflate it costs."""
 
+ANSWER_FIRST_FROM = DEFLATE_FROM
+"""An answer of this many bytes or more (or one sent in fragments) is written to the client that asked
+before the ruling's patch is written to the world's other clients (`Outbox.answers_first`): from this
+length on its write may take more than the call that puts it (its fragments, or aiohttp's deflate
+in a worker thread); a shorter one is written at once, or waits behind the asker's own messages,
+and holds nobody up."""
+
 AFTER_WAIT_S = 2.0
 """The longest a message put `after` another client's message waits for that one to be written (a
 frozen peer's socket holds nobody else up longer)."""
@@ -250,6 +257,13 @@ class Outbox:
     def fragmented(self, message: Message) -> bool:
         """Whether `message` is written in fragments (longer than `fragment_bytes`, when set)."""
         return 0 < self.fragment_bytes < message_size(message)
+
+    def answers_first(self, message: Message) -> bool:
+        """Whether `message`, a ruling's answer to this client, is long enough that the ruling's
+        patch to the world's other clients waits until it is written (`ANSWER_FIRST_FROM`, or sent
+        in fragments), whether it goes compressed, in fragments or as it is: the asker hears first.
+        Should it be written at once, the wait costs nothing (`put` drops an `after` already done)."""
+        return self.fragmented(message) or message_size(message) >= ANSWER_FIRST_FROM
 
     def _sent(self, message: Message) -> Coroutine[Any, Any, None]:
         """The write of one text message: one frame (aiohttp's `send_str` or `send_frame`), or, past

@@ -17,6 +17,8 @@ from pydantic import BaseModel
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.engine.world import Pending
 from vtt_bridge.server.outbox import Part
+from vtt_bridge.store.pages import PAGED_FROM, parts_of
+from vtt_bridge.store.pages import Part as LogPart
 
 
 def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
@@ -84,7 +86,7 @@ def wire_payload(result: dict[str, Any], contests: bool) -> dict[str, Any]:
     """The copy of a `result` (or `patch`) payload a client is sent: its log and rolls cut to the
     first `LOG_SHOWN` steps and `ROLLS_SHOWN` rolls with a `summary` when longer, and its patch
     without `/contests` ops unless the client asked for them; the payload itself when nothing is
-    left out. The store keeps the whole (`query {kind: "ruling"}` reads it)."""
+    left out. The store keeps the whole log and rolls (`store.pages`; `query {kind: "ruling"}` reads them)."""
     log, rolls, patch = result.get("log"), result.get("rolls"), result.get("patch")
     long_log = isinstance(log, list) and len(log) > LOG_SHOWN
     long_rolls = isinstance(rolls, list) and len(rolls) > ROLLS_SHOWN
@@ -105,24 +107,29 @@ def wire_payload(result: dict[str, Any], contests: bool) -> dict[str, Any]:
 
 class Dumped:
     """A result's JSON as the UTF-8 it is stored and kept for retries as (never decoded: a round's
-    megabytes of text beyond ASCII would take twice the memory as a str), and the copies clients are
-    sent (`wire_payload`) in parts: `wire` for a client that did not ask for `/contests`,
-    `wire_contests` for one that did; None: the copy is `data` itself (nothing left out). A plain
-    class with slots: one is made for every ruling, a `damage`'s included."""
+    megabytes of text beyond ASCII would take twice the memory as a str), which is the copy a
+    client that asked for `/contests` is sent, and `wire`, the copy (`wire_payload`) in parts for a
+    client that did not (None: `data` itself, nothing left out). `parts`: its log and rolls in runs
+    for the store when it is paged (`store.pages`; its log and rolls in `data` are then cut as in
+    every client's copy). A plain class with slots: one is made for every ruling,
+    a `damage`'s included."""
 
-    __slots__ = ("data", "wire", "wire_contests")
+    __slots__ = ("data", "parts", "wire")
 
     def __init__(
-        self, data: bytes, wire: list[Part] | None = None, wire_contests: list[Part] | None = None
+        self, data: bytes, wire: list[Part] | None = None, parts: list[LogPart] | None = None
     ) -> None:
         self.data = data
         self.wire = wire
-        self.wire_contests = wire_contests
+        self.parts = parts
+
+    def stored_bytes(self) -> int:
+        """The bytes the store writes of it: its JSON and its parts (before they are packed)."""
+        return len(self.data) + (0 if self.parts is None else sum(len(part.data) for part in self.parts))
 
     def sent(self, contests: bool) -> bytes | list[Part]:
         """The JSON a client is sent (`contests`: it asked for them), whole or in parts."""
-        chosen = self.wire_contests if contests else self.wire
-        return self.data if chosen is None else chosen
+        return self.data if contests or self.wire is None else self.wire
 
 
 def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
@@ -134,14 +141,13 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
     long_log = type(log) is list and len(log) > LOG_SHOWN
     long_rolls = type(rolls) is list and len(rolls) > ROLLS_SHOWN
     has_contests = type(patch) is list and _has_contests(patch)
-    if not (long_log or long_rolls or has_contests):
-        if in_turns:
-            return Dumped(_dumped_in_turns(result))
-        return Dumped(orjson.dumps(result, default=json_default))
     dump = _dumped_in_turns if in_turns else _dumped_at_once
-    full: list[Part] = []
+    if not (long_log or long_rolls or has_contests):
+        data = _dumped_in_turns(result) if in_turns else orjson.dumps(result, default=json_default)
+        # a large reply is paged even when its log is short: a page of it then reads no patch
+        return Dumped(data, parts=None if len(data) <= PAGED_FROM else parts_of(result, dump))
+    full: list[Part] = []  # the stored JSON: a copy for a client that asked for `/contests`
     wire: list[Part] = []
-    wire_contests: list[Part] = []
     opening = b"{"
     for key, value in result.items():
         head = opening + orjson.dumps(key) + b":"
@@ -151,34 +157,31 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
             everything, plain = _patch_pieces(value, dump)
             full += [head, *everything]
             wire += [head, *plain]
-            wire_contests += [head, *everything]
         elif key in ("log", "rolls") and (long_log or long_rolls):
             assert isinstance(value, list)
-            whole = memoryview(dump(value))
             shown = orjson.dumps(value[: LOG_SHOWN if key == "log" else ROLLS_SHOWN], default=json_default)
-            full += [head, whole]
+            full += [head, shown]  # the whole of them goes to the store in parts
             wire += [head, shown]
-            wire_contests += [head, shown]
         else:
             piece = dump(value)
             full += [head, piece]
             wire += [head, piece]
-            wire_contests += [head, piece]
     if long_log or long_rolls:
         assert isinstance(log, list) and isinstance(rolls, list)
         tail = b',"summary":' + orjson.dumps(summary(log, rolls))
+        full.append(tail)
         wire.append(tail)
-        wire_contests.append(tail)
-    for pieces in (full, wire, wire_contests):
-        pieces.append(b"}")
+    full.append(b"}")
+    wire.append(b"}")
     data = b"".join(full)
-    # without `/contests` ops and with the whole log a client's copy is the JSON itself
-    return Dumped(data, wire, wire_contests if long_log or long_rolls else None)
+    paged = long_log or long_rolls or len(data) > PAGED_FROM
+    return Dumped(data, wire, parts_of(result, dump) if paged else None)
 
 
 def replayed_copy(reply: bytes, contests: bool) -> bytes:
-    """A client's copy (`wire_payload`) of a stored reply to a retried action id (the whole ruling,
-    as the store keeps it): the reply itself when nothing is left out."""
+    """A client's copy (`wire_payload`) of a stored reply to a retried action id (as the store keeps
+    it: the copy for a client that asked for `/contests`, or a layout-9 row's whole ruling): the
+    reply itself when nothing is left out."""
     value = orjson.loads(reply)
     if not isinstance(value, dict):
         return reply

@@ -18,7 +18,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +44,7 @@ from vtt_bridge.store.files import (
     take_lock,
     what_to_do,
 )
+from vtt_bridge.store.pages import INSERT_PART, LOG, ROLLS, ListPage, Part, PartDamaged, read_page, rows_of
 from vtt_bridge.store.rows import (
     FORWARD_OPS,
     INSERT_RULING,
@@ -270,13 +271,15 @@ class Store:
         kind: str | None = None,
         target: str | None = None,
         inverse: str | bytes | None = None,
+        parts: Sequence[Part] = (),
     ) -> None:
         """Write one ruling (and, when given, a snapshot of the state after it: the state, or
         `snapshot_of` it, at rev `rev`) in one transaction; `digest`: of the action's payload;
         `kind`, `target`, `inverse`: see `SCHEMA`; `reply` (the result's JSON; not written when
         `keeps_reply` says so) and `inverse`, each as text, as its UTF-8 (stored as text either way)
         or packed (`pack`, stored so: a large ruling's row and snapshot are best packed before the
-        store is taken)."""
+        store is taken); `parts`: its log and rolls in parts (`pages.packed_parts`), written with an
+        action's row in the same transaction (none for a ruling without an action id)."""
         if not 0 <= rev < REV_SPAN:
             raise ValueError(f"rev {rev} is beyond the log's key")
         db = self._db
@@ -303,9 +306,24 @@ class Store:
             inverse,
         )
         large = len(reply) + len(inverse or "") > UNBIND_FROM
-        if snapshot is None:
+        if action_id is None:
+            parts = ()
+        if snapshot is None and not parts:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
             db.execute(INSERT_RULING, row)
+            if large:
+                self._unbind(INSERT_RULING, (key, *(None,) * 7))
+            self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
+            return
+        if snapshot is None:  # the row and its parts: one transaction
+            db.execute("BEGIN")
+            try:
+                db.execute(INSERT_RULING, row)
+                db.executemany(INSERT_PART, rows_of(key, kind, parts))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
             if large:
                 self._unbind(INSERT_RULING, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
@@ -314,6 +332,7 @@ class Store:
         try:
             if keeps_reply(action_id, snapshot=True):
                 db.execute(INSERT_RULING, row)
+                db.executemany(INSERT_PART, rows_of(key, kind, parts))
                 if large:
                     self._unbind(INSERT_RULING, (key, *(None,) * 7))
             elif target is not None and kind is not None:  # a sync's (or upsert's) id, in `changes`
@@ -436,23 +455,65 @@ class Store:
         return self._verified(world, row), row[3]
 
     def ruling_page(self, world: str, action_id: str, offset: int, limit: int) -> RulingPage | None:
-        """Steps and rolls `offset` to `offset + limit` of the ruling an action id was answered with
-        (its row checksummed; SQLite's JSON functions cut the log, so Python parses the page alone),
-        or None when the world answered no such action."""
-        row = self._row_of_action(world, action_id)
-        if row is None:
+        """Steps and rolls `offset` to `offset + limit` of the ruling an action id was answered with,
+        or None when the world answered no such action. A paged ruling's (`store.pages`) are read
+        from the parts that hold them, each checksummed, nothing else of it read; another's from its
+        reply (at most `pages.PAGED_FROM` bytes: its row checksummed, SQLite's JSON functions cut
+        the log). `StoreDamaged` naming the ruling when a part or the row fails its checksum, does
+        not unpack or parse, or a part is missing."""
+        base = self._bases.get(world)
+        if base is None:
             return None
+        found = self._db.execute(  # its key only: a column after the reply is read through the reply
+            "SELECT key FROM log WHERE key >= ? AND key < ? AND action_id = ? ORDER BY key DESC LIMIT 1",
+            (base, base + REV_SPAN, action_id),
+        ).fetchone()
+        if found is None:
+            return None
+        key = found[0]
+        paged = self._paged(world, key, offset, limit)
+        if paged is not None:
+            log, rolls = paged
+            return RulingPage(key - base, log.kind, log.total, rolls.total, log.items, rolls.items)
+        row = self._db.execute(f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?", (key,)).fetchone()
+        kind = row[5]
         self._check(world, row)
-        key = row[0]
         with self._read_back(world, key):
-            steps, rolls, log, dice = self._db.execute(RULING_PAGE, (key, offset, limit)).fetchone()
+            steps, rolls, log_json, dice_json, cut = self._db.execute(
+                RULING_PAGE, (key, offset, limit)
+            ).fetchone()
+        if cut is not None:  # its reply carries a `summary`: the ruling was paged, and its parts are gone
+            raise self._part_damaged(world, key, "its parts are missing")
         return RulingPage(
-            key - self._bases[world],
-            row[5],
+            key - base,
+            kind,
             int(steps or 0),
             int(rolls or 0),
-            json.loads(log),
-            json.loads(dice),
+            json.loads(log_json),
+            json.loads(dice_json),
+        )
+
+    def _paged(self, world: str, key: int, offset: int, limit: int) -> tuple[ListPage, ListPage] | None:
+        """A paged ruling's log and rolls from `offset` (`limit` of each) and their lengths, read from
+        their parts (`pages.read_page`); None for a ruling that is not paged."""
+        try:
+            log = read_page(self._db, key, LOG, offset, limit)
+            rolls = read_page(self._db, key, ROLLS, offset, limit)
+        except PartDamaged as exc:
+            raise self._part_damaged(world, key, str(exc)) from None
+        if log is None and rolls is None:
+            return None
+        if log is None or rolls is None:
+            raise self._part_damaged(
+                world, key, f"the parts of its {'log' if log is None else 'rolls'} are missing"
+            )
+        return log, rolls
+
+    def _part_damaged(self, world: str, key: int, why: str) -> StoreDamaged:
+        base = self._bases.get(world, 0)
+        return StoreDamaged(
+            f"{self.path}: the log of the ruling at rev {key - base} of world {world!r} cannot be read "
+            f"back: {why}: {what_to_do(self.path)}"
         )
 
     def recover(
@@ -625,7 +686,9 @@ class Store:
         """A world's last `count` rulings, oldest first, each with its first `steps` steps, its
         checksum verified. Bounded: one range scan from the end of the world's keys; SQLite's JSON
         functions cut the log, so Python never parses a round's patch; once `budget` characters of
-        replies were read, the older rulings come back as headings only (`steps` -1)."""
+        replies were read, the older rulings come back as headings only (`steps` -1). A paged
+        ruling's steps are read from its parts (`store.pages`); one whose parts are damaged comes
+        back as a heading, and the damage is added to `warnings`."""
         base = self._bases.get(world)
         if base is None or count <= 0:
             return []
@@ -638,6 +701,15 @@ class Store:
         for key, action_id, kind in heads:
             if spent >= budget:
                 read.append(StoredRuling(key - base, action_id, kind, [], -1))
+                continue
+            try:
+                paged = self._paged(world, key, 0, max(0, steps)) if steps > 0 else None
+            except StoreDamaged as exc:  # told on the status page and to a query; the world serves on
+                self.warnings.append(str(exc))
+                read.append(StoredRuling(key - base, action_id, kind, [], -1))
+                continue
+            if paged is not None:  # its first steps and their count from its parts: its reply unread
+                read.append(StoredRuling(key - base, action_id, kind, paged[0].items, paged[0].total))
                 continue
             row = self._db.execute(f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?", (key,)).fetchone()
             self._check(world, row)

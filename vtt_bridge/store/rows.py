@@ -152,7 +152,8 @@ RULING_PAGE = (
     "(SELECT json_group_array(json(value)) FROM "
     "(SELECT value FROM json_each(ruling.reply, '$.log') ORDER BY key LIMIT ?3 OFFSET ?2)), "
     "(SELECT json_group_array(json(value)) FROM "
-    "(SELECT value FROM json_each(ruling.reply, '$.rolls') ORDER BY key LIMIT ?3 OFFSET ?2)) FROM ruling"
+    "(SELECT value FROM json_each(ruling.reply, '$.rolls') ORDER BY key LIMIT ?3 OFFSET ?2)), "
+    "json_type(reply, '$.summary') FROM ruling"
 )
 """How many steps and rolls a stored ruling has, and ?3 of each from the ?2nd, read from its row ?1
-(unpacked once when packed)."""
+(unpacked once when packed), and whether its reply carries a `summary` (then it was paged)."""

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from vtt_bridge import __version__
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.store.files import what_to_do
+from vtt_bridge.store.pages import page_earlier_rulings
+from vtt_bridge.store.rows import ROW_AS_UTF8, checksum
 
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
 
-LAYOUT = 9
+LAYOUT = 10
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
@@ -28,10 +31,13 @@ which a version before it cannot read; it reads layout 6's state names as they a
 reply, an inverse or a snapshot of more than `PACK_FROM` bytes packed (`pack`: a BLOB, a Zstandard
 frame), which a version before it cannot read; it reads the text rows of earlier layouts as they are.
 9 adds each snapshot's checksum (`snapshot_checksum`, verified whenever a world is recovered); the
-snapshots of earlier layouts get theirs when the file is opened."""
+snapshots of earlier layouts get theirs when the file is opened. 10 keeps an action's log and rolls in
+parts of their own (`pages`, `store.pages`) when they are longer than a reply carries (or the reply
+is large), and that reply then with the first steps and rolls only; the actions' rulings of earlier
+layouts get their parts when the file is opened (their replies stay as they are)."""
 
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0", 9: "0.6.0"}
+LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0", 9: "0.6.0", 10: "0.7.0"}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 
@@ -56,6 +62,17 @@ CREATE TABLE IF NOT EXISTS log (
     target TEXT,
     inverse TEXT
 );
+CREATE TABLE IF NOT EXISTS pages (
+    key INTEGER NOT NULL,
+    list INTEGER NOT NULL,
+    first INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    kind TEXT,
+    data BLOB NOT NULL,
+    checksum INTEGER NOT NULL,
+    PRIMARY KEY (key, list, first)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS changes (
     key INTEGER PRIMARY KEY,
     message_id TEXT NOT NULL,
@@ -71,6 +88,10 @@ must match it); `checksum`: `checksum()` of the row, verified whenever a ruling 
 `kind`, `target`, `inverse` (layout 6): the action's kind, the id of the ruling an undo or redo names
 (for a sync or upsert: its message id), and the JSON ops that undo the ruling.
 
+`pages` (layout 10) keeps the log and rolls of an action's ruling that `store.pages.paged` pages,
+in runs (`store.pages.Part`), keyed by the ruling's key in `log`, the list (0 its log, 1 its rolls)
+and the run's first index: a page reads its runs alone. `checksum`: `part_checksum()` of the row.
+
 `changes` keeps the message id and kind of every sync and upsert, keyed as `log` is, for the rows a
 snapshot drops from `log` (a sync's own row is never written: its snapshot holds it), so an undo of
 one is refused as no ruling after any restart; `checksum`: `change_checksum()` of the row."""
@@ -83,6 +104,16 @@ version that does not know it leaves it alone)."""
 
 REV_SPAN = 1 << 40
 """Revs a world can reach in the log's key (a trillion rulings)."""
+
+
+ROW_OF_KEY = f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?"
+"""One row of `log` as its checksum is verified (`rows.ROW_AS_UTF8`)."""
+
+
+def _checked_fields(row: tuple[object, ...]) -> tuple[Any, ...]:
+    """The fields of a row of `log` (`ROW_OF_KEY`) that `checksum` covers, in its order."""
+    key, action_id, reply, digest, _, kind, target, inverse = row
+    return key, action_id, reply, digest, kind, target, inverse
 
 
 def check_version(db: sqlite3.Connection, path: Path) -> None:
@@ -143,6 +174,7 @@ def migrate(db: sqlite3.Connection, path: Path) -> int:
             db.execute("DROP TABLE worlds_layout8")
         if "rulings" in tables:
             moved = _move_rulings(db, path)
+        page_earlier_rulings(db, ROW_OF_KEY, lambda row: checksum(*_checked_fields(row)) == row[4])
         db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         db.execute(f"PRAGMA user_version={LAYOUT}")
         db.execute("COMMIT")

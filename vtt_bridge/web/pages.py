@@ -31,6 +31,8 @@ from aiohttp import web
 
 from vtt_bridge import __version__
 from vtt_bridge.engine.world import World
+from vtt_bridge.rules.catalogue.fields import SUBJECT_FIELDS
+from vtt_bridge.rules.detection import STATES
 from vtt_bridge.server.bridge import BRIDGE, RECORD_STEPS, Bridge, RulingRecord
 from vtt_bridge.server.hostcheck import is_loopback, token_given
 from vtt_bridge.web.module_files import ModuleSource, ModuleUnavailable, default_module_dir, manifest_bytes
@@ -202,13 +204,11 @@ def _say(_e: _Escaper, key: str, english: str, **args: object) -> str:
     return f'<span data-say="{_e(key)}"{data}>{english}</span>'
 
 
-SUBJECTS = ("actor", "target", "observer", "opponent", "token", "attacker")
-"""The step data fields that name a subject (an actor uuid or token id; `rules.steps.SUBJECT`)."""
-
 BOX_MARKS = {"healthy": "□", "bashing": "/", "lethal": "✕", "aggravated": "✱"}
 """HEALTH-1/2: one mark per box, told apart by shape (not only by colour), as the token's track."""
 
-LOCATE_ORDER = ("unlocated", "approximate", "pinpointed")
+LOCATE_ORDER = tuple(state.value for state in STATES)
+"""DET-4: the locate states, worst first, as the page counts them."""
 
 
 def world_names(world: World | None) -> dict[str, str]:
@@ -244,7 +244,7 @@ def ruling_subjects(log: list[dict[str, Any]], names: dict[str, str]) -> list[st
     seen: dict[str, None] = {}
     for step in log:
         data = step.get("data") or {}
-        for field in SUBJECTS:
+        for field in SUBJECT_FIELDS:
             ident = data.get(field)
             if isinstance(ident, str) and ident:
                 seen.setdefault(names.get(ident, ident))

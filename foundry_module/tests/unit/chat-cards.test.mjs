@@ -191,7 +191,7 @@ test("audience: off, GM only, public; DET steps and hidden tokens are always whi
   assert.equal(cardAudience({ log: health, mode: "nonsense" }), "gm");
 });
 
-/** Immunity and Energy Pool steps as the sidecar writes them (rules/immunities.py, rules/energy.py, actions/effects.py, actions/energy.py, rules/detection.py), with the sentence expected in en, de and zh-CN. */
+/** Immunity and Energy Pool steps as the sidecar writes them (rules/immunities.py, rules/energy.py, actions/effects.py, actions/energy.py, rules/detection/), with the sentence expected in en, de and zh-CN. */
 const WORDED = [
   {
     step: { rule: "RANK-5", key: "RANK-5.blocks", text: "C-Rank flat-footed immunity blocks the flat-footed condition (C-Rank) - equal Rank (C): the shield wins ties", data: { actor: "Actor.hero", what: "condition", condition: "flat-footed", immunity: { kind: "flat-footed", rank: "C", source: "Title: Mage Slayer" }, effectRank: "C", blocked: true } },
@@ -378,11 +378,12 @@ test("every immunity kind of the catalogue, damage type, pool class and Essence 
   const iwr = readFileSync(join(repo, "vtt_bridge", "rules", "damage.py"), "utf8");
   const damage = [...(iwr.match(/class DamageType\(StrEnum\):([\s\S]*?)@property/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
   assert.equal(damage.length, 20);
-  const detection = readFileSync(join(repo, "vtt_bridge", "rules", "detection.py"), "utf8");
-  const essences = [...(detection.match(/class Essence\(StrEnum\):([\s\S]*?)\n\n\n/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
+  const means = readFileSync(join(repo, "vtt_bridge", "rules", "detection", "means.py"), "utf8");
+  const essences = [...(means.match(/class Essence\(StrEnum\):([\s\S]*?)\n\n\n/)?.[1] ?? "").matchAll(/= "([^"]+)"/g)].map((m) => m[1]);
   assert.equal(essences.length, 4);
   // DET-9 contest modifiers: ContestModifier(side, dp, text, reason)
-  const reasons = [...detection.matchAll(/ContestModifier\(\s*"(?:observer|hider)",[^)]*?"([A-Za-z]+)"\s*\)/g)].map((m) => m[1]);
+  const contests = readFileSync(join(repo, "vtt_bridge", "rules", "detection", "contests.py"), "utf8");
+  const reasons = [...contests.matchAll(/ContestModifier\(\s*"(?:observer|hider)",[^)]*?"([A-Za-z]+)"\s*\)/g)].map((m) => m[1]);
   assert.deepEqual([...new Set(reasons)].sort(), ["approximateRange", "attacked", "invisible", "moved", "noisy", "sensoryRange", "smell", "sound", "woundPenalty"]);
   const tables = { Immunity: kinds, DamageType: damage, Essence: essences, Reason: reasons, PoolClass: ["eastern", "western", "special", "general", "physical", "mental", "social"], PoolKind: ["special", "eastern", "western", "both", "general"], Mode: ["onlyWith", "incompatibleWith", "rejectsGauges"], Save: ["reflex", "fortitude", "will"], Rank: ["unranked", "D", "C", "B", "A", "S"] };
   for (const [group, ids] of Object.entries(tables)) {

@@ -20,8 +20,9 @@ from tests.detection_scenes import (
 )
 from vtt_bridge.actions import Context
 from vtt_bridge.actions.detection.handlers import ContestAction, contest_action
-from vtt_bridge.actions.detection.round import ROUND_DETAIL_LIMIT, round_contests
+from vtt_bridge.actions.detection.round import round_contests
 from vtt_bridge.rules.common import RuleViolation
+from vtt_bridge.rules.detection import ROUND_DETAIL_LIMIT
 from vtt_bridge.rules.dice import SuppliedDice
 
 

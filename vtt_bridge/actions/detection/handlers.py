@@ -29,18 +29,18 @@ from vtt_bridge.document.visibility import (
     Visibility,
     VisibilityIndex,
 )
-from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Step, counted
+from vtt_bridge.rules.common import Flag, RuleModel
 from vtt_bridge.rules.detection import (
     STATES,
     LocateState,
     StageThreeContest,
+    check_contest,
+    check_two_tokens,
     contest,
     contest_level,
     contest_steps,
-    contestable,
-    contested_this_round,
     keeps_result,
-    spots_nothing,
+    moved_step,
 )
 from vtt_bridge.rules.dice import Roll, Roller, SuppliedDice
 from vtt_bridge.rules.pins import check_pin_round, pinned_step, released_step, reveal_answered_step
@@ -124,18 +124,7 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
             if state.visibility.get(observer, {}).get(target) is not located
         ]
     changed = len(cells) + sum(len(row) for row in pending_cells(after.visibility).values())
-    log = (
-        Step(
-            rule="DET-5",
-            text=(
-                f"{action.token} moved to ({action.x}, {action.y}, elevation {elevation}); "
-                f"{counted(changed, 'pair')} changed"
-            ),
-            data={"token": action.token, "changedPairs": changed},
-            key="DET-5.moved",
-        ),
-    )
-    return Ruling(state=after, log=log)
+    return Ruling(state=after, log=(moved_step(action.token, action.x, action.y, elevation, changed),))
 
 
 class ContestDice(RuleModel):
@@ -162,28 +151,18 @@ def contest_action(state: WorldState, action: ContestAction, ctx: Context) -> Ru
     index = ctx.visibility
     base = index.refresh(state, state)
     pair = index.pair(base, action.observer, action.target, ("observer", "target"))
-    if spots_nothing(pair.observer.conditions):
-        raise RuleViolation(
-            "DET-8", f"{action.observer} is unconscious or dead: it spots nothing", ("observer",)
-        )
-    if not pair.key:
-        raise RuleViolation(
-            "DET-6", f"{action.target} has no anti-detection: no contest is needed", ("target",)
-        )
     stage_two, capability = pair.stage_two, pair.capability
-    if not contestable(stage_two, capability, bool(pair.key)):
-        raise RuleViolation(
-            "DET-8",
-            f"{action.observer} already locates {action.target} as well as its means allow",
-            ("observer",),
-        )
     round_number = base.scene.round if base.scene is not None else 0
-    if contested_this_round(base.contests.get(action.observer, {}).get(action.target), round_number):
-        raise RuleViolation(
-            "DET-8",
-            f"{action.observer} already contested {action.target} in round {round_number}: once per round",
-            ("target",),
-        )
+    check_contest(
+        action.observer,
+        action.target,
+        conditions=pair.observer.conditions,
+        anti=bool(pair.key),
+        stage_two=stage_two,
+        capability=capability,
+        last=base.contests.get(action.observer, {}).get(action.target),
+        round_number=round_number,
+    )
     current = base.visibility[action.observer][action.target]
     if action.dice is None:
         outcome = _run_contest(base, pair, current, ctx.roller, ctx.roller)
@@ -242,10 +221,7 @@ def _pin_tokens(state: WorldState, observer: str | None, target: str) -> None:
     if observer is not None:
         if observer not in state.tokens:
             raise NotFound(("observer",), f"no token {observer!r} on the scene")
-        if observer == target:
-            raise RuleViolation(
-                "DET-4", "an observer and its target must be two different tokens", ("target",)
-            )
+        check_two_tokens("observer", observer, target, ("target",))
 
 
 def pin_locate(state: WorldState, action: PinLocateAction, ctx: Context) -> Ruling:

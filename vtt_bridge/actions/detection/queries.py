@@ -4,7 +4,6 @@ GM's pin over it) and `pins` (the GM's pins now, for the module's panel of obser
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal
 
 from vtt_bridge.document.areas import area_steps
@@ -15,12 +14,9 @@ from vtt_bridge.document.models import (
 )
 from vtt_bridge.document.pins import pin_for
 from vtt_bridge.document.visibility import VisibilityIndex
-from vtt_bridge.rules.common import RuleModel, Step, about, payloads
-from vtt_bridge.rules.detection import (
-    STATES,
-    explain_locate,
-    standing_steps,
-)
+from vtt_bridge.rules.common import RuleModel, Step, payloads
+from vtt_bridge.rules.detection import STATES, explain_locate, explain_pair
+from vtt_bridge.rules.pins import pin_explained_step
 
 TokenId = Id
 """A document id (`document.models.Id`)."""
@@ -40,60 +36,24 @@ def explain(state: WorldState, observer: str, target: str, index: VisibilityInde
         deafened=conditions.get("deafened", False),
         distance2=pair.distance2,
     )
-    distance = math.sqrt(pair.distance2)
-    units = (state.scene or _DEFAULT_SCENE).grid_units
     result = state.contests.get(observer, {}).get(target)
     now = pair.standing(result)
-    round_number = state.scene.round if state.scene is not None else 0
-    located = STATES[now.level].value
-    best_means = stages.steps[-1].data.get("means") if stages.steps else None
-    decided = (
-        "DET-8" if now.level != stages.state.level else (stages.steps[-1].rule if stages.steps else "DET-6")
+    out = explain_pair(
+        observer,
+        target,
+        stages,
+        now,
+        result,
+        round_number=state.scene.round if state.scene is not None else 0,
+        anti=bool(pair.key),
+        distance2=pair.distance2,
+        units=(state.scene or _DEFAULT_SCENE).grid_units,
     )
-    summary = {"observer": observer, "target": target, "result": located, "means": best_means}
-    out = [
-        Step(
-            rule="DET-4",
-            text=f"{observer} locates {target} {located}"
-            + (f": {best_means}, {decided}" if best_means else f": {decided}"),
-            data={**summary, "decidedBy": decided},
-            key="DET-4.summary",
-        ),
-        Step(
-            rule="DET-5",
-            text=f"{observer} → {target}: distance {distance:.2f} {units} (3D, elevation included)",
-            data={"observer": observer, "target": target, "distance": distance, "units": units},
-            key="DET-5.distance",
-        ),
-        *about(
-            (*stages.steps, *standing_steps(result, now, round_number, bool(pair.key), stages.state.level)),
-            observer=observer,
-            target=target,
-        ),
-        Step(
-            rule="DET-4",
-            text=f"{observer} locates {target}: {located}",
-            data=summary,
-            key="DET-4.locate",
-        ),
-    ]
     pin = pin_for(state.pins.get(target), observer)
     if pin is not None:
         until = pin.until if isinstance(pin.until, str) else pin.until.model_dump(mode="json")
         out.append(
-            Step(
-                rule="PIN",
-                text=f"pinned by {pin.by or 'the GM'}: {observer} locates {target}: {pin.state.value}",
-                data={
-                    "observer": observer,
-                    "target": target,
-                    "result": pin.state.value,
-                    "rules": located,
-                    "by": pin.by,
-                    "until": until,
-                },
-                key="PIN.explain",
-            )
+            pin_explained_step(observer, target, pin.state.value, STATES[now.level].value, pin.by, until)
         )
     return out
 

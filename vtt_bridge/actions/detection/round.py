@@ -32,17 +32,18 @@ from vtt_bridge.document.visibility import (
     scale_squared,
     token_actor,
 )
-from vtt_bridge.rules.common import Step, counted
 from vtt_bridge.rules.detection import (
     STATES,
     AntiKey,
     ContestModifier,
     ContestWin,
     LocateState,
+    details_every_contest,
     keeps_result,
     lapses,
     modifier_dice,
     pair_contest_steps,
+    round_steps,
     spots_nothing,
 )
 from vtt_bridge.rules.dice import Roll, active_wins, active_wins_each, roll_pools
@@ -78,11 +79,6 @@ class _Pools(dict[int, _Found]):
         observer_dp, hider_dp = modifier_dice(mods)
         found = self[code] = (self.base + observer_dp, hide_base + hider_dp, mods)
         return found
-
-
-ROUND_DETAIL_LIMIT = 20
-"""A round with more stage-three contests than this details only those that changed a pair's state
-(a 500-token scene runs thousands each round); the GM can `explain` any other pair."""
 
 
 def round_contests(state: WorldState, ctx: Context) -> Ruling:
@@ -243,42 +239,18 @@ def round_contests(state: WorldState, ctx: Context) -> Ruling:
     ran = len(targets)
     lapsed = _lapse_old_results(index, base, visibility, contests, round_number, cells, unapplied, fresh)
     changed_count = len(cells) + sum(map(len, unapplied.values())) if unapplied is not None else len(cells)
-    log: list[Step] = []
+    shown = (
+        [
+            (o, i, code)
+            for (o, first, end), (_, codes, _) in zip(observers, theirs, strict=True)
+            for i, code in zip(range(first, end), codes, strict=True)
+        ]
+        if details_every_contest(ran)
+        else changed
+    )
+    log = round_steps(round_number, ran, changed_count, len(shown), lapsed)
     rolls: list[Roll] = []
-    if lapsed:
-        log.append(
-            Step(
-                rule="DET-8",
-                text=f"{lapsed} stage-three results of earlier rounds lapse: no contest of theirs this round",
-                data={"lapsed": lapsed},
-                key="DET-8.lapsed",
-            )
-        )
     if ran:
-        every = ran <= ROUND_DETAIL_LIMIT
-        shown = (
-            [
-                (o, i, code)
-                for (o, first, end), (_, codes, _) in zip(observers, theirs, strict=True)
-                for i, code in zip(range(first, end), codes, strict=True)
-            ]
-            if every
-            else changed
-        )
-        log.append(
-            Step(
-                rule="DET-8",
-                text=f"stage three, round {round_number}: {counted(ran, 'contest')}, {changed_count} changed "
-                f"a pair's state" + ("" if every else f"; the {len(shown)} that changed are detailed"),
-                data={
-                    "round": round_number,
-                    "contests": ran,
-                    "changed": changed_count,
-                    "detailed": len(shown),
-                },
-                key="DET-8.round",
-            )
-        )
         named = rolled.named
         entries = geometry.entries
         for observer, i, code in shown:
