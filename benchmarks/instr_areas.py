@@ -1,10 +1,12 @@
 """The areas' cost counted in instructions, not seconds (a loaded machine moves seconds, hardly
-instructions): one process syncs the generated scene (seed 7) and rules `--rounds` combat rounds as
-the server's worker does, with or without the area step (`World._finish` without `rule_areas`, as
-`bench_areas` does). Run it under `perf stat -e instructions:u` with 0 and 3 rounds, both ways; the
-rounds' instructions are the difference (docs/benchmarks.md, areas).
+instructions): one process syncs the generated scene (seed 7), rules `--rounds` combat rounds as
+the server's worker does, then `--moves` moves as `bench_scene` makes them (each far, to a new
+place), the cycle collector set as `serve` sets it, with or without the area step
+(`World._finish` without `rule_areas`, as `bench_areas` does). Run it under `valgrind
+--tool=callgrind` (or `perf stat -e instructions:u` where the machine has the counter) with 0 and
+N rounds or moves, both ways; their instructions are the difference (docs/benchmarks.md, areas).
 
-    PYTHONHASHSEED=0 perf stat -e instructions:u \
+    PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         python -m benchmarks.instr_areas --tokens 1000 --rounds 3 --areas off
 """
 
@@ -21,12 +23,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tokens", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--moves", type=int, default=0)
     parser.add_argument("--areas", choices=("on", "off"), default="on")
     args = parser.parse_args()
     from vtt_bridge.engine import world as world_module
     from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.engine.world import Pending, World
-    from vtt_bridge.server.commit import ruled_in_worker
+    from vtt_bridge.server.commit import dumped_result, ruled_in_worker
+    from vtt_bridge.server.heap import collect_young_less_often
+
+    collect_young_less_often()  # as `serve` sets the cycle collector
 
     if args.areas == "off":
         setattr(world_module, "rule_areas", lambda before, after, *a, **k: after)  # noqa: B010
@@ -40,6 +46,12 @@ def main() -> None:
         )
         assert isinstance(ruled, Pending) and dumped is not None
         world.commit(ruled, dumped.data)
+    ids = list(world.state.tokens)
+    for i in range(args.moves):  # as bench_scene moves them
+        payload = {"kind": "move", "token": ids[i % len(ids)], "x": (i * 37) % 4000, "y": (i * 53) % 4000}
+        moved = world.prepare_action(f"m{i}", payload, SeededRoller(i))
+        assert isinstance(moved, Pending)
+        world.commit(moved, dumped_result(moved.result).data)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import copy
 
+import orjson
+
 from tests.server.test_areas import scene_state
-from vtt_bridge.document.areas import EditedAreas, area_ops, area_radius_of
+from vtt_bridge.document.areas import Areas, EditedAreas, area_ops, area_radius_of
+from vtt_bridge.document.models import WorldState, dumped_in_parts
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World, area_dice
-from vtt_bridge.rules.areas import draw_area
+from vtt_bridge.rules.areas import draw_area, shared_area
+from vtt_bridge.rules.common import STORED
 
 
 def test_DET_4_a_move_draws_its_new_areas_one_pair_after_another_in_the_order_of_the_pairs() -> None:
@@ -52,3 +56,41 @@ def test_DET_4_the_ops_of_the_rows_a_ruling_names_equal_a_comparison_of_whole_ro
     compared = area_ops(before.areas, {o: dict(row) for o, row in after.items()}, compared_olds)
     assert named == compared and [op["path"] for op in named] == [f"/areas/w{n}/i0" for n in range(3)]
     assert named_olds == compared_olds
+
+
+def test_DET_4_the_rows_a_ruling_names_added_dropped_or_changed_give_the_ops_a_comparison_gives() -> None:
+    before: Areas = {
+        "a": {"x": (1, 2, 300), "y": (3, 4, 300)},
+        "b": {"x": (5, 6, 300), "y": (7, 8, 300)},
+        "d": {"x": (9, 9, 300)},
+    }
+    after = EditedAreas(before)
+    del after["a"]  # a row that goes whole
+    after["c"] = {"y": (10, 11, 300)}  # a row that appears
+    after["b"] = {"x": (12, 13, 300)}  # one area redrawn, one dropped
+    after.edited = {"a": {"x", "y"}, "c": {"y"}, "b": {"x", "y"}}
+    named_olds: dict[str, object] = {}
+    named = area_ops(before, after, named_olds)
+    compared_olds: dict[str, object] = {}
+    compared = area_ops(before, dict(after), compared_olds)
+    assert named == compared
+    assert [(op["op"], op["path"]) for op in named] == [
+        ("remove", "/areas/a"),
+        ("add", "/areas/c"),
+        ("remove", "/areas/b/y"),
+        ("replace", "/areas/b/x"),
+    ]
+    assert named_olds == compared_olds
+
+
+def test_DET_4_areas_read_back_from_the_store_share_their_whole_pixels_as_drawn_ones_do() -> None:
+    world = World("w", dice=area_dice("w", seed=3))
+    synced = world.prepare_sync({"state": scene_state()}, "s")
+    world.commit(synced, b"{}")
+    document = orjson.loads(orjson.dumps(dumped_in_parts(world.state)))
+    read = WorldState.model_validate(document, context=STORED)
+    assert read.areas == world.state.areas
+    numbers = [n for row in read.areas.values() for area in row.values() for n in area]
+    assert any(n > 256 for n in numbers)  # beyond the ints Python shares itself
+    for n in numbers:  # each the very int a fresh equal one is shared as
+        assert n is shared_area([int(str(n)), 0, 0])[0]

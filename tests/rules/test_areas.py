@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from vtt_bridge.rules.areas import area_radius, draw_area, holds, still_holds
+from vtt_bridge.rules.areas import area_radius, draw_area, draw_areas, holds, still_holds
 
 
 class Dice:
@@ -70,3 +70,11 @@ def test_DET_4_an_area_no_longer_stands_when_its_point_leaves_or_its_radius_chan
 def test_DET_4_the_radius_is_squares_times_the_grid_size() -> None:
     assert area_radius(3, 100) == 300 and type(area_radius(3, 100)) is int
     assert area_radius(2, 70.5) == 141.0
+
+
+def test_DET_4_drawn_centres_share_their_whole_pixels_instead_of_holding_ints_of_their_own() -> None:
+    points = [(1000.0 + 7 * n, 2000.0 - 3 * n) for n in range(400)]
+    drawn = draw_areas(points, 300, Dice(5))
+    numbers = [n for area in drawn for n in area[:2]]
+    assert all(0 <= n < 1 << 14 for n in numbers)
+    assert len({id(n) for n in numbers}) == len(set(numbers)) < len(numbers)

@@ -232,19 +232,27 @@ def area_ops(
     if before is after:
         return []
     ops: list[dict[str, Any]] = []
-    for observer in sorted(before.keys() - after.keys()):
+    edited = after.edited if type(after) is EditedAreas and after.base is before else None
+    if edited is not None:  # the ruling named the rows it changed: only those are read
+        gone_rows = sorted(o for o in edited if o not in after and o in before)
+        new_rows = sorted(o for o in edited if o in after and o not in before)
+        changed_rows = sorted(o for o in edited if o in after and o in before)
+    else:
+        gone_rows = sorted(before.keys() - after.keys())
+        new_rows = sorted(after.keys() - before.keys())
+        old_get = before.get
+        changed_rows = sorted(o for o, row in after.items() if old_get(o, row) is not row)
+    for observer in gone_rows:
         ops.append({"op": "remove", "path": f"/areas/{observer}"})
         if olds is not None:
             olds[f"/areas/{observer}"] = {t: list(a) for t, a in before[observer].items()}
-    for observer in sorted(after.keys() - before.keys()):
+    for observer in new_rows:
         row = after[observer]
         ops.append({"op": "add", "path": f"/areas/{observer}", "value": {t: list(a) for t, a in row.items()}})
         if olds is not None:
             olds[f"/areas/{observer}"] = missing
-    old_get = before.get
     append = ops.append
-    edited = after.edited if type(after) is EditedAreas and after.base is before else None
-    for observer in sorted(o for o, row in after.items() if old_get(o, row) is not row):
+    for observer in changed_rows:
         old, new = before[observer], after[observer]
         prefix = f"/areas/{observer}/"
         cell_get = old.get

@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from vtt_bridge.errors import Refusal
-from vtt_bridge.rules.areas import DEFAULT_SQUARES, Squares
+from vtt_bridge.rules.areas import DEFAULT_SQUARES, Squares, shared_area
 from vtt_bridge.rules.common import (
     STORED,
     Count,
@@ -432,9 +432,13 @@ class WorldState(RuleModel):
 
     @model_validator(mode="after")
     def _dense(self, info: ValidationInfo) -> WorldState:
-        """A stored document's sparse matrix is read back in full (its absent pairs pinpointed)."""
+        """A stored document's sparse matrix is read back in full (its absent pairs pinpointed), its
+        areas' whole pixels shared as drawn ones' are (`rules.areas.shared_area`)."""
         if info.context == STORED and self.tokens:
             object.__setattr__(self, "visibility", dense_visibility(self.tokens, self.visibility))
+        if info.context == STORED and self.areas:
+            areas = {o: {t: shared_area(a) for t, a in row.items()} for o, row in self.areas.items()}
+            object.__setattr__(self, "areas", areas)
         return self
 
 

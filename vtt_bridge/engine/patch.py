@@ -35,6 +35,7 @@ from vtt_bridge.document.models import (
     pending_cells,
     settled,
 )
+from vtt_bridge.rules.areas import shared_area
 from vtt_bridge.rules.common import STORED
 from vtt_bridge.rules.detection import ContestWin, LocateState
 
@@ -719,7 +720,7 @@ def _area_row(value: Any) -> dict[str, tuple[float, float, float]]:
     for target, area in value.items():
         if not isinstance(area, list) or len(area) != 3 or not all(type(n) in (int, float) for n in area):
             raise jsonpatch.JsonPatchException(f"an area is [x, y, r], not {area!r:.60}")
-        row[target] = (area[0], area[1], area[2])
+        row[target] = shared_area(area)
     return row
 
 

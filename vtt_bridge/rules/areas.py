@@ -58,6 +58,23 @@ _SIN = tuple(math.sin(a) for a in _ANGLES)
 _ROOT = tuple(math.sqrt((n + 0.5) / _STEPS) for n in range(_STEPS))
 """The square root of the fraction each three-digit number names: a uniform point of the disc."""
 
+SHARED_PIXELS = 1 << 14
+"""Whole-pixel centres in `0 <= v < SHARED_PIXELS` are shared int objects (`_PIXELS`)."""
+_PIXELS = tuple(range(SHARED_PIXELS))
+"""One int object per pixel of a map up to `SHARED_PIXELS` wide: a drawn centre's coordinates are
+taken from here, so the hundreds of thousands of areas of a big scene share a few thousand ints
+instead of holding two of their own each (equal values, less memory)."""
+
+
+def _shared(n: float) -> float:
+    return _PIXELS[n] if type(n) is int and 0 <= n < SHARED_PIXELS else n
+
+
+def shared_area(area: Sequence[float]) -> Area:
+    """The same area with its whole pixels taken from the shared table (`_PIXELS`): an area read
+    back from JSON holds as little memory as a drawn one."""
+    return (_shared(area[0]), _shared(area[1]), _shared(area[2]))
+
 
 def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Roller) -> list[Area]:
     """A new area of `radius` holding each point, in order: its centre drawn uniformly from the
@@ -70,17 +87,25 @@ def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Rolle
     faces = getattr(dice, "faces", None)
     rolled: bytes = faces(count) if faces is not None else bytes(dice.d10() for _ in range(count))
     digits = rolled.translate(_DIGIT)
-    whole = radius >= 2
-    span = radius - 1 if whole else radius
+    # each area's six digits, a column each: no slice made per area
+    drawn = zip(points, *(digits[n :: 2 * DIGITS] for n in range(2 * DIGITS)), strict=True)
+    cos, sin, root = _COS, _SIN, _ROOT
+    if radius < 2:  # no room for a whole pixel: the centre as drawn
+        exact: list[Area] = []
+        for (x, y), a, b, c, e, f, g in drawn:
+            turn = a * 100 + b * 10 + c
+            reach = radius * root[e * 100 + f * 10 + g]
+            exact.append((x + reach * cos[turn], y + reach * sin[turn], radius))
+        return exact
+    span = radius - 1
+    pixels, top = _PIXELS, SHARED_PIXELS
     out: list[Area] = []
-    at = 0
-    for x, y in points:
-        d = digits[at : at + 6]
-        at += 6
-        turn = d[0] * 100 + d[1] * 10 + d[2]
-        reach = span * _ROOT[d[3] * 100 + d[4] * 10 + d[5]]
-        cx, cy = x + reach * _COS[turn], y + reach * _SIN[turn]
-        out.append((round(cx), round(cy), radius) if whole else (cx, cy, radius))
+    append = out.append
+    for (x, y), a, b, c, e, f, g in drawn:
+        turn = a * 100 + b * 10 + c
+        reach = span * root[e * 100 + f * 10 + g]
+        cx, cy = round(x + reach * cos[turn]), round(y + reach * sin[turn])
+        append((pixels[cx] if 0 <= cx < top else cx, pixels[cy] if 0 <= cy < top else cy, radius))
     return out
 
 
@@ -103,5 +128,6 @@ __all__ = [
     "draw_area",
     "draw_areas",
     "holds",
+    "shared_area",
     "still_holds",
 ]
