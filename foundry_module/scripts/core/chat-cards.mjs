@@ -218,8 +218,9 @@ const WORDERS = Object.freeze({
   grade: (c) => c.word(`${STEP_KEY}.Grade.${c.value}`, c.value),
   track: (c) => c.word(`${STEP_KEY}.Track.${c.value}`, c.value),
   wins: (c) => c.word(`${STEP_KEY}.Wins.${c.value}`, c.value),
-  // a Rank (RANK-1) as its letter, "unranked" in the reader's language
-  rank: (c) => (typeof c.value === "string" ? (c.value === "unranked" ? c.card("Rank", c.value) : c.value) : plainValue(c.value)),
+  // a Rank (RANK-1) named in the reader's language ("B-Rank", "unranked"), so no sentence puts its
+  // own word for Rank before it ("Rank unranked")
+  rank: (c) => (typeof c.value === "string" ? c.card("Rank", c.value) : plainValue(c.value)),
   "rank-name": (c) => (typeof c.value === "string" && holdsImmunity(c.data) ? c.card("Rank", c.value) : plainValue(c.value)),
   "rank-number": (c) => (typeof c.value === "number" ? rankLetter(c.value, c.i18n) : plainValue(c.value)),
   "damage-type": (c) => (typeof c.value === "string" ? c.card("DamageType", c.value) : plainValue(c.value)),

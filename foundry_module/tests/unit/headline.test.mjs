@@ -135,6 +135,14 @@ test("the sidecar's error codes and field paths read as sentences in each langua
 test("IWR-8: a damage instance is counted from 1, and a batch's totals name the damage type in the reader's language", () => {
   const step = { rule: "IWR-8", key: "IWR-8.instance", text: "", data: { actor: "Actor.g1", index: 0, type: "fire", amount: 4, grade: "L", rank: "unranked" } };
   assert.match(renderStep(step, en, names), /Instance 1: 4 fire/);
+  // the Rank named once, in each language's own words (not "Rank unranked", "Rang ohne Rang")
+  const ranked = { ...step, data: { ...step.data, rank: "B" } };
+  assert.match(renderStep(step, en, names), /\(lethal, unranked\)</);
+  assert.match(renderStep(ranked, en, names), /\(lethal, B-Rank\)</);
+  assert.match(renderStep(step, de, names), /, ohne Rang\)</);
+  assert.match(renderStep(ranked, de, names), /, Rang B\)</);
+  assert.match(renderStep(step, zh, names), /，无等级）</);
+  assert.match(renderStep(ranked, zh, names), /，B级）</);
   const log = [
     { rule: "BATCH", key: "BATCH.item", text: "", data: { index: 0, number: 1, count: 1, kind: "damage", target: "Actor.g1" } },
     step,
