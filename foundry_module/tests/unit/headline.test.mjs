@@ -139,7 +139,7 @@ test("IWR-8: a damage instance is counted from 1, and a batch's totals name the 
   const ranked = { ...step, data: { ...step.data, rank: "B" } };
   assert.match(renderStep(step, en, names), /\(lethal, unranked\)</);
   assert.match(renderStep(ranked, en, names), /\(lethal, B-Rank\)</);
-  assert.match(renderStep(step, de, names), /, ohne Rang\)</);
+  assert.match(renderStep(step, de, names), /Instanz 1: 4 tödlichen Schaden \(Feuer, ohne Rang\)</);
   assert.match(renderStep(ranked, de, names), /, Rang B\)</);
   assert.match(renderStep(step, zh, names), /，无等级）</);
   assert.match(renderStep(ranked, zh, names), /，B级）</);
