@@ -143,6 +143,11 @@ test("IWR-8: a damage instance is counted from 1, and a batch's totals name the 
   assert.match(renderStep(ranked, de, names), /, Rang B\)</);
   assert.match(renderStep(step, zh, names), /，无等级）</);
   assert.match(renderStep(ranked, zh, names), /，B级）</);
+  // the grade word is declined for "Schaden": the German sentences put it before "Schaden(s)"
+  const worse = { rule: "HEALTH-4", key: "HEALTH-4.worsening", text: "", data: { actor: "Actor.g1", track: "primary", grade: "L", healthy: 3, bashing: 0, lethal: 3, aggravated: 1 } };
+  assert.match(renderStep(worse, de, names), /: 1 Kästchen tödlichen Schadens wird A;/);
+  const rest = { rule: "HEALTH-8", key: "HEALTH-8.restCarried", text: "", data: { actor: "Actor.g1", grade: "B", restHours: 2, periodHours: 8 } };
+  assert.match(renderStep(rest, de, names), /Ruhe für das nächste Kästchen stumpfen Schadens: /);
   const log = [
     { rule: "BATCH", key: "BATCH.item", text: "", data: { index: 0, number: 1, count: 1, kind: "damage", target: "Actor.g1" } },
     step,
