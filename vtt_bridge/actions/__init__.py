@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from vtt_bridge.document.models import Actor, NotFound, WorldState, replaced
+from vtt_bridge.document.models import Actor, WorldState
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import Step, about
 from vtt_bridge.rules.dice import Roll, Roller
@@ -40,19 +40,6 @@ class Ruling:
     rolls: tuple[Roll, ...] = field(default=())
     derived: frozenset[str] = frozenset()
     """Actors the handler already derived (HEALTH-3..7) under the state's settings; the world skips them."""
-
-
-def get_actor(state: WorldState, actor_id: str, path: tuple[str | int, ...]) -> Actor:
-    """The actor with this id, or `NotFound` naming the field that held the id."""
-    actor = state.actors.get(actor_id)
-    if actor is None:
-        raise NotFound(path, f"no actor {actor_id!r} in this world")
-    return actor
-
-
-def with_actor(state: WorldState, actor_id: str, actor: Actor) -> WorldState:
-    """The state with one actor replaced; every other actor stays the very same object."""
-    return state.model_copy(update={"actors": replaced(state.actors, actor_id, actor)})
 
 
 Handler = Callable[[WorldState, Any, Context], Ruling]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, with_actor
-from vtt_bridge.document.models import Id, WorldState
+from vtt_bridge.actions import Context, Handler, Ruling, naming_actor
+from vtt_bridge.document.models import Id, WorldState, get_actor, with_actor
 from vtt_bridge.rules.common import RuleModel
 from vtt_bridge.rules.effects import Effect, affect_actor
 from vtt_bridge.rules.immunities import Immunity, gain_immunity

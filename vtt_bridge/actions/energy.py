@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, with_actor
-from vtt_bridge.document.models import Actor, Id, NotFound, WorldState
+from vtt_bridge.actions import Context, Handler, Ruling, naming_actor
+from vtt_bridge.document.models import Actor, Id, NotFound, WorldState, get_actor, with_actor
 from vtt_bridge.rules.common import Count, Flag, RuleModel, SignedInt, Slug, Step
 from vtt_bridge.rules.energy import (
     Conflict,

@@ -8,10 +8,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, naming_actor, told_of, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, naming_actor, told_of
 from vtt_bridge.actions.attack import Attack, rule_attack, token_at_guess
 from vtt_bridge.document.derive import derive_actor, is_unconscious
-from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState
+from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState, get_actor, with_actor
 from vtt_bridge.rules import healing
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp

@@ -15,9 +15,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PlainValidator
 from pydantic_core import PydanticCustomError
 
-from vtt_bridge.actions import Context, Handler, Ruling, get_actor, told_of, with_actor
+from vtt_bridge.actions import Context, Handler, Ruling, told_of
 from vtt_bridge.document.derive import is_unconscious
-from vtt_bridge.document.models import Actor, Id, WorldState
+from vtt_bridge.document.models import Actor, Id, WorldState, get_actor, with_actor
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
 from vtt_bridge.rules.common import Flag, RuleModel, RuleViolation, Slug, Step

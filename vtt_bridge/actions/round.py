@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from vtt_bridge.actions import Context, Ruling, with_actor
+from vtt_bridge.actions import Context, Ruling
 from vtt_bridge.actions.detection.round import round_contests
 from vtt_bridge.actions.health import round_health
-from vtt_bridge.document.models import Scene, WorldState
+from vtt_bridge.document.models import Scene, WorldState, with_actor
 from vtt_bridge.document.pins import restart_ends_round_pins
 from vtt_bridge.rules.common import Count, RuleModel, Step
 from vtt_bridge.rules.dice import Roll

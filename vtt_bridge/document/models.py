@@ -442,6 +442,19 @@ class WorldState(RuleModel):
         return self
 
 
+def get_actor(state: WorldState, actor_id: str, path: tuple[str | int, ...]) -> Actor:
+    """The actor with this id, or `NotFound` naming the field that held the id."""
+    actor = state.actors.get(actor_id)
+    if actor is None:
+        raise NotFound(path, f"no actor {actor_id!r} in this world")
+    return actor
+
+
+def with_actor(state: WorldState, actor_id: str, actor: Actor) -> WorldState:
+    """The state with one actor replaced; every other actor stays the very same object."""
+    return state.model_copy(update={"actors": replaced(state.actors, actor_id, actor)})
+
+
 DUMP_KEYS = 100
 """Entries of a map of the document (actors, tokens, observers' rows of wins) `dumped_in_parts`
 dumps in one call at most."""
