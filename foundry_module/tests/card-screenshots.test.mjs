@@ -7,18 +7,15 @@
  * Writes cards-<lang>.png to the temp folder, or with VTT_BRIDGE_WRITE_SCREENSHOTS=1 to docs/images/.
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
-import { launchChromium } from "./helpers/chromium.mjs";
 import { langs, LANGS } from "./helpers/i18n.mjs";
-import { serveModuleFiles } from "./helpers/module-server.mjs";
+import { moduleBrowser, modulePage, moduleRoot } from "./helpers/module-page.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
 
-const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The most a damage card for three targets may take in a 300 px column (issue 35). */
 const THREE_TARGETS_PX = 400;
@@ -58,28 +55,18 @@ test("headless Chromium: cards lead with their headline in a 300 px column in en
   const [quiet] = await sidecarRulings({ ...STATE, actors: seen, tokens }, [{ kind: "round", round: 1 }]);
   assert.ok(round.log.some((/** @type {any} */ s) => s.key === "DET-8.round" && s.data.changed > 0), "the round changed a pair");
   for (const r of [batch, later, round, quiet, undo]) assert.ok(Array.isArray(r.log), JSON.stringify(r).slice(0, 300));
-  const http = await serveModuleFiles(moduleRoot);
-  const { browser, close } = await launchChromium();
-  t.after(async () => {
-    await close();
-    await http.close();
-  });
+  const { browser, origin } = await moduleBrowser(t);
   const folder = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1" ? join(moduleRoot, "..", "docs", "images") : tmpdir();
   /** @type {Record<string, Record<string, number>>} */
   const heights = {};
   for (const lang of LANGS) {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 320, height: 1400 });
-    /** @type {string[]} */
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(String(error)));
-    await page.goto(`${http.origin}/module.json`);
     // a chat column as Foundry's sidebar gives it: 300 px wide, parchment, each message a padded box
-    await page.setContent(
-      '<!doctype html><html><body style="margin:0;background:#d9d4c5;font:13px \'Signika\', sans-serif;">' +
-        '<ol id="chat" style="width:300px;margin:0;padding:0 0 0 10px;list-style:none;box-sizing:border-box"></ol></body></html>',
-    );
-    await page.addStyleTag({ content: readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8") });
+    const { page, errors } = await modulePage(browser, origin, {
+      width: 320,
+      height: 1400,
+      bodyStyle: "margin:0;background:#d9d4c5;font:13px 'Signika', sans-serif;",
+      body: '<ol id="chat" style="width:300px;margin:0;padding:0 0 0 10px;list-style:none;box-sizing:border-box"></ol>',
+    });
     await page.addStyleTag({ content: ".chat-message{margin:6px 0;padding:6px;background:#f1ede3;border:1px solid #b5ac98;border-radius:4px}.message-sender{font-weight:bold;font-size:12px;color:#4b4a44;margin-bottom:3px}button{font:inherit}" });
     heights[lang] = await page.evaluate(
       async (origin, tree, lang, rulings, names) => {
@@ -133,7 +120,7 @@ test("headless Chromium: cards lead with their headline in a 300 px column in en
         }
         return out;
       },
-      http.origin,
+      origin,
       langs[lang],
       lang,
       { batch, later, round, quiet, undo },

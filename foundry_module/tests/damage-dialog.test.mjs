@@ -9,16 +9,12 @@
  * VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes docs/images/damage-dialog-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
-import { launchChromium } from "./helpers/chromium.mjs";
-import { serveModuleFiles } from "./helpers/module-server.mjs";
+import { foundryWindow, moduleBrowser, modulePage, moduleRoot } from "./helpers/module-page.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
 
-const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const images = join(moduleRoot, "..", "docs", "images");
 const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
 
@@ -53,30 +49,11 @@ test("headless Chromium: the damage dialog's preview of three targets fits a Fou
   const [answer] = await sidecarRulings(STATE, [{ query: { kind: "preview", action: batch } }]);
   assert.ok(answer.data?.log?.length, JSON.stringify(answer));
   assert.ok(answer.data.log.some((/** @type {any} */ s) => s.key === "DET-10.damageHalved" && s.data.target === "tG"), "the ghost (approximate to Ayla) takes half");
-  const http = await serveModuleFiles(moduleRoot);
-  const { browser, close } = await launchChromium();
-  t.after(async () => {
-    await close();
-    await http.close();
-  });
-  const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
+  const { browser, origin } = await moduleBrowser(t);
 
   for (const lang of ["en", "de", "zh-CN"]) {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 640, height: 560 });
-    /** @type {string[]} */
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(String(error)));
-    await page.goto(`${http.origin}/module.json`);
     // Foundry's dialog: a window of 600 px (the dialog's `position.width`), its header, content and button
-    await page.setContent(
-      `<!doctype html><html lang="${lang}"><body style="margin:0;background:#3a3a40;font-family:'Signika','Noto Sans','Noto Sans CJK SC',sans-serif;font-size:14px">` +
-        `<section id="dialog" style="box-sizing:border-box;width:600px;margin:12px 20px;background:#f0eee6;color:#191813;border-radius:6px;box-shadow:0 0 12px #000">` +
-        `<header id="title" style="padding:6px 10px;background:#23221d;color:#f0f0e0;border-radius:6px 6px 0 0"></header>` +
-        `<form id="content" style="padding:8px 10px"></form>` +
-        `<footer style="padding:0 10px 10px"><button id="ok" type="button" style="width:100%;line-height:28px"></button></footer></section></body></html>`,
-    );
-    await page.addStyleTag({ content: css });
+    const { page, errors } = await modulePage(browser, origin, { lang, width: 640, height: 560, body: foundryWindow({ id: "dialog", width: 600, form: 'id="content"', button: "ok" }) });
     const report = await page.evaluate(
       async (origin, lang, targets, form, preview) => {
         const strings = await (await fetch(`${origin}/lang/${lang}.json`)).json();
@@ -135,7 +112,7 @@ test("headless Chromium: the damage dialog's preview of three targets fits a Fou
         const rows = [...table.querySelectorAll("tbody tr")].map((row) => /** @type {HTMLElement} */ (row).innerText.replace(/\s+/g, " ").trim());
         return { missing, overflowing, brokenNames, columns, rows, title: document.getElementById("title")?.textContent, height: dialog.getBoundingClientRect().height, text: dialog.innerText };
       },
-      http.origin,
+      origin,
       lang,
       TARGETS,
       FORM,

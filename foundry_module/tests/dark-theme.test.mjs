@@ -10,16 +10,12 @@
  * docs/images/dark-theme-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
-import { launchChromium } from "./helpers/chromium.mjs";
-import { serveModuleFiles } from "./helpers/module-server.mjs";
+import { FOUNDRY_BODY, moduleBrowser, modulePage, moduleRoot } from "./helpers/module-page.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
 
-const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const images = join(moduleRoot, "..", "docs", "images");
 const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
 
@@ -40,24 +36,17 @@ test("headless Chromium: cards read in Foundry's light and dark themes (borders,
     { kind: "roll", actor: "Actor.ayla", pool: 8, dice: [10, 8, 3, 6, 9, 1, 2, 7, 4] },
   ]);
   for (const r of rulings) assert.ok(!r.error, JSON.stringify(r));
-  const http = await serveModuleFiles(moduleRoot);
-  const { browser, close } = await launchChromium();
-  t.after(async () => {
-    await close();
-    await http.close();
-  });
-  const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
+  const { browser, origin } = await moduleBrowser(t);
   for (const lang of ["en", "de", "zh-CN"]) {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 680, height: 600 });
-    /** @type {string[]} */
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(String(error)));
-    await page.goto(`${http.origin}/module.json`);
     const column = (/** @type {"light"|"dark"} */ theme) =>
       `<section class="theme-${theme}" style="box-sizing:border-box;width:300px;padding:6px;background:${THEMES[theme].background};color:${THEMES[theme].color}"><div class="card"></div><div class="card"></div></section>`;
-    await page.setContent(`<!doctype html><html lang="${lang}"><body style="margin:0;background:#111;font-family:'Signika','Noto Sans','Noto Sans CJK SC',sans-serif;font-size:14px"><div id="shot" style="display:flex;gap:12px;padding:12px;align-items:flex-start;width:max-content">${column("light")}${column("dark")}</div></body></html>`);
-    await page.addStyleTag({ content: css });
+    const { page, errors } = await modulePage(browser, origin, {
+      lang,
+      width: 680,
+      height: 600,
+      bodyStyle: FOUNDRY_BODY.replace("background:#3a3a40", "background:#111"),
+      body: `<div id="shot" style="display:flex;gap:12px;padding:12px;align-items:flex-start;width:max-content">${column("light")}${column("dark")}</div>`,
+    });
     const report = await page.evaluate(
       async (origin, lang, rulings) => {
         const strings = await (await fetch(`${origin}/lang/${lang}.json`)).json();
@@ -124,7 +113,7 @@ test("headless Chromium: cards read in Foundry's light and dark themes (borders,
         }
         return out;
       },
-      http.origin,
+      origin,
       lang,
       rulings,
     );

@@ -8,16 +8,12 @@
  * docs/images/roll-dialog-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
-import { launchChromium } from "./helpers/chromium.mjs";
-import { serveModuleFiles } from "./helpers/module-server.mjs";
+import { foundryWindow, moduleBrowser, modulePage, moduleRoot } from "./helpers/module-page.mjs";
 import { mtaCharacter } from "./helpers/mta-actors.mjs";
 
-const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const images = join(moduleRoot, "..", "docs", "images");
 const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
 
@@ -31,13 +27,7 @@ const AYLA = character({ str: 3, wits: 3 }, [["skills_physical", "brawl", 2]]);
 const GOBLIN = character({ dex: 3 }, [["skills_physical", "athletics", 2]]);
 
 test("headless Chromium: the roll dialog of a CofD character, opposed, its total as built, in English, German and Chinese", async (t) => {
-  const http = await serveModuleFiles(moduleRoot);
-  const { browser, close } = await launchChromium();
-  t.after(async () => {
-    await close();
-    await http.close();
-  });
-  const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
+  const { browser, origin } = await moduleBrowser(t);
   const expected = {
     en: { total: "Pool: 5 + 1 + 3 Willpower = 9 dice", words: ["Wits (3)", "Brawl (2)", "Opposed roll", "Goblin", "Dexterity", "Athletics"] },
     de: { total: "Pool: 5 + 1 + 3 Willenskraft = 9 Würfel", words: ["Geistesschärfe (3)", "Handgemenge (2)", "Vergleichender Wurf", "Geschick"] },
@@ -45,21 +35,8 @@ test("headless Chromium: the roll dialog of a CofD character, opposed, its total
   };
 
   for (const lang of /** @type {const} */ (["en", "de", "zh-CN"])) {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 520, height: 560 });
-    /** @type {string[]} */
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(String(error)));
-    await page.goto(`${http.origin}/module.json`);
     // Foundry's dialog: a window of 460 px (the dialog's `position.width`), header, form, button
-    await page.setContent(
-      `<!doctype html><html lang="${lang}"><body style="margin:0;background:#3a3a40;font-family:'Signika','Noto Sans','Noto Sans CJK SC',sans-serif;font-size:14px">` +
-        `<section id="dialog" style="box-sizing:border-box;width:460px;margin:12px 20px;background:#f0eee6;color:#191813;border-radius:6px;box-shadow:0 0 12px #000">` +
-        `<header id="title" style="padding:6px 10px;background:#23221d;color:#f0f0e0;border-radius:6px 6px 0 0"></header>` +
-        `<form id="content" style="padding:8px 10px"></form>` +
-        `<footer style="padding:0 10px 10px"><button id="ok" type="button" style="width:100%;line-height:28px"></button></footer></section></body></html>`,
-    );
-    await page.addStyleTag({ content: css });
+    const { page, errors } = await modulePage(browser, origin, { lang, width: 520, height: 560, body: foundryWindow({ id: "dialog", width: 460, form: 'id="content"', button: "ok" }) });
     const report = await page.evaluate(
       async (origin, lang, ayla, goblin) => {
         const strings = await (await fetch(`${origin}/lang/${lang}.json`)).json();
@@ -128,7 +105,7 @@ test("headless Chromium: the roll dialog of a CofD character, opposed, its total
         const selected = [...form.querySelectorAll("select")].map((s) => s.selectedOptions[0]?.textContent ?? "");
         return { missing, overflowing, text: dialog.innerText, selected, total: form.querySelector(".vtt-bridge-roll-total")?.textContent, height: dialog.getBoundingClientRect().height };
       },
-      http.origin,
+      origin,
       lang,
       AYLA,
       GOBLIN,

@@ -8,15 +8,11 @@
  * VTT_BRIDGE_WRITE_SCREENSHOTS=1 it writes docs/images/rules-sheet-{en,de,zh-CN}.png.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 
-import { launchChromium } from "./helpers/chromium.mjs";
-import { serveModuleFiles } from "./helpers/module-server.mjs";
+import { foundryWindow, moduleBrowser, modulePage, moduleRoot } from "./helpers/module-page.mjs";
 
-const moduleRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const images = join(moduleRoot, "..", "docs", "images");
 const writeDocs = process.env.VTT_BRIDGE_WRITE_SCREENSHOTS === "1";
 
@@ -35,30 +31,11 @@ const FLAGS = {
 };
 
 test("headless Chromium: the rules sheet's lists: Add, choose, save one write; a wrong field refused with a sentence; en, de, zh-CN", async (t) => {
-  const http = await serveModuleFiles(moduleRoot);
-  const { browser, close } = await launchChromium();
-  t.after(async () => {
-    await close();
-    await http.close();
-  });
-  const css = readFileSync(join(moduleRoot, "styles", "vtt-bridge.css"), "utf8");
+  const { browser, origin } = await moduleBrowser(t);
 
   for (const lang of ["en", "de", "zh-CN"]) {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 700, height: 1200 });
-    /** @type {string[]} */
-    const errors = [];
-    page.on("pageerror", (error) => errors.push(String(error)));
-    await page.goto(`${http.origin}/module.json`);
     // the sheet's window: 640 px (its `position.width`), a header, the form and its Save button
-    await page.setContent(
-      `<!doctype html><html lang="${lang}"><body style="margin:0;background:#3a3a40;font-family:'Signika','Noto Sans','Noto Sans CJK SC',sans-serif;font-size:14px">` +
-        `<section id="window" style="box-sizing:border-box;width:640px;margin:12px 20px;background:#f0eee6;color:#191813;border-radius:6px;box-shadow:0 0 12px #000">` +
-        `<header id="title" style="padding:6px 10px;background:#23221d;color:#f0f0e0;border-radius:6px 6px 0 0"></header>` +
-        `<form id="sheet" class="vtt-bridge rules-sheet" style="padding:8px 10px" novalidate></form>` +
-        `<footer style="padding:0 10px 10px"><button id="save" type="button" style="width:100%;line-height:28px"></button></footer></section></body></html>`,
-    );
-    await page.addStyleTag({ content: css });
+    const { page, errors } = await modulePage(browser, origin, { lang, width: 700, height: 1200, body: foundryWindow({ id: "window", width: 640, form: 'id="sheet" class="vtt-bridge rules-sheet" novalidate', button: "save" }) });
     await page.evaluate(
       async (origin, flags) => {
         const strings = await (await fetch(`${origin}/lang/${document.documentElement.lang}.json`)).json();
@@ -102,7 +79,7 @@ test("headless Chromium: the rules sheet's lists: Add, choose, save one write; a
           },
         };
       },
-      http.origin,
+      origin,
       FLAGS,
     );
     // the GM's clicks: Add under anti-detection, a name, two selects
