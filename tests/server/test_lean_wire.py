@@ -5,6 +5,7 @@ restart; `/contests` ops only to a client that asked for them."""
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 import jsonpatch
@@ -80,15 +81,22 @@ async def test_a_reply_and_its_pushed_patch_carry_the_steps_and_rolls_a_card_sho
     assert "summary" not in hit["payload"] and hit["payload"]["log"]
 
 
-async def test_the_ruling_query_pages_every_step_and_roll_in_order_across_a_restart(
-    start: Any, config: Any
-) -> None:
-    folder = config.data_dir / "kept"
+async def _round_kept(start: Any, config: Any) -> Path:
+    """The data folder of a sidecar (dice seed 7) that synced `HIDERS`, ruled `ROUND` as `round-2`
+    and stopped."""
+    folder: Path = config.data_dir / "kept"
     first = await start(seed=7, data_dir=folder)
     gm = await welcomed(first)
     await gm.request("sync", {"state": HIDERS}, "sync-1")
     await gm.action(ROUND, "round-2")
     await first.close()
+    return folder
+
+
+async def test_the_ruling_query_pages_every_step_and_roll_in_order_across_a_restart(
+    start: Any, config: Any
+) -> None:
+    folder = await _round_kept(start, config)
     whole = _whole_round(7)
     again = await welcomed(await start(data_dir=folder))
     for limit in (7, RULING_PAGE_MAX):
@@ -110,12 +118,7 @@ async def test_the_ruling_query_pages_every_step_and_roll_of_a_migrated_layout_9
 ) -> None:
     """The same session written by vtt-bridge 0.6.0 (layout 9: the round's whole reply in its row,
     `as_layout_9`): the sidecar opens it, gives its round its parts, and pages it as it pages its own."""
-    folder = config.data_dir / "kept"
-    first = await start(seed=7, data_dir=folder)
-    gm = await welcomed(first)
-    await gm.request("sync", {"state": HIDERS}, "sync-1")
-    await gm.action(ROUND, "round-2")
-    await first.close()
+    folder = await _round_kept(start, config)
     assert as_layout_9(folder / "vtt-bridge.sqlite3") == 1
     whole = _whole_round(7)
     again = await welcomed(await start(data_dir=folder))
@@ -126,12 +129,7 @@ async def test_the_ruling_query_pages_every_step_and_roll_of_a_migrated_layout_9
 
 
 async def test_a_damaged_part_answers_storage_and_the_sidecar_serves_on(start: Any, config: Any) -> None:
-    folder = config.data_dir / "kept"
-    first = await start(seed=7, data_dir=folder)
-    gm = await welcomed(first)
-    await gm.request("sync", {"state": HIDERS}, "sync-1")
-    await gm.action(ROUND, "round-2")
-    await first.close()
+    folder = await _round_kept(start, config)
     db = sqlite3.connect(folder / "vtt-bridge.sqlite3", isolation_level=None)
     db.execute("UPDATE pages SET checksum = checksum + 1 WHERE list = 0 AND first = 0")
     db.close()
