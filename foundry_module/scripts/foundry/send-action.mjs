@@ -113,6 +113,19 @@ export function makeSendAction({ env = globalThis, connection, localize, relay }
 }
 
 /**
+ * The token documents of the synced scene (none while no scene is synced).
+ * @param {any} env
+ * @param {() => (string|null|undefined)} syncedScene the synced scene's id
+ * @returns {any[]}
+ */
+function sceneTokens(env, syncedScene) {
+  const sceneId = syncedScene();
+  const scene = sceneId ? env.game.scenes.get(sceneId) : null;
+  // the scene's tokens: a Collection, iterated as its values
+  return [...(scene?.tokens ?? [])];
+}
+
+/**
  * Whether `user` owns what a relayed action needs (player-requests.mjs `ownedSubject`): an actor by
  * uuid, or the actor of a token of the synced scene.
  * @param {any} env
@@ -125,10 +138,7 @@ export function ownsSubject(env, syncedScene) {
       const actor = subject.actor ? await env.fromUuid(subject.actor) : null;
       return !!actor?.testUserPermission?.(user, "OWNER");
     }
-    const sceneId = syncedScene();
-    const scene = sceneId ? env.game.scenes.get(sceneId) : null;
-    // the scene's tokens: a Collection, iterated as its values
-    const token = [...(scene?.tokens ?? [])].find((/** @type {any} */ t) => t.id === subject.token);
+    const token = sceneTokens(env, syncedScene).find((t) => t.id === subject.token);
     return !!token?.actor?.testUserPermission?.(user, "OWNER");
   };
 }
@@ -148,10 +158,7 @@ export function locatesTarget(env, syncedScene) {
   return async (actorId, user) => {
     const actor = actorId ? await env.fromUuid(actorId) : null;
     if (actor?.testUserPermission?.(user, "OWNER")) return true;
-    const sceneId = syncedScene();
-    const scene = sceneId ? env.game.scenes.get(sceneId) : null;
-    /** @type {any[]} the scene's tokens: a Collection, iterated as its values */
-    const tokens = [...(scene?.tokens ?? [])];
+    const tokens = sceneTokens(env, syncedScene);
     const targets = tokens.filter((t) => t.actor?.uuid === actorId);
     if (!targets.length) return true;
     const observers = tokens.filter((t) => !t.hidden && !!t.actor?.testUserPermission?.(user, "OBSERVER")).map((t) => t.id);
