@@ -4,9 +4,12 @@
 holds approximate, each holding its target's position, `r` the world's radius (`area_radius_of`).
 After a ruling `rule_areas` keeps every area that still stands for its pair, draws one for each
 approximate pair without one (or whose target left it, or whose radius the world changed) and drops
-those of pairs no longer approximate. Unchanged rows stay the very same dicts, so the patch names
-only the areas that changed (`area_ops`). The dice are drawn in a fixed order (observers, then
-targets, sorted), so a world with seeded dice draws the same areas for the same rulings.
+those of pairs no longer approximate. A ruling copies no row: the areas it changes in a row that
+stays are held aside (`AreaMap.cells`) and written into the committed rows at commit (`seal`), so
+the patch names only the areas that changed (`area_ops`) and a refused ruling leaves the rows as
+they were. The observers holding an area of a target are read from the map's index
+(`AreaMap.holders`). The dice are drawn in a fixed order (observers, then targets, sorted), so a
+world with seeded dice draws the same areas for the same rulings.
 """
 
 from __future__ import annotations
