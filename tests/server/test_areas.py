@@ -1,7 +1,8 @@
 """DET-4 on the map over the wire: every approximate pair's area (`state.areas`), against the real
 server, store and websocket: an area for exactly the approximate pairs, each holding its target;
 stable while the target stays inside, drawn again when it leaves; a move's patch names only the
-areas that changed; undo restores them; a seeded world draws the same areas; a restart keeps them."""
+areas that changed; undo restores them; a seeded world draws the same areas; a restart keeps them;
+a ruling refused (by the store, or mid-batch) leaves them as they were."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import jsonpatch
+import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from tests.conftest import Client, Connect, Peer, welcomed
 from vtt_bridge.server.bridge import BRIDGE
+from vtt_bridge.store import log as store_log
 
 SEE_INVISIBLE_C = [
     {"name": "sight", "sense": "sight"},
@@ -286,3 +289,26 @@ async def test_DET_4_a_batch_refused_mid_way_leaves_the_areas_untouched(connect:
         ("remove", "/areas/w1/i0"),
     ]
     check_invariant(await peer.state())
+
+
+async def test_DET_4_a_snapshot_taken_with_a_far_move_holds_the_areas_it_drew(
+    start: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a snapshot at every ruling (`store.SNAPSHOT_EVERY`), the snapshot of a far move is written
+    before the move's areas are in the rows (`AreaMap`): it holds them all the same, and a restart
+    reads them back from it."""
+    monkeypatch.setattr(store_log, "SNAPSHOT_EVERY", 1)
+    client: Client = await start(data_dir=tmp_path / "kept")
+    peer = await welcomed(client)
+    before = await synced(peer)
+    await ok(peer, {"kind": "move", "token": "i0", "x": 5000, "y": 4000})
+    await ok(peer, {"kind": "move", "token": "i1", "x": 6000, "y": 100})
+    moved = await peer.state()
+    assert all(
+        moved["areas"][f"w{n}"][t] != before["areas"][f"w{n}"][t] for n in range(3) for t in ("i0", "i1")
+    )
+    await peer.ws.close()
+    await client.close()
+    again: Client = await start(data_dir=tmp_path / "kept")
+    reread = await welcomed(again)
+    assert (await reread.state())["areas"] == moved["areas"]
