@@ -250,8 +250,8 @@ def area_ops(
         new_rows = sorted(o for o in after.whole if o in after)
         changed_rows = sorted(cells)
     else:
-        if pending_areas(after):  # a ruling's map read against another map than its own
-            after = written_areas(after)  # type: ignore[arg-type]
+        if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
+            after = written_areas(after)
         gone_rows = sorted(before.keys() - after.keys())
         new_rows = sorted(after.keys() - before.keys())
         old_get = before.get
