@@ -14,13 +14,14 @@ world with seeded dice draws the same areas for the same rulings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from itertools import islice
 from typing import Any, cast
 
 from vtt_bridge.document.models import (
     AreaCells,
     AreaMap,
+    Holders,
     Scene,
     WorldState,
     edited_keys,
@@ -116,6 +117,37 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
     return AreaMap(out, holders)
 
 
+def _held(
+    areas: AreaMap | None, held: AreaCells | None, old_areas: Any, holders: Holders
+) -> tuple[AreaMap, AreaCells]:
+    """The ruling's map made from the committed one at its first change, and its cells."""
+    if areas is None or held is None:
+        areas = AreaMap(old_areas, holders, old_areas)
+        assert areas.cells is not None
+        held = areas.cells
+    return areas, held
+
+
+def _note(
+    areas: AreaMap,
+    held: AreaCells,
+    observer: str,
+    old_row: dict[str, Area] | None,
+    changes: dict[str, Area | None],
+    drawn: int,
+) -> None:
+    """Put one observer's changes in the ruling's map: a row that appears or goes whole is set in
+    the map (named in `whole`), the changes to a row that stays are held aside (`cells`)."""
+    if old_row is None:  # a row that appears: only areas drawn in it
+        areas[observer] = cast(dict[str, Area], changes)  # drawn before anyone reads it
+        areas.whole.append(observer)
+    elif not drawn and len(changes) == len(old_row):  # every area of the row dropped: it goes
+        del areas[observer]
+        areas.whole.append(observer)
+    else:
+        held[observer] = changes
+
+
 def rule_areas(
     before: WorldState,
     after: WorldState,
@@ -142,29 +174,24 @@ def rule_areas(
         if type(kept) is AreaMap and kept.cells is None and kept.holders is not None and every == kept:
             return after
         return after.model_copy(update={"areas": every})
-    by_observer: dict[str, set[str]] = {}
-    for observer, target in pairs:
-        named = by_observer.get(observer)
-        if named is None:
-            by_observer[observer] = {target}
-        else:
-            named.add(target)
     pending = pending_cells(after.visibility)
-    for observer, cells in pending.items():
-        named = by_observer.get(observer)
-        if named is None:
-            by_observer[observer] = set(cells)
-        else:
-            named.update(cells)
     old_areas = after.areas
     holders = holders_of(old_areas)
+    # observer -> the targets to look at: a matrix row's unapplied cells as they are (their keys),
+    # the few other pairs (the ruling's own, a moved target's holders) added as lists
+    by_observer: dict[str, Collection[str]] = dict(pending)
+    extra: list[tuple[str, str]] = list(pairs)
     for target in moved:
-        for observer in holders.get(target, ()):
-            named = by_observer.get(observer)
-            if named is None:
-                by_observer[observer] = {target}
+        extra.extend((observer, target) for observer in holders.get(target, ()))
+    for observer, target in extra:
+        named = by_observer.get(observer)
+        if named is None:
+            by_observer[observer] = [target]
+        elif target not in named:
+            if type(named) is list:
+                named.append(target)
             else:
-                named.add(target)
+                by_observer[observer] = [*named, target]
     # a moved target whose pair stayed approximate without an area cannot be (the invariant holds
     # before the ruling), so the index names every pair of a moved target to look at
     if not by_observer:
@@ -173,55 +200,61 @@ def rule_areas(
     visibility = after.visibility
     reach = radius * radius
     areas: AreaMap | None = None
-    undrawn: list[tuple[dict[str, Area | None], str]] = []
+    held: AreaCells | None = None
+    undrawn: list[dict[str, Area | None]] = []
+    undrawn_targets: list[str] = []
     points: list[tuple[float, float]] = []
+    old_get = old_areas.get
+    no_states: dict[str, LocateState] = {}
+    changes: dict[str, Area | None] | None
     for observer in sorted(by_observer):
-        old_row = old_areas.get(observer)
-        old_get = None if old_row is None else old_row.get
-        states = visibility.get(observer)
-        if states is None:
-            states = {}
+        named = by_observer[observer]
+        old_row = old_get(observer)
+        states = visibility.get(observer, no_states)
         unapplied = pending.get(observer)
-        present = observer in tokens
-        changes: dict[str, Area | None] | None = None
+        if observer not in tokens:
+            # no areas for an observer not on the map: every area of its row goes
+            if old_row is not None:
+                gone = [t for t in sorted(named) if t in old_row]
+                if gone:
+                    changes = dict.fromkeys(gone)
+                    areas, held = _held(areas, held, old_areas, holders)
+                    _note(areas, held, observer, old_row, changes, 0)
+            continue
+        changes = None
         drawn = 0
-        for target in sorted(by_observer[observer]):
-            area = None if old_get is None else old_get(target)
+        for target in sorted(named) if len(named) > 1 else named:
+            area = None if old_row is None else old_row.get(target)
             located = (
                 unapplied[target] if unapplied is not None and target in unapplied else states.get(target)
             )
-            if located is _APPROXIMATE and present and target in tokens:
-                token = tokens[target]
-                if area is not None and area[2] == radius:  # `still_holds`, inline
-                    dx, dy = token.x - area[0], token.y - area[1]
-                    if dx * dx + dy * dy <= reach:
-                        continue
+            if located is _APPROXIMATE:
+                token = tokens.get(target)
+                if token is not None:
+                    x, y = token.x, token.y
+                    if area is not None and area[2] == radius:  # `still_holds`, inline
+                        dx, dy = x - area[0], y - area[1]
+                        if dx * dx + dy * dy <= reach:
+                            continue
+                    if changes is None:
+                        changes = {target: _UNDRAWN}  # its place kept; drawn below, in this order
+                    else:
+                        changes[target] = _UNDRAWN
+                    undrawn.append(changes)
+                    undrawn_targets.append(target)
+                    points.append((x, y))
+                    drawn += 1
+                    continue
+            if area is not None:
                 if changes is None:
-                    changes = {}
-                changes[target] = _UNDRAWN  # its place kept; drawn below, in this order
-                undrawn.append((changes, target))
-                points.append((token.x, token.y))
-                drawn += 1
-            elif area is not None:
-                if changes is None:
-                    changes = {}
-                changes[target] = None
-        if changes is None:
-            continue
-        if areas is None:
-            areas = AreaMap(old_areas, holders, old_areas)
-        if old_row is None:  # a row that appears: only areas drawn in it
-            areas[observer] = cast(dict[str, Area], changes)  # drawn below, before anyone reads it
-            areas.whole.append(observer)
-        elif not drawn and len(changes) == len(old_row):  # every area of the row dropped: it goes
-            del areas[observer]
-            areas.whole.append(observer)
-        else:
-            held = areas.cells
-            assert held is not None
-            held[observer] = changes
+                    changes = {target: None}
+                else:
+                    changes[target] = None
+        if changes is not None:
+            areas, held = _held(areas, held, old_areas, holders)
+            _note(areas, held, observer, old_row, changes, drawn)
     if undrawn:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
-        for (row, target), area in zip(undrawn, draw_areas(points, radius, dice), strict=True):
+        for row, target, area in zip(undrawn, undrawn_targets, draw_areas(points, radius, dice), strict=True):
             row[target] = area
     if areas is None:
         return after
