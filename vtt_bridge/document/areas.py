@@ -70,20 +70,24 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
     """Every approximate pair's area, each kept when it still stands, the others drawn at once in
     the order of the pairs (rows equal to the old ones are the old ones), indexed (`AreaMap.holders`)."""
     radius = area_radius_of(state)
-    tokens = state.tokens
+    reach = radius * radius
+    where = {tid: (token.x, token.y) for tid, token in state.tokens.items()}
+    # each token's place: one tuple shared by every observer's point of it
     old = written_areas(state.areas)
     pending = pending_cells(state.visibility)
     plan: list[tuple[str, list[str], list[Area | None] | None]] = []
     points: list[tuple[float, float]] = []
+    extend = points.extend
+    place = where.__getitem__
     holders: dict[str, list[str]] = {}
     for observer in sorted(state.visibility):
-        if observer not in tokens:
+        if observer not in where:
             continue
         row = state.visibility[observer]
         cells = pending.get(observer)
         if cells:
             row = {**row, **cells}
-        targets = sorted(t for t, located in row.items() if located is _APPROXIMATE and t in tokens)
+        targets = sorted([t for t, located in row.items() if located is _APPROXIMATE and t in where])
         if not targets:
             continue
         for target in targets:
@@ -95,16 +99,20 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
         old_row = old.get(observer)
         if not old_row:
             plan.append((observer, targets, None))
-            points.extend((tokens[t].x, tokens[t].y) for t in targets)
+            extend(map(place, targets))
             continue
         kept: list[Area | None] = []
+        old_area = old_row.get
         for target in targets:
-            token = tokens[target]
-            area = old_row.get(target)
-            if area is None or not still_holds(area, token.x, token.y, radius):
-                area = None
-                points.append((token.x, token.y))
-            kept.append(area)
+            area = old_area(target)
+            point = where[target]
+            if area is not None and area[2] == radius:  # `still_holds`, inline
+                dx, dy = point[0] - area[0], point[1] - area[1]
+                if dx * dx + dy * dy <= reach:
+                    kept.append(area)
+                    continue
+            kept.append(None)
+            points.append(point)
         plan.append((observer, targets, kept))
     drawn = iter(draw_areas(points, radius, dice))
     out: dict[str, dict[str, Area]] = {}
