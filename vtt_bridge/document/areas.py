@@ -231,11 +231,16 @@ def rule_areas(
             continue
         changes = None
         drawn = 0
-        for target in sorted(named) if len(named) > 1 else named:
+        looked: Iterable[tuple[str, LocateState | None]]
+        if unapplied is not None and named is unapplied:  # the row's unapplied cells: states at hand
+            looked = sorted(unapplied.items()) if len(unapplied) > 1 else unapplied.items()
+        else:
+            looked = [
+                (t, unapplied[t] if unapplied is not None and t in unapplied else states.get(t))
+                for t in sorted(named)
+            ]
+        for target, located in looked:
             area = None if old_row is None else old_row.get(target)
-            located = (
-                unapplied[target] if unapplied is not None and target in unapplied else states.get(target)
-            )
             if located is _APPROXIMATE:
                 token = tokens.get(target)
                 if token is not None:

@@ -237,16 +237,29 @@ def _write_areas(areas: AreaMap) -> None:
             if row is not None:
                 for target in row:
                     holders.setdefault(target, []).append(observer)
-    for observer, changed in cells.items():
-        row = areas[observer]
-        for target, area in changed.items():
-            if area is None:
-                del row[target]
-                if holders is not None:
+    if holders is None:
+        for observer, changed in cells.items():
+            row = areas[observer]
+            for target, area in changed.items():
+                if area is None:
+                    del row[target]
+                else:
+                    row[target] = area
+    else:
+        holding = holders.get
+        for observer, changed in cells.items():
+            row = areas[observer]
+            for target, area in changed.items():
+                if area is None:
+                    del row[target]
                     holders[target].remove(observer)
-            else:
-                if holders is not None and target not in row:
-                    holders.setdefault(target, []).append(observer)
+                    continue
+                if target not in row:
+                    known = holding(target)
+                    if known is None:
+                        holders[target] = [observer]
+                    else:
+                        known.append(observer)
                 row[target] = area
     areas.base = areas.cells = None
     areas.whole = []
