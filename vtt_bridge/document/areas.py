@@ -317,17 +317,22 @@ def area_ops(
             old = before[observer]
             changed = cells[observer]
             prefix = f"/areas/{observer}/"
-            added: list[tuple[str, Area]] = []
-            for target, area in changed.items():
+            adds = 0
+            for target, area in changed.items():  # the removals first
+                if area is not None:
+                    adds += 1
+                    continue
+                path = prefix + target
+                append({"op": "remove", "path": path})
+                if olds is not None:
+                    olds[path] = list(old[target])
+            if not adds:
+                continue
+            was_get = old.get
+            for target, area in changed.items():  # then the areas drawn, added or replaced
                 if area is None:
-                    path = prefix + target
-                    append({"op": "remove", "path": path})
-                    if olds is not None:
-                        olds[path] = list(old[target])
-                else:
-                    added.append((target, area))
-            for target, area in added:
-                was = old.get(target)
+                    continue
+                was = was_get(target)
                 path = prefix + target
                 if was is None:
                     append({"op": "add", "path": path, "value": list(area)})
