@@ -9,19 +9,22 @@ import copy
 import orjson
 
 from tests.server.test_areas import scene_state
-from vtt_bridge.document.areas import Areas, area_ops, area_radius_of
+from vtt_bridge.document.areas import Areas, area_ops, area_radius_of, rule_areas
 from vtt_bridge.document.models import (
     AreaMap,
+    Unapplied,
     WorldState,
     dumped_in_parts,
     holders_of,
+    replaced,
     settled,
     written_areas,
 )
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World, area_dice
-from vtt_bridge.rules.areas import draw_area, shared_area
+from vtt_bridge.rules.areas import draw_area, shared_area, still_holds
 from vtt_bridge.rules.common import STORED
+from vtt_bridge.rules.detection import LocateState
 
 
 def test_DET_4_a_move_draws_its_new_areas_one_pair_after_another_in_the_order_of_the_pairs() -> None:
@@ -109,3 +112,37 @@ def test_DET_4_areas_read_back_from_the_store_share_their_whole_pixels_as_drawn_
     assert any(n > 256 for n in numbers)  # beyond the ints Python shares itself
     for n in numbers:  # each the very int a fresh equal one is shared as
         assert n is shared_area([int(str(n)), 0, 0])[0]
+
+
+def test_DET_4_a_ruling_merges_its_cells_pairs_and_moved_holders_as_a_full_look_does() -> None:
+    """`rule_areas` walks each row's unapplied cells as they are, with the ruling's other pairs and
+    a moved target's holders merged into them (or into lists of their own): it ends where the full
+    look over every pair ends (`recheck`), drawing the same areas from the same dice."""
+    world = World("w", dice=area_dice("w", seed=3))
+    synced = world.prepare_sync({"state": scene_state()}, "s")
+    world.commit(synced, b"{}")
+    before = world.state
+    assert type(before.visibility) is dict or type(before.visibility) is Unapplied
+    # i0 goes far (every watcher's area of it redrawn: w0's merged into w0's unapplied row), w0 no
+    # longer finds i1 (its area dropped), w1's own pairs (w1, i1) and (w1, p0) named by the ruling
+    moved = before.tokens["i0"].model_copy(update={"x": 5000, "y": 4000})
+    after = before.model_copy(
+        update={
+            "tokens": replaced(before.tokens, "i0", moved),
+            "visibility": Unapplied(before.visibility, {"w0": {"i1": LocateState.UNLOCATED}}),
+        }
+    )
+    pairs = [("w1", "i1"), ("w1", "p0")]
+    ruled = rule_areas(before, after, pairs, SeededRoller(5))
+    looked = rule_areas(before, after, pairs, SeededRoller(5), recheck=True)
+    assert type(ruled.areas) is AreaMap and ruled.areas.cells is not None  # the ruling's own way
+    assert written_areas(ruled.areas) == written_areas(looked.areas)
+    ops = area_ops(before.areas, ruled.areas)
+    assert [(op["op"], op["path"]) for op in ops] == [
+        ("remove", "/areas/w0/i1"),
+        ("replace", "/areas/w0/i0"),
+        ("replace", "/areas/w1/i0"),
+        ("replace", "/areas/w2/i0"),
+    ]
+    for op in ops[1:]:
+        assert still_holds(tuple(op["value"]), 5000, 4000, area_radius_of(after))

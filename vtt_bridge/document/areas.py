@@ -220,15 +220,7 @@ def rule_areas(
         old_row = old_get(observer)
         states = visibility.get(observer, no_states)
         unapplied = pending.get(observer)
-        if observer not in tokens:
-            # no areas for an observer not on the map: every area of its row goes
-            if old_row is not None:
-                gone = [t for t in sorted(named) if t in old_row]
-                if gone:
-                    changes = dict.fromkeys(gone)
-                    areas, held = _held(areas, held, old_areas, holders)
-                    _note(areas, held, observer, old_row, changes, 0)
-            continue
+        present = observer in tokens  # an observer off the map holds no area
         changes = None
         drawn = 0
         looked: Iterable[tuple[str, LocateState | None]]
@@ -241,7 +233,7 @@ def rule_areas(
             ]
         for target, located in looked:
             area = None if old_row is None else old_row.get(target)
-            if located is _APPROXIMATE:
+            if located is _APPROXIMATE and present:
                 token = tokens.get(target)
                 if token is not None:
                     x, y = token.x, token.y
