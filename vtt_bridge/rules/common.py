@@ -143,7 +143,7 @@ def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     for s in steps:
         fields = STEPS[s.key].fields
         add = {k: v for k, v in subjects.items() if k in fields}
-        out.append(Step(rule=s.rule, text=s.text, data={**s.data, **add}, key=s.key) if add else s)
+        out.append(make_step(s.rule, s.text, {**s.data, **add}, s.key) if add else s)
     return out
 
 

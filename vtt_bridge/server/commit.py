@@ -364,8 +364,13 @@ def envelope_parts(type_: str, payload_data: bytes | list[Part], msg_id: str, re
     """`envelope(...)`'s UTF-8 in parts (joined, the very bytes), its payload already serialized as
     UTF-8, or as the parts it is made of: a long ruling's megabytes are neither copied into a str
     nor encoded on the loop, nor joined into one message (the outbox writes the parts as they are)."""
-    parts = payload_data if isinstance(payload_data, list) else [payload_data]
-    return [envelope(type_, "", msg_id, re)[:-1].encode(), *parts, b"}"]
+    head = b'{"v":1,"id":' + orjson.dumps(msg_id)
+    if re is not None:
+        head += b',"re":' + orjson.dumps(re)
+    head += b',"type":"' + type_.encode() + b'","payload":'
+    if isinstance(payload_data, list):
+        return [head, *payload_data, b"}"]
+    return [head, payload_data, b"}"]
 
 
 def json_default(value: Any) -> Any:

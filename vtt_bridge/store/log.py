@@ -286,13 +286,14 @@ class Store:
         # What cannot be read back is not written (the server refuses the ruling, nothing changed): a
         # packed value's text must fit SQLite's own bound on a value (`vtt_text` hands it to SQLite)
         # and `LARGEST_UNPACKED`, as a text value had to fit SQLite's bound to be written at all.
-        bound = min(LARGEST_UNPACKED, db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH))
         for value in (reply, inverse, snapshot):
-            length = unpacked_length(value) if isinstance(value, bytes) and is_packed(value) else 0
-            if length > bound:
-                raise sqlite3.DataError(
-                    f"a value of {length} bytes is beyond what the store reads back ({bound})"
-                )
+            if isinstance(value, bytes) and is_packed(value):
+                length = unpacked_length(value)
+                bound = min(LARGEST_UNPACKED, db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH))
+                if length > bound:
+                    raise sqlite3.DataError(
+                        f"a value of {length} bytes is beyond what the store reads back ({bound})"
+                    )
         base = self._world_key(world)  # before the transaction: a number once given stays given
         key = base + rev
         row = (
