@@ -12,8 +12,7 @@ import json
 import random
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -57,9 +56,9 @@ from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller
 
 
-@dataclass(frozen=True)
-class Pending:
-    """A ruling computed but not yet durable: the next state and the `result` payload."""
+class Pending(NamedTuple):
+    """A ruling computed but not yet durable: the next state and the `result` payload. A named tuple:
+    one is made for every ruling, and a frozen dataclass sets each field through `object.__setattr__`."""
 
     state: WorldState
     result: dict[str, Any]

@@ -23,9 +23,8 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 from pydantic import BaseModel
@@ -59,12 +58,11 @@ class StorageError(RequestError):
         super().__init__(ErrorCode.STORAGE, reason)
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(NamedTuple):
     """One ruling on its way through the pipeline: the bridge, the client that asked and the id of
     its message (what the acknowledgement answers), the world, the ruling made and not yet committed,
     and its kind (an action's kind, `sync` or `upsert`: what the status page and the pushed patch
-    name)."""
+    name). A named tuple, as `Pending` is: one is made for every ruling."""
 
     bridge: Bridge
     client: Client

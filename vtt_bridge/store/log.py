@@ -219,6 +219,9 @@ class Store:
             if name.exists():
                 os.chmod(name, 0o600)
         os.close(os.open(self._marker, os.O_WRONLY | os.O_CREAT, 0o600))
+        self._insert = self._db.cursor()
+        """The cursor a ruling's row is inserted through (`append`), kept: `Connection.execute` makes
+        a cursor for every statement."""
         self._file = os.open(path, os.O_RDONLY)
         """The store's file, open to tell (`check_file`) whether it is still the one at `path`."""
         self._since_snapshot: dict[str, int] = {}
@@ -311,7 +314,7 @@ class Store:
             parts = ()
         if snapshot is None and not parts:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
-            db.execute(INSERT_RULING, row)
+            self._insert.execute(INSERT_RULING, row)
             if large:
                 self._unbind(INSERT_RULING, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
