@@ -138,6 +138,14 @@ class StoredRuling:
     steps: int
 
 
+def _bound_as_is(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A small row (`UNBIND_FROM`) with its bytes as bytearrays: Python's sqlite3 binds a bytearray
+    (as an int, a float or a str) as it is, but looks a `bytes` value up in its adapters first (an
+    adapter registry lookup and two attribute lookups, several times a kilobyte's copy). The same
+    blob is bound, and stored the same (`INSERT_RULING`)."""
+    return tuple(bytearray(value) if type(value) is bytes else value for value in row)
+
+
 class Store:
     """The rulings log in one SQLite file. Not thread-safe: one thread at a time uses it (the server's
     event loop, or the store's writer thread while the loop waits: `Bridge.in_store`)."""
@@ -314,7 +322,7 @@ class Store:
             parts = ()
         if snapshot is None and not parts:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
-            self._insert.execute(INSERT_RULING, row)
+            self._insert.execute(INSERT_RULING, row if large else _bound_as_is(row))
             if large:
                 self._unbind(INSERT_RULING, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
