@@ -1,12 +1,15 @@
 """Undo's ops as JSON in parts (`engine.history.JsonOps`): a ruling's few ops in one part, many in
-parts of `OPS_CHUNK`, and the same JSON array and ops back however they came."""
+parts of `OPS_CHUNK`, and the same JSON array and ops back however they came; an undo entry made
+for the hot path (`made_entry`)."""
 
 from __future__ import annotations
+
+from dataclasses import FrozenInstanceError, fields
 
 import orjson
 import pytest
 
-from vtt_bridge.engine.history import OPS_CHUNK, JsonOps
+from vtt_bridge.engine.history import OPS_CHUNK, Entry, JsonOps, made_entry
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, OPS_CHUNK, OPS_CHUNK + 1, 3 * OPS_CHUNK + 5])
@@ -19,3 +22,20 @@ def test_ops_in_parts_give_back_their_json_array_and_ops(count: int) -> None:
         assert kept.nbytes == sum(
             len(orjson.dumps(list(ops[at : at + OPS_CHUNK]))) for at in range(0, count, OPS_CHUNK)
         )
+
+
+def test_an_entry_made_for_the_hot_path_is_the_dataclass_s_entry() -> None:
+    """`made_entry` gives the entry `Entry(...)` gives, every field of it (a field added to `Entry`
+    and not to `made_entry` fails here), as frozen."""
+    ops = ({"op": "replace", "path": "/actors/a/health/bashing", "value": 1},)
+    inverse = ({"op": "replace", "path": "/actors/a/health/bashing", "value": 0},)
+    for args, named in (
+        (("a1", 3, "damage", ops, inverse), {}),
+        (("u1", 4, "undo", ops, inverse, "a1"), {"size": 120}),
+        ((None, 5, "sync", ops, None), {"reason": "a sync is no ruling"}),
+    ):
+        made, plain = made_entry(*args, **named), Entry(*args, **named)
+        assert made == plain and vars(made) == vars(plain)
+        assert list(vars(made)) == [field.name for field in fields(Entry)]
+        with pytest.raises(FrozenInstanceError):
+            made.rev = 9  # type: ignore[misc]

@@ -176,6 +176,32 @@ class Entry:
         return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
 
 
+def made_entry(
+    action_id: str | None,
+    rev: int,
+    kind: str,
+    forward: Ops,
+    inverse: Ops | None,
+    target: str | None = None,
+    reason: str | None = None,
+    size: int = 0,
+) -> Entry:
+    """`Entry(...)` for the hot path (a ruling makes two): the same frozen entry, its fields written
+    into its `__dict__` at once instead of through one `object.__setattr__` call each."""
+    entry: Entry = object.__new__(Entry)
+    vars(entry).update(
+        action_id=action_id,
+        rev=rev,
+        kind=kind,
+        forward=forward,
+        inverse=inverse,
+        target=target,
+        reason=reason,
+        size=size,
+    )
+    return entry
+
+
 def sync_entry(rev: int) -> Entry:
     """A sync as undo sees it without its reply: the paths it replaced (every part), no inverse."""
     ops = tuple({"op": "replace", "path": f"/{part}"} for part in SYNC_PARTS)

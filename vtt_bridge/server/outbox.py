@@ -129,7 +129,7 @@ def fragments(parts: Sequence[Part], size: int) -> Iterator[list[memoryview]]:
 def message_size(message: Message) -> int:
     """What a message counts against an outbox's bound: its characters, or its bytes."""
     if isinstance(message, list):
-        return sum(len(part) for part in message)
+        return sum(map(len, message))
     return len(message)
 
 
@@ -198,7 +198,7 @@ class Outbox:
         if after is not None and after.done():
             after = None
         if self._writer is None and not self._queue and after is None:
-            if self._short(message):
+            if self._short(message_size(message)):
                 self._write_now(message, written)
             else:
                 self._start(message, written)
@@ -216,14 +216,15 @@ class Outbox:
             self._writer = asyncio.get_running_loop().create_task(self._write(None, None))
         return True
 
-    def _short(self, message: Message) -> bool:
-        """Whether `message` goes as one plain frame this outbox writes itself (`_plain_frame`): shorter
-        than `DEFLATE_FROM` and not in fragments, on a connection whose transport it holds."""
+    def _short(self, size: int) -> bool:
+        """Whether a message of `size` (`message_size`) goes as one plain frame this outbox writes
+        itself (`_plain_frame`): shorter than `DEFLATE_FROM` and not in fragments, on a connection
+        whose transport it holds."""
         return (
-            self._transport is not None
+            size < DEFLATE_FROM
+            and not 0 < self.fragment_bytes < size
+            and self._transport is not None
             and self._stream is not None
-            and message_size(message) < DEFLATE_FROM
-            and not self.fragmented(message)
         )
 
     def _write_now(self, message: Message, written: asyncio.Future[None] | None) -> None:
@@ -306,7 +307,7 @@ class Outbox:
             elif isinstance(message, bytes):
                 message = [message]
             return self._fragmented(message)
-        if self._short(message):
+        if self._short(message_size(message)):
             return self._plain(message)
         if isinstance(message, str):
             return self.ws.send_str(message)
