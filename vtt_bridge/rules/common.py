@@ -108,6 +108,13 @@ class Step:
     data: dict[str, Any]
     key: str
 
+    def __init__(self, *, rule: str, text: str, data: dict[str, Any], key: str) -> None:
+        # the dataclass' own `__init__` would set each slot through `object.__setattr__`
+        _set_rule(self, rule)
+        _set_text(self, text)
+        _set_data(self, data)
+        _set_key(self, key)
+
     def payload(self) -> dict[str, Any]:
         """The step as the wire shows it."""
         return {"rule": self.rule, "text": self.text, "data": self.data, "key": self.key}
