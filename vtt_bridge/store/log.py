@@ -138,12 +138,19 @@ class StoredRuling:
     steps: int
 
 
+BOUND_AS_IS_BYTES = 4 << 10
+"""Bytes of a row's value up to which `_bound_as_is` copies it into a bytearray."""
+
+
 def _bound_as_is(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A small row (`UNBIND_FROM`) with its bytes as bytearrays: Python's sqlite3 binds a bytearray
-    (as an int, a float or a str) as it is, but looks a `bytes` value up in its adapters first (an
-    adapter registry lookup and two attribute lookups, several times a kilobyte's copy). The same
-    blob is bound, and stored the same (`INSERT_RULING`)."""
-    return tuple(bytearray(value) if type(value) is bytes else value for value in row)
+    """A row with its short bytes values (`BOUND_AS_IS_BYTES`: a `damage`'s reply and inverse) as
+    bytearrays: Python's sqlite3 binds a bytearray (as an int, a float or a str) as it is, but looks
+    a `bytes` value up in its adapters first (a registry lookup and two attribute lookups, more than
+    a few kilobytes' copy). The same blob is bound, and stored the same (`INSERT_RULING`)."""
+    return tuple(
+        bytearray(value) if type(value) is bytes and len(value) <= BOUND_AS_IS_BYTES else value
+        for value in row
+    )
 
 
 class Store:
