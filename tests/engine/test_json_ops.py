@@ -1,6 +1,6 @@
 """Undo's ops as JSON in parts (`engine.history.JsonOps`): a ruling's few ops in one part, many in
 parts of `OPS_CHUNK`, and the same JSON array and ops back however they came; an undo entry made
-for the hot path (`made_entry`)."""
+for the hot path (`made_entry`); the handlers' context a world keeps."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import orjson
 import pytest
 
 from vtt_bridge.engine.history import OPS_CHUNK, Entry, JsonOps, made_entry
+from vtt_bridge.engine.roller import SeededRoller
+from vtt_bridge.engine.world import World
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, OPS_CHUNK, OPS_CHUNK + 1, 3 * OPS_CHUNK + 5])
@@ -39,3 +41,29 @@ def test_an_entry_made_for_the_hot_path_is_the_dataclass_s_entry() -> None:
         assert list(vars(made)) == [field.name for field in fields(Entry)]
         with pytest.raises(FrozenInstanceError):
             made.rev = 9  # type: ignore[misc]
+
+
+def test_a_worlds_handlers_roll_the_dice_each_action_is_given() -> None:
+    """The handlers' context is kept for the dice a world was last given: an action given other
+    dice rolls those (each seeded roller's dice go on from where they were)."""
+
+    def world() -> World:
+        made = World("w")
+        pending = made.prepare_sync({"state": {"actors": {"hero": {"name": "Hero"}}}})
+        made.commit(pending, b"{}")
+        return made
+
+    def dice(on: World, action_id: str, roller: SeededRoller) -> list[int]:
+        ruled = on.prepare_action(action_id, {"kind": "roll", "actor": "hero", "pool": 12}, roller)
+        assert not isinstance(ruled, bytes)
+        on.commit(ruled, b"{}")
+        return list(ruled.result["rolls"][0]["dice"])
+
+    shared, first, second = world(), SeededRoller(1), SeededRoller(2)
+    got = [dice(shared, "a", first), dice(shared, "b", second), dice(shared, "c", first)]
+    alone_first, alone_second = SeededRoller(1), SeededRoller(2)
+    apart = world()
+    assert got[0] == dice(apart, "a", alone_first)
+    assert got[1] == dice(world(), "b", alone_second)
+    assert got[2] == dice(apart, "c", alone_first)
+    assert got[1] != got[0]

@@ -239,6 +239,9 @@ class World:
         self.recent = max(1, recent)
         self.visibility = VisibilityIndex()
         """The world's own visibility index and its caches (DET-4..8)."""
+        self._context: Context | None = None
+        """What the world's handlers are given besides the state (the dice, its visibility index):
+        made once for the dice it is given, not at every action."""
         self._reply_bytes = sum(len(reply) for reply in self.replies.values())
         self.history = history if history is not None else History()
         """The last rulings' ops and inverses, and which stand undone (`history.py`)."""
@@ -341,12 +344,13 @@ class World:
             pending = self._prepare_history(action_id, action)
         else:
             _, handler = HANDLERS[kind]
-            with _Refusals(f"{kind} action"):
-                ruling: Ruling = handler(
-                    self.state,
-                    action,
-                    Context(roller=roller, visibility=self.visibility, unapplied_cells=True),
+            context = self._context
+            if context is None or context.roller is not roller:  # one per world and dice
+                context = self._context = Context(
+                    roller=roller, visibility=self.visibility, unapplied_cells=True
                 )
+            with _Refusals(f"{kind} action"):
+                ruling: Ruling = handler(self.state, action, context)
             return self._finish(
                 self.state,
                 ruling.state,
