@@ -1,14 +1,16 @@
 """Undo's ops as JSON in parts (`engine.history.JsonOps`): a ruling's few ops in one part, many in
 parts of `OPS_CHUNK`, and the same JSON array and ops back however they came; an undo entry made
-for the hot path (`made_entry`); the handlers' context a world keeps."""
+for the hot path (`made_entry`); the handlers' context a world keeps; a handler's `Ruling`."""
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, fields
+from dataclasses import FrozenInstanceError, fields, replace
 
 import orjson
 import pytest
 
+from vtt_bridge.actions import Ruling
+from vtt_bridge.document.models import WorldState
 from vtt_bridge.engine.history import OPS_CHUNK, Entry, JsonOps, made_entry
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
@@ -67,3 +69,17 @@ def test_a_worlds_handlers_roll_the_dice_each_action_is_given() -> None:
     assert got[1] == dice(world(), "b", alone_second)
     assert got[2] == dice(apart, "c", alone_first)
     assert got[1] != got[0]
+
+
+def test_a_ruling_made_in_one_go_is_the_frozen_dataclass_it_was() -> None:
+    """`Ruling`'s own `__init__` (its fields written at once) keeps the dataclass': every field, its
+    defaults, frozen, equal field by field, and `dataclasses.replace` works on it."""
+    state = WorldState()
+    ruling = Ruling(state)
+    assert (ruling.state, ruling.log, ruling.rolls, ruling.derived) == (state, (), (), frozenset())
+    assert list(vars(ruling)) == [field.name for field in fields(Ruling)]
+    named = Ruling(state=state, derived=frozenset({"a"}))
+    assert named == Ruling(state, (), (), frozenset({"a"})) and named != ruling
+    assert replace(named, log=()).derived == frozenset({"a"})
+    with pytest.raises(FrozenInstanceError):
+        named.log = ()  # type: ignore[misc]
