@@ -27,7 +27,7 @@ from vtt_bridge.actions.registry import (
     StateQuery,
 )
 from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
-from vtt_bridge.document.areas import rule_areas, seal_areas
+from vtt_bridge.document.areas import rule_areas
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import (
     SERVER_WRITTEN_ACTOR_FIELDS,
@@ -641,8 +641,7 @@ class World:
         undo then keeps instead (packed once the ruling is answered: `History.repack`)."""
         self.state = pending.state
         seal(pending.state)
-        if pending.detection:  # else its areas are sealed already; the index forgets at the next one
-            seal_areas(pending.state)
+        if pending.detection:  # else the index forgets at the next one
             self._areas_checked = True
             self.visibility.committed(pending.state)
         data = _utf8(reply)
