@@ -8,11 +8,18 @@ N rounds or moves, both ways; their instructions are the difference (docs/benchm
 
     PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         python -m benchmarks.instr_areas --tokens 1000 --rounds 3 --areas off
+
+`--step sync` or `--step rulings` runs the area step's own functions (`rule_areas`, `area_ops`,
+`_write_areas`) of the sync, or of the rounds and moves after it, inside `functools.reduce`, so
+that callgrind counts them alone (`--collect-atstart=no --toggle-collect=functools_reduce`).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
@@ -25,7 +32,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--moves", type=int, default=0)
     parser.add_argument("--areas", choices=("on", "off"), default="on")
+    parser.add_argument("--step", choices=("none", "sync", "rulings"), default="none")
     args = parser.parse_args()
+    from vtt_bridge.document import models
+    from vtt_bridge.engine import patch as patch_module
     from vtt_bridge.engine import world as world_module
     from vtt_bridge.engine.roller import SeededRoller
     from vtt_bridge.engine.world import Pending, World
@@ -36,10 +46,28 @@ def main() -> None:
 
     if args.areas == "off":
         setattr(world_module, "rule_areas", lambda before, after, *a, **k: after)  # noqa: B010
+    syncing = [True]
+
+    def counted(function: Callable[..., Any]) -> Callable[..., Any]:
+        def inside(*a: Any, **k: Any) -> Any:
+            if syncing[0] != (args.step == "sync"):
+                return function(*a, **k)
+            return functools.reduce(lambda _, __: function(*a, **k), [0], None)
+
+        return inside
+
+    if args.step != "none":
+        for module, name in (
+            (world_module, "rule_areas"),
+            (patch_module, "area_ops"),
+            (models, "_write_areas"),
+        ):
+            setattr(module, name, counted(getattr(module, name)))
     state = scene(args.tokens, seed=7).model_dump(mode="json")
     world = World("bench")
     pending = world.prepare_sync({"state": {k: state[k] for k in ("scene", "settings", "actors", "tokens")}})
     world.commit(pending, orjson.dumps(pending.result))
+    syncing[0] = False
     for number in range(1, args.rounds + 1):
         ruled, dumped = ruled_in_worker(
             world.prepare_action, f"r{number}", {"kind": "round", "round": number}, SeededRoller(number + 1)
