@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.detection_scenes import guard_among_hiders
+from tests.detection_scenes import ASSASSIN, DOG, GUARD, WIZARD, guard_among_hiders
 from vtt_bridge.engine import patch as patches
 from vtt_bridge.engine import world as world_module
 from vtt_bridge.engine.refusals import RequestError
@@ -289,6 +289,37 @@ def test_a_row_changed_in_fewer_than_half_its_entries_is_patched_entry_by_entry(
         patches.apply(document, inverse)
         assert document == before.model_dump(mode="json")
         assert patches.apply_ops(after, inverse) == before
+
+
+def test_a_moves_cell_ops_and_the_inverses_built_with_them_undo_it() -> None:
+    """DET-5: a move's visibility cells are diffed with their inverses in one pass (`patch.Undo`):
+    cells added (no longer pinpointed), removed (pinpointed again) and replaced, each inverse what
+    a `Reader` of the state before gives, and the inverse restores that state."""
+    cast = {"guard": GUARD, "assassin": ASSASSIN, "wizard": WIZARD, "dog": DOG}
+    world = World("w")
+    synced = {
+        "scene": {"id": "s", "gridDistance": 1.5, "gridSize": 100},
+        "actors": {f"a-{name}": who.model_dump(mode="json", by_alias=True) for name, who in cast.items()},
+        "tokens": {name: {"actor": f"a-{name}", "x": 0, "y": 0} for name in cast},
+    }
+    world.commit(world.prepare_sync({"state": synced}), "")
+    kinds: set[str] = set()
+    moves = [("dog", 1500), ("dog", 0), ("dog", 3000), ("guard", 2500), ("dog", 200), ("wizard", 5000)]
+    for i, (token, x) in enumerate(moves):
+        before = world.state
+        was = before.model_dump(mode="json")  # the commit writes the move's cells into shared rows
+        pending = world.prepare_action(
+            f"m{i}", {"kind": "move", "token": token, "x": x, "y": 0}, SeededRoller(i)
+        )
+        assert not isinstance(pending, bytes) and pending.entry is not None
+        entry = pending.entry
+        assert entry.inverse is not None
+        kinds.update(op["op"] for op in entry.forward if op["path"].startswith("/visibility/"))
+        assert entry.inverse == tuple(patches.inverse_ops(before, entry.forward)), (token, x)
+        world.commit(pending, "{}")
+        restored = patches.apply_ops(world.state, entry.inverse)
+        assert restored.model_copy(update={"rev": before.rev}).model_dump(mode="json") == was
+    assert kinds == {"add", "remove", "replace"}
 
 
 ORDER_SCRIPT = """
