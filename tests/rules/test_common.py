@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from vtt_bridge.rules.common import Step, about, counted
+import pytest
+
+from vtt_bridge.rules.common import Step, about, counted, make_step
 
 
 def test_about_adds_only_the_subjects_a_key_declares_keeping_every_other_field() -> None:
@@ -28,3 +30,23 @@ def test_a_step_s_english_text_counts_one_and_many() -> None:
     assert counted(0, "success", "successes") == "0 successes"
     assert counted(1, "contest") == "1 contest"
     assert counted(3, "contest") == "3 contests"
+
+
+def test_a_step_is_made_whole_frozen_and_by_name_only() -> None:
+    """`Step(...)` (its own `__init__`, filling its slots directly) and `make_step` give the same
+    frozen step; every field is required and named."""
+    step = Step(rule="HEALTH-2", text="1 B damage", data={"amount": 1}, key="HEALTH-2.damage")
+    assert step == make_step("HEALTH-2", "1 B damage", {"amount": 1}, "HEALTH-2.damage")
+    assert (step.rule, step.text, step.data, step.key) == (
+        "HEALTH-2",
+        "1 B damage",
+        {"amount": 1},
+        "HEALTH-2.damage",
+    )
+    assert dataclasses.replace(step, text="2 B damage").text == "2 B damage"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        step.text = "changed"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Step(rule="HEALTH-2", text="1 B damage", data={})  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Step("HEALTH-2", "1 B damage", {}, "HEALTH-2.damage")  # type: ignore[call-arg]

@@ -1,7 +1,8 @@
 """DET-4 on the map over the wire: every approximate pair's area (`state.areas`), against the real
 server, store and websocket: an area for exactly the approximate pairs, each holding its target;
 stable while the target stays inside, drawn again when it leaves; a move's patch names only the
-areas that changed; undo restores them; a seeded world draws the same areas; a restart keeps them."""
+areas that changed; undo restores them; a seeded world draws the same areas; a restart keeps them;
+a ruling refused (by the store, or mid-batch) leaves them as they were."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+import jsonpatch
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient
+
 from tests.conftest import Client, Connect, Peer, welcomed
+from vtt_bridge.server.bridge import BRIDGE
+from vtt_bridge.store import log as store_log
 
 SEE_INVISIBLE_C = [
     {"name": "sight", "sense": "sight"},
@@ -229,3 +237,78 @@ async def test_DET_4_explain_says_where_an_area_came_from(connect: Connect) -> N
     assert last["data"]["squares"] == 3 and last["data"]["holds"] is True
     pinpointed = await peer.request("query", {"kind": "explain", "observer": "w2", "target": "p0"})
     assert all(step["key"] != "DET-4.area" for step in pinpointed["payload"]["log"])
+
+
+async def test_DET_4_a_far_move_the_store_refuses_leaves_the_committed_areas_untouched(
+    connect: Connect, server: TestClient[web.Request, web.Application]
+) -> None:
+    """The move's areas are written into the rows only once the store has the ruling (`AreaMap`):
+    a real SQLite refusal (the connection made read-only) leaves every area as it was, and the same
+    action ruled again once the store can write draws them from the committed rows."""
+    peer = await connect()
+    before = await synced(peer)
+    store = server.app[BRIDGE].store
+    move = {"kind": "move", "token": "i0", "x": 5000, "y": 4000}
+    store._db.execute("PRAGMA query_only = 1")
+    refused = await peer.action(move, msg_id="far-refused")
+    assert refused["type"] == "error" and refused["payload"]["code"] == "storage", refused
+    assert await peer.state() == before  # the areas (and everything else) as they were
+    store._db.execute("PRAGMA query_only = 0")
+    result = await ok(peer, move, msg_id="far-refused")
+    after = await peer.state()
+    assert sorted(op["path"] for op in area_ops(result["patch"])) == [f"/areas/w{n}/i0" for n in range(3)]
+    assert jsonpatch.apply_patch(before, result["patch"]) == after
+    check_invariant(after)
+
+
+async def test_DET_4_a_batch_refused_mid_way_leaves_the_areas_untouched(connect: Connect) -> None:
+    """A batch whose first item would make a pair approximate (an area drawn) and whose second breaks
+    a rule is refused whole: no area drawn, none dropped."""
+    peer = await connect()
+    before = await synced(peer)
+    batch = {
+        "kind": "batch",
+        "actions": [
+            {"kind": "pinLocate", "target": "p0", "observer": "w0", "state": "approximate", "until": "scene"},
+            {"kind": "pinLocate", "target": "i0", "observer": "w1", "state": "pinpointed", "until": "scene"},
+            {
+                "kind": "pinLocate",
+                "target": "nobody",
+                "observer": "w1",
+                "state": "approximate",
+                "until": "scene",
+            },
+        ],
+    }
+    refused = await peer.action(batch)
+    assert refused["type"] == "error", refused
+    assert await peer.state() == before
+    result = await ok(peer, {**batch, "actions": batch["actions"][:2]})
+    assert sorted((op["op"], op["path"]) for op in area_ops(result["patch"])) == [
+        ("add", "/areas/w0/p0"),
+        ("remove", "/areas/w1/i0"),
+    ]
+    check_invariant(await peer.state())
+
+
+async def test_DET_4_a_snapshot_taken_with_a_far_move_holds_the_areas_it_drew(
+    start: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a snapshot at every ruling (`store.SNAPSHOT_EVERY`), the snapshot of a far move is written
+    before the move's areas are in the rows (`AreaMap`): it holds them all the same, and a restart
+    reads them back from it."""
+    monkeypatch.setattr(store_log, "SNAPSHOT_EVERY", 1)
+    client: Client = await start(data_dir=tmp_path / "kept")
+    peer = await welcomed(client)
+    before = await synced(peer)
+    await ok(peer, {"kind": "move", "token": "i0", "x": 5000, "y": 4000})
+    await ok(peer, {"kind": "move", "token": "i1", "x": 6000, "y": 100})
+    moved = await peer.state()
+    assert all(
+        moved["areas"][f"w{n}"][t] != before["areas"][f"w{n}"][t] for n in range(3) for t in ("i0", "i1")
+    )
+    await peer.ws.close()
+    await client.close()
+    again: Client = await start(data_dir=tmp_path / "kept")
+    reread = await welcomed(again)
+    assert (await reread.state())["areas"] == moved["areas"]

@@ -21,7 +21,15 @@ from hypothesis import strategies as st
 
 from tests.conftest import TOKEN, client_frame, welcomed, world_state
 from vtt_bridge.server.bridge import BRIDGE, Client
-from vtt_bridge.server.outbox import OPCODE_CONTINUATION, OPCODE_TEXT, Outbox, fragments, frame_header
+from vtt_bridge.server.outbox import (
+    DEFLATE_FROM,
+    OPCODE_CONTINUATION,
+    OPCODE_TEXT,
+    Message,
+    Outbox,
+    fragments,
+    frame_header,
+)
 
 OPCODE_CLOSE, OPCODE_PING, OPCODE_PONG = 0x8, 0x9, 0xA
 """RFC 6455 section 5.2's control opcodes."""
@@ -490,3 +498,27 @@ async def test_a_frozen_asker_holds_the_world_s_other_clients_up_for_a_bounded_t
         assert outbox is not None and len(outbox) == 1, "the frozen asker's answer is still being written"
     finally:
         frozen.close()
+
+
+async def test_short_messages_are_one_plain_frame_each_at_every_length_encoding(start: Any) -> None:
+    """A short message (under `DEFLATE_FROM`), which the outbox frames and writes itself, as text,
+    as its UTF-8 or in parts, is one unmasked text frame with FIN and no RSV bit, its length in 7
+    bits up to 125 bytes and in 16 bits from 126 (RFC 6455 section 5.2), its bytes as put."""
+    server = await start(heartbeat=0)
+    peer = await raw_welcomed(server)
+    try:
+        client = raw_client(server)
+        for length in (0, 1, 125, 126, 127, 1000, 65535 % DEFLATE_FROM, DEFLATE_FROM - 1):
+            text = ("é" * length)[: length // 2] + "x" * (length - 2 * (length // 2))
+            data = text.encode()
+            messages: list[Message] = [
+                text,
+                data,
+                [data[: len(data) // 2], memoryview(data)[len(data) // 2 :]],
+            ]
+            for message in messages:
+                client.send(message)
+                frame = await peer.frame()
+                assert (frame.fin, frame.opcode, frame.data) == (True, OPCODE_TEXT, data)
+    finally:
+        peer.close()

@@ -330,3 +330,31 @@ def test_a_rows_checksum_is_the_same_whether_reply_and_inverse_come_as_text_or_u
     as_bytes = None if inverse is None else inverse.encode()
     assert checksum(key, action_id, reply, digest, kind, target, inverse) == expected
     assert checksum(key, action_id, reply.encode(), digest, kind, target, as_bytes) == expected
+
+
+@pytest.mark.parametrize("size", [10, 30_000, 100_000])
+def test_a_rows_reply_and_inverse_are_stored_as_the_text_of_their_bytes(tmp_path: Path, size: int) -> None:
+    """A row's reply and inverse, given as UTF-8 (or as bytes that are not UTF-8), through the
+    store's kept cursor: each is stored as TEXT of the very bytes given, its checksum verified when
+    read back."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    reply = b'{"rev":1,"log":["' + "Zoë 战士 ".encode() * (size // 16) + b'"]}'
+    inverse = b'[{"op":"replace","path":"/a","value":"' + "ë".encode() * (size // 4) + b'"}]'
+    not_utf8 = b'{"rev":2,"x":"\xff"}'
+    store = Store(path)
+    try:
+        store.append("w", 1, "a1", reply, None, "d1", "damage", None, inverse)
+        store.append("w", 2, "a2", not_utf8, None, "d2", "damage", None, inverse)
+        assert store.reply("w", "a1") == (reply, "d1")
+        assert store.reply("w", "a2") == (not_utf8, "d2")
+    finally:
+        store.close()
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute(
+            "SELECT typeof(reply), CAST(reply AS BLOB), typeof(inverse), CAST(inverse AS BLOB) FROM log "
+            "ORDER BY key"
+        ).fetchall()
+    finally:
+        db.close()
+    assert rows == [("text", reply, "text", inverse), ("text", not_utf8, "text", inverse)]

@@ -41,6 +41,17 @@ class Ruling:
     derived: frozenset[str] = frozenset()
     """Actors the handler already derived (HEALTH-3..7) under the state's settings; the world skips them."""
 
+    def __init__(
+        self,
+        state: WorldState,
+        log: tuple[Step, ...] = (),
+        rolls: tuple[Roll, ...] = (),
+        derived: frozenset[str] = frozenset(),
+    ) -> None:
+        # every action makes one: its fields written at once, not through one `object.__setattr__`
+        # call each (the frozen dataclass' own `__init__`)
+        vars(self).update(state=state, log=log, rolls=rolls, derived=derived)
+
 
 Handler = Callable[[WorldState, Any, Context], Ruling]
 """An action handler: the state and a validated payload in, a ruling out."""

@@ -4,48 +4,37 @@
 holds approximate, each holding its target's position, `r` the world's radius (`area_radius_of`).
 After a ruling `rule_areas` keeps every area that still stands for its pair, draws one for each
 approximate pair without one (or whose target left it, or whose radius the world changed) and drops
-those of pairs no longer approximate. Unchanged rows stay the very same dicts, so the patch names
-only the areas that changed (`area_ops`). The dice are drawn in a fixed order (observers, then
-targets, sorted), so a world with seeded dice draws the same areas for the same rulings.
+those of pairs no longer approximate. A ruling copies no row: the areas it changes in a row that
+stays are held aside (`AreaMap.cells`) and written into the committed rows at commit (`seal`), so
+the patch names only the areas that changed (`area_ops`) and a refused ruling leaves the rows as
+they were. The observers holding an area of a target are read from the map's index
+(`AreaMap.holders`). The dice are drawn in a fixed order (observers, then targets, sorted), so a
+world with seeded dice draws the same areas for the same rulings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
-from vtt_bridge.document.models import Scene, WorldState, edited_keys, pending_cells
+from vtt_bridge.document.models import (
+    AreaCells,
+    AreaMap,
+    Scene,
+    WorldState,
+    edited_keys,
+    holders_of,
+    pending_areas,
+    pending_cells,
+    written_areas,
+)
 from vtt_bridge.rules.areas import Area, area_radius, draw_areas, still_holds
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.detection import LocateState
 from vtt_bridge.rules.dice import Roller
 
 Areas = dict[str, dict[str, Area]]
-
-
-class EditedAreas(dict[str, dict[str, Area]]):
-    """The areas of a ruling's state made from `base` (the areas before it): `edited[observer]`
-    names the targets whose areas the ruling added, redrew or dropped in that observer's row, and
-    every row not named is `base`'s very row. The patch builder reads those instead of comparing
-    whole rows. A plain dict in every other respect, its rows plain dicts (each edited row a
-    `dict.copy` of the old one: a dict subclass would be copied entry by entry once its table has
-    holes); `seal_areas` forgets `base` once the ruling is committed."""
-
-    __slots__ = ("base", "edited")
-
-    def __init__(self, base: Mapping[str, dict[str, Area]]) -> None:
-        super().__init__(base)
-        self.base: Mapping[str, dict[str, Area]] | None = base
-        self.edited: dict[str, set[str]] = {}
-
-
-def seal_areas(state: WorldState) -> None:
-    """Forget the base of a committed state's edited areas (so old rows can be freed)."""
-    areas = state.areas
-    if type(areas) is EditedAreas:
-        areas.base = None
-        areas.edited = {}
 
 
 _APPROXIMATE = LocateState.APPROXIMATE
@@ -76,15 +65,16 @@ def _moved_tokens(before: WorldState, after: WorldState) -> set[str] | None:
     return moved
 
 
-def _every_pair(state: WorldState, dice: Roller) -> Areas:
+def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
     """Every approximate pair's area, each kept when it still stands, the others drawn at once in
-    the order of the pairs (rows equal to the old ones are the old ones)."""
+    the order of the pairs (rows equal to the old ones are the old ones), indexed (`AreaMap.holders`)."""
     radius = area_radius_of(state)
     tokens = state.tokens
-    old = state.areas
+    old = written_areas(state.areas)
     pending = pending_cells(state.visibility)
     plan: list[tuple[str, list[str], list[Area | None] | None]] = []
     points: list[tuple[float, float]] = []
+    holders: dict[str, list[str]] = {}
     for observer in sorted(state.visibility):
         if observer not in tokens:
             continue
@@ -95,6 +85,12 @@ def _every_pair(state: WorldState, dice: Roller) -> Areas:
         targets = sorted(t for t, located in row.items() if located is _APPROXIMATE and t in tokens)
         if not targets:
             continue
+        for target in targets:
+            known = holders.get(target)
+            if known is None:
+                holders[target] = [observer]
+            else:
+                known.append(observer)
         old_row = old.get(observer)
         if not old_row:
             plan.append((observer, targets, None))
@@ -110,14 +106,14 @@ def _every_pair(state: WorldState, dice: Roller) -> Areas:
             kept.append(area)
         plan.append((observer, targets, kept))
     drawn = iter(draw_areas(points, radius, dice))
-    out: Areas = {}
+    out: dict[str, dict[str, Area]] = {}
     for observer, targets, kept_areas in plan:
         if kept_areas is None:
             out[observer] = dict(zip(targets, islice(drawn, len(targets)), strict=True))
             continue
         new_row = {t: next(drawn) if a is None else a for t, a in zip(targets, kept_areas, strict=True)}
         out[observer] = old[observer] if old[observer] == new_row else new_row
-    return out
+    return AreaMap(out, holders)
 
 
 def rule_areas(
@@ -129,7 +125,8 @@ def rule_areas(
 ) -> WorldState:
     """`after` with its areas ruled (see the module): `pairs` are the cells whose state the ruling
     changed besides the matrix's unapplied cells (None: any may have); `recheck`: look at every pair
-    (a world read back from a store written before areas were kept)."""
+    (a world read back from a store written before areas were kept). The areas it changes in rows
+    that stay are held aside (`AreaMap.cells`) and written into the rows at commit (`seal`)."""
     radius = area_radius_of(after)
     moved = _moved_tokens(before, after)
     if (
@@ -138,9 +135,11 @@ def rule_areas(
         or moved is None
         or after.areas is not before.areas
         or radius != area_radius_of(before)
+        or pending_areas(after.areas)
     ):
         every = _every_pair(after, dice)
-        if every == after.areas:
+        kept = after.areas
+        if type(kept) is AreaMap and kept.cells is None and kept.holders is not None and every == kept:
             return after
         return after.model_copy(update={"areas": every})
     by_observer: dict[str, set[str]] = {}
@@ -152,22 +151,29 @@ def rule_areas(
             named.add(target)
     pending = pending_cells(after.visibility)
     for observer, cells in pending.items():
-        by_observer.setdefault(observer, set()).update(cells)
+        named = by_observer.get(observer)
+        if named is None:
+            by_observer[observer] = set(cells)
+        else:
+            named.update(cells)
     old_areas = after.areas
-    if moved:
-        for target in moved:
-            for observer, row in old_areas.items():
-                if target in row:
-                    by_observer.setdefault(observer, set()).add(target)
-        # a moved target whose pair stayed approximate without an area cannot be (the invariant
-        # holds before the ruling), so the areas' rows name every pair to look at
+    holders = holders_of(old_areas)
+    for target in moved:
+        for observer in holders.get(target, ()):
+            named = by_observer.get(observer)
+            if named is None:
+                by_observer[observer] = {target}
+            else:
+                named.add(target)
+    # a moved target whose pair stayed approximate without an area cannot be (the invariant holds
+    # before the ruling), so the index names every pair of a moved target to look at
     if not by_observer:
         return after
     tokens = after.tokens
     visibility = after.visibility
     reach = radius * radius
-    areas: EditedAreas | None = None
-    undrawn: list[tuple[dict[str, Area], str]] = []
+    areas: AreaMap | None = None
+    undrawn: list[tuple[dict[str, Area | None], str]] = []
     points: list[tuple[float, float]] = []
     for observer in sorted(by_observer):
         old_row = old_areas.get(observer)
@@ -177,8 +183,8 @@ def rule_areas(
             states = {}
         unapplied = pending.get(observer)
         present = observer in tokens
-        new_row: dict[str, Area] | None = None
-        changed: set[str] = set()
+        changes: dict[str, Area | None] | None = None
+        drawn = 0
         for target in sorted(by_observer[observer]):
             area = None if old_get is None else old_get(target)
             located = (
@@ -190,29 +196,33 @@ def rule_areas(
                     dx, dy = token.x - area[0], token.y - area[1]
                     if dx * dx + dy * dy <= reach:
                         continue
-                if new_row is None:
-                    new_row = {} if old_row is None else old_row.copy()
-                new_row[target] = _UNDRAWN  # its place kept; drawn below, in this order
-                undrawn.append((new_row, target))
+                if changes is None:
+                    changes = {}
+                changes[target] = _UNDRAWN  # its place kept; drawn below, in this order
+                undrawn.append((changes, target))
                 points.append((token.x, token.y))
-                changed.add(target)
+                drawn += 1
             elif area is not None:
-                if new_row is None:
-                    new_row = {} if old_row is None else old_row.copy()
-                del new_row[target]
-                changed.add(target)
-        if new_row is None:
+                if changes is None:
+                    changes = {}
+                changes[target] = None
+        if changes is None:
             continue
         if areas is None:
-            areas = EditedAreas(old_areas)
-        areas.edited[observer] = changed
-        if new_row:
-            areas[observer] = new_row
+            areas = AreaMap(old_areas, holders, old_areas)
+        if old_row is None:  # a row that appears: only areas drawn in it
+            areas[observer] = cast(dict[str, Area], changes)  # drawn below, before anyone reads it
+            areas.whole.append(observer)
+        elif not drawn and len(changes) == len(old_row):  # every area of the row dropped: it goes
+            del areas[observer]
+            areas.whole.append(observer)
         else:
-            areas.pop(observer, None)
+            held = areas.cells
+            assert held is not None
+            held[observer] = changes
     if undrawn:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
-        for (row, target), drawn in zip(undrawn, draw_areas(points, radius, dice), strict=True):
-            row[target] = drawn
+        for (row, target), area in zip(undrawn, draw_areas(points, radius, dice), strict=True):
+            row[target] = area
     if areas is None:
         return after
     return after.model_copy(update={"areas": areas})
@@ -225,19 +235,23 @@ def area_ops(
     missing: Any = None,
 ) -> list[dict[str, Any]]:
     """The RFC 6902 ops turning one areas map into the other: a row that appears or goes whole, in a
-    row that changed only its areas that changed (added, removed, replaced: an area is a new tuple
-    when it changes, so entries are compared by identity), in sorted order. Rows that are the very
-    same dict are skipped unread. `olds` gets what `before` held at each op's path (`missing`: none),
-    for the inverse."""
+    row that changed only its areas that changed (removed, then added or replaced: an area is a new
+    tuple when it changes, so entries are compared by identity), in sorted order. Rows that are the
+    very same dict are skipped unread; a ruling's map made from `before` (`AreaMap`) names its
+    changes, and only those are read. `olds` gets what `before` held at each op's path (`missing`:
+    none), for the inverse."""
     if before is after:
         return []
     ops: list[dict[str, Any]] = []
-    edited = after.edited if type(after) is EditedAreas and after.base is before else None
-    if edited is not None:  # the ruling named the rows it changed: only those are read
-        gone_rows = sorted(o for o in edited if o not in after and o in before)
-        new_rows = sorted(o for o in edited if o in after and o not in before)
-        changed_rows = sorted(o for o in edited if o in after and o in before)
+    cells: AreaCells | None = None
+    if type(after) is AreaMap and after.base is before and after.cells is not None:
+        cells = after.cells
+        gone_rows = sorted(o for o in after.whole if o not in after)
+        new_rows = sorted(o for o in after.whole if o in after)
+        changed_rows = sorted(cells)
     else:
+        if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
+            after = written_areas(after)
         gone_rows = sorted(before.keys() - after.keys())
         new_rows = sorted(after.keys() - before.keys())
         old_get = before.get
@@ -252,26 +266,45 @@ def area_ops(
         if olds is not None:
             olds[f"/areas/{observer}"] = missing
     append = ops.append
+    if cells is not None:  # the ruling's own changes, each row's in sorted order
+        for observer in changed_rows:
+            old = before[observer]
+            changed = cells[observer]
+            prefix = f"/areas/{observer}/"
+            added: list[tuple[str, Area]] = []
+            for target, area in changed.items():
+                if area is None:
+                    path = prefix + target
+                    append({"op": "remove", "path": path})
+                    if olds is not None:
+                        olds[path] = list(old[target])
+                else:
+                    added.append((target, area))
+            for target, area in added:
+                was = old.get(target)
+                path = prefix + target
+                if was is None:
+                    append({"op": "add", "path": path, "value": list(area)})
+                    if olds is not None:
+                        olds[path] = missing
+                elif was != area:
+                    append({"op": "replace", "path": path, "value": list(area)})
+                    if olds is not None:
+                        olds[path] = list(was)
+        return ops
     for observer in changed_rows:
         old, new = before[observer], after[observer]
         prefix = f"/areas/{observer}/"
         cell_get = old.get
-        named = None if edited is None else edited.get(observer)
-        if named is not None:  # the ruling said which it changed
-            changed = sorted(named)
-            gone = [t for t in changed if t not in new and t in old]
-        else:
-            changed = sorted(t for t, area in new.items() if cell_get(t) is not area)
-            gone = sorted(old.keys() - new.keys()) if len(old) + len(changed) != len(new) else []
+        changed_targets = sorted(t for t, area in new.items() if cell_get(t) is not area)
+        gone = sorted(old.keys() - new.keys()) if len(old) + len(changed_targets) != len(new) else []
         for target in gone:
             path = prefix + target
             append({"op": "remove", "path": path})
             if olds is not None:
                 olds[path] = list(old[target])
-        for target in changed:
-            area = new.get(target)
-            if area is None:
-                continue  # gone (above)
+        for target in changed_targets:
+            area = new[target]
             was = cell_get(target)
             path = prefix + target
             if was is None:
@@ -313,4 +346,4 @@ def area_steps(state: WorldState, observer: str, target: str) -> list[Step]:
     ]
 
 
-__all__ = ["Areas", "EditedAreas", "area_ops", "area_radius_of", "area_steps", "rule_areas", "seal_areas"]
+__all__ = ["Areas", "area_ops", "area_radius_of", "area_steps", "rule_areas"]

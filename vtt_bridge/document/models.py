@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from vtt_bridge.errors import Refusal
-from vtt_bridge.rules.areas import DEFAULT_SQUARES, Squares, shared_area
+from vtt_bridge.rules.areas import DEFAULT_SQUARES, Area, Squares, shared_area
 from vtt_bridge.rules.common import (
     STORED,
     Count,
@@ -139,26 +139,149 @@ def pending_cells(visibility: object) -> dict[str, dict[str, LocateState]]:
     return {}
 
 
-def settled(state: WorldState) -> WorldState:
-    """`state` with a plain visibility matrix: unapplied cells written into copies of their rows."""
-    cells = pending_cells(state.visibility)
+AreaCells = dict[str, dict[str, Area | None]]
+"""Observer -> target -> the pair's new area, or None where the area is dropped (`AreaMap.cells`)."""
+
+Holders = dict[str, list[str]]
+"""Target -> the observers holding an area of it, each once (`AreaMap.holders`)."""
+
+
+class AreaMap(dict[str, dict[str, Area]]):
+    """A state's areas (DET-4 on the map: observer -> target -> area) whose rows are the committed
+    map's own rows, with the areas a ruling changed in them held in `cells` and not yet written.
+
+    A far move redraws one area in each of a hundred rows, so rather than copy them the world writes
+    the cells into the rows in place when it commits the ruling, after the store has it (`seal`); a
+    ruling that is refused or not stored leaves the rows as they were. Rows that appear or go whole
+    are set in this map itself (named in `whole`), never in the committed one. Until the commit the
+    rows hold the old areas: `area_ops` reads the cells, `settled` gives plain rows to anything else.
+    `holders` indexes the rows as written (target -> its observers), kept true by `seal`, so the
+    observers of a moved target are found without reading every row. Every other reader sees a
+    plain dict."""
+
+    __slots__ = ("base", "cells", "holders", "whole")
+
+    def __init__(
+        self,
+        rows: Mapping[str, dict[str, Area]],
+        holders: Holders | None,
+        base: Mapping[str, dict[str, Area]] | None = None,
+    ) -> None:
+        """`rows` as they are written; with a `base` (the committed map `rows` are), a ruling's map
+        whose cells are still to come."""
+        super().__init__(rows)
+        self.base: Mapping[str, dict[str, Area]] | None = base
+        """The committed map the cells apply to; None once written (or for a map made whole)."""
+        self.cells: AreaCells | None = None if base is None else {}
+        """The changes to rows shared with `base`, each row's targets in sorted order; a row they
+        would empty goes whole instead. None once written."""
+        self.whole: list[str] = []
+        """The observers whose row this map added or removed whole (not in `cells`)."""
+        self.holders: Holders | None = holders
+        """Target -> the observers whose written row holds an area of it (None: not built)."""
+
+
+def pending_areas(areas: object) -> AreaCells:
+    """The area changes of a map not yet written into its rows (see `AreaMap`); empty for a plain one."""
+    if type(areas) is AreaMap and areas.cells:
+        return areas.cells
+    return {}
+
+
+def holders_of(areas: Mapping[str, Mapping[str, Area]]) -> Holders:
+    """The index of a map's written rows: target -> the observers holding an area of it (an
+    `AreaMap`'s own, else built from the rows)."""
+    if type(areas) is AreaMap and areas.holders is not None:
+        return areas.holders
+    holders: Holders = {}
+    for observer, row in areas.items():
+        for target in row:
+            known = holders.get(target)
+            if known is None:
+                holders[target] = [observer]
+            else:
+                known.append(observer)
+    return holders
+
+
+def written_areas(areas: Mapping[str, dict[str, Area]]) -> dict[str, dict[str, Area]]:
+    """The areas as they read once their unapplied changes are written (see `AreaMap`): copies of
+    the rows they change; the map itself when it holds none."""
+    cells = pending_areas(areas)
     if not cells:
-        return state
-    matrix = dict(state.visibility)
+        return areas if type(areas) is dict or type(areas) is AreaMap else dict(areas)
+    out = dict(areas)
     for observer, changed in cells.items():
-        matrix[observer] = {**matrix[observer], **changed}
-    return state.model_copy(update={"visibility": matrix})
+        row = dict(out[observer])
+        for target, area in changed.items():
+            if area is None:
+                del row[target]
+            else:
+                row[target] = area
+        out[observer] = row
+    return out
+
+
+def _write_areas(areas: AreaMap) -> None:
+    """Write a committed map's cells into its rows and keep its index true (see `AreaMap`)."""
+    base, cells, holders = areas.base, areas.cells, areas.holders
+    if base is None or cells is None:
+        return
+    if holders is not None:
+        for observer in areas.whole:
+            gone = base.get(observer)
+            if gone is not None:
+                for target in gone:
+                    holders[target].remove(observer)
+            row = areas.get(observer)
+            if row is not None:
+                for target in row:
+                    holders.setdefault(target, []).append(observer)
+    for observer, changed in cells.items():
+        row = areas[observer]
+        for target, area in changed.items():
+            if area is None:
+                del row[target]
+                if holders is not None:
+                    holders[target].remove(observer)
+            else:
+                if holders is not None and target not in row:
+                    holders.setdefault(target, []).append(observer)
+                row[target] = area
+    areas.base = areas.cells = None
+    areas.whole = []
+
+
+def settled(state: WorldState) -> WorldState:
+    """`state` with a plain visibility matrix and plain areas: unapplied cells written into copies
+    of their rows."""
+    cells = pending_cells(state.visibility)
+    changes = pending_areas(state.areas)
+    if not cells and not changes:
+        return state
+    update: dict[str, Any] = {}
+    if cells:
+        matrix = dict(state.visibility)
+        for observer, changed in cells.items():
+            matrix[observer] = {**matrix[observer], **changed}
+        update["visibility"] = matrix
+    if changes:
+        update["areas"] = written_areas(state.areas)
+    return state.model_copy(update=update)
 
 
 def seal(state: WorldState) -> None:
-    """Make a committed state plain: write its unapplied visibility cells into their rows (see
-    `Unapplied`), and forget the edit trail of its maps (their `base`), so old maps can be freed."""
+    """Make a committed state plain: write its unapplied visibility cells and areas into their rows
+    (see `Unapplied`, `AreaMap`), and forget the edit trail of its maps (their `base`), so old maps
+    can be freed."""
     visibility = state.visibility
     if type(visibility) is Unapplied and visibility.cells is not None:
         for observer, changed in visibility.cells.items():
             visibility[observer].update(changed)
         visibility.cells = None
         visibility.keys_of = None
+    if type(state.areas) is AreaMap:
+        _write_areas(state.areas)
     for members in (state.actors, state.tokens):
         if isinstance(members, Edited):
             members.base = None
@@ -522,9 +645,12 @@ __all__ = [
     "LOCATE_OF_CODE",
     "SERVER_WRITTEN_ACTOR_FIELDS",
     "Actor",
+    "AreaCells",
+    "AreaMap",
     "Edited",
     "Healing",
     "HealthStatus",
+    "Holders",
     "LastTurn",
     "LocatePin",
     "LocateState",
@@ -539,9 +665,12 @@ __all__ = [
     "WorldState",
     "dense_visibility",
     "edited_keys",
+    "holders_of",
+    "pending_areas",
     "pending_cells",
     "replaced",
     "seal",
     "settled",
     "sparse_visibility",
+    "written_areas",
 ]

@@ -16,7 +16,7 @@ counts whole when later rulings are named.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -66,7 +66,9 @@ class JsonOps:
     @classmethod
     def of(cls, ops: Iterable[patches.Op]) -> JsonOps:
         """The ops dumped in parts of `OPS_CHUNK` (JSON values only: what a diff and its inverse hold)."""
-        listed = list(ops)
+        listed: Sequence[patches.Op] = ops if isinstance(ops, tuple) else list(ops)
+        if len(listed) <= OPS_CHUNK:  # a ruling's few ops (a damage's one): one part, dumped at once
+            return cls((orjson.dumps(listed),) if listed else ())
         return cls(
             tuple(orjson.dumps(listed[at : at + OPS_CHUNK]) for at in range(0, len(listed), OPS_CHUNK))
         )
@@ -111,6 +113,8 @@ class JsonOps:
 
     def data(self) -> bytes:
         """The ops as one JSON array, its UTF-8 (what the store writes)."""
+        if len(self._parts) == 1 and not self._packed:
+            return self._parts[0]
         return b"[" + b",".join(part[1:-1] for part in self._json_parts() if len(part) > 2) + b"]"
 
     def ops(self) -> tuple[patches.Op, ...]:
@@ -170,6 +174,32 @@ class Entry:
 
     def ref(self) -> RulingRef:
         return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
+
+
+def made_entry(
+    action_id: str | None,
+    rev: int,
+    kind: str,
+    forward: Ops,
+    inverse: Ops | None,
+    target: str | None = None,
+    reason: str | None = None,
+    size: int = 0,
+) -> Entry:
+    """`Entry(...)` for the hot path (a ruling makes two): the same frozen entry, its fields written
+    into its `__dict__` at once instead of through one `object.__setattr__` call each."""
+    entry: Entry = object.__new__(Entry)
+    vars(entry).update(
+        action_id=action_id,
+        rev=rev,
+        kind=kind,
+        forward=forward,
+        inverse=inverse,
+        target=target,
+        reason=reason,
+        size=size,
+    )
+    return entry
 
 
 def sync_entry(rev: int) -> Entry:

@@ -12,8 +12,7 @@ import json
 import random
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -28,7 +27,7 @@ from vtt_bridge.actions.registry import (
     StateQuery,
 )
 from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
-from vtt_bridge.document.areas import rule_areas, seal_areas
+from vtt_bridge.document.areas import rule_areas
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import (
     SERVER_WRITTEN_ACTOR_FIELDS,
@@ -47,7 +46,7 @@ from vtt_bridge.document.models import (
 from vtt_bridge.document.pins import apply_pins, held_steps
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine import patch as patches
-from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, step_data
+from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, made_entry, step_data
 from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.engine.refusals import RequestError, path_details, refusal
 from vtt_bridge.engine.roller import SeededRoller
@@ -57,9 +56,9 @@ from vtt_bridge.rules.conditions import DERIVED
 from vtt_bridge.rules.dice import Roll, Roller
 
 
-@dataclass(frozen=True)
-class Pending:
-    """A ruling computed but not yet durable: the next state and the `result` payload."""
+class Pending(NamedTuple):
+    """A ruling computed but not yet durable: the next state and the `result` payload. A named tuple:
+    one is made for every ruling, and a frozen dataclass sets each field through `object.__setattr__`."""
 
     state: WorldState
     result: dict[str, Any]
@@ -240,6 +239,9 @@ class World:
         self.recent = max(1, recent)
         self.visibility = VisibilityIndex()
         """The world's own visibility index and its caches (DET-4..8)."""
+        self._context: Context | None = None
+        """What the world's handlers are given besides the state (the dice, its visibility index):
+        made once for the dice it is given, not at every action."""
         self._reply_bytes = sum(len(reply) for reply in self.replies.values())
         self.history = history if history is not None else History()
         """The last rulings' ops and inverses, and which stand undone (`history.py`)."""
@@ -303,7 +305,7 @@ class World:
             "rolls": [roll_payload(roll) for roll in rolls],
         }
         if action_id is not None:
-            entry = Entry(
+            entry = made_entry(
                 action_id,
                 new_rev,
                 kind,
@@ -312,7 +314,7 @@ class World:
                 target,
             )
         else:  # a sync or upsert: only its paths matter (for the conflicts it causes)
-            entry = Entry(
+            entry = made_entry(
                 None,
                 new_rev,
                 kind,
@@ -350,12 +352,13 @@ class World:
             pending = self._prepare_history(action_id, action)
         else:
             _, handler = HANDLERS[kind]
-            with _Refusals(f"{kind} action"):
-                ruling: Ruling = handler(
-                    self.state,
-                    action,
-                    Context(roller=roller, visibility=self.visibility, unapplied_cells=True),
+            context = self._context
+            if context is None or context.roller is not roller:  # one per world and dice
+                context = self._context = Context(
+                    roller=roller, visibility=self.visibility, unapplied_cells=True
                 )
+            with _Refusals(f"{kind} action"):
+                ruling: Ruling = handler(self.state, action, context)
             return self._finish(
                 self.state,
                 ruling.state,
@@ -646,8 +649,7 @@ class World:
         undo then keeps instead (packed once the ruling is answered: `History.repack`)."""
         self.state = pending.state
         seal(pending.state)
-        if pending.detection:  # else its areas are sealed already; the index forgets at the next one
-            seal_areas(pending.state)
+        if pending.detection:  # else the index forgets at the next one
             self._areas_checked = True
             self.visibility.committed(pending.state)
         data = _utf8(reply)
@@ -658,7 +660,7 @@ class World:
                 forward, inverse = (
                     kept if kept is not None and entry.inverse is not None else (entry.forward, entry.inverse)
                 )
-                entry = Entry(
+                entry = made_entry(
                     entry.action_id,
                     entry.rev,
                     entry.kind,

@@ -78,11 +78,19 @@ class RuleModel(BaseModel):
         new = cls.__new__(cls)
         values = self.__dict__.copy()
         values.update(update)
-        object.__setattr__(new, "__dict__", values)
-        object.__setattr__(new, "__pydantic_fields_set__", self.__pydantic_fields_set__ | update.keys())
-        object.__setattr__(new, "__pydantic_extra__", None)
-        object.__setattr__(new, "__pydantic_private__", None)
+        _set_model_dict(new, values)
+        _set_fields_set(new, self.__pydantic_fields_set__ | update.keys())
+        _set_extra(new, None)
+        _set_private(new, None)
         return new
+
+
+_set_model_dict: Callable[[BaseModel, dict[str, Any]], None] = vars(BaseModel)["__dict__"].__set__
+_set_fields_set: Callable[[BaseModel, set[str]], None] = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra: Callable[[BaseModel, None], None] = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private: Callable[[BaseModel, None], None] = vars(BaseModel)["__pydantic_private__"].__set__
+"""The setters of a pydantic model's slots (`RuleModel.model_copy`), called directly: the same
+as `object.__setattr__`, without its look-up of the attribute in the class's MRO."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -99,6 +107,13 @@ class Step:
     text: str
     data: dict[str, Any]
     key: str
+
+    def __init__(self, *, rule: str, text: str, data: dict[str, Any], key: str) -> None:
+        # the dataclass' own `__init__` would set each slot through `object.__setattr__`
+        _set_rule(self, rule)
+        _set_text(self, text)
+        _set_data(self, data)
+        _set_key(self, key)
 
     def payload(self) -> dict[str, Any]:
         """The step as the wire shows it."""
@@ -143,7 +158,7 @@ def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     for s in steps:
         fields = STEPS[s.key].fields
         add = {k: v for k, v in subjects.items() if k in fields}
-        out.append(Step(rule=s.rule, text=s.text, data={**s.data, **add}, key=s.key) if add else s)
+        out.append(make_step(s.rule, s.text, {**s.data, **add}, s.key) if add else s)
     return out
 
 

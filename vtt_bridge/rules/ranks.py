@@ -151,6 +151,14 @@ def _is_price(value: str) -> bool:
     return True
 
 
+def _first_given(keys: tuple[str, ...], data: dict[str, Any]) -> str | None:
+    """The first of a field's spellings that `data` holds (None: none)."""
+    for key in keys:
+        if key in data:
+            return key
+    return None
+
+
 def keep_prices(data: Any, fields: Mapping[tuple[str, ...], tuple[str, ...]]) -> Any:
     """RANK-2, for a model's `mode="before"` validator: where a Rank field (any of its spellings,
     alias or name) holds a price, keep the text in the price field beside it (`rank: "DD+1200"` ->
@@ -161,8 +169,8 @@ def keep_prices(data: Any, fields: Mapping[tuple[str, ...], tuple[str, ...]]) ->
         return data
     out: dict[str, Any] | None = None
     for rank_keys, price_keys in fields.items():
-        rank_key = next((key for key in rank_keys if key in data), None)
-        price_key = next((key for key in price_keys if key in data), None)
+        rank_key = _first_given(rank_keys, data)
+        price_key = _first_given(price_keys, data)
         value = data[rank_key] if rank_key is not None else None
         price = data[price_key] if price_key is not None else None
         if price is None:

@@ -23,9 +23,8 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 from pydantic import BaseModel
@@ -59,12 +58,11 @@ class StorageError(RequestError):
         super().__init__(ErrorCode.STORAGE, reason)
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(NamedTuple):
     """One ruling on its way through the pipeline: the bridge, the client that asked and the id of
     its message (what the acknowledgement answers), the world, the ruling made and not yet committed,
     and its kind (an action's kind, `sync` or `upsert`: what the status page and the pushed patch
-    name)."""
+    name). A named tuple, as `Pending` is: one is made for every ruling."""
 
     bridge: Bridge
     client: Client
@@ -364,8 +362,13 @@ def envelope_parts(type_: str, payload_data: bytes | list[Part], msg_id: str, re
     """`envelope(...)`'s UTF-8 in parts (joined, the very bytes), its payload already serialized as
     UTF-8, or as the parts it is made of: a long ruling's megabytes are neither copied into a str
     nor encoded on the loop, nor joined into one message (the outbox writes the parts as they are)."""
-    parts = payload_data if isinstance(payload_data, list) else [payload_data]
-    return [envelope(type_, "", msg_id, re)[:-1].encode(), *parts, b"}"]
+    head = b'{"v":1,"id":' + orjson.dumps(msg_id)
+    if re is not None:
+        head += b',"re":' + orjson.dumps(re)
+    head += b',"type":"' + type_.encode() + b'","payload":'
+    if isinstance(payload_data, list):
+        return [head, *payload_data, b"}"]
+    return [head, payload_data, b"}"]
 
 
 def json_default(value: Any) -> Any:

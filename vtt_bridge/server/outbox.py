@@ -50,7 +50,9 @@ DEFLATE_FROM = 16 << 10
 """On a connection that negotiated permessage-deflate (RFC 7692), a message of this many bytes or more
 is sent compressed (by aiohttp, which compresses one this long in a worker thread, never on the
 event loop); a shorter one goes as it is (RSV1 clear, which section 6 allows per message): a
-`damage`'s kilobyte would save less than a millisecond of loopback for the deflate it costs."""
+`damage`'s kilobyte would save less than a millisecond of loopback for the deflate it costs. On
+every connection a message shorter than this (and not in fragments) is framed and written by the
+outbox itself in one call (`Outbox._plain_frame`), not through aiohttp's two coroutines."""
 
 ANSWER_FIRST_FROM = DEFLATE_FROM
 """An answer of this many bytes or more (or one sent in fragments) is written to the client that asked
@@ -127,7 +129,7 @@ def fragments(parts: Sequence[Part], size: int) -> Iterator[list[memoryview]]:
 def message_size(message: Message) -> int:
     """What a message counts against an outbox's bound: its characters, or its bytes."""
     if isinstance(message, list):
-        return sum(len(part) for part in message)
+        return sum(map(len, message))
     return len(message)
 
 
@@ -196,7 +198,10 @@ class Outbox:
         if after is not None and after.done():
             after = None
         if self._writer is None and not self._queue and after is None:
-            self._start(message, written)
+            if self._short(message_size(message)):
+                self._write_now(message, written)
+            else:
+                self._start(message, written)
             return True
         size = message_size(message)
         if len(self._queue) + 1 > self.max_messages or self.queued_bytes + size > self.max_bytes:
@@ -210,6 +215,34 @@ class Outbox:
             self._idle.clear()
             self._writer = asyncio.get_running_loop().create_task(self._write(None, None))
         return True
+
+    def _short(self, size: int) -> bool:
+        """Whether a message of `size` (`message_size`) goes as one plain frame this outbox writes
+        itself (`_plain_frame`): shorter than `DEFLATE_FROM` and not in fragments, on a connection
+        whose transport it holds."""
+        return (
+            size < DEFLATE_FROM
+            and not 0 < self.fragment_bytes < size
+            and self._transport is not None
+            and self._stream is not None
+        )
+
+    def _write_now(self, message: Message, written: asyncio.Future[None] | None) -> None:
+        """Write a short message (`_short`) at once, no coroutine made: the common case. When the
+        transport's buffer is left holding more than `DEFLATE_FROM` bytes, the writer task waits for
+        it to drain before anything else is written (as `_plain` would)."""
+        try:
+            self._plain_frame(message)
+        except _GONE:
+            _resolve(written)
+            return
+        transport, stream = self._transport, self._stream
+        assert transport is not None and stream is not None
+        if transport.get_write_buffer_size() <= DEFLATE_FROM:
+            _resolve(written)
+            return
+        self._idle.clear()
+        self._writer = asyncio.get_running_loop().create_task(self._write(stream.drain(), None, written))
 
     def _start(self, message: Message, written: asyncio.Future[None] | None) -> None:
         """Write `message` now (a long one: its first fragment); when the socket is full, or more
@@ -274,27 +307,40 @@ class Outbox:
             elif isinstance(message, bytes):
                 message = [message]
             return self._fragmented(message)
-        if self.deflate and message_size(message) < DEFLATE_FROM:
-            return self._plain(message.encode() if isinstance(message, str) else message)
+        if self._short(message_size(message)):
+            return self._plain(message)
         if isinstance(message, str):
             return self.ws.send_str(message)
         if isinstance(message, list):
             message = b"".join(message)
         return self.ws.send_frame(message, WSMsgType.TEXT)
 
-    async def _plain(self, message: bytes | list[Part]) -> None:
-        """A short message on a deflate connection, as one frame with RSV1 clear (RFC 7692 section
-        6: not compressed): aiohttp compresses every frame it sends on such a connection. Written
-        whole in one call, as aiohttp writes its frames, so its control frames never land inside."""
+    async def _plain(self, message: Message) -> None:
+        """A short message (`_short`) as one plain frame (`_plain_frame`), then, when the transport's
+        buffer holds more than `DEFLATE_FROM` bytes, a wait until it drains."""
+        self._plain_frame(message)
         transport, stream = self._transport, self._stream
         assert transport is not None and stream is not None
-        if self.ws.closed or transport.is_closing():
-            raise ConnectionResetError("the connection is closing")
-        parts = [message] if isinstance(message, bytes) else message
-        length = sum(len(part) for part in parts)
-        transport.writelines([frame_header(OPCODE_TEXT, True, length), *parts])
         if transport.get_write_buffer_size() > DEFLATE_FROM:
             await stream.drain()
+
+    def _plain_frame(self, message: Message) -> None:
+        """A short message as one text frame, RSV bits clear, written to the transport in one call:
+        on a deflate connection that is a frame not compressed (RFC 7692 section 6; aiohttp would
+        compress every frame it sends on such a connection), on any other the frame aiohttp would
+        write, without its coroutines. Written whole in one call, as aiohttp writes its frames, so
+        its control frames never land inside. `ConnectionResetError` when the connection closes."""
+        transport = self._transport
+        assert transport is not None
+        if self.ws.closed or transport.is_closing():
+            raise ConnectionResetError("the connection is closing")
+        if isinstance(message, str):
+            data = message.encode()
+        elif isinstance(message, bytes):
+            data = message
+        else:
+            data = b"".join(message)
+        transport.write(frame_header(OPCODE_TEXT, True, len(data)) + data)
 
     async def _fragmented(self, parts: list[Part]) -> None:
         """One text message as fragments (RFC 6455 section 5.4: the first frame text with FIN

@@ -138,6 +138,21 @@ class StoredRuling:
     steps: int
 
 
+BOUND_AS_IS_BYTES = 4 << 10
+"""Bytes of a row's value up to which `_bound_as_is` copies it into a bytearray."""
+
+
+def _bound_as_is(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row with its short bytes values (`BOUND_AS_IS_BYTES`: a `damage`'s reply and inverse) as
+    bytearrays: Python's sqlite3 binds a bytearray (as an int, a float or a str) as it is, but looks
+    a `bytes` value up in its adapters first (a registry lookup and two attribute lookups, more than
+    a few kilobytes' copy). The same blob is bound, and stored the same (`INSERT_RULING`)."""
+    return tuple(
+        bytearray(value) if type(value) is bytes and len(value) <= BOUND_AS_IS_BYTES else value
+        for value in row
+    )
+
+
 class Store:
     """The rulings log in one SQLite file. Not thread-safe: one thread at a time uses it (the server's
     event loop, or the store's writer thread while the loop waits: `Bridge.in_store`)."""
@@ -219,6 +234,9 @@ class Store:
             if name.exists():
                 os.chmod(name, 0o600)
         os.close(os.open(self._marker, os.O_WRONLY | os.O_CREAT, 0o600))
+        self._insert = self._db.cursor()
+        """The cursor a ruling's row is inserted through (`append`), kept: `Connection.execute` makes
+        a cursor for every statement."""
         self._file = os.open(path, os.O_RDONLY)
         """The store's file, open to tell (`check_file`) whether it is still the one at `path`."""
         self._since_snapshot: dict[str, int] = {}
@@ -286,13 +304,14 @@ class Store:
         # What cannot be read back is not written (the server refuses the ruling, nothing changed): a
         # packed value's text must fit SQLite's own bound on a value (`vtt_text` hands it to SQLite)
         # and `LARGEST_UNPACKED`, as a text value had to fit SQLite's bound to be written at all.
-        bound = min(LARGEST_UNPACKED, db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH))
         for value in (reply, inverse, snapshot):
-            length = unpacked_length(value) if isinstance(value, bytes) and is_packed(value) else 0
-            if length > bound:
-                raise sqlite3.DataError(
-                    f"a value of {length} bytes is beyond what the store reads back ({bound})"
-                )
+            if isinstance(value, bytes) and is_packed(value):
+                length = unpacked_length(value)
+                bound = min(LARGEST_UNPACKED, db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH))
+                if length > bound:
+                    raise sqlite3.DataError(
+                        f"a value of {length} bytes is beyond what the store reads back ({bound})"
+                    )
         base = self._world_key(world)  # before the transaction: a number once given stays given
         key = base + rev
         row = (
@@ -310,7 +329,7 @@ class Store:
             parts = ()
         if snapshot is None and not parts:
             # One statement in autocommit mode is one transaction: the cheapest durable write.
-            db.execute(INSERT_RULING, row)
+            self._insert.execute(INSERT_RULING, row if large else _bound_as_is(row))
             if large:
                 self._unbind(INSERT_RULING, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
