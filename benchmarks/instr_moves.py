@@ -14,6 +14,11 @@ moves alone (`callgrind_control -i on` before them, `-d` after; the client's par
 every reply). `--profile FILE` writes a cProfile of the moves alone (`python -m pstats FILE`);
 `--hashes` prints one sha256 of every reply and pushed frame of the moves (a pushed frame without its
 message id): a change that is meant to change no byte keeps it.
+
+`--in-process` rules the same moves on a `World` of this process, no server, socket or store: the
+calls a ruling's pipeline makes on it (`World.prepare_action`, `dumped_result`, `World.commit`);
+`--areas off` leaves the area step out (as `instr_areas --areas off` does), so the rest of a move
+is counted alone.
 """
 
 from __future__ import annotations
@@ -29,23 +34,33 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import aiohttp
+import orjson
 from aiohttp.test_utils import TestServer
 
 from benchmarks.bench_scene import _sync_frames, _sync_state
 from benchmarks.common import TOKEN
 from vtt_bridge.cli.app import create_app
+from vtt_bridge.engine import world as world_module
+from vtt_bridge.engine.roller import SeededRoller
+from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.server.bridge import Config
+from vtt_bridge.server.commit import dumped_result
 from vtt_bridge.server.heap import collect_young_less_often
 
 WARM_UP = 60
 
 
+def _payload(ids: list[str], i: int) -> dict[str, Any]:
+    """The i-th far move's payload, as `bench_instructions` makes it."""
+    return {"kind": "move", "token": ids[i % len(ids)], "x": (i * 37) % 4000, "y": (i * 53) % 4000}
+
+
 def _move(ids: list[str], i: int) -> str:
-    """The i-th far move, as `bench_instructions` makes it."""
-    payload = {"kind": "move", "token": ids[i % len(ids)], "x": (i * 37) % 4000, "y": (i * 53) % 4000}
-    return json.dumps({"v": 1, "id": f"m{i}", "type": "action", "payload": payload})
+    """The i-th far move's frame."""
+    return json.dumps({"v": 1, "id": f"m{i}", "type": "action", "payload": _payload(ids, i)})
 
 
 def _callgrind(*command: str) -> None:
@@ -136,6 +151,40 @@ async def run(
         print(f"moves' replies and pushed frames: {digest.hexdigest()}")
 
 
+def run_in_process(tokens: int, moves: int, profile: Path | None, counted: bool) -> None:
+    """`--in-process`: sync, warm up and the measured moves on a `World` of this process."""
+    collect_young_less_often()
+    state = _sync_state(tokens)
+    ids = list(state["tokens"])
+    world = World("moves")
+    synced = world.prepare_sync({"state": {k: state[k] for k in ("scene", "settings", "actors", "tokens")}})
+    world.commit(synced, orjson.dumps(synced.result))
+
+    def ruled(i: int) -> None:
+        pending = world.prepare_action(f"m{i}", _payload(ids, i), SeededRoller(i))
+        assert isinstance(pending, Pending)
+        world.commit(pending, dumped_result(pending.result).data)
+
+    for i in range(WARM_UP):
+        ruled(i)
+    profiler = cProfile.Profile() if profile is not None else None
+    cpu = time.process_time()
+    if counted:
+        _callgrind("-i", "on")
+    if profiler is not None:
+        profiler.enable()
+    for i in range(WARM_UP, WARM_UP + moves):
+        ruled(i)
+    if counted:
+        _callgrind("-d")
+    if profiler is not None and profile is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
+    cpu = time.process_time() - cpu
+    if moves:
+        print(f"{moves} moves at {tokens} tokens in process: {cpu / moves * 1e3:.3f} ms CPU each")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -147,9 +196,16 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, default=None, help="a cProfile of the moves, to this file")
     parser.add_argument("--callgrind", action="store_true", help="count the moves alone (under callgrind)")
     parser.add_argument("--hashes", action="store_true", help="the sha256 of the moves' replies and pushes")
+    parser.add_argument("--in-process", action="store_true", help="on a World of this process, no server")
+    parser.add_argument("--areas", choices=("on", "off"), default="on", help="off: without the area step")
     args = parser.parse_args()
     if args.hashes and os.environ.get("PYTHONHASHSEED") != "0":
         sys.exit("run with PYTHONHASHSEED=0")
+    if args.areas == "off":
+        setattr(world_module, "rule_areas", lambda before, after, *a, **k: after)  # noqa: B010
+    if args.in_process:
+        run_in_process(args.tokens, args.moves, args.profile, args.callgrind)
+        return
     asyncio.run(
         run(args.tokens, args.moves, args.watchers, args.rounds, args.profile, args.hashes, args.callgrind)
     )

@@ -162,7 +162,15 @@ def test_DET_4_a_scene_past_the_frame_cap_still_recomputes() -> None:
 
 # --- properties -----------------------------------------------------------------------------------------
 
-CAST = [GUARD, ASSASSIN, WIZARD, DOG, GUARD.model_copy(update={"conditions": {"blinded": True}})]
+BAT = actor(
+    humanoid=False,
+    detection=[
+        {"name": "sight", "sense": "sight", "range": 6},
+        {"name": "hearing", "sense": "hearing", "capability": "approximate", "range": 20},
+    ],
+)
+"""DET-6: a reach of two steps (pinpointed near, approximate farther, unlocated beyond)."""
+CAST = [GUARD, ASSASSIN, WIZARD, DOG, GUARD.model_copy(update={"conditions": {"blinded": True}}), BAT]
 token_ids = st.sampled_from([f"t{i}" for i in range(8)])
 positions = st.tuples(st.integers(0, 30), st.integers(0, 4), st.sampled_from([0.0, 3.0]))
 

@@ -10,10 +10,12 @@ from typing import Any
 
 import jsonpatch
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from tests.detection_scenes import guard_among_hiders
+from tests.detection_scenes import ASSASSIN, DOG, GUARD, WIZARD, actor, guard_among_hiders
+from vtt_bridge.document.models import settled
+from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine import patch as patches
 from vtt_bridge.engine import world as world_module
 from vtt_bridge.engine.refusals import RequestError
@@ -291,6 +293,37 @@ def test_a_row_changed_in_fewer_than_half_its_entries_is_patched_entry_by_entry(
         assert patches.apply_ops(after, inverse) == before
 
 
+def test_a_moves_cell_ops_and_the_inverses_built_with_them_undo_it() -> None:
+    """DET-5: a move's visibility cells are diffed with their inverses in one pass (`patch.Undo`):
+    cells added (no longer pinpointed), removed (pinpointed again) and replaced, each inverse what
+    a `Reader` of the state before gives, and the inverse restores that state."""
+    cast = {"guard": GUARD, "assassin": ASSASSIN, "wizard": WIZARD, "dog": DOG}
+    world = World("w")
+    synced = {
+        "scene": {"id": "s", "gridDistance": 1.5, "gridSize": 100},
+        "actors": {f"a-{name}": who.model_dump(mode="json", by_alias=True) for name, who in cast.items()},
+        "tokens": {name: {"actor": f"a-{name}", "x": 0, "y": 0} for name in cast},
+    }
+    world.commit(world.prepare_sync({"state": synced}), "")
+    kinds: set[str] = set()
+    moves = [("dog", 1500), ("dog", 0), ("dog", 3000), ("guard", 2500), ("dog", 200), ("wizard", 5000)]
+    for i, (token, x) in enumerate(moves):
+        before = world.state
+        was = before.model_dump(mode="json")  # the commit writes the move's cells into shared rows
+        pending = world.prepare_action(
+            f"m{i}", {"kind": "move", "token": token, "x": x, "y": 0}, SeededRoller(i)
+        )
+        assert not isinstance(pending, bytes) and pending.entry is not None
+        entry = pending.entry
+        assert entry.inverse is not None
+        kinds.update(op["op"] for op in entry.forward if op["path"].startswith("/visibility/"))
+        assert entry.inverse == tuple(patches.inverse_ops(before, entry.forward)), (token, x)
+        world.commit(pending, "{}")
+        restored = patches.apply_ops(world.state, entry.inverse)
+        assert restored.model_copy(update={"rev": before.rev}).model_dump(mode="json") == was
+    assert kinds == {"add", "remove", "replace"}
+
+
 ORDER_SCRIPT = """
 import hashlib
 import orjson
@@ -403,3 +436,115 @@ def test_english_step_texts_count_one_as_one() -> None:
     stage_three = [s["text"] for s in round_.result["log"] if s.get("key") == "DET-8.round"]
     assert len(stage_three) == 1, stage_three
     assert stage_three[0].startswith("stage three, round 2: 1 contest, "), stage_three
+
+
+KEPT_CAST = {
+    "guard": GUARD,
+    "assassin": ASSASSIN,
+    "wizard": WIZARD,
+    "dog": DOG,
+    "bat": actor(  # DET-6: a reach of two steps (pinpointed near, approximate farther)
+        humanoid=False,
+        detection=[
+            {"name": "sight", "sense": "sight", "range": 6},
+            {"name": "hearing", "sense": "hearing", "capability": "approximate", "range": 20},
+        ],
+    ),
+}
+moves = st.tuples(st.just("move"), st.integers(0, 7), st.integers(0, 40), st.integers(0, 4), st.booleans())
+kept_steps = st.lists(
+    st.one_of(
+        moves,
+        moves,
+        moves,
+        st.tuples(st.just("undo")),
+        st.tuples(st.just("refused"), st.integers(0, 7)),
+        st.tuples(st.just("senses"), st.integers(0, 7), st.sampled_from(sorted(KEPT_CAST))),
+        st.tuples(st.just("actor"), st.sampled_from(sorted(KEPT_CAST)), st.sampled_from(sorted(KEPT_CAST))),
+        st.tuples(st.just("remove"), st.integers(0, 7)),
+        st.tuples(st.just("sync"), st.integers(0, 40)),
+        st.tuples(st.just("round"), st.integers(0, 2**16)),
+    ),
+    min_size=1,
+    max_size=16,
+)
+
+
+def _kept_world() -> World:
+    names = sorted(KEPT_CAST)
+    world = World("kept")
+    state = {
+        "scene": {"id": "s", "round": 1, "gridDistance": 1.5, "gridSize": 100},
+        "actors": {name: who.model_dump(mode="json", by_alias=True) for name, who in KEPT_CAST.items()},
+        "tokens": {f"t{i}": {"actor": names[i % len(names)], "x": 400 * i, "y": 0} for i in range(8)},
+    }
+    world.commit(world.prepare_sync({"state": state}), "")
+    return world
+
+
+@settings(max_examples=60, deadline=None)
+@given(kept_steps)
+def test_DET_5_the_worlds_kept_index_agrees_with_a_fresh_one_after_any_rulings(
+    steps: list[tuple[Any, ...]],
+) -> None:
+    """The world keeps one `VisibilityIndex` (its token groups and their varying groups live across
+    rulings while only positions change): after moves (committed or dropped, as when the store
+    refuses them), undos, refused rulings, tokens given another actor, actors given other senses,
+    tokens removed, syncs and rounds, its
+    matrix and standing results are what a new index computes from scratch."""
+    world = _kept_world()
+    made: list[str] = []
+    for i, step in enumerate(steps):
+        kind = step[0]
+        state = world.state
+        try:
+            if kind == "move":
+                _, token, x, y, commit = step
+                body = {"kind": "move", "token": f"t{token}", "x": 100 * x, "y": 100 * y}
+                pending = world.prepare_action(f"a{i}", body, SeededRoller(i))
+                if not commit:
+                    continue  # dropped: the world keeps its state
+            elif kind == "undo":
+                if not made:
+                    continue
+                pending = world.prepare_action(
+                    f"u{i}", {"kind": "undo", "action": made.pop()}, SeededRoller(i)
+                )
+            elif kind == "refused":
+                body = {"kind": "move", "token": f"gone{step[1]}", "x": 0, "y": 0}
+                with pytest.raises(RequestError):
+                    world.prepare_action(f"r{i}", body, SeededRoller(i))
+                continue
+            elif kind == "senses":
+                if f"t{step[1]}" not in state.tokens:
+                    continue
+                value = {"actor": step[2], "x": state.tokens[f"t{step[1]}"].x, "y": 0}
+                pending = world.prepare_upsert({"path": f"/tokens/t{step[1]}", "value": value})
+            elif kind == "actor":  # one actor given another's senses: its tokens stay where they are
+                value = KEPT_CAST[step[2]].model_dump(mode="json", by_alias=True)
+                pending = world.prepare_upsert({"path": f"/actors/{step[1]}", "value": value})
+            elif kind == "remove":
+                if f"t{step[1]}" not in state.tokens:
+                    continue
+                pending = world.prepare_upsert({"path": f"/tokens/t{step[1]}", "value": None})
+            elif kind == "sync":
+                synced = settled(state).model_dump(mode="json", by_alias=True)
+                tokens = synced["tokens"]
+                for tid in list(tokens)[:2]:
+                    tokens[tid]["x"] = 100 * step[1]
+                parts = {part: synced[part] for part in ("scene", "actors", "tokens")}
+                pending = world.prepare_sync({"state": parts})
+            else:
+                body = {"kind": "round", "round": state.scene.round + 1 if state.scene else 1}
+                pending = world.prepare_action(f"o{i}", body, SeededRoller(step[1]))
+        except RequestError:
+            event(f"{kind} refused")
+            continue
+        assert not isinstance(pending, bytes)
+        event(f"{kind} committed")
+        world.commit(pending, "{}")
+        if kind in ("move", "round"):
+            made.append(f"{'a' if kind == 'move' else 'o'}{i}")
+        fresh = VisibilityIndex()
+        assert world.state.visibility == fresh.recompute_visibility(world.state), step
+        assert world.state.contests == fresh.recompute_contests(world.state), step

@@ -138,10 +138,10 @@ StateSteps = tuple[tuple[float, ...], tuple[LocateState, ...]]
 """A `Reach` in states: its limits, and the state of each step and beyond (`Reach.levels`)."""
 
 
-Varying = list[tuple[str, tuple[float, ...], tuple[LocateState, ...]]]
+Varying = list[tuple[tuple[float, ...], tuple[LocateState, ...], list[str]]]
 """Tokens whose stage-two state against one observer profile (or one target key) depends on
-distance: (token id, limits, states), as in `Reach`: the state at d² is
-`states[bisect_left(limits, d²)]`."""
+distance, in groups that share one `Reach`: (limits, states, token ids), as in `Reach`: the state at
+d² is `states[bisect_left(limits, d²)]`."""
 
 
 @dataclass(slots=True)
@@ -195,8 +195,7 @@ def _varying_targets(index: TokenGroups, profile: ObserverProfile) -> Varying:
         for key, members in index.by_key:
             reach = profile.reach(key)
             if reach.varies:
-                limits, states = _state_steps(reach)
-                found.extend((tid, limits, states) for tid in members)
+                found.append((*_state_steps(reach), members))
         index.varying_targets[id(profile)] = found
     return found
 
@@ -210,22 +209,23 @@ def _varying_observers(index: TokenGroups, key: AntiKey) -> Varying:
         for profile, members in index.by_profile:
             reach = profile.reach(key)
             if reach.varies:
-                limits, states = _state_steps(reach)
-                found.extend((oid, limits, states) for oid in members)
+                found.append((*_state_steps(reach), members))
         index.varying_observers[key] = found
     return found
 
 
 def _states_from(
     origin: tuple[float, float, float],
-    varying: Varying,
+    members: list[str],
+    limits: tuple[float, ...],
+    states: tuple[LocateState, ...],
     positions: dict[str, tuple[float, float, float]],
     scale2: float,
 ) -> list[LocateState]:
-    """DET-5..7: the stage-two state of each varying token paired with the token at `origin`."""
+    """DET-5..7: the stage-two state of each of a group's tokens paired with the token at `origin`."""
     x, y, z = origin
     out: list[LocateState] = []
-    for tid, limits, states in varying:
+    for tid in members:
         tx, ty, tz = positions[tid]
         out.append(states[bisect_left(limits, distance_squared(x - tx, y - ty, z - tz, scale2))])
     return out
@@ -240,18 +240,24 @@ def _column_changes(
     changes: dict[str, dict[str, LocateState]],
 ) -> None:
     """DET-5..7: each varying observer against `target`, recorded in `changes` where the state
-    differs from the old matrix (the target against itself included: drop it)."""
+    differs from the old matrix (the target against itself included: drop it). A group of one limit
+    (the usual reach) compares d² with it: `bisect_left`'s answer without its call."""
     x, y, z = positions[target]
-    for oid, limits, states in varying:
-        ox, oy, oz = positions[oid]
-        dx, dy, dz = ox - x, oy - y, oz - z
-        state = states[bisect_left(limits, (dx * dx + dy * dy) * scale2 + dz * dz)]
-        if old_visibility[oid].get(target) is not state:
-            cells = changes.get(oid)
-            if cells is None:
-                changes[oid] = {target: state}
-            else:
-                cells[target] = state
+    for limits, states, members in varying:
+        one = len(limits) == 1
+        limit = limits[0]
+        near, far = states[0], states[-1]
+        for oid in members:
+            ox, oy, oz = positions[oid]
+            dx, dy, dz = ox - x, oy - y, oz - z
+            d2 = (dx * dx + dy * dy) * scale2 + dz * dz
+            state = (far if limit < d2 else near) if one else states[bisect_left(limits, d2)]
+            if old_visibility[oid].get(target) is not state:
+                cells = changes.get(oid)
+                if cells is None:
+                    changes[oid] = {target: state}
+                else:
+                    cells[target] = state
 
 
 def _row_changes(
@@ -261,16 +267,22 @@ def _row_changes(
     scale2: float,
     old_row: dict[str, LocateState],
 ) -> dict[str, LocateState]:
-    """DET-5..7: `observer` against each varying target, where the state differs from `old_row`."""
+    """DET-5..7: `observer` against each varying target, where the state differs from `old_row` (a
+    group of one limit as in `_column_changes`)."""
     x, y, z = positions[observer]
     old_get = old_row.get
     cells: dict[str, LocateState] = {}
-    for tid, limits, states in varying:
-        tx, ty, tz = positions[tid]
-        dx, dy, dz = x - tx, y - ty, z - tz
-        state = states[bisect_left(limits, (dx * dx + dy * dy) * scale2 + dz * dz)]
-        if old_get(tid) is not state:
-            cells[tid] = state
+    for limits, states, members in varying:
+        one = len(limits) == 1
+        limit = limits[0]
+        near, far = states[0], states[-1]
+        for tid in members:
+            tx, ty, tz = positions[tid]
+            dx, dy, dz = x - tx, y - ty, z - tz
+            d2 = (dx * dx + dy * dy) * scale2 + dz * dz
+            state = (far if limit < d2 else near) if one else states[bisect_left(limits, d2)]
+            if old_get(tid) is not state:
+                cells[tid] = state
     cells.pop(observer, None)
     return cells
 
@@ -284,9 +296,11 @@ def _full_row(index: TokenGroups, oid: str, scale2: float) -> dict[str, LocateSt
         reach = profile.reach(key)
         if not reach.varies:
             row.update(dict.fromkeys(members, STATES[reach.beyond]))
-    varying = _varying_targets(index, profile)
-    states = _states_from(positions[oid], varying, positions, scale2)
-    row.update(zip((tid for tid, _, _ in varying), states, strict=True))
+    origin = positions[oid]
+    for limits, states, members in _varying_targets(index, profile):
+        row.update(
+            zip(members, _states_from(origin, members, limits, states, positions, scale2), strict=True)
+        )
     del row[oid]
     return row
 
@@ -648,15 +662,17 @@ class VisibilityIndex:
                 for profile, members in index.by_profile:
                     reach = profile.reach(key)
                     if reach.varies:
-                        limits, states = _state_steps(reach)
-                        varying.extend((oid, limits, states) for oid in members)
+                        varying.append((*_state_steps(reach), members))
                         continue
                     for oid in members:
                         beyond = STATES[reach.beyond]
                         if oid not in rows and old_visibility[oid].get(tid) is not beyond:
                             changes.setdefault(oid, {})[tid] = beyond
             if rows:
-                varying = [entry for entry in varying if entry[0] not in rows]
+                varying = [
+                    (limits, states, [oid for oid in members if oid not in rows])
+                    for limits, states, members in varying
+                ]
             _column_changes(tid, varying, positions, scale2, old_visibility, changes)
             changes.get(tid, {}).pop(tid, None)
         # rows of moved observers: only the targets whose state depends on distance

@@ -12,7 +12,7 @@ whole, as Foundry replaces them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from itertools import compress
+from itertools import compress, repeat
 from operator import is_not
 from typing import Any, TypeVar
 
@@ -107,6 +107,10 @@ Olds = dict[str, Any]
 """Path -> the JSON value the state before held there (`MISSING`: nothing), for the ops whose old value
 the diff read anyway (a scalar field, a visibility cell): `inverse_ops` takes them from here."""
 
+Undo = list["Op | None"]
+"""Beside a diff's ops, index for index: each op's inverse where the diff built it with the op (a
+visibility cell), None where `inverse_ops` works it out."""
+
 
 def _diff_model(
     path: str, before: BaseModel, after: BaseModel, ops: list[Op], olds: Olds | None = None
@@ -191,10 +195,18 @@ comparing a cell with `PINPOINTED`: `LocateState` orders its members in Python, 
 through a slot call, where a lookup of the member itself matches by identity."""
 
 
-def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: Olds | None = None) -> None:
+def _cell_op(
+    path: str,
+    old: str | None,
+    new: str | None,
+    ops: list[Op],
+    olds: Olds | None = None,
+    undo: Undo | None = None,
+) -> None:
     """The sparse form's op for one cell (`document.models.sparse_visibility`): a pair that becomes
     pinpointed (or leaves) is removed, one that stops being pinpointed is added, else replaced.
-    `olds` gets the cell as the sparse row before held it (what an op's inverse restores)."""
+    `undo` gets the op's inverse (the cell as the sparse row before held it), else `olds` gets that
+    cell."""
     was, now = _CODES.get(old), _CODES.get(new)
     if was is now:  # the same code (`_CODES`' own values) or both absent
         return
@@ -204,7 +216,13 @@ def _cell_op(path: str, old: str | None, new: str | None, ops: list[Op], olds: O
         ops.append({"op": "add", "path": path, "value": now})
     else:
         ops.append({"op": "replace", "path": path, "value": now})
-    if olds is not None:
+    if undo is not None:
+        undo.append(
+            {"op": "remove", "path": path}
+            if was is None
+            else {"op": "add" if now is None else "replace", "path": path, "value": was}
+        )
+    elif olds is not None:
         olds[path] = MISSING if was is None else was
 
 
@@ -214,12 +232,14 @@ def _diff_visibility(
     pairs: Iterable[tuple[str, str]] | None,
     ops: list[Op],
     olds: Olds | None = None,
+    undo: Undo | None = None,
 ) -> None:
     """Ops for the visibility matrix in its sparse form (a row per observer, only the pairs that are
     not pinpointed); with `pairs`, only those (observer, target) cells are looked at, besides
     unapplied cells (`document.models.Unapplied`): their row is still the committed row, and they are
-    all that changed in it. Token ids hold no '/' or '~' (`document.models.Id`; upsert checks them
-    too), so they are pointer segments as they are."""
+    all that changed in it. `undo` (index for index with `ops`) gets each cell op's inverse as the op
+    is made. Token ids hold no '/' or '~' (`document.models.Id`; upsert checks them too), so they are
+    pointer segments as they are."""
     if before is after:
         return
     if type(after) is not Unapplied or after.keys_of is not before:
@@ -230,7 +250,9 @@ def _diff_visibility(
         for observer in [o for o, row in after.items() if old_get(o, row) is not row]:
             old_sparse, new_sparse = _sparse_row(before[observer]), _sparse_row(after[observer])
             _diff_json(f"/visibility/{observer}", old_sparse, new_sparse, ops)
-    else:
+    if undo is not None:
+        undo.extend([None] * (len(ops) - len(undo)))  # the rows' ops: `inverse_ops` reads them
+    if pairs is not None:
         for observer, target in pairs:
             if observer in unapplied:
                 continue  # its cells, below
@@ -239,14 +261,34 @@ def _diff_visibility(
                 continue  # a whole row added or removed above, or unchanged
             old, new = old_row.get(target), row.get(target)
             if old is not new:  # most pairs a ruling looked at kept their state: no path built
-                _cell_op(f"/visibility/{observer}/{target}", old, new, ops, olds)
+                _cell_op(f"/visibility/{observer}/{target}", old, new, ops, olds, undo)
+    codes = _CODES.get
+    add, inverse = ops.append, None if undo is None else undo.append
     for observer, cells in unapplied.items():
         old_row = before.get(observer)
         if old_row is None:
             continue  # a new row, added whole above
         prefix = f"/visibility/{observer}/"
-        for target, value in cells.items():
-            _cell_op(prefix + target, old_row.get(target), value, ops, olds)
+        row_get = old_row.get
+        for target, value in cells.items():  # `_cell_op`, inline: a move changes a hundred cells
+            was, now = codes(row_get(target)), codes(value)
+            if was is now:
+                continue
+            path = prefix + target
+            if now is None:
+                add({"op": "remove", "path": path})
+            elif was is None:
+                add({"op": "add", "path": path, "value": now})
+            else:
+                add({"op": "replace", "path": path, "value": now})
+            if inverse is not None:
+                inverse(
+                    {"op": "remove", "path": path}
+                    if was is None
+                    else {"op": "add" if now is None else "replace", "path": path, "value": was}
+                )
+            elif olds is not None:
+                olds[path] = MISSING if was is None else was
 
 
 def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
@@ -260,9 +302,12 @@ def diff_states(
     visibility_pairs: Iterable[tuple[str, str]] | None = None,
     olds: Olds | None = None,
     whole_rows: bool = True,
+    undo: Undo | None = None,
 ) -> list[Op]:
     """The ops that turn `before` into `after`, rev excluded (see `ruling_patch`); `olds`, when given,
-    is filled with what `before` held at the paths the diff read (`Olds`, for `inverse_ops`).
+    is filled with what `before` held at the paths the diff read (`Olds`, for `inverse_ops`), and
+    `undo` (given with `olds`) with the inverses the diff built with their ops, index for index
+    (`Undo`).
     `whole_rows`: a stage-three row most of which changed is replaced whole (`ROW_SHARE`); without,
     every row is patched entry by entry (a sync's or upsert's patch: undo keeps no row before of it,
     `history`)."""
@@ -280,7 +325,12 @@ def diff_states(
     _diff_models("/tokens", before.tokens, after.tokens, ops, olds)
     settled_rows = not pending_cells(before.visibility)  # the Reader's rows are before's own
     _diff_visibility(
-        before.visibility, after.visibility, visibility_pairs, ops, olds if settled_rows else None
+        before.visibility,
+        after.visibility,
+        visibility_pairs,
+        ops,
+        olds if settled_rows else None,
+        undo if settled_rows else None,
     )
     _diff_contests(before.contests, after.contests, ops, olds, whole_rows)
     if before.reveals is not after.reveals:
@@ -299,6 +349,8 @@ def diff_states(
             {t: pins.model_dump(mode="json") for t, pins in after.pins.items()},
             ops,
         )
+    if undo is not None:
+        undo.extend([None] * (len(ops) - len(undo)))
     return ops
 
 
@@ -594,13 +646,21 @@ class Reader:
         return walk(self._members[key], rest)
 
 
-def inverse_ops(before: WorldState, ops: Iterable[Op], olds: Olds | None = None) -> list[Op]:
+def inverse_ops(
+    before: WorldState, ops: Iterable[Op], olds: Olds | None = None, undo: Undo | None = None
+) -> list[Op]:
     """The ops that undo `ops` (a diff of `before`, paths disjoint, rev excluded): each path set back
-    to what `before` held there, or removed where it held nothing; in reverse order. `olds`: what
-    `diff_states` read of `before` already (`Olds`); the other paths are read with a `Reader`."""
+    to what `before` held there, or removed where it held nothing; in reverse order. `undo`: the
+    inverses `diff_states` built already, index for index (`Undo`); `olds`: what it read of `before`
+    (`Olds`); the other paths are read with a `Reader`."""
     reader: Reader | None = None
     inverse: list[Op] = []
-    for op in ops:
+    add = inverse.append
+    known_ops = zip(ops, repeat(None)) if undo is None else zip(ops, undo, strict=True)
+    for op, known in known_ops:
+        if known is not None:
+            add(known)
+            continue
         path = op["path"]
         old = _UNREAD if olds is None else olds.get(path, _UNREAD)
         if old is _UNREAD:
@@ -608,9 +668,9 @@ def inverse_ops(before: WorldState, ops: Iterable[Op], olds: Olds | None = None)
                 reader = Reader(before)
             old = reader.value_at(path)
         if old is MISSING:
-            inverse.append({"op": "remove", "path": path})
+            add({"op": "remove", "path": path})
         else:
-            inverse.append({"op": "add" if op["op"] == "remove" else "replace", "path": path, "value": old})
+            add({"op": "add" if op["op"] == "remove" else "replace", "path": path, "value": old})
     inverse.reverse()
     return inverse
 

@@ -288,13 +288,16 @@ class World:
         after = after.model_copy(update={"rev": new_rev})
         olds: patches.Olds = {}
         """What the diff read of `before` (the inverse takes it from there)."""
+        undo: patches.Undo | None = None
+        """The inverses the diff built with their ops."""
         if full:
             document = dumped_in_parts(settled(after))
             ops: list[patches.Op] = [
                 {"op": "replace", "path": f"/{name}", "value": document[name]} for name in SYNC_PARTS
             ]
         else:
-            ops = patches.diff_states(before, after, pairs, olds, whole_rows=action_id is not None)
+            undo = []
+            ops = patches.diff_states(before, after, pairs, olds, whole_rows=action_id is not None, undo=undo)
         result = {
             "rev": new_rev,
             "patch": patches.ruling_patch(before.rev, new_rev, ops),
@@ -303,7 +306,12 @@ class World:
         }
         if action_id is not None:
             entry = made_entry(
-                action_id, new_rev, kind, tuple(ops), tuple(patches.inverse_ops(before, ops, olds)), target
+                action_id,
+                new_rev,
+                kind,
+                tuple(ops),
+                tuple(patches.inverse_ops(before, ops, olds, undo)),
+                target,
             )
         else:  # a sync or upsert: only its paths matter (for the conflicts it causes)
             entry = made_entry(

@@ -123,7 +123,7 @@ def move(state: WorldState, action: MoveAction, ctx: Context) -> Ruling:
             for target, located in row.items()
             if state.visibility.get(observer, {}).get(target) is not located
         ]
-    changed = len(cells) + sum(len(row) for row in pending_cells(after.visibility).values())
+    changed = len(cells) + sum(map(len, pending_cells(after.visibility).values()))
     return Ruling(state=after, log=(moved_step(action.token, action.x, action.y, elevation, changed),))
 
 
