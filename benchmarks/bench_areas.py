@@ -4,7 +4,13 @@ rules them, once with areas and once with the area step left out (`World._finish
 `rule_areas`), alternating, each run in a fresh process; and the areas' bytes on the wire (the
 sync's `/areas` value, per area, and what a move's and a round's patch carry of them).
 
-    python -m benchmarks.bench_areas [--tokens 500 1000] [--runs 2]
+Then the same rounds paired: in each fresh process two worlds of the same scene, one ruled with
+areas and one without, take turns round by round (which goes first alternates from process to
+process), each round's thread CPU time and wall time read for both, so a ratio compares two rounds
+ruled in the same process a moment apart: the spread between processes (a round without areas
+takes 0.35 to 0.49 s from one process to the next on this machine) cancels out of it.
+
+    python -m benchmarks.bench_areas [--tokens 500 1000] [--runs 2] [--paired 9]
 """
 
 from __future__ import annotations
@@ -71,10 +77,50 @@ def one(tokens: int, areas: bool) -> dict[str, Any]:
     return out
 
 
+def paired(tokens: int, areas_first: bool) -> list[dict[str, float]]:
+    """Rounds 1..3 of two worlds of the generated scene in this process, one with areas and one
+    without (the area step left out while it rules), in turns; each round's times for both."""
+    from vtt_bridge.document.areas import rule_areas as with_areas
+    from vtt_bridge.engine import world as world_module
+    from vtt_bridge.engine.roller import SeededRoller
+    from vtt_bridge.engine.world import Pending, World
+    from vtt_bridge.server.commit import ruled_in_worker
+
+    def without_areas(before: Any, after: Any, *args: Any, **kwargs: Any) -> Any:
+        return after
+
+    state = scene(tokens, seed=7).model_dump(mode="json")
+    sync = {"state": {k: state[k] for k in ("scene", "settings", "actors", "tokens")}}
+    worlds = {True: World("with"), False: World("without")}
+    order = (True, False) if areas_first else (False, True)
+    for areas in order:
+        setattr(world_module, "rule_areas", with_areas if areas else without_areas)  # noqa: B010
+        pending = worlds[areas].prepare_sync(sync)
+        worlds[areas].commit(pending, orjson.dumps(pending.result))
+    out = []
+    for number in (1, 2, 3):
+        times: dict[str, float] = {}
+        for areas in order:
+            setattr(world_module, "rule_areas", with_areas if areas else without_areas)  # noqa: B010
+            world = worlds[areas]
+            cpu, wall = time.thread_time(), time.perf_counter()
+            action = {"kind": "round", "round": number}
+            dice = SeededRoller(number + 1)
+            ruled, dumped = ruled_in_worker(world.prepare_action, f"r{number}", action, dice)
+            times["cpu_with" if areas else "cpu_without"] = time.thread_time() - cpu
+            times["wall_with" if areas else "wall_without"] = time.perf_counter() - wall
+            assert isinstance(ruled, Pending) and dumped is not None
+            world.commit(ruled, dumped.data)
+        out.append(times)
+    setattr(world_module, "rule_areas", with_areas)  # noqa: B010
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tokens", type=int, nargs="+", default=[500, 1000])
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--paired", type=int, default=6, help="processes of paired rounds (0: none)")
     args = parser.parse_args()
     spawn = multiprocessing.get_context("spawn")
     for tokens in args.tokens:
@@ -107,6 +153,21 @@ def main() -> None:
             f"{med(on, 'move_s') * 1e3:.1f} ms with; area ops {first['move_area_ops']}, "
             f"{first['move_area_bytes']:,} bytes"
         )
+
+        if args.paired:
+            pairs = []
+            for run in range(args.paired):
+                with spawn.Pool(1) as pool:
+                    pairs.append(pool.apply(paired, (tokens, run % 2 == 0)))
+            print(f"  paired in one process ({args.paired} processes; median, lowest and highest ratio):")
+            for at in range(3):
+                line = []
+                for kind in ("cpu", "wall"):
+                    ratios = sorted(p[at][f"{kind}_with"] / p[at][f"{kind}_without"] - 1 for p in pairs)
+                    middle, low, high = (statistics.median(ratios), ratios[0], ratios[-1])
+                    line.append(f"{kind} {middle * 100:+.1f}% ({low * 100:+.1f}..{high * 100:+.1f}%)")
+                without = statistics.median(p[at]["wall_without"] for p in pairs)
+                print(f"    round {at + 1}: {without:.3f} s without; with areas " + ", ".join(line))
 
 
 if __name__ == "__main__":
