@@ -25,6 +25,7 @@ from vtt_bridge.document.models import (
     Scene,
     WorldState,
     edited_keys,
+    hold,
     holders_of,
     pending_areas,
     pending_cells,
@@ -90,12 +91,7 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
         targets = sorted([t for t, located in row.items() if located is _APPROXIMATE and t in where])
         if not targets:
             continue
-        for target in targets:
-            known = holders.get(target)
-            if known is None:
-                holders[target] = [observer]
-            else:
-                known.append(observer)
+        hold(holders, observer, targets)
         old_row = old.get(observer)
         if not old_row:
             plan.append((observer, targets, None))
@@ -266,6 +262,37 @@ def rule_areas(
     return after.model_copy(update={"areas": areas})
 
 
+def _row_ops(
+    ops: list[dict[str, Any]],
+    olds: dict[str, Any] | None,
+    missing: Any,
+    prefix: str,
+    old: Mapping[str, Area],
+    gone: list[str],
+    puts: list[tuple[str, Area]],
+) -> None:
+    """A changed row's ops, appended to `ops`: its `gone` areas removed, then each of `puts` added
+    or replaced (none when equal to the old one); `olds` as in `area_ops`."""
+    append = ops.append
+    for target in gone:
+        path = prefix + target
+        append({"op": "remove", "path": path})
+        if olds is not None:
+            olds[path] = list(old[target])
+    was_get = old.get
+    for target, area in puts:
+        was = was_get(target)
+        path = prefix + target
+        if was is None:
+            append({"op": "add", "path": path, "value": list(area)})
+            if olds is not None:
+                olds[path] = missing
+        elif was != area:
+            append({"op": "replace", "path": path, "value": list(area)})
+            if olds is not None:
+                olds[path] = list(was)
+
+
 def area_ops(
     before: Mapping[str, Mapping[str, Area]],
     after: Mapping[str, Mapping[str, Area]],
@@ -303,61 +330,20 @@ def area_ops(
         ops.append({"op": "add", "path": f"/areas/{observer}", "value": {t: list(a) for t, a in row.items()}})
         if olds is not None:
             olds[f"/areas/{observer}"] = missing
-    append = ops.append
     if cells is not None:  # the ruling's own changes, each row's in sorted order
         for observer in changed_rows:
-            old = before[observer]
             changed = cells[observer]
-            prefix = f"/areas/{observer}/"
-            adds = 0
-            for target, area in changed.items():  # the removals first
-                if area is not None:
-                    adds += 1
-                    continue
-                path = prefix + target
-                append({"op": "remove", "path": path})
-                if olds is not None:
-                    olds[path] = list(old[target])
-            if not adds:
-                continue
-            was_get = old.get
-            for target, area in changed.items():  # then the areas drawn, added or replaced
-                if area is None:
-                    continue
-                was = was_get(target)
-                path = prefix + target
-                if was is None:
-                    append({"op": "add", "path": path, "value": list(area)})
-                    if olds is not None:
-                        olds[path] = missing
-                elif was != area:
-                    append({"op": "replace", "path": path, "value": list(area)})
-                    if olds is not None:
-                        olds[path] = list(was)
+            gone = [t for t, area in changed.items() if area is None]
+            puts = [(t, area) for t, area in changed.items() if area is not None]
+            _row_ops(ops, olds, missing, f"/areas/{observer}/", before[observer], gone, puts)
         return ops
     for observer in changed_rows:
         old, new = before[observer], after[observer]
-        prefix = f"/areas/{observer}/"
         cell_get = old.get
         changed_targets = sorted(t for t, area in new.items() if cell_get(t) is not area)
         gone = sorted(old.keys() - new.keys()) if len(old) + len(changed_targets) != len(new) else []
-        for target in gone:
-            path = prefix + target
-            append({"op": "remove", "path": path})
-            if olds is not None:
-                olds[path] = list(old[target])
-        for target in changed_targets:
-            area = new[target]
-            was = cell_get(target)
-            path = prefix + target
-            if was is None:
-                append({"op": "add", "path": path, "value": list(area)})
-                if olds is not None:
-                    olds[path] = missing
-            elif was != area:
-                append({"op": "replace", "path": path, "value": list(area)})
-                if olds is not None:
-                    olds[path] = list(was)
+        puts = [(t, new[t]) for t in changed_targets]
+        _row_ops(ops, olds, missing, f"/areas/{observer}/", old, gone, puts)
     return ops
 
 

@@ -6,7 +6,7 @@ of a document is the very same object before and after, and the patch builder ca
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
@@ -195,13 +195,18 @@ def holders_of(areas: Mapping[str, Mapping[str, Area]]) -> Holders:
         return areas.holders
     holders: Holders = {}
     for observer, row in areas.items():
-        for target in row:
-            known = holders.get(target)
-            if known is None:
-                holders[target] = [observer]
-            else:
-                known.append(observer)
+        hold(holders, observer, row)
     return holders
+
+
+def hold(holders: Holders, observer: str, targets: Iterable[str]) -> None:
+    """Record in the index that `observer` holds an area of each of `targets`."""
+    for target in targets:
+        known = holders.get(target)
+        if known is None:
+            holders[target] = [observer]
+        else:
+            known.append(observer)
 
 
 def written_areas(areas: Mapping[str, dict[str, Area]]) -> dict[str, dict[str, Area]]:
@@ -678,6 +683,7 @@ __all__ = [
     "WorldState",
     "dense_visibility",
     "edited_keys",
+    "hold",
     "holders_of",
     "pending_areas",
     "pending_cells",
