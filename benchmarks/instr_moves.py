@@ -33,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,26 @@ def _move(ids: list[str], i: int) -> str:
 def _callgrind(*command: str) -> None:
     """Tell callgrind, which runs this process, to count (`-i on`) or to dump its count (`-d`)."""
     subprocess.run(["callgrind_control", *command, str(os.getpid())], check=True, capture_output=True)
+
+
+@contextmanager
+def _measured(profile: Path | None, counted: bool) -> Iterator[list[float]]:
+    """Around the measured moves: callgrind counting them (`counted`: on before, dumped after) and
+    cProfile writing `profile`; the list it gives gets their CPU and wall seconds at the end."""
+    spent: list[float] = []
+    profiler = cProfile.Profile() if profile is not None else None
+    start, cpu = time.perf_counter(), time.process_time()
+    if counted:
+        _callgrind("-i", "on")
+    if profiler is not None:
+        profiler.enable()
+    yield spent
+    if counted:
+        _callgrind("-d")
+    if profiler is not None and profile is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
+    spent.extend((time.process_time() - cpu, time.perf_counter() - start))
 
 
 def _unnumbered(pushed: str) -> str:
@@ -124,22 +146,10 @@ async def run(
                     )
                 for i in range(WARM_UP):
                     await ask(_move(ids, i))
-                profiler = cProfile.Profile() if profile is not None else None
-                start = time.perf_counter()
-                cpu = time.process_time()
-                if counted:
-                    _callgrind("-i", "on")
-                if profiler is not None:
-                    profiler.enable()
-                for i in range(WARM_UP, WARM_UP + moves):
-                    await ask(_move(ids, i))
-                if counted:
-                    _callgrind("-d")
-                if profiler is not None:
-                    profiler.disable()
-                    profiler.dump_stats(profile)  # type: ignore[arg-type]
-                cpu = time.process_time() - cpu
-                wall = time.perf_counter() - start
+                with _measured(profile, counted) as spent:
+                    for i in range(WARM_UP, WARM_UP + moves):
+                        await ask(_move(ids, i))
+                cpu, wall = spent
                 for ws in clients:
                     await ws.close()
         finally:
@@ -167,20 +177,10 @@ def run_in_process(tokens: int, moves: int, profile: Path | None, counted: bool)
 
     for i in range(WARM_UP):
         ruled(i)
-    profiler = cProfile.Profile() if profile is not None else None
-    cpu = time.process_time()
-    if counted:
-        _callgrind("-i", "on")
-    if profiler is not None:
-        profiler.enable()
-    for i in range(WARM_UP, WARM_UP + moves):
-        ruled(i)
-    if counted:
-        _callgrind("-d")
-    if profiler is not None and profile is not None:
-        profiler.disable()
-        profiler.dump_stats(profile)
-    cpu = time.process_time() - cpu
+    with _measured(profile, counted) as spent:
+        for i in range(WARM_UP, WARM_UP + moves):
+            ruled(i)
+    cpu = spent[0]
     if moves:
         print(f"{moves} moves at {tokens} tokens in process: {cpu / moves * 1e3:.3f} ms CPU each")
 
