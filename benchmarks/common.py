@@ -9,12 +9,34 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
+from aiohttp.test_utils import TestServer
+
+from vtt_bridge.cli.app import create_app
+from vtt_bridge.server.bridge import Config
+
 TOKEN = "bench-token-0123456789"  # at least 16 characters (limits.MIN_TOKEN_LENGTH)
+
+
+@asynccontextmanager
+async def served(seed: int, heartbeat: float = 60.0) -> AsyncIterator[tuple[aiohttp.ClientSession, str]]:
+    """The real sidecar in this process (`cli/app.py` `create_app` on loopback, its store a real
+    SQLite file in a temporary folder, the engine's dice seeded): a client session and the
+    websocket's URL, the server closed and the folder removed after."""
+    with tempfile.TemporaryDirectory() as folder:
+        config = Config(data_dir=Path(folder), token=TOKEN, heartbeat=heartbeat, seed=seed)
+        server = TestServer(create_app(config), host="127.0.0.1")
+        await server.start_server()
+        try:
+            async with aiohttp.ClientSession() as http:
+                yield http, f"ws://127.0.0.1:{server.port}/ws"
+        finally:
+            await server.close()
 
 
 def free_port() -> int:

@@ -31,24 +31,19 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import orjson
-from aiohttp.test_utils import TestServer
 
 from benchmarks.bench_scene import _sync_frames, _sync_state
-from benchmarks.common import TOKEN
-from vtt_bridge.cli.app import create_app
+from benchmarks.common import TOKEN, served
 from vtt_bridge.engine import world as world_module
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
-from vtt_bridge.server.bridge import Config
 from vtt_bridge.server.commit import dumped_result
 from vtt_bridge.server.heap import collect_young_less_often
 
@@ -105,55 +100,45 @@ async def run(
     state = _sync_state(tokens)
     ids = list(state["tokens"])
     digest = hashlib.sha256()
-    with tempfile.TemporaryDirectory() as folder:
-        config = Config(data_dir=Path(folder), token=TOKEN, heartbeat=600.0, seed=1)
-        server = TestServer(create_app(config), host="127.0.0.1")
-        await server.start_server()
-        try:
-            async with aiohttp.ClientSession() as http:
-                url = f"ws://127.0.0.1:{server.port}/ws"
-                clients = [await http.ws_connect(url, max_msg_size=0) for _ in range(1 + watchers)]
-                for n, ws in enumerate(clients):
-                    hello = {
-                        "token": TOKEN,
-                        "world": "moves",
-                        "client": {"name": "moves"},
-                        "contests": n % 2 == 0,
-                    }
-                    await ws.send_json({"v": 1, "id": "h", "type": "hello", "payload": hello})
-                    assert json.loads((await ws.receive()).data)["type"] == "welcome"
-                acting, others = clients[0], clients[1:]
+    async with served(seed=1, heartbeat=600.0) as (http, url):
+        clients = [await http.ws_connect(url, max_msg_size=0) for _ in range(1 + watchers)]
+        for n, ws in enumerate(clients):
+            hello = {
+                "token": TOKEN,
+                "world": "moves",
+                "client": {"name": "moves"},
+                "contests": n % 2 == 0,
+            }
+            await ws.send_json({"v": 1, "id": "h", "type": "hello", "payload": hello})
+            assert json.loads((await ws.receive()).data)["type"] == "welcome"
+        acting, others = clients[0], clients[1:]
 
-                async def ask(frame: str) -> None:
-                    await acting.send_str(frame)
-                    reply = (await acting.receive()).data
-                    assert json.loads(reply)["type"] == "result", reply[:400]
-                    pushes = [_unnumbered((await other.receive()).data) for other in others]
-                    if hashes:  # which watcher a push numbers first follows the clients' set order
-                        for pushed in sorted(hashlib.sha256(text.encode()).digest() for text in pushes):
-                            digest.update(pushed)
-                        digest.update(hashlib.sha256(reply.encode()).digest())
+        async def ask(frame: str) -> None:
+            await acting.send_str(frame)
+            reply = (await acting.receive()).data
+            assert json.loads(reply)["type"] == "result", reply[:400]
+            pushes = [_unnumbered((await other.receive()).data) for other in others]
+            if hashes:  # which watcher a push numbers first follows the clients' set order
+                for pushed in sorted(hashlib.sha256(text.encode()).digest() for text in pushes):
+                    digest.update(pushed)
+                digest.update(hashlib.sha256(reply.encode()).digest())
 
-                for frame in _sync_frames(state, limit=900_000):
-                    await acting.send_str(frame)
-                    assert json.loads((await acting.receive()).data)["type"] == "result"
-                for other in others:
-                    await other.receive()
-                for number in range(1, rounds + 1):
-                    round_frame = {"kind": "round", "round": number}
-                    await ask(
-                        json.dumps({"v": 1, "id": f"r{number}", "type": "action", "payload": round_frame})
-                    )
-                for i in range(WARM_UP):
-                    await ask(_move(ids, i))
-                with _measured(profile, counted) as spent:
-                    for i in range(WARM_UP, WARM_UP + moves):
-                        await ask(_move(ids, i))
-                cpu, wall = spent
-                for ws in clients:
-                    await ws.close()
-        finally:
-            await server.close()
+        for frame in _sync_frames(state, limit=900_000):
+            await acting.send_str(frame)
+            assert json.loads((await acting.receive()).data)["type"] == "result"
+        for other in others:
+            await other.receive()
+        for number in range(1, rounds + 1):
+            round_frame = {"kind": "round", "round": number}
+            await ask(json.dumps({"v": 1, "id": f"r{number}", "type": "action", "payload": round_frame}))
+        for i in range(WARM_UP):
+            await ask(_move(ids, i))
+        with _measured(profile, counted) as spent:
+            for i in range(WARM_UP, WARM_UP + moves):
+                await ask(_move(ids, i))
+        cpu, wall = spent
+        for ws in clients:
+            await ws.close()
     if moves:
         per_cpu, per_wall = cpu / moves * 1e3, wall / moves * 1e3
         print(f"{moves} moves at {tokens} tokens: {per_cpu:.2f} ms CPU, {per_wall:.2f} ms wall each")

@@ -20,18 +20,11 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
-
-import aiohttp
-from aiohttp.test_utils import TestServer
 
 from benchmarks.bench_detection_rules import scene
 from benchmarks.bench_scene import _sync_frames
-from benchmarks.common import TOKEN
-from vtt_bridge.cli.app import create_app
-from vtt_bridge.server.bridge import Config
+from benchmarks.common import TOKEN, served
 
 DAMAGES = 6
 """Damages after the undo, each on another actor."""
@@ -51,54 +44,46 @@ async def session(tokens: int, hide_every: int | None, seed: int) -> list[tuple[
     state = {key: state[key] for key in ("scene", "settings", "actors", "tokens")}
     actor_ids = list(state["actors"])
     found: list[tuple[str, str]] = []
-    with tempfile.TemporaryDirectory() as folder:
-        config = Config(data_dir=Path(folder), token=TOKEN, heartbeat=60.0, seed=seed)
-        server = TestServer(create_app(config), host="127.0.0.1")
-        await server.start_server()
-        try:
-            async with aiohttp.ClientSession() as http:
-                url = f"ws://127.0.0.1:{server.port}/ws"
-                acting = await http.ws_connect(url, max_msg_size=0)
-                watcher = await http.ws_connect(url, max_msg_size=0)
-                for ws in (acting, watcher):
-                    hello = {"token": TOKEN, "world": "hashed", "client": {"name": "hashes"}}
-                    await ws.send_str(_frame("h", "hello", hello))
-                    assert json.loads((await ws.receive()).data)["type"] == "welcome"
+    async with served(seed=seed, heartbeat=60.0) as (http, url):
+        acting = await http.ws_connect(url, max_msg_size=0)
+        watcher = await http.ws_connect(url, max_msg_size=0)
+        for ws in (acting, watcher):
+            hello = {"token": TOKEN, "world": "hashed", "client": {"name": "hashes"}}
+            await ws.send_str(_frame("h", "hello", hello))
+            assert json.loads((await ws.receive()).data)["type"] == "welcome"
 
-                async def ask(name: str, frame: str) -> None:
-                    await acting.send_str(frame)
-                    reply = (await acting.receive()).data
-                    assert json.loads(reply)["type"] == "result", reply[:400]
-                    found.append((name, _digest(reply)))
+        async def ask(name: str, frame: str) -> None:
+            await acting.send_str(frame)
+            reply = (await acting.receive()).data
+            assert json.loads(reply)["type"] == "result", reply[:400]
+            found.append((name, _digest(reply)))
 
-                async def pushed(name: str) -> None:
-                    found.append((f"pushed after {name}", _digest((await watcher.receive()).data)))
+        async def pushed(name: str) -> None:
+            found.append((f"pushed after {name}", _digest((await watcher.receive()).data)))
 
-                for number, frame in enumerate(_sync_frames(state, limit=900_000)):
-                    await ask(f"sync part {number}", frame)
-                await pushed("sync")
-                steps: list[tuple[str, dict[str, Any]]] = [
-                    *((f"round {n}", {"kind": "round", "round": n}) for n in range(1, 5)),
-                    ("undo of round 4", {"kind": "undo", "action": "round 4"}),
-                    *(
-                        (
-                            f"damage {n}",
-                            {
-                                "kind": "damage",
-                                "target": actor_ids[n * 7 % len(actor_ids)],
-                                "instances": [{"amount": 2 + n, "grade": "BLA"[n % 3]}],
-                            },
-                        )
-                        for n in range(DAMAGES)
-                    ),
-                ]
-                for name, payload in steps:
-                    await ask(name, _frame(name, "action", payload))
-                    await pushed(name)
-                await acting.close()
-                await watcher.close()
-        finally:
-            await server.close()
+        for number, frame in enumerate(_sync_frames(state, limit=900_000)):
+            await ask(f"sync part {number}", frame)
+        await pushed("sync")
+        steps: list[tuple[str, dict[str, Any]]] = [
+            *((f"round {n}", {"kind": "round", "round": n}) for n in range(1, 5)),
+            ("undo of round 4", {"kind": "undo", "action": "round 4"}),
+            *(
+                (
+                    f"damage {n}",
+                    {
+                        "kind": "damage",
+                        "target": actor_ids[n * 7 % len(actor_ids)],
+                        "instances": [{"amount": 2 + n, "grade": "BLA"[n % 3]}],
+                    },
+                )
+                for n in range(DAMAGES)
+            ),
+        ]
+        for name, payload in steps:
+            await ask(name, _frame(name, "action", payload))
+            await pushed(name)
+        await acting.close()
+        await watcher.close()
     return found
 
 
