@@ -20,6 +20,17 @@ class GaugeChange:
     step: Step
 
 
+def _with_current(gauge_id: str, gauge: Gauge, current: int, sum_text: str) -> GaugeChange:
+    """EP-9: the Gauge holding `current` now, and the step saying so (`sum_text`: how it came)."""
+    step = Step(
+        rule="EP-9",
+        text=f"{gauge.name}: {sum_text} = {current}",
+        data={"gauge": gauge_id, "current": current},
+        key="EP-9.gauge",
+    )
+    return GaugeChange(gauge.model_copy(update={"current": current}), step)
+
+
 def spend_from_gauge(gauge_id: str, gauge: Gauge, amount: int) -> GaugeChange:
     """EP-9: spend from a Gauge; never more than it holds (`RuleViolation`)."""
     if amount > gauge.current:
@@ -28,14 +39,7 @@ def spend_from_gauge(gauge_id: str, gauge: Gauge, amount: int) -> GaugeChange:
             f"spending {amount} needs more than the {gauge.current} {gauge.name} holds",
             ("amount",),
         )
-    current = gauge.current - amount
-    step = Step(
-        rule="EP-9",
-        text=f"{gauge.name}: {gauge.current} - {amount} = {current}",
-        data={"gauge": gauge_id, "current": current},
-        key="EP-9.gauge",
-    )
-    return GaugeChange(gauge.model_copy(update={"current": current}), step)
+    return _with_current(gauge_id, gauge, gauge.current - amount, f"{gauge.current} - {amount}")
 
 
 def restore_gauge_by(gauge_id: str, gauge: Gauge, amount: int) -> GaugeChange:
@@ -43,13 +47,7 @@ def restore_gauge_by(gauge_id: str, gauge: Gauge, amount: int) -> GaugeChange:
     current = gauge.current + amount
     if gauge.max is not None:
         current = min(current, gauge.max)
-    step = Step(
-        rule="EP-9",
-        text=f"{gauge.name}: {gauge.current} + {amount} = {current}",
-        data={"gauge": gauge_id, "current": current},
-        key="EP-9.gauge",
-    )
-    return GaugeChange(gauge.model_copy(update={"current": current}), step)
+    return _with_current(gauge_id, gauge, current, f"{gauge.current} + {amount}")
 
 
 def change_gauge_max_by(gauge_id: str, gauge: Gauge, delta: int) -> GaugeChange:
