@@ -1,6 +1,6 @@
 """Undo's ops as JSON in parts (`engine.history.JsonOps`): a ruling's few ops in one part, many in
-parts of `OPS_CHUNK`, and the same JSON array and ops back however they came; an undo entry made
-for the hot path (`made_entry`); the handlers' context a world keeps; a handler's `Ruling`."""
+parts of `OPS_CHUNK`, and the same JSON array and ops back however they came; an undo `Entry` made
+in one go; the handlers' context a world keeps; a handler's `Ruling`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from vtt_bridge.actions import Ruling
 from vtt_bridge.document.models import WorldState
-from vtt_bridge.engine.history import OPS_CHUNK, Entry, JsonOps, made_entry
+from vtt_bridge.engine.history import OPS_CHUNK, Entry, JsonOps
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 
@@ -28,19 +28,23 @@ def test_ops_in_parts_give_back_their_json_array_and_ops(count: int) -> None:
         )
 
 
-def test_an_entry_made_for_the_hot_path_is_the_dataclass_s_entry() -> None:
-    """`made_entry` gives the entry `Entry(...)` gives, every field of it (a field added to `Entry`
-    and not to `made_entry` fails here), as frozen."""
+def test_an_entry_made_in_one_go_is_the_frozen_dataclass_it_was() -> None:
+    """`Entry`'s own `__init__` (its fields written at once) keeps the dataclass': every field in
+    order (a field added to the class and not to its `__init__` fails here), its defaults, frozen,
+    equal field by field, and `dataclasses.replace` works on it."""
     ops = ({"op": "replace", "path": "/actors/a/health/bashing", "value": 1},)
     inverse = ({"op": "replace", "path": "/actors/a/health/bashing", "value": 0},)
-    for args, named in (
-        (("a1", 3, "damage", ops, inverse), {}),
-        (("u1", 4, "undo", ops, inverse, "a1"), {"size": 120}),
-        ((None, 5, "sync", ops, None), {"reason": "a sync is no ruling"}),
+    names = [field.name for field in fields(Entry)]
+    for args, named, every in (
+        (("a1", 3, "damage", ops, inverse), {}, ("a1", 3, "damage", ops, inverse, None, None, 0)),
+        (("u1", 4, "undo", ops, inverse, "a1"), {"size": 9}, ("u1", 4, "undo", ops, inverse, "a1", None, 9)),
+        ((None, 5, "sync", ops, None), {"reason": "a sync"}, (None, 5, "sync", ops, None, None, "a sync", 0)),
     ):
-        made, plain = made_entry(*args, **named), Entry(*args, **named)
-        assert made == plain and vars(made) == vars(plain)
-        assert list(vars(made)) == [field.name for field in fields(Entry)]
+        made = Entry(*args, **named)
+        assert list(vars(made)) == names
+        assert vars(made) == dict(zip(names, every, strict=True))
+        assert made == Entry(*every) and made != replace(made, rev=made.rev + 1)
+        assert replace(made, size=7).size == 7 and replace(made, size=7).kind == made.kind
         with pytest.raises(FrozenInstanceError):
             made.rev = 9  # type: ignore[misc]
 

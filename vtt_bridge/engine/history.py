@@ -172,34 +172,32 @@ class Entry:
     """The bytes of its reply, counted against `HISTORY_BYTES` (0 for a sync or upsert: only its
     paths are kept)."""
 
+    def __init__(
+        self,
+        action_id: str | None,
+        rev: int,
+        kind: str,
+        forward: Ops,
+        inverse: Ops | None,
+        target: str | None = None,
+        reason: str | None = None,
+        size: int = 0,
+    ) -> None:
+        # a ruling makes two: its fields written into its `__dict__` at once, not through one
+        # `object.__setattr__` call each (the frozen dataclass' own `__init__`)
+        vars(self).update(
+            action_id=action_id,
+            rev=rev,
+            kind=kind,
+            forward=forward,
+            inverse=inverse,
+            target=target,
+            reason=reason,
+            size=size,
+        )
+
     def ref(self) -> RulingRef:
         return RulingRef(action=self.action_id, kind=self.kind, rev=self.rev)
-
-
-def made_entry(
-    action_id: str | None,
-    rev: int,
-    kind: str,
-    forward: Ops,
-    inverse: Ops | None,
-    target: str | None = None,
-    reason: str | None = None,
-    size: int = 0,
-) -> Entry:
-    """`Entry(...)` for the hot path (a ruling makes two): the same frozen entry, its fields written
-    into its `__dict__` at once instead of through one `object.__setattr__` call each."""
-    entry: Entry = object.__new__(Entry)
-    vars(entry).update(
-        action_id=action_id,
-        rev=rev,
-        kind=kind,
-        forward=forward,
-        inverse=inverse,
-        target=target,
-        reason=reason,
-        size=size,
-    )
-    return entry
 
 
 def sync_entry(rev: int) -> Entry:

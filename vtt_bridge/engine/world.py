@@ -46,7 +46,7 @@ from vtt_bridge.document.models import (
 from vtt_bridge.document.pins import apply_pins, held_steps
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.engine import patch as patches
-from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, made_entry, step_data
+from vtt_bridge.engine.history import SYNC_PARTS, Entry, History, JsonOps, step_data
 from vtt_bridge.engine.protocol import ErrorCode, ErrorDetail, Sync, Upsert, error_details
 from vtt_bridge.engine.refusals import RequestError, path_details, refusal
 from vtt_bridge.engine.roller import SeededRoller
@@ -305,7 +305,7 @@ class World:
             "rolls": [roll_payload(roll) for roll in rolls],
         }
         if action_id is not None:
-            entry = made_entry(
+            entry = Entry(
                 action_id,
                 new_rev,
                 kind,
@@ -314,7 +314,7 @@ class World:
                 target,
             )
         else:  # a sync or upsert: only its paths matter (for the conflicts it causes)
-            entry = made_entry(
+            entry = Entry(
                 None,
                 new_rev,
                 kind,
@@ -660,7 +660,7 @@ class World:
                 forward, inverse = (
                     kept if kept is not None and entry.inverse is not None else (entry.forward, entry.inverse)
                 )
-                entry = made_entry(
+                entry = Entry(
                     entry.action_id,
                     entry.rev,
                     entry.kind,
