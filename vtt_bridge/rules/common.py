@@ -140,8 +140,8 @@ def counted(n: int, one: str, many: str | None = None) -> str:
 
 def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
     """`Step(rule=rule, text=text, data=data, key=key)` for the loops that build thousands (a round's
-    detailed contests): the same frozen step, its slots filled directly instead of through the
-    frozen dataclass' keyword `__init__` (one `object.__setattr__` call per field)."""
+    detailed contests): the same frozen step, its slots filled as `Step.__init__` fills them, without
+    the class call and its keyword arguments on the way there."""
     step: Step = _new(Step)
     _set_rule(step, rule)
     _set_text(step, text)
