@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 
+import jsonpatch
 import orjson
 
 from tests.server.test_areas import scene_state
@@ -62,12 +63,13 @@ def test_DET_4_a_far_move_sets_its_targets_row_whole_and_copies_no_other() -> No
     assert after.whole == ["i0"] and after["i0"] is not rows["i0"][0]
     assert all(after[t] is row for t, (row, _) in rows.items() if t != "i0")  # not copies
     assert all(row == kept for row, kept in rows.values())  # the committed rows untouched
-    named_olds: dict[str, object] = {}
-    named = area_ops(before.areas, after, named_olds)
-    compared_olds: dict[str, object] = {}
-    compared = area_ops(before.areas, written_areas(after), compared_olds)
+    named_undo: list[object] = []
+    named = area_ops(before.areas, after, named_undo)
+    compared_undo: list[object] = []
+    compared = area_ops(before.areas, written_areas(after), compared_undo)
     assert named == compared and [(op["op"], op["path"]) for op in named] == [("replace", "/areas/i0")]
-    assert named_olds == compared_olds == {"/areas/i0": {o: list(a) for o, a in rows["i0"][1].items()}}
+    old_row = {o: list(a) for o, a in rows["i0"][1].items()}
+    assert named_undo == compared_undo == [{"op": "replace", "path": "/areas/i0", "value": old_row}]
     world.commit(moved, b"{}")
     assert world.state.areas["i0"] == {o: tuple(a) for o, a in named[0]["value"].items()}  # as the op said
 
@@ -105,20 +107,35 @@ def test_DET_4_rows_a_ruling_adds_drops_replaces_or_changes_give_the_ops_a_compa
     after.whole = ["a", "c", "e"]
     assert after.cells is not None
     after.cells["b"] = {"x": (12, 13, 300), "y": None}  # one area redrawn, one dropped, one kept
-    named_olds: dict[str, object] = {}
-    named = area_ops(before, after, named_olds)
-    compared_olds: dict[str, object] = {}
-    compared = area_ops(before, written_areas(after), compared_olds)
+    named_undo: list[object] = []
+    named = area_ops(before, after, named_undo)
+    compared_undo: list[object] = []
+    compared = area_ops(before, written_areas(after), compared_undo)
     assert named == compared
     assert [(op["op"], op["path"]) for op in named] == [
         ("remove", "/areas/a"),
-        ("remove", "/areas/b/y"),
         ("replace", "/areas/b/x"),
+        ("remove", "/areas/b/y"),
         ("add", "/areas/c"),
         ("replace", "/areas/e"),
     ]
     assert named[-1]["value"] == {"y": [4, 4, 300], "z": [5, 5, 300]}
-    assert named_olds == compared_olds
+    assert (
+        named_undo
+        == compared_undo
+        == [
+            {"op": "add", "path": "/areas/a", "value": {"x": [1, 2, 300], "y": [3, 4, 300]}},
+            {"op": "replace", "path": "/areas/b/x", "value": [5, 6, 300]},
+            {"op": "add", "path": "/areas/b/y", "value": [7, 8, 300]},
+            {"op": "remove", "path": "/areas/c"},
+            {"op": "replace", "path": "/areas/e", "value": {"x": [2, 2, 300], "y": [3, 3, 300]}},
+        ]
+    )
+    undone = jsonpatch.apply_patch(  # the inverses, in reverse order, give `before` back
+        {"areas": {t: {o: list(a) for o, a in row.items()} for t, row in written_areas(after).items()}},
+        named_undo[::-1],
+    )
+    assert undone == {"areas": {t: {o: list(a) for o, a in row.items()} for t, row in before.items()}}
 
 
 def test_DET_4_areas_read_back_from_the_store_share_their_whole_pixels_as_drawn_ones_do() -> None:

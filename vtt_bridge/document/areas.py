@@ -15,7 +15,7 @@ observers, sorted), so a world with seeded dice draws the same areas for the sam
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from itertools import islice
 from typing import Any, cast
 
@@ -124,33 +124,33 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
 def _looked_at(
     pending: Mapping[str, Mapping[str, LocateState]],
     pairs: Iterable[tuple[str, str]],
-    moved: Iterable[str],
+    moved: Collection[str],
     areas: Mapping[str, Mapping[str, Area]],
-) -> dict[str, set[str]]:
-    """Target -> the observers whose pair with it the ruling may have changed: the matrix's
-    unapplied cells, the ruling's own pairs, and a moved target's row whole (its keys)."""
-    looked: dict[str, set[str]] = {}
+) -> dict[str, dict[str, LocateState | None]]:
+    """Target -> observer -> the pair's new state (None: to be read from the matrix), for the pairs
+    whose area the ruling may change: the matrix's unapplied cells that are approximate or hold an
+    area (a cell that is neither has none before or after), and the ruling's own pairs; a moved
+    target with a row is named even with no pair (its row is looked at whole)."""
+    looked: dict[str, dict[str, LocateState | None]] = {}
+    no_row: Mapping[str, Area] = {}
     for observer, cells in pending.items():
-        for target in cells:
+        for target, located in cells.items():
+            if located is not _APPROXIMATE and observer not in areas.get(target, no_row):
+                continue
             named = looked.get(target)
             if named is None:
-                looked[target] = {observer}
+                looked[target] = {observer: located}
             else:
-                named.add(observer)
+                named[observer] = located
     for observer, target in pairs:
         named = looked.get(target)
         if named is None:
-            looked[target] = {observer}
-        else:
-            named.add(observer)
+            looked[target] = {observer: None}
+        elif observer not in named:
+            named[observer] = None
     for target in moved:
-        row = areas.get(target)
-        if row:
-            named = looked.get(target)
-            if named is None:
-                looked[target] = set(row)
-            else:
-                named.update(row)
+        if target not in looked and target in areas:
+            looked[target] = {}
     return looked
 
 
@@ -163,7 +163,9 @@ def rule_areas(
 ) -> WorldState:
     """`after` with its areas ruled (see the module): `pairs` are the cells whose state the ruling
     changed besides the matrix's unapplied cells (None: any may have); `recheck`: look at every pair
-    (a world read back from a store written before areas were kept). A row that appears, goes or
+    (a world read back from a store written before areas were kept). A moved target's row is looked
+    at whole: a pair of it the ruling did not change is approximate still (it holds an area, and
+    the invariant held before the ruling), so its state is not read. A row that appears, goes or
     whose every area changed is set whole in the ruling's map (`AreaMap.whole`), a new dict; the
     areas it changes in other rows are held aside (`AreaMap.cells`) and written at commit (`seal`)."""
     radius = area_radius_of(after)
@@ -193,25 +195,32 @@ def rule_areas(
     undrawn_observers: list[str] = []
     points: list[tuple[float, float]] = []
     old_get = old_areas.get
-    unapplied_of = pending.get
+    no_row: Mapping[str, Area] = {}
     no_states: dict[str, LocateState] = {}
     for target in sorted(looked):
-        old_row = old_get(target)
+        named = looked[target]
+        old_row = old_get(target) or no_row
         token = tokens.get(target)
+        point = None if token is None else (token.x, token.y)
+        if target in moved and old_row:  # its row whole, and any pair the ruling named besides
+            observers = sorted(old_row.keys() | named.keys() if named else old_row)
+        else:
+            observers = sorted(named) if len(named) > 1 else list(named)
         changes: dict[str, Area | None] | None = None
         drawn = changed = 0
         located: LocateState | None
-        for observer in sorted(looked[target]):
-            unapplied = unapplied_of(observer)
-            if unapplied is not None and target in unapplied:
-                located = unapplied[target]
-            else:
-                located = visibility.get(observer, no_states).get(target)
-            area = None if old_row is None else old_row.get(observer)
-            if located is _APPROXIMATE and token is not None and observer in tokens:
-                x, y = token.x, token.y
+        for observer in observers:
+            located = named.get(observer, _APPROXIMATE)  # a moved row's pair left alone: approximate
+            if located is None:
+                unapplied = pending.get(observer)
+                if unapplied is not None and target in unapplied:
+                    located = unapplied[target]
+                else:
+                    located = visibility.get(observer, no_states).get(target)
+            area = old_row.get(observer)
+            if located is _APPROXIMATE and point is not None and observer in tokens:
                 if area is not None and area[2] == radius:  # `still_holds`, inline
-                    dx, dy = x - area[0], y - area[1]
+                    dx, dy = point[0] - area[0], point[1] - area[1]
                     if dx * dx + dy * dy <= reach:
                         continue
                 if changes is None:
@@ -220,7 +229,7 @@ def rule_areas(
                     changes[observer] = _UNDRAWN
                 undrawn.append(changes)
                 undrawn_observers.append(observer)
-                points.append((x, y))
+                points.append(point)
                 drawn += 1
             elif area is None:
                 continue
@@ -234,7 +243,7 @@ def rule_areas(
             continue
         if areas is None:
             areas = AreaMap(old_areas, old_areas)
-        _note(areas, target, old_row, changes, drawn, changed)
+        _note(areas, target, old_row or None, changes, drawn, changed)
     if undrawn:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
         new_areas = draw_areas(points, radius, dice)
         for row, observer, area in zip(undrawn, undrawn_observers, new_areas, strict=True):
@@ -269,70 +278,70 @@ def _note(
     areas[target] = cast(dict[str, Area], changes)  # only drawn areas, filled in before anyone reads
 
 
-def _row_ops(
-    ops: list[dict[str, Any]],
-    olds: dict[str, Any] | None,
-    missing: Any,
-    prefix: str,
-    old: Mapping[str, Area],
-    gone: list[str],
-    puts: list[tuple[str, Area]],
-) -> None:
-    """A changed row's ops, appended to `ops`: its `gone` areas removed, then each of `puts` added
-    or replaced (none when equal to the old one); `olds` as in `area_ops`."""
-    append = ops.append
-    for observer in gone:
-        path = prefix + observer
-        append({"op": "remove", "path": path})
-        if olds is not None:
-            olds[path] = list(old[observer])
-    was_get = old.get
-    for observer, area in puts:
-        was = was_get(observer)
-        path = prefix + observer
-        if was is None:
-            append({"op": "add", "path": path, "value": list(area)})
-            if olds is not None:
-                olds[path] = missing
-        elif was != area:
-            append({"op": "replace", "path": path, "value": list(area)})
-            if olds is not None:
-                olds[path] = list(was)
+def _json_row(row: Mapping[str, Area]) -> dict[str, list[float]]:
+    """A row as JSON: observer -> `[x, y, r]`."""
+    return dict(zip(row, map(list, row.values()), strict=True))
 
 
 def _whole_op(
     ops: list[dict[str, Any]],
-    olds: dict[str, Any] | None,
-    missing: Any,
+    undo: list[Any] | None,
     target: str,
     old: Mapping[str, Area] | None,
     new: Mapping[str, Area] | None,
 ) -> None:
     """One op setting a target's row whole: `add` (it had none), `remove` (it has none left) or
-    `replace`; `olds` as in `area_ops`."""
-    path = f"/areas/{target}"
+    `replace`; `undo` gets its inverse (as in `area_ops`)."""
+    path = "/areas/" + target
     if new is None:
         ops.append({"op": "remove", "path": path})
     else:
-        value = {o: list(a) for o, a in new.items()}
-        ops.append({"op": "add" if old is None else "replace", "path": path, "value": value})
-    if olds is not None:
-        olds[path] = missing if old is None else {o: list(a) for o, a in old.items()}
+        ops.append({"op": "add" if old is None else "replace", "path": path, "value": _json_row(new)})
+    if undo is not None:
+        if old is None:
+            undo.append({"op": "remove", "path": path})
+        else:
+            undo.append({"op": "add" if new is None else "replace", "path": path, "value": _json_row(old)})
+
+
+def _cell_ops(
+    ops: list[dict[str, Any]],
+    undo: list[Any] | None,
+    target: str,
+    old: Mapping[str, Area],
+    changes: Iterable[tuple[str, Area | None]],
+) -> None:
+    """A row's changed areas, one op each in the order given (None: the area removed; else added or
+    replaced, never equal to the old one); `undo` gets each op's inverse (as in `area_ops`)."""
+    prefix = "/areas/" + target + "/"
+    append = ops.append
+    for observer, area in changes:
+        path = prefix + observer
+        was = old.get(observer)
+        if area is None:
+            append({"op": "remove", "path": path})
+        else:
+            append({"op": "add" if was is None else "replace", "path": path, "value": list(area)})
+        if undo is not None:
+            if was is None:
+                undo.append({"op": "remove", "path": path})
+            else:
+                undo.append({"op": "add" if area is None else "replace", "path": path, "value": list(was)})
 
 
 def area_ops(
     before: Mapping[str, Mapping[str, Area]],
     after: Mapping[str, Mapping[str, Area]],
-    olds: dict[str, Any] | None = None,
-    missing: Any = None,
+    undo: list[Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The RFC 6902 ops turning one areas map into the other, row by row in sorted order of targets:
-    a row that appears, goes, or whose every area changed (none of its old areas stays) is one op
-    with the whole row (`add`, `remove`, `replace`); in any other changed row only its areas that
-    changed (removed, then added or replaced: an area is a new tuple when it changes, so entries
-    are compared by identity first). Rows that are the very same dict are skipped unread; a ruling's
-    map made from `before` (`AreaMap`) names its changes, and only those are read. `olds` gets what
-    `before` held at each op's path (`missing`: none), for the inverse."""
+    a row that appears, goes, or keeps none of its old areas (each was redrawn or dropped) is one
+    op with the whole row (`add`, `remove`, `replace`); any other changed row has one op per area
+    that changed (`add`, `remove` or `replace` of `/areas/<target>/<observer>`, in sorted order of
+    observers). Rows that are the very same dict are skipped unread, and an area is a new tuple
+    when it changes, so entries are compared by identity first; a ruling's map made from `before`
+    (`AreaMap`) names its changes, and only those are read. `undo`, when given, gets each op's
+    inverse (the path as `before` held it), index for index."""
     if before is after:
         return []
     ops: list[dict[str, Any]] = []
@@ -342,11 +351,9 @@ def area_ops(
         for target in sorted([*whole, *cells]) if whole else sorted(cells):
             changed = cells.get(target)
             if changed is None:
-                _whole_op(ops, olds, missing, target, before.get(target), after.get(target))
-                continue
-            gone = [o for o, area in changed.items() if area is None]
-            puts = [(o, area) for o, area in changed.items() if area is not None]
-            _row_ops(ops, olds, missing, f"/areas/{target}/", before[target], gone, puts)
+                _whole_op(ops, undo, target, before.get(target), after.get(target))
+            else:
+                _cell_ops(ops, undo, target, before[target], changed.items())
         return ops
     if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
         after = written_areas(after)
@@ -356,19 +363,26 @@ def area_ops(
     for target in sorted(touched):
         old, new = old_get(target), after.get(target)
         if old is None or new is None:
-            _whole_op(ops, olds, missing, target, old, new)
+            _whole_op(ops, undo, target, old, new)
             continue
         cell_get = old.get
-        changed_observers = [o for o, area in new.items() if cell_get(o) is not area]
-        gone = sorted(old.keys() - new.keys()) if len(old) + len(changed_observers) != len(new) else []
-        puts = [(o, new[o]) for o in sorted(changed_observers) if cell_get(o) != new[o]]
-        if not gone and not puts:
+        changes: list[tuple[str, Area | None]] = [
+            (o, area) for o, area in new.items() if cell_get(o) is not area and cell_get(o) != area
+        ]
+        if len(old) + len(changes) != len(new):
+            changes.extend((o, None) for o in old.keys() - new.keys())
+        if not changes:
             continue
-        if len(gone) + sum(1 for o, _ in puts if o in old) == len(old):  # none of its areas stays
-            _whole_op(ops, olds, missing, target, old, new)
+        if sum(1 for o, _ in changes if o in old) == len(old):  # none of its areas stays
+            _whole_op(ops, undo, target, old, new)
         else:
-            _row_ops(ops, olds, missing, f"/areas/{target}/", old, gone, puts)
+            changes.sort(key=_first)
+            _cell_ops(ops, undo, target, old, changes)
     return ops
+
+
+def _first(change: tuple[str, Area | None]) -> str:
+    return change[0]
 
 
 def area_steps(state: WorldState, observer: str, target: str) -> list[Step]:

@@ -341,7 +341,9 @@ def diff_states(
             ops,
         )
     if before.areas is not after.areas:
-        ops.extend(area_ops(before.areas, after.areas, olds, MISSING))
+        if undo is not None:
+            undo.extend([None] * (len(ops) - len(undo)))
+        ops.extend(area_ops(before.areas, after.areas, undo))
     if before.pins is not after.pins:
         _diff_json(
             "/pins",
