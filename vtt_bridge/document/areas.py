@@ -191,8 +191,8 @@ def rule_areas(
     visibility = after.visibility
     reach = radius * radius
     areas: AreaMap | None = None
-    undrawn: list[dict[str, Area | None]] = []
-    undrawn_observers: list[str] = []
+    fills: list[tuple[dict[str, Area | None], list[str]]] = []
+    """Each row's areas still to draw: the row (its places kept) and its observers, in order."""
     points: list[tuple[float, float]] = []
     old_get = old_areas.get
     no_row: Mapping[str, Area] = {}
@@ -204,10 +204,26 @@ def rule_areas(
         point = None if token is None else (token.x, token.y)
         if target in moved and old_row:  # its row whole, and any pair the ruling named besides
             observers = sorted(old_row.keys() | named.keys() if named else old_row)
+            if point is not None and None not in named.values() and _left_every(old_row, point, radius):
+                # every area of it changes (as a far move's): the row anew, its approximate pairs drawn
+                get = named.get
+                kept = [o for o in observers if get(o, _APPROXIMATE) is _APPROXIMATE and o in tokens]
+                if areas is None:
+                    areas = AreaMap(old_areas, old_areas)
+                areas.whole.append(target)
+                if kept:
+                    row: dict[str, Area | None] = {}
+                    areas[target] = cast(dict[str, Area], row)  # filled below, before anyone reads it
+                    fills.append((row, kept))
+                    points.extend([point] * len(kept))
+                else:
+                    del areas[target]
+                continue
         else:
             observers = sorted(named) if len(named) > 1 else list(named)
         changes: dict[str, Area | None] | None = None
-        drawn = changed = 0
+        drawn: list[str] = []
+        changed = 0
         located: LocateState | None
         for observer in observers:
             located = named.get(observer, _APPROXIMATE)  # a moved row's pair left alone: approximate
@@ -227,10 +243,7 @@ def rule_areas(
                     changes = {observer: _UNDRAWN}  # its place kept; drawn below, in this order
                 else:
                     changes[observer] = _UNDRAWN
-                undrawn.append(changes)
-                undrawn_observers.append(observer)
-                points.append(point)
-                drawn += 1
+                drawn.append(observer)
             elif area is None:
                 continue
             elif changes is None:
@@ -243,14 +256,34 @@ def rule_areas(
             continue
         if areas is None:
             areas = AreaMap(old_areas, old_areas)
-        _note(areas, target, old_row or None, changes, drawn, changed)
-    if undrawn:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
+        _note(areas, target, old_row or None, changes, len(drawn), changed)
+        if drawn:
+            assert point is not None  # an area is drawn only around a target on the map
+            fills.append((changes, drawn))
+            points.extend([point] * len(drawn))
+    if points:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
         new_areas = draw_areas(points, radius, dice)
-        for row, observer, area in zip(undrawn, undrawn_observers, new_areas, strict=True):
-            row[observer] = area
+        at = 0
+        for row, observers in fills:
+            end = at + len(observers)
+            row.update(zip(observers, new_areas[at:end], strict=True))
+            at = end
     if areas is None:
         return after
     return after.model_copy(update={"areas": areas})
+
+
+def _left_every(row: Mapping[str, Area], point: tuple[float, float], radius: float) -> bool:
+    """Whether a target at `point` is outside every area of its row (or the area's radius is not
+    the world's): `still_holds` holds for none of them."""
+    x, y = point
+    reach = radius * radius
+    for area in row.values():
+        if area[2] == radius:
+            dx, dy = x - area[0], y - area[1]
+            if dx * dx + dy * dy <= reach:
+                return False
+    return True
 
 
 def _note(
