@@ -58,13 +58,23 @@ def document(world: World) -> dict[str, Any]:
     return loaded
 
 
-def committed(world: World, pending: Pending | bytes, client: dict[str, Any]) -> None:
-    """Commit a ruling, patch the client's copy with its reply and compare it with the server's."""
+def committed(world: World, pending: Pending | bytes, client: dict[str, Any], undo: bool = False) -> None:
+    """Commit a ruling, patch the client's copy with its reply and compare it with the server's;
+    an area of a pair approximate before and after that still holds its target stays as it was
+    (but for an undo, which sets the areas back as they were)."""
     assert isinstance(pending, Pending)
+    before = {t: dict(row) for t, row in world.state.areas.items()}
     ruled = settled(pending.state).areas
     world.commit(pending, b"{}")
     assert world.state.areas == ruled  # the rows as the ruling's plain reading had them
     check(world.state)
+    radius = area_radius_of(world.state)
+    for target, row in world.state.areas.items():
+        token = world.state.tokens[target]
+        for observer, area in row.items():
+            old = before.get(target, {}).get(observer)
+            if old is not None and not undo and still_holds(old, token.x, token.y, radius):
+                assert area == old, (target, observer, old, area)
     jsonpatch.apply_patch(client, orjson.loads(orjson.dumps(pending.result["patch"])), in_place=True)
     assert client == document(world)
 
@@ -167,6 +177,7 @@ def test_DET_4_the_areas_keep_the_invariant_and_the_patches_rebuild_them_through
                     world,
                     world.prepare_action(f"u{n}", {"kind": "undo", "action": actions.pop()}, SeededRoller(n)),
                     client,
+                    undo=True,
                 )
         except RequestError:
             pass  # e.g. an undo a later change blocks: refused, nothing changes
