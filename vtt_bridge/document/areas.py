@@ -191,8 +191,8 @@ def rule_areas(
     visibility = after.visibility
     reach = radius * radius
     areas: AreaMap | None = None
+    # each row's areas still to draw: the row (their places kept in it) and their observers, in order
     fills: list[tuple[dict[str, Area | None], list[str]]] = []
-    """Each row's areas still to draw: the row (its places kept) and its observers, in order."""
     points: list[tuple[float, float]] = []
     old_get = old_areas.get
     no_row: Mapping[str, Area] = {}
