@@ -10,8 +10,11 @@
  * - a changed condition whose status effect exists → a `toggleStatusEffect` call;
  * - `visibility/<observer>/<target>` → `flags.vtt-bridge.visibility.<observer>` on the TARGET token
  *   (so each token carries "who locates me"), deleted when the pair leaves the document;
- * - `areas/<observer>/<target>` → `flags.vtt-bridge.areas.<observer>` (`[x, y, r]`) on the TARGET
- *   token the same way (DET-4 on the map: where an approximate target is known to be);
+ * - `areas/<target>` (the sidecar keys its areas by target, as the token flag is) → that TARGET
+ *   token's `flags.vtt-bridge.areas`, the row being the flag's content: `<observer>` → `[x, y, r]`
+ *   (DET-4 on the map: where an approximate target is known to be); a cell `areas/<target>/<observer>`
+ *   touches that one key, a row or the whole part every key of the rows it holds, each changed key
+ *   written whole and a key the row lost deleted; one token update per target whatever the ops;
  * - `tokens/<id>/{x,y,elevation}` → the token's own position (not on a full sync: Foundry already
  *   has it);
  * - `rev`, `scene`, `settings`: nothing to write (they come from Foundry);
@@ -58,7 +61,8 @@ import { applyJsonPatch, deepEqual, isPlainObject, parsePointer, PatchError } fr
  * @property {Record<string, Record<string, string>>} [foundryVisibility] for "sync": the
  *   visibility flags Foundry's tokens hold now, target → observer → state, so stale pairs are deleted
  * @property {Record<string, Record<string, unknown>>} [foundryAreas] for "sync": the areas flags
- *   Foundry's tokens hold now, target → observer → area, so stale areas are deleted
+ *   Foundry's tokens hold now, target → observer → area (the document's own keying), so stale areas
+ *   are deleted and areas Foundry already holds are not rewritten
  * @property {Record<string, Record<string, unknown>>} [foundryActors] for "sync": the rules flags
  *   Foundry's actors hold now, actor uuid → `flags.vtt-bridge`, so keys the result lacks are deleted
  *   (Foundry merges objects: a key not deleted stays) and values it already has are not rewritten
@@ -143,8 +147,8 @@ export function planChanges(before, after, touched, options) {
   let observers = new Set();
   /** @type {Map<string, Set<string>|null>} */
   const tokenFields = new Map();
-  /** @type {Set<string>|null} observers whose areas were touched (null: all) */
-  let areaObservers = new Set();
+  /** @type {Map<string, Set<string>|null>|null} target → observers whose areas were touched (null: all) */
+  let areaCells = new Map();
   const allActors = () => unionKeys(before?.actors, after?.actors);
 
   for (const tokens of touched) {
@@ -152,7 +156,7 @@ export function planChanges(before, after, touched, options) {
     if (root === undefined) {
       for (const uuid of allActors()) actorFields.set(uuid, null);
       observers = null;
-      areaObservers = null;
+      areaCells = null;
       for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
     } else if (root === "actors") {
       if (id === undefined) for (const uuid of allActors()) actorFields.set(uuid, null);
@@ -165,8 +169,12 @@ export function planChanges(before, after, touched, options) {
       if (id === undefined) observers = null;
       else if (observers) observers.add(id);
     } else if (root === "areas") {
-      if (id === undefined) areaObservers = null;
-      else if (areaObservers) areaObservers.add(id);
+      if (id === undefined) areaCells = null;
+      else if (areaCells && field === undefined) areaCells.set(id, null);
+      else if (areaCells) {
+        const cells = areaCells.get(id);
+        if (cells !== null) areaCells.set(id, (cells ?? new Set()).add(field));
+      }
     } else if (root === "tokens") {
       if (id === undefined) for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
       else if (field === undefined) tokenFields.set(id, null);
@@ -211,18 +219,22 @@ export function planChanges(before, after, touched, options) {
     }
   }
 
-  const beforeAreas = sync ? invertVisibility(/** @type {any} */ (options.foundryAreas ?? {})) : before?.areas;
-  for (const observer of areaObservers ?? unionKeys(beforeAreas, after?.areas)) {
-    const b = beforeAreas?.[observer] ?? {};
-    const a = after?.areas?.[observer] ?? {};
-    for (const target of unionKeys(b, a)) {
-      if (deepEqual(b[target], a[target])) continue;
+  const beforeAreas = sync ? options.foundryAreas : before?.areas;
+  const areaTargets = areaCells ?? new Map(unionKeys(beforeAreas, after?.areas).map((target) => [target, null]));
+  for (const [target, cells] of areaTargets) {
+    const b = beforeAreas?.[target];
+    const a = after?.areas?.[target];
+    const rowB = isPlainObject(b) ? b : {};
+    const rowA = isPlainObject(a) ? a : {};
+    for (const observer of cells ?? unionKeys(rowB, rowA)) {
+      const area = ownValue(rowA, observer);
+      if (deepEqual(ownValue(rowB, observer), area)) continue;
       const update = tokenUpdate(plan, target);
-      if (a[target] === undefined) {
+      if (area === undefined) {
         const [key, value] = options.deletion(`${FLAG_ROOT}.${AREAS_FLAG}`, observer);
         update[key] = value;
       } else {
-        update[`${FLAG_ROOT}.${AREAS_FLAG}.${observer}`] = structuredClone(a[target]);
+        update[`${FLAG_ROOT}.${AREAS_FLAG}.${observer}`] = structuredClone(area);
       }
     }
   }
@@ -278,6 +290,16 @@ function tokenUpdate(plan, id) {
   let update = plan.tokenUpdates.get(id);
   if (!update) plan.tokenUpdates.set(id, (update = {}));
   return update;
+}
+
+/**
+ * A key's own value (never one inherited from `Object.prototype`), or undefined.
+ * @param {Record<string, unknown>} object
+ * @param {string} key
+ * @returns {unknown}
+ */
+function ownValue(object, key) {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 /**
