@@ -143,11 +143,11 @@ export function planChanges(before, after, touched, options) {
   const plan = emptyPlan(after, false);
   /** @type {Map<string, Set<string>|null>} actor uuid → fields (null: all) */
   const actorFields = new Map();
-  /** @type {Set<string>|null} observers touched (null: all) */
-  let observers = new Set();
+  /** @type {Cells} observer → targets whose visibility was touched */
+  let visibilityCells = new Map();
   /** @type {Map<string, Set<string>|null>} */
   const tokenFields = new Map();
-  /** @type {Map<string, Set<string>|null>|null} target → observers whose areas were touched (null: all) */
+  /** @type {Cells} target → observers whose areas were touched */
   let areaCells = new Map();
   const allActors = () => unionKeys(before?.actors, after?.actors);
 
@@ -155,7 +155,7 @@ export function planChanges(before, after, touched, options) {
     const [root, id, field] = tokens;
     if (root === undefined) {
       for (const uuid of allActors()) actorFields.set(uuid, null);
-      observers = null;
+      visibilityCells = null;
       areaCells = null;
       for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
     } else if (root === "actors") {
@@ -166,15 +166,9 @@ export function planChanges(before, after, touched, options) {
         if (fields !== null) actorFields.set(id, (fields ?? new Set()).add(field));
       }
     } else if (root === "visibility") {
-      if (id === undefined) observers = null;
-      else if (observers) observers.add(id);
+      visibilityCells = touchCell(visibilityCells, id, field);
     } else if (root === "areas") {
-      if (id === undefined) areaCells = null;
-      else if (areaCells && field === undefined) areaCells.set(id, null);
-      else if (areaCells) {
-        const cells = areaCells.get(id);
-        if (cells !== null) areaCells.set(id, (cells ?? new Set()).add(field));
-      }
+      areaCells = touchCell(areaCells, id, field);
     } else if (root === "tokens") {
       if (id === undefined) for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
       else if (field === undefined) tokenFields.set(id, null);
@@ -203,25 +197,26 @@ export function planChanges(before, after, touched, options) {
   }
 
   const beforeVisibility = sync ? invertVisibility(options.foundryVisibility ?? {}) : before?.visibility;
-  const observerIds = observers ?? unionKeys(beforeVisibility, after?.visibility);
-  for (const observer of observerIds) {
-    const b = beforeVisibility?.[observer] ?? {};
-    const a = after?.visibility?.[observer] ?? {};
-    for (const target of unionKeys(b, a)) {
-      if (b[target] === a[target]) continue;
+  for (const [observer, cells] of visibilityCells ?? allRows(beforeVisibility, after?.visibility)) {
+    const b = beforeVisibility?.[observer];
+    const a = after?.visibility?.[observer];
+    const rowB = isPlainObject(b) ? b : {};
+    const rowA = isPlainObject(a) ? a : {};
+    for (const target of cells ?? unionKeys(rowB, rowA)) {
+      const code = ownValue(rowA, target);
+      if (ownValue(rowB, target) === code) continue;
       const update = tokenUpdate(plan, target);
-      if (a[target] === undefined) {
+      if (code === undefined) {
         const [key, value] = options.deletion(`${FLAG_ROOT}.${VISIBILITY_FLAG}`, observer);
         update[key] = value;
       } else {
-        update[`${FLAG_ROOT}.${VISIBILITY_FLAG}.${observer}`] = a[target];
+        update[`${FLAG_ROOT}.${VISIBILITY_FLAG}.${observer}`] = code;
       }
     }
   }
 
   const beforeAreas = sync ? options.foundryAreas : before?.areas;
-  const areaTargets = areaCells ?? new Map(unionKeys(beforeAreas, after?.areas).map((target) => [target, null]));
-  for (const [target, cells] of areaTargets) {
+  for (const [target, cells] of areaCells ?? allRows(beforeAreas, after?.areas)) {
     const b = beforeAreas?.[target];
     const a = after?.areas?.[target];
     const rowB = isPlainObject(b) ? b : {};
@@ -290,6 +285,39 @@ function tokenUpdate(plan, id) {
   let update = plan.tokenUpdates.get(id);
   if (!update) plan.tokenUpdates.set(id, (update = {}));
   return update;
+}
+
+/**
+ * Rows → the cells of them a patch touched, for a part of the document keyed row → cell
+ * (`visibility`: observer → target; `areas`: target → observer); a row mapped to null was touched
+ * whole, and the map itself is null when the whole part was.
+ * @typedef {Map<string, Set<string>|null>|null} Cells
+ */
+
+/**
+ * Note one touched path of such a part: no row (the part itself) touches every row, a row without
+ * a cell that row whole, anything deeper its cell (the cell's value is written whole).
+ * @param {Cells} cells
+ * @param {string|undefined} row
+ * @param {string|undefined} cell
+ * @returns {Cells}
+ */
+function touchCell(cells, row, cell) {
+  if (cells === null || row === undefined) return null;
+  if (cell === undefined) return cells.set(row, null);
+  const known = cells.get(row);
+  if (known !== null) cells.set(row, (known ?? new Set()).add(cell));
+  return cells;
+}
+
+/**
+ * Every row of a part before or after, each touched whole.
+ * @param {unknown} before
+ * @param {unknown} after
+ * @returns {Map<string, null>}
+ */
+function allRows(before, after) {
+  return new Map(unionKeys(before, after).map((row) => [row, null]));
 }
 
 /**

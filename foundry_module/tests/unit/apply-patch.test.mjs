@@ -8,6 +8,7 @@ import {
   toFoundryBatches,
   updateOptions,
 } from "../../scripts/core/apply-patch.mjs";
+import { applyJsonPatch } from "../../scripts/core/json-patch.mjs";
 import { deletionOperator } from "../../scripts/foundry/compat.mjs";
 import { ForcedDeletion, legacyOperatorWarnings, mergeUpdate } from "../helpers/fake-foundry.mjs";
 
@@ -426,6 +427,47 @@ function seeded(seed) {
   };
 }
 
+
+const WALK_KINDS = ["rowAdd", "rowReplace", "rowRemove", "cellAdd", "cellReplace", "cellRemove"];
+
+/**
+ * One ruling's ops on a part of the document keyed row → cell: 1 to 3 of them, each valid after
+ * the ones before it (so a patch may touch a cell twice, or a cell and then its row).
+ * @param {string} part
+ * @param {Record<string, Record<string, unknown>>} rows the part now
+ * @param {string[]} ids
+ * @param {() => number} random
+ * @param {() => unknown} value a cell's value
+ */
+function rulingOps(part, rows, ids, random, value) {
+  const pick = (/** @type {string[]} */ list) => list[Math.floor(random() * list.length)];
+  /** @type {any[]} */
+  const ops = [];
+  /** @type {string[]} */
+  const kinds = [];
+  let now = rows;
+  for (let n = 1 + Math.floor(random() * 3); n > 0; n--) {
+    const kind = pick(WALK_KINDS);
+    const keys = Object.keys(now);
+    const bare = ids.filter((id) => !keys.includes(id));
+    const row = keys.length ? pick(keys) : undefined;
+    const cells = row ? Object.keys(now[row]) : [];
+    const fresh = () => Object.fromEntries(ids.filter(() => random() < 0.5).map((id) => [id, value()]));
+    let op;
+    if (kind === "rowAdd" && bare.length) op = { op: "add", path: `/${part}/${pick(bare)}`, value: fresh() };
+    else if (kind === "rowReplace" && row) op = { op: "replace", path: `/${part}/${row}`, value: fresh() };
+    else if (kind === "rowRemove" && row) op = { op: "remove", path: `/${part}/${row}` };
+    else if (kind === "cellAdd" && row && cells.length < ids.length) op = { op: "add", path: `/${part}/${row}/${pick(ids.filter((id) => !cells.includes(id)))}`, value: value() };
+    else if (kind === "cellReplace" && cells.length) op = { op: "replace", path: `/${part}/${row}/${pick(cells)}`, value: value() };
+    else if (kind === "cellRemove" && cells.length) op = { op: "remove", path: `/${part}/${row}/${pick(cells)}` };
+    if (!op) continue;
+    ops.push(op);
+    kinds.push(kind);
+    now = /** @type {any} */ (applyJsonPatch({ [part]: now }, [/** @type {any} */ (op)]))[part];
+  }
+  return { ops, kinds };
+}
+
 test("DET-4 any walk of area ops and syncs: the strict stand-in's areas flags equal the document's rows, and only targets whose row changed are updated", () => {
   const ids = ["t1", "t2", "t3", "t4", "t5", "t6"];
   const warned = legacyOperatorWarnings.length;
@@ -443,25 +485,11 @@ test("DET-4 any walk of area ops and syncs: the strict stand-in's areas flags eq
     let state = { ...mirror(), rev: 0, areas: {} };
     const kinds = new Set();
     for (let step = 0; step < 400; step++) {
-      const rows = Object.keys(state.areas);
-      const bare = ids.filter((id) => !rows.includes(id));
-      const row = () => Object.fromEntries(ids.filter(() => random() < 0.5).map((o) => [o, area()]));
-      /** @type {any[]} */
-      const ops = [];
-      const kind = pick(["rowAdd", "rowReplace", "rowRemove", "cellAdd", "cellReplace", "cellRemove", "sync"]);
-      const target = rows.length ? pick(rows) : undefined;
-      const cells = target ? Object.keys(state.areas[target]) : [];
-      if (kind === "rowAdd" && bare.length) ops.push({ op: "add", path: `/areas/${pick(bare)}`, value: row() });
-      else if (kind === "rowReplace" && target) ops.push({ op: "replace", path: `/areas/${target}`, value: row() });
-      else if (kind === "rowRemove" && target) ops.push({ op: "remove", path: `/areas/${target}` });
-      else if (kind === "cellAdd" && target && cells.length < ids.length) ops.push({ op: "add", path: `/areas/${target}/${pick(ids.filter((o) => !cells.includes(o)))}`, value: area() });
-      else if (kind === "cellReplace" && cells.length) ops.push({ op: "replace", path: `/areas/${target}/${pick(cells)}`, value: area() });
-      else if (kind === "cellRemove" && cells.length) ops.push({ op: "remove", path: `/areas/${target}/${pick(cells)}` });
-      if (kind === "sync") {
-        // an outage: Foundry's flags drifted (a stale cell, a lost one), then the whole document
+      if (random() < 1 / 7) {
+        // an outage: Foundry's flags drifted (a stale cell, a changed one), then the whole document
         const drifted = pick(ids);
         tokens[drifted].flags["vtt-bridge"].areas = { ...tokens[drifted].flags["vtt-bridge"].areas, [pick(ids)]: area() };
-        const doc = Object.fromEntries(Object.entries(state.areas).map(([t, r]) => [t, { ...r }]));
+        const doc = structuredClone(state.areas);
         const foundryAreas = Object.fromEntries(ids.flatMap((id) => (tokens[id].flags["vtt-bridge"].areas ? [[id, structuredClone(tokens[id].flags["vtt-bridge"].areas)]] : [])));
         const plan = planPatch(null, /** @type {any} */ ([{ op: "replace", path: "/areas", value: doc }, { op: "replace", path: "/rev", value: state.rev }]), { mode: "sync", statusIds, deletion, foundryAreas, foundryVisibility: {} });
         assert.equal(plan.resync, false, plan.reason);
@@ -469,21 +497,66 @@ test("DET-4 any walk of area ops and syncs: the strict stand-in's areas flags eq
         assert.deepEqual([...plan.tokenUpdates.keys()].sort(), differing.sort(), `step ${step}: a sync updates the tokens whose flags differ`);
         for (const [id, update] of plan.tokenUpdates) mergeUpdate(tokens[id], update, generation);
         state = { ...mirror(), ...plan.state, rev: state.rev };
-      } else if (ops.length) {
+        kinds.add("sync");
+      } else {
+        const { ops, kinds: made } = rulingOps("areas", state.areas, ids, random, area);
+        if (!ops.length) continue;
         const plan = planPatch(state, ruling(ops, state.rev), { statusIds, deletion });
         assert.equal(plan.resync, false, plan.reason);
         const changed = ids.filter((id) => !deepEqualJson(state.areas[id] ?? {}, plan.state.areas[id] ?? {}));
-        assert.deepEqual([...plan.tokenUpdates.keys()].sort(), changed.sort(), `step ${step} ${kind}: only the changed rows' tokens`);
+        assert.deepEqual([...plan.tokenUpdates.keys()].sort(), changed.sort(), `step ${step} ${made}: only the changed rows' tokens`);
         for (const [id, update] of plan.tokenUpdates) mergeUpdate(tokens[id], update, generation);
         state = plan.state;
-      } else continue;
-      kinds.add(kind);
+        for (const kind of made) kinds.add(kind);
+      }
       const rowsNow = Object.fromEntries(Object.entries(state.areas).filter(([, r]) => Object.keys(/** @type {any} */ (r)).length));
-      assert.deepEqual(held(), rowsNow, `v${generation} step ${step} ${kind}`);
+      assert.deepEqual(held(), rowsNow, `v${generation} step ${step}`);
     }
     assert.equal(kinds.size, 7, "every kind of op was walked");
     if (generation === 14) assert.deepEqual(legacyOperatorWarnings.slice(warned), [], "v14: no legacy -= key written");
   }
+});
+
+test("visibility: any walk of cell and row ops and syncs: each target's flag holds its column of the matrix, and only targets whose column changed are updated", () => {
+  const ids = ["t1", "t2", "t3", "t4", "t5"];
+  const random = seeded(6);
+  const pick = (/** @type {string[]} */ list) => list[Math.floor(random() * list.length)];
+  const code = () => pick(["a", "u"]);
+  /** @type {Record<string, any>} */
+  const tokens = Object.fromEntries(ids.map((id) => [id, { flags: { "vtt-bridge": {} } }]));
+  /** @param {Record<string, Record<string, string>>} matrix observer → target → code */
+  const columns = (matrix) => Object.fromEntries(ids.map((t) => [t, Object.fromEntries(ids.flatMap((o) => (matrix[o]?.[t] === undefined ? [] : [[o, matrix[o][t]]])))]));
+  const held = () => Object.fromEntries(ids.map((id) => [id, { ...(tokens[id].flags["vtt-bridge"].visibility ?? {}) }]));
+  /** @type {any} */
+  let state = { ...mirror(), rev: 0, visibility: {} };
+  const kinds = new Set();
+  for (let step = 0; step < 400; step++) {
+    const before = columns(state.visibility);
+    /** @type {any} */
+    let plan;
+    if (random() < 1 / 7) {
+      const drifted = pick(ids);
+      tokens[drifted].flags["vtt-bridge"].visibility = { ...tokens[drifted].flags["vtt-bridge"].visibility, [pick(ids)]: code() };
+      const foundryVisibility = held();
+      plan = planPatch(null, /** @type {any} */ ([{ op: "replace", path: "/visibility", value: structuredClone(state.visibility) }, { op: "replace", path: "/rev", value: state.rev }]), { mode: "sync", statusIds, deletion: v13, foundryVisibility });
+      const differing = ids.filter((id) => !deepEqualJson(foundryVisibility[id], columns(plan.state.visibility)[id]));
+      assert.deepEqual([...plan.tokenUpdates.keys()].sort(), differing.sort(), `step ${step}: a sync updates the tokens whose flags differ`);
+      plan.state.rev = state.rev;
+      kinds.add("sync");
+    } else {
+      const { ops, kinds: made } = rulingOps("visibility", state.visibility, ids, random, code);
+      if (!ops.length) continue;
+      plan = planPatch(state, ruling(ops, state.rev), { statusIds, deletion: v13 });
+      const after = columns(plan.state.visibility);
+      assert.deepEqual([...plan.tokenUpdates.keys()].sort(), ids.filter((id) => !deepEqualJson(before[id], after[id])).sort(), `step ${step} ${made}`);
+      for (const kind of made) kinds.add(kind);
+    }
+    assert.equal(plan.resync, false, plan.reason);
+    for (const [id, update] of plan.tokenUpdates) mergeUpdate(tokens[id], update);
+    state = { ...mirror(), ...plan.state };
+    assert.deepEqual(held(), columns(state.visibility), `step ${step}`);
+  }
+  assert.equal(kinds.size, 7, "every kind of op was walked");
 });
 
 /** @param {unknown} a @param {unknown} b */
