@@ -5,6 +5,7 @@ the pairs (targets, then observers, sorted), one area after another, however man
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import jsonpatch
 import orjson
@@ -63,9 +64,9 @@ def test_DET_4_a_far_move_sets_its_targets_row_whole_and_copies_no_other() -> No
     assert after.whole == ["i0"] and after["i0"] is not rows["i0"][0]
     assert all(after[t] is row for t, (row, _) in rows.items() if t != "i0")  # not copies
     assert all(row == kept for row, kept in rows.values())  # the committed rows untouched
-    named_undo: list[object] = []
+    named_undo: list[Any] = []
     named = area_ops(before.areas, after, named_undo)
-    compared_undo: list[object] = []
+    compared_undo: list[Any] = []
     compared = area_ops(before.areas, written_areas(after), compared_undo)
     assert named == compared and [(op["op"], op["path"]) for op in named] == [("replace", "/areas/i0")]
     old_row = {o: list(a) for o, a in rows["i0"][1].items()}
@@ -107,9 +108,9 @@ def test_DET_4_rows_a_ruling_adds_drops_replaces_or_changes_give_the_ops_a_compa
     after.whole = ["a", "c", "e"]
     assert after.cells is not None
     after.cells["b"] = {"x": (12, 13, 300), "y": None}  # one area redrawn, one dropped, one kept
-    named_undo: list[object] = []
+    named_undo: list[Any] = []
     named = area_ops(before, after, named_undo)
-    compared_undo: list[object] = []
+    compared_undo: list[Any] = []
     compared = area_ops(before, written_areas(after), compared_undo)
     assert named == compared
     assert [(op["op"], op["path"]) for op in named] == [
