@@ -11,7 +11,16 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, counted, update_path_segment
+from vtt_bridge.rules.common import (
+    Count,
+    Flag,
+    RuleModel,
+    RuleViolation,
+    Step,
+    counted,
+    quick_init,
+    update_path_segment,
+)
 from vtt_bridge.rules.conditions import Condition
 
 MAX_HEALTH = 10_000
@@ -86,6 +95,7 @@ class HealthTrack(RuleModel):
 # that explain them.
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HealthOutcome:
     """A track after one HEALTH rule and the steps that explain it, in the order they happened."""
@@ -94,6 +104,7 @@ class HealthOutcome:
     steps: tuple[Step, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DamageSpill:
     """HEALTH-2 on one track: the track after the damage and, for every grade dealt, the part of it
@@ -104,6 +115,7 @@ class DamageSpill:
     steps: tuple[Step, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TempHpAbsorption:
     """HEALTH-11: the track with the temporary HP left, and per grade the damage still to be taken
@@ -114,6 +126,7 @@ class TempHpAbsorption:
     steps: tuple[Step, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DamageOutcome:
     """HEALTH-2 + HEALTH-13: both tracks after damage or worsening (`second_health` None without one)."""
@@ -451,6 +464,7 @@ def wound_penalty(track: HealthTrack, enabled: bool) -> int:
     return max(0, 3 - track.healthy)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TrackReading:
     """What an actor's tracks say before its conditions and Willpower are weighed: its status

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import RuleViolation, Step
+from vtt_bridge.rules.common import RuleViolation, Step, quick_init
 from vtt_bridge.rules.healing import round_start_healing
 from vtt_bridge.rules.iwr import DamageInstance, DealtDamage
 
@@ -86,6 +86,7 @@ def halve_damage(instances: Sequence[DamageInstance], attacker: str, token: str 
     return HalvedDamage(halved, (step,))
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DamageTaken:
     """The tracks and Willpower after the damage (each the same object when unchanged), and why."""

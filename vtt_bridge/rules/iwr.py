@@ -16,7 +16,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step, quick_init
 from vtt_bridge.rules.damage import DAMAGE_GROUPS, DAMAGE_TYPE_SLUGS, DamageType, is_damage_type_or_group
 from vtt_bridge.rules.health import Grade
 from vtt_bridge.rules.immunities import (
@@ -118,6 +118,7 @@ class TemporaryImmunity(RuleModel):
         return self.until_round is not None and round > self.until_round
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DealtDamage:
     """What one instance deals after immunities, weaknesses and resistances (before temporary HP)."""
@@ -128,6 +129,7 @@ class DealtDamage:
     unavoidable: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DamageResolution:
     """IWR-8 steps up to resistances: the damage each instance still deals, and why."""
