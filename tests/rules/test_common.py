@@ -97,3 +97,13 @@ def test_quick_init_makes_the_instance_the_dataclass_own_init_makes() -> None:
 
     with pytest.raises(TypeError, match="default factory"):
         quick_init(Factory)
+
+
+def test_about_keeps_a_step_that_names_its_subjects_already() -> None:
+    """A step whose data holds the subject with the same value is kept as the very step; one that
+    names another value gets the subject `about` is given."""
+    told = Step(rule="HEALTH-2", text="2 lethal", data={"amount": 2, "actor": "hero"}, key="HEALTH-2.damage")
+    other = Step(rule="HEALTH-2", text="2 lethal", data={"actor": "foe", "amount": 2}, key="HEALTH-2.damage")
+    made = about([told, other], actor="hero")
+    assert made[0] is told
+    assert list(made[1].data.items()) == [("actor", "hero"), ("amount", 2)]

@@ -186,3 +186,51 @@ def test_DET_10_the_attacks_token_shows_the_damaged_actor() -> None:
         check_token_shows("token2", "actor2", "actor1")
     assert (refused.value.rule, refused.value.path) == ("DET-10", ("attack", "token"))
     assert refused.value.message == "token 'token2' shows 'actor2', not the damaged actor 'actor1'"
+
+
+def _written(steps: tuple[Step, ...] | list[Step]) -> list[tuple[str, str, list[tuple[str, object]], str]]:
+    """Each step as the wire writes it: its data's fields in their order."""
+    return [(s.rule, s.text, list(s.data.items()), s.key) for s in steps]
+
+
+@pytest.mark.parametrize(
+    ("instances", "first", "second"),
+    [
+        ([{"amount": 1, "grade": "B"}], HealthTrack(max=7), None),
+        (
+            [{"amount": 2, "grade": "L", "critical": True}, {"amount": 3, "grade": "B", "type": "fire"}],
+            HealthTrack(max=5, bashing=1),
+            None,
+        ),
+        (
+            [{"amount": 4, "grade": "A"}, {"amount": 2, "grade": "L"}],
+            HealthTrack(max=3, lethal=1),
+            HealthTrack(max=2),
+        ),
+        ([{"amount": 9, "grade": "A"}], HealthTrack(max=2), None),
+    ],
+)
+def test_IWR_8_and_HEALTH_2_steps_told_their_subjects_are_those_about_gives(
+    instances: list[dict[str, object]], first: HealthTrack, second: HealthTrack | None
+) -> None:
+    """IWR-8, HEALTH-2, HEALTH-13: the rules that write the damaged actor into their steps themselves
+    (`subjects`) give, once the handler's `about` has added it to the rest, the very steps (fields
+    in the same order) that `about` makes of their steps without it; it keeps each told step as it is."""
+    from vtt_bridge.rules.common import about
+    from vtt_bridge.rules.iwr import Iwr, resolve_damage
+
+    hit = tuple(DamageInstance.model_validate(i) for i in instances)
+    will = Willpower(max=3, current=3)
+
+    def ruled(subjects: dict[str, str]) -> tuple[Step, ...]:
+        resolution = resolve_damage(
+            hit, iwr=Iwr(), immunities=(), temporary_immunities=(), round=1, subjects=subjects
+        )
+        taken = take_damage(resolution.dealt, first, second, will, subjects)
+        return (*resolution.steps, *taken.steps)
+
+    told, plain = ruled({"actor": "hero"}), ruled({})
+    kept = about(told, actor="hero")
+    assert _written(kept) == _written(about(plain, actor="hero"))
+    assert _written(told) != _written(plain)  # the subjects were written at all
+    assert all(a is b for a, b in zip(kept, told, strict=True) if "actor" in b.data)

@@ -240,14 +240,16 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     instances, attack_steps = _attack_instances(state, action, ctx)
     if instances is None:
         return Ruling(state=state, log=tuple(attack_steps))
+    subjects = {"actor": target}  # the rules write it into their steps, not `about` again
     resolution = resolve_damage(
         instances,
         iwr=actor.iwr,
         immunities=actor.immunities,
         temporary_immunities=actor.temporary_immunities,
         round=state.scene.round if state.scene is not None else 0,
+        subjects=subjects,
     )
-    taken = take_damage(resolution.dealt, actor.health, actor.second_health, actor.willpower)
+    taken = take_damage(resolution.dealt, actor.health, actor.second_health, actor.willpower, subjects)
     steps = (*attack_steps, *resolution.steps, *taken.steps)
     new_actor = _updated(
         actor, health=taken.health, second_health=taken.second_health, willpower=taken.willpower

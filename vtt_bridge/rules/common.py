@@ -185,12 +185,18 @@ def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
 def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     """The steps with their subjects (actor, track ...) added to their data where their key declares
     the field: a rule function does not know whose track it rules on, the action that calls it does
-    (an attack's DET-10 steps name attacker and target, not the damaged actor)."""
+    (an attack's DET-10 steps name attacker and target, not the damaged actor). A step whose data
+    holds each of them already (a rule told them: `iwr.resolve_damage`'s `subjects`) is kept as it is."""
     out = []
     for s in steps:
-        fields = STEPS[s.key].fields
-        add = {k: v for k, v in subjects.items() if k in fields}
-        out.append(make_step(s.rule, s.text, {**s.data, **add}, s.key) if add else s)
+        fields, data = STEPS[s.key].fields, s.data
+        add: dict[str, Any] | None = None
+        for name, value in subjects.items():
+            if name in fields and (name not in data or data[name] != value):
+                if add is None:
+                    add = {}
+                add[name] = value
+        out.append(s if add is None else make_step(s.rule, s.text, {**data, **add}, s.key))
     return out
 
 

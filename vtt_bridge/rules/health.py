@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
@@ -136,6 +137,9 @@ class DamageOutcome:
     steps: tuple[Step, ...]
 
 
+_NO_SUBJECTS: Mapping[str, str] = MappingProxyType({})
+"""No subjects: the steps' data as the rule writes it (`about` adds them later)."""
+
 LIGHTEST_FIRST: tuple[Grade, ...] = (Grade.BASHING, Grade.LETHAL, Grade.AGGRAVATED)
 HEAVIEST_FIRST: tuple[Grade, ...] = (Grade.AGGRAVATED, Grade.LETHAL, Grade.BASHING)
 
@@ -184,8 +188,11 @@ def is_full_of_aggravated(track: HealthTrack) -> bool:
 # ---- HEALTH-2: taking damage -----------------------------------------------------------------------
 
 
-def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpill:
+def spill_damage(
+    track: HealthTrack, amounts: Mapping[Grade, int], subjects: Mapping[str, str] = _NO_SUBJECTS
+) -> DamageSpill:
     """HEALTH-2 in closed form, lowest grade first; also returns what a full-A track could not take.
+    `subjects` (the damaged actor: `{"actor": id}`) end each step's data, as `about` would add them.
 
     Point by point, a grade's damage first turns healthy boxes into that grade, then (no healthy box
     left) B boxes into L (A for A damage), then (no B left) L into A; each stage only runs once the
@@ -246,6 +253,7 @@ def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpil
                     "leftOver": left,
                     "track": "first",
                     **_box_counts(track.max, bashing, lethal, aggravated),
+                    **subjects,
                 },
                 key="HEALTH-2.damage",
             )
@@ -273,12 +281,15 @@ def apply_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> HealthOutc
 
 
 def damage_tracks(
-    first: HealthTrack, second: HealthTrack | None, amounts: Mapping[Grade, int]
+    first: HealthTrack,
+    second: HealthTrack | None,
+    amounts: Mapping[Grade, int],
+    subjects: Mapping[str, str] = _NO_SUBJECTS,
 ) -> DamageOutcome:
     """HEALTH-2 + HEALTH-13: the first track takes the damage; what an all-A first track cannot take
     goes to the second track (lowest grade first still holds: overflow only starts once the first
-    track is all A), and what neither can take is wasted."""
-    spill = spill_damage(first, amounts)
+    track is all A), and what neither can take is wasted. `subjects`: see `spill_damage`."""
+    spill = spill_damage(first, amounts, subjects)
     overflow, steps = spill.overflow, spill.steps
     if second is None or not any(overflow.values()):
         wasted = _wasted_step(overflow, "every box is already A")
@@ -290,7 +301,7 @@ def damage_tracks(
         data={"overflow": {g.value: n for g, n in overflow.items() if n}},
         key="HEALTH-13.overflow",
     )
-    spill2 = spill_damage(second, overflow)
+    spill2 = spill_damage(second, overflow, subjects)
     steps2 = tuple(
         replace(s, rule="HEALTH-2", text="second track: " + s.text, data={**s.data, "track": "second"})
         for s in spill2.steps
