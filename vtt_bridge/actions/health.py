@@ -169,7 +169,8 @@ class GainTempHpAction(RuleModel):
 
 def _updated(actor: Actor, **fields: Any) -> Actor:
     """The actor with only the fields that really changed replaced (unchanged ones stay the same objects)."""
-    update = {k: v for k, v in fields.items() if getattr(actor, k) is not v}
+    current = actor.__dict__  # read once (each attribute of a model passes its `__getattr__` hook)
+    update = {k: v for k, v in fields.items() if current[k] is not v}
     return actor.model_copy(update=update) if update else actor
 
 
