@@ -4,6 +4,8 @@ a new round (rules/iwr.py) and the waking that recovering Willpower brings (rule
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vtt_bridge.rules.common import RuleViolation, Step
 from vtt_bridge.rules.health import (
@@ -234,3 +236,27 @@ def test_IWR_8_and_HEALTH_2_steps_told_their_subjects_are_those_about_gives(
     assert _written(kept) == _written(about(plain, actor="hero"))
     assert _written(told) != _written(plain)  # the subjects were written at all
     assert all(a is b for a, b in zip(kept, told, strict=True) if "actor" in b.data)
+
+
+@st.composite
+def _tracks(draw: st.DrawFn) -> HealthTrack:
+    max_ = draw(st.integers(0, 6))
+    aggravated = draw(st.integers(0, max_))
+    lethal = draw(st.integers(0, max_ - aggravated))
+    bashing = draw(st.integers(0, max_ - aggravated - lethal))
+    return HealthTrack(
+        max=max_, bashing=bashing, lethal=lethal, aggravated=aggravated, stabilized=draw(st.booleans())
+    )
+
+
+@given(_tracks(), st.one_of(st.none(), _tracks()), st.booleans())
+def test_HEALTH_3_to_7_a_track_read_at_once_reads_as_each_rule_on_any_counts(
+    first: HealthTrack, second: HealthTrack | None, enabled: bool
+) -> None:
+    """HEALTH-3..7, HEALTH-13: `read_tracks` (one track: its counts read once) gives what each rule
+    gives, for every small track, stabilized or not, with or without a second track."""
+    reading = read_tracks(first, second, enabled)
+    assert reading.status is health_status(first, second)
+    assert reading.out_from_injuries is unconscious_from_injuries(first, second)
+    assert reading.worsening is is_worsening(first, second)
+    assert reading.wound_penalty == wound_penalty(first, enabled)

@@ -385,17 +385,22 @@ def health_status(
     Max 0 is dead (HEALTH-5, "max Health drops to 0"). All A is dying when a second track that is not
     itself all A carries the character (HEALTH-13) or `kept_alive` (an ability) says so; else dead.
     """
-    if track.max == 0:
+    carried = kept_alive or (second is not None and second.max > 0 and not is_full_of_aggravated(second))
+    return _status(track.max, track.bashing, track.lethal, track.aggravated, carried)
+
+
+def _status(max_: int, bashing: int, lethal: int, aggravated: int, carried: bool) -> HealthStatus:
+    """`health_status` of a track's counts; `carried`: an all-A track is dying, not dead."""
+    if max_ == 0:
         return HealthStatus.DEAD
-    if is_full_of_aggravated(track):
-        carried = second is not None and second.max > 0 and not is_full_of_aggravated(second)
-        return HealthStatus.DYING if carried or kept_alive else HealthStatus.DEAD
-    e = damage_equivalent(track)
+    if aggravated == max_:  # HEALTH-5: every box is A (`is_full_of_aggravated`)
+        return HealthStatus.DYING if carried else HealthStatus.DEAD
+    e = bashing + 2 * lethal + 3 * aggravated  # HEALTH-6: `damage_equivalent`
     if e == 0:
         return HealthStatus.UNHARMED
-    if e <= track.max:
+    if e <= max_:
         return HealthStatus.LIGHTLY
-    if e <= 2 * track.max:
+    if e <= 2 * max_:
         return HealthStatus.MODERATELY
     return HealthStatus.BADLY
 
@@ -408,13 +413,23 @@ def is_dead(first: HealthTrack, second: HealthTrack | None, *, annihilated: bool
 def unconscious_from_injuries(first: HealthTrack, second: HealthTrack | None = None) -> bool:
     """HEALTH-3/HEALTH-4: no healthy box left on the active track (before Willpower or waking)."""
     track = active_track(first, second)
-    return track.max > 0 and track.healthy == 0
+    return _out(track.max, track.healthy)
+
+
+def _out(max_: int, healthy: int) -> bool:
+    """`unconscious_from_injuries` of the active track's counts."""
+    return max_ > 0 and healthy == 0
 
 
 def is_worsening(first: HealthTrack, second: HealthTrack | None = None) -> bool:
     """HEALTH-4: no healthy box, at least one A but not all A, and not stabilized."""
     track = active_track(first, second)
-    return track.healthy == 0 and 0 < track.aggravated < track.max and not track.stabilized and track.max > 0
+    return _worsening(track.max, track.healthy, track.aggravated, track.stabilized)
+
+
+def _worsening(max_: int, healthy: int, aggravated: int, stabilized: bool) -> bool:
+    """`is_worsening` of the active track's counts."""
+    return healthy == 0 and 0 < aggravated < max_ and not stabilized and max_ > 0
 
 
 def worsen(track: HealthTrack) -> HealthOutcome:
@@ -470,9 +485,14 @@ def worsen_tracks(first: HealthTrack, second: HealthTrack | None) -> DamageOutco
 
 def wound_penalty(track: HealthTrack, enabled: bool) -> int:
     """HEALTH-7 (optional): with lethal (or worse) damage, (3 - healthy) to rolls and defense, never < 0."""
-    if not enabled or (track.lethal == 0 and track.aggravated == 0):
+    return _penalty(track.healthy, track.lethal, track.aggravated, enabled)
+
+
+def _penalty(healthy: int, lethal: int, aggravated: int, enabled: bool) -> int:
+    """`wound_penalty` of a track's counts."""
+    if not enabled or (lethal == 0 and aggravated == 0):
         return 0
-    return max(0, 3 - track.healthy)
+    return max(0, 3 - healthy)
 
 
 @quick_init
@@ -489,12 +509,24 @@ class TrackReading:
 
 
 def read_tracks(first: HealthTrack, second: HealthTrack | None, wound_penalties: bool) -> TrackReading:
-    """HEALTH-3..7 read off an actor's tracks in one go (`document.derive` writes them into it)."""
+    """HEALTH-3..7 read off an actor's tracks in one go (`document.derive` writes them into it): with
+    one track (most actors), its counts are read once and each reading made of them."""
+    if second is not None:
+        return TrackReading(
+            health_status(first, second),
+            unconscious_from_injuries(first, second),
+            is_worsening(first, second),
+            wound_penalty(first, wound_penalties),
+        )
+    fields = first.__dict__  # each count read once, not through the model's `__getattr__` hook
+    max_, bashing, lethal = fields["max"], fields["bashing"], fields["lethal"]
+    aggravated = fields["aggravated"]
+    healthy = max_ - bashing - lethal - aggravated
     return TrackReading(
-        health_status(first, second),
-        unconscious_from_injuries(first, second),
-        is_worsening(first, second),
-        wound_penalty(first, wound_penalties),
+        _status(max_, bashing, lethal, aggravated, False),
+        _out(max_, healthy),
+        _worsening(max_, healthy, aggravated, fields["stabilized"]),
+        _penalty(healthy, lethal, aggravated, wound_penalties),
     )
 
 
