@@ -164,6 +164,8 @@ def test_a_file_of_layout_7_keeps_its_text_rows_and_adds_packed_ones(
         assert store.reply("w", "r3") == (new_round, again.digests["r3"])
         undo = third.prepare_action("u-r3", {"kind": "undo", "action": "r3"}, SeededRoller(3))
         store_ruling(store, third, undo)  # packed, undone after the restart
+        # the areas aside: this file is this version's own numbered 7, and the upgrade to layout 11
+        # transposes what it holds (a file 0.7.0 wrote: tests/store/test_upgrade.py)
         assert {**third.state.model_dump(mode="json"), "rev": 0, "areas": 0} == {
             **after_r2,
             "rev": 0,
