@@ -325,3 +325,25 @@ def test_a_file_of_layout_12_is_refused_naming_the_versions(tmp_path: Path) -> N
     assert "layout 12 (written by a vtt-bridge later than 0.8.0)" in message
     assert f"this vtt-bridge {__version__} reads layouts up to 11" in message
     assert __version__ == LAYOUTS_OF_VERSIONS[11] == "0.8.0"
+
+
+def test_the_record_of_a_worlds_upgrade_changed_on_disk_is_told(tmp_path: Path) -> None:
+    """Moved back, more rulings would be undone with the old paths: it is checksummed like any row."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    layout_10_file(path)
+    Store(path).close()
+    db = sqlite3.connect(path, isolation_level=None)
+    assert db.execute("SELECT world, layout, rev FROM upgrades ORDER BY world").fetchall() == [
+        ("v", 11, 3),
+        ("w", 11, 15),
+        ("x", 11, 1),
+    ]
+    db.execute("UPDATE upgrades SET rev = 1 WHERE world = 'w'")
+    db.close()
+    store = Store(path)
+    try:
+        with pytest.raises(StoreDamaged, match="world 'w''s upgrade to store layout 11 fails its checksum"):
+            store.recover("w", 10)
+        store.recover("v", 10)  # the other worlds are served
+    finally:
+        store.close()
