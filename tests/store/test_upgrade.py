@@ -14,6 +14,7 @@ a move after it. World `x`: synced only.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import sqlite3
@@ -27,12 +28,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.conftest import TOKEN
 from tests.store.test_undo_store import store_ruling
 from vtt_bridge import __version__
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 from vtt_bridge.errors import StoreDamaged
+from vtt_bridge.server.bridge import Bridge, Config
 from vtt_bridge.store.log import Store
 from vtt_bridge.store.rows import REV_SPAN
 from vtt_bridge.store.schema import LAYOUT, LAYOUTS_OF_VERSIONS
@@ -133,10 +136,11 @@ def test_a_layout_10_file_opens_with_every_area_keyed_by_target(tmp_path: Path) 
     old = old_documents()
     assert {t for row in old["w"]["areas"].values() for t in row} == {"i0", "i1"}
     assert set(old["w"]["areas"]) == {"w0", "w1", "w2", "p0"}, "the session left four observers' rows"
-    for _ in range(2):  # opened again: migrated once, nothing changes
+    for opened in range(2):  # opened again: migrated once, nothing changes
         store = Store(path)
         try:
             assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 11
+            assert store.upgraded == (3 if opened == 0 else 0)
             for world in WORLDS:
                 state = store.recover(world, 100).state
                 document = state.model_dump(mode="json")
@@ -347,3 +351,22 @@ def test_the_record_of_a_worlds_upgrade_changed_on_disk_is_told(tmp_path: Path) 
         store.recover("v", 10)  # the other worlds are served
     finally:
         store.close()
+
+
+def test_the_sidecar_says_once_that_it_upgraded_the_worlds(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    layout_10_file(tmp_path / "vtt-bridge.sqlite3")
+    for opened in range(2):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="vtt_bridge"):
+            Bridge(Config(data_dir=tmp_path, token=TOKEN)).close()
+        said = [r.getMessage() for r in caplog.records if "layout 11" in r.getMessage()]
+        if opened == 0:
+            assert said == [
+                "upgraded the store's 3 worlds to layout 11 (the areas keyed by target): their rulings "
+                "made before that changed areas can no longer be undone"
+            ]
+            assert caplog.records[-1].levelno == logging.WARNING
+        else:
+            assert said == []

@@ -217,7 +217,7 @@ class Store:
             check = self._db.execute("PRAGMA quick_check(1)").fetchone()
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"the file fails SQLite's check: {check[0] if check else '?'}")
-            moved = migrate(self._db, path)
+            migrated = migrate(self._db, path)
         except sqlite3.OperationalError as exc:
             self._db.close()
             self._lock.close()
@@ -244,8 +244,10 @@ class Store:
         self._file = os.open(path, os.O_RDONLY)
         """The store's file, open to tell (`check_file`) whether it is still the one at `path`."""
         self._since_snapshot: dict[str, int] = {}
-        self.moved = moved
+        self.moved = migrated.moved
         """Rulings moved from an earlier version's log when the file was opened (0: none)."""
+        self.upgraded = migrated.upgraded
+        """Worlds whose areas were keyed by target when the file was opened (layout 11; 0: none)."""
         self._bases: dict[str, int] = {
             world: n * REV_SPAN for n, world in self._db.execute("SELECT n, world FROM world_keys")
         }

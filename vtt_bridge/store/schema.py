@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from vtt_bridge import __version__
 from vtt_bridge.errors import StoreDamaged
@@ -157,13 +157,21 @@ def check_version(db: sqlite3.Connection, path: Path) -> None:
         )
 
 
-def migrate(db: sqlite3.Connection, path: Path) -> int:
-    """Bring a file of an earlier layout (`LAYOUT`) to this one in one transaction; how many
-    rulings it moved from an earlier `rulings` table. Idempotent: a file at this layout is left
-    as it is, and an interrupted migration is rolled back whole."""
+class Migrated(NamedTuple):
+    """What `migrate` did to a file of an earlier layout (zeros: nothing)."""
+
+    moved: int
+    """Rulings moved from an earlier `rulings` table."""
+    upgraded: int
+    """Worlds whose areas it keyed by target (`store.upgrade`)."""
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> Migrated:
+    """Bring a file of an earlier layout (`LAYOUT`) to this one in one transaction. Idempotent: a
+    file at this layout is left as it is, and an interrupted migration is rolled back whole."""
     if db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT:
         db.execute(CHANGES_TABLE)
-        return 0
+        return Migrated(0, 0)
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     moved = 0
     db.execute("BEGIN IMMEDIATE")
@@ -199,14 +207,14 @@ def migrate(db: sqlite3.Connection, path: Path) -> int:
         if "rulings" in tables:
             moved = _move_rulings(db, path)
         page_earlier_rulings(db, ROW_OF_KEY, lambda row: checksum(*_checked_fields(row)) == row[4])
-        upgrade_areas(db, path)
+        upgraded = upgrade_areas(db, path)
         db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         db.execute(f"PRAGMA user_version={LAYOUT}")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
-    return moved
+    return Migrated(moved, upgraded)
 
 
 def _move_rulings(db: sqlite3.Connection, path: Path) -> int:
