@@ -65,7 +65,7 @@ def one(tokens: int, areas: bool) -> dict[str, Any]:
         out[f"round{number}_area_ops"], out[f"round{number}_area_bytes"] = _area_bytes(ruled.result["patch"])
         world.commit(ruled, dumped.data)
     out["rounds_s"] = rounds
-    target = next(t for t, row in world.state.areas.items() for t in row) if world.state.areas else "t0"
+    target = next(iter(world.state.areas), "t0")
     token = world.state.tokens[target]
     start = time.perf_counter()
     moved = world.prepare_action(

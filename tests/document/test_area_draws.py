@@ -1,5 +1,5 @@
 """DET-4 on the map, in process: the areas a ruling draws come from the world's dice in the order of
-the pairs (observers, then targets, sorted), one area after another, however many it draws at once
+the pairs (targets, then observers, sorted), one area after another, however many it draws at once
 (`document.areas.rule_areas`), so a seeded world draws the same areas for the same rulings."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from vtt_bridge.document.models import (
     Unapplied,
     WorldState,
     dumped_in_parts,
-    holders_of,
     replaced,
     settled,
     written_areas,
@@ -38,55 +37,74 @@ def test_DET_4_a_move_draws_its_new_areas_one_pair_after_another_in_the_order_of
     assert not isinstance(moved, bytes)
     after = settled(moved.state)
     token, radius = after.tokens["i0"], area_radius_of(after)
-    redrawn = sorted(
-        o for o, row in after.areas.items() if row.get("i0") != before.areas.get(o, {}).get("i0")
-    )
-    assert redrawn == ["w0", "w1", "w2"]
+    row = after.areas["i0"]
+    redrawn = sorted(o for o, area in row.items() if area != before.areas["i0"].get(o))
+    assert redrawn == ["w0", "w1", "w2"] == list(row)  # the row's observers in order
     one_by_one = {o: draw_area(token.x, token.y, radius, dice) for o in redrawn}
-    assert {o: after.areas[o]["i0"] for o in redrawn} == one_by_one
+    assert row == one_by_one
     assert len(set(one_by_one.values())) == 3  # three draws, not one area thrice
-    for observer, row in after.areas.items():  # the other hider's areas stay the very same
-        assert row["i1"] is before.areas[observer]["i1"]
+    assert after.areas["i1"] is before.areas["i1"]  # the other hider's row stays the very same
 
 
-def test_DET_4_a_move_copies_no_row_and_its_ops_equal_a_comparison_of_whole_rows() -> None:
+def test_DET_4_a_far_move_sets_its_targets_row_whole_and_copies_no_other() -> None:
+    """A far move's target changes every area of its row: the ruling's map holds a new row for it
+    (named in `whole`, no cells), the committed one stays as it was until the commit, and every
+    other row is the committed row itself. The ops name the row once, as a comparison does."""
     world = World("w", dice=area_dice("w", seed=3))
     synced = world.prepare_sync({"state": scene_state()}, "s")
     world.commit(synced, b"{}")
     before = world.state
-    rows = {o: (row, dict(row)) for o, row in before.areas.items()}
+    rows = {t: (row, dict(row)) for t, row in before.areas.items()}
     moved = world.prepare_action("m", {"kind": "move", "token": "i0", "x": 5000, "y": 4000}, SeededRoller(1))
     assert not isinstance(moved, bytes)
     after = moved.state.areas
-    assert type(after) is AreaMap and after.base is before.areas and after.cells is not None
-    assert {o: list(cells) for o, cells in after.cells.items()} == {"w0": ["i0"], "w1": ["i0"], "w2": ["i0"]}
-    assert all(after[o] is row for o, (row, _) in rows.items())  # the committed rows, not copies
-    assert all(row == kept for row, kept in rows.values())  # nothing written into them yet
+    assert type(after) is AreaMap and after.base is before.areas and after.cells == {}
+    assert after.whole == ["i0"] and after["i0"] is not rows["i0"][0]
+    assert all(after[t] is row for t, (row, _) in rows.items() if t != "i0")  # not copies
+    assert all(row == kept for row, kept in rows.values())  # the committed rows untouched
     named_olds: dict[str, object] = {}
     named = area_ops(before.areas, after, named_olds)
     compared_olds: dict[str, object] = {}
     compared = area_ops(before.areas, written_areas(after), compared_olds)
-    assert named == compared and [op["path"] for op in named] == [f"/areas/w{n}/i0" for n in range(3)]
-    assert named_olds == compared_olds
-    world.commit(moved, b"{}")  # written into the very rows at commit
-    assert all(world.state.areas[o] is row for o, (row, _) in rows.items())
-    assert {o: list(row["i0"]) for o, row in world.state.areas.items()} == {
-        op["path"].split("/")[2]: op["value"] for op in named
-    }  # as the ops said
+    assert named == compared and [(op["op"], op["path"]) for op in named] == [("replace", "/areas/i0")]
+    assert named_olds == compared_olds == {"/areas/i0": {o: list(a) for o, a in rows["i0"][1].items()}}
+    world.commit(moved, b"{}")
+    assert world.state.areas["i0"] == {o: tuple(a) for o, a in named[0]["value"].items()}  # as the op said
 
 
-def test_DET_4_the_rows_a_ruling_names_added_dropped_or_changed_give_the_ops_a_comparison_gives() -> None:
+def test_DET_4_a_ruling_writes_the_cells_it_changed_into_the_committed_row_at_commit() -> None:
+    """A pin that takes one area of a row that keeps others holds the change aside (`cells`): the
+    committed row is read as it was until the commit, then the very same row loses the area."""
+    world = World("w", dice=area_dice("w", seed=3))
+    synced = world.prepare_sync({"state": scene_state()}, "s")
+    world.commit(synced, b"{}")
+    before = world.state
+    row, kept = before.areas["i1"], dict(before.areas["i1"])
+    pin = {"kind": "pinLocate", "target": "i1", "observer": "w0", "state": "pinpointed", "until": "scene"}
+    pinned = world.prepare_action("p", pin, SeededRoller(1))
+    assert not isinstance(pinned, bytes)
+    after = pinned.state.areas
+    assert type(after) is AreaMap and after.cells == {"i1": {"w0": None}} and after.whole == []
+    assert after["i1"] is row and row == kept
+    assert area_ops(before.areas, after) == [{"op": "remove", "path": "/areas/i1/w0"}]
+    world.commit(pinned, b"{}")
+    assert world.state.areas["i1"] is row and sorted(row) == ["w1", "w2"]
+
+
+def test_DET_4_rows_a_ruling_adds_drops_replaces_or_changes_give_the_ops_a_comparison_gives() -> None:
     before: Areas = {
         "a": {"x": (1, 2, 300), "y": (3, 4, 300)},
-        "b": {"x": (5, 6, 300), "y": (7, 8, 300)},
+        "b": {"x": (5, 6, 300), "y": (7, 8, 300), "z": (1, 1, 300)},
         "d": {"x": (9, 9, 300)},
+        "e": {"x": (2, 2, 300), "y": (3, 3, 300)},
     }
-    after = AreaMap(before, holders_of(before), before)
+    after = AreaMap(before, before)
     del after["a"]  # a row that goes whole
     after["c"] = {"y": (10, 11, 300)}  # a row that appears
-    after.whole = ["a", "c"]
+    after["e"] = {"y": (4, 4, 300), "z": (5, 5, 300)}  # a row none of whose areas stays
+    after.whole = ["a", "c", "e"]
     assert after.cells is not None
-    after.cells["b"] = {"x": (12, 13, 300), "y": None}  # one area redrawn, one dropped
+    after.cells["b"] = {"x": (12, 13, 300), "y": None}  # one area redrawn, one dropped, one kept
     named_olds: dict[str, object] = {}
     named = area_ops(before, after, named_olds)
     compared_olds: dict[str, object] = {}
@@ -94,10 +112,12 @@ def test_DET_4_the_rows_a_ruling_names_added_dropped_or_changed_give_the_ops_a_c
     assert named == compared
     assert [(op["op"], op["path"]) for op in named] == [
         ("remove", "/areas/a"),
-        ("add", "/areas/c"),
         ("remove", "/areas/b/y"),
         ("replace", "/areas/b/x"),
+        ("add", "/areas/c"),
+        ("replace", "/areas/e"),
     ]
+    assert named[-1]["value"] == {"y": [4, 4, 300], "z": [5, 5, 300]}
     assert named_olds == compared_olds
 
 
@@ -114,17 +134,17 @@ def test_DET_4_areas_read_back_from_the_store_share_their_whole_pixels_as_drawn_
         assert n is shared_area([int(str(n)), 0, 0])[0]
 
 
-def test_DET_4_a_ruling_merges_its_cells_pairs_and_moved_holders_as_a_full_look_does() -> None:
-    """`rule_areas` walks each row's unapplied cells as they are, with the ruling's other pairs and
-    a moved target's holders merged into them (or into lists of their own): it ends where the full
-    look over every pair ends (`recheck`), drawing the same areas from the same dice."""
+def test_DET_4_a_ruling_merges_its_cells_pairs_and_moved_rows_as_a_full_look_does() -> None:
+    """`rule_areas` looks at each target's pairs from the matrix's unapplied cells, the ruling's
+    other pairs and a moved target's row (its keys): it ends where the full look over every pair
+    ends (`recheck`), drawing the same areas from the same dice."""
     world = World("w", dice=area_dice("w", seed=3))
     synced = world.prepare_sync({"state": scene_state()}, "s")
     world.commit(synced, b"{}")
     before = world.state
     assert type(before.visibility) is dict or type(before.visibility) is Unapplied
-    # i0 goes far (every watcher's area of it redrawn: w0's merged into w0's unapplied row), w0 no
-    # longer finds i1 (its area dropped), w1's own pairs (w1, i1) and (w1, p0) named by the ruling
+    # i0 goes far (its row redrawn whole), w0 no longer finds i1 (one area of i1's row dropped),
+    # w1's own pairs (w1, i1) and (w1, p0) named by the ruling (nothing to change)
     moved = before.tokens["i0"].model_copy(update={"x": 5000, "y": 4000})
     after = before.model_copy(
         update={
@@ -138,11 +158,7 @@ def test_DET_4_a_ruling_merges_its_cells_pairs_and_moved_holders_as_a_full_look_
     assert type(ruled.areas) is AreaMap and ruled.areas.cells is not None  # the ruling's own way
     assert written_areas(ruled.areas) == written_areas(looked.areas)
     ops = area_ops(before.areas, ruled.areas)
-    assert [(op["op"], op["path"]) for op in ops] == [
-        ("remove", "/areas/w0/i1"),
-        ("replace", "/areas/w0/i0"),
-        ("replace", "/areas/w1/i0"),
-        ("replace", "/areas/w2/i0"),
-    ]
-    for op in ops[1:]:
-        assert still_holds(tuple(op["value"]), 5000, 4000, area_radius_of(after))
+    assert [(op["op"], op["path"]) for op in ops] == [("replace", "/areas/i0"), ("remove", "/areas/i1/w0")]
+    assert sorted(ops[0]["value"]) == ["w0", "w1", "w2"]
+    for area in ops[0]["value"].values():
+        assert still_holds(tuple(area), 5000, 4000, area_radius_of(after))

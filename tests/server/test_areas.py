@@ -69,7 +69,8 @@ def approximate_pairs(state: dict[str, Any]) -> set[tuple[str, str]]:
 
 
 def area_pairs(state: dict[str, Any]) -> set[tuple[str, str]]:
-    return {(o, t) for o, row in state["areas"].items() for t in row}
+    """(observer, target) of every area: the areas are keyed by target, then observer."""
+    return {(o, t) for t, row in state["areas"].items() for o in row}
 
 
 def inside(area: list[float], token: dict[str, Any]) -> bool:
@@ -81,7 +82,7 @@ def check_invariant(state: dict[str, Any]) -> None:
     assert area_pairs(state) == approximate_pairs(state)
     radius = state["settings"]["approximateSquares"] * state["scene"]["gridSize"]
     for o, t in area_pairs(state):
-        area = state["areas"][o][t]
+        area = state["areas"][t][o]
         assert area[2] == radius, (o, t, area)
         assert inside(area, state["tokens"][t]), (o, t, area, state["tokens"][t])
 
@@ -102,18 +103,20 @@ async def test_DET_4_every_approximate_pair_has_an_area_holding_its_target_and_n
     assert ("w0", "p0") not in area_pairs(state)  # pinpointed: no area
     # the target is not at the middle of its areas: six draws, none centred on it
     assert all(
-        state["areas"][o][t][:2] != [state["tokens"][t]["x"], state["tokens"][t]["y"]] for o, t in pairs
+        state["areas"][t][o][:2] != [state["tokens"][t]["x"], state["tokens"][t]["y"]] for o, t in pairs
     )
-    # a pin makes a pair approximate: it gets an area; a pin to pinpointed takes one away
+    # a pin makes a pair approximate: it gets an area (p0's first: its row is added whole); a pin
+    # to pinpointed takes one away (one of i0's three: only that area goes)
     result = await ok(
         peer,
         {"kind": "pinLocate", "target": "p0", "observer": "w0", "state": "approximate", "until": "scene"},
     )
-    assert [op["path"] for op in area_ops(result["patch"])] == ["/areas/w0/p0"]
+    ops = area_ops(result["patch"])
+    assert [(op["op"], op["path"], list(op["value"])) for op in ops] == [("add", "/areas/p0", ["w0"])]
     result = await ok(
         peer, {"kind": "pinLocate", "target": "i0", "observer": "w1", "state": "pinpointed", "until": "scene"}
     )
-    assert area_ops(result["patch"]) == [{"op": "remove", "path": "/areas/w1/i0"}]
+    assert area_ops(result["patch"]) == [{"op": "remove", "path": "/areas/i0/w1"}]
     check_invariant(await peer.state())
 
 
@@ -122,7 +125,7 @@ async def test_DET_4_an_area_stays_while_its_target_moves_inside_and_a_target_th
 ) -> None:
     peer = await connect()
     before = await synced(peer)
-    area = before["areas"]["w0"]["i0"]
+    area = before["areas"]["i0"]["w0"]
     # one square towards the centre of w0's area: inside it still; the other observers' areas are
     # each checked (an area the target left is drawn again, the others stay)
     token = before["tokens"]["i0"]
@@ -136,19 +139,32 @@ async def test_DET_4_an_area_stays_while_its_target_moves_inside_and_a_target_th
     result = await ok(peer, {"kind": "move", "token": "i0", "x": x, "y": y})
     after = await peer.state()
     check_invariant(after)
-    assert after["areas"]["w0"]["i0"] == area  # it stayed inside w0's area: the area stays put
-    kept = {o for o in ("w0", "w1", "w2") if inside(before["areas"][o]["i0"], after["tokens"]["i0"])}
+    assert after["areas"]["i0"]["w0"] == area  # it stayed inside w0's area: the area stays put
+    kept = {o for o in ("w0", "w1", "w2") if inside(before["areas"]["i0"][o], after["tokens"]["i0"])}
     assert "w0" in kept
     changed = {op["path"] for op in area_ops(result["patch"])}
-    assert changed == {f"/areas/{o}/i0" for o in {"w0", "w1", "w2"} - kept}  # only those it left
+    assert changed == {f"/areas/i0/{o}" for o in {"w0", "w1", "w2"} - kept}  # only those it left
     # far away: every area of it is drawn again, around the new position, and nothing else changes
     result = await ok(peer, {"kind": "move", "token": "i0", "x": 5000, "y": 4000})
     far = await peer.state()
     check_invariant(far)
+    assert far["areas"]["i1"] == before["areas"]["i1"]  # the other hider's stay
+
+
+async def test_DET_4_a_far_move_patches_its_targets_row_of_areas_in_one_op(connect: Connect) -> None:
+    """The areas are keyed by target: a target that leaves every area of it gets its row replaced
+    whole, one op holding every observer's new area, not an op per observer."""
+    peer = await connect()
+    before = await synced(peer)
+    result = await ok(peer, {"kind": "move", "token": "i0", "x": 5000, "y": 4000})
+    far = await peer.state()
+    check_invariant(far)
     ops = area_ops(result["patch"])
-    assert sorted(op["path"] for op in ops) == ["/areas/w0/i0", "/areas/w1/i0", "/areas/w2/i0"]
-    assert all(op["op"] == "replace" and inside(op["value"], far["tokens"]["i0"]) for op in ops)
-    assert far["areas"]["w0"]["i1"] == before["areas"]["w0"]["i1"]  # the other hider's stay
+    assert [(op["op"], op["path"]) for op in ops] == [("replace", "/areas/i0")]
+    row = ops[0]["value"]
+    assert sorted(row) == ["w0", "w1", "w2"] and row == far["areas"]["i0"]
+    assert all(inside(area, far["tokens"]["i0"]) for area in row.values())
+    assert all(row[o] != before["areas"]["i0"][o] for o in row)
 
 
 async def test_DET_4_a_move_that_changes_no_area_carries_none_and_an_observer_moving_keeps_its_areas(
@@ -168,11 +184,11 @@ async def test_DET_4_undo_restores_the_areas_a_move_drew_and_redo_draws_them_as_
     before = await synced(peer)
     await ok(peer, {"kind": "move", "token": "i1", "x": 6000, "y": 100}, msg_id="far-1")
     moved = await peer.state()
-    assert moved["areas"]["w0"]["i1"] != before["areas"]["w0"]["i1"]
+    assert moved["areas"]["i1"]["w0"] != before["areas"]["i1"]["w0"]
     undo = await ok(peer, {"kind": "undo", "action": "far-1"})
     undone = await peer.state()
     assert undone["areas"] == before["areas"]
-    assert {op["path"] for op in area_ops(undo["patch"])} == {f"/areas/w{n}/i1" for n in range(3)}
+    assert [(op["op"], op["path"]) for op in area_ops(undo["patch"])] == [("replace", "/areas/i1")]
     check_invariant(undone)
     await ok(peer, {"kind": "redo", "action": "far-1"})
     assert (await peer.state())["areas"] == moved["areas"]
@@ -232,7 +248,7 @@ async def test_DET_4_explain_says_where_an_area_came_from(connect: Connect) -> N
     assert reply["type"] == "result", reply
     last = reply["payload"]["log"][-1]
     assert last["key"] == "DET-4.area"
-    area = state["areas"]["w2"]["i1"]
+    area = state["areas"]["i1"]["w2"]
     assert [last["data"]["x"], last["data"]["y"], last["data"]["r"]] == area
     assert last["data"]["squares"] == 3 and last["data"]["holds"] is True
     pinpointed = await peer.request("query", {"kind": "explain", "observer": "w2", "target": "p0"})
@@ -256,7 +272,7 @@ async def test_DET_4_a_far_move_the_store_refuses_leaves_the_committed_areas_unt
     store._db.execute("PRAGMA query_only = 0")
     result = await ok(peer, move, msg_id="far-refused")
     after = await peer.state()
-    assert sorted(op["path"] for op in area_ops(result["patch"])) == [f"/areas/w{n}/i0" for n in range(3)]
+    assert [op["path"] for op in area_ops(result["patch"])] == ["/areas/i0"]
     assert jsonpatch.apply_patch(before, result["patch"]) == after
     check_invariant(after)
 
@@ -285,8 +301,8 @@ async def test_DET_4_a_batch_refused_mid_way_leaves_the_areas_untouched(connect:
     assert await peer.state() == before
     result = await ok(peer, {**batch, "actions": batch["actions"][:2]})
     assert sorted((op["op"], op["path"]) for op in area_ops(result["patch"])) == [
-        ("add", "/areas/w0/p0"),
-        ("remove", "/areas/w1/i0"),
+        ("add", "/areas/p0"),
+        ("remove", "/areas/i0/w1"),
     ]
     check_invariant(await peer.state())
 
@@ -305,7 +321,7 @@ async def test_DET_4_a_snapshot_taken_with_a_far_move_holds_the_areas_it_drew(
     await ok(peer, {"kind": "move", "token": "i1", "x": 6000, "y": 100})
     moved = await peer.state()
     assert all(
-        moved["areas"][f"w{n}"][t] != before["areas"][f"w{n}"][t] for n in range(3) for t in ("i0", "i1")
+        moved["areas"][t][f"w{n}"] != before["areas"][t][f"w{n}"] for n in range(3) for t in ("i0", "i1")
     )
     await peer.ws.close()
     await client.close()

@@ -82,14 +82,14 @@ async def test_DET_5_blinding_an_observer_re_rules_its_row_and_its_areas_in_the_
     peer = await connect()
     before = await _synced(peer)
     for watcher in ("w0", "w1"):
-        assert (watcher, "i0") in approximate_pairs(before) and watcher in before["areas"]
+        assert (watcher, "i0") in approximate_pairs(before) and watcher in before["areas"]["i0"]
     blinded = await ok(peer, {"kind": "affect", "actor": "aw0", "effect": {"conditions": ["blinded"]}})
     reply = await peer.request("upsert", {"path": "/actors/aw1/conditions/blinded", "value": True})
     assert reply["type"] == "result", reply
     for watcher, result in (("w0", blinded), ("w1", reply["payload"])):
         paths = _paths(result)
         assert any(path.startswith(f"/visibility/{watcher}") for path in paths), paths
-        assert any(path.startswith(f"/areas/{watcher}") for path in paths), paths
+        assert f"/areas/i0/{watcher}" in paths, paths  # its area of i0 (one of i0's row) dropped
     after = await peer.state()
     assert not {("w0", "i0"), ("w1", "i0")} & approximate_pairs(after)  # sight gone: see-invisibility too
     check_invariant(after)

@@ -6,7 +6,7 @@ of a document is the very same object before and after, and the patch builder ca
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
@@ -140,32 +140,25 @@ def pending_cells(visibility: object) -> dict[str, dict[str, LocateState]]:
 
 
 AreaCells = dict[str, dict[str, Area | None]]
-"""Observer -> target -> the pair's new area, or None where the area is dropped (`AreaMap.cells`)."""
-
-Holders = dict[str, list[str]]
-"""Target -> the observers holding an area of it, each once (`AreaMap.holders`)."""
+"""Target -> observer -> the pair's new area, or None where the area is dropped (`AreaMap.cells`)."""
 
 
 class AreaMap(dict[str, dict[str, Area]]):
-    """A state's areas (DET-4 on the map: observer -> target -> area) whose rows are the committed
+    """A state's areas (DET-4 on the map: target -> observer -> area) whose rows are the committed
     map's own rows, with the areas a ruling changed in them held in `cells` and not yet written.
 
-    A far move redraws one area in each of a hundred rows, so rather than copy them the world writes
-    the cells into the rows in place when it commits the ruling, after the store has it (`seal`); a
-    ruling that is refused or not stored leaves the rows as they were. Rows that appear or go whole
-    are set in this map itself (named in `whole`), never in the committed one. Until the commit the
-    rows hold the old areas: `area_ops` reads the cells, `settled` gives plain rows to anything else.
-    `holders` indexes the rows as written (target -> its observers), kept true by `seal`, so the
-    observers of a moved target are found without reading every row. Every other reader sees a
-    plain dict."""
+    A move redraws the areas of its target's one row, and changes a cell or two in the rows of the
+    targets its mover now locates otherwise; rather than copy those rows the world writes the cells
+    into them in place when it commits the ruling, after the store has it (`seal`); a ruling that
+    is refused or not stored leaves the rows as they were. Rows that appear, go or are replaced
+    whole are set in this map itself (named in `whole`, each a new dict), never in the committed
+    one. Until the commit the rows hold the old areas: `area_ops` reads the cells, `settled` gives
+    plain rows to anything else. Every other reader sees a plain dict."""
 
-    __slots__ = ("base", "cells", "holders", "whole")
+    __slots__ = ("base", "cells", "whole")
 
     def __init__(
-        self,
-        rows: Mapping[str, dict[str, Area]],
-        holders: Holders | None,
-        base: Mapping[str, dict[str, Area]] | None = None,
+        self, rows: Mapping[str, dict[str, Area]], base: Mapping[str, dict[str, Area]] | None = None
     ) -> None:
         """`rows` as they are written; with a `base` (the committed map `rows` are), a ruling's map
         whose cells are still to come."""
@@ -173,12 +166,10 @@ class AreaMap(dict[str, dict[str, Area]]):
         self.base: Mapping[str, dict[str, Area]] | None = base
         """The committed map the cells apply to; None once written (or for a map made whole)."""
         self.cells: AreaCells | None = None if base is None else {}
-        """The changes to rows shared with `base`, each row's targets in sorted order; a row they
-        would empty goes whole instead. None once written."""
+        """The changes to rows shared with `base`, each row's observers in sorted order; a row
+        they would empty or change in every area is set whole instead. None once written."""
         self.whole: list[str] = []
-        """The observers whose row this map added or removed whole (not in `cells`)."""
-        self.holders: Holders | None = holders
-        """Target -> the observers whose written row holds an area of it (None: not built)."""
+        """The targets whose row this map added, removed or replaced whole (not in `cells`)."""
 
 
 def pending_areas(areas: object) -> AreaCells:
@@ -186,27 +177,6 @@ def pending_areas(areas: object) -> AreaCells:
     if type(areas) is AreaMap and areas.cells:
         return areas.cells
     return {}
-
-
-def holders_of(areas: Mapping[str, Mapping[str, Area]]) -> Holders:
-    """The index of a map's written rows: target -> the observers holding an area of it (an
-    `AreaMap`'s own, else built from the rows)."""
-    if type(areas) is AreaMap and areas.holders is not None:
-        return areas.holders
-    holders: Holders = {}
-    for observer, row in areas.items():
-        hold(holders, observer, row)
-    return holders
-
-
-def hold(holders: Holders, observer: str, targets: Iterable[str]) -> None:
-    """Record in the index that `observer` holds an area of each of `targets`."""
-    for target in targets:
-        known = holders.get(target)
-        if known is None:
-            holders[target] = [observer]
-        else:
-            known.append(observer)
 
 
 def written_areas(areas: Mapping[str, dict[str, Area]]) -> dict[str, dict[str, Area]]:
@@ -228,44 +198,17 @@ def written_areas(areas: Mapping[str, dict[str, Area]]) -> dict[str, dict[str, A
 
 
 def _write_areas(areas: AreaMap) -> None:
-    """Write a committed map's cells into its rows and keep its index true (see `AreaMap`)."""
-    base, cells, holders = areas.base, areas.cells, areas.holders
-    if base is None or cells is None:
+    """Write a committed map's cells into its rows (see `AreaMap`)."""
+    cells = areas.cells
+    if areas.base is None or cells is None:
         return
-    if holders is not None:
-        for observer in areas.whole:
-            gone = base.get(observer)
-            if gone is not None:
-                for target in gone:
-                    holders[target].remove(observer)
-            row = areas.get(observer)
-            if row is not None:
-                for target in row:
-                    holders.setdefault(target, []).append(observer)
-    if holders is None:
-        for observer, changed in cells.items():
-            row = areas[observer]
-            for target, area in changed.items():
-                if area is None:
-                    del row[target]
-                else:
-                    row[target] = area
-    else:
-        holding = holders.get
-        for observer, changed in cells.items():
-            row = areas[observer]
-            for target, area in changed.items():
-                if area is None:
-                    del row[target]
-                    holders[target].remove(observer)
-                    continue
-                if target not in row:
-                    known = holding(target)
-                    if known is None:
-                        holders[target] = [observer]
-                    else:
-                        known.append(observer)
-                row[target] = area
+    for target, changed in cells.items():
+        row = areas[target]
+        for observer, area in changed.items():
+            if area is None:
+                del row[observer]
+            else:
+                row[observer] = area
     areas.base = areas.cells = None
     areas.whole = []
 
@@ -561,8 +504,9 @@ class WorldState(RuleModel):
     areas: dict[TokenId, dict[TokenId, WireArea]] = Field(
         default_factory=dict, json_schema_extra=SERVER_WRITTEN
     )
-    """DET-4 on the map: observer token -> target token -> `[x, y, r]`, the area the observer knows
-    the target to be in, for exactly the pairs that are approximate (`document.areas`)."""
+    """DET-4 on the map: target token -> observer token -> `[x, y, r]`, the area the observer knows
+    the target to be in, for exactly the pairs that are approximate (`document.areas`): a target's
+    areas are one row, so they move with it."""
     reveals: dict[TokenId, dict[TokenId, LocateState]] = Field(default_factory=dict)
     """Reveals held for the GM (`settings.approveReveals`): target token -> observer token -> the
     state shown meanwhile; a contest's win to pinpointed waits here until `approveReveal`."""
@@ -578,7 +522,7 @@ class WorldState(RuleModel):
         if info.context == STORED and self.tokens:
             object.__setattr__(self, "visibility", dense_visibility(self.tokens, self.visibility))
         if info.context == STORED and self.areas:
-            areas = {o: {t: shared_area(a) for t, a in row.items()} for o, row in self.areas.items()}
+            areas = {t: {o: shared_area(a) for o, a in row.items()} for t, row in self.areas.items()}
             object.__setattr__(self, "areas", areas)
         return self
 
@@ -612,7 +556,7 @@ def dumped_in_parts(state: WorldState) -> dict[str, Any]:
         if name == "visibility":
             out[name] = sparse_visibility(value)
         elif name == "areas":  # plain tuples of numbers: no model to dump (DET-4)
-            out[name] = {o: {t: list(area) for t, area in row.items()} for o, row in value.items()}
+            out[name] = {t: {o: list(area) for o, area in row.items()} for t, row in value.items()}
         elif isinstance(value, dict) and len(value) > DUMP_KEYS:
             keys = list(value)
             part: dict[str, Any] = {}
@@ -668,7 +612,6 @@ __all__ = [
     "Edited",
     "Healing",
     "HealthStatus",
-    "Holders",
     "LastTurn",
     "LocatePin",
     "LocateState",
@@ -683,8 +626,6 @@ __all__ = [
     "WorldState",
     "dense_visibility",
     "edited_keys",
-    "hold",
-    "holders_of",
     "pending_areas",
     "pending_cells",
     "replaced",
