@@ -178,6 +178,19 @@ def test_the_upgraded_world_rules_restarts_and_reads_back_the_same(tmp_path: Pat
         store_ruling(store, world, move)
         store_ruling(store, world, world.prepare_action("hit-2", HIT, SeededRoller(5)))
         assert world.state.rev == 17
+        document = world.state.model_dump(mode="json")
+        approximate = {
+            (target, observer)
+            for observer, row in document["visibility"].items()
+            for target, code in row.items()
+            if code == "a"
+        }
+        drawn = {(target, observer) for target, row in document["areas"].items() for observer in row}
+        assert drawn == approximate and {target for target, _ in drawn} == {"i0", "i1"}
+        for target, row in document["areas"].items():  # each area holds its target (DET-4)
+            token = document["tokens"][target]
+            for x, y, r in row.values():
+                assert (token["x"] - x) ** 2 + (token["y"] - y) ** 2 <= r**2
     finally:
         store.close()
     store, again = reopened(path)
