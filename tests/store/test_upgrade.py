@@ -31,13 +31,14 @@ from hypothesis import strategies as st
 from tests.conftest import TOKEN
 from tests.store.test_undo_store import store_ruling
 from vtt_bridge import __version__
+from vtt_bridge.engine.codec import frame
 from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server.bridge import Bridge, Config
 from vtt_bridge.store.log import Store
-from vtt_bridge.store.rows import REV_SPAN
+from vtt_bridge.store.rows import REV_SPAN, checksum, snapshot_checksum
 from vtt_bridge.store.schema import LAYOUT, LAYOUTS_OF_VERSIONS
 from vtt_bridge.store.upgrade import areas_by_target
 
@@ -383,3 +384,34 @@ def test_the_sidecar_says_once_that_it_upgraded_the_worlds(
             assert caplog.records[-1].levelno == logging.WARNING
         else:
             assert said == []
+
+
+def test_a_packed_row_and_a_packed_snapshot_of_an_old_file_are_read_back_and_upgraded(tmp_path: Path) -> None:
+    """0.5.0 to 0.7.0 stored a large reply and snapshot packed (a Zstandard frame): here a move's row
+    and world `v`'s snapshot, packed as those versions pack them, their checksums made to fit."""
+    path = tmp_path / "vtt-bridge.sqlite3"
+    layout_10_file(path)
+    db = sqlite3.connect(path, isolation_level=None)
+    key, action_id, reply, digest, _, kind, target, inverse = db.execute(
+        "SELECT * FROM log WHERE action_id = 'm6'"
+    ).fetchone()
+    packed = frame(reply.encode())
+    db.execute(
+        "UPDATE log SET reply = ?, checksum = ? WHERE key = ?",
+        (packed, checksum(key, action_id, packed, digest, kind, target, inverse), key),
+    )
+    rev, snapshot = db.execute("SELECT snapshot_rev, snapshot FROM worlds WHERE world = 'v'").fetchone()
+    packed = frame(snapshot.encode())
+    db.execute(
+        "UPDATE worlds SET snapshot = ?, checksum = ? WHERE world = 'v'",
+        (packed, snapshot_checksum("v", rev, packed)),
+    )
+    db.close()
+    old = old_documents()
+    store = Store(path)
+    try:
+        for world in WORLDS:
+            areas = store.recover(world, 10).state.model_dump(mode="json")["areas"]
+            assert areas == transposed_by_hand(old[world]["areas"])
+    finally:
+        store.close()
