@@ -14,6 +14,10 @@ import { fileURLToPath } from "node:url";
 
 import puppeteer from "puppeteer-core";
 
+import { planPatch } from "../scripts/core/apply-patch.mjs";
+import { MODULE_ID } from "../scripts/core/constants.mjs";
+import { deletionOperator } from "../scripts/foundry/compat.mjs";
+import { mergeUpdate } from "./helpers/fake-foundry.mjs";
 import { serveModuleFiles } from "./helpers/module-server.mjs";
 import { sidecarRulings } from "./helpers/sidecar.mjs";
 
@@ -73,10 +77,16 @@ async function ruled() {
     { query: { kind: "explain", observer: "tO", target: "tT" } },
   ]);
   const doc = out[2].state;
-  const tokens = TOKENS.map((t) => ({ ...t, visibility: {}, areas: {} }));
-  const byId = Object.fromEntries(tokens.map((t) => [t.id, t]));
-  for (const [observer, targets] of Object.entries(doc.visibility)) for (const [target, code] of Object.entries(/** @type {any} */ (targets))) /** @type {any} */ (byId[target].visibility)[observer] = code;
-  for (const [observer, targets] of Object.entries(doc.areas ?? {})) for (const [target, area] of Object.entries(/** @type {any} */ (targets))) /** @type {any} */ (byId[target].areas)[observer] = area;
+  // the tokens' flags as the module's own planner writes them from a sync of that document
+  const flags = Object.fromEntries(TOKENS.map((t) => [t.id, { flags: { [MODULE_ID]: { visibility: {}, areas: {} } } }]));
+  const plan = planPatch(null, ["visibility", "areas"].map((part) => ({ op: "replace", path: `/${part}`, value: doc[part] })), {
+    mode: "sync",
+    statusIds: new Set(),
+    deletion: deletionOperator({}),
+  });
+  assert.equal(plan.resync, false, plan.reason);
+  for (const [id, update] of plan.tokenUpdates) mergeUpdate(flags[id], update);
+  const tokens = TOKENS.map((t) => ({ ...t, ...flags[t.id].flags[MODULE_ID] }));
   return { tokens, answers: { tA: out[3], tB: out[4], tO: out[6] }, pins: out[5].data.pins };
 }
 

@@ -10,8 +10,11 @@
  * - a changed condition whose status effect exists → a `toggleStatusEffect` call;
  * - `visibility/<observer>/<target>` → `flags.vtt-bridge.visibility.<observer>` on the TARGET token
  *   (so each token carries "who locates me"), deleted when the pair leaves the document;
- * - `areas/<observer>/<target>` → `flags.vtt-bridge.areas.<observer>` (`[x, y, r]`) on the TARGET
- *   token the same way (DET-4 on the map: where an approximate target is known to be);
+ * - `areas/<target>` (the sidecar keys its areas by target, as the token flag is) → that TARGET
+ *   token's `flags.vtt-bridge.areas`, the row being the flag's content: `<observer>` → `[x, y, r]`
+ *   (DET-4 on the map: where an approximate target is known to be); a cell `areas/<target>/<observer>`
+ *   touches that one key, a row or the whole part every key of the rows it holds, each changed key
+ *   written whole and a key the row lost deleted; one token update per target whatever the ops;
  * - `tokens/<id>/{x,y,elevation}` → the token's own position (not on a full sync: Foundry already
  *   has it);
  * - `rev`, `scene`, `settings`: nothing to write (they come from Foundry);
@@ -58,7 +61,8 @@ import { applyJsonPatch, deepEqual, isPlainObject, parsePointer, PatchError } fr
  * @property {Record<string, Record<string, string>>} [foundryVisibility] for "sync": the
  *   visibility flags Foundry's tokens hold now, target → observer → state, so stale pairs are deleted
  * @property {Record<string, Record<string, unknown>>} [foundryAreas] for "sync": the areas flags
- *   Foundry's tokens hold now, target → observer → area, so stale areas are deleted
+ *   Foundry's tokens hold now, target → observer → area (the document's own keying), so stale areas
+ *   are deleted and areas Foundry already holds are not rewritten
  * @property {Record<string, Record<string, unknown>>} [foundryActors] for "sync": the rules flags
  *   Foundry's actors hold now, actor uuid → `flags.vtt-bridge`, so keys the result lacks are deleted
  *   (Foundry merges objects: a key not deleted stays) and values it already has are not rewritten
@@ -139,20 +143,20 @@ export function planChanges(before, after, touched, options) {
   const plan = emptyPlan(after, false);
   /** @type {Map<string, Set<string>|null>} actor uuid → fields (null: all) */
   const actorFields = new Map();
-  /** @type {Set<string>|null} observers touched (null: all) */
-  let observers = new Set();
+  /** @type {Cells} observer → targets whose visibility was touched */
+  let visibilityCells = new Map();
   /** @type {Map<string, Set<string>|null>} */
   const tokenFields = new Map();
-  /** @type {Set<string>|null} observers whose areas were touched (null: all) */
-  let areaObservers = new Set();
+  /** @type {Cells} target → observers whose areas were touched */
+  let areaCells = new Map();
   const allActors = () => unionKeys(before?.actors, after?.actors);
 
   for (const tokens of touched) {
     const [root, id, field] = tokens;
     if (root === undefined) {
       for (const uuid of allActors()) actorFields.set(uuid, null);
-      observers = null;
-      areaObservers = null;
+      visibilityCells = null;
+      areaCells = null;
       for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
     } else if (root === "actors") {
       if (id === undefined) for (const uuid of allActors()) actorFields.set(uuid, null);
@@ -162,11 +166,9 @@ export function planChanges(before, after, touched, options) {
         if (fields !== null) actorFields.set(id, (fields ?? new Set()).add(field));
       }
     } else if (root === "visibility") {
-      if (id === undefined) observers = null;
-      else if (observers) observers.add(id);
+      visibilityCells = touchCell(visibilityCells, id, field);
     } else if (root === "areas") {
-      if (id === undefined) areaObservers = null;
-      else if (areaObservers) areaObservers.add(id);
+      areaCells = touchCell(areaCells, id, field);
     } else if (root === "tokens") {
       if (id === undefined) for (const tid of unionKeys(before?.tokens, after?.tokens)) tokenFields.set(tid, null);
       else if (field === undefined) tokenFields.set(id, null);
@@ -195,34 +197,39 @@ export function planChanges(before, after, touched, options) {
   }
 
   const beforeVisibility = sync ? invertVisibility(options.foundryVisibility ?? {}) : before?.visibility;
-  const observerIds = observers ?? unionKeys(beforeVisibility, after?.visibility);
-  for (const observer of observerIds) {
-    const b = beforeVisibility?.[observer] ?? {};
-    const a = after?.visibility?.[observer] ?? {};
-    for (const target of unionKeys(b, a)) {
-      if (b[target] === a[target]) continue;
+  for (const [observer, cells] of visibilityCells ?? allRows(beforeVisibility, after?.visibility)) {
+    const b = beforeVisibility?.[observer];
+    const a = after?.visibility?.[observer];
+    const rowB = isPlainObject(b) ? b : {};
+    const rowA = isPlainObject(a) ? a : {};
+    for (const target of cells ?? unionKeys(rowB, rowA)) {
+      const code = ownValue(rowA, target);
+      if (ownValue(rowB, target) === code) continue;
       const update = tokenUpdate(plan, target);
-      if (a[target] === undefined) {
+      if (code === undefined) {
         const [key, value] = options.deletion(`${FLAG_ROOT}.${VISIBILITY_FLAG}`, observer);
         update[key] = value;
       } else {
-        update[`${FLAG_ROOT}.${VISIBILITY_FLAG}.${observer}`] = a[target];
+        update[`${FLAG_ROOT}.${VISIBILITY_FLAG}.${observer}`] = code;
       }
     }
   }
 
-  const beforeAreas = sync ? invertVisibility(/** @type {any} */ (options.foundryAreas ?? {})) : before?.areas;
-  for (const observer of areaObservers ?? unionKeys(beforeAreas, after?.areas)) {
-    const b = beforeAreas?.[observer] ?? {};
-    const a = after?.areas?.[observer] ?? {};
-    for (const target of unionKeys(b, a)) {
-      if (deepEqual(b[target], a[target])) continue;
+  const beforeAreas = sync ? options.foundryAreas : before?.areas;
+  for (const [target, cells] of areaCells ?? allRows(beforeAreas, after?.areas)) {
+    const b = beforeAreas?.[target];
+    const a = after?.areas?.[target];
+    const rowB = isPlainObject(b) ? b : {};
+    const rowA = isPlainObject(a) ? a : {};
+    for (const observer of cells ?? unionKeys(rowB, rowA)) {
+      const area = ownValue(rowA, observer);
+      if (deepEqual(ownValue(rowB, observer), area)) continue;
       const update = tokenUpdate(plan, target);
-      if (a[target] === undefined) {
+      if (area === undefined) {
         const [key, value] = options.deletion(`${FLAG_ROOT}.${AREAS_FLAG}`, observer);
         update[key] = value;
       } else {
-        update[`${FLAG_ROOT}.${AREAS_FLAG}.${observer}`] = structuredClone(a[target]);
+        update[`${FLAG_ROOT}.${AREAS_FLAG}.${observer}`] = structuredClone(area);
       }
     }
   }
@@ -278,6 +285,49 @@ function tokenUpdate(plan, id) {
   let update = plan.tokenUpdates.get(id);
   if (!update) plan.tokenUpdates.set(id, (update = {}));
   return update;
+}
+
+/**
+ * Rows → the cells of them a patch touched, for a part of the document keyed row → cell
+ * (`visibility`: observer → target; `areas`: target → observer); a row mapped to null was touched
+ * whole, and the map itself is null when the whole part was.
+ * @typedef {Map<string, Set<string>|null>|null} Cells
+ */
+
+/**
+ * Note one touched path of such a part: no row (the part itself) touches every row, a row without
+ * a cell that row whole, anything deeper its cell (the cell's value is written whole).
+ * @param {Cells} cells
+ * @param {string|undefined} row
+ * @param {string|undefined} cell
+ * @returns {Cells}
+ */
+function touchCell(cells, row, cell) {
+  if (cells === null || row === undefined) return null;
+  if (cell === undefined) return cells.set(row, null);
+  const known = cells.get(row);
+  if (known !== null) cells.set(row, (known ?? new Set()).add(cell));
+  return cells;
+}
+
+/**
+ * Every row of a part before or after, each touched whole.
+ * @param {unknown} before
+ * @param {unknown} after
+ * @returns {Map<string, null>}
+ */
+function allRows(before, after) {
+  return new Map(unionKeys(before, after).map((row) => [row, null]));
+}
+
+/**
+ * A key's own value (never one inherited from `Object.prototype`), or undefined.
+ * @param {Record<string, unknown>} object
+ * @param {string} key
+ * @returns {unknown}
+ */
+function ownValue(object, key) {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 /**

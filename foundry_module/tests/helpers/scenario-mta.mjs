@@ -10,7 +10,7 @@
 import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
 import { deletionOperator } from "../../scripts/foundry/compat.mjs";
 import { BridgeConnection } from "../../scripts/core/connection.mjs";
-import { actorFlags, buildState, damageAction, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
+import { actorFlags, buildState, damageAction, tokenAreaFlags, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
 import { isOwnWrite } from "../../scripts/core/apply-patch.mjs";
 import {
   actorDataOf,
@@ -76,6 +76,7 @@ export async function runMtaScenario({ WebSocket, url, token, world }) {
     deletion: deletionOperator(w.env),
     // as main.mjs wires it: Foundry's flags of the synced scene, read on each sync; writes by scene id
     foundryVisibility: (id) => (id ? tokenVisibilityFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
+    foundryAreas: (id) => (id ? tokenAreaFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
     foundryActors: (id) => (id ? actorFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
     amendPlan: systemPlanAmender(pick, (uuid) => w.byUuid.get(uuid) ?? null),
     execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),

@@ -10,7 +10,7 @@ import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
 import { deletionOperator } from "../../scripts/foundry/compat.mjs";
 import { BridgeConnection } from "../../scripts/core/connection.mjs";
 import { moveFromTokenUpdate } from "../../scripts/core/forward.mjs";
-import { actorFlags, buildState, damageAction, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
+import { actorFlags, buildState, damageAction, tokenAreaFlags, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
 import { FakeWorld } from "./fake-foundry.mjs";
 
 /** @type {string[]} errors the connections reported */
@@ -65,6 +65,7 @@ function link({ w, ann, bob, t1, t2 }, { WebSocket, url, token, world }) {
     deletion: deletionOperator(w.env),
     // as main.mjs wires it: Foundry's flags of the synced scene, read on each sync
     foundryVisibility: (id) => (id ? tokenVisibilityFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
+    foundryAreas: (id) => (id ? tokenAreaFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
     foundryActors: (id) => (id ? actorFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
     execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
   });

@@ -8,8 +8,9 @@ import {
   toFoundryBatches,
   updateOptions,
 } from "../../scripts/core/apply-patch.mjs";
+import { applyJsonPatch } from "../../scripts/core/json-patch.mjs";
 import { deletionOperator } from "../../scripts/foundry/compat.mjs";
-import { ForcedDeletion, mergeUpdate } from "../helpers/fake-foundry.mjs";
+import { ForcedDeletion, legacyOperatorWarnings, mergeUpdate } from "../helpers/fake-foundry.mjs";
 
 const v13 = deletionOperator({});
 const v14 = deletionOperator({ foundry: { data: { operators: { ForcedDeletion } } } });
@@ -270,3 +271,295 @@ test("a round's contest ops are skipped, whatever their form, and the rest of it
   assert.deepEqual(round.state.visibility, { t1: { t2: "a" } });
   assert.equal(round.tokenUpdates.get("t2")?.["flags.vtt-bridge.visibility.t1"], "a");
 });
+
+// DET-4 on the map: the sidecar keys its areas by TARGET (`areas: {<target>: {<observer>: [x, y, r]}}`),
+// as the module keeps them on the target token (`flags.vtt-bridge.areas.<observer>`): a target's row
+// is its flag's content. A row op and a cell op each land on the target's token alone.
+
+/** The mirror with areas: t2 is approximate to t1 and t3, t3 to t1. @returns {any} */
+function areasMirror() {
+  const m = mirror();
+  m.tokens.t3 = { actor: A, x: 900, y: 900, elevation: 0 };
+  m.visibility = { t1: { t2: "a", t3: "a" }, t2: {}, t3: { t2: "a" } };
+  m.areas = { t2: { t1: [100, 0, 300], t3: [150, 50, 300] }, t3: { t1: [900, 800, 300] } };
+  return m;
+}
+
+/** @param {string} key @returns {string} */
+const areaKey = (key) => `flags.vtt-bridge.areas.${key}`;
+
+test("DET-4 an area cell /areas/<target>/<observer> lands on the TARGET token keyed by observer: add, replace, remove (v13 -=, v14 ForcedDeletion)", () => {
+  const plan = planPatch(areasMirror(), ruling([
+    { op: "add", path: "/areas/t3/t2", value: [880, 900, 300] },
+    { op: "replace", path: "/areas/t2/t1", value: [120, 10, 300] },
+    { op: "remove", path: "/areas/t2/t3" },
+  ]), { statusIds, deletion: v13 });
+  assert.equal(plan.resync, false, plan.reason);
+  // the old reading (`/areas/<observer>/<target>`) would have written t2's area on t3 and t1's on t2
+  assert.deepEqual(Object.fromEntries(plan.tokenUpdates), {
+    t3: { [areaKey("t2")]: [880, 900, 300] },
+    t2: { [areaKey("t1")]: [120, 10, 300], [areaKey("-=t3")]: null },
+  });
+  const v14plan = planPatch(areasMirror(), ruling([{ op: "remove", path: "/areas/t2/t3" }]), { statusIds, deletion: v14 });
+  const [[id, update]] = [...v14plan.tokenUpdates];
+  assert.equal(id, "t2");
+  assert.deepEqual(Object.keys(update), [areaKey("t3")]);
+  assert.ok(update[areaKey("t3")] instanceof ForcedDeletion);
+  assert.deepEqual(plan.state.areas, { t2: { t1: [120, 10, 300] }, t3: { t1: [900, 800, 300], t2: [880, 900, 300] } });
+});
+
+test("DET-4 a target's row /areas/<target> added, replaced or removed whole is one update of that token: changed keys written, lost keys deleted, kept ones left", () => {
+  const opts = { statusIds, deletion: v13 };
+  const added = planPatch(areasMirror(), ruling([{ op: "add", path: "/areas/t1", value: { t2: [0, 10, 300], t3: [10, 0, 300] } }]), opts);
+  assert.deepEqual(Object.fromEntries(added.tokenUpdates), { t1: { [areaKey("t2")]: [0, 10, 300], [areaKey("t3")]: [10, 0, 300] } });
+  // a far move of t2: its row redrawn, t3's area gone, t1's new; the t3 row and t1 are not touched
+  const moved = planPatch(areasMirror(), ruling([
+    { op: "replace", path: "/tokens/t2/x", value: 2000 },
+    { op: "replace", path: "/areas/t2", value: { t1: [1900, 100, 300] } },
+  ]), opts);
+  assert.deepEqual(Object.fromEntries(moved.tokenUpdates), { t2: { x: 2000, [areaKey("t1")]: [1900, 100, 300], [areaKey("-=t3")]: null } });
+  // a row replaced by the ruling with one area the same: that key is not written again
+  const kept = planPatch(areasMirror(), ruling([{ op: "replace", path: "/areas/t2", value: { t1: [100, 0, 300], t3: [160, 50, 300] } }]), opts);
+  assert.deepEqual(Object.fromEntries(kept.tokenUpdates), { t2: { [areaKey("t3")]: [160, 50, 300] } });
+  const removed = planPatch(areasMirror(), ruling([{ op: "remove", path: "/areas/t2" }]), opts);
+  assert.deepEqual(Object.fromEntries(removed.tokenUpdates), { t2: { [areaKey("-=t1")]: null, [areaKey("-=t3")]: null } });
+  assert.deepEqual(removed.state.areas, { t3: { t1: [900, 800, 300] } });
+});
+
+test("DET-4 a far move of T at 500 tokens: T's row in one op is one update of T; T's cells as observer one update per target they are in", () => {
+  const ids = Array.from({ length: 500 }, (_, i) => `t${i}`);
+  const m = mirror();
+  m.tokens = Object.fromEntries(ids.map((id, i) => [id, { actor: A, x: i * 100, y: 0, elevation: 0 }]));
+  m.visibility = {};
+  m.areas = {};
+  // t0 is approximate to 120 observers; t0 holds 3 targets approximate
+  m.areas.t0 = Object.fromEntries(ids.slice(1, 121).map((o) => [o, [0, 0, 300]]));
+  for (const target of ["t300", "t301", "t302"]) m.areas[target] = { t0: [30000, 0, 300], t5: [30000, 0, 300] };
+  const row = Object.fromEntries(ids.slice(2, 122).map((o) => [o, [5000, 5000, 300]]));
+  const ops = ruling([
+    { op: "replace", path: "/tokens/t0/x", value: 5000 },
+    { op: "replace", path: "/areas/t0", value: row },
+    { op: "remove", path: "/areas/t300/t0" },
+    { op: "remove", path: "/areas/t301/t0" },
+    { op: "add", path: "/areas/t400", value: { t0: [40000, 0, 300] } },
+  ]);
+  const plan = planPatch(m, ops, { statusIds, deletion: v13 });
+  assert.equal(plan.resync, false, plan.reason);
+  assert.deepEqual([...plan.tokenUpdates.keys()].sort(), ["t0", "t300", "t301", "t400"]);
+  const t0 = /** @type {Record<string, unknown>} */ (plan.tokenUpdates.get("t0"));
+  assert.equal(Object.keys(t0).length, 1 + 120 + 1, "its position, 120 areas written, the one observer lost deleted");
+  assert.equal(t0[areaKey("-=t1")], null);
+  assert.deepEqual(plan.tokenUpdates.get("t300"), { [areaKey("-=t0")]: null });
+  assert.deepEqual(plan.tokenUpdates.get("t400"), { [areaKey("t0")]: [40000, 0, 300] });
+  assert.equal(toFoundryBatches(plan).tokens.length, 4, "one embedded update per token, in one call");
+});
+
+test("DET-4 sync: the full /areas replace is diffed against the areas flags Foundry holds; stale cells and rows are deleted, held ones not rewritten", () => {
+  const areas = { t2: { t1: [100, 0, 300], t3: [150, 50, 300] }, t3: { t1: [900, 800, 300] } };
+  // what the tokens hold after an outage: t2 lost t3's area and keeps a stale one of t9, t3's is
+  // stale, t1's whole flag is stale (nobody holds t1 approximate any more)
+  const foundryAreas = { t1: { t2: [0, 0, 300] }, t2: { t1: [100, 0, 300], t9: [1, 1, 300] }, t3: { t1: [0, 0, 300] } };
+  const ops = [
+    { op: "test", path: "/rev", value: 7 },
+    { op: "replace", path: "/tokens", value: areasMirror().tokens },
+    { op: "replace", path: "/visibility", value: areasMirror().visibility },
+    { op: "replace", path: "/areas", value: areas },
+    { op: "replace", path: "/rev", value: 8 },
+  ];
+  for (const [generation, deletion] of /** @type {const} */ ([[13, v13], [14, v14]])) {
+    const plan = planPatch(null, /** @type {any} */ (ops), { mode: "sync", statusIds, deletion, foundryAreas, foundryVisibility: {} });
+    assert.equal(plan.resync, false, plan.reason);
+    assert.deepEqual(plan.state.areas, areas);
+    const tokens = Object.fromEntries(Object.entries(foundryAreas).map(([id, flag]) => [id, { flags: { "vtt-bridge": { areas: structuredClone(flag) } } }]));
+    const areaKeys = (/** @type {Record<string, unknown>} */ update) => Object.keys(update).filter((k) => k.startsWith("flags.vtt-bridge.areas."));
+    assert.deepEqual(areaKeys(/** @type {any} */ (plan.tokenUpdates.get("t2"))).sort(), [areaKey("t3"), generation === 13 ? areaKey("-=t9") : areaKey("t9")].sort(), "t1's area, which t2 holds, is not rewritten");
+    for (const [id, update] of plan.tokenUpdates) mergeUpdate(/** @type {any} */ (tokens)[id], update, generation);
+    const held = Object.fromEntries(Object.entries(tokens).map(([id, doc]) => [id, doc.flags["vtt-bridge"].areas]));
+    assert.deepEqual(held, { t1: {}, t2: areas.t2, t3: areas.t3 }, `v${generation}`);
+  }
+});
+
+test("DET-4 a /areas replace in a ruling (not a sync) is diffed row by row against the mirror", () => {
+  const plan = planPatch(areasMirror(), ruling([{ op: "replace", path: "/areas", value: { t2: { t1: [100, 0, 300] } } }]), { statusIds, deletion: v13 });
+  assert.deepEqual(Object.fromEntries(plan.tokenUpdates), { t2: { [areaKey("-=t3")]: null }, t3: { [areaKey("-=t1")]: null } });
+});
+
+test("DET-4 the old layout is not read as areas: an observer-keyed row lands on the token the path names, never transposed", () => {
+  // 0.7.0 sent `/areas/<observer>/<target>`; read by target, `/areas/t1/t2` is t1's row, cell t2
+  const plan = planPatch(areasMirror(), ruling([{ op: "add", path: "/areas/t1/t2", value: [0, 0, 300] }]), { statusIds, deletion: v13 });
+  assert.equal(plan.resync, true, "t1 has no row: the cell does not apply, the module resyncs");
+  const row = planPatch(areasMirror(), ruling([{ op: "add", path: "/areas/t1", value: { t2: [0, 0, 300] } }]), { statusIds, deletion: v13 });
+  assert.deepEqual(Object.fromEntries(row.tokenUpdates), { t1: { [areaKey("t2")]: [0, 0, 300] } }, "written on t1 keyed by t2, not on t2 keyed by t1");
+  // a sync's Foundry flags are read target-first as they are held: no inversion
+  const synced = planPatch(null, /** @type {any} */ ([{ op: "replace", path: "/areas", value: { t2: { t1: [1, 2, 300] } } }]), {
+    mode: "sync", statusIds, deletion: v13, foundryAreas: { t2: { t1: [1, 2, 300] } },
+  });
+  assert.equal(synced.tokenUpdates.size, 0, "what t2 holds is the row: nothing to write");
+});
+
+test("DET-4 move and test ops on areas, a key named like an Object method, and the mirror left as it was", () => {
+  const m = areasMirror();
+  const copy = structuredClone(m);
+  const plan = planPatch(m, ruling([
+    { op: "test", path: "/areas/t3/t1", value: [900, 800, 300] },
+    { op: "move", from: "/areas/t2/t3", path: "/areas/t3/t2" },
+    { op: "add", path: "/areas/t3/constructor", value: [1, 1, 300] },
+  ]), { statusIds, deletion: v13 });
+  assert.equal(plan.resync, false, plan.reason);
+  assert.deepEqual(Object.fromEntries(plan.tokenUpdates), {
+    t2: { [areaKey("-=t3")]: null },
+    t3: { [areaKey("t2")]: [150, 50, 300], [areaKey("constructor")]: [1, 1, 300] },
+  });
+  assert.deepEqual(m, copy, "the mirror given in is not mutated");
+  const removed = planPatch(plan.state, ruling([{ op: "remove", path: "/areas/t3" }], 5), { statusIds, deletion: v13 });
+  assert.ok(Object.hasOwn(/** @type {any} */ (removed.tokenUpdates.get("t3")), areaKey("-=constructor")));
+});
+
+/** A seeded generator (mulberry32): the same walk every run. @param {number} seed */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+
+const WALK_KINDS = ["rowAdd", "rowReplace", "rowRemove", "cellAdd", "cellReplace", "cellRemove"];
+
+/**
+ * One ruling's ops on a part of the document keyed row → cell: 1 to 3 of them, each valid after
+ * the ones before it (so a patch may touch a cell twice, or a cell and then its row).
+ * @param {string} part
+ * @param {Record<string, Record<string, unknown>>} rows the part now
+ * @param {string[]} ids
+ * @param {() => number} random
+ * @param {() => unknown} value a cell's value
+ */
+function rulingOps(part, rows, ids, random, value) {
+  const pick = (/** @type {string[]} */ list) => list[Math.floor(random() * list.length)];
+  /** @type {any[]} */
+  const ops = [];
+  /** @type {string[]} */
+  const kinds = [];
+  let now = rows;
+  for (let n = 1 + Math.floor(random() * 3); n > 0; n--) {
+    const kind = pick(WALK_KINDS);
+    const keys = Object.keys(now);
+    const bare = ids.filter((id) => !keys.includes(id));
+    const row = keys.length ? pick(keys) : undefined;
+    const cells = row ? Object.keys(now[row]) : [];
+    const fresh = () => Object.fromEntries(ids.filter(() => random() < 0.5).map((id) => [id, value()]));
+    let op;
+    if (kind === "rowAdd" && bare.length) op = { op: "add", path: `/${part}/${pick(bare)}`, value: fresh() };
+    else if (kind === "rowReplace" && row) op = { op: "replace", path: `/${part}/${row}`, value: fresh() };
+    else if (kind === "rowRemove" && row) op = { op: "remove", path: `/${part}/${row}` };
+    else if (kind === "cellAdd" && row && cells.length < ids.length) op = { op: "add", path: `/${part}/${row}/${pick(ids.filter((id) => !cells.includes(id)))}`, value: value() };
+    else if (kind === "cellReplace" && cells.length) op = { op: "replace", path: `/${part}/${row}/${pick(cells)}`, value: value() };
+    else if (kind === "cellRemove" && cells.length) op = { op: "remove", path: `/${part}/${row}/${pick(cells)}` };
+    if (!op) continue;
+    ops.push(op);
+    kinds.push(kind);
+    now = /** @type {any} */ (applyJsonPatch({ [part]: now }, [/** @type {any} */ (op)]))[part];
+  }
+  return { ops, kinds };
+}
+
+test("DET-4 any walk of area ops and syncs: the strict stand-in's areas flags equal the document's rows, and only targets whose row changed are updated", () => {
+  const ids = ["t1", "t2", "t3", "t4", "t5", "t6"];
+  const warned = legacyOperatorWarnings.length;
+  for (const [generation, deletion] of /** @type {const} */ ([[13, v13], [14, v14]])) {
+    const random = seeded(33 + generation);
+    const pick = (/** @type {string[]} */ list) => list[Math.floor(random() * list.length)];
+    const area = () => [Math.floor(random() * 40) * 50, Math.floor(random() * 40) * 50, 300];
+    /** @type {Record<string, any>} the tokens Foundry holds */
+    const tokens = Object.fromEntries(ids.map((id) => [id, { flags: { "vtt-bridge": {} } }]));
+    const held = () => Object.fromEntries(ids.flatMap((id) => {
+      const flag = tokens[id].flags["vtt-bridge"].areas;
+      return flag && Object.keys(flag).length ? [[id, structuredClone(flag)]] : [];
+    }));
+    /** @type {any} */
+    let state = { ...mirror(), rev: 0, areas: {} };
+    const kinds = new Set();
+    for (let step = 0; step < 400; step++) {
+      if (random() < 1 / 7) {
+        // an outage: Foundry's flags drifted (a stale cell, a changed one), then the whole document
+        const drifted = pick(ids);
+        tokens[drifted].flags["vtt-bridge"].areas = { ...tokens[drifted].flags["vtt-bridge"].areas, [pick(ids)]: area() };
+        const doc = structuredClone(state.areas);
+        const foundryAreas = Object.fromEntries(ids.flatMap((id) => (tokens[id].flags["vtt-bridge"].areas ? [[id, structuredClone(tokens[id].flags["vtt-bridge"].areas)]] : [])));
+        const plan = planPatch(null, /** @type {any} */ ([{ op: "replace", path: "/areas", value: doc }, { op: "replace", path: "/rev", value: state.rev }]), { mode: "sync", statusIds, deletion, foundryAreas, foundryVisibility: {} });
+        assert.equal(plan.resync, false, plan.reason);
+        const differing = ids.filter((id) => !deepEqualJson(foundryAreas[id] ?? {}, doc[id] ?? {}));
+        assert.deepEqual([...plan.tokenUpdates.keys()].sort(), differing.sort(), `step ${step}: a sync updates the tokens whose flags differ`);
+        for (const [id, update] of plan.tokenUpdates) mergeUpdate(tokens[id], update, generation);
+        state = { ...mirror(), ...plan.state, rev: state.rev };
+        kinds.add("sync");
+      } else {
+        const { ops, kinds: made } = rulingOps("areas", state.areas, ids, random, area);
+        if (!ops.length) continue;
+        const plan = planPatch(state, ruling(ops, state.rev), { statusIds, deletion });
+        assert.equal(plan.resync, false, plan.reason);
+        const changed = ids.filter((id) => !deepEqualJson(state.areas[id] ?? {}, plan.state.areas[id] ?? {}));
+        assert.deepEqual([...plan.tokenUpdates.keys()].sort(), changed.sort(), `step ${step} ${made}: only the changed rows' tokens`);
+        for (const [id, update] of plan.tokenUpdates) mergeUpdate(tokens[id], update, generation);
+        state = plan.state;
+        for (const kind of made) kinds.add(kind);
+      }
+      const rowsNow = Object.fromEntries(Object.entries(state.areas).filter(([, r]) => Object.keys(/** @type {any} */ (r)).length));
+      assert.deepEqual(held(), rowsNow, `v${generation} step ${step}`);
+    }
+    assert.equal(kinds.size, 7, "every kind of op was walked");
+    if (generation === 14) assert.deepEqual(legacyOperatorWarnings.slice(warned), [], "v14: no legacy -= key written");
+  }
+});
+
+test("visibility: any walk of cell and row ops and syncs: each target's flag holds its column of the matrix, and only targets whose column changed are updated", () => {
+  const ids = ["t1", "t2", "t3", "t4", "t5"];
+  const random = seeded(6);
+  const pick = (/** @type {string[]} */ list) => list[Math.floor(random() * list.length)];
+  const code = () => pick(["a", "u"]);
+  /** @type {Record<string, any>} */
+  const tokens = Object.fromEntries(ids.map((id) => [id, { flags: { "vtt-bridge": {} } }]));
+  /** @param {Record<string, Record<string, string>>} matrix observer → target → code */
+  const columns = (matrix) => Object.fromEntries(ids.map((t) => [t, Object.fromEntries(ids.flatMap((o) => (matrix[o]?.[t] === undefined ? [] : [[o, matrix[o][t]]])))]));
+  const held = () => Object.fromEntries(ids.map((id) => [id, { ...(tokens[id].flags["vtt-bridge"].visibility ?? {}) }]));
+  /** @type {any} */
+  let state = { ...mirror(), rev: 0, visibility: {} };
+  const kinds = new Set();
+  for (let step = 0; step < 400; step++) {
+    const before = columns(state.visibility);
+    /** @type {any} */
+    let plan;
+    if (random() < 1 / 7) {
+      const drifted = pick(ids);
+      tokens[drifted].flags["vtt-bridge"].visibility = { ...tokens[drifted].flags["vtt-bridge"].visibility, [pick(ids)]: code() };
+      const foundryVisibility = held();
+      plan = planPatch(null, /** @type {any} */ ([{ op: "replace", path: "/visibility", value: structuredClone(state.visibility) }, { op: "replace", path: "/rev", value: state.rev }]), { mode: "sync", statusIds, deletion: v13, foundryVisibility });
+      const differing = ids.filter((id) => !deepEqualJson(foundryVisibility[id], columns(plan.state.visibility)[id]));
+      assert.deepEqual([...plan.tokenUpdates.keys()].sort(), differing.sort(), `step ${step}: a sync updates the tokens whose flags differ`);
+      plan.state.rev = state.rev;
+      kinds.add("sync");
+    } else {
+      const { ops, kinds: made } = rulingOps("visibility", state.visibility, ids, random, code);
+      if (!ops.length) continue;
+      plan = planPatch(state, ruling(ops, state.rev), { statusIds, deletion: v13 });
+      const after = columns(plan.state.visibility);
+      assert.deepEqual([...plan.tokenUpdates.keys()].sort(), ids.filter((id) => !deepEqualJson(before[id], after[id])).sort(), `step ${step} ${made}`);
+      for (const kind of made) kinds.add(kind);
+    }
+    assert.equal(plan.resync, false, plan.reason);
+    for (const [id, update] of plan.tokenUpdates) mergeUpdate(tokens[id], update);
+    state = { ...mirror(), ...plan.state };
+    assert.deepEqual(held(), columns(state.visibility), `step ${step}`);
+  }
+  assert.equal(kinds.size, 7, "every kind of op was walked");
+});
+
+/** @param {unknown} a @param {unknown} b */
+const deepEqualJson = (a, b) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+/** @param {any} value @returns {any} */
+const sortKeys = (value) => (value && typeof value === "object" && !Array.isArray(value) ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])])) : value);

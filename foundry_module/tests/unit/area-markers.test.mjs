@@ -10,6 +10,7 @@ import { test } from "node:test";
 import { AREAS_FLAG, MODULE_ID } from "../../scripts/core/constants.mjs";
 import { areaFor, markerCircle, parseArea } from "../../scripts/core/areas.mjs";
 import { planPatch } from "../../scripts/core/apply-patch.mjs";
+import { tokenAreaFlags, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
 import { presentationFor } from "../../scripts/core/visibility.mjs";
 import { installAreaMarkers, MARKERS_LABEL } from "../../scripts/foundry/area-markers.mjs";
 import { installVisibility } from "../../scripts/foundry/visibility-canvas.mjs";
@@ -84,13 +85,18 @@ function table() {
   canvas.draw();
   /** @type {any} the module's mirror of the sidecar's document */
   let mirror = null;
+  /** @type {import("../../scripts/core/apply-patch.mjs").PatchPlan[]} every plan written, in order */
+  const written = [];
   /**
    * The GM's browser writes a sidecar patch as the module does (`planPatch`), here on the one world.
    * @param {any[]} patch @param {"sync"|"patch"} mode @param {number} [rev] a sync's rev (as the bridge sets it)
    */
   const write = async (patch, mode, rev) => {
-    const plan = planPatch(mirror, patch, { mode, statusIds: new Set(), deletion });
+    // a sync is diffed against the flags the synced scene's tokens hold, as the bridge does (main.mjs)
+    const held = mode === "sync" ? { foundryVisibility: tokenVisibilityFlags(world.scene), foundryAreas: tokenAreaFlags(world.scene) } : {};
+    const plan = planPatch(mirror, patch, { mode, statusIds: new Set(), deletion, ...held });
     assert.equal(plan.resync, false, plan.reason);
+    written.push(plan);
     mirror = plan.state;
     if (rev !== undefined) mirror.rev = rev;
     world.loginAs("gm");
@@ -109,7 +115,7 @@ function table() {
     );
   const layer = () => canvas.controls.children.find((/** @type {any} */ c) => c.name === MARKERS_LABEL);
   const token = (/** @type {string} */ id) => /** @type {any} */ (canvas.tokens.get(id));
-  return { world, canvas, runtime, markers, write, sync, layer, token };
+  return { world, canvas, runtime, markers, write, sync, layer, token, written };
 }
 
 const frame = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -129,8 +135,11 @@ test("DET-4 a player sees each approximate creature as one neutral marker over i
   t.after(cleanup);
   const { first, steps } = await ruled(PINS);
   const after = steps.at(-1)?.state;
-  const areas = after.areas.tA;
-  assert.deepEqual(Object.keys(areas).sort(), ["tBig", "tTiny"], "the sidecar ruled an area for each approximate pair");
+  // the sidecar keys its areas by target: each creature's row holds Ayla's area of it
+  assert.deepEqual(Object.keys(after.areas).sort(), ["tBig", "tTiny"], "the sidecar ruled an area for each approximate pair");
+  for (const id of ["tBig", "tTiny"]) assert.deepEqual(Object.keys(after.areas[id]), ["tA"], `${id}'s row: Ayla's area`);
+  /** @type {Record<string, number[]>} */
+  const areas = { tBig: after.areas.tBig.tA, tTiny: after.areas.tTiny.tA };
   void first;
   const { sync, layer, token } = table();
   await sync(after);
@@ -156,7 +165,7 @@ test("DET-4 a player sees each approximate creature as one neutral marker over i
 test("DET-4 a creature moving one square inside its area leaves its marker where it was; moving far draws a new one around it", async (t) => {
   t.after(cleanup);
   const { steps } = await ruled(PINS);
-  const area = steps.at(-1)?.state.areas.tA.tBig;
+  const area = steps.at(-1)?.state.areas.tBig.tA;
   // one square towards the area's middle: still inside
   const dx = Math.sign(area[0] - 1200) * 100;
   const inside = { kind: "move", token: "tBig", x: 1200 + dx, y: 600 };
@@ -176,11 +185,39 @@ test("DET-4 a creature moving one square inside its area leaves its marker where
   await write(away.result.patch, "patch");
   await frame();
   const now = layer().children.map(circleOf);
-  const newArea = away.state.areas.tA.tBig;
+  const newArea = away.state.areas.tBig.tA;
+  const areaOps = away.result.patch.filter((/** @type {any} */ op) => op.path.startsWith("/areas"));
+  assert.equal(areaOps.length, 1, "the far move redraws the creature's row in one op");
+  assert.match(areaOps[0].path, /^\/areas\/tBig(\/|$)/);
   assert.ok(now.some((/** @type {any} */ c) => c.x === newArea[0] + 50 && c.y === newArea[1] + 50), "a new marker over the new area");
   assert.ok(!now.some((/** @type {any} */ c) => c.x === area[0] + 50 && c.y === area[1] + 50), "the old one is gone");
   assert.ok(Math.hypot(3000 - newArea[0], 2400 - newArea[1]) <= newArea[2], "the new area holds the creature");
   assert.equal(token("tBig").isVisible, false, "still not drawn");
+});
+
+test("DET-4 a reconnect's sync deletes the areas Foundry's tokens hold that the sidecar no longer rules, and writes nothing on a token whose areas stand", async (t) => {
+  t.after(cleanup);
+  const pinpointed = { kind: "pinLocate", observer: "tA", target: "tTiny", state: "pinpointed", until: "scene" };
+  const { steps } = await ruled([...PINS, pinpointed]);
+  const before = steps[1].state;
+  const after = steps[2].state;
+  assert.deepEqual(Object.keys(after.areas), ["tBig"], "the rat is pinpointed: its row is gone");
+  assert.deepEqual(after.areas.tBig, before.areas.tBig, "the ogre's area stands");
+  const { sync, token, layer, written } = table();
+  await sync(before);
+  await frame();
+  assert.deepEqual(token("tTiny").document.flags[MODULE_ID][AREAS_FLAG], { tA: before.areas.tTiny.tA });
+  assert.equal(layer().children.length, 2);
+  // the link was down while the pin was ruled: the module's next sync gets the whole document
+  await sync(after);
+  await frame();
+  const plan = written.at(-1);
+  assert.ok(plan);
+  assert.deepEqual([...plan.tokenUpdates.keys()], ["tTiny"], "only the rat's token is written");
+  assert.deepEqual(token("tTiny").document.flags[MODULE_ID][AREAS_FLAG], {}, "its stale area deleted");
+  assert.deepEqual(token("tBig").document.flags[MODULE_ID][AREAS_FLAG], { tA: after.areas.tBig.tA });
+  assert.equal(layer().children.length, 1, "one marker left: the ogre's");
+  assert.equal(token("tTiny").isVisible, true, "the rat is drawn where it stands");
 });
 
 test("DET-10 a click on a marker targets the creature it stands for (shift keeps the others); a click again untargets it", async (t) => {
@@ -191,7 +228,7 @@ test("DET-10 a click on a marker targets the creature it stands for (shift keeps
   await sync(steps.at(-1)?.state);
   await frame();
   const markerOf = (/** @type {string} */ id) => {
-    const area = steps.at(-1)?.state.areas.tA[id];
+    const area = steps.at(-1)?.state.areas[id].tA;
     return layer().children.find((/** @type {any} */ m) => m.x === area[0] + 50 && m.y === area[1] + 50);
   };
   markerOf("tBig").emit("pointerdown", { button: 0, shiftKey: false, stopPropagation() {} });
@@ -227,13 +264,13 @@ test("DET-4 several owned observers: the best state counts, and an approximate t
   assert.equal(presentationFor({ state: "approximate", isGM: false }).silhouette, true, "no area: the silhouette");
 });
 
-test("DET-4 the patch planner writes areas on the target tokens, deletes those that go, and on a sync deletes areas Foundry holds that the result lacks", () => {
-  const state = { rev: 3, scene: { id: "s" }, settings: {}, actors: {}, tokens: {}, visibility: { o: { t: "a" } }, areas: { o: { t: [1, 2, 300] } } };
-  const moved = planPatch(state, [{ op: "test", path: "/rev", value: 3 }, { op: "replace", path: "/areas/o/t", value: [5, 6, 300] }, { op: "replace", path: "/rev", value: 4 }], { statusIds: new Set(), deletion });
+test("DET-4 the patch planner writes a target's areas (the sidecar's row of that target) on its token, deletes those that go, and on a sync deletes areas Foundry holds that the result lacks", () => {
+  const state = { rev: 3, scene: { id: "s" }, settings: {}, actors: {}, tokens: {}, visibility: { o: { t: "a" } }, areas: { t: { o: [1, 2, 300] } } };
+  const moved = planPatch(state, [{ op: "test", path: "/rev", value: 3 }, { op: "replace", path: "/areas/t", value: { o: [5, 6, 300] } }, { op: "replace", path: "/rev", value: 4 }], { statusIds: new Set(), deletion });
   assert.deepEqual(Object.fromEntries(moved.tokenUpdates), { t: { [`flags.${MODULE_ID}.${AREAS_FLAG}.o`]: [5, 6, 300] } });
-  const gone = planPatch(state, [{ op: "remove", path: "/areas/o" }], { statusIds: new Set(), deletion });
+  const gone = planPatch(state, [{ op: "remove", path: "/areas/t/o" }], { statusIds: new Set(), deletion });
   assert.deepEqual(Object.fromEntries(gone.tokenUpdates), { t: { [`flags.${MODULE_ID}.${AREAS_FLAG}.-=o`]: null } });
-  const synced = planPatch(null, [{ op: "replace", path: "/areas", value: { o: { t: [1, 2, 300] } } }], {
+  const synced = planPatch(null, [{ op: "replace", path: "/areas", value: { t: { o: [1, 2, 300] } } }], {
     mode: "sync",
     statusIds: new Set(),
     deletion,

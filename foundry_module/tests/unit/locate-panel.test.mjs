@@ -6,13 +6,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import { planPatch } from "../../scripts/core/apply-patch.mjs";
 import { AREAS_FLAG, MODULE_ID } from "../../scripts/core/constants.mjs";
 import { panelHtml, panelRows, PANEL_BATCH_LIMIT, pinBatches, releaseBatches, tickedPairs } from "../../scripts/core/locate-panel.mjs";
 import { installGmBadges } from "../../scripts/foundry/gm-badges.mjs";
 import { addPanelTool, installLocatePanel, PANEL_TOOL } from "../../scripts/foundry/locate-panel.mjs";
 import { ownedSubject } from "../../scripts/foundry/player-requests.mjs";
 import { VISIBILITY_HOOK } from "../../scripts/foundry/visibility-canvas.mjs";
-import { FakeApplicationV2, FakeCanvas, FakeWorld } from "../helpers/fake-foundry.mjs";
+import { deletionOperator } from "../../scripts/foundry/compat.mjs";
+import { FakeApplicationV2, FakeCanvas, FakeWorld, mergeUpdate } from "../helpers/fake-foundry.mjs";
 import { FAKE_PIXI } from "../helpers/fake-pixi.mjs";
 import { i18nFor } from "../helpers/i18n.mjs";
 import { sidecarRulings } from "../helpers/sidecar.mjs";
@@ -40,17 +42,22 @@ export const PANEL_STATE = {
 const NAMES = /** @type {Record<string, string>} */ ({ tA: "Ayla", tB: "Bram", tT: "Thief", tO: "Ogre" });
 
 /**
- * The flags the module writes from the sidecar's document: on each target, `visibility.<observer>`
- * (the pair's code) and `areas.<observer>` ([x, y, r]).
+ * The flags the module writes from the sidecar's document (its own planner, a sync): on each
+ * target, `visibility.<observer>` (the pair's code) and `areas.<observer>` ([x, y, r]).
  * @param {any} doc the state document
  */
 export function flagsOf(doc) {
-  /** @type {Record<string, {visibility: Record<string, string>, areas: Record<string, unknown>}>} */
-  const out = {};
-  for (const id of Object.keys(doc.tokens)) out[id] = { visibility: {}, areas: {} };
-  for (const [observer, targets] of Object.entries(doc.visibility ?? {})) for (const [target, code] of Object.entries(/** @type {any} */ (targets))) out[target].visibility[observer] = code;
-  for (const [observer, targets] of Object.entries(doc.areas ?? {})) for (const [target, area] of Object.entries(/** @type {any} */ (targets))) out[target].areas[observer] = area;
-  return out;
+  /** @type {Record<string, {flags: Record<string, {visibility: Record<string, string>, areas: Record<string, unknown>}>}>} */
+  const tokens = {};
+  for (const id of Object.keys(doc.tokens)) tokens[id] = { flags: { [MODULE_ID]: { visibility: {}, areas: {} } } };
+  const plan = planPatch(null, ["visibility", "areas"].map((part) => ({ op: "replace", path: `/${part}`, value: doc[part] ?? {} })), {
+    mode: "sync",
+    statusIds: new Set(),
+    deletion: deletionOperator({}),
+  });
+  assert.equal(plan.resync, false, plan.reason);
+  for (const [id, update] of plan.tokenUpdates) mergeUpdate(tokens[id], update);
+  return Object.fromEntries(Object.entries(tokens).map(([id, token]) => [id, token.flags[MODULE_ID]]));
 }
 
 /** The stand-in table, the panel installed. @param {"gm"|"ann"} as @param {any} doc @param {{language?: string, pins?: any}} [options] */
@@ -112,8 +119,12 @@ test("DET-4 the GM's panel lists every pair the real sidecar ruled not pinpointe
   assert.ok(expected.length >= 2, JSON.stringify(doc.visibility));
   assert.deepEqual([...rowsOf(panel)].sort(), expected.sort());
   const html = panel.element.textContent;
-  const approx = Object.entries(doc.areas ?? {}).flatMap(([o, ts]) => Object.keys(/** @type {any} */ (ts)).map((tt) => `${o}:${tt}`));
+  const approx = Object.entries(doc.areas ?? {}).flatMap(([tt, os]) => Object.keys(/** @type {any} */ (os)).map((o) => `${o}:${tt}`));
   assert.ok(approx.length >= 1, "some pair is approximate, with an area");
+  for (const pair of approx) {
+    const [o, tt] = pair.split(":");
+    assert.equal(doc.visibility[o]?.[tt], "a", `${pair}: the area's row is its target's, the cell its observer's`);
+  }
   assert.match(html, /an area of 3 squares/);
   assert.match(html, /not found/);
   // every pair: the filter

@@ -6,7 +6,7 @@ import { executeBatches, PatchApplier } from "../../scripts/foundry/bridge.mjs";
 import { deletionOperator } from "../../scripts/foundry/compat.mjs";
 import * as forward from "../../scripts/core/forward.mjs";
 import { moveFromTokenUpdate, roundFromCombatUpdate, upsertsFromActorUpdate } from "../../scripts/core/forward.mjs";
-import { actorState, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
+import { actorState, tokenAreaFlags, tokenVisibilityFlags } from "../../scripts/core/messages.mjs";
 import { defineRulesSheet, parseSheetForm, rulesSheetHtml } from "../../scripts/foundry/rules-sheet.mjs";
 import { readForm } from "../helpers/form-reader.mjs";
 import { i18nFor } from "../helpers/i18n.mjs";
@@ -33,6 +33,7 @@ function gm(generation = 13) {
     statusIds: () => new Set(),
     deletion: deletionOperator(w.env),
     foundryVisibility: (id) => (id ? tokenVisibilityFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
+    foundryAreas: (id) => (id ? tokenAreaFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
     foundryActors: (id) => (id ? actorFlags(/** @type {any} */ (w.scenes.get(id))) : {}),
     execute: (batches) => executeBatches(batches, { Actor: w.Actor, scene: (id) => (id ? w.scenes.get(id) : null), fromUuid: (u) => w.fromUuid(u) }),
   });
