@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from vtt_bridge.rules.common import Step, about, counted, make_step
+from vtt_bridge.rules.common import Step, about, counted, make_step, quick_init
 
 
 def test_about_adds_only_the_subjects_a_key_declares_keeping_every_other_field() -> None:
@@ -50,3 +50,60 @@ def test_a_step_is_made_whole_frozen_and_by_name_only() -> None:
         Step(rule="HEALTH-2", text="1 B damage", data={})  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         Step("HEALTH-2", "1 B damage", {}, "HEALTH-2.damage")  # type: ignore[call-arg]
+
+
+def test_quick_init_makes_the_instance_the_dataclass_own_init_makes() -> None:
+    """An outcome given `quick_init` takes the same arguments (positional, named, defaults,
+    keyword-only) and gives the same frozen instance as the dataclass' own `__init__`."""
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Plain:
+        a: int
+        b: str = "b"
+        c: tuple[int, ...] = ()
+        d: bool = dataclasses.field(default=False, kw_only=True)
+
+    @quick_init
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Quick:
+        a: int
+        b: str = "b"
+        c: tuple[int, ...] = ()
+        d: bool = dataclasses.field(default=False, kw_only=True)
+
+    assert "__setattr__" in vars(Plain)["__init__"].__code__.co_names  # the dataclass' own
+    assert "__setattr__" not in vars(Quick)["__init__"].__code__.co_names
+    for args, kwargs in [
+        ((1,), {}),
+        ((1, "x"), {}),
+        ((1,), {"c": (2,), "d": True}),
+        ((), {"a": 3, "b": "y"}),
+    ]:
+        quick, plain = Quick(*args, **kwargs), Plain(*args, **kwargs)  # type: ignore[arg-type]
+        assert dataclasses.astuple(quick) == dataclasses.astuple(plain)
+    quick = Quick(1)
+    assert quick == Quick(1) and quick != Quick(2)
+    assert dataclasses.replace(quick, b="z") == Quick(1, "z")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        quick.a = 2  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Quick()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Quick(1, "b", (), True)  # type: ignore[call-arg]  # d is keyword-only
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Factory:
+        a: list[int] = dataclasses.field(default_factory=list)
+
+    with pytest.raises(TypeError, match="default factory"):
+        quick_init(Factory)
+
+
+def test_about_keeps_a_step_that_names_its_subjects_already() -> None:
+    """A step whose data holds the subject with the same value is kept as the very step; one that
+    names another value gets the subject `about` is given."""
+    told = Step(rule="HEALTH-2", text="2 lethal", data={"amount": 2, "actor": "hero"}, key="HEALTH-2.damage")
+    other = Step(rule="HEALTH-2", text="2 lethal", data={"actor": "foe", "amount": 2}, key="HEALTH-2.damage")
+    made = about([told, other], actor="hero")
+    assert made[0] is told
+    assert list(made[1].data.items()) == [("actor", "hero"), ("amount", 2)]

@@ -4,6 +4,8 @@ a new round (rules/iwr.py) and the waking that recovering Willpower brings (rule
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vtt_bridge.rules.common import RuleViolation, Step
 from vtt_bridge.rules.health import (
@@ -186,3 +188,75 @@ def test_DET_10_the_attacks_token_shows_the_damaged_actor() -> None:
         check_token_shows("token2", "actor2", "actor1")
     assert (refused.value.rule, refused.value.path) == ("DET-10", ("attack", "token"))
     assert refused.value.message == "token 'token2' shows 'actor2', not the damaged actor 'actor1'"
+
+
+def _written(steps: tuple[Step, ...] | list[Step]) -> list[tuple[str, str, list[tuple[str, object]], str]]:
+    """Each step as the wire writes it: its data's fields in their order."""
+    return [(s.rule, s.text, list(s.data.items()), s.key) for s in steps]
+
+
+@pytest.mark.parametrize(
+    ("instances", "first", "second"),
+    [
+        ([{"amount": 1, "grade": "B"}], HealthTrack(max=7), None),
+        (
+            [{"amount": 2, "grade": "L", "critical": True}, {"amount": 3, "grade": "B", "type": "fire"}],
+            HealthTrack(max=5, bashing=1),
+            None,
+        ),
+        (
+            [{"amount": 4, "grade": "A"}, {"amount": 2, "grade": "L"}],
+            HealthTrack(max=3, lethal=1),
+            HealthTrack(max=2),
+        ),
+        ([{"amount": 9, "grade": "A"}], HealthTrack(max=2), None),
+    ],
+)
+def test_IWR_8_and_HEALTH_2_steps_told_their_subjects_are_those_about_gives(
+    instances: list[dict[str, object]], first: HealthTrack, second: HealthTrack | None
+) -> None:
+    """IWR-8, HEALTH-2, HEALTH-13: the rules that write the damaged actor into their steps themselves
+    (`subjects`) give, once the handler's `about` has added it to the rest, the very steps (fields
+    in the same order) that `about` makes of their steps without it; it keeps each told step as it is."""
+    from vtt_bridge.rules.common import about
+    from vtt_bridge.rules.iwr import Iwr, resolve_damage
+
+    hit = tuple(DamageInstance.model_validate(i) for i in instances)
+    will = Willpower(max=3, current=3)
+
+    def ruled(subjects: dict[str, str]) -> tuple[Step, ...]:
+        resolution = resolve_damage(
+            hit, iwr=Iwr(), immunities=(), temporary_immunities=(), round=1, subjects=subjects
+        )
+        taken = take_damage(resolution.dealt, first, second, will, subjects)
+        return (*resolution.steps, *taken.steps)
+
+    told, plain = ruled({"actor": "hero"}), ruled({})
+    kept = about(told, actor="hero")
+    assert _written(kept) == _written(about(plain, actor="hero"))
+    assert _written(told) != _written(plain)  # the subjects were written at all
+    assert all(a is b for a, b in zip(kept, told, strict=True) if "actor" in b.data)
+
+
+@st.composite
+def _tracks(draw: st.DrawFn) -> HealthTrack:
+    max_ = draw(st.integers(0, 6))
+    aggravated = draw(st.integers(0, max_))
+    lethal = draw(st.integers(0, max_ - aggravated))
+    bashing = draw(st.integers(0, max_ - aggravated - lethal))
+    return HealthTrack(
+        max=max_, bashing=bashing, lethal=lethal, aggravated=aggravated, stabilized=draw(st.booleans())
+    )
+
+
+@given(_tracks(), st.one_of(st.none(), _tracks()), st.booleans())
+def test_HEALTH_3_to_7_a_track_read_at_once_reads_as_each_rule_on_any_counts(
+    first: HealthTrack, second: HealthTrack | None, enabled: bool
+) -> None:
+    """HEALTH-3..7, HEALTH-13: `read_tracks` (one track: its counts read once) gives what each rule
+    gives, for every small track, stabilized or not, with or without a second track."""
+    reading = read_tracks(first, second, enabled)
+    assert reading.status is health_status(first, second)
+    assert reading.out_from_injuries is unconscious_from_injuries(first, second)
+    assert reading.worsening is is_worsening(first, second)
+    assert reading.wound_penalty == wound_penalty(first, enabled)

@@ -169,7 +169,8 @@ class GainTempHpAction(RuleModel):
 
 def _updated(actor: Actor, **fields: Any) -> Actor:
     """The actor with only the fields that really changed replaced (unchanged ones stay the same objects)."""
-    update = {k: v for k, v in fields.items() if getattr(actor, k) is not v}
+    current = actor.__dict__  # read once (each attribute of a model passes its `__getattr__` hook)
+    update = {k: v for k, v in fields.items() if current[k] is not v}
     return actor.model_copy(update=update) if update else actor
 
 
@@ -240,14 +241,16 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     instances, attack_steps = _attack_instances(state, action, ctx)
     if instances is None:
         return Ruling(state=state, log=tuple(attack_steps))
+    subjects = {"actor": target}  # the rules write it into their steps, not `about` again
     resolution = resolve_damage(
         instances,
         iwr=actor.iwr,
         immunities=actor.immunities,
         temporary_immunities=actor.temporary_immunities,
         round=state.scene.round if state.scene is not None else 0,
+        subjects=subjects,
     )
-    taken = take_damage(resolution.dealt, actor.health, actor.second_health, actor.willpower)
+    taken = take_damage(resolution.dealt, actor.health, actor.second_health, actor.willpower, subjects)
     steps = (*attack_steps, *resolution.steps, *taken.steps)
     new_actor = _updated(
         actor, health=taken.health, second_health=taken.second_health, willpower=taken.willpower

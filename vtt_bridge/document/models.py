@@ -257,17 +257,20 @@ def senses_changed(before: Actor | None, after: Actor) -> bool:
         return False
     if before is None:
         return True
-    if before.humanoid != after.humanoid:
+    old, new = before.__dict__, after.__dict__  # the fields, not each read through `__getattr__`
+    if old["humanoid"] != new["humanoid"]:
         return True
-    if before.detection is not after.detection and before.detection != after.detection:
+    if old["detection"] is not new["detection"] and old["detection"] != new["detection"]:
         return True
-    if before.anti_detection is not after.anti_detection and before.anti_detection != after.anti_detection:
+    if old["anti_detection"] is not new["anti_detection"] and old["anti_detection"] != new["anti_detection"]:
         return True
-    if before.conditions is after.conditions:
+    old_conditions: dict[str, bool] = old["conditions"]
+    new_conditions: dict[str, bool] = new["conditions"]
+    if old_conditions is new_conditions:
         return False
-    return before.conditions.get("blinded", False) != after.conditions.get(
-        "blinded", False
-    ) or before.conditions.get("deafened", False) != after.conditions.get("deafened", False)
+    return old_conditions.get("blinded", False) != new_conditions.get("blinded", False) or old_conditions.get(
+        "deafened", False
+    ) != new_conditions.get("deafened", False)
 
 
 def reaches_detection(before: WorldState, after: WorldState) -> bool:
@@ -276,18 +279,19 @@ def reaches_detection(before: WorldState, after: WorldState) -> bool:
     the matrix, the standing wins, the pins, the reveals, the areas, or an actor's senses
     (`senses_changed`; an actor added or removed counts). False for a ruling on Health, Willpower
     or Energy alone: detection would give back `after` as it is."""
+    old, new = before.__dict__, after.__dict__  # the parts, not each read through `__getattr__`
     if (
-        after.tokens is not before.tokens
-        or after.scene is not before.scene
-        or after.settings is not before.settings
-        or after.visibility is not before.visibility
-        or after.contests is not before.contests
-        or after.pins is not before.pins
-        or after.reveals is not before.reveals
-        or after.areas is not before.areas
+        new["tokens"] is not old["tokens"]
+        or new["scene"] is not old["scene"]
+        or new["settings"] is not old["settings"]
+        or new["visibility"] is not old["visibility"]
+        or new["contests"] is not old["contests"]
+        or new["pins"] is not old["pins"]
+        or new["reveals"] is not old["reveals"]
+        or new["areas"] is not old["areas"]
     ):
         return True
-    b_actors, a_actors = before.actors, after.actors
+    b_actors, a_actors = old["actors"], new["actors"]
     if a_actors is b_actors:
         return False
     edited = edited_keys(b_actors, a_actors)

@@ -312,8 +312,9 @@ def diff_states(
     every row is patched entry by entry (a sync's or upsert's patch: undo keeps no row before of it,
     `history`)."""
     ops: list[Op] = []
+    parts, new_parts = before.__dict__, after.__dict__  # not each part read through `__getattr__`
     for name in ("scene", "settings"):
-        old, new = getattr(before, name), getattr(after, name)
+        old, new = parts[name], new_parts[name]
         if old is not new:
             _diff_json(
                 f"/{name}",
@@ -321,28 +322,28 @@ def diff_states(
                 None if new is None else new.model_dump(mode="json"),
                 ops,
             )
-    _diff_models("/actors", before.actors, after.actors, ops, olds)
-    _diff_models("/tokens", before.tokens, after.tokens, ops, olds)
-    settled_rows = not pending_cells(before.visibility)  # the Reader's rows are before's own
+    _diff_models("/actors", parts["actors"], new_parts["actors"], ops, olds)
+    _diff_models("/tokens", parts["tokens"], new_parts["tokens"], ops, olds)
+    settled_rows = not pending_cells(parts["visibility"])  # the Reader's rows are before's own
     _diff_visibility(
-        before.visibility,
-        after.visibility,
+        parts["visibility"],
+        new_parts["visibility"],
         visibility_pairs,
         ops,
         olds if settled_rows else None,
         undo if settled_rows else None,
     )
-    _diff_contests(before.contests, after.contests, ops, olds, whole_rows)
-    if before.reveals is not after.reveals:
+    _diff_contests(parts["contests"], new_parts["contests"], ops, olds, whole_rows)
+    if parts["reveals"] is not new_parts["reveals"]:
         _diff_json(
             "/reveals",
             {t: {o: v.value for o, v in row.items()} for t, row in before.reveals.items()},
             {t: {o: v.value for o, v in row.items()} for t, row in after.reveals.items()},
             ops,
         )
-    if before.areas is not after.areas:
+    if parts["areas"] is not new_parts["areas"]:
         ops.extend(area_ops(before.areas, after.areas, olds, MISSING))
-    if before.pins is not after.pins:
+    if parts["pins"] is not new_parts["pins"]:
         _diff_json(
             "/pins",
             {t: pins.model_dump(mode="json") for t, pins in before.pins.items()},

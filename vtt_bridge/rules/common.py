@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
 from pydantic.alias_generators import to_camel
 
 from vtt_bridge.errors import Refusal
 from vtt_bridge.rules.steps import STEPS
+
+C = TypeVar("C", bound=type)
 
 MAX_SAFE_INT = 2**53 - 1
 """The largest integer a JavaScript client holds exactly; the wire's default bound."""
@@ -120,6 +123,35 @@ class Step:
         return {"rule": self.rule, "text": self.text, "data": self.data, "key": self.key}
 
 
+def quick_init(cls: C) -> C:
+    """Give a frozen, slotted outcome dataclass an `__init__` that fills its slots through their
+    descriptors, as `Step.__init__` does: the same parameters, defaults and frozen instance as the
+    dataclass' own `__init__`, which sets each field through `object.__setattr__` (the attribute
+    looked up in the class's MRO again for every field). For the outcomes a ruling makes on every
+    action; a field with a default factory is not supported (TypeError)."""
+    params: list[str] = []
+    namespace: dict[str, Any] = {}
+    keyword_only = False
+    for item in dataclasses.fields(cls):
+        if item.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{item.name}: quick_init takes no default factory")
+        if item.kw_only and not keyword_only:
+            params.append("*")
+            keyword_only = True
+        if item.default is dataclasses.MISSING:
+            params.append(item.name)
+        else:
+            params.append(f"{item.name}=_default_{item.name}")
+            namespace[f"_default_{item.name}"] = item.default
+        namespace[f"_set_{item.name}"] = vars(cls)[item.name].__set__
+    body = "".join(f"\n    _set_{item.name}(self, {item.name})" for item in dataclasses.fields(cls))
+    exec(f"def __init__(self, {', '.join(params)}) -> None:{body or ' pass'}", namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    type.__setattr__(cls, "__init__", init)
+    return cls
+
+
 def payloads(steps: Iterable[Step]) -> list[dict[str, Any]]:
     """A ruling's steps as the wire shows them (`Step.payload`), in order."""
     return [{"rule": step.rule, "text": step.text, "data": step.data, "key": step.key} for step in steps]
@@ -153,12 +185,18 @@ def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
 def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     """The steps with their subjects (actor, track ...) added to their data where their key declares
     the field: a rule function does not know whose track it rules on, the action that calls it does
-    (an attack's DET-10 steps name attacker and target, not the damaged actor)."""
+    (an attack's DET-10 steps name attacker and target, not the damaged actor). A step whose data
+    holds each of them already (a rule told them: `iwr.resolve_damage`'s `subjects`) is kept as it is."""
     out = []
     for s in steps:
-        fields = STEPS[s.key].fields
-        add = {k: v for k, v in subjects.items() if k in fields}
-        out.append(make_step(s.rule, s.text, {**s.data, **add}, s.key) if add else s)
+        fields, data = STEPS[s.key].fields, s.data
+        add: dict[str, Any] | None = None
+        for name, value in subjects.items():
+            if name in fields and (name not in data or data[name] != value):
+                if add is None:
+                    add = {}
+                add[name] = value
+        out.append(s if add is None else make_step(s.rule, s.text, {**data, **add}, s.key))
     return out
 
 

@@ -7,11 +7,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, RuleViolation, Step, counted, update_path_segment
+from vtt_bridge.rules.common import (
+    Count,
+    Flag,
+    RuleModel,
+    RuleViolation,
+    Step,
+    counted,
+    quick_init,
+    update_path_segment,
+)
 from vtt_bridge.rules.conditions import Condition
 
 MAX_HEALTH = 10_000
@@ -86,6 +96,7 @@ class HealthTrack(RuleModel):
 # that explain them.
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class HealthOutcome:
     """A track after one HEALTH rule and the steps that explain it, in the order they happened."""
@@ -94,6 +105,7 @@ class HealthOutcome:
     steps: tuple[Step, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DamageSpill:
     """HEALTH-2 on one track: the track after the damage and, for every grade dealt, the part of it
@@ -104,6 +116,7 @@ class DamageSpill:
     steps: tuple[Step, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TempHpAbsorption:
     """HEALTH-11: the track with the temporary HP left, and per grade the damage still to be taken
@@ -114,6 +127,7 @@ class TempHpAbsorption:
     steps: tuple[Step, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DamageOutcome:
     """HEALTH-2 + HEALTH-13: both tracks after damage or worsening (`second_health` None without one)."""
@@ -122,6 +136,9 @@ class DamageOutcome:
     second_health: HealthTrack | None
     steps: tuple[Step, ...]
 
+
+_NO_SUBJECTS: Mapping[str, str] = MappingProxyType({})
+"""No subjects: the steps' data as the rule writes it (`about` adds them later)."""
 
 LIGHTEST_FIRST: tuple[Grade, ...] = (Grade.BASHING, Grade.LETHAL, Grade.AGGRAVATED)
 HEAVIEST_FIRST: tuple[Grade, ...] = (Grade.AGGRAVATED, Grade.LETHAL, Grade.BASHING)
@@ -171,8 +188,11 @@ def is_full_of_aggravated(track: HealthTrack) -> bool:
 # ---- HEALTH-2: taking damage -----------------------------------------------------------------------
 
 
-def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpill:
+def spill_damage(
+    track: HealthTrack, amounts: Mapping[Grade, int], subjects: Mapping[str, str] = _NO_SUBJECTS
+) -> DamageSpill:
     """HEALTH-2 in closed form, lowest grade first; also returns what a full-A track could not take.
+    `subjects` (the damaged actor: `{"actor": id}`) end each step's data, as `about` would add them.
 
     Point by point, a grade's damage first turns healthy boxes into that grade, then (no healthy box
     left) B boxes into L (A for A damage), then (no B left) L into A; each stage only runs once the
@@ -233,6 +253,7 @@ def spill_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> DamageSpil
                     "leftOver": left,
                     "track": "first",
                     **_box_counts(track.max, bashing, lethal, aggravated),
+                    **subjects,
                 },
                 key="HEALTH-2.damage",
             )
@@ -260,12 +281,15 @@ def apply_damage(track: HealthTrack, amounts: Mapping[Grade, int]) -> HealthOutc
 
 
 def damage_tracks(
-    first: HealthTrack, second: HealthTrack | None, amounts: Mapping[Grade, int]
+    first: HealthTrack,
+    second: HealthTrack | None,
+    amounts: Mapping[Grade, int],
+    subjects: Mapping[str, str] = _NO_SUBJECTS,
 ) -> DamageOutcome:
     """HEALTH-2 + HEALTH-13: the first track takes the damage; what an all-A first track cannot take
     goes to the second track (lowest grade first still holds: overflow only starts once the first
-    track is all A), and what neither can take is wasted."""
-    spill = spill_damage(first, amounts)
+    track is all A), and what neither can take is wasted. `subjects`: see `spill_damage`."""
+    spill = spill_damage(first, amounts, subjects)
     overflow, steps = spill.overflow, spill.steps
     if second is None or not any(overflow.values()):
         wasted = _wasted_step(overflow, "every box is already A")
@@ -277,7 +301,7 @@ def damage_tracks(
         data={"overflow": {g.value: n for g, n in overflow.items() if n}},
         key="HEALTH-13.overflow",
     )
-    spill2 = spill_damage(second, overflow)
+    spill2 = spill_damage(second, overflow, subjects)
     steps2 = tuple(
         replace(s, rule="HEALTH-2", text="second track: " + s.text, data={**s.data, "track": "second"})
         for s in spill2.steps
@@ -361,17 +385,22 @@ def health_status(
     Max 0 is dead (HEALTH-5, "max Health drops to 0"). All A is dying when a second track that is not
     itself all A carries the character (HEALTH-13) or `kept_alive` (an ability) says so; else dead.
     """
-    if track.max == 0:
+    carried = kept_alive or (second is not None and second.max > 0 and not is_full_of_aggravated(second))
+    return _status(track.max, track.bashing, track.lethal, track.aggravated, carried)
+
+
+def _status(max_: int, bashing: int, lethal: int, aggravated: int, carried: bool) -> HealthStatus:
+    """`health_status` of a track's counts; `carried`: an all-A track is dying, not dead."""
+    if max_ == 0:
         return HealthStatus.DEAD
-    if is_full_of_aggravated(track):
-        carried = second is not None and second.max > 0 and not is_full_of_aggravated(second)
-        return HealthStatus.DYING if carried or kept_alive else HealthStatus.DEAD
-    e = damage_equivalent(track)
+    if aggravated == max_:  # HEALTH-5: every box is A (`is_full_of_aggravated`)
+        return HealthStatus.DYING if carried else HealthStatus.DEAD
+    e = bashing + 2 * lethal + 3 * aggravated  # HEALTH-6: `damage_equivalent`
     if e == 0:
         return HealthStatus.UNHARMED
-    if e <= track.max:
+    if e <= max_:
         return HealthStatus.LIGHTLY
-    if e <= 2 * track.max:
+    if e <= 2 * max_:
         return HealthStatus.MODERATELY
     return HealthStatus.BADLY
 
@@ -384,13 +413,23 @@ def is_dead(first: HealthTrack, second: HealthTrack | None, *, annihilated: bool
 def unconscious_from_injuries(first: HealthTrack, second: HealthTrack | None = None) -> bool:
     """HEALTH-3/HEALTH-4: no healthy box left on the active track (before Willpower or waking)."""
     track = active_track(first, second)
-    return track.max > 0 and track.healthy == 0
+    return _out(track.max, track.healthy)
+
+
+def _out(max_: int, healthy: int) -> bool:
+    """`unconscious_from_injuries` of the active track's counts."""
+    return max_ > 0 and healthy == 0
 
 
 def is_worsening(first: HealthTrack, second: HealthTrack | None = None) -> bool:
     """HEALTH-4: no healthy box, at least one A but not all A, and not stabilized."""
     track = active_track(first, second)
-    return track.healthy == 0 and 0 < track.aggravated < track.max and not track.stabilized and track.max > 0
+    return _worsening(track.max, track.healthy, track.aggravated, track.stabilized)
+
+
+def _worsening(max_: int, healthy: int, aggravated: int, stabilized: bool) -> bool:
+    """`is_worsening` of the active track's counts."""
+    return healthy == 0 and 0 < aggravated < max_ and not stabilized and max_ > 0
 
 
 def worsen(track: HealthTrack) -> HealthOutcome:
@@ -446,11 +485,17 @@ def worsen_tracks(first: HealthTrack, second: HealthTrack | None) -> DamageOutco
 
 def wound_penalty(track: HealthTrack, enabled: bool) -> int:
     """HEALTH-7 (optional): with lethal (or worse) damage, (3 - healthy) to rolls and defense, never < 0."""
-    if not enabled or (track.lethal == 0 and track.aggravated == 0):
+    return _penalty(track.healthy, track.lethal, track.aggravated, enabled)
+
+
+def _penalty(healthy: int, lethal: int, aggravated: int, enabled: bool) -> int:
+    """`wound_penalty` of a track's counts."""
+    if not enabled or (lethal == 0 and aggravated == 0):
         return 0
-    return max(0, 3 - track.healthy)
+    return max(0, 3 - healthy)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class TrackReading:
     """What an actor's tracks say before its conditions and Willpower are weighed: its status
@@ -464,12 +509,24 @@ class TrackReading:
 
 
 def read_tracks(first: HealthTrack, second: HealthTrack | None, wound_penalties: bool) -> TrackReading:
-    """HEALTH-3..7 read off an actor's tracks in one go (`document.derive` writes them into it)."""
+    """HEALTH-3..7 read off an actor's tracks in one go (`document.derive` writes them into it): with
+    one track (most actors), its counts are read once and each reading made of them."""
+    if second is not None:
+        return TrackReading(
+            health_status(first, second),
+            unconscious_from_injuries(first, second),
+            is_worsening(first, second),
+            wound_penalty(first, wound_penalties),
+        )
+    fields = first.__dict__  # each count read once, not through the model's `__getattr__` hook
+    max_, bashing, lethal = fields["max"], fields["bashing"], fields["lethal"]
+    aggravated = fields["aggravated"]
+    healthy = max_ - bashing - lethal - aggravated
     return TrackReading(
-        health_status(first, second),
-        unconscious_from_injuries(first, second),
-        is_worsening(first, second),
-        wound_penalty(first, wound_penalties),
+        _status(max_, bashing, lethal, aggravated, False),
+        _out(max_, healthy),
+        _worsening(max_, healthy, aggravated, fields["stabilized"]),
+        _penalty(healthy, lethal, aggravated, wound_penalties),
     )
 
 

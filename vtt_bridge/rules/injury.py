@@ -11,12 +11,13 @@ standing is a miss); an attack that counts half deals half of each instance.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import RuleViolation, Step
+from vtt_bridge.rules.common import RuleViolation, Step, quick_init
 from vtt_bridge.rules.healing import round_start_healing
 from vtt_bridge.rules.iwr import DamageInstance, DealtDamage
 
@@ -86,6 +87,7 @@ def halve_damage(instances: Sequence[DamageInstance], attacker: str, token: str 
     return HalvedDamage(halved, (step,))
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DamageTaken:
     """The tracks and Willpower after the damage (each the same object when unchanged), and why."""
@@ -101,11 +103,13 @@ def take_damage(
     health: h.HealthTrack,
     second: h.HealthTrack | None,
     willpower: wp.Willpower,
+    subjects: Mapping[str, str] = MappingProxyType({}),
 ) -> DamageTaken:
     """HEALTH-11, HEALTH-2/13, HEALTH-4, WP-3 for the damage each instance deals (`DealtDamage`, after
     immunities, weaknesses and resistances). A blow that reaches a track ends a stabilization and a
     waking (HEALTH-4, HEALTH-3) and staying conscious on Willpower (WP-3); none reaching it: HEALTH-2
-    says so."""
+    says so. `subjects` (the damaged actor: `{"actor": id}`) end the data of HEALTH-2's steps, as
+    `about` would add them (`health.spill_damage`)."""
     steps: list[Step] = []
     avoidable: dict[h.Grade, int] = {}
     unavoidable: dict[h.Grade, int] = {}
@@ -144,7 +148,7 @@ def take_damage(
             )
         )
         return DamageTaken(health, second, willpower, tuple(steps))
-    taken = h.damage_tracks(health, second, amounts)
+    taken = h.damage_tracks(health, second, amounts, subjects)
     health, second = taken.health, taken.second_health
     steps.extend(taken.steps)
     if health.stabilized or (second is not None and second.stabilized):

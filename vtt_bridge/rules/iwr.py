@@ -10,13 +10,14 @@ effect (open sets: `silver`, `cold-iron`, `water`, `spell`, ...).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Annotated
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step
+from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step, quick_init
 from vtt_bridge.rules.damage import DAMAGE_GROUPS, DAMAGE_TYPE_SLUGS, DamageType, is_damage_type_or_group
 from vtt_bridge.rules.health import Grade
 from vtt_bridge.rules.immunities import (
@@ -34,6 +35,9 @@ Amount = Annotated[int, Field(strict=True, ge=0, le=1_000_000)]
 EFFECT_CATEGORIES: dict[str, str] = {"death-effects": "death", "disease": "disease", "poison": "poison"}
 """IWR-2: immunity types naming an effect category, and the trait that marks an effect of it. Any
 other `x-effects` type maps to trait `x` the same way."""
+
+_NO_SUBJECTS: Mapping[str, str] = MappingProxyType({})
+"""No subjects: the steps' data as the rule writes it (`about` adds them later)."""
 
 CRITICAL_HITS = "critical-hits"
 """IWR-3: the entry type of an immunity to critical hits (they do not double)."""
@@ -118,6 +122,7 @@ class TemporaryImmunity(RuleModel):
         return self.until_round is not None and round > self.until_round
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DealtDamage:
     """What one instance deals after immunities, weaknesses and resistances (before temporary HP)."""
@@ -128,6 +133,7 @@ class DealtDamage:
     unavoidable: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class DamageResolution:
     """IWR-8 steps up to resistances: the damage each instance still deals, and why."""
@@ -230,16 +236,19 @@ def resolve_damage(
     immunities: Sequence[Immunity],
     temporary_immunities: Sequence[TemporaryImmunity],
     round: int,
+    subjects: Mapping[str, str] = _NO_SUBJECTS,
 ) -> DamageResolution:
     """IWR-8: per instance, in order: critical doubling (IWR-3), the Ranks immunities (RANK-5/9/10),
     temporary immunities (IWR-5), pf2e immunities (IWR-1/2/4), weaknesses (IWR-6), resistances
     (IWR-7). The instances together are one effect (one hit): its traits are their union and its Rank
     their highest, so an effect-category immunity blocks all of it or none, and a harmless
     substance's weakness hits once.
-    Temporary HP and the Health track (HEALTH-11) follow in the damage handler.
+    Temporary HP and the Health track (HEALTH-11) follow in the damage handler. `subjects` (the
+    damaged actor: `{"actor": id}`) end the data of the steps that always come (an instance, what it
+    deals, its doubling), as `about` would add them; the others are left to `about`.
     """
     if not (immunities or temporary_immunities or iwr.immunities or iwr.weaknesses or iwr.resistances):
-        return _undefended(instances)  # most targets: the same steps, without the checks
+        return _undefended(instances, subjects)  # most targets: the same steps, without the checks
     return _defended(instances, iwr, immunities, temporary_immunities, round)
 
 
@@ -294,7 +303,7 @@ def _resolve_one(
     """
     base: dict[str, object] = {"index": index, "type": instance.type.value}
     amount = instance.amount
-    steps: list[Step] = [_intro_step(index, instance, base)]
+    steps: list[Step] = [_intro_step(index, instance, base, _NO_SUBJECTS)]
 
     def blocked(rule: str, key: str, text: str, **extra: object) -> tuple[int, list[Step]]:
         data = {**base, **extra, "before": amount, "after": 0}
@@ -327,7 +336,7 @@ def _resolve_one(
                 )
             )
         else:
-            steps.append(_doubled_step(amount, base))
+            steps.append(_doubled_step(amount, base, _NO_SUBJECTS))
             amount *= 2
 
     # RANK-5/9/10: the Ranks rules' immunities, against the instance's Rank.
@@ -492,7 +501,7 @@ def _resolve_one(
             )
             amount = after
 
-    steps.append(_dealt_step(index, instance, amount, base))
+    steps.append(_dealt_step(index, instance, amount, base, _NO_SUBJECTS))
     return amount, steps
 
 
@@ -514,48 +523,53 @@ def _weakness_key(slug: str, instance: DamageInstance) -> tuple[str, str | None]
     return (slug, instance.type.value) if is_damage_type_or_group(slug) else (slug, None)
 
 
-def _intro_step(index: int, instance: DamageInstance, base: dict[str, object]) -> Step:
+def _intro_step(
+    index: int, instance: DamageInstance, base: dict[str, object], subjects: Mapping[str, str]
+) -> Step:
     grade = str(instance.grade)  # StrEnums' values, without the enum's `value` property (hot path)
     return Step(
         rule="IWR-8",
         text=f"instance {index}: {_label(instance, instance.amount)} ({grade}, "
         f"{instance.rank.label}{', critical' if instance.critical else ''})",
-        data={**base, "amount": instance.amount, "grade": grade, "rank": str(instance.rank)},
+        data={**base, "amount": instance.amount, "grade": grade, "rank": str(instance.rank), **subjects},
         key="IWR-8.instance",
     )
 
 
-def _doubled_step(amount: int, base: dict[str, object]) -> Step:
+def _doubled_step(amount: int, base: dict[str, object], subjects: Mapping[str, str]) -> Step:
     return Step(
         rule="IWR-3",
         text=f"critical hit doubles {amount} to {amount * 2}",
-        data={**base, "before": amount, "after": amount * 2},
+        data={**base, "before": amount, "after": amount * 2, **subjects},
         key="IWR-3.doubled",
     )
 
 
-def _dealt_step(index: int, instance: DamageInstance, amount: int, base: dict[str, object]) -> Step:
+def _dealt_step(
+    index: int, instance: DamageInstance, amount: int, base: dict[str, object], subjects: Mapping[str, str]
+) -> Step:
     return Step(
         rule="IWR-8",
         text=f"instance {index} deals {_label(instance, amount)}",
-        data={**base, "amount": amount},
+        data={**base, "amount": amount, **subjects},
         key="IWR-8.deals",
     )
 
 
-def _undefended(instances: Sequence[DamageInstance]) -> DamageResolution:
+def _undefended(instances: Sequence[DamageInstance], subjects: Mapping[str, str]) -> DamageResolution:
     """IWR-8 against a target with no immunity, weakness or resistance of any kind: each instance
-    deals its amount, doubled on a critical hit (IWR-3); the steps are those `_resolve_one` gives."""
+    deals its amount, doubled on a critical hit (IWR-3); the steps are those `_resolve_one` gives
+    (with `subjects`, as `about` gives them)."""
     steps: list[Step] = []
     dealt: list[DealtDamage] = []
     for index, instance in enumerate(instances):
         base: dict[str, object] = {"index": index, "type": str(instance.type)}
         amount = instance.amount
-        steps.append(_intro_step(index, instance, base))
+        steps.append(_intro_step(index, instance, base, subjects))
         if instance.critical:
-            steps.append(_doubled_step(amount, base))
+            steps.append(_doubled_step(amount, base, subjects))
             amount *= 2
-        steps.append(_dealt_step(index, instance, amount, base))
+        steps.append(_dealt_step(index, instance, amount, base, subjects))
         dealt.append(DealtDamage(index, instance.grade, amount, instance.unavoidable))
     return DamageResolution(dealt=tuple(dealt), steps=tuple(steps))
 
