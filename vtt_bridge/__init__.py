@@ -1,3 +1,3 @@
 """vtt-bridge: a rules sidecar for a d10 tabletop RPG, driven by a Foundry VTT module."""
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"

@@ -17,6 +17,7 @@ from tests.store.test_undo_store import reopened
 from vtt_bridge.document.models import settled
 from vtt_bridge.engine.codec import PACKED_MARK, NotUnpacked, is_packed, unpacked, unpacked_length
 from vtt_bridge.engine.history import stored_ops
+from vtt_bridge.engine.refusals import RequestError
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World
 from vtt_bridge.errors import StoreDamaged
@@ -132,7 +133,8 @@ def test_a_file_of_layout_7_keeps_its_text_rows_and_adds_packed_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """0.4.0 (layout 7) stored every reply and inverse as text: the file is brought to layout 8 when
-    opened, its text rows read as they were, and the packed rows written after them beside them."""
+    opened, its text rows read as they were, and the packed rows written after them beside them. Its
+    round changed areas, which 0.8.0 keeps by target (layout 11): it is no longer undone."""
     path = tmp_path / "vtt-bridge.sqlite3"
     store, world = reopened(path)
     hiders_world(store, world)
@@ -147,7 +149,8 @@ def test_a_file_of_layout_7_keeps_its_text_rows_and_adds_packed_ones(
     monkeypatch.setattr("vtt_bridge.store.rows.PACK_FROM", 1000)
     store, again = reopened(path)
     try:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 10
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 11
+        after_r2 = again.state.model_dump(mode="json")
         new_round = store_ruling(
             store, again, again.prepare_action("r3", {"kind": "round", "round": 3}, SeededRoller(2))
         )
@@ -159,12 +162,19 @@ def test_a_file_of_layout_7_keeps_its_text_rows_and_adds_packed_ones(
         assert third.state == again.state
         assert store.reply("w", "r2") == (old_round, again.digests["r2"])
         assert store.reply("w", "r3") == (new_round, again.digests["r3"])
-        for action_id in ("r3", "r2"):  # each undoable after the restart, its row text or packed
-            undo = third.prepare_action(
-                f"u-{action_id}", {"kind": "undo", "action": action_id}, SeededRoller(3)
-            )
-            store_ruling(store, third, undo)
-        assert {**third.state.model_dump(mode="json"), "rev": 0} == {**synced, "rev": 0}
+        undo = third.prepare_action("u-r3", {"kind": "undo", "action": "r3"}, SeededRoller(3))
+        store_ruling(store, third, undo)  # packed, undone after the restart
+        # the areas aside: this file is this version's own numbered 7, and the upgrade to layout 11
+        # transposes what it holds (a file 0.7.0 wrote: tests/store/test_upgrade.py)
+        assert {**third.state.model_dump(mode="json"), "rev": 0, "areas": 0} == {
+            **after_r2,
+            "rev": 0,
+            "areas": 0,
+        }
+        with pytest.raises(RequestError) as refused:
+            third.prepare_action("u-r2", {"kind": "undo", "action": "r2"}, SeededRoller(3))
+        assert refused.value.code == "not_undoable" and "0.7.0 or earlier" in refused.value.message
+        assert synced["areas"] == {} != after_r2["areas"]
     finally:
         store.close()
 

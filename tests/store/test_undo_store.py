@@ -119,7 +119,7 @@ def test_a_file_of_layout_5_is_migrated_and_its_rulings_say_why_they_cannot_be_u
 
     store, world = reopened(path)
     try:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 10
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 11
         assert world.state == earlier.state
         with pytest.raises(RequestError) as caught:
             world.prepare_action("u", {"kind": "undo", "action": "old1"}, SeededRoller(1))
@@ -273,7 +273,7 @@ def test_a_layout_6_file_with_state_names_reads_back_and_is_written_with_codes(t
     db.close()
     store, again = reopened(path)
     try:
-        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 10
+        assert store._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT == 11
         assert again.state.visibility == before.visibility
         store_ruling(store, again, again.prepare_sync({"state": state}, "sync-2"))
     finally:

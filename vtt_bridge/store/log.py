@@ -46,10 +46,13 @@ from vtt_bridge.store.files import (
 )
 from vtt_bridge.store.pages import INSERT_PART, LOG, ROLLS, ListPage, Part, PartDamaged, read_page, rows_of
 from vtt_bridge.store.rows import (
+    DROP_HELD_ROWS,
     FORWARD_OPS,
     INSERT_RULING,
     INVERSE_OPS,
+    KEEP_HELD_CHANGES,
     LOG_STEPS,
+    REV_SPAN,
     ROW_AS_UTF8,
     RULING_PAGE,
     WRITE_SNAPSHOT,
@@ -61,7 +64,8 @@ from vtt_bridge.store.rows import (
     stored_text,
     unreadable,
 )
-from vtt_bridge.store.schema import REV_SPAN, check_version, migrate
+from vtt_bridge.store.schema import check_version, migrate
+from vtt_bridge.store.upgrade import BEFORE_AREAS_BY_TARGET, names_areas, upgraded_rev
 
 UNBIND_FROM = 1 << 20
 """Bytes bound to a statement from which `Store.append` frees SQLite's copy of them (`_unbind`)."""
@@ -213,7 +217,7 @@ class Store:
             check = self._db.execute("PRAGMA quick_check(1)").fetchone()
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"the file fails SQLite's check: {check[0] if check else '?'}")
-            moved = migrate(self._db, path)
+            migrated = migrate(self._db, path)
         except sqlite3.OperationalError as exc:
             self._db.close()
             self._lock.close()
@@ -240,8 +244,10 @@ class Store:
         self._file = os.open(path, os.O_RDONLY)
         """The store's file, open to tell (`check_file`) whether it is still the one at `path`."""
         self._since_snapshot: dict[str, int] = {}
-        self.moved = moved
+        self.moved = migrated.moved
         """Rulings moved from an earlier version's log when the file was opened (0: none)."""
+        self.upgraded = migrated.upgraded
+        """Worlds whose areas were keyed by target when the file was opened (layout 11; 0: none)."""
         self._bases: dict[str, int] = {
             world: n * REV_SPAN for n, world in self._db.execute("SELECT n, world FROM world_keys")
         }
@@ -397,16 +403,8 @@ class Store:
         # to the previous snapshot went with it: the range stays that of one interval, however long
         # the world's history. The message ids and kinds of the syncs and upserts among them stay,
         # in `changes`.
-        self._db.execute(
-            "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) "
-            "SELECT key, target, kind, vtt_change_checksum(key, target, kind) FROM log "
-            "WHERE key > ? AND key <= ? AND action_id IS NULL AND target IS NOT NULL AND kind IS NOT NULL",
-            (base + previous, base + rev),
-        )
-        self._db.execute(
-            "DELETE FROM log WHERE key > ? AND key <= ? AND action_id IS NULL",
-            (base + previous, base + rev),
-        )
+        self._db.execute(KEEP_HELD_CHANGES, (base + previous, base + rev))
+        self._db.execute(DROP_HELD_ROWS, (base + previous, base + rev))
 
     def worlds(self) -> list[str]:
         """Every world the store knows."""
@@ -599,7 +597,7 @@ class Store:
             replies=replies,
             answered=answered,
             digests=digests,
-            history=self._history(world, base),
+            history=self._history(world, base, base + upgraded_rev(self._db, self.path, world)),
         )
 
     def _snapshot_document(self, world: str, stored: str | bytes) -> Any:
@@ -615,10 +613,11 @@ class Store:
                 f"{what_to_do(self.path)}"
             ) from None
 
-    def _history(self, world: str, base: int) -> History:
+    def _history(self, world: str, base: int, upgraded: int) -> History:
         """The last rulings of a world for undo (`HISTORY_KEPT`, `HISTORY_BYTES`), which stand undone,
         the message ids of its syncs and upserts, and why its rulings of earlier layouts cannot be
-        undone."""
+        undone: those without an inverse (`BEFORE_UNDO`), and those up to the key `upgraded` (the
+        file's upgrade to layout 11, `store.upgrade`) that changed areas (`BEFORE_AREAS_BY_TARGET`)."""
         end = base + REV_SPAN
         entries: list[Entry] = []
         size = 0
@@ -633,15 +632,20 @@ class Store:
             if size > HISTORY_BYTES and entries:
                 break
             undoable = action_id is not None and inverse is not None
+            forward = self._ops(world, FORWARD_OPS, key)
+            undo = self._ops(world, INVERSE_OPS, key) if undoable else None
+            reason = None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling"
+            if undo is not None and key <= upgraded and (names_areas(forward) or names_areas(undo)):
+                undo, reason = None, BEFORE_AREAS_BY_TARGET
             entries.append(
                 Entry(
                     action_id,
                     key - base,
                     kind or "ruling",
-                    self._ops(world, FORWARD_OPS, key),
-                    self._ops(world, INVERSE_OPS, key) if undoable else None,
+                    forward,
+                    undo,
                     target if action_id is not None else None,
-                    None if undoable else BEFORE_UNDO if kind is None else f"a {kind} is no ruling",
+                    reason,
                     weight,
                 )
             )

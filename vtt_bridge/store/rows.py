@@ -82,6 +82,25 @@ WRITE_SNAPSHOT = (
 """A world's snapshot, as text, its UTF-8 or packed (`snapshot_of`), and its `snapshot_checksum`."""
 
 
+REV_SPAN = 1 << 40
+"""Revs a world can reach in the log's key (a trillion rulings): a ruling's key is its world's number
+times this, plus its rev."""
+
+
+KEEP_HELD_CHANGES = (
+    "INSERT OR REPLACE INTO changes (key, message_id, kind, checksum) "
+    "SELECT key, target, kind, vtt_change_checksum(key, target, kind) FROM log "
+    "WHERE key > ? AND key <= ? AND action_id IS NULL AND target IS NOT NULL AND kind IS NOT NULL"
+)
+"""When a snapshot is written: the message ids and kinds of the syncs and upserts in a range of keys
+(after the previous snapshot, up to the new one) copied into `changes`, before `DROP_HELD_ROWS`."""
+
+
+DROP_HELD_ROWS = "DELETE FROM log WHERE key > ? AND key <= ? AND action_id IS NULL"
+"""When a snapshot is written: the rulings it holds in a range of keys dropped, but for the actions'
+(kept for their replies)."""
+
+
 def checksum(
     key: int,
     action_id: str | None,

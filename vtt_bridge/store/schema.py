@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from vtt_bridge import __version__
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.store.files import what_to_do
 from vtt_bridge.store.pages import page_earlier_rulings
+from vtt_bridge.store.rows import REV_SPAN as REV_SPAN  # the log's key, named here as it was
 from vtt_bridge.store.rows import ROW_AS_UTF8, checksum
+from vtt_bridge.store.upgrade import AREAS_BY_TARGET, upgrade_areas
 
 APPLICATION_ID = 0x56545442
 """`PRAGMA application_id` of a vtt-bridge store ("VTTB")."""
 
 
-LAYOUT = 10
+LAYOUT = AREAS_BY_TARGET
 """`PRAGMA user_version`: the layout of the file this version writes. Earlier layouts (user_version
 0, told apart by their tables): 1 `rulings` WITHOUT ROWID with an index on action ids, 2 without the
 index, 3 `rulings` as a rowid table, 4 `log` keyed by world number and rev. 5 adds each ruling's
@@ -34,10 +36,22 @@ frame), which a version before it cannot read; it reads the text rows of earlier
 snapshots of earlier layouts get theirs when the file is opened. 10 keeps an action's log and rolls in
 parts of their own (`pages`, `store.pages`) when they are longer than a reply carries (or the reply
 is large), and that reply then with the first steps and rolls only; the actions' rulings of earlier
-layouts get their parts when the file is opened (their replies stay as they are)."""
+layouts get their parts when the file is opened (their replies stay as they are). 11 keeps each world's
+areas by target (`store.upgrade`): every world of an earlier layout is rebuilt and written as a
+snapshot at its last rev with its areas transposed when the file is opened, and its rulings up to
+then that changed areas (their last revs kept in `upgrades`) cannot be undone."""
 
 
-LAYOUTS_OF_VERSIONS = {4: "0.1.0", 5: "0.2.0", 6: "0.3.0", 7: "0.4.0", 8: "0.5.0", 9: "0.6.0", 10: "0.7.0"}
+LAYOUTS_OF_VERSIONS = {
+    4: "0.1.0",
+    5: "0.2.0",
+    6: "0.3.0",
+    7: "0.4.0",
+    8: "0.5.0",
+    9: "0.6.0",
+    10: "0.7.0",
+    11: "0.8.0",
+}
 """The package version that wrote each layout (for the message refusing a newer file)."""
 
 
@@ -73,6 +87,13 @@ CREATE TABLE IF NOT EXISTS pages (
     checksum INTEGER NOT NULL,
     PRIMARY KEY (key, list, first)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS upgrades (
+    world TEXT NOT NULL,
+    layout INTEGER NOT NULL,
+    rev INTEGER NOT NULL,
+    checksum INTEGER NOT NULL,
+    PRIMARY KEY (world, layout)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS changes (
     key INTEGER PRIMARY KEY,
     message_id TEXT NOT NULL,
@@ -94,16 +115,16 @@ and the run's first index: a page reads its runs alone. `checksum`: `part_checks
 
 `changes` keeps the message id and kind of every sync and upsert, keyed as `log` is, for the rows a
 snapshot drops from `log` (a sync's own row is never written: its snapshot holds it), so an undo of
-one is refused as no ruling after any restart; `checksum`: `change_checksum()` of the row."""
+one is refused as no ruling after any restart; `checksum`: `change_checksum()` of the row.
+
+`upgrades` (layout 11) keeps, for each world of a file upgraded to a layout, its last rev then: its
+rulings up to it were made by an earlier layout (`store.upgrade`); `checksum`: `upgrade_checksum()`
+of the row."""
 
 
 CHANGES_TABLE = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS changes") :]
 """The table a file of layout 6 written before it gets when it is opened (nothing else changes: a
 version that does not know it leaves it alone)."""
-
-
-REV_SPAN = 1 << 40
-"""Revs a world can reach in the log's key (a trillion rulings)."""
 
 
 ROW_OF_KEY = f"SELECT {ROW_AS_UTF8} FROM log WHERE key = ?"
@@ -126,20 +147,31 @@ def check_version(db: sqlite3.Connection, path: Path) -> None:
             "point --data-dir at vtt-bridge's own folder"
         )
     if layout > LAYOUT:
-        newer = LAYOUTS_OF_VERSIONS.get(layout, "a newer version")
+        newer = LAYOUTS_OF_VERSIONS.get(layout)
+        written = (
+            f"vtt-bridge {newer} or later" if newer else f"written by a vtt-bridge later than {__version__}"
+        )
         raise StoreDamaged(
-            f"{path} has layout {layout} (vtt-bridge {newer} or later); this vtt-bridge "
+            f"{path} has layout {layout} ({written}); this vtt-bridge "
             f"{__version__} reads layouts up to {LAYOUT}: upgrade vtt-bridge (nothing was written)"
         )
 
 
-def migrate(db: sqlite3.Connection, path: Path) -> int:
-    """Bring a file of an earlier layout (`LAYOUT`) to this one in one transaction; how many
-    rulings it moved from an earlier `rulings` table. Idempotent: a file at this layout is left
-    as it is, and an interrupted migration is rolled back whole."""
+class Migrated(NamedTuple):
+    """What `migrate` did to a file of an earlier layout (zeros: nothing)."""
+
+    moved: int
+    """Rulings moved from an earlier `rulings` table."""
+    upgraded: int
+    """Worlds whose areas it keyed by target (`store.upgrade`)."""
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> Migrated:
+    """Bring a file of an earlier layout (`LAYOUT`) to this one in one transaction. Idempotent: a
+    file at this layout is left as it is, and an interrupted migration is rolled back whole."""
     if db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT:
         db.execute(CHANGES_TABLE)
-        return 0
+        return Migrated(0, 0)
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     moved = 0
     db.execute("BEGIN IMMEDIATE")
@@ -175,13 +207,14 @@ def migrate(db: sqlite3.Connection, path: Path) -> int:
         if "rulings" in tables:
             moved = _move_rulings(db, path)
         page_earlier_rulings(db, ROW_OF_KEY, lambda row: checksum(*_checked_fields(row)) == row[4])
+        upgraded = upgrade_areas(db, path)
         db.execute(f"PRAGMA application_id={APPLICATION_ID}")
         db.execute(f"PRAGMA user_version={LAYOUT}")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
-    return moved
+    return Migrated(moved, upgraded)
 
 
 def _move_rulings(db: sqlite3.Connection, path: Path) -> int:

@@ -22,7 +22,7 @@ export const SETTING_CHANGED_HOOK = `${MODULE_ID}.settingChanged`;
 export const PROTOCOL_VERSION = 1;
 
 /** The module version sent in `hello` (kept equal to module.json by a test). */
-export const MODULE_VERSION = "0.7.0";
+export const MODULE_VERSION = "0.8.0";
 
 /**
  * The update option that marks a write as the module's own, so the hooks that forward Foundry
