@@ -154,6 +154,21 @@ def _looked_at(
     return looked
 
 
+def _state_after(
+    pending: Mapping[str, Mapping[str, LocateState]],
+    visibility: Mapping[str, Mapping[str, LocateState]],
+    observer: str,
+    target: str,
+) -> LocateState | None:
+    """A pair's state after the ruling: its unapplied cell (`pending`) when it has one, else the
+    matrix's (None: no such pair)."""
+    unapplied = pending.get(observer)
+    if unapplied is not None and target in unapplied:
+        return unapplied[target]
+    row = visibility.get(observer)
+    return None if row is None else row.get(target)
+
+
 def rule_areas(
     before: WorldState,
     after: WorldState,
@@ -196,7 +211,6 @@ def rule_areas(
     points: list[tuple[float, float]] = []
     old_get = old_areas.get
     no_row: Mapping[str, Area] = {}
-    no_states: dict[str, LocateState] = {}
     located: LocateState | None
     for target in sorted(looked):
         named = looked[target]
@@ -223,11 +237,7 @@ def rule_areas(
         elif len(named) == 1:  # one pair (as most of a mover's own pairs are): no row walked
             ((observer, located),) = named.items()
             if located is None:
-                unapplied = pending.get(observer)
-                if unapplied is not None and target in unapplied:
-                    located = unapplied[target]
-                else:
-                    located = visibility.get(observer, no_states).get(target)
+                located = _state_after(pending, visibility, observer, target)
             area = old_row.get(observer)
             if located is _APPROXIMATE and point is not None and observer in tokens:
                 if area is not None and area[2] == radius:  # `still_holds`, inline
@@ -264,11 +274,7 @@ def rule_areas(
         for observer in observers:
             located = named.get(observer, _APPROXIMATE)  # a moved row's pair left alone: approximate
             if located is None:
-                unapplied = pending.get(observer)
-                if unapplied is not None and target in unapplied:
-                    located = unapplied[target]
-                else:
-                    located = visibility.get(observer, no_states).get(target)
+                located = _state_after(pending, visibility, observer, target)
             area = old_row.get(observer)
             if located is _APPROXIMATE and point is not None and observer in tokens:
                 if area is not None and area[2] == radius:  # `still_holds`, inline
