@@ -9,7 +9,7 @@
  * @param {number} seed
  * @returns {() => number}
  */
-function seeded(seed) {
+export function seeded(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -10,6 +10,7 @@ import {
 } from "../../scripts/core/apply-patch.mjs";
 import { applyJsonPatch } from "../../scripts/core/json-patch.mjs";
 import { deletionOperator } from "../../scripts/foundry/compat.mjs";
+import { seeded } from "../helpers/big-scene.mjs";
 import { ForcedDeletion, legacyOperatorWarnings, mergeUpdate } from "../helpers/fake-foundry.mjs";
 
 const v13 = deletionOperator({});
@@ -414,18 +415,6 @@ test("DET-4 move and test ops on areas, a key named like an Object method, and t
   const removed = planPatch(plan.state, ruling([{ op: "remove", path: "/areas/t3" }], 5), { statusIds, deletion: v13 });
   assert.ok(Object.hasOwn(/** @type {any} */ (removed.tokenUpdates.get("t3")), areaKey("-=constructor")));
 });
-
-/** A seeded generator (mulberry32): the same walk every run. @param {number} seed */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 
 const WALK_KINDS = ["rowAdd", "rowReplace", "rowRemove", "cellAdd", "cellReplace", "cellRemove"];
