@@ -386,6 +386,27 @@ def test_the_sidecar_says_once_that_it_upgraded_the_worlds(
             assert said == []
 
 
+def test_the_sidecar_names_one_upgraded_world_in_the_singular(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "vtt-bridge.sqlite3"
+    layout_10_file(path)
+    db = sqlite3.connect(path, isolation_level=None)
+    for number, world in SESSION["world_keys"]:
+        if world != "w":  # the session's other worlds taken out of the old file whole
+            keys = (number * REV_SPAN, (number + 1) * REV_SPAN)
+            for table in ("log", "changes", "pages"):
+                db.execute(f"DELETE FROM {table} WHERE key >= ? AND key < ?", keys)
+            db.execute("DELETE FROM worlds WHERE world = ?", (world,))
+    db.close()
+    with caplog.at_level(logging.INFO, logger="vtt_bridge"):
+        Bridge(Config(data_dir=tmp_path, token=TOKEN)).close()
+    assert [r.getMessage() for r in caplog.records if "layout 11" in r.getMessage()] == [
+        "upgraded the store's 1 world to layout 11 (the areas keyed by target): their rulings "
+        "made before that changed areas can no longer be undone"
+    ]
+
+
 def test_a_packed_row_and_a_packed_snapshot_of_an_old_file_are_read_back_and_upgraded(tmp_path: Path) -> None:
     """0.5.0 to 0.7.0 stored a large reply and snapshot packed (a Zstandard frame): here a move's row
     and world `v`'s snapshot, packed as those versions pack them, their checksums made to fit."""

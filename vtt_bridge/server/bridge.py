@@ -178,10 +178,12 @@ class Bridge:
         if self.store.moved:
             log.info("moved the %d rulings of an earlier version's log into this version's", self.store.moved)
         if self.store.upgraded:
+            count = self.store.upgraded
             log.warning(
-                "upgraded the store's %d worlds to layout 11 (the areas keyed by target): their rulings "
+                "upgraded the store's %d %s to layout 11 (the areas keyed by target): their rulings "
                 "made before that changed areas can no longer be undone",
-                self.store.upgraded,
+                count,
+                "world" if count == 1 else "worlds",
             )
         self.worlds: dict[str, World] = {}
         self.clients: dict[str, set[Client]] = {}
