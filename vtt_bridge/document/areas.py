@@ -234,38 +234,6 @@ def rule_areas(
                 else:
                     del areas[target]
                 continue
-        elif len(named) == 1:  # one pair (as most of a mover's own pairs are): no row walked
-            ((observer, located),) = named.items()
-            if located is None:
-                located = _state_after(pending, visibility, observer, target)
-            area = old_row.get(observer)
-            if located is _APPROXIMATE and point is not None and observer in tokens:
-                if area is not None and area[2] == radius:  # `still_holds`, inline
-                    dx, dy = point[0] - area[0], point[1] - area[1]
-                    if dx * dx + dy * dy <= reach:
-                        continue
-                new_area: Area | None = _UNDRAWN
-            elif area is None:
-                continue
-            else:
-                new_area = None
-            if areas is None:
-                areas = AreaMap(old_areas, old_areas)
-            single = {observer: new_area}
-            if old_row and (area is None or len(old_row) > 1):
-                held = areas.cells
-                assert held is not None  # a ruling's map
-                held[target] = single
-            else:  # the row appears, goes, or its one area is redrawn
-                areas.whole.append(target)
-                if new_area is None:
-                    del areas[target]
-                else:
-                    areas[target] = cast(dict[str, Area], single)
-            if new_area is not None and point is not None:
-                fills.append((single, [observer]))
-                points.append(point)
-            continue
         else:
             observers = sorted(named)
         changes: dict[str, Area | None] | None = None
