@@ -96,39 +96,12 @@ _set_private: Callable[[BaseModel, None], None] = vars(BaseModel)["__pydantic_pr
 as `object.__setattr__`, without its look-up of the attribute in the class's MRO."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Step:
-    """One step of a ruling's explanation: the rule id it applies, what it did, and its `key` in the
-    declared vocabulary (`rules.steps.STEPS`, `<rule>.<what>`), whose fields its `data` carries.
-
-    Every argument is required and named: a step cannot be made without its key. A plain frozen
-    dataclass, not a model: rulings build several per action, always in code (never from the wire),
-    so validating each would only cost time (the tests check every key's fields).
-    """
-
-    rule: str
-    text: str
-    data: dict[str, Any]
-    key: str
-
-    def __init__(self, *, rule: str, text: str, data: dict[str, Any], key: str) -> None:
-        # the dataclass' own `__init__` would set each slot through `object.__setattr__`
-        _set_rule(self, rule)
-        _set_text(self, text)
-        _set_data(self, data)
-        _set_key(self, key)
-
-    def payload(self) -> dict[str, Any]:
-        """The step as the wire shows it."""
-        return {"rule": self.rule, "text": self.text, "data": self.data, "key": self.key}
-
-
 def quick_init(cls: C) -> C:
-    """Give a frozen, slotted outcome dataclass an `__init__` that fills its slots through their
-    descriptors, as `Step.__init__` does: the same parameters, defaults and frozen instance as the
-    dataclass' own `__init__`, which sets each field through `object.__setattr__` (the attribute
-    looked up in the class's MRO again for every field). For the outcomes a ruling makes on every
-    action; a field with a default factory is not supported (TypeError)."""
+    """Give a frozen, slotted dataclass an `__init__` that fills its slots through their
+    descriptors: the same parameters, defaults and frozen instance as the dataclass' own
+    `__init__`, which sets each field through `object.__setattr__` (the attribute looked up in the
+    class's MRO again for every field). For `Step` and the outcomes a ruling makes on every action;
+    a field with a default factory is not supported (TypeError)."""
     params: list[str] = []
     namespace: dict[str, Any] = {}
     keyword_only = False
@@ -152,6 +125,27 @@ def quick_init(cls: C) -> C:
     return cls
 
 
+@quick_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One step of a ruling's explanation: the rule id it applies, what it did, and its `key` in the
+    declared vocabulary (`rules.steps.STEPS`, `<rule>.<what>`), whose fields its `data` carries.
+
+    Every argument is required and named: a step cannot be made without its key. A plain frozen
+    dataclass, not a model: rulings build several per action, always in code (never from the wire),
+    so validating each would only cost time (the tests check every key's fields).
+    """
+
+    rule: str
+    text: str
+    data: dict[str, Any]
+    key: str
+
+    def payload(self) -> dict[str, Any]:
+        """The step as the wire shows it."""
+        return {"rule": self.rule, "text": self.text, "data": self.data, "key": self.key}
+
+
 def payloads(steps: Iterable[Step]) -> list[dict[str, Any]]:
     """A ruling's steps as the wire shows them (`Step.payload`), in order."""
     return [{"rule": step.rule, "text": step.text, "data": step.data, "key": step.key} for step in steps]
@@ -172,7 +166,7 @@ def counted(n: int, one: str, many: str | None = None) -> str:
 
 def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
     """`Step(rule=rule, text=text, data=data, key=key)` for the loops that build thousands (a round's
-    detailed contests): the same frozen step, its slots filled as `Step.__init__` fills them, without
+    detailed contests): the same frozen step, its slots filled as `Step`'s `quick_init` fills them, without
     the class call and its keyword arguments on the way there."""
     step: Step = _new(Step)
     _set_rule(step, rule)
