@@ -286,9 +286,18 @@ def test_undoing_a_ruling_no_later_ruling_touched_equals_never_making_it(
     }
 
     def untouched(i: int) -> bool:
+        """No later ruling wrote a path of ruling i, one inside it, or a field beside it: the
+        fields of one object (a track's max and its boxes) are validated together, so a later
+        ruling that filled a track's boxes rests on the max an earlier one set
+        (`test_an_undo_that_would_overfill_a_track_is_a_conflict_and_changes_nothing`)."""
         later = set().union(*(p for j, p in paths.items() if j > i))
         return not any(
-            a == b or a.startswith(b + "/") or b.startswith(a + "/") for a in paths[i] for b in later
+            a == b
+            or a.startswith(b + "/")
+            or b.startswith(a + "/")
+            or a.rpartition("/")[0] == b.rpartition("/")[0]
+            for a in paths[i]
+            for b in later
         )
 
     candidates = [i for i in paths if untouched(i)]  # the last ruling made always is one
@@ -385,6 +394,40 @@ def test_every_float_field_defaults_to_a_float() -> None:
                     ):
                         wrong.append(f"{name}.{field} = {info.default!r}")
     assert wrong == []
+
+
+def test_an_undo_that_would_overfill_a_track_is_a_conflict_and_changes_nothing() -> None:
+    """A second Health track raised to 2, then a damage that fills it: undoing the raise would
+    leave 2 boxes marked in a track of 1, so it is a `conflict` (the document would not validate)
+    and nothing changes, though the damage wrote none of the raise's paths."""
+    actor = {
+        "humanoid": False,
+        "health": {"max": 3},
+        "willpower": {"max": 1, "current": 0},
+        "attributes": {"PER": 1, "DEX": 1, "INT": 1, "RES": 1, "STA": 1},
+        "skills": {"stealth": 0, "investigation": 0},
+    }
+    world = scene_world(
+        {
+            "scene": {"id": "s", "round": 1, "gridDistance": 1.5, "gridSize": 100},
+            "settings": {"woundPenalty": False, "unconsciousAtZeroWillpower": False},
+            "actors": {"a0": {"name": "Actor 0", **actor, "secondHealth": {"max": 1}}},
+            "tokens": {"t0": {"actor": "a0", "x": 0, "y": 0}},
+        }
+    )
+    raised = rule(world, "raise", {"kind": "gainSecondHealth", "actor": "a0", "max": 2})
+    hit = {"kind": "damage", "target": "a0", "instances": [{"amount": 5, "grade": "A", "critical": False}]}
+    damaged = rule(world, "hit", hit)
+    assert raised is not None and damaged is not None
+    raise_paths = {op["path"] for op in raised["patch"]} - {"/rev"}
+    assert raise_paths == {"/actors/a0/secondHealth/max"}
+    assert "/actors/a0/secondHealth/aggravated" in {op["path"] for op in damaged["patch"]}
+    before = plain(world)
+    error = refused(world, "u", {"kind": "undo", "action": "raise"})
+    assert error.code == "conflict" and "exceeds max" in error.message, error.message
+    assert plain(world) == before
+    assert rule(world, "u2", {"kind": "undo", "action": "hit"}) is not None  # the damage first
+    assert rule(world, "u3", {"kind": "undo", "action": "raise"}) is not None
 
 
 def test_a_conflicting_undo_names_the_paths_and_the_later_rulings() -> None:
