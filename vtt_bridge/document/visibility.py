@@ -241,17 +241,22 @@ def _column_changes(
 ) -> None:
     """DET-5..7: each varying observer against `target`, recorded in `changes` where the state
     differs from the old matrix (the target against itself included: drop it). A group of one limit
-    (the usual reach) compares d² with it: `bisect_left`'s answer without its call."""
+    (the usual reach) compares d² with it: `bisect_left`'s answer without its call. An observer
+    whose dx alone puts it past the group's last limit is beyond it (d² is at least (dx²)·scale²): its
+    d² is not worked out."""
     x, y, z = positions[target]
     for limits, states, members in varying:
         one = len(limits) == 1
-        limit = limits[0]
-        near, far = states[0], states[-1]
+        near, far, last = states[0], states[-1], limits[-1]
         for oid in members:
             ox, oy, oz = positions[oid]
-            dx, dy, dz = ox - x, oy - y, oz - z
-            d2 = (dx * dx + dy * dy) * scale2 + dz * dz
-            state = (far if limit < d2 else near) if one else states[bisect_left(limits, d2)]
+            dx = ox - x
+            if dx * dx * scale2 > last:
+                state = far
+            else:
+                dy, dz = oy - y, oz - z
+                d2 = (dx * dx + dy * dy) * scale2 + dz * dz
+                state = (far if last < d2 else near) if one else states[bisect_left(limits, d2)]
             if old_visibility[oid].get(target) is not state:
                 cells = changes.get(oid)
                 if cells is None:
@@ -268,19 +273,22 @@ def _row_changes(
     old_row: dict[str, LocateState],
 ) -> dict[str, LocateState]:
     """DET-5..7: `observer` against each varying target, where the state differs from `old_row` (a
-    group of one limit as in `_column_changes`)."""
+    group of one limit, and a target past the last limit by its dx alone, as in `_column_changes`)."""
     x, y, z = positions[observer]
     old_get = old_row.get
     cells: dict[str, LocateState] = {}
     for limits, states, members in varying:
         one = len(limits) == 1
-        limit = limits[0]
-        near, far = states[0], states[-1]
+        near, far, last = states[0], states[-1], limits[-1]
         for tid in members:
             tx, ty, tz = positions[tid]
-            dx, dy, dz = x - tx, y - ty, z - tz
-            d2 = (dx * dx + dy * dy) * scale2 + dz * dz
-            state = (far if limit < d2 else near) if one else states[bisect_left(limits, d2)]
+            dx = x - tx
+            if dx * dx * scale2 > last:
+                state = far
+            else:
+                dy, dz = y - ty, z - tz
+                d2 = (dx * dx + dy * dy) * scale2 + dz * dz
+                state = (far if last < d2 else near) if one else states[bisect_left(limits, d2)]
             if old_get(tid) is not state:
                 cells[tid] = state
     cells.pop(observer, None)
