@@ -489,8 +489,12 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
                 result = {"rev": world.rev, "patch": [], "log": [], "rolls": [], "data": {"buffered": True}}
                 client.send(envelope("result", dumps(result), bridge.next_id(), msg_id))
                 return True
-        async with bridge.lock(world.id):
+        lock = bridge.lock(world.id)
+        await lock.acquire()  # as `async with` does, without its two coroutines a message
+        try:
             await rule(bridge, client, world, msg_id, type_, payload)
+        finally:
+            lock.release()
         return True
     except RequestError as error:
         await _error(bridge, client, error, re if re is not None else error.re)
