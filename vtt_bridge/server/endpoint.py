@@ -309,15 +309,17 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
     type_ = message.get("type")
     payload = message.get("payload", {})
     if (
-        _good_id(msg_id)
+        type(msg_id) is str
+        and 0 < len(msg_id) <= 200
+        and (msg_id.isascii() or _scalars(msg_id))
         and type(type_) is str
         and type_ in CLIENT_TYPES
         and type(payload) is dict
         and message.get("v") == 1
         and type(message["v"]) is int
         and message.keys() <= ENVELOPE_FIELDS
-    ):
-        return str(msg_id), type_, payload  # the well-formed message, checked in one go
+    ):  # the well-formed message, checked in one go (`_good_id` written out)
+        return msg_id, type_, payload
     re = msg_id if _good_id(msg_id) else None
     problems: list[tuple[list[str | int], str]] = []
     if message.get("v") != 1 or type(message.get("v")) is not int:
