@@ -34,15 +34,22 @@ _ANNIHILATED, _UNCONSCIOUS, _WORSENING, _DYING, _DEAD = (
 )
 
 
+DERIVED_FIELDS: frozenset[str] = frozenset(("status", "wound_penalty", "conditions"))
+"""The Actor fields `derive_actor` writes (every other field of the actor it gives back is the very
+same object)."""
+
+
 def derive_actor(actor: Actor, settings: Settings) -> Actor:
     """Server-written fields: `status` (HEALTH-6), `woundPenalty` (HEALTH-7, 0 when the optional rule is
     off) and conditions unconscious, worsening, dying, dead.
 
     Annihilation (EP-2) keeps `dead`. The same object comes back when nothing changes.
     """
-    reading = read_tracks(actor.health, actor.second_health, settings.wound_penalty)
+    fields = actor.__dict__  # each field read once, not through the model's `__getattr__` hook
+    conditions = fields["conditions"]
+    reading = read_tracks(fields["health"], fields["second_health"], settings.wound_penalty)
     status = reading.status
-    annihilated = bool(actor.conditions.get(_ANNIHILATED, False))
+    annihilated = bool(conditions.get(_ANNIHILATED, False))
     if annihilated:
         status = HealthStatus.DEAD
     dead = status is HealthStatus.DEAD
@@ -53,11 +60,11 @@ def derive_actor(actor: Actor, settings: Settings) -> Actor:
         _DEAD: dead,
     }
     penalty = reading.wound_penalty
-    unchanged = derived.items() <= actor.conditions.items()  # each derived condition holds its value
-    if unchanged and status == actor.status and penalty == actor.wound_penalty:
+    unchanged = derived.items() <= conditions.items()  # each derived condition holds its value
+    if unchanged and status == fields["status"] and penalty == fields["wound_penalty"]:
         return actor
     return actor.model_copy(
-        update={"status": status, "wound_penalty": penalty, "conditions": {**actor.conditions, **derived}}
+        update={"status": status, "wound_penalty": penalty, "conditions": {**conditions, **derived}}
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from itertools import compress, repeat
 from operator import is_not
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 import jsonpatch
@@ -40,6 +41,7 @@ from vtt_bridge.rules.common import STORED
 from vtt_bridge.rules.detection import ContestWin, LocateState
 
 Op = dict[str, Any]
+_NONE_WRITTEN: Mapping[str, frozenset[str]] = MappingProxyType({})
 PINPOINTED = "pinpointed"
 """DET-4: the state an absent pair has in the sparse visibility matrix."""
 V = TypeVar("V")
@@ -112,17 +114,39 @@ Undo = list["Op | None"]
 visibility cell), None where `inverse_ops` works it out."""
 
 
+_ORDERED: dict[tuple[type[BaseModel], frozenset[str]], tuple[str, ...]] = {}
+"""Per model class and set of its field names: those names in the class's field order."""
+
+
+def _in_field_order(cls: type[BaseModel], names: frozenset[str]) -> tuple[str, ...]:
+    ordered = _ORDERED.get((cls, names))
+    if ordered is None:
+        ordered = _ORDERED[(cls, names)] = tuple(name for name in cls.model_fields if name in names)
+    return ordered
+
+
 def _diff_model(
-    path: str, before: BaseModel, after: BaseModel, ops: list[Op], olds: Olds | None = None
+    path: str,
+    before: BaseModel,
+    after: BaseModel,
+    ops: list[Op],
+    olds: Olds | None = None,
+    written: frozenset[str] | None = None,
 ) -> None:
     """Ops for the fields of one model that are not the very same object before and after: a nested
-    model field by field again, a plain scalar compared as it is, anything else dumped and diffed."""
+    model field by field again, a plain scalar compared as it is, anything else dumped and diffed.
+    `written`: the only fields that may differ (every other one the very same object before and
+    after, `diff_states`); they are looked at in the model's field order, as the others would be."""
     old_fields, new_fields = before.__dict__, after.__dict__
     keys = _keys(type(after))
     rest: set[str] = set()
-    names = list(new_fields)
-    if names == list(old_fields):  # the same fields in the same order: compare identities in C
-        changed: Iterable[str] = compress(names, map(is_not, old_fields.values(), new_fields.values()))
+    changed: Iterable[str]
+    if written is not None:
+        changed = [
+            name for name in _in_field_order(type(after), written) if old_fields[name] is not new_fields[name]
+        ]
+    elif (names := list(new_fields)) == list(old_fields):  # the same fields in the same order:
+        changed = compress(names, map(is_not, old_fields.values(), new_fields.values()))  # in C
     else:
         changed = [name for name in names if old_fields[name] is not new_fields[name]]
     for name in changed:
@@ -166,8 +190,10 @@ def _diff_models(
     after: Mapping[str, BaseModel],
     ops: list[Op],
     olds: Olds | None = None,
+    written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
 ) -> None:
-    """Ops for a map of models keyed by id: removed, added, and changed members."""
+    """Ops for a map of models keyed by id: removed, added, and changed members; `written`: per
+    member, the only fields of it that may differ (see `diff_states`)."""
     if before is after:
         return
     edited = edited_keys(before, after)
@@ -186,7 +212,7 @@ def _diff_models(
         elif old is None:
             ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": new.model_dump(mode="json")})
         else:
-            _diff_model(f"{path}/{escape(key)}", old, new, ops, olds)
+            _diff_model(f"{path}/{escape(key)}", old, new, ops, olds, written.get(key))
 
 
 _CODES: dict[object, str] = {state: code for state, code in LOCATE_CODES.items()}
@@ -303,11 +329,15 @@ def diff_states(
     olds: Olds | None = None,
     whole_rows: bool = True,
     undo: Undo | None = None,
+    written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
 ) -> list[Op]:
     """The ops that turn `before` into `after`, rev excluded (see `ruling_patch`); `olds`, when given,
     is filled with what `before` held at the paths the diff read (`Olds`, for `inverse_ops`), and
     `undo` (given with `olds`) with the inverses the diff built with their ops, index for index
     (`Undo`).
+    `written`: actor id -> the only fields of that actor that may differ between `before` and
+    `after`, every other field the very same object (`actions.Ruling.written`); only those are
+    looked at, and the ops are the same as without it.
     `whole_rows`: a stage-three row most of which changed is replaced whole (`ROW_SHARE`); without,
     every row is patched entry by entry (a sync's or upsert's patch: undo keeps no row before of it,
     `history`)."""
@@ -322,7 +352,7 @@ def diff_states(
                 None if new is None else new.model_dump(mode="json"),
                 ops,
             )
-    _diff_models("/actors", parts["actors"], new_parts["actors"], ops, olds)
+    _diff_models("/actors", parts["actors"], new_parts["actors"], ops, olds, written)
     _diff_models("/tokens", parts["tokens"], new_parts["tokens"], ops, olds)
     settled_rows = not pending_cells(parts["visibility"])  # the Reader's rows are before's own
     _diff_visibility(
