@@ -74,7 +74,9 @@ class RuleModel(BaseModel):
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """pydantic's `model_copy`, with the shallow update the rulings use on every step made cheap:
         the new model shares every value it does not replace (so the patch builder sees them as the
-        very same objects) and, as in pydantic, nothing is validated."""
+        very same objects) and, as in pydantic, nothing is validated. Its set of fields given is
+        the original's own set where the update names none beyond it (a frozen model's set is never
+        changed in place), else a new set with the update's fields."""
         if deep or not update or self.__pydantic_private__ is not None:
             return super().model_copy(update=update, deep=deep)
         cls = type(self)
@@ -82,7 +84,8 @@ class RuleModel(BaseModel):
         values = self.__dict__.copy()
         values.update(update)
         _set_model_dict(new, values)
-        _set_fields_set(new, self.__pydantic_fields_set__ | update.keys())
+        given = self.__pydantic_fields_set__
+        _set_fields_set(new, given if update.keys() <= given else given | update.keys())
         _set_extra(new, None)
         _set_private(new, None)
         return new
