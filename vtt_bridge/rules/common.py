@@ -169,8 +169,9 @@ def counted(n: int, one: str, many: str | None = None) -> str:
 
 def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
     """`Step(rule=rule, text=text, data=data, key=key)` for the loops that build thousands (a round's
-    detailed contests): the same frozen step, its slots filled as `Step`'s `quick_init` fills them, without
-    the class call and its keyword arguments on the way there."""
+    detailed contests) and the steps every damage makes (IWR-8, HEALTH-2, HEALTH-6): the same frozen
+    step, its slots filled as `Step`'s `quick_init` fills them, without the class call on the way
+    there."""
     step: Step = _new(Step)
     _set_rule(step, rule)
     _set_text(step, text)

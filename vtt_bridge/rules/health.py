@@ -19,6 +19,7 @@ from vtt_bridge.rules.common import (
     RuleViolation,
     Step,
     counted,
+    make_step,
     quick_init,
     update_path_segment,
 )
@@ -243,7 +244,7 @@ def spill_damage(
         if left:
             parts.append(f"{left} left over (every box is A)")
         steps.append(
-            Step(
+            make_step(
                 rule="HEALTH-2",
                 text=f"{amount} {name} damage: {', '.join(parts)}; "
                 f"now {_describe(healthy, bashing, lethal, aggravated)}",
@@ -546,7 +547,7 @@ def status_steps(
     after a HEALTH-7 step when the wound penalty changed (`wound_*`: the penalty in dice, >= 0)."""
     name = str(status)  # the StrEnum's value, without the enum's `value` property (hot path)
     flags = [c for c in _DERIVED_IN_ORDER if conditions.get(c) and c != name]
-    summary = Step(
+    summary = make_step(
         rule="HEALTH-6",
         text=f"status: {name}" + (f"; {', '.join(flags)}" if flags else ""),
         data={"actor": actor, "status": name, "conditions": flags},

@@ -17,7 +17,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step, quick_init
+from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step, make_step, quick_init
 from vtt_bridge.rules.damage import DAMAGE_GROUPS, DAMAGE_TYPE_SLUGS, DamageType, is_damage_type_or_group
 from vtt_bridge.rules.health import Grade
 from vtt_bridge.rules.immunities import (
@@ -527,7 +527,7 @@ def _intro_step(
     index: int, instance: DamageInstance, base: dict[str, object], subjects: Mapping[str, str]
 ) -> Step:
     grade = str(instance.grade)  # StrEnums' values, without the enum's `value` property (hot path)
-    return Step(
+    return make_step(
         rule="IWR-8",
         text=f"instance {index}: {_label(instance, instance.amount)} ({grade}, "
         f"{instance.rank.label}{', critical' if instance.critical else ''})",
@@ -537,7 +537,7 @@ def _intro_step(
 
 
 def _doubled_step(amount: int, base: dict[str, object], subjects: Mapping[str, str]) -> Step:
-    return Step(
+    return make_step(
         rule="IWR-3",
         text=f"critical hit doubles {amount} to {amount * 2}",
         data={**base, "before": amount, "after": amount * 2, **subjects},
@@ -548,7 +548,7 @@ def _doubled_step(amount: int, base: dict[str, object], subjects: Mapping[str, s
 def _dealt_step(
     index: int, instance: DamageInstance, amount: int, base: dict[str, object], subjects: Mapping[str, str]
 ) -> Step:
-    return Step(
+    return make_step(
         rule="IWR-8",
         text=f"instance {index} deals {_label(instance, amount)}",
         data={**base, "amount": amount, **subjects},
