@@ -257,15 +257,19 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     if instances is None:
         return Ruling(state=state, log=tuple(attack_steps))
     subjects = {"actor": target}  # the rules write it into their steps, not `about` again
+    fields = actor.__dict__  # each read once, not through the model's `__getattr__` hook
+    scene = state.scene
     resolution = resolve_damage(
         instances,
-        iwr=actor.iwr,
-        immunities=actor.immunities,
-        temporary_immunities=actor.temporary_immunities,
-        round=state.scene.round if state.scene is not None else 0,
+        iwr=fields["iwr"],
+        immunities=fields["immunities"],
+        temporary_immunities=fields["temporary_immunities"],
+        round=scene.round if scene is not None else 0,
         subjects=subjects,
     )
-    taken = take_damage(resolution.dealt, actor.health, actor.second_health, actor.willpower, subjects)
+    taken = take_damage(
+        resolution.dealt, fields["health"], fields["second_health"], fields["willpower"], subjects
+    )
     steps = (*attack_steps, *resolution.steps, *taken.steps)
     return _summarized(
         state,

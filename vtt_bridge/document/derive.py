@@ -71,17 +71,19 @@ def derive_actor(actor: Actor, settings: Settings) -> Actor:
 def derive(before: WorldState, after: WorldState, done: frozenset[str] = frozenset()) -> WorldState:
     """HEALTH-3..7, WP-5: rederive `status`, `woundPenalty` and the derived conditions of every actor
     that changed (but those in `done`, which the handler derived already)."""
-    every = before.settings is not after.settings
-    if not every and before.actors is after.actors:
+    old, new = before.__dict__, after.__dict__  # the parts, not each read through `__getattr__`
+    every = old["settings"] is not new["settings"]
+    old_actors, new_actors = old["actors"], new["actors"]
+    if not every and old_actors is new_actors:
         return after
-    old_get = before.actors.get
-    edited = None if every else edited_keys(before.actors, after.actors)
+    old_get = old_actors.get
+    edited = None if every else edited_keys(old_actors, new_actors)
     if edited is not None and edited <= done:
         return after  # the handler derived every actor it replaced
     members = (
-        after.actors.items()
+        new_actors.items()
         if edited is None
-        else [(actor_id, after.actors[actor_id]) for actor_id in edited if actor_id in after.actors]
+        else [(actor_id, new_actors[actor_id]) for actor_id in edited if actor_id in new_actors]
     )
     updates = {
         actor_id: derived

@@ -187,10 +187,10 @@ def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     holds each of them already (a rule told them: `iwr.resolve_damage`'s `subjects`) is kept as it is."""
     out = []
     for s in steps:
-        fields, data = STEPS[s.key].fields, s.data
+        data = s.data
         add: dict[str, Any] | None = None
         for name, value in subjects.items():
-            if name in fields and (name not in data or data[name] != value):
+            if (name not in data or data[name] != value) and name in STEPS[s.key].fields:
                 if add is None:
                     add = {}
                 add[name] = value
