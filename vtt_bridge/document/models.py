@@ -96,6 +96,8 @@ def replaced(base: Mapping[str, V], key: str, value: V) -> dict[str, V]:
 def edited_keys(before: Mapping[str, V], after: Mapping[str, V]) -> set[str] | None:
     """The keys whose members may differ between `before` and `after`, read from the `Edited` maps
     that lead from one to the other (a few edits at most); None when unknown: compare them all."""
+    if type(after) is Edited and after.base is before:  # one edit (most rulings): its keys
+        return set(after.edited)
     keys: set[str] = set()
     node: Mapping[str, V] | None = after
     for _ in range(8):

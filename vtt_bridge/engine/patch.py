@@ -12,7 +12,7 @@ whole, as Foundry replaces them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from itertools import compress, repeat
+from itertools import repeat
 from operator import is_not
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -140,15 +140,8 @@ def _diff_model(
     old_fields, new_fields = before.__dict__, after.__dict__
     keys = _keys(type(after))
     rest: set[str] = set()
-    changed: Iterable[str]
-    if written is not None:
-        changed = [
-            name for name in _in_field_order(type(after), written) if old_fields[name] is not new_fields[name]
-        ]
-    elif (names := list(new_fields)) == list(old_fields):  # the same fields in the same order:
-        changed = compress(names, map(is_not, old_fields.values(), new_fields.values()))  # in C
-    else:
-        changed = [name for name in names if old_fields[name] is not new_fields[name]]
+    names: Iterable[str] = new_fields if written is None else _in_field_order(type(after), written)
+    changed = [name for name in names if old_fields[name] is not new_fields[name]]
     for name in changed:
         old, value = old_fields[name], new_fields[name]
         kind = type(value)
