@@ -132,14 +132,16 @@ def _validated(
     adapter: TypeAdapter[Any], known: Collection[str], what: str, body: dict[str, Any]
 ) -> tuple[str, Any]:
     """An action's or query's payload validated by its `kind`: `bad_request` for an unknown kind,
-    `invalid` (with each field path) for a known one that does not fit."""
+    `invalid` (with each field path) for a known one that does not fit. The adapter's core
+    validator is called as `TypeAdapter.validate_python` calls it with no options (every action
+    passes here)."""
     kind = body.get("kind")
     if not isinstance(kind, str) or kind not in known:
         raise RequestError(
             ErrorCode.BAD_REQUEST, f"unknown {what} kind {kind!r}; known kinds: {', '.join(sorted(known))}"
         )
     try:
-        return kind, adapter.validate_python(body)
+        return kind, adapter.validator.validate_python(body)
     except ValidationError as exc:
         raise RequestError(
             ErrorCode.INVALID, f"invalid {kind} {what}", error_details(exc, tag=kind)
