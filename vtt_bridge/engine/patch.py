@@ -346,17 +346,21 @@ def diff_states(
                 ops,
             )
     _diff_models("/actors", parts["actors"], new_parts["actors"], ops, olds, written)
-    _diff_models("/tokens", parts["tokens"], new_parts["tokens"], ops, olds)
-    settled_rows = not pending_cells(parts["visibility"])  # the Reader's rows are before's own
-    _diff_visibility(
-        parts["visibility"],
-        new_parts["visibility"],
-        visibility_pairs,
-        ops,
-        olds if settled_rows else None,
-        undo if settled_rows else None,
-    )
-    _diff_contests(parts["contests"], new_parts["contests"], ops, olds, whole_rows)
+    # the parts a ruling left the very same objects (a damage: all but the actors) are not visited
+    if parts["tokens"] is not new_parts["tokens"]:
+        _diff_models("/tokens", parts["tokens"], new_parts["tokens"], ops, olds)
+    if parts["visibility"] is not new_parts["visibility"]:
+        settled_rows = not pending_cells(parts["visibility"])  # the Reader's rows are before's own
+        _diff_visibility(
+            parts["visibility"],
+            new_parts["visibility"],
+            visibility_pairs,
+            ops,
+            olds if settled_rows else None,
+            undo if settled_rows else None,
+        )
+    if parts["contests"] is not new_parts["contests"]:
+        _diff_contests(parts["contests"], new_parts["contests"], ops, olds, whole_rows)
     if parts["reveals"] is not new_parts["reveals"]:
         _diff_json(
             "/reveals",
