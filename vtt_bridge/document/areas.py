@@ -28,7 +28,7 @@ from vtt_bridge.document.models import (
     pending_cells,
     written_areas,
 )
-from vtt_bridge.rules.areas import Area, area_radius, draw_areas, still_holds
+from vtt_bridge.rules.areas import Area, area_radius, draw_runs, still_holds
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.detection import LocateState
 from vtt_bridge.rules.dice import Roller
@@ -88,14 +88,14 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
                 else:
                     held.append(observer)
     plan: list[tuple[str, list[str], list[Area | None] | None]] = []
-    points: list[tuple[float, float]] = []
+    runs: list[tuple[tuple[float, float], int]] = []
     for target in sorted(observers_of):
         observers = sorted(observers_of[target])
         point = where[target]
         old_row = old.get(target)
         if not old_row:
             plan.append((target, observers, None))
-            points.extend([point] * len(observers))
+            runs.append((point, len(observers)))
             continue
         kept: list[Area | None] = []
         old_area = old_row.get
@@ -108,9 +108,11 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
                     kept.append(area)
                     continue
             kept.append(None)
-            points.append(point)
+        redrawn = kept.count(None)
+        if redrawn:
+            runs.append((point, redrawn))
         plan.append((target, observers, kept))
-    drawn = iter(draw_areas(points, radius, dice))
+    drawn = iter(draw_runs(runs, radius, dice))
     out: dict[str, dict[str, Area]] = {}
     for target, observers, kept_areas in plan:
         if kept_areas is None:
@@ -208,7 +210,7 @@ def rule_areas(
     areas: AreaMap | None = None
     # each row's areas still to draw: the row (their places kept in it) and their observers, in order
     fills: list[tuple[dict[str, Area | None], list[str]]] = []
-    points: list[tuple[float, float]] = []
+    runs: list[tuple[tuple[float, float], int]] = []
     old_get = old_areas.get
     no_row: Mapping[str, Area] = {}
     located: LocateState | None
@@ -230,7 +232,7 @@ def rule_areas(
                     row: dict[str, Area | None] = {}
                     areas[target] = cast(dict[str, Area], row)  # filled below, before anyone reads it
                     fills.append((row, kept))
-                    points.extend([point] * len(kept))
+                    runs.append((point, len(kept)))
                 else:
                     del areas[target]
                 continue
@@ -270,9 +272,9 @@ def rule_areas(
         if drawn:
             assert point is not None  # an area is drawn only around a target on the map
             fills.append((changes, drawn))
-            points.extend([point] * len(drawn))
-    if points:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
-        new_areas = draw_areas(points, radius, dice)
+            runs.append((point, len(drawn)))
+    if runs:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
+        new_areas = draw_runs(runs, radius, dice)
         at = 0
         for row, observers in fills:
             end = at + len(observers)
