@@ -180,3 +180,19 @@ def test_DET_4_a_ruling_merges_its_cells_pairs_and_moved_rows_as_a_full_look_doe
     assert sorted(ops[0]["value"]) == ["w0", "w1", "w2"]
     for area in ops[0]["value"].values():
         assert still_holds(tuple(area), 5000, 4000, area_radius_of(after))
+
+
+def test_DET_4_a_target_beyond_twice_the_radius_from_where_it_stood_has_left_every_area_of_its_row() -> None:
+    """Every area of a committed row holds where its target stood, so a target now farther than
+    twice the radius (and a pixel) from there is outside them all: the row is not read (a row that
+    broke the invariant shows it). Nearer, each area is read."""
+    from vtt_bridge.document.areas import _left_every
+    from vtt_bridge.document.models import Token
+
+    was = Token(actor="a", x=1000, y=1000)
+    broken = {"o": (1700, 1000, 300)}  # would hold the point below, but does not hold `was`
+    assert _left_every(broken, was, (1602.0, 1000.0), 300)  # 602 > 2 * 300 + 1: not read
+    assert not _left_every(broken, was, (1600.0, 1000.0), 300)  # 600: read, and it holds
+    row = {"o": (1200, 1000, 300), "p": (800, 1000, 300)}
+    assert _left_every(row, was, (1550.0, 1000.0), 300)  # outside both, read
+    assert not _left_every(row, was, (1450.0, 1000.0), 300)  # inside o's

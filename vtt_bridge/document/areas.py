@@ -22,6 +22,7 @@ from typing import Any, cast
 from vtt_bridge.document.models import (
     AreaMap,
     Scene,
+    Token,
     WorldState,
     edited_keys,
     pending_areas,
@@ -220,11 +221,16 @@ def rule_areas(
         token = tokens.get(target)
         point = None if token is None else (token.x, token.y)
         if target in moved and old_row:  # its row whole, and any pair the ruling named besides
-            observers = sorted(old_row.keys() | named.keys() if named else old_row)
-            if point is not None and None not in named.values() and _left_every(old_row, point, radius):
+            if (
+                point is not None
+                and None not in named.values()
+                and _left_every(old_row, before.tokens[target], point, radius)
+            ):
                 # every area of it changes (as a far move's): the row anew, its approximate pairs drawn
-                get = named.get
-                kept = [o for o in observers if get(o, _APPROXIMATE) is _APPROXIMATE and o in tokens]
+                listed = old_row.keys() | named.keys() if named else set(old_row)
+                if named:
+                    listed.difference_update([o for o, s in named.items() if s is not _APPROXIMATE])
+                kept = sorted(tokens.keys() & listed)
                 if areas is None:
                     areas = AreaMap(old_areas, old_areas)
                 areas.whole.append(target)
@@ -236,6 +242,7 @@ def rule_areas(
                 else:
                     del areas[target]
                 continue
+            observers = sorted(old_row.keys() | named.keys() if named else old_row)
         else:
             observers = sorted(named)
         changes: dict[str, Area | None] | None = None
@@ -285,10 +292,16 @@ def rule_areas(
     return after.model_copy(update={"areas": areas})
 
 
-def _left_every(row: Mapping[str, Area], point: tuple[float, float], radius: float) -> bool:
+def _left_every(row: Mapping[str, Area], was: Token, point: tuple[float, float], radius: float) -> bool:
     """Whether a target at `point` is outside every area of its row (or the area's radius is not
-    the world's): `still_holds` holds for none of them."""
+    the world's): `still_holds` holds for none of them. Every area of a committed row holds where
+    its target stood (`was`, the module's invariant), so a target now farther than `2 * radius`
+    and a pixel from there has left them all: the row is not read."""
     x, y = point
+    dx, dy = x - was.x, y - was.y
+    beyond = 2 * radius + 1
+    if dx * dx + dy * dy > beyond * beyond:
+        return True
     reach = radius * radius
     for area in row.values():
         if area[2] == radius:
