@@ -336,11 +336,6 @@ def _note(
     areas[target] = cast(dict[str, Area], changes)  # only drawn areas, filled in before anyone reads
 
 
-def _json_row(row: Mapping[str, Area]) -> dict[str, list[float]]:
-    """A row as JSON: observer -> `[x, y, r]`."""
-    return dict(zip(row, map(list, row.values()), strict=True))
-
-
 def _whole_op(
     ops: list[dict[str, Any]],
     undo: list[Any] | None,
@@ -349,17 +344,19 @@ def _whole_op(
     new: Mapping[str, Area] | None,
 ) -> None:
     """One op setting a target's row whole: `add` (it had none), `remove` (it has none left) or
-    `replace`; `undo` gets its inverse (as in `area_ops`)."""
+    `replace`; `undo` gets its inverse (as in `area_ops`). The value is a copy of the row (its
+    areas are tuples, which JSON writes as arrays): a later ruling's cells written into the row at
+    commit (`seal`) never reach an op already made."""
     path = "/areas/" + target
     if new is None:
         ops.append({"op": "remove", "path": path})
     else:
-        ops.append({"op": "add" if old is None else "replace", "path": path, "value": _json_row(new)})
+        ops.append({"op": "add" if old is None else "replace", "path": path, "value": dict(new)})
     if undo is not None:
         if old is None:
             undo.append({"op": "remove", "path": path})
         else:
-            undo.append({"op": "add" if new is None else "replace", "path": path, "value": _json_row(old)})
+            undo.append({"op": "add" if new is None else "replace", "path": path, "value": dict(old)})
 
 
 def _cell_ops(
@@ -370,7 +367,8 @@ def _cell_ops(
     changes: Iterable[tuple[str, Area | None]],
 ) -> None:
     """A row's changed areas, one op each in the order given (None: the area removed; else added or
-    replaced, never equal to the old one); `undo` gets each op's inverse (as in `area_ops`)."""
+    replaced, never equal to the old one, the area's own tuple as its value); `undo` gets each
+    op's inverse (as in `area_ops`)."""
     prefix = "/areas/" + target + "/"
     append = ops.append
     for observer, area in changes:
@@ -379,12 +377,12 @@ def _cell_ops(
         if area is None:
             append({"op": "remove", "path": path})
         else:
-            append({"op": "add" if was is None else "replace", "path": path, "value": list(area)})
+            append({"op": "add" if was is None else "replace", "path": path, "value": area})
         if undo is not None:
             if was is None:
                 undo.append({"op": "remove", "path": path})
             else:
-                undo.append({"op": "add" if area is None else "replace", "path": path, "value": list(was)})
+                undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
 
 
 def area_ops(
@@ -399,7 +397,8 @@ def area_ops(
     observers). Rows that are the very same dict are skipped unread, and an area is a new tuple
     when it changes, so entries are compared by identity first; a ruling's map made from `before`
     (`AreaMap`) names its changes, and only those are read. `undo`, when given, gets each op's
-    inverse (the path as `before` held it), index for index."""
+    inverse (the path as `before` held it), index for index. An op's areas are tuples (arrays in
+    its JSON), and nothing writes into its value once made."""
     if before is after:
         return []
     ops: list[dict[str, Any]] = []
