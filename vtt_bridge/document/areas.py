@@ -136,9 +136,10 @@ def _looked_at(
     target with a row is named even with no pair (its row is looked at whole)."""
     looked: dict[str, dict[str, LocateState | None]] = {}
     no_row: Mapping[str, Area] = {}
+    row_of, approximate = areas.get, _APPROXIMATE
     for observer, cells in pending.items():
         for target, located in cells.items():
-            if located is not _APPROXIMATE and observer not in areas.get(target, no_row):
+            if located is not approximate and observer not in row_of(target, no_row):
                 continue
             named = looked.get(target)
             if named is None:
@@ -244,7 +245,7 @@ def rule_areas(
                 continue
             observers = sorted(old_row.keys() | named.keys() if named else old_row)
         else:
-            observers = sorted(named)
+            observers = sorted(named) if len(named) > 1 else named  # one: as it is
         changes: dict[str, Area | None] | None = None
         drawn: list[str] = []
         changed = 0
@@ -275,7 +276,11 @@ def rule_areas(
             continue
         if areas is None:
             areas = AreaMap(old_areas, old_areas)
-        _note(areas, target, old_row or None, changes, len(drawn), changed)
+        if old_row and changed < len(old_row):  # a row that keeps areas: its changes held aside (`_note`)
+            assert areas.cells is not None
+            areas.cells[target] = changes
+        else:
+            _note(areas, target, old_row or None, changes, len(drawn), changed)
         if drawn:
             assert point is not None  # an area is drawn only around a target on the map
             fills.append((changes, drawn))
