@@ -245,7 +245,7 @@ def rule_areas(
                 continue
             observers = sorted(old_row.keys() | named.keys() if named else old_row)
         else:
-            observers = sorted(named) if len(named) > 1 else named  # one: as it is
+            observers = sorted(named) if len(named) > 1 else list(named)  # one: as it is
         changes: dict[str, Area | None] | None = None
         drawn: list[str] = []
         changed = 0
@@ -410,12 +410,25 @@ def area_ops(
     if type(after) is AreaMap and after.base is before and after.cells is not None:
         cells = after.cells
         whole = after.whole
+        append = ops.append
         for target in sorted([*whole, *cells]) if whole else sorted(cells):
             changed = cells.get(target)
             if changed is None:
                 _whole_op(ops, undo, target, before.get(target), after.get(target))
-            else:
-                _cell_ops(ops, undo, target, before[target], changed.items())
+                continue
+            row = before[target]
+            for observer, area in changed.items():  # `_cell_ops`, inline: most rows change a cell
+                path = f"/areas/{target}/{observer}"
+                was = row.get(observer)
+                if area is None:
+                    append({"op": "remove", "path": path})
+                else:
+                    append({"op": "add" if was is None else "replace", "path": path, "value": area})
+                if undo is not None:
+                    if was is None:
+                        undo.append({"op": "remove", "path": path})
+                    else:
+                        undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
         return ops
     if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
         after = written_areas(after)
