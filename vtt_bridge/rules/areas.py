@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from itertools import islice
+from operator import itemgetter
 from typing import Annotated
 
 from pydantic import Field
@@ -107,22 +109,20 @@ def draw_runs(runs: Iterable[tuple[tuple[float, float], int]], radius: float, di
     centre is a whole pixel when the radius leaves room for the rounding (the drawn offset is then
     kept within `radius - 1`), rounded by the float's own `__round__` (as `round` does)."""
     runs = list(runs)
-    count = 2 * DIGITS * sum(n for _, n in runs)
+    count = 2 * DIGITS * sum(map(itemgetter(1), runs))
     if not count:
         return []
     faces = getattr(dice, "faces", None)
     rolled: bytes = faces(count) if faces is not None else bytes(dice.d10() for _ in range(count))
     keys = _keys(rolled)
-    turns, roots = keys[0::2], keys[1::2]  # each area's angle and fraction, as their dice's keys
+    numbers = zip(keys[0::2], keys[1::2], strict=True)  # each area's angle and fraction, as their dice's keys
     whole = radius >= 2  # else no room for a whole pixel: the centre as drawn
     span = radius - 1 if whole else radius
     turn_of, root_of, rounded, pixels, top = _TURN_OF, _ROOT_OF, float.__round__, _PIXELS, SHARED_PIXELS
     out: list[Area] = []
     append = out.append
-    at = 0
     for (x, y), n in runs:
-        drawn = zip(turns[at : at + n], roots[at : at + n], strict=True)
-        at += n
+        drawn = islice(numbers, n)
         if not whole:
             for turn, fraction in drawn:
                 cos, sin = turn_of[turn]
