@@ -123,16 +123,13 @@ def test_DET_4_rows_a_ruling_adds_drops_replaces_or_changes_give_the_ops_a_compa
     ]
     assert named[-1]["value"] == {"y": (4, 4, 300), "z": (5, 5, 300)}  # as JSON: arrays
     assert named_undo == compared_undo
-    assert (
-        orjson.loads(orjson.dumps(named_undo))
-        == [
-            {"op": "add", "path": "/areas/a", "value": {"x": [1, 2, 300], "y": [3, 4, 300]}},
-            {"op": "replace", "path": "/areas/b/x", "value": [5, 6, 300]},
-            {"op": "add", "path": "/areas/b/y", "value": [7, 8, 300]},
-            {"op": "remove", "path": "/areas/c"},
-            {"op": "replace", "path": "/areas/e", "value": {"x": [2, 2, 300], "y": [3, 3, 300]}},
-        ]
-    )
+    assert orjson.loads(orjson.dumps(named_undo)) == [
+        {"op": "add", "path": "/areas/a", "value": {"x": [1, 2, 300], "y": [3, 4, 300]}},
+        {"op": "replace", "path": "/areas/b/x", "value": [5, 6, 300]},
+        {"op": "add", "path": "/areas/b/y", "value": [7, 8, 300]},
+        {"op": "remove", "path": "/areas/c"},
+        {"op": "replace", "path": "/areas/e", "value": {"x": [2, 2, 300], "y": [3, 3, 300]}},
+    ]
     undone = jsonpatch.apply_patch(  # the inverses, in reverse order, give `before` back
         {"areas": {t: {o: list(a) for o, a in row.items()} for t, row in written_areas(after).items()}},
         orjson.loads(orjson.dumps(named_undo[::-1])),
