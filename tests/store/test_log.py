@@ -11,13 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vtt_bridge.document.models import settled
+from vtt_bridge.engine.codec import frame
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import World
 from vtt_bridge.errors import StoreDamaged
 from vtt_bridge.server import heap
 from vtt_bridge.server.commit import dumps
 from vtt_bridge.store.log import Store
-from vtt_bridge.store.rows import checksum
+from vtt_bridge.store.rows import INSERT_RULING, checksum
 from vtt_bridge.store.schema import REV_SPAN
 
 EARLIER_LOG = """
@@ -330,6 +331,59 @@ def test_a_rows_checksum_is_the_same_whether_reply_and_inverse_come_as_text_or_u
     as_bytes = None if inverse is None else inverse.encode()
     assert checksum(key, action_id, reply, digest, kind, target, inverse) == expected
     assert checksum(key, action_id, reply.encode(), digest, kind, target, as_bytes) == expected
+
+
+@pytest.mark.parametrize("form", ["text", "utf8", "long utf8", "packed", "no inverse"])
+def test_a_row_is_stored_as_the_statement_that_looks_for_the_packed_mark_stores_it(
+    tmp_path: Path, form: str
+) -> None:
+    """`Store.append` writes a row whose reply and inverse are not packed through `INSERT_PLAIN`, and
+    binds a short one as a bytearray: each column holds what `INSERT_RULING` stores for the same
+    values, of the same type (text, or a packed value's blob), and the row reads back checksummed."""
+    reply_text = '{"rev":1,"log":["Zoë 战士"],"patch":[]}'
+    inverse_text = '[{"op":"replace","path":"/a","value":"ë"}]'
+    values: dict[str, tuple[str | bytes, str | bytes | None]] = {
+        "text": (reply_text, inverse_text),
+        "utf8": (reply_text.encode(), inverse_text.encode()),
+        "long utf8": (reply_text.encode() + b" " * 5000, inverse_text.encode() + b" " * 5000),
+        "packed": (frame(reply_text.encode()), frame(inverse_text.encode())),
+        "no inverse": (reply_text.encode(), None),
+    }
+    reply, inverse = values[form]
+    stored = tmp_path / "store.sqlite3"
+    store = Store(stored)
+    try:
+        store.append("w", 1, "a1", reply, None, "d1", "damage", None, inverse)
+        assert store.reply("w", "a1") is not None
+    finally:
+        store.close()
+    columns = (
+        "key, action_id, typeof(reply), CAST(reply AS BLOB), digest, checksum, kind, target, "
+        "typeof(inverse), CAST(inverse AS BLOB)"
+    )
+    db = sqlite3.connect(stored)
+    try:
+        (row,) = db.execute(f"SELECT {columns} FROM log").fetchall()
+        db.execute("DELETE FROM log")
+        key = REV_SPAN + 1
+        db.execute(
+            INSERT_RULING,
+            (
+                key,
+                "a1",
+                reply,
+                "d1",
+                checksum(key, "a1", reply, "d1", "damage", None, inverse),
+                "damage",
+                None,
+                inverse,
+            ),
+        )
+        (expected,) = db.execute(f"SELECT {columns} FROM log").fetchall()
+    finally:
+        db.close()
+    assert row == expected
+    assert row[2] == ("blob" if form == "packed" else "text")
 
 
 @pytest.mark.parametrize("size", [10, 30_000, 100_000])

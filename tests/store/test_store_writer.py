@@ -226,3 +226,48 @@ def test_a_long_rulings_result_is_sent_as_the_same_text(value: Any, msg_id: str,
     data = orjson.dumps(value)
     expected = commit_module.envelope("result", data.decode(), msg_id, re).encode()
     assert b"".join(commit_module.envelope_parts("result", data, msg_id, re)) == expected
+
+
+async def test_a_damage_written_at_once_or_after_its_turn_at_the_store_answers_and_stores_the_same(
+    server: TestClient[web.Request, web.Application], connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small ruling is written in the very turn it is ruled while nothing holds or waits for the
+    store (`Bridge.store_idle`: the store's lock is not taken), else once its turn at the store
+    comes (`Bridge.in_store`, the lock held): the same reply, the same stored row, the same state."""
+    bridge = server.app[BRIDGE]
+    real = bridge.store.append
+    written: list[tuple[str, bool]] = []
+
+    def append(world: str, *args: Any, **kwargs: Any) -> None:
+        written.append((world, bridge.store_lock.locked()))
+        real(world, *args, **kwargs)
+
+    monkeypatch.setattr(bridge.store, "append", append)
+    at_once, waited = await connect("at-once"), await connect("waited")
+    for peer in (at_once, waited):
+        assert (await peer.request("sync", {"state": world_state()}))["type"] == "result"
+    await checkpoint(bridge)  # nothing left to checkpoint: the store stays idle until the next ruling
+    written.clear()
+    first = await at_once.action(damage(amount=3, grade="B"), "hit")
+    assert written == [("at-once", False)] and bridge.store_idle()
+    holding, let_go = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        holding.set()
+        let_go.wait(30)
+
+    held = asyncio.ensure_future(bridge.in_store(hold, off_loop=True))
+    assert await asyncio.to_thread(holding.wait, 30)
+    assert not bridge.store_idle()
+    sent = await waited.send("action", damage(amount=3, grade="B"), "hit")
+    while bridge._store_turns < 2:  # the damage waits for its turn at the store
+        await asyncio.sleep(0.01)
+    assert written == [("at-once", False)]
+    let_go.set()
+    await held
+    second = await waited.receive()
+    assert second["re"] == sent and written == [("at-once", False), ("waited", True)]
+    assert first["payload"] == second["payload"]
+    assert bridge.store.reply("at-once", "hit") == bridge.store.reply("waited", "hit")
+    assert bridge.worlds["at-once"].replies["hit"] == bridge.worlds["waited"].replies["hit"]
+    assert await at_once.state() == await waited.state()

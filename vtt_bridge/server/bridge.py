@@ -211,6 +211,8 @@ class Bridge:
         self.unauth_log = RateLimitedLog(log, 60.0)
         self._locks: dict[str, asyncio.Lock] = {}
         self._store_lock: asyncio.Lock | None = None
+        self._store_turns = 0
+        """Uses of the store through `in_store` that hold it or wait for it (0: it is idle)."""
         self._writer: ThreadPoolExecutor | None = None
         for world_id in self.store.worlds():
             self.world(world_id)
@@ -244,28 +246,46 @@ class Bridge:
             self._store_lock = asyncio.Lock()
         return self._store_lock
 
+    def store_idle(self) -> bool:
+        """Whether no use of the store holds it or waits for it (`in_store`): then the event loop may
+        use it at once, in the same turn, and is still the first in the order asked."""
+        return self._store_turns == 0
+
     async def in_store(self, work: Callable[..., T], *args: Any, off_loop: bool = False) -> T:
         """Run `work(*args)` on the store once no other store work runs: on the event loop, or with
         `off_loop` in the store's one writer thread, where SQLite's I/O (a commit of megabytes, a
         checkpoint's fsync) waits without holding the interpreter, so other worlds are served
         meanwhile. One at a time either way, in the order asked; work handed to the thread holds the
-        store until it ends, even when the caller is cancelled."""
+        store until it ends, even when the caller is cancelled. Work on the loop while the store is
+        idle (`store_idle`) runs at once, without taking the lock: nothing else can use the store
+        before it returns."""
+        if not off_loop and self._store_turns == 0:
+            return work(*args)
         lock = self.store_lock
-        await lock.acquire()
+        self._store_turns += 1
+        try:
+            await lock.acquire()
+        except BaseException:
+            self._store_turns -= 1
+            raise
         if not off_loop:
             try:
                 return work(*args)
             finally:
-                lock.release()
+                self._free_store(lock)
         try:
             if self._writer is None:
                 self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vtt-bridge-store")
             running = asyncio.get_running_loop().run_in_executor(self._writer, work, *args)
         except BaseException:
-            lock.release()
+            self._free_store(lock)
             raise
-        running.add_done_callback(lambda _: lock.release())
+        running.add_done_callback(lambda _: self._free_store(lock))
         return await asyncio.shield(running)
+
+    def _free_store(self, lock: asyncio.Lock) -> None:
+        lock.release()
+        self._store_turns -= 1
 
     def lock(self, world_id: str) -> asyncio.Lock:
         """The lock one ruling of a world holds from its start to its commit (a long ruling runs in a

@@ -115,6 +115,50 @@ def _in_worker(work: Callable[[A], R], value: A | None) -> Awaitable[R | None]:
     return asyncio.to_thread(work, value)
 
 
+Row = tuple[Any, ...]
+"""A ruling's row as `Store.append` takes its arguments (`_row`)."""
+
+
+def _row(commit: Commit, reply: bytes | None, dumped: bytes | None, inverse: bytes | None, parts: Any) -> Row:
+    """`Store.append`'s arguments for a ruling: its reply, snapshot, inverse and log's parts as the
+    store best takes them (`store.pack`, `store.snapshot_of`, `pages.packed_parts`)."""
+    pending, entry = commit.pending, commit.pending.entry
+    return (
+        commit.world.id,
+        pending.result["rev"],
+        pending.action_id,
+        b"" if reply is None else reply,
+        dumped,
+        pending.digest,
+        None if entry is None else entry.kind,
+        pending.message_id if entry is None or entry.action_id is None else entry.target,
+        inverse,
+        parts or (),
+    )
+
+
+def _on_loop(commit: Commit, result: Dumped) -> tuple[tuple[JsonOps, JsonOps] | None, Row]:
+    """A ruling written on the event loop (no snapshot: `commit_ruling`): its ops and inverse as JSON
+    in parts (`_made`) and its row, the reply kept, or `StorageError` while the disk is faulty."""
+    bridge, pending = commit.bridge, commit.pending
+    if bridge.storage_fault is not None:
+        raise _storage_refusal(bridge, None)
+    parts = result.parts if pending.action_id is not None else None
+    kept, inverse = _made(pending)
+    return kept, _row(
+        commit, pack(result.data), None, inverse, None if parts is None else packed_parts(parts)
+    )
+
+
+def _append(bridge: Bridge, row: Row) -> None:
+    """Write a ruling's row now, on the event loop (the store is idle: `Bridge.store_idle`), or raise
+    `StorageError` (nothing written)."""
+    try:
+        bridge.store.append(*row)
+    except (sqlite3.Error, OSError) as exc:
+        raise _storage_refusal(bridge, exc) from None
+
+
 async def _store(
     commit: Commit, result: Dumped, snapshot: WorldState | None, off_loop: bool
 ) -> tuple[JsonOps, JsonOps] | None:
@@ -125,12 +169,12 @@ async def _store(
     packed in a third and its log's parts packed in a fourth: `store.pack`, `store.snapshot_of`,
     `pages.packed_parts`; a reply the store does not keep is not packed, `store.keeps_reply`), then
     written in the store's writer thread. On the loop a ruling carries no snapshot (`commit_ruling`),
-    so the store keeps its reply."""
-    bridge, pending, entry = commit.bridge, commit.pending, commit.pending.entry
-    if bridge.storage_fault is not None:
-        raise _storage_refusal(bridge, None)
-    parts = result.parts if pending.action_id is not None else None
+    so the store keeps its reply (`_on_loop`)."""
+    bridge, pending = commit.bridge, commit.pending
     if off_loop:
+        if bridge.storage_fault is not None:
+            raise _storage_refusal(bridge, None)
+        parts = result.parts if pending.action_id is not None else None
         written = result.data if keeps_reply(pending.action_id, snapshot is not None) else None
         made, reply, dumped, packed = await asyncio.gather(
             asyncio.to_thread(_made, pending),
@@ -138,25 +182,12 @@ async def _store(
             _in_worker(snapshot_of, snapshot),
             _in_worker(packed_parts, parts),
         )
+        kept, inverse = made
+        row = _row(commit, reply, dumped, inverse, packed)
     else:
-        made, reply, dumped = _made(pending), pack(result.data), None
-        packed = None if parts is None else packed_parts(parts)
-    kept, inverse = made
+        kept, row = _on_loop(commit, result)
     try:
-        await bridge.in_store(
-            bridge.store.append,
-            commit.world.id,
-            pending.result["rev"],
-            pending.action_id,
-            b"" if reply is None else reply,
-            dumped,
-            pending.digest,
-            None if entry is None else entry.kind,
-            pending.message_id if entry is None or entry.action_id is None else entry.target,
-            inverse,
-            packed or (),
-            off_loop=off_loop,
-        )
+        await bridge.in_store(bridge.store.append, *row, off_loop=off_loop)
     except (sqlite3.Error, OSError) as exc:
         raise _storage_refusal(bridge, exc) from None
     return kept
@@ -177,7 +208,11 @@ async def commit_ruling(commit: Commit, dumped: Dumped | None = None) -> None:
     wanted = pending.snapshot or commit.bridge.store.wants_snapshot(commit.world.id)
     snapshot = settled(pending.state) if wanted else None
     if snapshot is None and dumped.stored_bytes() <= STORE_THREAD_BYTES:
-        kept = await _store(commit, dumped, None, off_loop=False)
+        if commit.bridge.store_idle():  # written, acknowledged and committed in this very turn
+            kept, row = _on_loop(commit, dumped)
+            _append(commit.bridge, row)
+        else:
+            kept = await _store(commit, dumped, None, off_loop=False)
         _committed(commit, dumped, kept)
         return
     await asyncio.shield(_stored_then_committed(commit, dumped, snapshot))
@@ -230,8 +265,8 @@ def _committed(commit: Commit, dumped: Dumped, kept: tuple[JsonOps, JsonOps] | N
     bridge.dirty = True
     others = [c for c in bridge.clients.get(world.id, ()) if c is not client]
     answer = envelope_parts("result", dumped.sent(client.contests), bridge.next_id(), commit.msg_id)
-    first = client.outbox is not None and client.outbox.answers_first(answer)
-    answered = asyncio.get_running_loop().create_future() if others and first else None
+    first = bool(others) and client.outbox is not None and client.outbox.answers_first(answer)
+    answered = asyncio.get_running_loop().create_future() if first else None
     client.send(answer, written=answered)
     world.commit(pending, dumped.data, kept)
     bridge.changes += 1
@@ -366,8 +401,16 @@ def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
 def envelope_parts(type_: str, payload_data: bytes | list[Part], msg_id: str, re: str | None) -> list[Part]:
     """`envelope(...)`'s UTF-8 in parts (joined, the very bytes), its payload already serialized as
     UTF-8, or as the parts it is made of: a long ruling's megabytes are neither copied into a str
-    nor encoded on the loop, nor joined into one message (the outbox writes the parts as they are)."""
-    head = _envelope_head(type_, msg_id, re).encode()
+    nor encoded on the loop, nor joined into one message (the outbox writes the parts as they are).
+    The head is made as bytes, in `_envelope_head`'s order (the ids are strings: `dumps`' JSON)."""
+    if re is None:
+        head = b'{"v":1,"id":%b,"type":"%b","payload":' % (orjson.dumps(msg_id), type_.encode())
+    else:
+        head = b'{"v":1,"id":%b,"re":%b,"type":"%b","payload":' % (
+            orjson.dumps(msg_id),
+            orjson.dumps(re),
+            type_.encode(),
+        )
     if isinstance(payload_data, list):
         return [head, *payload_data, b"}"]
     return [head, payload_data, b"}"]

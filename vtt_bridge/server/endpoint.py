@@ -309,15 +309,17 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
     type_ = message.get("type")
     payload = message.get("payload", {})
     if (
-        _good_id(msg_id)
+        type(msg_id) is str
+        and 0 < len(msg_id) <= 200
+        and (msg_id.isascii() or _scalars(msg_id))
         and type(type_) is str
         and type_ in CLIENT_TYPES
         and type(payload) is dict
         and message.get("v") == 1
         and type(message["v"]) is int
         and message.keys() <= ENVELOPE_FIELDS
-    ):
-        return str(msg_id), type_, payload  # the well-formed message, checked in one go
+    ):  # the well-formed message, checked in one go (`_good_id` written out)
+        return msg_id, type_, payload
     re = msg_id if _good_id(msg_id) else None
     problems: list[tuple[list[str | int], str]] = []
     if message.get("v") != 1 or type(message.get("v")) is not int:
@@ -489,8 +491,12 @@ async def _handle(bridge: Bridge, client: Client, text: str) -> bool:
                 result = {"rev": world.rev, "patch": [], "log": [], "rolls": [], "data": {"buffered": True}}
                 client.send(envelope("result", dumps(result), bridge.next_id(), msg_id))
                 return True
-        async with bridge.lock(world.id):
+        lock = bridge.lock(world.id)
+        await lock.acquire()  # as `async with` does, without its two coroutines a message
+        try:
             await rule(bridge, client, world, msg_id, type_, payload)
+        finally:
+            lock.release()
         return True
     except RequestError as error:
         await _error(bridge, client, error, re if re is not None else error.re)

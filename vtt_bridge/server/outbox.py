@@ -335,12 +335,11 @@ class Outbox:
         if self.ws.closed or transport.is_closing():
             raise ConnectionResetError("the connection is closing")
         if isinstance(message, str):
-            data = message.encode()
-        elif isinstance(message, bytes):
-            data = message
-        else:
-            data = b"".join(message)
-        transport.write(frame_header(OPCODE_TEXT, True, len(data)) + data)
+            message = message.encode()
+        if isinstance(message, bytes):
+            transport.write(frame_header(OPCODE_TEXT, True, len(message)) + message)
+        else:  # the header and the parts joined at once: the message is copied once
+            transport.write(b"".join([frame_header(OPCODE_TEXT, True, message_size(message)), *message]))
 
     async def _fragmented(self, parts: list[Part]) -> None:
         """One text message as fragments (RFC 6455 section 5.4: the first frame text with FIN

@@ -48,6 +48,7 @@ from vtt_bridge.store.pages import INSERT_PART, LOG, ROLLS, ListPage, Part, Part
 from vtt_bridge.store.rows import (
     DROP_HELD_ROWS,
     FORWARD_OPS,
+    INSERT_PLAIN,
     INSERT_RULING,
     INVERSE_OPS,
     KEEP_HELD_CHANGES,
@@ -143,18 +144,10 @@ class StoredRuling:
 
 
 BOUND_AS_IS_BYTES = 4 << 10
-"""Bytes of a row's value up to which `_bound_as_is` copies it into a bytearray."""
-
-
-def _bound_as_is(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A row with its short bytes values (`BOUND_AS_IS_BYTES`: a `damage`'s reply and inverse) as
-    bytearrays: Python's sqlite3 binds a bytearray (as an int, a float or a str) as it is, but looks
-    a `bytes` value up in its adapters first (a registry lookup and two attribute lookups, more than
-    a few kilobytes' copy). The same blob is bound, and stored the same (`INSERT_RULING`)."""
-    return tuple(
-        bytearray(value) if type(value) is bytes and len(value) <= BOUND_AS_IS_BYTES else value
-        for value in row
-    )
+"""Bytes of a row's reply or inverse up to which `Store.append` binds it as a bytearray: Python's
+sqlite3 binds a bytearray (as an int, a float or a str) as it is, but looks a `bytes` value up in
+its adapters first (a registry lookup and two attribute lookups, more than a few kilobytes' copy).
+The same blob is bound, and stored the same (`INSERT_RULING`, `INSERT_PLAIN`)."""
 
 
 class Store:
@@ -310,36 +303,47 @@ class Store:
         # What cannot be read back is not written (the server refuses the ruling, nothing changed): a
         # packed value's text must fit SQLite's own bound on a value (`vtt_text` hands it to SQLite)
         # and `LARGEST_UNPACKED`, as a text value had to fit SQLite's bound to be written at all.
-        for value in (reply, inverse, snapshot):
-            if isinstance(value, bytes) and is_packed(value):
-                length = unpacked_length(value)
-                bound = min(LARGEST_UNPACKED, db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH))
-                if length > bound:
-                    raise sqlite3.DataError(
-                        f"a value of {length} bytes is beyond what the store reads back ({bound})"
-                    )
+        plain = not (is_packed(reply) or is_packed(inverse))
+        if not plain or isinstance(snapshot, bytes):
+            for value in (reply, inverse, snapshot):
+                if isinstance(value, bytes) and is_packed(value):
+                    length = unpacked_length(value)
+                    bound = min(LARGEST_UNPACKED, db.getlimit(sqlite3.SQLITE_LIMIT_LENGTH))
+                    if length > bound:
+                        raise sqlite3.DataError(
+                            f"a value of {length} bytes is beyond what the store reads back ({bound})"
+                        )
         base = self._world_key(world)  # before the transaction: a number once given stays given
         key = base + rev
-        row = (
-            key,
-            action_id,
-            reply,
-            digest,
-            checksum(key, action_id, reply, digest, kind, target, inverse),
-            kind,
-            target,
-            inverse,
-        )
+        crc = checksum(key, action_id, reply, digest, kind, target, inverse)
         large = len(reply) + len(inverse or "") > UNBIND_FROM
         if action_id is None:
             parts = ()
         if snapshot is None and not parts:
-            # One statement in autocommit mode is one transaction: the cheapest durable write.
-            self._insert.execute(INSERT_RULING, row if large else _bound_as_is(row))
+            # One statement in autocommit mode is one transaction: the cheapest durable write. A
+            # short value goes as a bytearray (`BOUND_AS_IS_BYTES`); text that is not packed goes
+            # through the statement that stores it as text without asking (`INSERT_PLAIN`).
+            statement = INSERT_PLAIN if plain else INSERT_RULING
+            self._insert.execute(
+                statement,
+                (
+                    key,
+                    action_id,
+                    bytearray(reply) if type(reply) is bytes and len(reply) <= BOUND_AS_IS_BYTES else reply,
+                    digest,
+                    crc,
+                    kind,
+                    target,
+                    bytearray(inverse)
+                    if type(inverse) is bytes and len(inverse) <= BOUND_AS_IS_BYTES
+                    else inverse,
+                ),
+            )
             if large:
-                self._unbind(INSERT_RULING, (key, *(None,) * 7))
+                self._unbind(statement, (key, *(None,) * 7))
             self._since_snapshot[world] = self._since_snapshot.get(world, 0) + 1
             return
+        row = (key, action_id, reply, digest, crc, kind, target, inverse)
         if snapshot is None:  # the row and its parts: one transaction
             db.execute("BEGIN")
             try:

@@ -36,6 +36,15 @@ INSERT_RULING = (
 (`pack`); see `_stored_value`."""
 
 
+INSERT_PLAIN = (
+    "INSERT INTO log (key, action_id, reply, digest, checksum, kind, target, inverse) "
+    "VALUES (?1, ?2, CAST(?3 AS TEXT), ?4, ?5, ?6, ?7, CAST(?8 AS TEXT))"
+)
+"""`INSERT_RULING` for a row whose reply and inverse are not packed (`codec.is_packed` says so of
+neither): each is stored as the text it is, as `_stored_value` stores it, without SQLite looking
+for the mark."""
+
+
 def pack(data: bytes) -> bytes:
     """A reply's, an inverse's or a snapshot's UTF-8 as `Store.append` best takes it: longer than `PACK_FROM`,
     compressed (`engine.codec.frame`: it starts with `PACKED_MARK`); else as it is. Pure and
