@@ -207,6 +207,9 @@ def _write_areas(areas: AreaMap) -> None:
         return
     for target, changed in cells.items():
         row = areas[target]
+        if None not in changed.values():  # only areas drawn: written at once
+            row.update(changed)  # type: ignore[arg-type]
+            continue
         for observer, area in changed.items():
             if area is None:
                 del row[observer]

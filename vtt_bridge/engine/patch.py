@@ -803,12 +803,17 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
 
 
 def _area_row(value: Any) -> dict[str, tuple[float, float, float]]:
-    """A row of areas from its JSON (`document.areas`), each `[x, y, r]` of numbers."""
+    """A row of areas from its JSON (`document.areas`), each `[x, y, r]` of numbers (a tuple where
+    the ops are the ruling's own, `area_ops`, not read back from JSON)."""
     if not isinstance(value, dict):
         raise jsonpatch.JsonPatchException("a row of areas is an object")
     row: dict[str, tuple[float, float, float]] = {}
     for target, area in value.items():
-        if not isinstance(area, list) or len(area) != 3 or not all(type(n) in (int, float) for n in area):
+        if (
+            not isinstance(area, list | tuple)
+            or len(area) != 3
+            or not all(type(n) in (int, float) for n in area)
+        ):
             raise jsonpatch.JsonPatchException(f"an area is [x, y, r], not {area!r:.60}")
         row[target] = shared_area(area)
     return row
