@@ -69,8 +69,9 @@ def test_DET_4_a_far_move_sets_its_targets_row_whole_and_copies_no_other() -> No
     compared_undo: list[Any] = []
     compared = area_ops(before.areas, written_areas(after), compared_undo)
     assert named == compared and [(op["op"], op["path"]) for op in named] == [("replace", "/areas/i0")]
-    old_row = {o: list(a) for o, a in rows["i0"][1].items()}
+    old_row = rows["i0"][1]  # the areas as tuples (arrays in the JSON)
     assert named_undo == compared_undo == [{"op": "replace", "path": "/areas/i0", "value": old_row}]
+    assert named_undo[0]["value"] is not rows["i0"][0]  # a copy
     world.commit(moved, b"{}")
     assert world.state.areas["i0"] == {o: tuple(a) for o, a in named[0]["value"].items()}  # as the op said
 
@@ -120,21 +121,18 @@ def test_DET_4_rows_a_ruling_adds_drops_replaces_or_changes_give_the_ops_a_compa
         ("add", "/areas/c"),
         ("replace", "/areas/e"),
     ]
-    assert named[-1]["value"] == {"y": [4, 4, 300], "z": [5, 5, 300]}
-    assert (
-        named_undo
-        == compared_undo
-        == [
-            {"op": "add", "path": "/areas/a", "value": {"x": [1, 2, 300], "y": [3, 4, 300]}},
-            {"op": "replace", "path": "/areas/b/x", "value": [5, 6, 300]},
-            {"op": "add", "path": "/areas/b/y", "value": [7, 8, 300]},
-            {"op": "remove", "path": "/areas/c"},
-            {"op": "replace", "path": "/areas/e", "value": {"x": [2, 2, 300], "y": [3, 3, 300]}},
-        ]
-    )
+    assert named[-1]["value"] == {"y": (4, 4, 300), "z": (5, 5, 300)}  # as JSON: arrays
+    assert named_undo == compared_undo
+    assert orjson.loads(orjson.dumps(named_undo)) == [
+        {"op": "add", "path": "/areas/a", "value": {"x": [1, 2, 300], "y": [3, 4, 300]}},
+        {"op": "replace", "path": "/areas/b/x", "value": [5, 6, 300]},
+        {"op": "add", "path": "/areas/b/y", "value": [7, 8, 300]},
+        {"op": "remove", "path": "/areas/c"},
+        {"op": "replace", "path": "/areas/e", "value": {"x": [2, 2, 300], "y": [3, 3, 300]}},
+    ]
     undone = jsonpatch.apply_patch(  # the inverses, in reverse order, give `before` back
         {"areas": {t: {o: list(a) for o, a in row.items()} for t, row in written_areas(after).items()}},
-        named_undo[::-1],
+        orjson.loads(orjson.dumps(named_undo[::-1])),
     )
     assert undone == {"areas": {t: {o: list(a) for o, a in row.items()} for t, row in before.items()}}
 
@@ -180,3 +178,39 @@ def test_DET_4_a_ruling_merges_its_cells_pairs_and_moved_rows_as_a_full_look_doe
     assert sorted(ops[0]["value"]) == ["w0", "w1", "w2"]
     for area in ops[0]["value"].values():
         assert still_holds(tuple(area), 5000, 4000, area_radius_of(after))
+
+
+def test_DET_4_a_target_beyond_twice_the_radius_from_where_it_stood_has_left_every_area_of_its_row() -> None:
+    """Every area of a committed row holds where its target stood, so a target now farther than
+    twice the radius (and a pixel) from there is outside them all: the row is not read (a row that
+    broke the invariant shows it). Nearer, each area is read."""
+    from vtt_bridge.document.areas import _left_every
+    from vtt_bridge.document.models import Token
+
+    was = Token(actor="a", x=1000, y=1000)
+    broken = {"o": (1700, 1000, 300)}  # would hold the point below, but does not hold `was`
+    assert _left_every(broken, was, (1602.0, 1000.0), 300)  # 602 > 2 * 300 + 1: not read
+    assert not _left_every(broken, was, (1600.0, 1000.0), 300)  # 600: read, and it holds
+    row = {"o": (1200, 1000, 300), "p": (800, 1000, 300)}
+    assert _left_every(row, was, (1550.0, 1000.0), 300)  # outside both, read
+    assert not _left_every(row, was, (1450.0, 1000.0), 300)  # inside o's
+
+
+def test_DET_4_a_row_an_op_names_whole_is_never_written_into_by_a_later_commit() -> None:
+    """A far move's op holds its target's new row (and its inverse the old one) as a copy: a later
+    pin's cell written into the committed row at its commit (`seal`) leaves both ops as they were
+    sent, so undo reads what the ruling set."""
+    world = World("w", dice=area_dice("w", seed=3))
+    world.commit(world.prepare_sync({"state": scene_state()}, "s"), b"{}")
+    moved = world.prepare_action("m", {"kind": "move", "token": "i0", "x": 5000, "y": 4000}, SeededRoller(1))
+    assert not isinstance(moved, bytes) and moved.entry is not None
+    sent = orjson.dumps([moved.result["patch"], moved.entry.inverse])
+    world.commit(moved, b"{}")
+    row = world.state.areas["i0"]
+    assert [op["value"] for op in moved.result["patch"] if op["path"] == "/areas/i0"] == [row]
+    pin = {"kind": "pinLocate", "target": "i0", "observer": "w0", "state": "pinpointed", "until": "scene"}
+    pinned = world.prepare_action("p", pin, SeededRoller(2))
+    assert not isinstance(pinned, bytes)
+    world.commit(pinned, b"{}")
+    assert world.state.areas["i0"] is row and "w0" not in row  # written into the very row
+    assert orjson.dumps([moved.result["patch"], moved.entry.inverse]) == sent

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import jsonpatch
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -158,7 +159,7 @@ def test_rulings_committed_or_dropped_keep_the_matrix_equal_to_a_full_recompute(
         if not commit:
             assert world.state.model_dump(mode="json") == document
             continue
-        document = jsonpatch.apply_patch(document, pending.result["patch"])
+        document = jsonpatch.apply_patch(document, orjson.loads(orjson.dumps(pending.result["patch"])))
         assert settled(pending.state).model_dump(mode="json") == document
         world.commit(pending, "")
         assert world.state.model_dump(mode="json") == document

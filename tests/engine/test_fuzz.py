@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 import jsonpatch
+import orjson
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -145,7 +146,7 @@ def test_any_request_is_ruled_on_or_refused_cleanly_and_never_half_applied(
             assert error.payload()["code"] in {"bad_request", "invalid", "not_found", "stale"}
             continue
         event(f"{kind} ruled on")
-        patched = jsonpatch.apply_patch(document, pending.result["patch"])
+        patched = jsonpatch.apply_patch(document, orjson.loads(orjson.dumps(pending.result["patch"])))
         world.commit(pending, "")
         after = world.state.model_dump(mode="json")
         assert patched == after, (kind, payload)

@@ -10,6 +10,7 @@ import pkgutil
 from typing import Any
 
 import jsonpatch
+import orjson
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -41,7 +42,7 @@ def rule(world: World, action_id: str, payload: dict[str, Any], seed: int = 0) -
     except RequestError:
         return None
     assert not isinstance(pending, bytes)
-    after = jsonpatch.apply_patch(copy.deepcopy(before), pending.result["patch"])
+    after = jsonpatch.apply_patch(copy.deepcopy(before), orjson.loads(orjson.dumps(pending.result["patch"])))
     world.commit(pending, "{}")
     assert after == world.state.model_dump(mode="json"), payload
     return pending.result

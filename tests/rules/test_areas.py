@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from vtt_bridge.rules.areas import area_radius, draw_area, draw_areas, holds, still_holds
+from vtt_bridge.rules.areas import area_radius, draw_area, draw_areas, draw_runs, holds, still_holds
 
 
 class Dice:
@@ -78,3 +78,58 @@ def test_DET_4_drawn_centres_share_their_whole_pixels_instead_of_holding_ints_of
     numbers = [n for area in drawn for n in area[:2]]
     assert all(0 <= n < 1 << 14 for n in numbers)
     assert len({id(n) for n in numbers}) == len(set(numbers)) < len(numbers)
+
+
+def _one_at_a_time(x: float, y: float, radius: float, faces: list[int]) -> tuple[float, float, float]:
+    """The area six dice draw, worked out plainly (`draw_areas`' docstring): two numbers of three
+    decimal digits (a face of 10 reads as 0), the middle of the step each names as an angle and as
+    a fraction whose square root is the reach; within `radius - 1`, rounded, for a radius of 2 or more."""
+    digits = [face % 10 for face in faces]
+    turn = digits[0] * 100 + digits[1] * 10 + digits[2]
+    fraction = digits[3] * 100 + digits[4] * 10 + digits[5]
+    whole = radius >= 2
+    reach = (radius - 1 if whole else radius) * math.sqrt((fraction + 0.5) / 1000)
+    angle = 2 * math.pi * (turn + 0.5) / 1000
+    cx, cy = x + reach * math.cos(angle), y + reach * math.sin(angle)
+    return (round(cx), round(cy), radius) if whole else (cx, cy, radius)
+
+
+class Recorded(Dice):
+    """`Dice` that remember every face they gave."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.given: list[int] = []
+
+    def d10(self) -> int:
+        face = super().d10()
+        self.given.append(face)
+        return face
+
+
+def test_DET_4_areas_drawn_at_once_are_each_what_its_six_dice_draw_alone() -> None:
+    """Every face of every die in each of the six places, points near and beyond the shared pixels'
+    edges (negative, past 16,384), whole and fractional radii: a batch gives, area by area, what
+    the plain formula gives for the same dice, and takes six dice an area."""
+    rng = random.Random(4)
+    points = [(rng.uniform(-500, 17000), rng.uniform(-500, 17000)) for _ in range(3000)]
+    points += [(float(n), float(16384 - n)) for n in range(0, 400, 7)]
+    for radius in (300, 141.0, 2, 1.5, 0.25):
+        dice = Recorded(int(radius * 100))
+        drawn = draw_areas(points, radius, dice)
+        assert len(dice.given) == 6 * len(points)
+        expected = [
+            _one_at_a_time(x, y, radius, dice.given[6 * n : 6 * n + 6]) for n, (x, y) in enumerate(points)
+        ]
+        assert drawn == expected
+        assert [tuple(map(type, a)) for a in drawn] == [tuple(map(type, a)) for a in expected]
+    assert draw_areas([], 300, Dice(1)) == []
+
+
+def test_DET_4_areas_drawn_in_runs_of_one_point_are_the_areas_of_each_point_in_turn() -> None:
+    rng = random.Random(8)
+    runs = [((rng.uniform(-400, 17000), rng.uniform(-400, 17000)), rng.randrange(0, 40)) for _ in range(200)]
+    runs += [((300.0, 16084.0), 50), ((299, 100), 50), ((16000, 16083), 50)]  # the shared pixels' edges
+    for radius in (300, 2, 1.5):
+        points = [point for point, n in runs for _ in range(n)]
+        assert draw_runs(runs, radius, Dice(11)) == draw_areas(points, radius, Dice(11))

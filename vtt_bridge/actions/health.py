@@ -3,14 +3,14 @@ the per-round upkeep `round_health` that the world's `round` action runs."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from vtt_bridge.actions import Context, Handler, Ruling, naming_actor, told_of
 from vtt_bridge.actions.attack import Attack, rule_attack, token_at_guess
-from vtt_bridge.document.derive import derive_actor, is_unconscious
+from vtt_bridge.document.derive import DERIVED_FIELDS, derive_actor, is_unconscious
 from vtt_bridge.document.models import Actor, Id, NotFound, Settings, WorldState, get_actor, with_actor
 from vtt_bridge.rules import healing
 from vtt_bridge.rules import health as h
@@ -167,7 +167,7 @@ class GainTempHpAction(RuleModel):
 # ---- helpers ----------------------------------------------------------------------------------------
 
 
-def _updated(actor: Actor, **fields: Any) -> Actor:
+def _updated(actor: Actor, fields: Mapping[str, Any]) -> Actor:
     """The actor with only the fields that really changed replaced (unchanged ones stay the same objects)."""
     current = actor.__dict__  # read once (each attribute of a model passes its `__getattr__` hook)
     update = {k: v for k, v in fields.items() if current[k] is not v}
@@ -199,28 +199,43 @@ def _derived(
     return derived, steps
 
 
-def _summarized(state: WorldState, actor_id: str, actor: Actor, steps: Iterable[Step]) -> Ruling:
-    """The ruling that puts one changed actor in the state already derived (HEALTH-3..7), `steps`
-    ended by its HEALTH-6 summary; `Ruling.derived` names it, so the world does not derive it twice."""
-    before = state.actors.get(actor_id, actor)
-    derived, summary = _derived(actor_id, actor, before, state.settings)
+def _summarized(
+    state: WorldState, actor_id: str, actor: Actor, steps: Iterable[Step], **fields: Any
+) -> Ruling:
+    """The ruling that puts the state's `actor` (`actor_id`'s) with `fields` replaced (`_updated`) in
+    the state already derived (HEALTH-3..7), `steps` ended by its HEALTH-6 summary; `Ruling.derived`
+    names it, so the world does not derive it twice, and `Ruling.written` the fields it may have
+    replaced (those and the derived ones: `document.derive.DERIVED_FIELDS`)."""
+    new_actor = _updated(actor, fields)
+    derived, summary = _derived(actor_id, new_actor, actor, state.settings)
+    written = frozenset(fields) if derived is new_actor else DERIVED_FIELDS.union(fields)
     return Ruling(
         state=with_actor(state, actor_id, derived),
         log=(*about(steps, actor=actor_id), *summary),
         derived=frozenset((actor_id,)),
+        written={actor_id: written},
     )
 
 
-def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> tuple[Actor, list[Step]]:
+def _replaced(state: WorldState, actor_id: str, actor: Actor, steps: Iterable[Step], **fields: Any) -> Ruling:
+    """The ruling that puts the state's `actor` (`actor_id`'s) with `fields` replaced (`_updated`) in
+    the state, not derived (the world derives it); `Ruling.written` names those fields."""
+    return Ruling(
+        state=with_actor(state, actor_id, _updated(actor, fields)),
+        log=tuple(steps),
+        written={actor_id: frozenset(fields)},
+    )
+
+
+def _recover_willpower(actor: Actor, amount: int, settings: Settings) -> wp.WillpowerRecovery:
     """WP-1 recovery and its waking (HEALTH-3, WP-5): `rules.willpower.recover` on the actor."""
-    recovery = wp.recover(
+    return wp.recover(
         actor.willpower,
         amount,
         actor.health,
         actor.second_health,
         unconscious_at_zero=settings.unconscious_at_zero_willpower,
     )
-    return _updated(actor, willpower=recovery.willpower, health=recovery.health), list(recovery.steps)
 
 
 # ---- handlers ---------------------------------------------------------------------------------------
@@ -242,20 +257,29 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     if instances is None:
         return Ruling(state=state, log=tuple(attack_steps))
     subjects = {"actor": target}  # the rules write it into their steps, not `about` again
+    fields = actor.__dict__  # each read once, not through the model's `__getattr__` hook
+    scene = state.scene
     resolution = resolve_damage(
         instances,
-        iwr=actor.iwr,
-        immunities=actor.immunities,
-        temporary_immunities=actor.temporary_immunities,
-        round=state.scene.round if state.scene is not None else 0,
+        iwr=fields["iwr"],
+        immunities=fields["immunities"],
+        temporary_immunities=fields["temporary_immunities"],
+        round=scene.round if scene is not None else 0,
         subjects=subjects,
     )
-    taken = take_damage(resolution.dealt, actor.health, actor.second_health, actor.willpower, subjects)
-    steps = (*attack_steps, *resolution.steps, *taken.steps)
-    new_actor = _updated(
-        actor, health=taken.health, second_health=taken.second_health, willpower=taken.willpower
+    taken = take_damage(
+        resolution.dealt, fields["health"], fields["second_health"], fields["willpower"], subjects
     )
-    return _summarized(state, target, new_actor, steps)
+    steps = (*attack_steps, *resolution.steps, *taken.steps)
+    return _summarized(
+        state,
+        target,
+        actor,
+        steps,
+        health=taken.health,
+        second_health=taken.second_health,
+        willpower=taken.willpower,
+    )
 
 
 def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
@@ -274,9 +298,15 @@ def heal(state: WorldState, action: HealAction, ctx: Context) -> Ruling:
         unconscious_at_zero=state.settings.unconscious_at_zero_willpower,
         annihilated=_annihilated(actor),
     )
-    new_actor = _updated(actor, health=out.health, second_health=out.second_health, willpower=out.willpower)
-    steps = out.steps
-    return _summarized(state, action.target, new_actor, steps)
+    return _summarized(
+        state,
+        action.target,
+        actor,
+        out.steps,
+        health=out.health,
+        second_health=out.second_health,
+        willpower=out.willpower,
+    )
 
 
 def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Context) -> Ruling:
@@ -292,8 +322,7 @@ def spend_willpower(state: WorldState, action: SpendWillpowerAction, ctx: Contex
         scene=state.scene.id if state.scene is not None else "",
         dead=_is_dead(actor),
     )
-    new_actor = _updated(actor, willpower=spent.willpower)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=spent.steps)
+    return _replaced(state, action.actor, actor, spent.steps, willpower=spent.willpower)
 
 
 def gain_willpower(state: WorldState, action: GainWillpowerAction, ctx: Context) -> Ruling:
@@ -301,11 +330,11 @@ def gain_willpower(state: WorldState, action: GainWillpowerAction, ctx: Context)
     actor = get_actor(state, action.actor, ("actor",))
     if action.temporary:
         gained = wp.gain(actor.willpower, action.amount, temporary=True)
-        new_actor = _updated(actor, willpower=gained.willpower)
-        log: list[Step] = list(gained.steps)
-    else:
-        new_actor, log = _recover_willpower(actor, action.amount, state.settings)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=tuple(log))
+        return _replaced(state, action.actor, actor, gained.steps, willpower=gained.willpower)
+    recovery = _recover_willpower(actor, action.amount, state.settings)
+    return _replaced(
+        state, action.actor, actor, recovery.steps, willpower=recovery.willpower, health=recovery.health
+    )
 
 
 def lose_willpower(state: WorldState, action: LoseWillpowerAction, ctx: Context) -> Ruling:
@@ -314,23 +343,21 @@ def lose_willpower(state: WorldState, action: LoseWillpowerAction, ctx: Context)
     lost = wp.lose(
         actor.willpower, action.amount, unconscious_at_zero=state.settings.unconscious_at_zero_willpower
     )
-    new_actor = _updated(actor, willpower=lost.willpower)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=lost.steps)
+    return _replaced(state, action.actor, actor, lost.steps, willpower=lost.willpower)
 
 
 def change_will(state: WorldState, action: ChangeWillAction, ctx: Context) -> Ruling:
     """WP-6."""
     actor = get_actor(state, action.actor, ("actor",))
     changed = wp.change_will(actor.willpower, action.delta)
-    new_actor = _updated(actor, willpower=changed.willpower)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=changed.steps)
+    return _replaced(state, action.actor, actor, changed.steps, willpower=changed.willpower)
 
 
 def change_max_health(state: WorldState, action: ChangeMaxHealthAction, ctx: Context) -> Ruling:
     """HEALTH-12; the dead gain no Health (HEALTH-5: a revival is the Overseer's)."""
     actor = get_actor(state, action.actor, ("actor",))
     changed = h.change_max(actor.health, action.delta, action.effect, dead=_is_dead(actor))
-    return _summarized(state, action.actor, _updated(actor, health=changed.track), changed.steps)
+    return _summarized(state, action.actor, actor, changed.steps, health=changed.track)
 
 
 def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Context) -> Ruling:
@@ -338,22 +365,21 @@ def end_temporary_max(state: WorldState, action: EndTemporaryMaxAction, ctx: Con
     (HEALTH-5): a loss that ends gives them no Health back."""
     actor = get_actor(state, action.actor, ("actor",))
     ended = h.end_temporary_max(actor.health, action.effect, dead=_is_dead(actor))
-    return _summarized(state, action.actor, _updated(actor, health=ended.track), ended.steps)
+    return _summarized(state, action.actor, actor, ended.steps, health=ended.track)
 
 
 def gain_second_health(state: WorldState, action: GainSecondHealthAction, ctx: Context) -> Ruling:
     """HEALTH-13: a new second track (an existing one is replaced)."""
     actor = get_actor(state, action.actor, ("actor",))
     gained = h.gain_second_health(action.max, replacing=actor.second_health is not None)
-    return _summarized(state, action.actor, _updated(actor, second_health=gained.track), gained.steps)
+    return _summarized(state, action.actor, actor, gained.steps, second_health=gained.track)
 
 
 def gain_temp_hp(state: WorldState, action: GainTempHpAction, ctx: Context) -> Ruling:
     """HEALTH-11."""
     actor = get_actor(state, action.actor, ("actor",))
     gained = h.gain_temp_hp(actor.health, action.amount)
-    new_actor = _updated(actor, health=gained.track)
-    return Ruling(state=with_actor(state, action.actor, new_actor), log=gained.steps)
+    return _replaced(state, action.actor, actor, gained.steps, health=gained.track)
 
 
 # ---- the round --------------------------------------------------------------------------------------
@@ -376,7 +402,7 @@ def round_health(state: WorldState, ctx: Context) -> Ruling:
         )
         first, second, willpower = passed.health, passed.second_health, passed.willpower
         steps = list(passed.steps)
-        new_actor = _updated(actor, health=first, second_health=second, willpower=willpower)
+        new_actor = _updated(actor, {"health": first, "second_health": second, "willpower": willpower})
         if new_actor is not actor:
             if first is not actor.health or second is not actor.second_health:
                 steps.extend(_summary(actor_id, new_actor, actor, state.settings))

@@ -22,13 +22,14 @@ from typing import Any, cast
 from vtt_bridge.document.models import (
     AreaMap,
     Scene,
+    Token,
     WorldState,
     edited_keys,
     pending_areas,
     pending_cells,
     written_areas,
 )
-from vtt_bridge.rules.areas import Area, area_radius, draw_areas, still_holds
+from vtt_bridge.rules.areas import Area, area_radius, draw_runs, still_holds
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.detection import LocateState
 from vtt_bridge.rules.dice import Roller
@@ -88,14 +89,14 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
                 else:
                     held.append(observer)
     plan: list[tuple[str, list[str], list[Area | None] | None]] = []
-    points: list[tuple[float, float]] = []
+    runs: list[tuple[tuple[float, float], int]] = []
     for target in sorted(observers_of):
         observers = sorted(observers_of[target])
         point = where[target]
         old_row = old.get(target)
         if not old_row:
             plan.append((target, observers, None))
-            points.extend([point] * len(observers))
+            runs.append((point, len(observers)))
             continue
         kept: list[Area | None] = []
         old_area = old_row.get
@@ -108,9 +109,11 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
                     kept.append(area)
                     continue
             kept.append(None)
-            points.append(point)
+        redrawn = kept.count(None)
+        if redrawn:
+            runs.append((point, redrawn))
         plan.append((target, observers, kept))
-    drawn = iter(draw_areas(points, radius, dice))
+    drawn = iter(draw_runs(runs, radius, dice))
     out: dict[str, dict[str, Area]] = {}
     for target, observers, kept_areas in plan:
         if kept_areas is None:
@@ -133,9 +136,10 @@ def _looked_at(
     target with a row is named even with no pair (its row is looked at whole)."""
     looked: dict[str, dict[str, LocateState | None]] = {}
     no_row: Mapping[str, Area] = {}
+    row_of, approximate = areas.get, _APPROXIMATE
     for observer, cells in pending.items():
         for target, located in cells.items():
-            if located is not _APPROXIMATE and observer not in areas.get(target, no_row):
+            if located is not approximate and observer not in row_of(target, no_row):
                 continue
             named = looked.get(target)
             if named is None:
@@ -208,7 +212,7 @@ def rule_areas(
     areas: AreaMap | None = None
     # each row's areas still to draw: the row (their places kept in it) and their observers, in order
     fills: list[tuple[dict[str, Area | None], list[str]]] = []
-    points: list[tuple[float, float]] = []
+    runs: list[tuple[tuple[float, float], int]] = []
     old_get = old_areas.get
     no_row: Mapping[str, Area] = {}
     located: LocateState | None
@@ -218,11 +222,16 @@ def rule_areas(
         token = tokens.get(target)
         point = None if token is None else (token.x, token.y)
         if target in moved and old_row:  # its row whole, and any pair the ruling named besides
-            observers = sorted(old_row.keys() | named.keys() if named else old_row)
-            if point is not None and None not in named.values() and _left_every(old_row, point, radius):
+            if (
+                point is not None
+                and None not in named.values()
+                and _left_every(old_row, before.tokens[target], point, radius)
+            ):
                 # every area of it changes (as a far move's): the row anew, its approximate pairs drawn
-                get = named.get
-                kept = [o for o in observers if get(o, _APPROXIMATE) is _APPROXIMATE and o in tokens]
+                listed = old_row.keys() | named.keys() if named else set(old_row)
+                if named:
+                    listed.difference_update([o for o, s in named.items() if s is not _APPROXIMATE])
+                kept = sorted(tokens.keys() & listed)
                 if areas is None:
                     areas = AreaMap(old_areas, old_areas)
                 areas.whole.append(target)
@@ -230,12 +239,13 @@ def rule_areas(
                     row: dict[str, Area | None] = {}
                     areas[target] = cast(dict[str, Area], row)  # filled below, before anyone reads it
                     fills.append((row, kept))
-                    points.extend([point] * len(kept))
+                    runs.append((point, len(kept)))
                 else:
                     del areas[target]
                 continue
+            observers = sorted(old_row.keys() | named.keys() if named else old_row)
         else:
-            observers = sorted(named)
+            observers = sorted(named) if len(named) > 1 else list(named)  # one: as it is
         changes: dict[str, Area | None] | None = None
         drawn: list[str] = []
         changed = 0
@@ -266,13 +276,17 @@ def rule_areas(
             continue
         if areas is None:
             areas = AreaMap(old_areas, old_areas)
-        _note(areas, target, old_row or None, changes, len(drawn), changed)
+        if old_row and changed < len(old_row):  # a row that keeps areas: its changes held aside (`_note`)
+            assert areas.cells is not None
+            areas.cells[target] = changes
+        else:
+            _note(areas, target, old_row or None, changes, len(drawn), changed)
         if drawn:
             assert point is not None  # an area is drawn only around a target on the map
             fills.append((changes, drawn))
-            points.extend([point] * len(drawn))
-    if points:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
-        new_areas = draw_areas(points, radius, dice)
+            runs.append((point, len(drawn)))
+    if runs:  # every new area at once, in the order of the pairs (the dice as one draw each takes)
+        new_areas = draw_runs(runs, radius, dice)
         at = 0
         for row, observers in fills:
             end = at + len(observers)
@@ -283,10 +297,16 @@ def rule_areas(
     return after.model_copy(update={"areas": areas})
 
 
-def _left_every(row: Mapping[str, Area], point: tuple[float, float], radius: float) -> bool:
+def _left_every(row: Mapping[str, Area], was: Token, point: tuple[float, float], radius: float) -> bool:
     """Whether a target at `point` is outside every area of its row (or the area's radius is not
-    the world's): `still_holds` holds for none of them."""
+    the world's): `still_holds` holds for none of them. Every area of a committed row holds where
+    its target stood (`was`, the module's invariant), so a target now farther than `2 * radius`
+    and a pixel from there has left them all: the row is not read."""
     x, y = point
+    dx, dy = x - was.x, y - was.y
+    beyond = 2 * radius + 1
+    if dx * dx + dy * dy > beyond * beyond:
+        return True
     reach = radius * radius
     for area in row.values():
         if area[2] == radius:
@@ -321,11 +341,6 @@ def _note(
     areas[target] = cast(dict[str, Area], changes)  # only drawn areas, filled in before anyone reads
 
 
-def _json_row(row: Mapping[str, Area]) -> dict[str, list[float]]:
-    """A row as JSON: observer -> `[x, y, r]`."""
-    return dict(zip(row, map(list, row.values()), strict=True))
-
-
 def _whole_op(
     ops: list[dict[str, Any]],
     undo: list[Any] | None,
@@ -334,17 +349,19 @@ def _whole_op(
     new: Mapping[str, Area] | None,
 ) -> None:
     """One op setting a target's row whole: `add` (it had none), `remove` (it has none left) or
-    `replace`; `undo` gets its inverse (as in `area_ops`)."""
+    `replace`; `undo` gets its inverse (as in `area_ops`). The value is a copy of the row (its
+    areas are tuples, which JSON writes as arrays): a later ruling's cells written into the row at
+    commit (`seal`) never reach an op already made."""
     path = "/areas/" + target
     if new is None:
         ops.append({"op": "remove", "path": path})
     else:
-        ops.append({"op": "add" if old is None else "replace", "path": path, "value": _json_row(new)})
+        ops.append({"op": "add" if old is None else "replace", "path": path, "value": dict(new)})
     if undo is not None:
         if old is None:
             undo.append({"op": "remove", "path": path})
         else:
-            undo.append({"op": "add" if new is None else "replace", "path": path, "value": _json_row(old)})
+            undo.append({"op": "add" if new is None else "replace", "path": path, "value": dict(old)})
 
 
 def _cell_ops(
@@ -355,7 +372,8 @@ def _cell_ops(
     changes: Iterable[tuple[str, Area | None]],
 ) -> None:
     """A row's changed areas, one op each in the order given (None: the area removed; else added or
-    replaced, never equal to the old one); `undo` gets each op's inverse (as in `area_ops`)."""
+    replaced, never equal to the old one, the area's own tuple as its value); `undo` gets each
+    op's inverse (as in `area_ops`)."""
     prefix = "/areas/" + target + "/"
     append = ops.append
     for observer, area in changes:
@@ -364,12 +382,12 @@ def _cell_ops(
         if area is None:
             append({"op": "remove", "path": path})
         else:
-            append({"op": "add" if was is None else "replace", "path": path, "value": list(area)})
+            append({"op": "add" if was is None else "replace", "path": path, "value": area})
         if undo is not None:
             if was is None:
                 undo.append({"op": "remove", "path": path})
             else:
-                undo.append({"op": "add" if area is None else "replace", "path": path, "value": list(was)})
+                undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
 
 
 def area_ops(
@@ -384,19 +402,33 @@ def area_ops(
     observers). Rows that are the very same dict are skipped unread, and an area is a new tuple
     when it changes, so entries are compared by identity first; a ruling's map made from `before`
     (`AreaMap`) names its changes, and only those are read. `undo`, when given, gets each op's
-    inverse (the path as `before` held it), index for index."""
+    inverse (the path as `before` held it), index for index. An op's areas are tuples (arrays in
+    its JSON), and nothing writes into its value once made."""
     if before is after:
         return []
     ops: list[dict[str, Any]] = []
     if type(after) is AreaMap and after.base is before and after.cells is not None:
         cells = after.cells
         whole = after.whole
+        append = ops.append
         for target in sorted([*whole, *cells]) if whole else sorted(cells):
             changed = cells.get(target)
             if changed is None:
                 _whole_op(ops, undo, target, before.get(target), after.get(target))
-            else:
-                _cell_ops(ops, undo, target, before[target], changed.items())
+                continue
+            row = before[target]
+            for observer, area in changed.items():  # `_cell_ops`, inline: most rows change a cell
+                path = f"/areas/{target}/{observer}"
+                was = row.get(observer)
+                if area is None:
+                    append({"op": "remove", "path": path})
+                else:
+                    append({"op": "add" if was is None else "replace", "path": path, "value": area})
+                if undo is not None:
+                    if was is None:
+                        undo.append({"op": "remove", "path": path})
+                    else:
+                        undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
         return ops
     if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
         after = written_areas(after)

@@ -34,15 +34,22 @@ _ANNIHILATED, _UNCONSCIOUS, _WORSENING, _DYING, _DEAD = (
 )
 
 
+DERIVED_FIELDS: frozenset[str] = frozenset(("status", "wound_penalty", "conditions"))
+"""The Actor fields `derive_actor` writes (every other field of the actor it gives back is the very
+same object)."""
+
+
 def derive_actor(actor: Actor, settings: Settings) -> Actor:
     """Server-written fields: `status` (HEALTH-6), `woundPenalty` (HEALTH-7, 0 when the optional rule is
     off) and conditions unconscious, worsening, dying, dead.
 
     Annihilation (EP-2) keeps `dead`. The same object comes back when nothing changes.
     """
-    reading = read_tracks(actor.health, actor.second_health, settings.wound_penalty)
+    fields = actor.__dict__  # each field read once, not through the model's `__getattr__` hook
+    conditions = fields["conditions"]
+    reading = read_tracks(fields["health"], fields["second_health"], settings.wound_penalty)
     status = reading.status
-    annihilated = bool(actor.conditions.get(_ANNIHILATED, False))
+    annihilated = bool(conditions.get(_ANNIHILATED, False))
     if annihilated:
         status = HealthStatus.DEAD
     dead = status is HealthStatus.DEAD
@@ -53,28 +60,30 @@ def derive_actor(actor: Actor, settings: Settings) -> Actor:
         _DEAD: dead,
     }
     penalty = reading.wound_penalty
-    unchanged = derived.items() <= actor.conditions.items()  # each derived condition holds its value
-    if unchanged and status == actor.status and penalty == actor.wound_penalty:
+    unchanged = derived.items() <= conditions.items()  # each derived condition holds its value
+    if unchanged and status == fields["status"] and penalty == fields["wound_penalty"]:
         return actor
     return actor.model_copy(
-        update={"status": status, "wound_penalty": penalty, "conditions": {**actor.conditions, **derived}}
+        update={"status": status, "wound_penalty": penalty, "conditions": {**conditions, **derived}}
     )
 
 
 def derive(before: WorldState, after: WorldState, done: frozenset[str] = frozenset()) -> WorldState:
     """HEALTH-3..7, WP-5: rederive `status`, `woundPenalty` and the derived conditions of every actor
     that changed (but those in `done`, which the handler derived already)."""
-    every = before.settings is not after.settings
-    if not every and before.actors is after.actors:
+    old, new = before.__dict__, after.__dict__  # the parts, not each read through `__getattr__`
+    every = old["settings"] is not new["settings"]
+    old_actors, new_actors = old["actors"], new["actors"]
+    if not every and old_actors is new_actors:
         return after
-    old_get = before.actors.get
-    edited = None if every else edited_keys(before.actors, after.actors)
+    old_get = old_actors.get
+    edited = None if every else edited_keys(old_actors, new_actors)
     if edited is not None and edited <= done:
         return after  # the handler derived every actor it replaced
     members = (
-        after.actors.items()
+        new_actors.items()
         if edited is None
-        else [(actor_id, after.actors[actor_id]) for actor_id in edited if actor_id in after.actors]
+        else [(actor_id, new_actors[actor_id]) for actor_id in edited if actor_id in new_actors]
     )
     updates = {
         actor_id: derived

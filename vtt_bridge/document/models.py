@@ -7,6 +7,7 @@ of a document is the very same object before and after, and the patch builder ca
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
@@ -95,6 +96,8 @@ def replaced(base: Mapping[str, V], key: str, value: V) -> dict[str, V]:
 def edited_keys(before: Mapping[str, V], after: Mapping[str, V]) -> set[str] | None:
     """The keys whose members may differ between `before` and `after`, read from the `Edited` maps
     that lead from one to the other (a few edits at most); None when unknown: compare them all."""
+    if type(after) is Edited and after.base is before:  # one edit (most rulings): its keys
+        return set(after.edited)
     keys: set[str] = set()
     node: Mapping[str, V] | None = after
     for _ in range(8):
@@ -204,6 +207,9 @@ def _write_areas(areas: AreaMap) -> None:
         return
     for target, changed in cells.items():
         row = areas[target]
+        if None not in changed.values():  # only areas drawn: written at once
+            row.update(changed)  # type: ignore[arg-type]
+            continue
         for observer, area in changed.items():
             if area is None:
                 del row[observer]
@@ -273,12 +279,22 @@ def senses_changed(before: Actor | None, after: Actor) -> bool:
     ) != new_conditions.get("deafened", False)
 
 
-def reaches_detection(before: WorldState, after: WorldState) -> bool:
+SENSED_FIELDS: frozenset[str] = frozenset(("humanoid", "detection", "anti_detection", "conditions"))
+"""The Actor fields `senses_changed` reads."""
+
+_NONE_WRITTEN: Mapping[str, frozenset[str]] = MappingProxyType({})
+
+
+def reaches_detection(
+    before: WorldState, after: WorldState, written: Mapping[str, frozenset[str]] = _NONE_WRITTEN
+) -> bool:
     """Whether a ruling from `before` to `after` changed anything detection reads (DET-4..8: the
     visibility index, the GM's pins and held reveals, the areas): the scene, the settings, a token,
     the matrix, the standing wins, the pins, the reveals, the areas, or an actor's senses
     (`senses_changed`; an actor added or removed counts). False for a ruling on Health, Willpower
-    or Energy alone: detection would give back `after` as it is."""
+    or Energy alone: detection would give back `after` as it is. `written`: actor id -> the only
+    fields of that actor that may differ (`actions.Ruling.written`); one whose fields hold none of
+    `SENSED_FIELDS` kept its senses."""
     old, new = before.__dict__, after.__dict__  # the parts, not each read through `__getattr__`
     if (
         new["tokens"] is not old["tokens"]
@@ -297,7 +313,13 @@ def reaches_detection(before: WorldState, after: WorldState) -> bool:
     edited = edited_keys(b_actors, a_actors)
     if edited is None:
         return True
-    return any(aid not in a_actors or senses_changed(b_actors.get(aid), a_actors[aid]) for aid in edited)
+    for aid in edited:
+        fields = written.get(aid)
+        if fields is not None and fields.isdisjoint(SENSED_FIELDS) and aid in a_actors:
+            continue
+        if aid not in a_actors or senses_changed(b_actors.get(aid), a_actors[aid]):
+            return True
+    return False
 
 
 class NotFound(Refusal):

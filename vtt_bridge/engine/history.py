@@ -226,9 +226,12 @@ def _entry_ops(rows: dict[str, Any], op: patches.Op) -> tuple[list[patches.Op], 
 def _still(path: str, held: Any, value: Any) -> bool:
     """Whether a path holds the value an op set. A visibility cell is sparse on the wire (a
     pinpointed pair is removed, DET-4) where the document may hold it: absent and `pinpointed` are
-    the same cell."""
+    the same cell. An area is an array in JSON and a tuple in a ruling's own ops (`area_ops`): the
+    same value."""
     if held == value:
         return True
+    if path.startswith("/areas/") and value is not patches.MISSING:
+        return bool(held == orjson.loads(orjson.dumps(value)))
     return (
         path.startswith("/visibility/")
         and path.count("/") == 3

@@ -12,8 +12,9 @@ whole, as Foundry replaces them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from itertools import compress, repeat
+from itertools import repeat
 from operator import is_not
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 import jsonpatch
@@ -40,6 +41,7 @@ from vtt_bridge.rules.common import STORED
 from vtt_bridge.rules.detection import ContestWin, LocateState
 
 Op = dict[str, Any]
+_NONE_WRITTEN: Mapping[str, frozenset[str]] = MappingProxyType({})
 PINPOINTED = "pinpointed"
 """DET-4: the state an absent pair has in the sparse visibility matrix."""
 V = TypeVar("V")
@@ -112,19 +114,34 @@ Undo = list["Op | None"]
 visibility cell), None where `inverse_ops` works it out."""
 
 
+_ORDERED: dict[tuple[type[BaseModel], frozenset[str]], tuple[str, ...]] = {}
+"""Per model class and set of its field names: those names in the class's field order."""
+
+
+def _in_field_order(cls: type[BaseModel], names: frozenset[str]) -> tuple[str, ...]:
+    ordered = _ORDERED.get((cls, names))
+    if ordered is None:
+        ordered = _ORDERED[(cls, names)] = tuple(name for name in cls.model_fields if name in names)
+    return ordered
+
+
 def _diff_model(
-    path: str, before: BaseModel, after: BaseModel, ops: list[Op], olds: Olds | None = None
+    path: str,
+    before: BaseModel,
+    after: BaseModel,
+    ops: list[Op],
+    olds: Olds | None = None,
+    written: frozenset[str] | None = None,
 ) -> None:
     """Ops for the fields of one model that are not the very same object before and after: a nested
-    model field by field again, a plain scalar compared as it is, anything else dumped and diffed."""
+    model field by field again, a plain scalar compared as it is, anything else dumped and diffed.
+    `written`: the only fields that may differ (every other one the very same object before and
+    after, `diff_states`); they are looked at in the model's field order, as the others would be."""
     old_fields, new_fields = before.__dict__, after.__dict__
     keys = _keys(type(after))
     rest: set[str] = set()
-    names = list(new_fields)
-    if names == list(old_fields):  # the same fields in the same order: compare identities in C
-        changed: Iterable[str] = compress(names, map(is_not, old_fields.values(), new_fields.values()))
-    else:
-        changed = [name for name in names if old_fields[name] is not new_fields[name]]
+    names: Iterable[str] = new_fields if written is None else _in_field_order(type(after), written)
+    changed = [name for name in names if old_fields[name] is not new_fields[name]]
     for name in changed:
         old, value = old_fields[name], new_fields[name]
         kind = type(value)
@@ -166,8 +183,10 @@ def _diff_models(
     after: Mapping[str, BaseModel],
     ops: list[Op],
     olds: Olds | None = None,
+    written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
 ) -> None:
-    """Ops for a map of models keyed by id: removed, added, and changed members."""
+    """Ops for a map of models keyed by id: removed, added, and changed members; `written`: per
+    member, the only fields of it that may differ (see `diff_states`)."""
     if before is after:
         return
     edited = edited_keys(before, after)
@@ -186,7 +205,7 @@ def _diff_models(
         elif old is None:
             ops.append({"op": "add", "path": f"{path}/{escape(key)}", "value": new.model_dump(mode="json")})
         else:
-            _diff_model(f"{path}/{escape(key)}", old, new, ops, olds)
+            _diff_model(f"{path}/{escape(key)}", old, new, ops, olds, written.get(key))
 
 
 _CODES: dict[object, str] = {state: code for state, code in LOCATE_CODES.items()}
@@ -303,11 +322,15 @@ def diff_states(
     olds: Olds | None = None,
     whole_rows: bool = True,
     undo: Undo | None = None,
+    written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
 ) -> list[Op]:
     """The ops that turn `before` into `after`, rev excluded (see `ruling_patch`); `olds`, when given,
     is filled with what `before` held at the paths the diff read (`Olds`, for `inverse_ops`), and
     `undo` (given with `olds`) with the inverses the diff built with their ops, index for index
     (`Undo`).
+    `written`: actor id -> the only fields of that actor that may differ between `before` and
+    `after`, every other field the very same object (`actions.Ruling.written`); only those are
+    looked at, and the ops are the same as without it.
     `whole_rows`: a stage-three row most of which changed is replaced whole (`ROW_SHARE`); without,
     every row is patched entry by entry (a sync's or upsert's patch: undo keeps no row before of it,
     `history`)."""
@@ -322,18 +345,22 @@ def diff_states(
                 None if new is None else new.model_dump(mode="json"),
                 ops,
             )
-    _diff_models("/actors", parts["actors"], new_parts["actors"], ops, olds)
-    _diff_models("/tokens", parts["tokens"], new_parts["tokens"], ops, olds)
-    settled_rows = not pending_cells(parts["visibility"])  # the Reader's rows are before's own
-    _diff_visibility(
-        parts["visibility"],
-        new_parts["visibility"],
-        visibility_pairs,
-        ops,
-        olds if settled_rows else None,
-        undo if settled_rows else None,
-    )
-    _diff_contests(parts["contests"], new_parts["contests"], ops, olds, whole_rows)
+    _diff_models("/actors", parts["actors"], new_parts["actors"], ops, olds, written)
+    # the parts a ruling left the very same objects (a damage: all but the actors) are not visited
+    if parts["tokens"] is not new_parts["tokens"]:
+        _diff_models("/tokens", parts["tokens"], new_parts["tokens"], ops, olds)
+    if parts["visibility"] is not new_parts["visibility"]:
+        settled_rows = not pending_cells(parts["visibility"])  # the Reader's rows are before's own
+        _diff_visibility(
+            parts["visibility"],
+            new_parts["visibility"],
+            visibility_pairs,
+            ops,
+            olds if settled_rows else None,
+            undo if settled_rows else None,
+        )
+    if parts["contests"] is not new_parts["contests"]:
+        _diff_contests(parts["contests"], new_parts["contests"], ops, olds, whole_rows)
     if parts["reveals"] is not new_parts["reveals"]:
         _diff_json(
             "/reveals",
@@ -776,12 +803,17 @@ def apply_ops(state: WorldState, ops: Iterable[Op]) -> WorldState:
 
 
 def _area_row(value: Any) -> dict[str, tuple[float, float, float]]:
-    """A row of areas from its JSON (`document.areas`), each `[x, y, r]` of numbers."""
+    """A row of areas from its JSON (`document.areas`), each `[x, y, r]` of numbers (a tuple where
+    the ops are the ruling's own, `area_ops`, not read back from JSON)."""
     if not isinstance(value, dict):
         raise jsonpatch.JsonPatchException("a row of areas is an object")
     row: dict[str, tuple[float, float, float]] = {}
     for target, area in value.items():
-        if not isinstance(area, list) or len(area) != 3 or not all(type(n) in (int, float) for n in area):
+        if (
+            not isinstance(area, list | tuple)
+            or len(area) != 3
+            or not all(type(n) in (int, float) for n in area)
+        ):
             raise jsonpatch.JsonPatchException(f"an area is [x, y, r], not {area!r:.60}")
         row[target] = shared_area(area)
     return row

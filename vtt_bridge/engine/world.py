@@ -12,6 +12,7 @@ import json
 import random
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import orjson
@@ -131,14 +132,16 @@ def _validated(
     adapter: TypeAdapter[Any], known: Collection[str], what: str, body: dict[str, Any]
 ) -> tuple[str, Any]:
     """An action's or query's payload validated by its `kind`: `bad_request` for an unknown kind,
-    `invalid` (with each field path) for a known one that does not fit."""
+    `invalid` (with each field path) for a known one that does not fit. The adapter's core
+    validator is called as `TypeAdapter.validate_python` calls it with no options (every action
+    passes here)."""
     kind = body.get("kind")
     if not isinstance(kind, str) or kind not in known:
         raise RequestError(
             ErrorCode.BAD_REQUEST, f"unknown {what} kind {kind!r}; known kinds: {', '.join(sorted(known))}"
         )
     try:
-        return kind, adapter.validate_python(body)
+        return kind, adapter.validator.validate_python(body)
     except ValidationError as exc:
         raise RequestError(
             ErrorCode.INVALID, f"invalid {kind} {what}", error_details(exc, tag=kind)
@@ -170,6 +173,8 @@ class _Refusals:
         if exc is not None and (error := refusal(exc, self.what)) is not None:
             raise error from None
 
+
+_NONE_WRITTEN: Mapping[str, frozenset[str]] = MappingProxyType({})
 
 DERIVED_SLUGS: frozenset[str] = frozenset(condition.value for condition in DERIVED)
 
@@ -268,13 +273,19 @@ class World:
         target: str | None = None,
         message_id: str | None = None,
         digest: str | None = None,
+        written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
     ) -> Pending:
         """Derive, rule detection (the visibility index, the pins, the areas: only when the ruling
         changed something they read, `reaches_detection`), diff, and keep the undo entry.
         `previous`: the state the pins' ends are judged against, when not `before` (a sync);
-        `digest`: the action's payload digest (`payload_digest`)."""
+        `digest`: the action's payload digest (`payload_digest`); `written`: the handler's
+        `Ruling.written` about `before`'s actors, read only while `after`'s map of actors is the one
+        the handler gave (neither derived nor detection replaced a member since)."""
+        handed = after.__dict__["actors"]
         after = derive(before, after, derived)
-        detection = not self._areas_checked or reaches_detection(previous or before, after)
+        if written and after.__dict__["actors"] is not handed:
+            written = _NONE_WRITTEN
+        detection = not self._areas_checked or reaches_detection(previous or before, after, written)
         refreshed: list[tuple[str, str]] | None = []
         if detection:
             after, refreshed = self.visibility.refresh_changes(before, after, unapplied_cells=True)
@@ -282,6 +293,8 @@ class World:
             after = rule_areas(before, after, refreshed, self.dice, recheck=not self._areas_checked)
             if after.reveals is not before.reveals:
                 log = [*log, *held_steps(before, after)]
+            if written and after.__dict__["actors"] is not handed:
+                written = _NONE_WRITTEN
         if pairs is None:
             pairs = None if target is not None else refreshed  # an undo diffs the rows it restored
         new_rev = before.rev + 1
@@ -297,7 +310,9 @@ class World:
             ]
         else:
             undo = []
-            ops = patches.diff_states(before, after, pairs, olds, whole_rows=action_id is not None, undo=undo)
+            ops = patches.diff_states(
+                before, after, pairs, olds, whole_rows=action_id is not None, undo=undo, written=written
+            )
         result = {
             "rev": new_rev,
             "patch": patches.ruling_patch(before.rev, new_rev, ops),
@@ -373,6 +388,7 @@ class World:
                 derived=ruling.derived,
                 kind=kind,
                 digest=digest,
+                written=ruling.written,
             )
         return Pending(
             pending.state,

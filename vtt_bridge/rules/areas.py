@@ -13,7 +13,9 @@ Pure: the dice are handed in (`Roller`), the coordinates are the tokens' own (ca
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import islice
+from operator import itemgetter
 from typing import Annotated
 
 from pydantic import Field
@@ -48,9 +50,6 @@ def holds(area: Area, x: float, y: float) -> bool:
     return dx * dx + dy * dy <= area[2] * area[2]
 
 
-_DIGIT = bytes(face % 10 for face in range(256))
-"""A d10's face as a decimal digit (10 reads as 0; `bytes.translate`)."""
-
 _ANGLES = tuple(2 * math.pi * (n + 0.5) / _STEPS for n in range(_STEPS))
 _COS = tuple(math.cos(a) for a in _ANGLES)
 _SIN = tuple(math.sin(a) for a in _ANGLES)
@@ -70,6 +69,26 @@ def _shared(n: float) -> float:
     return _PIXELS[n] if type(n) is int and 0 <= n < SHARED_PIXELS else n
 
 
+def _keys(rolled: bytes) -> memoryview:
+    """Each three dice of `rolled` (faces 1..10) as one unsigned int, the key `_TURN_OF` and
+    `_ROOT_OF` know them by: the three bytes spread into a word of four, read natively."""
+    words = bytearray(len(rolled) // 3 * 4)
+    words[0::4], words[1::4], words[2::4] = rolled[0::3], rolled[1::3], rolled[2::3]
+    return memoryview(words).cast("I")
+
+
+_NUMBER_OF = {
+    _keys(bytes((a, b, c)))[0]: a % 10 * 100 + b % 10 * 10 + c % 10
+    for a in range(1, 11)
+    for b in range(1, 11)
+    for c in range(1, 11)
+}
+"""Three dice's key (`_keys`) -> the number of `DIGITS` decimal digits they read (10 reads as 0)."""
+_TURN_OF = {key: (_COS[n], _SIN[n]) for key, n in _NUMBER_OF.items()}
+_ROOT_OF = {key: _ROOT[n] for key, n in _NUMBER_OF.items()}
+"""`_COS` and `_SIN`, and `_ROOT`, by three dice's key."""
+
+
 def shared_area(area: Sequence[float]) -> Area:
     """The same area with its whole pixels taken from the shared table (`_PIXELS`): an area read
     back from JSON holds as little memory as a drawn one."""
@@ -77,35 +96,49 @@ def shared_area(area: Sequence[float]) -> Area:
 
 
 def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Roller) -> list[Area]:
-    """A new area of `radius` holding each point, in order: its centre drawn uniformly from the
-    disc around the point, from `2 * DIGITS` dice (an angle and the square root of a fraction,
-    each a number of `DIGITS` decimal digits, the middle of the step they name), so where the
-    target stands within its area is as likely anywhere. The dice are taken at once from a
-    `FaceSource` (a sync of a big scene draws hundreds of thousands). The centre is a whole pixel
-    when the radius leaves room for the rounding (the drawn offset is then kept within `radius - 1`)."""
-    count = 2 * DIGITS * len(points)
+    """A new area of `radius` holding each point, in order (`draw_runs`, one point a run)."""
+    return draw_runs([(point, 1) for point in points], radius, dice)
+
+
+def draw_runs(runs: Iterable[tuple[tuple[float, float], int]], radius: float, dice: Roller) -> list[Area]:
+    """Per run `(point, count)`, `count` new areas of `radius` holding its point, run after run:
+    each centre drawn uniformly from the disc around its point, from `2 * DIGITS` dice (an angle
+    and the square root of a fraction, each a number of `DIGITS` decimal digits, the middle of the
+    step they name), so where the target stands within its area is as likely anywhere. The dice are
+    taken at once from a `FaceSource` (a sync of a big scene draws hundreds of thousands). The
+    centre is a whole pixel when the radius leaves room for the rounding (the drawn offset is then
+    kept within `radius - 1`), rounded by the float's own `__round__` (as `round` does)."""
+    runs = list(runs)
+    count = 2 * DIGITS * sum(map(itemgetter(1), runs))
+    if not count:
+        return []
     faces = getattr(dice, "faces", None)
     rolled: bytes = faces(count) if faces is not None else bytes(dice.d10() for _ in range(count))
-    digits = rolled.translate(_DIGIT)
-    # each area's six digits, a column each: no slice made per area
-    drawn = zip(points, *(digits[n :: 2 * DIGITS] for n in range(2 * DIGITS)), strict=True)
-    cos, sin, root = _COS, _SIN, _ROOT
-    if radius < 2:  # no room for a whole pixel: the centre as drawn
-        exact: list[Area] = []
-        for (x, y), a, b, c, e, f, g in drawn:
-            turn = a * 100 + b * 10 + c
-            reach = radius * root[e * 100 + f * 10 + g]
-            exact.append((x + reach * cos[turn], y + reach * sin[turn], radius))
-        return exact
-    span = radius - 1
-    pixels, top = _PIXELS, SHARED_PIXELS
+    keys = _keys(rolled)
+    numbers = zip(keys[0::2], keys[1::2], strict=True)  # each area's angle and fraction, as their dice's keys
+    whole = radius >= 2  # else no room for a whole pixel: the centre as drawn
+    span = radius - 1 if whole else radius
+    turn_of, root_of, rounded, pixels, top = _TURN_OF, _ROOT_OF, float.__round__, _PIXELS, SHARED_PIXELS
     out: list[Area] = []
     append = out.append
-    for (x, y), a, b, c, e, f, g in drawn:
-        turn = a * 100 + b * 10 + c
-        reach = span * root[e * 100 + f * 10 + g]
-        cx, cy = round(x + reach * cos[turn]), round(y + reach * sin[turn])
-        append((pixels[cx] if 0 <= cx < top else cx, pixels[cy] if 0 <= cy < top else cy, radius))
+    for (x, y), n in runs:
+        drawn = islice(numbers, n)
+        if not whole:
+            for turn, fraction in drawn:
+                cos, sin = turn_of[turn]
+                reach = span * root_of[fraction]
+                append((x + reach * cos, y + reach * sin, radius))
+        elif span < x < top - span - 1 and span < y < top - span - 1:  # every centre a shared pixel
+            for turn, fraction in drawn:
+                cos, sin = turn_of[turn]
+                reach = span * root_of[fraction]
+                append((pixels[rounded(x + reach * cos)], pixels[rounded(y + reach * sin)], radius))
+        else:
+            for turn, fraction in drawn:
+                cos, sin = turn_of[turn]
+                reach = span * root_of[fraction]
+                cx, cy = rounded(x + reach * cos), rounded(y + reach * sin)
+                append((pixels[cx] if 0 <= cx < top else cx, pixels[cy] if 0 <= cy < top else cy, radius))
     return out
 
 
@@ -127,6 +160,7 @@ __all__ = [
     "area_radius",
     "draw_area",
     "draw_areas",
+    "draw_runs",
     "holds",
     "shared_area",
     "still_holds",

@@ -74,7 +74,9 @@ class RuleModel(BaseModel):
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """pydantic's `model_copy`, with the shallow update the rulings use on every step made cheap:
         the new model shares every value it does not replace (so the patch builder sees them as the
-        very same objects) and, as in pydantic, nothing is validated."""
+        very same objects) and, as in pydantic, nothing is validated. Its set of fields given is
+        the original's own set where the update names none beyond it (a frozen model's set is never
+        changed in place), else a new set with the update's fields."""
         if deep or not update or self.__pydantic_private__ is not None:
             return super().model_copy(update=update, deep=deep)
         cls = type(self)
@@ -82,7 +84,8 @@ class RuleModel(BaseModel):
         values = self.__dict__.copy()
         values.update(update)
         _set_model_dict(new, values)
-        _set_fields_set(new, self.__pydantic_fields_set__ | update.keys())
+        given = self.__pydantic_fields_set__
+        _set_fields_set(new, given if update.keys() <= given else given | update.keys())
         _set_extra(new, None)
         _set_private(new, None)
         return new
@@ -166,8 +169,9 @@ def counted(n: int, one: str, many: str | None = None) -> str:
 
 def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
     """`Step(rule=rule, text=text, data=data, key=key)` for the loops that build thousands (a round's
-    detailed contests): the same frozen step, its slots filled as `Step`'s `quick_init` fills them, without
-    the class call and its keyword arguments on the way there."""
+    detailed contests) and the steps every damage makes (IWR-8, HEALTH-2, HEALTH-6): the same frozen
+    step, its slots filled as `Step`'s `quick_init` fills them, without the class call on the way
+    there."""
     step: Step = _new(Step)
     _set_rule(step, rule)
     _set_text(step, text)
@@ -183,10 +187,10 @@ def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     holds each of them already (a rule told them: `iwr.resolve_damage`'s `subjects`) is kept as it is."""
     out = []
     for s in steps:
-        fields, data = STEPS[s.key].fields, s.data
+        data = s.data
         add: dict[str, Any] | None = None
         for name, value in subjects.items():
-            if name in fields and (name not in data or data[name] != value):
+            if (name not in data or data[name] != value) and name in STEPS[s.key].fields:
                 if add is None:
                     add = {}
                 add[name] = value

@@ -19,6 +19,7 @@ from vtt_bridge.rules.common import (
     RuleViolation,
     Step,
     counted,
+    make_step,
     quick_init,
     update_path_segment,
 )
@@ -198,7 +199,10 @@ def spill_damage(
     left) B boxes into L (A for A damage), then (no B left) L into A; each stage only runs once the
     one before has used up its boxes, so each is a single `min`.
     """
-    healthy, bashing, lethal, aggravated = track.healthy, track.bashing, track.lethal, track.aggravated
+    fields = track.__dict__  # each count read once, not through the model's `__getattr__` hook
+    max_, bashing, lethal = fields["max"], fields["bashing"], fields["lethal"]
+    aggravated = fields["aggravated"]
+    healthy = max_ - bashing - lethal - aggravated  # `HealthTrack.healthy`
     overflow: dict[Grade, int] = {}
     steps: list[Step] = []
     for grade in LIGHTEST_FIRST:
@@ -240,7 +244,7 @@ def spill_damage(
         if left:
             parts.append(f"{left} left over (every box is A)")
         steps.append(
-            Step(
+            make_step(
                 rule="HEALTH-2",
                 text=f"{amount} {name} damage: {', '.join(parts)}; "
                 f"now {_describe(healthy, bashing, lethal, aggravated)}",
@@ -252,7 +256,7 @@ def spill_damage(
                     "lethalUp": from_lethal,
                     "leftOver": left,
                     "track": "first",
-                    **_box_counts(track.max, bashing, lethal, aggravated),
+                    **_box_counts(max_, bashing, lethal, aggravated),
                     **subjects,
                 },
                 key="HEALTH-2.damage",
@@ -312,7 +316,8 @@ def damage_tracks(
 
 def clear_after_damage(track: HealthTrack) -> HealthTrack:
     """HEALTH-4/HEALTH-3: new damage re-checks: it ends a stabilization and an earlier waking."""
-    if not track.stabilized and not track.woken:
+    fields = track.__dict__  # read once, not through the model's `__getattr__` hook
+    if not fields["stabilized"] and not fields["woken"]:
         return track
     return track.model_copy(update={"stabilized": False, "woken": False})
 
@@ -542,7 +547,7 @@ def status_steps(
     after a HEALTH-7 step when the wound penalty changed (`wound_*`: the penalty in dice, >= 0)."""
     name = str(status)  # the StrEnum's value, without the enum's `value` property (hot path)
     flags = [c for c in _DERIVED_IN_ORDER if conditions.get(c) and c != name]
-    summary = Step(
+    summary = make_step(
         rule="HEALTH-6",
         text=f"status: {name}" + (f"; {', '.join(flags)}" if flags else ""),
         data={"actor": actor, "status": name, "conditions": flags},

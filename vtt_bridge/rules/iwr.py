@@ -17,7 +17,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step, quick_init
+from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step, make_step, quick_init
 from vtt_bridge.rules.damage import DAMAGE_GROUPS, DAMAGE_TYPE_SLUGS, DamageType, is_damage_type_or_group
 from vtt_bridge.rules.health import Grade
 from vtt_bridge.rules.immunities import (
@@ -526,18 +526,20 @@ def _weakness_key(slug: str, instance: DamageInstance) -> tuple[str, str | None]
 def _intro_step(
     index: int, instance: DamageInstance, base: dict[str, object], subjects: Mapping[str, str]
 ) -> Step:
-    grade = str(instance.grade)  # StrEnums' values, without the enum's `value` property (hot path)
-    return Step(
+    fields = instance.__dict__  # each read once, not through the model's `__getattr__` hook
+    amount, rank = fields["amount"], fields["rank"]
+    grade = str(fields["grade"])  # StrEnums' values, without the enum's `value` property (hot path)
+    return make_step(
         rule="IWR-8",
-        text=f"instance {index}: {_label(instance, instance.amount)} ({grade}, "
-        f"{instance.rank.label}{', critical' if instance.critical else ''})",
-        data={**base, "amount": instance.amount, "grade": grade, "rank": str(instance.rank), **subjects},
+        text=f"instance {index}: {amount} {fields['type'].english} ({grade}, "
+        f"{rank.label}{', critical' if fields['critical'] else ''})",
+        data={**base, "amount": amount, "grade": grade, "rank": str(rank), **subjects},
         key="IWR-8.instance",
     )
 
 
 def _doubled_step(amount: int, base: dict[str, object], subjects: Mapping[str, str]) -> Step:
-    return Step(
+    return make_step(
         rule="IWR-3",
         text=f"critical hit doubles {amount} to {amount * 2}",
         data={**base, "before": amount, "after": amount * 2, **subjects},
@@ -548,7 +550,7 @@ def _doubled_step(amount: int, base: dict[str, object], subjects: Mapping[str, s
 def _dealt_step(
     index: int, instance: DamageInstance, amount: int, base: dict[str, object], subjects: Mapping[str, str]
 ) -> Step:
-    return Step(
+    return make_step(
         rule="IWR-8",
         text=f"instance {index} deals {_label(instance, amount)}",
         data={**base, "amount": amount, **subjects},
@@ -563,14 +565,15 @@ def _undefended(instances: Sequence[DamageInstance], subjects: Mapping[str, str]
     steps: list[Step] = []
     dealt: list[DealtDamage] = []
     for index, instance in enumerate(instances):
-        base: dict[str, object] = {"index": index, "type": str(instance.type)}
-        amount = instance.amount
+        fields = instance.__dict__  # each read once, not through the model's `__getattr__` hook
+        base: dict[str, object] = {"index": index, "type": str(fields["type"])}
+        amount = fields["amount"]
         steps.append(_intro_step(index, instance, base, subjects))
-        if instance.critical:
+        if fields["critical"]:
             steps.append(_doubled_step(amount, base, subjects))
             amount *= 2
         steps.append(_dealt_step(index, instance, amount, base, subjects))
-        dealt.append(DealtDamage(index, instance.grade, amount, instance.unavoidable))
+        dealt.append(DealtDamage(index, fields["grade"], amount, fields["unavoidable"]))
     return DamageResolution(dealt=tuple(dealt), steps=tuple(steps))
 
 
