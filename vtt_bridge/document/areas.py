@@ -374,10 +374,9 @@ def _cell_ops(
     """A row's changed areas, one op each in the order given (None: the area removed; else added or
     replaced, never equal to the old one, the area's own tuple as its value); `undo` gets each
     op's inverse (as in `area_ops`)."""
-    prefix = "/areas/" + target + "/"
     append = ops.append
     for observer, area in changes:
-        path = prefix + observer
+        path = f"/areas/{target}/{observer}"
         was = old.get(observer)
         if area is None:
             append({"op": "remove", "path": path})
@@ -410,25 +409,12 @@ def area_ops(
     if type(after) is AreaMap and after.base is before and after.cells is not None:
         cells = after.cells
         whole = after.whole
-        append = ops.append
         for target in sorted([*whole, *cells]) if whole else sorted(cells):
             changed = cells.get(target)
             if changed is None:
                 _whole_op(ops, undo, target, before.get(target), after.get(target))
                 continue
-            row = before[target]
-            for observer, area in changed.items():  # `_cell_ops`, inline: most rows change a cell
-                path = f"/areas/{target}/{observer}"
-                was = row.get(observer)
-                if area is None:
-                    append({"op": "remove", "path": path})
-                else:
-                    append({"op": "add" if was is None else "replace", "path": path, "value": area})
-                if undo is not None:
-                    if was is None:
-                        undo.append({"op": "remove", "path": path})
-                    else:
-                        undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
+            _cell_ops(ops, undo, target, before[target], changed.items())
         return ops
     if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
         after = written_areas(after)
