@@ -8,12 +8,11 @@ forbid; either way nothing changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Any
 
-from vtt_bridge.document.models import Actor, WorldState
+from vtt_bridge.document.models import NONE_WRITTEN, Actor, WorldState, Written
 from vtt_bridge.document.visibility import VisibilityIndex
 from vtt_bridge.rules.common import Step, about
 from vtt_bridge.rules.dice import Roll, Roller
@@ -32,9 +31,6 @@ class Context:
     for the world to write into the rows when it commits; False gives plain states."""
 
 
-_NONE_WRITTEN: Mapping[str, frozenset[str]] = MappingProxyType({})
-
-
 @dataclass(frozen=True)
 class Ruling:
     """A handler's outcome: the new state (rev not yet bumped), the steps that explain it, the dice rolled."""
@@ -44,7 +40,7 @@ class Ruling:
     rolls: tuple[Roll, ...] = field(default=())
     derived: frozenset[str] = frozenset()
     """Actors the handler already derived (HEALTH-3..7) under the state's settings; the world skips them."""
-    written: Mapping[str, frozenset[str]] = field(default_factory=lambda: _NONE_WRITTEN)
+    written: Written = field(default_factory=lambda: NONE_WRITTEN)
     """Actor id -> the fields of that actor the handler may have replaced: every other field of it
     is the very same object as in the state the handler was given. Said only where the handler made
     the actor from that state's actor by replacing those fields (`actions.health`); the world reads
@@ -56,7 +52,7 @@ class Ruling:
         log: tuple[Step, ...] = (),
         rolls: tuple[Roll, ...] = (),
         derived: frozenset[str] = frozenset(),
-        written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
+        written: Written = NONE_WRITTEN,
     ) -> None:
         # every action makes one: its fields written at once, not through one `object.__setattr__`
         # call each (the frozen dataclass' own `__init__`)

@@ -282,12 +282,14 @@ def senses_changed(before: Actor | None, after: Actor) -> bool:
 SENSED_FIELDS: frozenset[str] = frozenset(("humanoid", "detection", "anti_detection", "conditions"))
 """The Actor fields `senses_changed` reads."""
 
-_NONE_WRITTEN: Mapping[str, frozenset[str]] = MappingProxyType({})
+Written = Mapping[str, frozenset[str]]
+"""Actor id -> the only fields of that actor a ruling may have replaced (`actions.Ruling.written`)."""
+
+NONE_WRITTEN: Written = MappingProxyType({})
+"""No actor named: every actor is looked at whole."""
 
 
-def reaches_detection(
-    before: WorldState, after: WorldState, written: Mapping[str, frozenset[str]] = _NONE_WRITTEN
-) -> bool:
+def reaches_detection(before: WorldState, after: WorldState, written: Written = NONE_WRITTEN) -> bool:
     """Whether a ruling from `before` to `after` changed anything detection reads (DET-4..8: the
     visibility index, the GM's pins and held reveals, the areas): the scene, the settings, a token,
     the matrix, the standing wins, the pins, the reveals, the areas, or an actor's senses
@@ -631,6 +633,7 @@ def dense_visibility(
 __all__ = [
     "LOCATE_CODES",
     "LOCATE_OF_CODE",
+    "NONE_WRITTEN",
     "SERVER_WRITTEN_ACTOR_FIELDS",
     "Actor",
     "AreaCells",

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from itertools import repeat
 from operator import is_not
-from types import MappingProxyType
 from typing import Any, TypeVar
 
 import jsonpatch
@@ -25,6 +24,7 @@ from vtt_bridge.document.areas import area_ops
 from vtt_bridge.document.models import (
     LOCATE_CODES,
     LOCATE_OF_CODE,
+    NONE_WRITTEN,
     Actor,
     Scene,
     Settings,
@@ -32,6 +32,7 @@ from vtt_bridge.document.models import (
     Token,
     Unapplied,
     WorldState,
+    Written,
     edited_keys,
     pending_cells,
     settled,
@@ -41,7 +42,6 @@ from vtt_bridge.rules.common import STORED
 from vtt_bridge.rules.detection import ContestWin, LocateState
 
 Op = dict[str, Any]
-_NONE_WRITTEN: Mapping[str, frozenset[str]] = MappingProxyType({})
 PINPOINTED = "pinpointed"
 """DET-4: the state an absent pair has in the sparse visibility matrix."""
 V = TypeVar("V")
@@ -183,7 +183,7 @@ def _diff_models(
     after: Mapping[str, BaseModel],
     ops: list[Op],
     olds: Olds | None = None,
-    written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
+    written: Written = NONE_WRITTEN,
 ) -> None:
     """Ops for a map of models keyed by id: removed, added, and changed members; `written`: per
     member, the only fields of it that may differ (see `diff_states`)."""
@@ -322,7 +322,7 @@ def diff_states(
     olds: Olds | None = None,
     whole_rows: bool = True,
     undo: Undo | None = None,
-    written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
+    written: Written = NONE_WRITTEN,
 ) -> list[Op]:
     """The ops that turn `before` into `after`, rev excluded (see `ruling_patch`); `olds`, when given,
     is filled with what `before` held at the paths the diff read (`Olds`, for `inverse_ops`), and

@@ -12,7 +12,6 @@ import json
 import random
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import orjson
@@ -31,6 +30,7 @@ from vtt_bridge.actions.undo import HISTORY_ACTIONS, RedoAction, UndoAction
 from vtt_bridge.document.areas import rule_areas
 from vtt_bridge.document.derive import derive
 from vtt_bridge.document.models import (
+    NONE_WRITTEN,
     SERVER_WRITTEN_ACTOR_FIELDS,
     Actor,
     Id,
@@ -39,6 +39,7 @@ from vtt_bridge.document.models import (
     Token,
     TokenId,
     WorldState,
+    Written,
     dumped_in_parts,
     reaches_detection,
     seal,
@@ -174,8 +175,6 @@ class _Refusals:
             raise error from None
 
 
-_NONE_WRITTEN: Mapping[str, frozenset[str]] = MappingProxyType({})
-
 DERIVED_SLUGS: frozenset[str] = frozenset(condition.value for condition in DERIVED)
 
 _ID_ADAPTER: TypeAdapter[str] = TypeAdapter(Id)
@@ -273,7 +272,7 @@ class World:
         target: str | None = None,
         message_id: str | None = None,
         digest: str | None = None,
-        written: Mapping[str, frozenset[str]] = _NONE_WRITTEN,
+        written: Written = NONE_WRITTEN,
     ) -> Pending:
         """Derive, rule detection (the visibility index, the pins, the areas: only when the ruling
         changed something they read, `reaches_detection`), diff, and keep the undo entry.
@@ -284,7 +283,7 @@ class World:
         handed = after.__dict__["actors"]
         after = derive(before, after, derived)
         if written and after.__dict__["actors"] is not handed:
-            written = _NONE_WRITTEN
+            written = NONE_WRITTEN
         detection = not self._areas_checked or reaches_detection(previous or before, after, written)
         refreshed: list[tuple[str, str]] | None = []
         if detection:
@@ -294,7 +293,7 @@ class World:
             if after.reveals is not before.reveals:
                 log = [*log, *held_steps(before, after)]
             if written and after.__dict__["actors"] is not handed:
-                written = _NONE_WRITTEN
+                written = NONE_WRITTEN
         if pairs is None:
             pairs = None if target is not None else refreshed  # an undo diffs the rows it restored
         new_rev = before.rev + 1
