@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo
@@ -178,6 +179,10 @@ def make_step(rule: str, text: str, data: dict[str, Any], key: str) -> Step:
     _set_data(step, data)
     _set_key(step, key)
     return step
+
+
+NO_SUBJECTS: Mapping[str, str] = MappingProxyType({})
+"""No subjects given to a rule: its steps' data as the rule writes it (`about` adds them later)."""
 
 
 def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from types import MappingProxyType
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
 from vtt_bridge.rules.common import (
+    NO_SUBJECTS,
     Count,
     Flag,
     RuleModel,
@@ -138,9 +138,6 @@ class DamageOutcome:
     steps: tuple[Step, ...]
 
 
-_NO_SUBJECTS: Mapping[str, str] = MappingProxyType({})
-"""No subjects: the steps' data as the rule writes it (`about` adds them later)."""
-
 LIGHTEST_FIRST: tuple[Grade, ...] = (Grade.BASHING, Grade.LETHAL, Grade.AGGRAVATED)
 HEAVIEST_FIRST: tuple[Grade, ...] = (Grade.AGGRAVATED, Grade.LETHAL, Grade.BASHING)
 
@@ -190,7 +187,7 @@ def is_full_of_aggravated(track: HealthTrack) -> bool:
 
 
 def spill_damage(
-    track: HealthTrack, amounts: Mapping[Grade, int], subjects: Mapping[str, str] = _NO_SUBJECTS
+    track: HealthTrack, amounts: Mapping[Grade, int], subjects: Mapping[str, str] = NO_SUBJECTS
 ) -> DamageSpill:
     """HEALTH-2 in closed form, lowest grade first; also returns what a full-A track could not take.
     `subjects` (the damaged actor: `{"actor": id}`) end each step's data, as `about` would add them.
@@ -288,7 +285,7 @@ def damage_tracks(
     first: HealthTrack,
     second: HealthTrack | None,
     amounts: Mapping[Grade, int],
-    subjects: Mapping[str, str] = _NO_SUBJECTS,
+    subjects: Mapping[str, str] = NO_SUBJECTS,
 ) -> DamageOutcome:
     """HEALTH-2 + HEALTH-13: the first track takes the damage; what an all-A first track cannot take
     goes to the second track (lowest grade first still holds: overflow only starts once the first

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 
 from vtt_bridge.rules import health as h
 from vtt_bridge.rules import willpower as wp
-from vtt_bridge.rules.common import RuleViolation, Step, quick_init
+from vtt_bridge.rules.common import NO_SUBJECTS, RuleViolation, Step, quick_init
 from vtt_bridge.rules.healing import round_start_healing
 from vtt_bridge.rules.iwr import DamageInstance, DealtDamage
 
@@ -103,7 +102,7 @@ def take_damage(
     health: h.HealthTrack,
     second: h.HealthTrack | None,
     willpower: wp.Willpower,
-    subjects: Mapping[str, str] = MappingProxyType({}),
+    subjects: Mapping[str, str] = NO_SUBJECTS,
 ) -> DamageTaken:
     """HEALTH-11, HEALTH-2/13, HEALTH-4, WP-3 for the damage each instance deals (`DealtDamage`, after
     immunities, weaknesses and resistances). A blow that reaches a track ends a stabilization and a

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Annotated
 
 from pydantic import Field
 
-from vtt_bridge.rules.common import Count, Flag, RuleModel, Slug, Step, make_step, quick_init
+from vtt_bridge.rules.common import NO_SUBJECTS, Count, Flag, RuleModel, Slug, Step, make_step, quick_init
 from vtt_bridge.rules.damage import DAMAGE_GROUPS, DAMAGE_TYPE_SLUGS, DamageType, is_damage_type_or_group
 from vtt_bridge.rules.health import Grade
 from vtt_bridge.rules.immunities import (
@@ -36,8 +35,6 @@ EFFECT_CATEGORIES: dict[str, str] = {"death-effects": "death", "disease": "disea
 """IWR-2: immunity types naming an effect category, and the trait that marks an effect of it. Any
 other `x-effects` type maps to trait `x` the same way."""
 
-_NO_SUBJECTS: Mapping[str, str] = MappingProxyType({})
-"""No subjects: the steps' data as the rule writes it (`about` adds them later)."""
 
 CRITICAL_HITS = "critical-hits"
 """IWR-3: the entry type of an immunity to critical hits (they do not double)."""
@@ -236,7 +233,7 @@ def resolve_damage(
     immunities: Sequence[Immunity],
     temporary_immunities: Sequence[TemporaryImmunity],
     round: int,
-    subjects: Mapping[str, str] = _NO_SUBJECTS,
+    subjects: Mapping[str, str] = NO_SUBJECTS,
 ) -> DamageResolution:
     """IWR-8: per instance, in order: critical doubling (IWR-3), the Ranks immunities (RANK-5/9/10),
     temporary immunities (IWR-5), pf2e immunities (IWR-1/2/4), weaknesses (IWR-6), resistances
@@ -303,7 +300,7 @@ def _resolve_one(
     """
     base: dict[str, object] = {"index": index, "type": instance.type.value}
     amount = instance.amount
-    steps: list[Step] = [_intro_step(index, instance, base, _NO_SUBJECTS)]
+    steps: list[Step] = [_intro_step(index, instance, base, NO_SUBJECTS)]
 
     def blocked(rule: str, key: str, text: str, **extra: object) -> tuple[int, list[Step]]:
         data = {**base, **extra, "before": amount, "after": 0}
@@ -336,7 +333,7 @@ def _resolve_one(
                 )
             )
         else:
-            steps.append(_doubled_step(amount, base, _NO_SUBJECTS))
+            steps.append(_doubled_step(amount, base, NO_SUBJECTS))
             amount *= 2
 
     # RANK-5/9/10: the Ranks rules' immunities, against the instance's Rank.
@@ -501,7 +498,7 @@ def _resolve_one(
             )
             amount = after
 
-    steps.append(_dealt_step(index, instance, amount, base, _NO_SUBJECTS))
+    steps.append(_dealt_step(index, instance, amount, base, NO_SUBJECTS))
     return amount, steps
 
 
