@@ -23,7 +23,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -291,7 +291,7 @@ def _scalars(text: str) -> bool:
     return True
 
 
-def _good_id(msg_id: Any) -> bool:
+def _good_id(msg_id: Any) -> TypeGuard[str]:
     """An envelope id the server can echo: 1 to 200 Unicode scalar values."""
     return type(msg_id) is str and 0 < len(msg_id) <= 200 and _scalars(msg_id)
 
@@ -309,16 +309,14 @@ def _parse(text: str) -> tuple[str, str, dict[str, Any]]:
     type_ = message.get("type")
     payload = message.get("payload", {})
     if (
-        type(msg_id) is str
-        and 0 < len(msg_id) <= 200
-        and (msg_id.isascii() or _scalars(msg_id))
+        _good_id(msg_id)
         and type(type_) is str
         and type_ in CLIENT_TYPES
         and type(payload) is dict
         and message.get("v") == 1
         and type(message["v"]) is int
         and message.keys() <= ENVELOPE_FIELDS
-    ):  # the well-formed message, checked in one go (`_good_id` written out)
+    ):  # the well-formed message, checked in one go
         return msg_id, type_, payload
     re = msg_id if _good_id(msg_id) else None
     problems: list[tuple[list[str | int], str]] = []
