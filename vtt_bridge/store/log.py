@@ -150,6 +150,12 @@ its adapters first (a registry lookup and two attribute lookups, more than a few
 The same blob is bound, and stored the same (`INSERT_RULING`, `INSERT_PLAIN`)."""
 
 
+def _bound_as_is(value: str | bytes | None) -> str | bytes | bytearray | None:
+    """A row's reply or inverse as `Store.append` binds it: short bytes as a bytearray
+    (`BOUND_AS_IS_BYTES`), anything else as it is."""
+    return bytearray(value) if type(value) is bytes and len(value) <= BOUND_AS_IS_BYTES else value
+
+
 class Store:
     """The rulings log in one SQLite file. Not thread-safe: one thread at a time uses it (the server's
     event loop, or the store's writer thread while the loop waits: `Bridge.in_store`)."""
@@ -329,14 +335,12 @@ class Store:
                 (
                     key,
                     action_id,
-                    bytearray(reply) if type(reply) is bytes and len(reply) <= BOUND_AS_IS_BYTES else reply,
+                    _bound_as_is(reply),
                     digest,
                     crc,
                     kind,
                     target,
-                    bytearray(inverse)
-                    if type(inverse) is bytes and len(inverse) <= BOUND_AS_IS_BYTES
-                    else inverse,
+                    _bound_as_is(inverse),
                 ),
             )
             if large:
