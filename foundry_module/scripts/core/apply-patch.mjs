@@ -197,40 +197,26 @@ export function planChanges(before, after, touched, options) {
   }
 
   const beforeVisibility = sync ? invertVisibility(options.foundryVisibility ?? {}) : before?.visibility;
-  for (const [observer, cells] of visibilityCells ?? allRows(beforeVisibility, after?.visibility)) {
-    const b = beforeVisibility?.[observer];
-    const a = after?.visibility?.[observer];
-    const rowB = isPlainObject(b) ? b : {};
-    const rowA = isPlainObject(a) ? a : {};
-    for (const target of cells ?? unionKeys(rowB, rowA)) {
-      const code = ownValue(rowA, target);
-      if (ownValue(rowB, target) === code) continue;
-      const update = tokenUpdate(plan, target);
-      if (code === undefined) {
-        const [key, value] = options.deletion(`${FLAG_ROOT}.${VISIBILITY_FLAG}`, observer);
-        update[key] = value;
-      } else {
-        update[`${FLAG_ROOT}.${VISIBILITY_FLAG}.${observer}`] = code;
-      }
+  for (const [observer, target, was, code] of rowCells(beforeVisibility, after?.visibility, visibilityCells)) {
+    if (was === code) continue;
+    const update = tokenUpdate(plan, target);
+    if (code === undefined) {
+      const [key, value] = options.deletion(`${FLAG_ROOT}.${VISIBILITY_FLAG}`, observer);
+      update[key] = value;
+    } else {
+      update[`${FLAG_ROOT}.${VISIBILITY_FLAG}.${observer}`] = code;
     }
   }
 
   const beforeAreas = sync ? options.foundryAreas : before?.areas;
-  for (const [target, cells] of areaCells ?? allRows(beforeAreas, after?.areas)) {
-    const b = beforeAreas?.[target];
-    const a = after?.areas?.[target];
-    const rowB = isPlainObject(b) ? b : {};
-    const rowA = isPlainObject(a) ? a : {};
-    for (const observer of cells ?? unionKeys(rowB, rowA)) {
-      const area = ownValue(rowA, observer);
-      if (deepEqual(ownValue(rowB, observer), area)) continue;
-      const update = tokenUpdate(plan, target);
-      if (area === undefined) {
-        const [key, value] = options.deletion(`${FLAG_ROOT}.${AREAS_FLAG}`, observer);
-        update[key] = value;
-      } else {
-        update[`${FLAG_ROOT}.${AREAS_FLAG}.${observer}`] = structuredClone(area);
-      }
+  for (const [target, observer, was, area] of rowCells(beforeAreas, after?.areas, areaCells)) {
+    if (deepEqual(was, area)) continue;
+    const update = tokenUpdate(plan, target);
+    if (area === undefined) {
+      const [key, value] = options.deletion(`${FLAG_ROOT}.${AREAS_FLAG}`, observer);
+      update[key] = value;
+    } else {
+      update[`${FLAG_ROOT}.${AREAS_FLAG}.${observer}`] = structuredClone(area);
     }
   }
 
@@ -308,6 +294,26 @@ function touchCell(cells, row, cell) {
   const known = cells.get(row);
   if (known !== null) cells.set(row, (known ?? new Set()).add(cell));
   return cells;
+}
+
+/**
+ * The cells of a part kept as rows (`visibility`: observer -> target, `areas`: target -> observer)
+ * that may differ between before and after: those `cells` names per row (null: the row's every
+ * key), or every cell of every row when `cells` is null. Each as [row, key, before's value, after's
+ * value], an own value or undefined (a row that is no object reads as empty).
+ * @param {unknown} before
+ * @param {unknown} after
+ * @param {Map<string, Set<string> | null> | null} cells
+ * @returns {Generator<[string, string, unknown, unknown]>}
+ */
+function* rowCells(before, after, cells) {
+  for (const [row, keys] of cells ?? allRows(before, after)) {
+    const b = /** @type {Record<string, unknown> | undefined} */ (before)?.[row];
+    const a = /** @type {Record<string, unknown> | undefined} */ (after)?.[row];
+    const rowB = isPlainObject(b) ? b : {};
+    const rowA = isPlainObject(a) ? a : {};
+    for (const key of keys ?? unionKeys(rowB, rowA)) yield [row, key, ownValue(rowB, key), ownValue(rowA, key)];
+  }
 }
 
 /**
