@@ -3,15 +3,17 @@ this process (no sockets, no store): the world of `bench_roundtrip`, each damage
 (`World.prepare_action`), its result dumped and committed as the server does.
 
     valgrind --tool=callgrind --toggle-collect=groupby_next --callgrind-out-file=OUT \\
-        python -m benchmarks.instr_damage [--damages 400] [--parts prepare|handler|finish]
+        python -m benchmarks.instr_damage [--damages 400] [--parts prepare|handler|finish|ruling]
     callgrind_annotate --inclusive=yes OUT | grep itertoolsmodule
 
 Python's frames are not callgrind's functions, so each part measured is called through a C
 iterator of its own (`itertools.groupby` for the outermost part, whose entry and exit switch the
 count on and off; `starmap`, `filterfalse`, `dropwhile`, `takewhile` for the parts within it): the
 inclusive count of `groupby_next`, `starmap_next` ... divided by the damages is that part's
-instructions a damage. Each wrapper adds some 2-3k instructions to the part around it. The counts
-repeat within a fraction of a percent whatever the machine's load (docs/benchmarks.md, "A damage's
+instructions a damage. Each wrapper adds some 2-3k instructions to the part around it.
+`--parts ruling` counts the whole ruling in `groupby_next` (no wrapper inside): prepared, its
+result dumped (`dumped_result`), its ops made JSON (`_made`) and committed (`World.commit`). The
+counts repeat within a fraction of a percent whatever the machine's load (docs/benchmarks.md, "A damage's
 path, fifteenth session").
 """
 
@@ -100,7 +102,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--damages", type=int, default=400)
-    parser.add_argument("--parts", choices=("prepare", "handler", "finish"), default="prepare")
+    parser.add_argument("--parts", choices=("prepare", "handler", "finish", "ruling"), default="prepare")
     args = parser.parse_args()
     world, roller = World("bench"), SeededRoller(1)
     heroes = {f"hero{n}": {"name": f"Hero {n}", "health": {"max": MAX_HEALTH}} for n in range(3)}
@@ -120,6 +122,11 @@ def main() -> None:
 
     for i in range(WARM_UP):
         one(i, world.prepare_action)
+    if args.parts == "ruling":  # the whole of it: prepared, dumped, its ops made JSON, committed
+        whole = through("groupby", one)
+        for i in range(WARM_UP, WARM_UP + args.damages):
+            whole(i, world.prepare_action)
+        return
     prepare = _wrap(args.parts, world)
     for i in range(WARM_UP, WARM_UP + args.damages):
         one(i, prepare)

@@ -193,8 +193,13 @@ def _derived(
 ) -> tuple[Actor, tuple[Step, ...]]:
     """`_summary` and the derived actor itself (see `_summarized`)."""
     derived = derive_actor(actor, settings)
+    fields = derived.__dict__  # each read once, not through the model's `__getattr__` hook
     steps = h.status_steps(
-        actor_id, derived.status, derived.conditions, before.wound_penalty, derived.wound_penalty
+        actor_id,
+        fields["status"],
+        fields["conditions"],
+        before.__dict__["wound_penalty"],
+        fields["wound_penalty"],
     )
     return derived, steps
 
@@ -207,7 +212,7 @@ def _summarized(
     names it, so the world does not derive it twice, and `Ruling.written` the fields it may have
     replaced (those and the derived ones: `document.derive.DERIVED_FIELDS`)."""
     new_actor = _updated(actor, fields)
-    derived, summary = _derived(actor_id, new_actor, actor, state.settings)
+    derived, summary = _derived(actor_id, new_actor, actor, state.__dict__["settings"])
     written = frozenset(fields) if derived is new_actor else DERIVED_FIELDS.union(fields)
     return Ruling(
         state=with_actor(state, actor_id, derived),
@@ -245,26 +250,33 @@ def damage(state: WorldState, action: DamageAction, ctx: Context) -> Ruling:
     """IWR-8 (immunities, weaknesses, resistances), then HEALTH-11 temporary HP, then HEALTH-2 on the
     track, overflowing an all-A track into the second one (HEALTH-13). A blow that gets through ends
     a stabilization (HEALTH-4), a waking (HEALTH-3) and staying conscious (WP-3)."""
-    resolved = _resolved_target(state, action)
-    if resolved is None:
-        attacker = action.attack.attacker if action.attack is not None else ""
-        step = nobody_at_square(attacker)
-        return Ruling(state=state, log=(step,))
-    action = resolved
-    target = action.target or ""
-    actor = get_actor(state, target, ("target",))
-    instances, attack_steps = _attack_instances(state, action, ctx)
+    given = action.__dict__  # each read once, not through the model's `__getattr__` hook
+    target = given["target"]
+    if given["attack"] is None and target is not None:  # most damage: a named target, no attack
+        actor = get_actor(state, target, ("target",))
+        instances: tuple[DamageInstance, ...] | None = given["instances"]
+        attack_steps: list[Step] = []
+    else:
+        resolved = _resolved_target(state, action)
+        if resolved is None:
+            attacker = action.attack.attacker if action.attack is not None else ""
+            step = nobody_at_square(attacker)
+            return Ruling(state=state, log=(step,))
+        action = resolved
+        target = action.target or ""
+        actor = get_actor(state, target, ("target",))
+        instances, attack_steps = _attack_instances(state, action, ctx)
     if instances is None:
         return Ruling(state=state, log=tuple(attack_steps))
     subjects = {"actor": target}  # the rules write it into their steps, not `about` again
-    fields = actor.__dict__  # each read once, not through the model's `__getattr__` hook
-    scene = state.scene
+    fields = actor.__dict__
+    scene = state.__dict__["scene"]
     resolution = resolve_damage(
         instances,
         iwr=fields["iwr"],
         immunities=fields["immunities"],
         temporary_immunities=fields["temporary_immunities"],
-        round=scene.round if scene is not None else 0,
+        round=scene.__dict__["round"] if scene is not None else 0,
         subjects=subjects,
     )
     taken = take_damage(

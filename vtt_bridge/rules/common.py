@@ -15,6 +15,7 @@ from vtt_bridge.errors import Refusal
 from vtt_bridge.rules.steps import STEPS
 
 C = TypeVar("C", bound=type)
+M = TypeVar("M", bound=BaseModel)
 
 MAX_SAFE_INT = 2**53 - 1
 """The largest integer a JavaScript client holds exactly; the wire's default bound."""
@@ -78,13 +79,11 @@ class RuleModel(BaseModel):
         very same objects) and, as in pydantic, nothing is validated. Its set of fields given is
         the original's own set where the update names none beyond it (a frozen model's set is never
         changed in place), else a new set with the update's fields."""
+        cls = type(self)
         if deep or not update or self.__pydantic_private__ is not None:
             return super().model_copy(update=update, deep=deep)
-        cls = type(self)
-        new = cls.__new__(cls)
-        values = self.__dict__.copy()
-        values.update(update)
-        _set_model_dict(new, values)
+        new = _new_instance(cls)
+        _set_model_dict(new, {**self.__dict__, **update})
         given = self.__pydantic_fields_set__
         _set_fields_set(new, given if update.keys() <= given else given | update.keys())
         _set_extra(new, None)
@@ -92,6 +91,8 @@ class RuleModel(BaseModel):
         return new
 
 
+_new_instance: Callable[[type[M]], M] = object.__new__
+"""A model's class makes its instances with `object.__new__` (pydantic defines no `__new__`)."""
 _set_model_dict: Callable[[BaseModel, dict[str, Any]], None] = vars(BaseModel)["__dict__"].__set__
 _set_fields_set: Callable[[BaseModel, set[str]], None] = vars(BaseModel)["__pydantic_fields_set__"].__set__
 _set_extra: Callable[[BaseModel, None], None] = vars(BaseModel)["__pydantic_extra__"].__set__

@@ -203,7 +203,18 @@ class Priced(RuleModel):
     @model_validator(mode="before")
     @classmethod
     def _keep_prices(cls, data: Any) -> Any:
+        spellings = _SPELLINGS.get(cls)
+        if spellings is None:
+            spellings = _SPELLINGS[cls] = frozenset(
+                key for pair in cls.PRICED.items() for keys in pair for key in keys
+            )
+        if type(data) is dict and spellings.isdisjoint(data):
+            return data  # no Rank and no price given: nothing to keep (`keep_prices` would agree)
         return keep_prices(data, cls.PRICED)
+
+
+_SPELLINGS: dict[type[Priced], frozenset[str]] = {}
+"""A priced model's class -> every spelling of its Rank and price fields (`Priced.PRICED`)."""
 
 
 # --- RANK-3 / RANK-4 / RANK-6: effect Rank and contests -------------------------------------------
