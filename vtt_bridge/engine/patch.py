@@ -125,6 +125,19 @@ def _in_field_order(cls: type[BaseModel], names: frozenset[str]) -> tuple[str, .
     return ordered
 
 
+_MODEL_CLASSES: dict[type, bool] = {}
+"""A field value's class -> whether it is a pydantic model's (`_is_model_class`)."""
+
+
+def _is_model_class(kind: type) -> bool:
+    """`issubclass(kind, BaseModel)`, known once per class: pydantic's metaclass answers each
+    `isinstance` of a model in Python."""
+    known = _MODEL_CLASSES.get(kind)
+    if known is None:
+        known = _MODEL_CLASSES[kind] = issubclass(kind, BaseModel)
+    return known
+
+
 def _diff_model(
     path: str,
     before: BaseModel,
@@ -151,7 +164,7 @@ def _diff_model(
                 ops.append({"op": "replace", "path": at, "value": value})
                 if olds is not None:
                     olds[at] = old  # a plain scalar is its own JSON
-        elif isinstance(value, BaseModel) and type(old) is kind:
+        elif type(old) is kind and _is_model_class(kind):
             _diff_model(f"{path}/{keys[name]}", old, value, ops, olds)
         else:
             rest.add(name)

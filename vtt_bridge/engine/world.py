@@ -296,7 +296,8 @@ class World:
                 written = NONE_WRITTEN
         if pairs is None:
             pairs = None if target is not None else refreshed  # an undo diffs the rows it restored
-        new_rev = before.rev + 1
+        old_rev = before.__dict__["rev"]  # not read through the model's `__getattr__` hook
+        new_rev = old_rev + 1
         after = after.model_copy(update={"rev": new_rev})
         olds: patches.Olds = {}
         """What the diff read of `before` (the inverse takes it from there)."""
@@ -314,7 +315,7 @@ class World:
             )
         result = {
             "rev": new_rev,
-            "patch": patches.ruling_patch(before.rev, new_rev, ops),
+            "patch": patches.ruling_patch(old_rev, new_rev, ops),
             "log": payloads(log),
             "rolls": [roll_payload(roll) for roll in rolls],
         }

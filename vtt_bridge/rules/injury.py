@@ -115,7 +115,7 @@ def take_damage(
     for part in dealt:
         into = unavoidable if part.unavoidable else avoidable
         into[part.grade] = into.get(part.grade, 0) + part.amount
-    if health.temp_hp:
+    if health.__dict__["temp_hp"]:  # read once, not through the model's `__getattr__` hook
         absorbed = h.absorb_temp_hp(health, avoidable)
         health, avoidable = absorbed.track, absorbed.remaining
         steps.extend(absorbed.steps)
@@ -150,7 +150,7 @@ def take_damage(
     taken = h.damage_tracks(health, second, amounts, subjects)
     health, second = taken.health, taken.second_health
     steps.extend(taken.steps)
-    if health.stabilized or (second is not None and second.stabilized):
+    if health.__dict__["stabilized"] or (second is not None and second.stabilized):
         steps.append(
             Step(
                 rule="HEALTH-4",
@@ -161,7 +161,7 @@ def take_damage(
         )
     health = h.clear_after_damage(health)
     second = None if second is None else h.clear_after_damage(second)
-    if willpower.kept_conscious:
+    if willpower.__dict__["kept_conscious"]:
         steps.append(
             Step(
                 rule="WP-3",
