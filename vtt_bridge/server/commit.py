@@ -714,6 +714,7 @@ _RESULT_KEYS = ["rev", "patch", "log", "rolls"]
 """A ruling's `result` payload, in order: all `pushed_patch` takes, before its own keys."""
 
 _RESULT_TUPLE = tuple(_RESULT_KEYS)
+"""`_RESULT_KEYS` as a tuple, which a result's keys are compared with at once (`_dumped_with_ops`)."""
 
 
 def pushed_parts(pending: Pending, kind: str, sent: bytes | list[Part], contests: bool = False) -> list[Part]:
