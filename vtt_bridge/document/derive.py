@@ -16,7 +16,7 @@ def is_unconscious(actor: Actor, settings: Settings, from_injuries: bool | None 
     if from_injuries is None:
         from_injuries = unconscious_from_injuries(actor.health, actor.second_health)
     injured = from_injuries and not actor.willpower.kept_conscious and not actor.health.woken
-    drained = settings.unconscious_at_zero_willpower and (
+    drained = settings.__dict__["unconscious_at_zero_willpower"] and (
         actor.willpower.current + actor.willpower.temporary == 0 or actor.willpower.drained
     )
     return injured or drained
@@ -47,7 +47,7 @@ def derive_actor(actor: Actor, settings: Settings) -> Actor:
     """
     fields = actor.__dict__  # each field read once, not through the model's `__getattr__` hook
     conditions = fields["conditions"]
-    reading = read_tracks(fields["health"], fields["second_health"], settings.wound_penalty)
+    reading = read_tracks(fields["health"], fields["second_health"], settings.__dict__["wound_penalty"])
     status = reading.status
     annihilated = bool(conditions.get(_ANNIHILATED, False))
     if annihilated:

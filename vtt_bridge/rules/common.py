@@ -192,8 +192,12 @@ def about(steps: Iterable[Step], **subjects: Any) -> list[Step]:
     (an attack's DET-10 steps name attacker and target, not the damaged actor). A step whose data
     holds each of them already (a rule told them: `iwr.resolve_damage`'s `subjects`) is kept as it is."""
     out = []
+    told = subjects.items()
     for s in steps:
         data = s.data
+        if told <= data.items():  # each subject there already, with its value (compared in C)
+            out.append(s)
+            continue
         add: dict[str, Any] | None = None
         for name, value in subjects.items():
             if (name not in data or data[name] != value) and name in STEPS[s.key].fields:
