@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from pydantic import ValidationError
 
+from vtt_bridge.rules.effects import Effect
+from vtt_bridge.rules.iwr import DamageInstance
 from vtt_bridge.rules.ranks import (
     DEFAULT_XP_RANK_TABLE,
     Price,
+    Priced,
     Rank,
     Spell,
     XpRankTable,
@@ -147,3 +153,29 @@ def test_RANK_1_unknown_rank_is_invalid_and_lists_allowed_values(bad: object) ->
     problem = error.value.errors()[0]
     assert problem["loc"] == ("rank",)
     assert "'unranked'" in problem["msg"] and "'S'" in problem["msg"]
+
+
+def _priced_classes() -> list[type[Priced]]:
+    found: list[type[Priced]] = []
+    stack: list[type[Priced]] = [Priced]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            found.append(sub)
+            stack.append(sub)
+    return found
+
+
+def test_RANK_2_every_spelling_of_a_priced_field_reaches_keep_prices() -> None:
+    """`Priced`'s before-validator passes a payload naming none of its Rank and price fields as it
+    is: each spelling of each (the name and the alias) still has its price kept, or its Rank set."""
+    classes = _priced_classes()
+    assert {DamageInstance, Effect} <= set(classes)
+    for cls in classes:
+        keep: Callable[[Any], Any] = getattr(cls, "_keep_prices")  # noqa: B009 (the bound validator)
+        for rank_keys, price_keys in cls.PRICED.items():
+            for key in rank_keys:
+                assert keep({key: "DD+1200"}) == {key: "DD+1200", price_keys[0]: "DD+1200"}
+            for key in price_keys:
+                assert keep({key: "DD+1200"}) == {key: "DD+1200", rank_keys[0]: "DD+1200"}
+        plain = {"amount": 1, "grade": "B"}
+        assert keep(plain) is plain
