@@ -214,6 +214,10 @@ comparing a cell with `PINPOINTED`: `LocateState` orders its members in Python, 
 through a slot call, where a lookup of the member itself matches by identity."""
 
 
+_CELL_CODES: dict[object, str | None] = {**_CODES, LocateState.PINPOINTED: None, None: None}
+"""`_CODES` read by subscript: every state's code, None for a pinpointed or absent cell."""
+
+
 def _cell_op(
     path: str,
     old: str | None,
@@ -281,33 +285,37 @@ def _diff_visibility(
             old, new = old_row.get(target), row.get(target)
             if old is not new:  # most pairs a ruling looked at kept their state: no path built
                 _cell_op(f"/visibility/{observer}/{target}", old, new, ops, olds, undo)
-    codes = _CODES.get
-    add, inverse = ops.append, None if undo is None else undo.append
+    if undo is None:
+        for observer, cells in unapplied.items():
+            old_row = before.get(observer)
+            if old_row is not None:  # else a new row, added whole above
+                prefix = f"/visibility/{observer}/"
+                for target, value in cells.items():
+                    _cell_op(prefix + target, old_row.get(target), value, ops, olds)
+        return
+    codes, table = _CODES.get, _CELL_CODES
+    add, inverse = ops.append, undo.append
     for observer, cells in unapplied.items():
         old_row = before.get(observer)
         if old_row is None:
             continue  # a new row, added whole above
-        prefix = f"/visibility/{observer}/"
-        row_get = old_row.get
         for target, value in cells.items():  # `_cell_op`, inline: a move changes a hundred cells
-            was, now = codes(row_get(target)), codes(value)
+            try:
+                was, now = table[old_row[target]], table[value]
+            except KeyError:  # a cell the row lacks
+                was, now = codes(old_row.get(target)), codes(value)
             if was is now:
                 continue
-            path = prefix + target
+            path = f"/visibility/{observer}/{target}"
             if now is None:
                 add({"op": "remove", "path": path})
+                inverse({"op": "add", "path": path, "value": was})
             elif was is None:
                 add({"op": "add", "path": path, "value": now})
+                inverse({"op": "remove", "path": path})
             else:
                 add({"op": "replace", "path": path, "value": now})
-            if inverse is not None:
-                inverse(
-                    {"op": "remove", "path": path}
-                    if was is None
-                    else {"op": "add" if now is None else "replace", "path": path, "value": was}
-                )
-            elif olds is not None:
-                olds[path] = MISSING if was is None else was
+                inverse({"op": "replace", "path": path, "value": was})
 
 
 def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
