@@ -12,9 +12,8 @@ whole, as Foundry replaces them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from itertools import repeat
 from operator import is_not
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import jsonpatch
 import orjson
@@ -689,16 +688,13 @@ def inverse_ops(
 ) -> list[Op]:
     """The ops that undo `ops` (a diff of `before`, paths disjoint, rev excluded): each path set back
     to what `before` held there, or removed where it held nothing; in reverse order. `undo`: the
-    inverses `diff_states` built already, index for index (`Undo`); `olds`: what it read of `before`
-    (`Olds`); the other paths are read with a `Reader`."""
+    inverses `diff_states` built already, index for index (`Undo`), taken as they are (the others
+    found by a search in C, not a loop over every op); `olds`: what it read of `before` (`Olds`);
+    the other paths are read with a `Reader`."""
     reader: Reader | None = None
-    inverse: list[Op] = []
-    add = inverse.append
-    known_ops = zip(ops, repeat(None)) if undo is None else zip(ops, undo, strict=True)
-    for op, known in known_ops:
-        if known is not None:
-            add(known)
-            continue
+
+    def unknown(op: Op) -> Op:
+        nonlocal reader
         path = op["path"]
         old = _UNREAD if olds is None else olds.get(path, _UNREAD)
         if old is _UNREAD:
@@ -706,11 +702,23 @@ def inverse_ops(
                 reader = Reader(before)
             old = reader.value_at(path)
         if old is MISSING:
-            add({"op": "remove", "path": path})
-        else:
-            add({"op": "add" if op["op"] == "remove" else "replace", "path": path, "value": old})
-    inverse.reverse()
-    return inverse
+            return {"op": "remove", "path": path}
+        return {"op": "add" if op["op"] == "remove" else "replace", "path": path, "value": old}
+
+    if undo is None:
+        inverse = [unknown(op) for op in ops]
+        inverse.reverse()
+        return inverse
+    listed = ops if isinstance(ops, list) else list(ops)
+    if len(listed) != len(undo):
+        raise ValueError(f"{len(undo)} inverses known for {len(listed)} ops")
+    known = undo.copy()
+    at = -1
+    for _ in range(known.count(None)):
+        at = known.index(None, at + 1)
+        known[at] = unknown(listed[at])
+    known.reverse()
+    return cast(list[Op], known)  # no None is left
 
 
 def set_value(op: Op) -> Any:
