@@ -780,6 +780,11 @@ class VisibilityIndex:
                         changed.append((oid, tid))
                 visibility[oid] = new_row
         unapplied: dict[str, dict[str, LocateState]] = {}
+        if unapplied_cells and not rows and not removed_set:
+            # every row is the committed one (no row recomputed, none removed): each changed row's
+            # cells are written into it at commit, as the loop below would leave them
+            unapplied = {oid: updates for oid, updates in changes.items() if updates}
+            changes = {}
         for oid, updates in changes.items():
             if not updates or oid in rows:
                 continue
