@@ -228,10 +228,13 @@ def rule_areas(
                 and _left_every(old_row, before.tokens[target], point, radius)
             ):
                 # every area of it changes (as a far move's): the row anew, its approximate pairs drawn
-                listed = old_row.keys() | named.keys() if named else set(old_row)
-                if named:
-                    listed.difference_update([o for o, s in named.items() if s is not _APPROXIMATE])
-                kept = sorted(tokens.keys() & listed)
+                listed = dict(old_row)  # its observers are tokens (none came or went: `moved` is known)
+                for observer, located in named.items():
+                    if located is not _APPROXIMATE:
+                        listed.pop(observer, None)
+                    elif observer not in listed and observer in tokens:
+                        listed[observer] = _UNDRAWN
+                kept = sorted(listed)  # in the row's order, which is mostly sorted: a short sort
                 if areas is None:
                     areas = AreaMap(old_areas, old_areas)
                 areas.whole.append(target)
