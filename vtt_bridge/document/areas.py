@@ -292,6 +292,10 @@ def rule_areas(
         new_areas = draw_runs(runs, radius, dice)
         at = 0
         for row, observers in fills:
+            if len(observers) == 1:  # most rows a move changes besides its own: one area
+                row[observers[0]] = new_areas[at]
+                at += 1
+                continue
             end = at + len(observers)
             row.update(zip(observers, new_areas[at:end], strict=True))
             at = end
