@@ -122,6 +122,16 @@ def draw_runs(runs: Iterable[tuple[tuple[float, float], int]], radius: float, di
     out: list[Area] = []
     append = out.append
     for (x, y), n in runs:
+        if n == 1:  # a run of one (most rows a move changes besides its own): no slice of the numbers
+            turn, fraction = next(numbers)
+            cos, sin = turn_of[turn]
+            reach = span * root_of[fraction]
+            if not whole:
+                append((x + reach * cos, y + reach * sin, radius))
+                continue
+            cx, cy = rounded(x + reach * cos), rounded(y + reach * sin)
+            append((pixels[cx] if 0 <= cx < top else cx, pixels[cy] if 0 <= cy < top else cy, radius))
+            continue
         drawn = islice(numbers, n)
         if not whole:
             for turn, fraction in drawn:
