@@ -20,6 +20,7 @@ from itertools import islice
 from typing import Any, cast
 
 from vtt_bridge.document.models import (
+    AreaCells,
     AreaMap,
     Scene,
     Token,
@@ -129,33 +130,54 @@ def _looked_at(
     pairs: Iterable[tuple[str, str]],
     moved: Collection[str],
     areas: Mapping[str, Mapping[str, Area]],
-) -> dict[str, dict[str, LocateState | None]]:
-    """Target -> observer -> the pair's new state (None: to be read from the matrix), for the pairs
-    whose area the ruling may change: the matrix's unapplied cells that are approximate or hold an
-    area (a cell that is neither has none before or after), and the ruling's own pairs; a moved
-    target with a row is named even with no pair (its row is looked at whole)."""
+    tokens: Mapping[str, Token],
+) -> tuple[dict[str, dict[str, LocateState | None]], AreaCells]:
+    """The pairs whose area the ruling may change, in two parts. Looked at: target -> observer ->
+    the pair's new state (None: to be read from the matrix), for a moved target (with a row it is
+    named even with no pair: its row is looked at whole) or one the ruling's own `pairs` name.
+    Decided: for any other target, the matrix's unapplied cells whose area changes, observer ->
+    `_UNDRAWN` (approximate now, no area yet: one is drawn) or None (no longer approximate: its
+    area is dropped). An area of a target that did not move holds it still (the module's
+    invariant), so an approximate cell that has one changes nothing; a cell that is neither
+    approximate nor holds an area has none before or after."""
     looked: dict[str, dict[str, LocateState | None]] = {}
-    no_row: Mapping[str, Area] = {}
-    row_of, approximate = areas.get, _APPROXIMATE
-    for observer, cells in pending.items():
-        for target, located in cells.items():
-            if located is not approximate and observer not in row_of(target, no_row):
-                continue
-            named = looked.get(target)
-            if named is None:
-                looked[target] = {observer: located}
-            else:
-                named[observer] = located
     for observer, target in pairs:
         named = looked.get(target)
         if named is None:
             looked[target] = {observer: None}
-        elif observer not in named:
+        else:
             named[observer] = None
+    decided: AreaCells = {}
+    no_row: Mapping[str, Area] = {}
+    row_of, approximate = areas.get, _APPROXIMATE
+    for observer, cells in pending.items():
+        for target, located in cells.items():
+            if target in moved or target in looked:
+                if located is not approximate and observer not in row_of(target, no_row):
+                    continue
+                named = looked.get(target)
+                if named is None:
+                    looked[target] = {observer: located}
+                else:
+                    named[observer] = located  # the cell's state, not the matrix's (None)
+                continue
+            if located is approximate:
+                if observer in row_of(target, no_row) or target not in tokens or observer not in tokens:
+                    continue  # its area holds still, or none can be drawn
+                mark: Area | None = _UNDRAWN
+            elif observer in row_of(target, no_row):
+                mark = None
+            else:
+                continue
+            changes = decided.get(target)
+            if changes is None:
+                decided[target] = {observer: mark}
+            else:
+                changes[observer] = mark
     for target in moved:
         if target not in looked and target in areas:
             looked[target] = {}
-    return looked
+    return looked, decided
 
 
 def _state_after(
@@ -184,7 +206,8 @@ def rule_areas(
     changed besides the matrix's unapplied cells (None: any may have); `recheck`: look at every pair
     (a world read back from a store written before areas were kept). A moved target's row is looked
     at whole: a pair of it the ruling did not change is approximate still (it holds an area, and
-    the invariant held before the ruling), so its state is not read. A row that appears, goes or
+    the invariant held before the ruling), so its state is not read; a target that stayed has only
+    its changed cells read, each decided alone (`_looked_at`). A row that appears, goes or
     whose every area changed is set whole in the ruling's map (`AreaMap.whole`), a new dict; the
     areas it changes in other rows are held aside (`AreaMap.cells`) and written at commit (`seal`)."""
     radius = area_radius_of(after)
@@ -203,10 +226,10 @@ def rule_areas(
         return after.model_copy(update={"areas": every})
     pending = pending_cells(after.visibility)
     old_areas = after.areas
-    looked = _looked_at(pending, pairs, moved, old_areas)
-    if not looked:
-        return after
     tokens = after.tokens
+    looked, decided = _looked_at(pending, pairs, moved, old_areas, tokens)
+    if not looked and not decided:
+        return after
     visibility = after.visibility
     reach = radius * radius
     areas: AreaMap | None = None
@@ -216,7 +239,32 @@ def rule_areas(
     old_get = old_areas.get
     no_row: Mapping[str, Area] = {}
     located: LocateState | None
-    for target in sorted(looked):
+    drawn: list[str]  # a row's observers whose areas are drawn, in order
+    for target in sorted([*looked, *decided]) if decided else sorted(looked):
+        cells = decided.get(target)
+        if cells is not None:  # a target that stayed: its cells' areas drawn or dropped, as decided
+            if len(cells) > 1:
+                cells = dict(sorted(cells.items()))  # its observers in order (`AreaMap.cells`)
+            dropped = 0
+            drawn = []
+            for observer, mark in cells.items():
+                if mark is None:
+                    dropped += 1
+                else:
+                    drawn.append(observer)
+            if areas is None:
+                areas = AreaMap(old_areas, old_areas)
+            old_row = old_get(target) or no_row
+            if old_row and dropped < len(old_row):  # a row that keeps areas: its changes held aside
+                assert areas.cells is not None
+                areas.cells[target] = cells
+            else:
+                _note(areas, target, old_row or None, cells, len(drawn), dropped)
+            if drawn:
+                stays = tokens[target]
+                fills.append((cells, drawn))
+                runs.append(((stays.x, stays.y), len(drawn)))
+            continue
         named = looked[target]
         old_row = old_get(target) or no_row
         token = tokens.get(target)
@@ -250,7 +298,7 @@ def rule_areas(
         else:
             observers = sorted(named) if len(named) > 1 else list(named)  # one: as it is
         changes: dict[str, Area | None] | None = None
-        drawn: list[str] = []
+        drawn = []
         changed = 0
         for observer in observers:
             located = named.get(observer, _APPROXIMATE)  # a moved row's pair left alone: approximate
