@@ -464,12 +464,25 @@ def area_ops(
     if type(after) is AreaMap and after.base is before and after.cells is not None:
         cells = after.cells
         whole = after.whole
+        append = ops.append
         for target in sorted([*whole, *cells]) if whole else sorted(cells):
             changed = cells.get(target)
             if changed is None:
                 _whole_op(ops, undo, target, before.get(target), after.get(target))
                 continue
-            _cell_ops(ops, undo, target, before[target], changed.items())
+            was_of = before[target].get
+            for observer, area in changed.items():  # `_cell_ops`, inline: a move changes tens of rows
+                path = f"/areas/{target}/{observer}"
+                was = was_of(observer)
+                if area is None:
+                    append({"op": "remove", "path": path})
+                else:
+                    append({"op": "add" if was is None else "replace", "path": path, "value": area})
+                if undo is not None:
+                    if was is None:
+                        undo.append({"op": "remove", "path": path})
+                    else:
+                        undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
         return ops
     if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
         after = written_areas(after)
