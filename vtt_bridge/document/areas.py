@@ -131,15 +131,17 @@ def _looked_at(
     moved: Collection[str],
     areas: Mapping[str, Mapping[str, Area]],
     tokens: Mapping[str, Token],
-) -> tuple[dict[str, dict[str, LocateState | None]], AreaCells]:
+) -> tuple[dict[str, dict[str, LocateState | None]], AreaCells, bool]:
     """The pairs whose area the ruling may change, in two parts. Looked at: target -> observer ->
     the pair's new state (None: to be read from the matrix), for a moved target (with a row it is
-    named even with no pair: its row is looked at whole) or one the ruling's own `pairs` name.
+    named even with no pair: its row is looked at whole, and a pair of the row that is approximate
+    still is left out, as the row's own) or one the ruling's own `pairs` name.
     Decided: for any other target, the matrix's unapplied cells whose area changes, observer ->
     `_UNDRAWN` (approximate now, no area yet: one is drawn) or None (no longer approximate: its
     area is dropped). An area of a target that did not move holds it still (the module's
     invariant), so an approximate cell that has one changes nothing; a cell that is neither
-    approximate nor holds an area has none before or after."""
+    approximate nor holds an area has none before or after. Last: whether `pairs` named any (only
+    then may a state be None)."""
     looked: dict[str, dict[str, LocateState | None]] = {}
     for observer, target in pairs:
         named = looked.get(target)
@@ -147,28 +149,29 @@ def _looked_at(
             looked[target] = {observer: None}
         else:
             named[observer] = None
+    paired = bool(looked)
     decided: AreaCells = {}
     no_row: Mapping[str, Area] = {}
     row_of, approximate = areas.get, _APPROXIMATE
     for observer, cells in pending.items():
         for target, located in cells.items():
+            if located is approximate:
+                if observer in row_of(target, no_row):
+                    continue  # approximate still: its area holds, or is looked at with its moved row
+            elif observer not in row_of(target, no_row):
+                continue  # no area before or after
             if target in moved or target in looked:
-                if located is not approximate and observer not in row_of(target, no_row):
-                    continue
                 named = looked.get(target)
                 if named is None:
                     looked[target] = {observer: located}
                 else:
                     named[observer] = located  # the cell's state, not the matrix's (None)
                 continue
+            mark: Area | None = None  # its area dropped
             if located is approximate:
-                if observer in row_of(target, no_row) or target not in tokens or observer not in tokens:
-                    continue  # its area holds still, or none can be drawn
-                mark: Area | None = _UNDRAWN
-            elif observer in row_of(target, no_row):
-                mark = None
-            else:
-                continue
+                if target not in tokens or observer not in tokens:
+                    continue  # no area can be drawn
+                mark = _UNDRAWN
             changes = decided.get(target)
             if changes is None:
                 decided[target] = {observer: mark}
@@ -177,7 +180,7 @@ def _looked_at(
     for target in moved:
         if target not in looked and target in areas:
             looked[target] = {}
-    return looked, decided
+    return looked, decided, paired
 
 
 def _state_after(
@@ -227,7 +230,7 @@ def rule_areas(
     pending = pending_cells(after.visibility)
     old_areas = after.areas
     tokens = after.tokens
-    looked, decided = _looked_at(pending, pairs, moved, old_areas, tokens)
+    looked, decided, paired = _looked_at(pending, pairs, moved, old_areas, tokens)
     if not looked and not decided:
         return after
     visibility = after.visibility
@@ -272,7 +275,7 @@ def rule_areas(
         if target in moved and old_row:  # its row whole, and any pair the ruling named besides
             if (
                 point is not None
-                and None not in named.values()
+                and (not paired or None not in named.values())
                 and _left_every(old_row, before.tokens[target], point, radius)
             ):
                 # every area of it changes (as a far move's): the row anew, its approximate pairs drawn
