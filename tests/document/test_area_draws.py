@@ -197,9 +197,9 @@ def test_DET_4_a_target_beyond_twice_the_radius_from_where_it_stood_has_left_eve
 
 
 def test_DET_4_a_row_an_op_names_whole_is_never_written_into_by_a_later_commit() -> None:
-    """A far move's op holds its target's new row (and its inverse the old one) as a copy: a later
-    pin's cell written into the committed row at its commit (`seal`) leaves both ops as they were
-    sent, so undo reads what the ruling set."""
+    """A far move's op holds its target's new row as a copy (and its inverse the old row, which no
+    commit writes into once replaced): a later pin's cell written into the committed row at its
+    commit (`seal`) leaves both ops as they were sent, so undo reads what the ruling set."""
     world = World("w", dice=area_dice("w", seed=3))
     world.commit(world.prepare_sync({"state": scene_state()}, "s"), b"{}")
     moved = world.prepare_action("m", {"kind": "move", "token": "i0", "x": 5000, "y": 4000}, SeededRoller(1))

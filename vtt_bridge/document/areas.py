@@ -407,9 +407,11 @@ def _whole_op(
     new: Mapping[str, Area] | None,
 ) -> None:
     """One op setting a target's row whole: `add` (it had none), `remove` (it has none left) or
-    `replace`; `undo` gets its inverse (as in `area_ops`). The value is a copy of the row (its
-    areas are tuples, which JSON writes as arrays): a later ruling's cells written into the row at
-    commit (`seal`) never reach an op already made."""
+    `replace`; `undo` gets its inverse (as in `area_ops`). The op's value is a copy of the new row
+    (its areas are tuples, which JSON writes as arrays): a later ruling's cells written into the
+    row at commit (`seal`) never reach an op already made. The inverse's value is the old row
+    itself: once replaced or removed it is in no committed map, and only a committed map's rows are
+    ever written into (`AreaMap`), so it stays as it was."""
     path = "/areas/" + target
     if new is None:
         ops.append({"op": "remove", "path": path})
@@ -419,7 +421,7 @@ def _whole_op(
         if old is None:
             undo.append({"op": "remove", "path": path})
         else:
-            undo.append({"op": "add" if new is None else "replace", "path": path, "value": dict(old)})
+            undo.append({"op": "add" if new is None else "replace", "path": path, "value": old})
 
 
 def _cell_ops(
