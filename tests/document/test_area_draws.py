@@ -71,7 +71,8 @@ def test_DET_4_a_far_move_sets_its_targets_row_whole_and_copies_no_other() -> No
     assert named == compared and [(op["op"], op["path"]) for op in named] == [("replace", "/areas/i0")]
     old_row = rows["i0"][1]  # the areas as tuples (arrays in the JSON)
     assert named_undo == compared_undo == [{"op": "replace", "path": "/areas/i0", "value": old_row}]
-    assert named_undo[0]["value"] is not rows["i0"][0]  # a copy
+    assert named[0]["value"] is not after["i0"]  # the new row copied: later commits write into it
+    assert named_undo[0]["value"] is rows["i0"][0]  # the old row itself: no commit writes into it again
     world.commit(moved, b"{}")
     assert world.state.areas["i0"] == {o: tuple(a) for o, a in named[0]["value"].items()}  # as the op said
 
