@@ -220,7 +220,10 @@ def rule_areas(
         or pairs is None
         or moved is None
         or after.areas is not before.areas
-        or radius != area_radius_of(before)
+        or (
+            (after.settings is not before.settings or after.scene is not before.scene)
+            and radius != area_radius_of(before)
+        )
         or pending_areas(after.areas)
     ):
         every = _every_pair(after, dice)
