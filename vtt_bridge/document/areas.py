@@ -131,17 +131,17 @@ def _looked_at(
     moved: Collection[str],
     areas: Mapping[str, Mapping[str, Area]],
     tokens: Mapping[str, Token],
-) -> tuple[dict[str, dict[str, LocateState | None]], AreaCells, bool]:
+) -> tuple[dict[str, dict[str, LocateState | None]], AreaCells, AreaCells, bool]:
     """The pairs whose area the ruling may change, in two parts. Looked at: target -> observer ->
     the pair's new state (None: to be read from the matrix), for a moved target (with a row it is
     named even with no pair: its row is looked at whole, and a pair of the row that is approximate
     still is left out, as the row's own) or one the ruling's own `pairs` name.
-    Decided: for any other target, the matrix's unapplied cells whose area changes, observer ->
-    `_UNDRAWN` (approximate now, no area yet: one is drawn) or None (no longer approximate: its
-    area is dropped). An area of a target that did not move holds it still (the module's
-    invariant), so an approximate cell that has one changes nothing; a cell that is neither
-    approximate nor holds an area has none before or after. Last: whether `pairs` named any (only
-    then may a state be None)."""
+    Decided, for any other target: the matrix's unapplied cells whose area changes, observer ->
+    `_UNDRAWN` (approximate now, no area yet: one is drawn), then those whose area is dropped
+    (observer -> None: no longer approximate), each target's in a map of its own. An area of a
+    target that did not move holds it still (the module's invariant), so an approximate cell that
+    has one changes nothing; a cell that is neither approximate nor holds an area has none before
+    or after. Last: whether `pairs` named any (only then may a state be None)."""
     looked: dict[str, dict[str, LocateState | None]] = {}
     for observer, target in pairs:
         named = looked.get(target)
@@ -150,7 +150,8 @@ def _looked_at(
         else:
             named[observer] = None
     paired = bool(looked)
-    decided: AreaCells = {}
+    drawing: AreaCells = {}
+    dropping: AreaCells = {}
     no_row: Mapping[str, Area] = {}
     row_of, approximate = areas.get, _APPROXIMATE
     for observer, cells in pending.items():
@@ -167,20 +168,24 @@ def _looked_at(
                 else:
                     named[observer] = located  # the cell's state, not the matrix's (None)
                 continue
-            mark: Area | None = None  # its area dropped
             if located is approximate:
                 if target not in tokens or observer not in tokens:
                     continue  # no area can be drawn
-                mark = _UNDRAWN
-            changes = decided.get(target)
+                changes = drawing.get(target)
+                if changes is None:
+                    drawing[target] = {observer: _UNDRAWN}
+                else:
+                    changes[observer] = _UNDRAWN
+                continue
+            changes = dropping.get(target)
             if changes is None:
-                decided[target] = {observer: mark}
+                dropping[target] = {observer: None}
             else:
-                changes[observer] = mark
+                changes[observer] = None
     for target in moved:
         if target not in looked and target in areas:
             looked[target] = {}
-    return looked, decided, paired
+    return looked, drawing, dropping, paired
 
 
 def _state_after(
@@ -233,12 +238,27 @@ def rule_areas(
     pending = pending_cells(after.visibility)
     old_areas = after.areas
     tokens = after.tokens
-    looked, decided, paired = _looked_at(pending, pairs, moved, old_areas, tokens)
-    if not looked and not decided:
+    looked, decided, dropping, paired = _looked_at(pending, pairs, moved, old_areas, tokens)
+    if not looked and not decided and not dropping:
         return after
     visibility = after.visibility
     reach = radius * radius
     areas: AreaMap | None = None
+    if dropping:  # a target that stayed and only loses areas: in any order (no dice), held aside
+        areas = AreaMap(old_areas, old_areas)
+        for target, gone in dropping.items():
+            cells = decided.get(target)
+            if cells is not None:  # it gains areas too: with them, in the walk below
+                cells.update(gone)
+                continue
+            if len(gone) > 1:
+                gone = dict(sorted(gone.items()))  # its observers in order (`AreaMap.cells`)
+            kept_row = old_areas[target]
+            if len(gone) < len(kept_row):
+                assert areas.cells is not None
+                areas.cells[target] = gone
+            else:
+                _note(areas, target, kept_row, gone, 0, len(gone))
     # each row's areas still to draw: the row (their places kept in it) and their observers, in order
     fills: list[tuple[dict[str, Area | None], list[str]]] = []
     runs: list[tuple[tuple[float, float], int]] = []
