@@ -154,6 +154,7 @@ def _looked_at(
     dropping: AreaCells = {}
     no_row: Mapping[str, Area] = {}
     row_of, approximate = areas.get, _APPROXIMATE
+    whole = {*moved, *looked}  # the targets looked at (a move's: one)
     for observer, cells in pending.items():
         for target, located in cells.items():
             if located is approximate:
@@ -161,7 +162,7 @@ def _looked_at(
                     continue  # approximate still: its area holds, or is looked at with its moved row
             elif observer not in row_of(target, no_row):
                 continue  # no area before or after
-            if target in moved or target in looked:
+            if target in whole:
                 named = looked.get(target)
                 if named is None:
                     looked[target] = {observer: located}
@@ -244,15 +245,17 @@ def rule_areas(
     visibility = after.visibility
     reach = radius * radius
     areas: AreaMap | None = None
+    mixed: set[str] = set()  # targets that stayed and both gain and lose areas
     if dropping:  # a target that stayed and only loses areas: in any order (no dice), held aside
         areas = AreaMap(old_areas, old_areas)
         for target, gone in dropping.items():
             cells = decided.get(target)
             if cells is not None:  # it gains areas too: with them, in the walk below
                 cells.update(gone)
+                mixed.add(target)
                 continue
             if len(gone) > 1:
-                gone = dict(sorted(gone.items()))  # its observers in order (`AreaMap.cells`)
+                gone = dict.fromkeys(sorted(gone))  # its observers in order (`AreaMap.cells`)
             kept_row = old_areas[target]
             if len(gone) < len(kept_row):
                 assert areas.cells is not None
@@ -269,15 +272,19 @@ def rule_areas(
     for target in sorted([*looked, *decided]) if decided else sorted(looked):
         cells = decided.get(target)
         if cells is not None:  # a target that stayed: its cells' areas drawn or dropped, as decided
-            if len(cells) > 1:
-                cells = dict(sorted(cells.items()))  # its observers in order (`AreaMap.cells`)
             dropped = 0
-            drawn = []
-            for observer, mark in cells.items():
-                if mark is None:
-                    dropped += 1
-                else:
-                    drawn.append(observer)
+            if not mixed or target not in mixed:  # its areas all drawn
+                drawn = sorted(cells) if len(cells) > 1 else [*cells]
+                if len(drawn) > 1:
+                    cells = dict.fromkeys(drawn, _UNDRAWN)  # its observers in order (`AreaMap.cells`)
+            else:
+                cells = {o: cells[o] for o in sorted(cells)}
+                drawn = []
+                for observer, mark in cells.items():
+                    if mark is None:
+                        dropped += 1
+                    else:
+                        drawn.append(observer)
             if areas is None:
                 areas = AreaMap(old_areas, old_areas)
             old_row = old_get(target) or no_row
