@@ -9,14 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
 
 from tests.detection_scenes import guard_among_hiders
+from vtt_bridge.engine.history import stored_ops
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.engine.roller import SeededRoller
 from vtt_bridge.engine.world import Pending, World, replayed
+from vtt_bridge.server import commit as commit_module
 from vtt_bridge.server.commit import (
+    _forward_json,
     _has_contests,
     _is_contests,
+    _made,
     dumped_result,
     dumps,
     pushed_parts,
@@ -99,6 +104,90 @@ def test_every_copy_is_the_json_of_what_it_carries() -> None:
         cut += len(result["log"]) > LOG_SHOWN
         contested += any(op["path"].startswith("/contests") for op in result["patch"])
     assert cut >= 1 and contested >= 2  # the hiders' round cut, its sync and round carry wins
+
+
+def _ruled(world: World, action_id: str, payload: dict[str, Any]) -> Pending:
+    pending = world.prepare_action(action_id, payload, SeededRoller(1))
+    assert isinstance(pending, Pending)
+    world.commit(pending, dumps(pending.result))
+    return pending
+
+
+def test_a_rulings_forward_ops_for_undo_are_its_replys_patch_without_the_rev(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`_made` keeps the forward ops' JSON the reply was made of (`Dumped.ops`), not dumped again:
+    the same reply bytes, the same ops and JSON array as `stored_ops` dumps them, and the same
+    inverse, for a move, a damage, a ruling that changed nothing, an undo and a redo (every patch
+    taken apart here: `OPS_APART` 0)."""
+    monkeypatch.setattr(commit_module, "OPS_APART", 0)
+    world = World("w")
+    world.commit(world.prepare_sync({"state": STATE}, "sync"), dumps({}))
+    rulings = [
+        _ruled(world, "m1", {"kind": "move", "token": "tb", "x": 900, "y": 40}),
+        _ruled(world, "hit", {"kind": "damage", "target": "a", "instances": [{"amount": 2, "grade": "L"}]}),
+        _ruled(world, "m2", {"kind": "move", "token": "tb", "x": 900, "y": 40}),
+        _ruled(world, "u1", {"kind": "undo", "action": "hit"}),
+        _ruled(world, "r1", {"kind": "redo", "action": "hit"}),
+    ]
+    taken = 0
+    for pending in rulings:
+        entry = pending.entry
+        assert entry is not None and entry.inverse is not None
+        dumped = dumped_result(pending.result)
+        assert dumped.data == orjson.dumps(pending.result)
+        ops = _forward_json(pending, dumped)
+        assert ops is None or ops == orjson.dumps(list(entry.forward))
+        taken += ops is not None
+        kept, inverse = _made(pending, dumped)
+        again = stored_ops(entry)
+        assert kept is not None and again is not None
+        assert kept[0] == again[0] and kept[0].data() == again[0].data() == orjson.dumps(list(entry.forward))
+        assert kept[1].data() == again[1].data() and inverse == again[1].data()
+    assert len(rulings[2].result["patch"]) == 2  # a move to the same place: nothing between the revs
+    assert taken == len(rulings) - 1
+
+
+def test_only_a_patch_of_more_ops_than_ops_apart_is_dumped_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A patch of more than `OPS_APART` ops (a far move's tens) is dumped apart from its reply, and
+    its JSON is what undo keeps (`Dumped.ops`); one of fewer (a damage's) is dumped with the reply
+    and again for undo: the same reply bytes either way."""
+    world = World("w")
+    world.commit(world.prepare_sync({"state": STATE}, "sync"), dumps({}))
+    move = _ruled(world, "m1", {"kind": "move", "token": "tb", "x": 900, "y": 40})
+    hit = _ruled(world, "hit", {"kind": "damage", "target": "a", "instances": [{"amount": 2, "grade": "L"}]})
+    moved, hurt = len(move.result["patch"]) - 2, len(hit.result["patch"]) - 2
+    assert moved >= 1 and hurt >= 1
+    for apart in sorted({0, hurt - 1, hurt, moved - 1, moved}):
+        monkeypatch.setattr(commit_module, "OPS_APART", apart)
+        for pending, count in ((move, moved), (hit, hurt)):
+            dumped = dumped_result(pending.result)
+            assert dumped.data == orjson.dumps(pending.result)
+            assert (dumped.ops is not None) == (count > apart)
+            assert pending.entry is not None
+            assert _forward_json(pending, dumped) == (
+                orjson.dumps(list(pending.entry.forward)) if count > apart else None
+            )
+
+
+def test_a_patch_not_the_rulings_own_keeps_its_ops_dumped_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`_forward_json` takes the reply's ops only when its patch is the ruling's (the rev's test,
+    the entry's very ops, the rev's replace): a patch of other ops, or of another count, is not."""
+    monkeypatch.setattr(commit_module, "OPS_APART", 0)
+    world = World("w")
+    world.commit(world.prepare_sync({"state": STATE}, "sync"), dumps({}))
+    pending = _ruled(world, "m1", {"kind": "move", "token": "tb", "x": 900, "y": 40})
+    patch = pending.result["patch"]
+    assert _forward_json(pending, dumped_result(pending.result)) is not None
+    for other in (
+        [patch[0], *(dict(op) for op in patch[1:-1]), patch[-1]],  # equal ops, not the entry's
+        patch[:-1],
+        [*patch, patch[-1]],
+    ):
+        changed = pending._replace(result={**pending.result, "patch": other})
+        assert _forward_json(changed, dumped_result(changed.result)) is None
 
 
 def test_a_reply_carries_at_most_the_steps_and_rolls_a_card_shows_with_their_counts() -> None:

@@ -117,9 +117,9 @@ async def test_a_large_rulings_row_is_made_before_the_store_is_taken(
     real_ops, real_append, real_pack = history.stored_ops, bridge.store.append, store_module.pack
     seen: list[tuple[str, str, bool]] = []
 
-    def stored_ops(entry: Any) -> Any:
+    def stored_ops(entry: Any, *more: Any) -> Any:
         seen.append(("ops", threading.current_thread().name, bridge.store_lock.locked()))
-        return real_ops(entry)
+        return real_ops(entry, *more)
 
     def pack(data: bytes) -> bytes:
         seen.append(("pack", threading.current_thread().name, bridge.store_lock.locked()))

@@ -53,7 +53,8 @@ class JsonOps:
     """Ops kept as the JSON they were written as, decoded at each use: a round's hundred thousand
     ops then take their JSON's bytes in memory, not several times that as dicts, and give the cycle
     collector nothing to walk. Parts of at most `OPS_CHUNK` ops each (`of`, `of_json`), decoded
-    part by part so that no one call holds the interpreter long; packed (`packed`), each part is
+    part by part so that no one call holds the interpreter long (a short ruling's ops taken from
+    its reply, and their inverse, are one part each: `stored_ops`); packed (`packed`), each part is
     its JSON compressed (a Zstandard frame, made and read with the interpreter released),
     decompressed and decoded a part at a time. Immutable: each use decodes afresh."""
 
@@ -134,13 +135,21 @@ class JsonOps:
     __hash__ = None  # type: ignore[assignment]
 
 
-def stored_ops(entry: Entry) -> tuple[JsonOps, JsonOps] | None:
+def stored_ops(entry: Entry, forward: bytes | None = None) -> tuple[JsonOps, JsonOps] | None:
     """An undoable entry's ops and inverse as JSON in parts (`JsonOps.of`): what the store writes of
     its inverse and what undo keeps of it once committed (`World.commit`), until it is packed
-    (`packed_ops`, `History.repack`); None without an inverse."""
+    (`packed_ops`, `History.repack`); None without an inverse. `forward`: its ops' JSON array
+    already made (the reply's patch without its rev ops: `server.commit.dumped_result`), kept as
+    one part instead of being dumped again, and its inverse dumped as one part too (for a ruling
+    written on the event loop: a short one); the caller vouches that it is `entry.forward`'s JSON."""
     if entry.inverse is None:
         return None
-    return JsonOps.of(entry.forward), JsonOps.of(entry.inverse)
+    if forward is None:
+        return JsonOps.of(entry.forward), JsonOps.of(entry.inverse)
+    inverse = entry.inverse
+    if not isinstance(inverse, JsonOps):  # its ops dumped in one call, one part: the array stored
+        inverse = JsonOps((orjson.dumps(inverse),) if inverse else ())
+    return JsonOps((forward,) if entry.forward else ()), inverse
 
 
 def packed_ops(kept: tuple[JsonOps, JsonOps]) -> tuple[JsonOps, JsonOps]:

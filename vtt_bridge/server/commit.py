@@ -97,15 +97,33 @@ Made = tuple[tuple[JsonOps, JsonOps] | None, bytes | None]
 its inverse as the store writes it (its JSON's UTF-8, packed when large: `store.pack`)."""
 
 
-def _made(pending: Pending) -> Made:
+def _made(pending: Pending, dumped: Dumped | None = None) -> Made:
     """A ruling's ops and inverse as JSON in parts (`stored_ops`: what undo keeps of it,
     `World.commit`; None: it has no inverse) and its inverse as the store writes it (`store.pack`).
     Made before the store is taken (for a long ruling in a worker: a round's inverse is tens of MB),
     so that the store's lock is held for the write alone and another world's ruling waits for no
-    more."""
+    more. `dumped`: its reply's JSON, whose ops (`Dumped.ops`) are its forward ops' JSON when its
+    patch is the ruling's (`_forward_json`), then not dumped again."""
     entry = pending.entry
-    kept = None if entry is None else stored_ops(entry)
+    if entry is None:
+        return None, None
+    kept = stored_ops(entry, None if dumped is None else _forward_json(pending, dumped))
     return kept, None if kept is None else pack(kept[1].data())
+
+
+def _forward_json(pending: Pending, dumped: Dumped) -> bytes | None:
+    """`Dumped.ops` when it is the JSON of the undo entry's forward ops: its patch is the ruling's
+    (`patches.ruling_patch`: the rev's test, the entry's very ops, the rev's replace), which the
+    ends and the count tell without a look at every op; else None (dumped apart)."""
+    ops, entry = dumped.ops, pending.entry
+    if ops is None or entry is None:
+        return None
+    forward, patch = entry.forward, pending.result.get("patch")
+    if type(forward) is not tuple or type(patch) is not list or len(patch) != len(forward) + 2:
+        return None
+    if forward and (patch[1] is not forward[0] or patch[-2] is not forward[-1]):
+        return None
+    return ops
 
 
 def _in_worker(work: Callable[[A], R], value: A | None) -> Awaitable[R | None]:
@@ -144,7 +162,7 @@ def _on_loop(commit: Commit, result: Dumped) -> tuple[tuple[JsonOps, JsonOps] | 
     if bridge.storage_fault is not None:
         raise _storage_refusal(bridge, None)
     parts = result.parts if pending.action_id is not None else None
-    kept, inverse = _made(pending)
+    kept, inverse = _made(pending, result)
     return kept, _row(
         commit, pack(result.data), None, inverse, None if parts is None else packed_parts(parts)
     )
@@ -490,17 +508,24 @@ class Dumped:
     client that asked for `/contests` is sent, and `wire`, the copy (`wire_payload`) in parts for a
     client that did not (None: `data` itself, nothing left out). `parts`: its log and rolls in runs
     for the store when it is paged (`store.pages`; its log and rolls in `data` are then cut as in
-    every client's copy). A plain class with slots: one is made for every ruling,
-    a `damage`'s included."""
+    every client's copy). `ops`: the JSON array of its patch's ops but the first and the last (a
+    ruling's rev test and rev replace: what undo keeps as its forward ops, `_made`), when `data`
+    was made from it (None: not made apart). A plain class with slots: one is made for every
+    ruling, a `damage`'s included."""
 
-    __slots__ = ("data", "parts", "wire")
+    __slots__ = ("data", "ops", "parts", "wire")
 
     def __init__(
-        self, data: bytes, wire: list[Part] | None = None, parts: list[LogPart] | None = None
+        self,
+        data: bytes,
+        wire: list[Part] | None = None,
+        parts: list[LogPart] | None = None,
+        ops: bytes | None = None,
     ) -> None:
         self.data = data
         self.wire = wire
         self.parts = parts
+        self.ops = ops
 
     def stored_bytes(self) -> int:
         """The bytes the store writes of it: its JSON and its parts (before they are packed)."""
@@ -522,9 +547,15 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
     has_contests = type(patch) is list and _has_contests(patch)
     dump = _dumped_in_turns if in_turns else _dumped_at_once
     if not (long_log or long_rolls or has_contests):
-        data = _dumped_in_turns(result) if in_turns else orjson.dumps(result, default=json_default)
+        ops = None
+        if in_turns:
+            data = _dumped_in_turns(result)
+        elif type(patch) is list and len(patch) > OPS_APART + 2:
+            data, ops = _dumped_with_ops(result, patch)
+        else:
+            data = orjson.dumps(result, default=json_default)
         # a large reply is paged even when its log is short: a page of it then reads no patch
-        return Dumped(data, parts=None if len(data) <= PAGED_FROM else parts_of(result, dump))
+        return Dumped(data, parts=None if len(data) <= PAGED_FROM else parts_of(result, dump), ops=ops)
     full: list[Part] = []  # the stored JSON: a copy for a client that asked for `/contests`
     wire: list[Part] = []
     opening = b"{"
@@ -555,6 +586,37 @@ def dumped_result(result: dict[str, Any], in_turns: bool = False) -> Dumped:
     data = b"".join(full)
     paged = long_log or long_rolls or len(data) > PAGED_FROM
     return Dumped(data, wire, parts_of(result, dump) if paged else None)
+
+
+OPS_APART = 16
+"""Ops of a patch beyond which `dumped_result` dumps them apart from the rest of the reply
+(`_dumped_with_ops`), for undo to keep that JSON (`Dumped.ops`): a `damage`'s one or two ops cost
+less to dump again than the reply costs to make in pieces."""
+
+
+def _dumped_with_ops(result: dict[str, Any], patch: list[Any]) -> tuple[bytes, bytes | None]:
+    """`dumps(result)`'s UTF-8, the same bytes, and the JSON array of its patch's ops but the first
+    and the last (`Dumped.ops`), which the reply's patch is made of: the ops are dumped once. A
+    result of other keys than a ruling's (`_RESULT_KEYS`, in order) is dumped whole (None)."""
+    if tuple(result) != _RESULT_TUPLE or type(result["rev"]) is not int:
+        return orjson.dumps(result, default=json_default), None
+    ops = orjson.dumps(patch[1:-1], default=json_default)
+    data = b"".join(
+        (
+            b'{"rev":%d,"patch":[' % result["rev"],
+            orjson.dumps(patch[0], default=json_default),
+            b",",
+            memoryview(ops)[1:-1],
+            b",",
+            orjson.dumps(patch[-1], default=json_default),
+            b'],"log":',
+            orjson.dumps(result["log"], default=json_default),
+            b',"rolls":',
+            orjson.dumps(result["rolls"], default=json_default),
+            b"}",
+        )
+    )
+    return data, ops
 
 
 def replayed_copy(reply: bytes, contests: bool) -> bytes:
@@ -650,6 +712,9 @@ def pushed_patch(pending: Pending, kind: str, contests: bool = False) -> dict[st
 
 _RESULT_KEYS = ["rev", "patch", "log", "rolls"]
 """A ruling's `result` payload, in order: all `pushed_patch` takes, before its own keys."""
+
+_RESULT_TUPLE = tuple(_RESULT_KEYS)
+"""`_RESULT_KEYS` as a tuple, which a result's keys are compared with at once (`_dumped_with_ops`)."""
 
 
 def pushed_parts(pending: Pending, kind: str, sent: bytes | list[Part], contests: bool = False) -> list[Part]:

@@ -15,7 +15,6 @@ what a client was sent of them (the first steps and rolls and their `summary`) a
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -24,6 +23,7 @@ import orjson
 from vtt_bridge.engine.codec import NotUnpacked, frame, is_packed, unpacked
 from vtt_bridge.engine.protocol import LOG_SHOWN, ROLLS_SHOWN
 from vtt_bridge.errors import StoreError
+from vtt_bridge.store.rows import crc32
 
 LOG = 0
 ROLLS = 1
@@ -85,7 +85,7 @@ def part_checksum(
     """CRC-32 of a row of `pages`: the ruling's key, the list, the run's place, the list's length, the
     ruling's kind, and the part's bytes as stored. A part changed on disk fails it."""
     head = f"{key}\0{which}\0{first}\0{count}\0{total}\0{kind or ''}\0".encode()
-    return zlib.crc32(data, zlib.crc32(head))
+    return crc32(data, crc32(head))
 
 
 INSERT_PART = (

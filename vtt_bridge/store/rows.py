@@ -6,7 +6,8 @@ JSON back through SQLite's JSON functions (a packed value unpacked by `vtt_text`
 from __future__ import annotations
 
 import sqlite3
-import zlib
+
+from isal import isal_zlib
 
 from vtt_bridge.document.models import WorldState
 from vtt_bridge.engine.codec import (
@@ -14,6 +15,12 @@ from vtt_bridge.engine.codec import (
     frame,
     unpacked,
 )
+
+crc32 = isal_zlib.crc32
+"""`crc32(data, value=0)`: CRC-32 as `zlib.crc32` gives it (the same polynomial and value, so a row
+written by any version reads back the same), computed by ISA-L, which folds many bytes a step where
+zlib reads a table (docs/benchmarks.md): every checksum the store writes and verifies."""
+
 
 PACK_FROM = 1 << 20
 """Bytes of a reply, an inverse or a snapshot (its UTF-8) beyond which `pack` compresses it: the
@@ -125,25 +132,25 @@ def checksum(
     from one field to the next: the same value as over the joined text, without a copy of a round's
     megabytes)."""
     head = f"{key}\0{action_id or ''}\0{digest or ''}\0".encode()
-    crc = zlib.crc32(reply if isinstance(reply, bytes) else reply.encode(), zlib.crc32(head))
+    crc = crc32(reply if isinstance(reply, bytes) else reply.encode(), crc32(head))
     if kind is None and target is None and inverse is None:
         return crc
-    crc = zlib.crc32(f"{kind or ''}\0{target or ''}\0".encode(), crc)
+    crc = crc32(f"{kind or ''}\0{target or ''}\0".encode(), crc)
     if inverse is None:
         return crc
-    return zlib.crc32(inverse if isinstance(inverse, bytes) else inverse.encode(), crc)
+    return crc32(inverse if isinstance(inverse, bytes) else inverse.encode(), crc)
 
 
 def snapshot_checksum(world: str, rev: int, snapshot: str | bytes) -> int:
     """CRC-32 of a world's snapshot row: its world, rev and the snapshot's bytes as stored (the text's
     UTF-8, or the packed bytes). A snapshot changed on disk fails it."""
-    head = zlib.crc32(f"{world}\0{rev}\0".encode())
-    return zlib.crc32(snapshot if isinstance(snapshot, bytes) else snapshot.encode(), head)
+    head = crc32(f"{world}\0{rev}\0".encode())
+    return crc32(snapshot if isinstance(snapshot, bytes) else snapshot.encode(), head)
 
 
 def change_checksum(key: int, message_id: str, kind: str) -> int:
     """CRC-32 of a row of `changes`."""
-    return zlib.crc32(f"{key}\0{message_id}\0{kind}".encode())
+    return crc32(f"{key}\0{message_id}\0{kind}".encode())
 
 
 ROW_AS_UTF8 = "key, action_id, CAST(reply AS BLOB), digest, checksum, kind, target, inverse"
