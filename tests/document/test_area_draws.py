@@ -71,7 +71,8 @@ def test_DET_4_a_far_move_sets_its_targets_row_whole_and_copies_no_other() -> No
     assert named == compared and [(op["op"], op["path"]) for op in named] == [("replace", "/areas/i0")]
     old_row = rows["i0"][1]  # the areas as tuples (arrays in the JSON)
     assert named_undo == compared_undo == [{"op": "replace", "path": "/areas/i0", "value": old_row}]
-    assert named_undo[0]["value"] is not rows["i0"][0]  # a copy
+    assert named[0]["value"] is not after["i0"]  # the new row copied: later commits write into it
+    assert named_undo[0]["value"] is rows["i0"][0]  # the old row itself: no commit writes into it again
     world.commit(moved, b"{}")
     assert world.state.areas["i0"] == {o: tuple(a) for o, a in named[0]["value"].items()}  # as the op said
 
@@ -197,9 +198,9 @@ def test_DET_4_a_target_beyond_twice_the_radius_from_where_it_stood_has_left_eve
 
 
 def test_DET_4_a_row_an_op_names_whole_is_never_written_into_by_a_later_commit() -> None:
-    """A far move's op holds its target's new row (and its inverse the old one) as a copy: a later
-    pin's cell written into the committed row at its commit (`seal`) leaves both ops as they were
-    sent, so undo reads what the ruling set."""
+    """A far move's op holds its target's new row as a copy (and its inverse the old row, which no
+    commit writes into once replaced): a later pin's cell written into the committed row at its
+    commit (`seal`) leaves both ops as they were sent, so undo reads what the ruling set."""
     world = World("w", dice=area_dice("w", seed=3))
     world.commit(world.prepare_sync({"state": scene_state()}, "s"), b"{}")
     moved = world.prepare_action("m", {"kind": "move", "token": "i0", "x": 5000, "y": 4000}, SeededRoller(1))

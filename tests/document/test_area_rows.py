@@ -37,7 +37,8 @@ NEW_TOKENS = ["n0", "n1", "n2"]
 
 def check(state: WorldState) -> None:
     """The committed state's areas: written (no cells held aside), no empty row, and exactly the
-    approximate pairs' areas, each of the world's radius holding its target."""
+    approximate pairs' areas, each of the world's radius holding its target, its target and
+    observer tokens (`rule_areas` reads a row's observers as tokens while none comes or goes)."""
     areas = state.areas
     assert type(areas) is dict or (type(areas) is AreaMap and areas.cells is None and areas.base is None)
     approximate = {
@@ -48,6 +49,7 @@ def check(state: WorldState) -> None:
     radius = area_radius_of(state)
     for target, row in areas.items():
         token = state.tokens[target]
+        assert row.keys() <= state.tokens.keys()
         for area in row.values():
             assert still_holds(area, token.x, token.y, radius)
 

@@ -493,3 +493,38 @@ def test_DET_7_explain_agrees_with_the_sparse_document_after_any_sequence_of_cha
                 held = "pinpointed" if code is None else LOCATE_OF_CODE[code].value
                 query = ExplainQuery(kind="explain", observer=observer, target=target)
                 assert explain_query(state, query, index)["locate"] == held, (observer, target)
+
+
+_COORDINATE = st.floats(min_value=-2e9, max_value=2e9, allow_nan=False)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    dx=_COORDINATE,
+    dy=_COORDINATE,
+    dz=_COORDINATE,
+    limit=st.floats(min_value=0, max_value=1e300, allow_nan=False),
+    scale=st.floats(min_value=0, max_value=1e300, allow_nan=False),
+)
+def test_DET_5_a_pair_past_the_bound_by_dx_alone_is_past_the_limit_by_its_whole_distance(
+    dx: float, dy: float, dz: float, limit: float, scale: float
+) -> None:
+    """The passes take a pair whose dx² is above `_beyond_by_dx` as beyond the limit without its d²:
+    its d², by the formula in floating point, must then be above the limit too."""
+    from vtt_bridge.document.visibility import _beyond_by_dx
+
+    scale2 = scale * scale
+    if dx * dx > _beyond_by_dx(limit, scale2):
+        assert (dx * dx + dy * dy) * scale2 + dz * dz > limit
+        assert dx * dx * scale2 > limit
+
+
+def test_DET_5_the_bound_by_dx_lies_above_the_limit_over_the_scale() -> None:
+    """The bound carries its margin: at dx² just above limit / scale² (where rounding may leave
+    (dx²)·scale² at the limit), the pair is not taken as beyond by dx alone."""
+    from vtt_bridge.document.visibility import _beyond_by_dx
+
+    assert _beyond_by_dx(729.0, 0.0025) > 729.0 / 0.0025
+    assert _beyond_by_dx(729.0, 0.0) == float("inf")
+    assert _beyond_by_dx(0.0, 1e-18) >= 1e-150 / 1e-18  # dx² past it keeps (dx²)·scale² above 0
+    assert _beyond_by_dx(729.0, float("inf")) == float("inf")

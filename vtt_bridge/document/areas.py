@@ -20,6 +20,7 @@ from itertools import islice
 from typing import Any, cast
 
 from vtt_bridge.document.models import (
+    AreaCells,
     AreaMap,
     Scene,
     Token,
@@ -129,33 +130,63 @@ def _looked_at(
     pairs: Iterable[tuple[str, str]],
     moved: Collection[str],
     areas: Mapping[str, Mapping[str, Area]],
-) -> dict[str, dict[str, LocateState | None]]:
-    """Target -> observer -> the pair's new state (None: to be read from the matrix), for the pairs
-    whose area the ruling may change: the matrix's unapplied cells that are approximate or hold an
-    area (a cell that is neither has none before or after), and the ruling's own pairs; a moved
-    target with a row is named even with no pair (its row is looked at whole)."""
+    tokens: Mapping[str, Token],
+) -> tuple[dict[str, dict[str, LocateState | None]], AreaCells, AreaCells, bool]:
+    """The pairs whose area the ruling may change, in two parts. Looked at: target -> observer ->
+    the pair's new state (None: to be read from the matrix), for a moved target (with a row it is
+    named even with no pair: its row is looked at whole, and a pair of the row that is approximate
+    still is left out, as the row's own) or one the ruling's own `pairs` name.
+    Decided, for any other target: the matrix's unapplied cells whose area changes, observer ->
+    `_UNDRAWN` (approximate now, no area yet: one is drawn), then those whose area is dropped
+    (observer -> None: no longer approximate), each target's in a map of its own. An area of a
+    target that did not move holds it still (the module's invariant), so an approximate cell that
+    has one changes nothing; a cell that is neither approximate nor holds an area has none before
+    or after. Last: whether `pairs` named any (only then may a state be None)."""
     looked: dict[str, dict[str, LocateState | None]] = {}
-    no_row: Mapping[str, Area] = {}
-    row_of, approximate = areas.get, _APPROXIMATE
-    for observer, cells in pending.items():
-        for target, located in cells.items():
-            if located is not approximate and observer not in row_of(target, no_row):
-                continue
-            named = looked.get(target)
-            if named is None:
-                looked[target] = {observer: located}
-            else:
-                named[observer] = located
     for observer, target in pairs:
         named = looked.get(target)
         if named is None:
             looked[target] = {observer: None}
-        elif observer not in named:
+        else:
             named[observer] = None
+    paired = bool(looked)
+    drawing: AreaCells = {}
+    dropping: AreaCells = {}
+    no_row: Mapping[str, Area] = {}
+    row_of, approximate = areas.get, _APPROXIMATE
+    whole = {*moved, *looked}  # the targets looked at (a move's: one)
+    for observer, cells in pending.items():
+        for target, located in cells.items():
+            if located is approximate:
+                if observer in row_of(target, no_row):
+                    continue  # approximate still: its area holds, or is looked at with its moved row
+            elif observer not in row_of(target, no_row):
+                continue  # no area before or after
+            if target in whole:
+                named = looked.get(target)
+                if named is None:
+                    looked[target] = {observer: located}
+                else:
+                    named[observer] = located  # the cell's state, not the matrix's (None)
+                continue
+            if located is approximate:
+                if target not in tokens or observer not in tokens:
+                    continue  # no area can be drawn
+                changes = drawing.get(target)
+                if changes is None:
+                    drawing[target] = {observer: _UNDRAWN}
+                else:
+                    changes[observer] = _UNDRAWN
+                continue
+            changes = dropping.get(target)
+            if changes is None:
+                dropping[target] = {observer: None}
+            else:
+                changes[observer] = None
     for target in moved:
         if target not in looked and target in areas:
             looked[target] = {}
-    return looked
+    return looked, drawing, dropping, paired
 
 
 def _state_after(
@@ -184,7 +215,8 @@ def rule_areas(
     changed besides the matrix's unapplied cells (None: any may have); `recheck`: look at every pair
     (a world read back from a store written before areas were kept). A moved target's row is looked
     at whole: a pair of it the ruling did not change is approximate still (it holds an area, and
-    the invariant held before the ruling), so its state is not read. A row that appears, goes or
+    the invariant held before the ruling), so its state is not read; a target that stayed has only
+    its changed cells read, each decided alone (`_looked_at`). A row that appears, goes or
     whose every area changed is set whole in the ruling's map (`AreaMap.whole`), a new dict; the
     areas it changes in other rows are held aside (`AreaMap.cells`) and written at commit (`seal`)."""
     radius = area_radius_of(after)
@@ -194,7 +226,10 @@ def rule_areas(
         or pairs is None
         or moved is None
         or after.areas is not before.areas
-        or radius != area_radius_of(before)
+        or (
+            (after.settings is not before.settings or after.scene is not before.scene)
+            and radius != area_radius_of(before)
+        )
         or pending_areas(after.areas)
     ):
         every = _every_pair(after, dice)
@@ -203,20 +238,66 @@ def rule_areas(
         return after.model_copy(update={"areas": every})
     pending = pending_cells(after.visibility)
     old_areas = after.areas
-    looked = _looked_at(pending, pairs, moved, old_areas)
-    if not looked:
-        return after
     tokens = after.tokens
+    looked, decided, dropping, paired = _looked_at(pending, pairs, moved, old_areas, tokens)
+    if not looked and not decided and not dropping:
+        return after
     visibility = after.visibility
     reach = radius * radius
     areas: AreaMap | None = None
+    mixed: set[str] = set()  # targets that stayed and both gain and lose areas
+    if dropping:  # a target that stayed and only loses areas: in any order (no dice), held aside
+        areas = AreaMap(old_areas, old_areas)
+        for target, gone in dropping.items():
+            cells = decided.get(target)
+            if cells is not None:  # it gains areas too: with them, in the walk below
+                cells.update(gone)
+                mixed.add(target)
+                continue
+            if len(gone) > 1:
+                gone = dict.fromkeys(sorted(gone))  # its observers in order (`AreaMap.cells`)
+            kept_row = old_areas[target]
+            if len(gone) < len(kept_row):
+                assert areas.cells is not None
+                areas.cells[target] = gone
+            else:
+                _note(areas, target, kept_row, gone, 0, len(gone))
     # each row's areas still to draw: the row (their places kept in it) and their observers, in order
     fills: list[tuple[dict[str, Area | None], list[str]]] = []
     runs: list[tuple[tuple[float, float], int]] = []
     old_get = old_areas.get
     no_row: Mapping[str, Area] = {}
     located: LocateState | None
-    for target in sorted(looked):
+    drawn: list[str]  # a row's observers whose areas are drawn, in order
+    for target in sorted([*looked, *decided]) if decided else sorted(looked):
+        cells = decided.get(target)
+        if cells is not None:  # a target that stayed: its cells' areas drawn or dropped, as decided
+            dropped = 0
+            if not mixed or target not in mixed:  # its areas all drawn
+                drawn = sorted(cells) if len(cells) > 1 else [*cells]
+                if len(drawn) > 1:
+                    cells = dict.fromkeys(drawn, _UNDRAWN)  # its observers in order (`AreaMap.cells`)
+            else:
+                cells = {o: cells[o] for o in sorted(cells)}
+                drawn = []
+                for observer, mark in cells.items():
+                    if mark is None:
+                        dropped += 1
+                    else:
+                        drawn.append(observer)
+            if areas is None:
+                areas = AreaMap(old_areas, old_areas)
+            old_row = old_get(target) or no_row
+            if old_row and dropped < len(old_row):  # a row that keeps areas: its changes held aside
+                assert areas.cells is not None
+                areas.cells[target] = cells
+            else:
+                _note(areas, target, old_row or None, cells, len(drawn), dropped)
+            if drawn:
+                stays = tokens[target]
+                fills.append((cells, drawn))
+                runs.append(((stays.x, stays.y), len(drawn)))
+            continue
         named = looked[target]
         old_row = old_get(target) or no_row
         token = tokens.get(target)
@@ -224,14 +305,17 @@ def rule_areas(
         if target in moved and old_row:  # its row whole, and any pair the ruling named besides
             if (
                 point is not None
-                and None not in named.values()
+                and (not paired or None not in named.values())
                 and _left_every(old_row, before.tokens[target], point, radius)
             ):
                 # every area of it changes (as a far move's): the row anew, its approximate pairs drawn
-                listed = old_row.keys() | named.keys() if named else set(old_row)
-                if named:
-                    listed.difference_update([o for o, s in named.items() if s is not _APPROXIMATE])
-                kept = sorted(tokens.keys() & listed)
+                listed = dict(old_row)  # its observers are tokens (none came or went: `moved` is known)
+                for observer, located in named.items():
+                    if located is not _APPROXIMATE:
+                        listed.pop(observer, None)
+                    elif observer not in listed and observer in tokens:
+                        listed[observer] = _UNDRAWN
+                kept = sorted(listed)  # in the row's order, which is mostly sorted: a short sort
                 if areas is None:
                     areas = AreaMap(old_areas, old_areas)
                 areas.whole.append(target)
@@ -247,7 +331,7 @@ def rule_areas(
         else:
             observers = sorted(named) if len(named) > 1 else list(named)  # one: as it is
         changes: dict[str, Area | None] | None = None
-        drawn: list[str] = []
+        drawn = []
         changed = 0
         for observer in observers:
             located = named.get(observer, _APPROXIMATE)  # a moved row's pair left alone: approximate
@@ -289,6 +373,10 @@ def rule_areas(
         new_areas = draw_runs(runs, radius, dice)
         at = 0
         for row, observers in fills:
+            if len(observers) == 1:  # most rows a move changes besides its own: one area
+                row[observers[0]] = new_areas[at]
+                at += 1
+                continue
             end = at + len(observers)
             row.update(zip(observers, new_areas[at:end], strict=True))
             at = end
@@ -349,9 +437,11 @@ def _whole_op(
     new: Mapping[str, Area] | None,
 ) -> None:
     """One op setting a target's row whole: `add` (it had none), `remove` (it has none left) or
-    `replace`; `undo` gets its inverse (as in `area_ops`). The value is a copy of the row (its
-    areas are tuples, which JSON writes as arrays): a later ruling's cells written into the row at
-    commit (`seal`) never reach an op already made."""
+    `replace`; `undo` gets its inverse (as in `area_ops`). The op's value is a copy of the new row
+    (its areas are tuples, which JSON writes as arrays): a later ruling's cells written into the
+    row at commit (`seal`) never reach an op already made. The inverse's value is the old row
+    itself: once replaced or removed it is in no committed map, and only a committed map's rows are
+    ever written into (`AreaMap`), so it stays as it was."""
     path = "/areas/" + target
     if new is None:
         ops.append({"op": "remove", "path": path})
@@ -361,7 +451,7 @@ def _whole_op(
         if old is None:
             undo.append({"op": "remove", "path": path})
         else:
-            undo.append({"op": "add" if new is None else "replace", "path": path, "value": dict(old)})
+            undo.append({"op": "add" if new is None else "replace", "path": path, "value": old})
 
 
 def _cell_ops(
@@ -409,12 +499,25 @@ def area_ops(
     if type(after) is AreaMap and after.base is before and after.cells is not None:
         cells = after.cells
         whole = after.whole
+        append = ops.append
         for target in sorted([*whole, *cells]) if whole else sorted(cells):
             changed = cells.get(target)
             if changed is None:
                 _whole_op(ops, undo, target, before.get(target), after.get(target))
                 continue
-            _cell_ops(ops, undo, target, before[target], changed.items())
+            was_of = before[target].get
+            for observer, area in changed.items():  # `_cell_ops`, inline: a move changes tens of rows
+                path = f"/areas/{target}/{observer}"
+                was = was_of(observer)
+                if area is None:
+                    append({"op": "remove", "path": path})
+                else:
+                    append({"op": "add" if was is None else "replace", "path": path, "value": area})
+                if undo is not None:
+                    if was is None:
+                        undo.append({"op": "remove", "path": path})
+                    else:
+                        undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
         return ops
     if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
         after = written_areas(after)

@@ -207,10 +207,7 @@ def _write_areas(areas: AreaMap) -> None:
         return
     for target, changed in cells.items():
         row = areas[target]
-        if None not in changed.values():  # only areas drawn: written at once
-            row.update(changed)  # type: ignore[arg-type]
-            continue
-        for observer, area in changed.items():
+        for observer, area in changed.items():  # most rows a move changes: one area
             if area is None:
                 del row[observer]
             else:

@@ -18,6 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from math import inf
 from typing import Any
 
 from vtt_bridge.document.geometry import ContestGeometry
@@ -231,6 +232,17 @@ def _states_from(
     return out
 
 
+def _beyond_by_dx(limit: float, scale2: float) -> float:
+    """A bound on dx² past which a pair is beyond `limit` whatever its dy and dz: dx² above it puts
+    (dx²)·scale², and so d² (never below it), above `limit` in floating point. The margin is far
+    wider than the roundings between, and the floor keeps (dx²)·scale² clear of the range where a
+    product loses its precision (subnormal); infinite (never past) for a scale out of bounds (zero,
+    subnormal, huge or not finite)."""
+    if not 1e-150 < scale2 < 1e150:
+        return inf
+    return max(limit / scale2 * (1 + 1e-9), 1e-150 / scale2)
+
+
 def _column_changes(
     target: str,
     varying: Varying,
@@ -242,22 +254,27 @@ def _column_changes(
     """DET-5..7: each varying observer against `target`, recorded in `changes` where the state
     differs from the old matrix (the target against itself included: drop it). A group of one limit
     (the usual reach) compares d² with it: `bisect_left`'s answer without its call. An observer
-    whose dx alone puts it past the group's last limit is beyond it (d² is at least (dx²)·scale²): its
-    d² is not worked out."""
+    whose dx alone puts it past the group's last limit is beyond it (`_beyond_by_dx`): its d² is
+    not worked out. A row without the cell (the target's own) reads None, as `get` would."""
     x, y, z = positions[target]
     for limits, states, members in varying:
         one = len(limits) == 1
         near, far, last = states[0], states[-1], limits[-1]
+        bound = _beyond_by_dx(last, scale2)
         for oid in members:
             ox, oy, oz = positions[oid]
             dx = ox - x
-            if dx * dx * scale2 > last:
+            if dx * dx > bound:
                 state = far
             else:
                 dy, dz = oy - y, oz - z
                 d2 = (dx * dx + dy * dy) * scale2 + dz * dz
                 state = (far if last < d2 else near) if one else states[bisect_left(limits, d2)]
-            if old_visibility[oid].get(target) is not state:
+            try:
+                old = old_visibility[oid][target]
+            except KeyError:
+                old = None
+            if old is not state:
                 cells = changes.get(oid)
                 if cells is None:
                     changes[oid] = {target: state}
@@ -273,23 +290,28 @@ def _row_changes(
     old_row: dict[str, LocateState],
 ) -> dict[str, LocateState]:
     """DET-5..7: `observer` against each varying target, where the state differs from `old_row` (a
-    group of one limit, and a target past the last limit by its dx alone, as in `_column_changes`)."""
+    group of one limit, a target past the last limit by its dx alone, and a missing cell, as in
+    `_column_changes`)."""
     x, y, z = positions[observer]
-    old_get = old_row.get
     cells: dict[str, LocateState] = {}
     for limits, states, members in varying:
         one = len(limits) == 1
         near, far, last = states[0], states[-1], limits[-1]
+        bound = _beyond_by_dx(last, scale2)
         for tid in members:
             tx, ty, tz = positions[tid]
             dx = x - tx
-            if dx * dx * scale2 > last:
+            if dx * dx > bound:
                 state = far
             else:
                 dy, dz = y - ty, z - tz
                 d2 = (dx * dx + dy * dy) * scale2 + dz * dz
                 state = (far if last < d2 else near) if one else states[bisect_left(limits, d2)]
-            if old_get(tid) is not state:
+            try:
+                old = old_row[tid]
+            except KeyError:
+                old = None
+            if old is not state:
                 cells[tid] = state
     cells.pop(observer, None)
     return cells
@@ -758,6 +780,11 @@ class VisibilityIndex:
                         changed.append((oid, tid))
                 visibility[oid] = new_row
         unapplied: dict[str, dict[str, LocateState]] = {}
+        if unapplied_cells and not rows and not removed_set:
+            # every row is the committed one (no row recomputed, none removed): each changed row's
+            # cells are written into it at commit, as the loop below would leave them
+            unapplied = {oid: updates for oid, updates in changes.items() if updates}
+            changes = {}
         for oid, updates in changes.items():
             if not updates or oid in rows:
                 continue

@@ -12,9 +12,8 @@ whole, as Foundry replaces them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from itertools import repeat
 from operator import is_not
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import jsonpatch
 import orjson
@@ -227,6 +226,10 @@ comparing a cell with `PINPOINTED`: `LocateState` orders its members in Python, 
 through a slot call, where a lookup of the member itself matches by identity."""
 
 
+_CELL_CODES: dict[object, str | None] = {**_CODES, LocateState.PINPOINTED: None, None: None}
+"""`_CODES` read by subscript: every state's code, None for a pinpointed or absent cell."""
+
+
 def _cell_op(
     path: str,
     old: str | None,
@@ -294,33 +297,37 @@ def _diff_visibility(
             old, new = old_row.get(target), row.get(target)
             if old is not new:  # most pairs a ruling looked at kept their state: no path built
                 _cell_op(f"/visibility/{observer}/{target}", old, new, ops, olds, undo)
-    codes = _CODES.get
-    add, inverse = ops.append, None if undo is None else undo.append
+    if undo is None:
+        for observer, cells in unapplied.items():
+            old_row = before.get(observer)
+            if old_row is not None:  # else a new row, added whole above
+                prefix = f"/visibility/{observer}/"
+                for target, value in cells.items():
+                    _cell_op(prefix + target, old_row.get(target), value, ops, olds)
+        return
+    codes, table = _CODES.get, _CELL_CODES
+    add, inverse = ops.append, undo.append
     for observer, cells in unapplied.items():
         old_row = before.get(observer)
         if old_row is None:
             continue  # a new row, added whole above
-        prefix = f"/visibility/{observer}/"
-        row_get = old_row.get
         for target, value in cells.items():  # `_cell_op`, inline: a move changes a hundred cells
-            was, now = codes(row_get(target)), codes(value)
+            try:
+                was, now = table[old_row[target]], table[value]
+            except KeyError:  # a cell the row lacks
+                was, now = codes(old_row.get(target)), codes(value)
             if was is now:
                 continue
-            path = prefix + target
+            path = f"/visibility/{observer}/{target}"
             if now is None:
                 add({"op": "remove", "path": path})
+                inverse({"op": "add", "path": path, "value": was})
             elif was is None:
                 add({"op": "add", "path": path, "value": now})
+                inverse({"op": "remove", "path": path})
             else:
                 add({"op": "replace", "path": path, "value": now})
-            if inverse is not None:
-                inverse(
-                    {"op": "remove", "path": path}
-                    if was is None
-                    else {"op": "add" if now is None else "replace", "path": path, "value": was}
-                )
-            elif olds is not None:
-                olds[path] = MISSING if was is None else was
+                inverse({"op": "replace", "path": path, "value": was})
 
 
 def _sparse_row(row: Mapping[str, str]) -> dict[str, str]:
@@ -694,16 +701,13 @@ def inverse_ops(
 ) -> list[Op]:
     """The ops that undo `ops` (a diff of `before`, paths disjoint, rev excluded): each path set back
     to what `before` held there, or removed where it held nothing; in reverse order. `undo`: the
-    inverses `diff_states` built already, index for index (`Undo`); `olds`: what it read of `before`
-    (`Olds`); the other paths are read with a `Reader`."""
+    inverses `diff_states` built already, index for index (`Undo`), taken as they are (the others
+    found by a search in C, not a loop over every op); `olds`: what it read of `before` (`Olds`);
+    the other paths are read with a `Reader`."""
     reader: Reader | None = None
-    inverse: list[Op] = []
-    add = inverse.append
-    known_ops = zip(ops, repeat(None)) if undo is None else zip(ops, undo, strict=True)
-    for op, known in known_ops:
-        if known is not None:
-            add(known)
-            continue
+
+    def unknown(op: Op) -> Op:
+        nonlocal reader
         path = op["path"]
         old = _UNREAD if olds is None else olds.get(path, _UNREAD)
         if old is _UNREAD:
@@ -711,11 +715,23 @@ def inverse_ops(
                 reader = Reader(before)
             old = reader.value_at(path)
         if old is MISSING:
-            add({"op": "remove", "path": path})
-        else:
-            add({"op": "add" if op["op"] == "remove" else "replace", "path": path, "value": old})
-    inverse.reverse()
-    return inverse
+            return {"op": "remove", "path": path}
+        return {"op": "add" if op["op"] == "remove" else "replace", "path": path, "value": old}
+
+    if undo is None:
+        inverse = [unknown(op) for op in ops]
+        inverse.reverse()
+        return inverse
+    listed = ops if isinstance(ops, list) else list(ops)
+    if len(listed) != len(undo):
+        raise ValueError(f"{len(undo)} inverses known for {len(listed)} ops")
+    known = undo.copy()
+    at = -1
+    for _ in range(known.count(None)):
+        at = known.index(None, at + 1)
+        known[at] = unknown(listed[at])
+    known.reverse()
+    return cast(list[Op], known)  # no None is left
 
 
 def set_value(op: Op) -> Any:

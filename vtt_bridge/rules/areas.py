@@ -13,7 +13,8 @@ Pure: the dice are handed in (`Roller`), the coordinates are the tokens' own (ca
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from itertools import islice
 from operator import itemgetter
 from typing import Annotated
@@ -89,6 +90,13 @@ _ROOT_OF = {key: _ROOT[n] for key, n in _NUMBER_OF.items()}
 """`_COS` and `_SIN`, and `_ROOT`, by three dice's key."""
 
 
+@lru_cache(maxsize=8)
+def _reaches(span: float) -> Mapping[int, float]:
+    """`_ROOT_OF` times `span` (an area's radius, less the pixel its rounding may need): the very
+    products a draw would compute, made once per span (a world has one radius, a few at most)."""
+    return {key: span * root for key, root in _ROOT_OF.items()}
+
+
 def shared_area(area: Sequence[float]) -> Area:
     """The same area with its whole pixels taken from the shared table (`_PIXELS`): an area read
     back from JSON holds as little memory as a drawn one."""
@@ -118,25 +126,36 @@ def draw_runs(runs: Iterable[tuple[tuple[float, float], int]], radius: float, di
     numbers = zip(keys[0::2], keys[1::2], strict=True)  # each area's angle and fraction, as their dice's keys
     whole = radius >= 2  # else no room for a whole pixel: the centre as drawn
     span = radius - 1 if whole else radius
-    turn_of, root_of, rounded, pixels, top = _TURN_OF, _ROOT_OF, float.__round__, _PIXELS, SHARED_PIXELS
+    reach_of = _reaches(span)  # each fraction's reach: `span` times its root
+    turn_of, rounded, pixels, top = _TURN_OF, float.__round__, _PIXELS, SHARED_PIXELS
     out: list[Area] = []
     append = out.append
     for (x, y), n in runs:
+        if n == 1:  # a run of one (most rows a move changes besides its own): no slice of the numbers
+            turn, fraction = next(numbers)
+            cos, sin = turn_of[turn]
+            reach = reach_of[fraction]
+            if not whole:
+                append((x + reach * cos, y + reach * sin, radius))
+                continue
+            cx, cy = rounded(x + reach * cos), rounded(y + reach * sin)
+            append((pixels[cx] if 0 <= cx < top else cx, pixels[cy] if 0 <= cy < top else cy, radius))
+            continue
         drawn = islice(numbers, n)
         if not whole:
             for turn, fraction in drawn:
                 cos, sin = turn_of[turn]
-                reach = span * root_of[fraction]
+                reach = reach_of[fraction]
                 append((x + reach * cos, y + reach * sin, radius))
         elif span < x < top - span - 1 and span < y < top - span - 1:  # every centre a shared pixel
             for turn, fraction in drawn:
                 cos, sin = turn_of[turn]
-                reach = span * root_of[fraction]
+                reach = reach_of[fraction]
                 append((pixels[rounded(x + reach * cos)], pixels[rounded(y + reach * sin)], radius))
         else:
             for turn, fraction in drawn:
                 cos, sin = turn_of[turn]
-                reach = span * root_of[fraction]
+                reach = reach_of[fraction]
                 cx, cy = rounded(x + reach * cos), rounded(y + reach * sin)
                 append((pixels[cx] if 0 <= cx < top else cx, pixels[cy] if 0 <= cy < top else cy, radius))
     return out
