@@ -15,7 +15,7 @@ observers, sorted), so a world with seeded dice draws the same areas for the sam
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from itertools import islice
 from typing import Any, cast
 
@@ -454,31 +454,6 @@ def _whole_op(
             undo.append({"op": "add" if new is None else "replace", "path": path, "value": old})
 
 
-def _cell_ops(
-    ops: list[dict[str, Any]],
-    undo: list[Any] | None,
-    target: str,
-    old: Mapping[str, Area],
-    changes: Iterable[tuple[str, Area | None]],
-) -> None:
-    """A row's changed areas, one op each in the order given (None: the area removed; else added or
-    replaced, never equal to the old one, the area's own tuple as its value); `undo` gets each
-    op's inverse (as in `area_ops`)."""
-    append = ops.append
-    for observer, area in changes:
-        path = f"/areas/{target}/{observer}"
-        was = old.get(observer)
-        if area is None:
-            append({"op": "remove", "path": path})
-        else:
-            append({"op": "add" if was is None else "replace", "path": path, "value": area})
-        if undo is not None:
-            if was is None:
-                undo.append({"op": "remove", "path": path})
-            else:
-                undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
-
-
 def area_ops(
     before: Mapping[str, Mapping[str, Area]],
     after: Mapping[str, Mapping[str, Area]],
@@ -495,39 +470,21 @@ def area_ops(
     its JSON), and nothing writes into its value once made."""
     if before is after:
         return []
-    ops: list[dict[str, Any]] = []
     if type(after) is AreaMap and after.base is before and after.cells is not None:
         cells = after.cells
         whole = after.whole
-        append = ops.append
-        for target in sorted([*whole, *cells]) if whole else sorted(cells):
-            changed = cells.get(target)
-            if changed is None:
-                _whole_op(ops, undo, target, before.get(target), after.get(target))
-                continue
-            was_of = before[target].get
-            for observer, area in changed.items():  # `_cell_ops`, inline: a move changes tens of rows
-                path = f"/areas/{target}/{observer}"
-                was = was_of(observer)
-                if area is None:
-                    append({"op": "remove", "path": path})
-                else:
-                    append({"op": "add" if was is None else "replace", "path": path, "value": area})
-                if undo is not None:
-                    if was is None:
-                        undo.append({"op": "remove", "path": path})
-                    else:
-                        undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
-        return ops
+        targets = sorted([*whole, *cells]) if whole else sorted(cells)
+        return _row_ops(before, after, targets, cells.get, undo)
     if type(after) is AreaMap and after.cells:  # a ruling's map read against another map
         after = written_areas(after)
     old_get = before.get
     touched = [t for t, row in after.items() if old_get(t) is not row]
     touched.extend(before.keys() - after.keys())
+    rows: dict[str, Mapping[str, Area | None] | None] = {}
     for target in sorted(touched):
         old, new = old_get(target), after.get(target)
         if old is None or new is None:
-            _whole_op(ops, undo, target, old, new)
+            rows[target] = None
             continue
         cell_get = old.get
         changes: list[tuple[str, Area | None]] = [
@@ -538,10 +495,44 @@ def area_ops(
         if not changes:
             continue
         if sum(1 for o, _ in changes if o in old) == len(old):  # none of its areas stays
-            _whole_op(ops, undo, target, old, new)
+            rows[target] = None
         else:
             changes.sort(key=_first)
-            _cell_ops(ops, undo, target, old, changes)
+            rows[target] = dict(changes)
+    return _row_ops(before, after, rows, rows.get, undo)
+
+
+def _row_ops(
+    before: Mapping[str, Mapping[str, Area]],
+    after: Mapping[str, Mapping[str, Area]],
+    targets: Iterable[str],
+    changes_of: Callable[[str], Mapping[str, Area | None] | None],
+    undo: list[Any] | None,
+) -> list[dict[str, Any]]:
+    """`area_ops`' ops for its changed rows, in the order of `targets`: a row whose changes are None
+    (`changes_of`) as one op with the whole row (`_whole_op`), any other as one op per changed area
+    in its changes' order (None: the area removed; else added or replaced, never equal to the old
+    one, the area's own tuple as its value); `undo` gets each op's inverse."""
+    ops: list[dict[str, Any]] = []
+    append = ops.append
+    for target in targets:
+        changed = changes_of(target)
+        if changed is None:
+            _whole_op(ops, undo, target, before.get(target), after.get(target))
+            continue
+        was_of = before[target].get
+        for observer, area in changed.items():
+            path = f"/areas/{target}/{observer}"
+            was = was_of(observer)
+            if area is None:
+                append({"op": "remove", "path": path})
+            else:
+                append({"op": "add" if was is None else "replace", "path": path, "value": area})
+            if undo is not None:
+                if was is None:
+                    undo.append({"op": "remove", "path": path})
+                else:
+                    undo.append({"op": "add" if area is None else "replace", "path": path, "value": was})
     return ops
 
 
