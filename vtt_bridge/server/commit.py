@@ -403,32 +403,28 @@ async def rule(
 # ---- the reply encoding ------------------------------------------------------------------------
 
 
-def _envelope_head(type_: str, msg_id: str, re: str | None) -> str:
-    """A message's JSON up to its payload's value (the envelope's fields in their wire order)."""
-    head = f'{{"v":1,"id":{dumps(msg_id)},'
-    if re is not None:
-        head += f'"re":{dumps(re)},'
-    return f'{head}"type":"{type_}","payload":'
+def _envelope_head(type_: str, msg_id: str, re: str | None) -> bytes:
+    """A message's JSON up to its payload's value, as UTF-8 (the envelope's fields in their wire
+    order; the ids are strings, written as `dumps` writes them)."""
+    if re is None:
+        return b'{"v":1,"id":%b,"type":"%b","payload":' % (orjson.dumps(msg_id), type_.encode())
+    return b'{"v":1,"id":%b,"re":%b,"type":"%b","payload":' % (
+        orjson.dumps(msg_id),
+        orjson.dumps(re),
+        type_.encode(),
+    )
 
 
 def envelope(type_: str, payload_json: str, msg_id: str, re: str | None) -> str:
     """A message as JSON text, its payload already serialized."""
-    return f"{_envelope_head(type_, msg_id, re)}{payload_json}}}"
+    return f"{_envelope_head(type_, msg_id, re).decode()}{payload_json}}}"
 
 
 def envelope_parts(type_: str, payload_data: bytes | list[Part], msg_id: str, re: str | None) -> list[Part]:
     """`envelope(...)`'s UTF-8 in parts (joined, the very bytes), its payload already serialized as
     UTF-8, or as the parts it is made of: a long ruling's megabytes are neither copied into a str
-    nor encoded on the loop, nor joined into one message (the outbox writes the parts as they are).
-    The head is made as bytes, in `_envelope_head`'s order (the ids are strings: `dumps`' JSON)."""
-    if re is None:
-        head = b'{"v":1,"id":%b,"type":"%b","payload":' % (orjson.dumps(msg_id), type_.encode())
-    else:
-        head = b'{"v":1,"id":%b,"re":%b,"type":"%b","payload":' % (
-            orjson.dumps(msg_id),
-            orjson.dumps(re),
-            type_.encode(),
-        )
+    nor encoded on the loop, nor joined into one message (the outbox writes the parts as they are)."""
+    head = _envelope_head(type_, msg_id, re)
     if isinstance(payload_data, list):
         return [head, *payload_data, b"}"]
     return [head, payload_data, b"}"]
