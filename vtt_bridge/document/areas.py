@@ -30,7 +30,7 @@ from vtt_bridge.document.models import (
     pending_cells,
     written_areas,
 )
-from vtt_bridge.rules.areas import Area, area_radius, draw_runs, still_holds
+from vtt_bridge.rules.areas import Area, Pixel, area_radius, draw_runs, still_holds
 from vtt_bridge.rules.common import Step
 from vtt_bridge.rules.detection import LocateState
 from vtt_bridge.rules.dice import Roller
@@ -45,7 +45,7 @@ _UNDRAWN: Area = (0, 0, 0)
 _DEFAULT_SCENE = Scene(id="default")
 
 
-def area_radius_of(state: WorldState) -> float:
+def area_radius_of(state: WorldState) -> Pixel:
     """DET-4: the radius of every area of this world, `approximateSquares` times the scene's grid size."""
     return area_radius(state.settings.approximate_squares, (state.scene or _DEFAULT_SCENE).grid_size)
 
@@ -90,7 +90,7 @@ def _every_pair(state: WorldState, dice: Roller) -> AreaMap:
                 else:
                     held.append(observer)
     plan: list[tuple[str, list[str], list[Area | None] | None]] = []
-    runs: list[tuple[tuple[float, float], int]] = []
+    runs: list[tuple[tuple[Pixel, Pixel], int]] = []
     for target in sorted(observers_of):
         observers = sorted(observers_of[target])
         point = where[target]
@@ -264,7 +264,7 @@ def rule_areas(
                 _note(areas, target, kept_row, gone, 0, len(gone))
     # each row's areas still to draw: the row (their places kept in it) and their observers, in order
     fills: list[tuple[dict[str, Area | None], list[str]]] = []
-    runs: list[tuple[tuple[float, float], int]] = []
+    runs: list[tuple[tuple[Pixel, Pixel], int]] = []
     old_get = old_areas.get
     no_row: Mapping[str, Area] = {}
     located: LocateState | None
@@ -385,7 +385,7 @@ def rule_areas(
     return after.model_copy(update={"areas": areas})
 
 
-def _left_every(row: Mapping[str, Area], was: Token, point: tuple[float, float], radius: float) -> bool:
+def _left_every(row: Mapping[str, Area], was: Token, point: tuple[Pixel, Pixel], radius: Pixel) -> bool:
     """Whether a target at `point` is outside every area of its row (or the area's radius is not
     the world's): `still_holds` holds for none of them. Every area of a committed row holds where
     its target stood (`was`, the module's invariant), so a target now farther than `2 * radius`

@@ -23,7 +23,10 @@ from pydantic import Field
 
 from vtt_bridge.rules.dice import Roller
 
-Area = tuple[float, float, float]
+Pixel = int | float
+"""A coordinate or radius in canvas pixels: a whole pixel stays an int (the wire writes `90`, not `90.0`)."""
+
+Area = tuple[Pixel, Pixel, Pixel]
 """An area as the wire writes it: `[x, y, r]`, its centre and radius in the tokens' coordinates."""
 
 DEFAULT_SQUARES = 3
@@ -39,13 +42,13 @@ _STEPS = 1000
 """10 ** DIGITS."""
 
 
-def area_radius(squares: int, grid_size: float) -> float:
+def area_radius(squares: int, grid_size: float) -> Pixel:
     """An area's radius in canvas pixels: `squares` grid squares of `grid_size` pixels."""
     radius = squares * grid_size
     return int(radius) if radius == int(radius) else radius
 
 
-def holds(area: Area, x: float, y: float) -> bool:
+def holds(area: Area, x: Pixel, y: Pixel) -> bool:
     """Whether the point (x, y) lies in the area (its edge included)."""
     dx, dy = x - area[0], y - area[1]
     return dx * dx + dy * dy <= area[2] * area[2]
@@ -60,13 +63,13 @@ _ROOT = tuple(math.sqrt((n + 0.5) / _STEPS) for n in range(_STEPS))
 
 SHARED_PIXELS = 1 << 14
 """Whole-pixel centres in `0 <= v < SHARED_PIXELS` are shared int objects (`_PIXELS`)."""
-_PIXELS = tuple(range(SHARED_PIXELS))
+_PIXELS: tuple[Pixel, ...] = tuple(range(SHARED_PIXELS))
 """One int object per pixel of a map up to `SHARED_PIXELS` wide: a drawn centre's coordinates are
 taken from here, so the hundreds of thousands of areas of a big scene share a few thousand ints
 instead of holding two of their own each (equal values, less memory)."""
 
 
-def _shared(n: float) -> float:
+def _shared(n: Pixel) -> Pixel:
     return _PIXELS[n] if type(n) is int and 0 <= n < SHARED_PIXELS else n
 
 
@@ -91,24 +94,24 @@ _ROOT_OF = {key: _ROOT[n] for key, n in _NUMBER_OF.items()}
 
 
 @lru_cache(maxsize=8)
-def _reaches(span: float) -> Mapping[int, float]:
+def _reaches(span: Pixel) -> Mapping[int, float]:
     """`_ROOT_OF` times `span` (an area's radius, less the pixel its rounding may need): the very
     products a draw would compute, made once per span (a world has one radius, a few at most)."""
     return {key: span * root for key, root in _ROOT_OF.items()}
 
 
-def shared_area(area: Sequence[float]) -> Area:
+def shared_area(area: Sequence[Pixel]) -> Area:
     """The same area with its whole pixels taken from the shared table (`_PIXELS`): an area read
     back from JSON holds as little memory as a drawn one."""
     return (_shared(area[0]), _shared(area[1]), _shared(area[2]))
 
 
-def draw_areas(points: Sequence[tuple[float, float]], radius: float, dice: Roller) -> list[Area]:
+def draw_areas(points: Sequence[tuple[Pixel, Pixel]], radius: Pixel, dice: Roller) -> list[Area]:
     """A new area of `radius` holding each point, in order (`draw_runs`, one point a run)."""
     return draw_runs([(point, 1) for point in points], radius, dice)
 
 
-def draw_runs(runs: Iterable[tuple[tuple[float, float], int]], radius: float, dice: Roller) -> list[Area]:
+def draw_runs(runs: Iterable[tuple[tuple[Pixel, Pixel], int]], radius: Pixel, dice: Roller) -> list[Area]:
     """Per run `(point, count)`, `count` new areas of `radius` holding its point, run after run:
     each centre drawn uniformly from the disc around its point, from `2 * DIGITS` dice (an angle
     and the square root of a fraction, each a number of `DIGITS` decimal digits, the middle of the
@@ -161,12 +164,12 @@ def draw_runs(runs: Iterable[tuple[tuple[float, float], int]], radius: float, di
     return out
 
 
-def draw_area(x: float, y: float, radius: float, dice: Roller) -> Area:
+def draw_area(x: Pixel, y: Pixel, radius: Pixel, dice: Roller) -> Area:
     """One area of `radius` holding the point (x, y) (`draw_areas`)."""
     return draw_areas([(x, y)], radius, dice)[0]
 
 
-def still_holds(area: Area | None, x: float, y: float, radius: float) -> bool:
+def still_holds(area: Area | None, x: Pixel, y: Pixel, radius: Pixel) -> bool:
     """Whether an existing area stands for a target at (x, y): it exists, has the world's radius
     and holds the point. Otherwise a new one is drawn (or, for a pair no longer approximate, none)."""
     return area is not None and area[2] == radius and holds(area, x, y)
@@ -175,6 +178,7 @@ def still_holds(area: Area | None, x: float, y: float, radius: float) -> bool:
 __all__ = [
     "DEFAULT_SQUARES",
     "Area",
+    "Pixel",
     "Squares",
     "area_radius",
     "draw_area",
