@@ -32,13 +32,17 @@ $(VENV)/.created:
 # could shadow it: true of any checkout, and nothing for a user to act on
 QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 
+# the modules setup.py compiles (NATIVE): an edit to one builds the package again
+NATIVE := vtt_bridge/rules/areas.py vtt_bridge/document/areas.py vtt_bridge/document/visibility.py \
+	vtt_bridge/engine/patch.py
+
 # what serving needs: the package and its dependencies
-$(VENV)/.serve-installed: pyproject.toml setup.py $(VENV)/.created
+$(VENV)/.serve-installed: pyproject.toml setup.py $(NATIVE) $(VENV)/.created
 	$(QUIET_EDITABLE) $(PY) -m pip install -q -e .
 	touch $@
 
 # what the tests and checks need besides: pytest, mypy, ruff, build, jsonschema
-$(VENV)/.installed: pyproject.toml setup.py $(VENV)/.created
+$(VENV)/.installed: pyproject.toml setup.py $(NATIVE) $(VENV)/.created
 	$(QUIET_EDITABLE) $(PY) -m pip install -q -e '.[dev]'
 	touch $@
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_native import NATIVE
+
 ROOT = Path(__file__).resolve().parents[1]
 MAKE = shutil.which("make")
 BASH = shutil.which("bash") or "/bin/bash"
@@ -48,8 +50,9 @@ def _fake_checkout(tmp_path: Path, failing: str) -> dict[str, str]:
     have started (a generous 60 s, a bound against a hang only): one suite run after the other
     would find the other not started. Returns the environment that finds the stand-in npm."""
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
-    for name in ("pyproject.toml", "setup.py"):
-        (tmp_path / name).write_text("", encoding="utf-8")
+    for name in ("pyproject.toml", "setup.py", *(f"{m.replace('.', '/')}.py" for m in NATIVE)):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("", encoding="utf-8")  # older than the stamps made below
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "install-system-deps.sh").write_text(f"#!{BASH}\n", encoding="utf-8")
     (tmp_path / "scripts" / "install-system-deps.sh").chmod(0o755)

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from tests.cli.test_cli import Running
+from tests.test_native import NATIVE, PLAIN
 from tests.web.test_pages import named_files
 from vtt_bridge import __version__
 from vtt_bridge.web import module_files
@@ -25,7 +26,16 @@ from vtt_bridge.web import module_files
 ROOT = Path(__file__).resolve().parents[2]
 
 NOT_SOURCE = shutil.ignore_patterns(
-    ".git", ".venv", "node_modules", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
+    ".git",
+    ".venv",
+    "node_modules",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    ".hypothesis",
+    "*.so",
 )
 """What a clean clone does not have: the copy the sdist is built from leaves these out."""
 
@@ -57,7 +67,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     # `python -m build`: the sdist first, then the wheel built from the unpacked sdist
     _run(sys.executable, "-m", "build", "--outdir", dist, source, cwd=base)
     wheels = list(dist.glob("vtt_bridge-*.whl"))
-    assert [w.name for w in wheels] == [f"vtt_bridge-{__version__}-py3-none-any.whl"]
+    # compiled (setup.py NATIVE): a wheel for this Python and platform; else one for any
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    tags = ["py3", "none"] if PLAIN else [tag, tag]
+    assert [w.name.split("-")[:4] for w in wheels] == [["vtt_bridge", __version__, *tags]], wheels
     assert list(dist.glob(f"vtt_bridge-{__version__}.tar.gz"))
     target = base / "venv"
     venv.create(target, with_pip=False)  # this pip installs into it (`--python`): ensurepip costs 7 s
@@ -158,3 +171,29 @@ def test_the_installed_wheel_words_a_step_from_the_module_it_carries(
     folder, sentence = result.stdout.splitlines()
     assert Path(folder).is_relative_to(installed.bin.parent), folder
     assert sentence == "{actor}: {pool} zu werfen"
+
+
+@pytest.mark.skipif(PLAIN is not None, reason=PLAIN or "")
+def test_the_installed_wheel_rules_with_its_compiled_modules(installed: Installed, tmp_path: Path) -> None:
+    """setup.py's NATIVE modules are compiled in the wheel, and the installed package loads them so."""
+    with zipfile.ZipFile(installed.wheel) as wheel:
+        names = wheel.namelist()
+    script = (
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]:\n"
+        "    print(importlib.import_module(name).__file__)\n"
+    )
+    result = subprocess.run(
+        [str(installed.bin / "python"), "-c", script, *NATIVE],
+        cwd=tmp_path,
+        env=outside_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    for name, file in zip(NATIVE, result.stdout.splitlines(), strict=True):
+        path = Path(file)
+        assert path.suffix == ".so" and path.is_relative_to(installed.bin.parent), (name, file)
+        assert f"{name.replace('.', '/')}.py" in names  # its source ships beside it
+    assert any(n.startswith("vtt_bridge/native__mypyc.") for n in names), names
