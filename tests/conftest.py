@@ -7,6 +7,7 @@ import itertools
 import json
 import os
 import struct
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -235,3 +236,19 @@ def client_frame(data: bytes, opcode: int = 0x1) -> bytes:
         else bytes([0x80 | 127]) + struct.pack(">Q", n)
     )
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The wheel's build starts in the background as soon as its tests are selected
+    (tests/web/test_wheel.py `start_build`): a C compiler's tens of seconds beside the other tests."""
+    if any(item.path.name == "test_wheel.py" for item in session.items):
+        from tests.web.test_wheel import start_build
+
+        start_build()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A wheel's build still running is stopped and its folder removed."""
+    wheel_tests = sys.modules.get("tests.web.test_wheel")
+    if wheel_tests is not None:
+        wheel_tests.end_build()

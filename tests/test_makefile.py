@@ -22,7 +22,9 @@ pytestmark = pytest.mark.skipif(MAKE is None, reason="no make on this computer")
 
 
 def test_the_first_make_serve_installs_without_setuptools_editable_warning(tmp_path: Path) -> None:
-    """What `make serve` runs before it starts the sidecar, into a fresh venv: a quiet install."""
+    """What `make serve` runs before it starts the sidecar, into a fresh venv: a quiet install.
+    Plain Python (`VTT_BRIDGE_PURE`): the compiled install is the suite's own venv, built by the
+    same command, and tests/web/test_wheel.py builds the compiled wheel."""
     venv = tmp_path / "venv"
     result = subprocess.run(
         [
@@ -36,7 +38,7 @@ def test_the_first_make_serve_installs_without_setuptools_editable_warning(tmp_p
         capture_output=True,
         text=True,
         timeout=600,
-        env={k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"},
+        env={**{k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}, "VTT_BRIDGE_PURE": "1"},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     output = result.stdout + result.stderr

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import urllib.request
 import venv
 import zipfile
@@ -57,15 +58,67 @@ def outside_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("VTT_BRIDGE_") and k != "PYTHONPATH"}
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """A fresh venv outside the checkout with the wheel built from the sdist (pip's cache is reused)."""
-    base = tmp_path_factory.mktemp("wheel")
+@dataclass(frozen=True)
+class Build:
+    """`python -m build` of a copy of the checkout, running in the background."""
+
+    base: Path
+    process: subprocess.Popen[bytes]
+
+    @property
+    def log(self) -> Path:
+        return self.base / "build.log"
+
+
+_BUILDS: list[Build] = []
+
+
+def _lower_priority() -> None:
+    os.nice(10)  # the tests first, the build on what they leave idle
+
+
+def start_build() -> None:
+    """Copy the checkout and start building its sdist and the wheel from it, once a session: the
+    compiled modules (setup.py NATIVE) take a C compiler tens of seconds, so conftest starts this
+    as soon as collection finds this module's tests, at a low priority, and the build runs beside
+    the other tests (on the core the JavaScript suite leaves idle once it is done)."""
+    if _BUILDS:
+        return
+    base = Path(tempfile.mkdtemp(prefix="vtt-bridge-wheel-"))
     source = base / "source"
     shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
-    dist = base / "dist"
-    # `python -m build`: the sdist first, then the wheel built from the unpacked sdist
-    _run(sys.executable, "-m", "build", "--outdir", dist, source, cwd=base)
+    with (base / "build.log").open("wb") as log:
+        # `python -m build`: the sdist first, then the wheel built from the unpacked sdist
+        process = subprocess.Popen(
+            [sys.executable, "-m", "build", "--outdir", str(base / "dist"), str(source)],
+            cwd=base,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_lower_priority if os.name != "nt" else None,
+        )
+    _BUILDS.append(Build(base, process))
+
+
+def end_build() -> None:
+    """Stop a build still running and remove its folder (the session's end)."""
+    for build in _BUILDS:
+        if build.process.poll() is None:
+            build.process.kill()
+            build.process.wait()
+        shutil.rmtree(build.base, ignore_errors=True)
+    _BUILDS.clear()
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """A fresh venv outside the checkout with the wheel built from the sdist (`start_build`; pip's
+    cache is reused)."""
+    start_build()  # when collection did not start it
+    build = _BUILDS[0]
+    status = build.process.wait(timeout=900)
+    assert status == 0, build.log.read_text(errors="replace")[-4000:]
+    base = tmp_path_factory.mktemp("wheel")
+    dist = build.base / "dist"
     wheels = list(dist.glob("vtt_bridge-*.whl"))
     # compiled (setup.py NATIVE): a wheel for this Python and platform; else one for any
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
