@@ -53,7 +53,9 @@ $(NPM_DIR)/node_modules/.installed: $(NPM_DIR)/package.json $(NPM_DIR)/package-l
 system-deps:
 	./scripts/install-system-deps.sh
 
-deps: system-deps $(VENV)/.installed $(NPM_DIR)/node_modules/.installed
+# the venv (its compile: one core) and the module's npm packages at the same time, once Node is here
+deps: system-deps
+	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(NPM_DIR)/node_modules/.installed
 
 serve: $(VENV)/.serve-installed
 	$(VENV)/bin/vtt-bridge serve
