@@ -197,6 +197,20 @@ def test_the_installed_package_serves_its_own_copy_of_the_module(
     assert ROOT not in Path(found).parents
 
 
+def _run_installed(installed: Installed, cwd: Path, script: str, *args: str) -> list[str]:
+    """The lines `script` prints, run by the wheel's venv outside the checkout (it must succeed)."""
+    result = subprocess.run(
+        [str(installed.bin / "python"), "-c", script, *args],
+        cwd=cwd,
+        env=outside_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
 def test_the_installed_wheel_words_a_step_from_the_module_it_carries(
     installed: Installed, tmp_path: Path
 ) -> None:
@@ -212,16 +226,7 @@ def test_the_installed_wheel_words_a_step_from_the_module_it_carries(
         "words = json.loads((folder / 'lang' / 'de.json').read_text())\n"
         "print(words['VTTBRIDGE']['Step']['DICE-1']['toRoll'])\n"
     )
-    result = subprocess.run(
-        [str(installed.bin / "python"), "-c", script],
-        cwd=tmp_path,
-        env=outside_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    folder, sentence = result.stdout.splitlines()
+    folder, sentence = _run_installed(installed, tmp_path, script)
     assert Path(folder).is_relative_to(installed.bin.parent), folder
     assert sentence == "{actor}: {pool} zu werfen"
 
@@ -236,16 +241,7 @@ def test_the_installed_wheel_rules_with_its_compiled_modules(installed: Installe
         "for name in sys.argv[1:]:\n"
         "    print(importlib.import_module(name).__file__)\n"
     )
-    result = subprocess.run(
-        [str(installed.bin / "python"), "-c", script, *NATIVE],
-        cwd=tmp_path,
-        env=outside_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    for name, file in zip(NATIVE, result.stdout.splitlines(), strict=True):
+    for name, file in zip(NATIVE, _run_installed(installed, tmp_path, script, *NATIVE), strict=True):
         path = Path(file)
         assert path.suffix == ".so" and path.is_relative_to(installed.bin.parent), (name, file)
         assert f"{name.replace('.', '/')}.py" in names  # its source ships beside it
