@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_native import PLAIN
 from vtt_bridge import __version__
-from vtt_bridge.cli.startup import lan_addresses
+from vtt_bridge.cli.startup import ENGINE_COMPILED, ENGINE_PLAIN, banner, lan_addresses
 
 ENV_KEYS = (
     "HOST",
@@ -356,6 +357,8 @@ def test_the_banner_names_every_url_the_token_the_folder_and_how_to_stop(tmp_pat
         status, body = get(manifest_url)
         assert status == 200 and json.loads(body)["download"] == zip_url
         assert get(zip_url)[0] == 200
+        engine = next(line for line in running.banner if line.lstrip().startswith("rules engine:"))
+        assert engine.split(":", 1)[1].strip() == (ENGINE_COMPILED if PLAIN is None else ENGINE_PLAIN)
         assert running.field("stop") == "Ctrl-C"
     finally:
         out, err = running.stop()
@@ -363,6 +366,15 @@ def test_the_banner_names_every_url_the_token_the_folder_and_how_to_stop(tmp_pat
     assert "warning" not in err, "127.0.0.1 is loopback"
     assert out.splitlines() == ["vtt-bridge stopped: connections closed, every ruling stored"]
     assert "Traceback" not in err
+
+
+def test_the_banner_says_when_the_rules_run_as_plain_python() -> None:
+    """An install without a C compiler (setup.py) says so before the banner's last line, and how to
+    compile it."""
+    lines = banner("1.0", ["127.0.0.1"], 30500, "t", Path("/data"), "kept", compiled=False)
+    assert lines[-2] == f"  rules engine:  {ENGINE_PLAIN}"
+    assert "python3-dev" in ENGINE_PLAIN and lines[-1].lstrip().startswith("stop:")
+    assert banner("1.0", ["127.0.0.1"], 30500, "t", Path("/data"), "kept")[-2].endswith(ENGINE_COMPILED)
 
 
 def test_the_banner_warns_when_listening_beyond_this_computer(tmp_path: Path) -> None:

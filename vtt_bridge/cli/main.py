@@ -43,6 +43,14 @@ DEFAULT_FRAGMENT_BYTES = Limits().fragment_bytes
 DEFAULT_MAX_COUNT = 5000
 
 
+def _compiled() -> bool:
+    """Whether this install runs the rules' hot path compiled (setup.py NATIVE: the modules are
+    compiled together or not at all, so the visibility module answers for them)."""
+    from vtt_bridge.document import visibility
+
+    return not (visibility.__file__ or ".py").endswith(".py")
+
+
 def default_data_dir() -> Path:
     """The user's data folder: $XDG_DATA_HOME/vtt-bridge, Application Support (macOS), %APPDATA% (Windows)."""
     if sys.platform == "win32":
@@ -203,7 +211,7 @@ def serve(args: argparse.Namespace) -> int:
     token = app[BRIDGE].config.token
 
     def ready(_: object) -> None:
-        for line in banner(__version__, addresses, real_port, token, data_dir, token_source):
+        for line in banner(__version__, addresses, real_port, token, data_dir, token_source, _compiled()):
             print(line, flush=True)
         warning = exposure_warning(addresses)
         if warning is not None:

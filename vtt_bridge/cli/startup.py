@@ -296,13 +296,24 @@ def _url_host(address: str) -> str:
     return f"[{address}]" if ":" in address else address
 
 
+ENGINE_COMPILED = "compiled"
+ENGINE_PLAIN = "plain Python (slower: install a C compiler and python3-dev, then install it again)"
+"""The banner's `rules engine:` line: whether the install compiled the hot path (setup.py NATIVE)."""
+
+
 def banner(
-    version: str, addresses: list[str], port: int, token: str, data_dir: Path, token_source: str
+    version: str,
+    addresses: list[str],
+    port: int,
+    token: str,
+    data_dir: Path,
+    token_source: str,
+    compiled: bool = True,
 ) -> list[str]:
     """What the sidecar prints on stdout once it listens: the websocket URL first (scripts wait for
-    "listening on"), the token, where its data is, the pages, and how to stop. Listening beyond this
-    computer, the URLs are the ones another computer uses, and the status page's carries the token
-    (it asks for it there)."""
+    "listening on"), the token, where its data is, the pages, whether the rules' hot path is
+    compiled, and how to stop. Listening beyond this computer, the URLs are the ones another
+    computer uses, and the status page's carries the token (it asks for it there)."""
     lan = lan_addresses(addresses) if any(not is_loopback(a) for a in addresses) else []
     first = addresses[0]
     local = lan[0] if lan else "127.0.0.1" if _is_wildcard(first) else first
@@ -316,6 +327,7 @@ def banner(
         f"  status page:   {status}",
         f"  manifest URL:  {http}/module.json  (Foundry: Add-on Modules, Install Module)",
         f"  module zip:    {http}/module.zip  (for a Foundry on another computer: upload or unzip it)",
+        f"  rules engine:  {ENGINE_COMPILED if compiled else ENGINE_PLAIN}",
         "  stop:          Ctrl-C (or SIGTERM); every acknowledged ruling is kept",
     ]
 
