@@ -64,10 +64,8 @@ class Build:
 
     base: Path
     process: subprocess.Popen[bytes]
-
-    @property
-    def log(self) -> Path:
-        return self.base / "build.log"
+    log: Path
+    """Its output, both streams."""
 
 
 _BUILDS: list[Build] = []
@@ -87,7 +85,8 @@ def start_build() -> None:
     base = Path(tempfile.mkdtemp(prefix="vtt-bridge-wheel-"))
     source = base / "source"
     shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
-    with (base / "build.log").open("wb") as log:
+    log_path = base / "build.log"
+    with log_path.open("wb") as log:
         # `python -m build`: the sdist first, then the wheel built from the unpacked sdist
         process = subprocess.Popen(
             [sys.executable, "-m", "build", "--outdir", str(base / "dist"), str(source)],
@@ -96,7 +95,7 @@ def start_build() -> None:
             stderr=subprocess.STDOUT,
             preexec_fn=_lower_priority if os.name != "nt" else None,
         )
-    _BUILDS.append(Build(base, process))
+    _BUILDS.append(Build(base, process, log_path))
 
 
 def end_build() -> None:
