@@ -95,11 +95,14 @@ def test_native_modules_are_compiled_and_fresh() -> None:
 
 
 def test_setup_compiles_these_modules() -> None:
-    """setup.py's list and this one name the same files."""
+    """setup.py's list, the Makefile's (what makes it build again) and this one name the same files."""
     text = (ROOT / "setup.py").read_text()
     for name in NATIVE:
         assert f'"{name.replace(".", "/")}.py"' in text
     assert text.count('.py",') == len(NATIVE)
+    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    line = next(line for line in makefile.splitlines() if line.startswith("NATIVE :="))
+    assert line.split(":=", 1)[1].split() == [f"{name.replace('.', '/')}.py" for name in NATIVE]
 
 
 @pytest.mark.skipif(PLAIN is not None, reason=PLAIN or "")
